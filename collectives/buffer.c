@@ -1,0 +1,70 @@
+/*
+ * Temporary buffers and local copies for the algorithms. Reductions keep
+ * data in the datatype's native layout (operations apply to native items);
+ * data that is only moved travels packed, as bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "collectives/coll_impl.h"
+
+void *coll_tmp_alloc(size_t count, MPI_Datatype dt, void **raw)
+{
+    *raw = NULL;
+    if (count == 0)
+        return NULL;
+    /* Item i starts at i * extent; its data spans [true_lb, true_lb + true_extent). */
+    MPI_Aint last = (MPI_Aint)(count - 1) * dt->extent;
+    MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
+    MPI_Aint hi = (last > 0 ? last : 0) + dt->true_lb + dt->true_extent;
+    size_t bytes = hi > lo ? (size_t)(hi - lo) : 1;
+    char *p = malloc(bytes);
+    if (!p)
+        return NULL;
+    *raw = p;
+    return p - lo;
+}
+
+void coll_pack(void *dst, const void *buf, size_t count, MPI_Datatype dt)
+{
+    if (count == 0)
+        return;
+    if (core_dt_is_contig(dt))
+        memcpy(dst, buf, count * dt->size);
+    else
+        core_dt_pack(dst, buf, count, dt);
+}
+
+void coll_unpack(void *buf, size_t count, MPI_Datatype dt, const void *src)
+{
+    if (count == 0)
+        return;
+    if (core_dt_is_contig(dt))
+        memcpy(buf, src, count * dt->size);
+    else
+        core_dt_unpack(buf, count, dt, src, count * dt->size);
+}
+
+int coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst, size_t rcount,
+              MPI_Datatype rdt)
+{
+    size_t sbytes = scount * sdt->size, rbytes = rcount * rdt->size;
+    if (sbytes > rbytes)
+        return CORE_ETRUNC;
+    if (sbytes == 0 || src == dst)
+        return 0;
+    if (core_dt_is_contig(sdt) && core_dt_is_contig(rdt)) {
+        memmove(dst, src, sbytes);
+    } else if (core_dt_is_contig(sdt)) {
+        core_dt_unpack(dst, rcount, rdt, src, sbytes);
+    } else if (core_dt_is_contig(rdt)) {
+        core_dt_pack(dst, src, scount, sdt);
+    } else {
+        void *tmp = malloc(sbytes);
+        if (!tmp)
+            return CORE_ENOMEM;
+        core_dt_pack(tmp, src, scount, sdt);
+        core_dt_unpack(dst, rcount, rdt, tmp, sbytes);
+        free(tmp);
+    }
+    return 0;
+}

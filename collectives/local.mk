@@ -1,0 +1,2 @@
+# Collectives (being written).
+librdmpi_la_SOURCES += collectives/coll.h

@@ -1,0 +1,518 @@
+/*
+ * mpi.h: rdmpi's public interface, the C bindings of MPI (names, types and
+ * constants of MPI-4.1). A function is declared here only once it works: a
+ * program that needs a function rdmpi does not have yet fails to compile,
+ * which is better than a stub that pretends. Every MPI_* function is also
+ * available as PMPI_* for profiling tools.
+ *
+ * Handles are pointers to opaque structures; predefined handles are the
+ * addresses of objects exported by librdmpi (rdmpi_* symbols).
+ */
+#ifndef RDMPI_MPI_H
+#define RDMPI_MPI_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__)
+#define RDMPI_API __attribute__((visibility("default")))
+#else
+#define RDMPI_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The newest version whose required functions all work. */
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define RDMPI_VERSION_STRING "0.1.0"
+#define RDMPI 1
+
+/* ---- Types ---------------------------------------------------------- */
+typedef long MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct rdmpi_comm *MPI_Comm;
+typedef struct rdmpi_group *MPI_Group;
+typedef struct rdmpi_datatype *MPI_Datatype;
+typedef struct rdmpi_op *MPI_Op;
+typedef struct rdmpi_request *MPI_Request;
+typedef struct rdmpi_errhandler *MPI_Errhandler;
+typedef struct rdmpi_info *MPI_Info;
+typedef struct rdmpi_message *MPI_Message;
+typedef struct rdmpi_win *MPI_Win;
+typedef struct rdmpi_file *MPI_File;
+typedef struct rdmpi_session *MPI_Session;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int rdmpi_cancelled;
+    long long rdmpi_nbytes; /* bytes received */
+} MPI_Status;
+
+typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+/* ---- Constants ------------------------------------------------------ */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_ANY_TAG (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_BSEND_OVERHEAD 128
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_INFO_KEY 256
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_PORT_NAME 1024
+#define MPI_MAX_DATAREP_STRING 128
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_UNGUIDED 2
+#define MPI_COMM_TYPE_HW_GUIDED 3
+
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_UNWEIGHTED ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
+
+/* Error classes (MPI-4.1 section 9.4). */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_ROOT 7
+#define MPI_ERR_GROUP 8
+#define MPI_ERR_OP 9
+#define MPI_ERR_TOPOLOGY 10
+#define MPI_ERR_DIMS 11
+#define MPI_ERR_ARG 12
+#define MPI_ERR_UNKNOWN 13
+#define MPI_ERR_TRUNCATE 14
+#define MPI_ERR_OTHER 15
+#define MPI_ERR_INTERN 16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_REQUEST 19
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_BAD_FILE 22
+#define MPI_ERR_CONVERSION 23
+#define MPI_ERR_DUP_DATAREP 24
+#define MPI_ERR_FILE_EXISTS 25
+#define MPI_ERR_FILE_IN_USE 26
+#define MPI_ERR_FILE 27
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
+#define MPI_ERR_IO 32
+#define MPI_ERR_NAME 33
+#define MPI_ERR_NO_MEM 34
+#define MPI_ERR_NOT_SAME 35
+#define MPI_ERR_NO_SPACE 36
+#define MPI_ERR_NO_SUCH_FILE 37
+#define MPI_ERR_PORT 38
+#define MPI_ERR_QUOTA 39
+#define MPI_ERR_READ_ONLY 40
+#define MPI_ERR_SERVICE 41
+#define MPI_ERR_SPAWN 42
+#define MPI_ERR_UNSUPPORTED_DATAREP 43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+#define MPI_ERR_WIN 45
+#define MPI_ERR_BASE 46
+#define MPI_ERR_LOCKTYPE 47
+#define MPI_ERR_KEYVAL 48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_SIZE 51
+#define MPI_ERR_DISP 52
+#define MPI_ERR_ASSERT 53
+#define MPI_ERR_RMA_RANGE 54
+#define MPI_ERR_RMA_ATTACH 55
+#define MPI_ERR_RMA_SHARED 56
+#define MPI_ERR_RMA_FLAVOR 57
+#define MPI_ERR_SESSION 58
+#define MPI_ERR_PROC_ABORTED 59
+#define MPI_ERR_VALUE_TOO_LARGE 60
+#define MPI_ERR_ERRHANDLER 61
+#define MPI_ERR_LASTCODE 127
+
+/* ---- Predefined objects (defined in librdmpi) ----------------------- */
+extern RDMPI_API struct rdmpi_comm rdmpi_comm_world, rdmpi_comm_self;
+extern RDMPI_API struct rdmpi_group rdmpi_group_empty;
+extern RDMPI_API struct rdmpi_errhandler rdmpi_errors_are_fatal, rdmpi_errors_return,
+    rdmpi_errors_abort;
+extern RDMPI_API struct rdmpi_info rdmpi_info_env;
+
+#define MPI_COMM_WORLD (&rdmpi_comm_world)
+#define MPI_COMM_SELF (&rdmpi_comm_self)
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_GROUP_EMPTY (&rdmpi_group_empty)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_ERRORS_ARE_FATAL (&rdmpi_errors_are_fatal)
+#define MPI_ERRORS_RETURN (&rdmpi_errors_return)
+#define MPI_ERRORS_ABORT (&rdmpi_errors_abort)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_INFO_ENV (&rdmpi_info_env)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_WIN_NULL ((MPI_Win)0)
+#define MPI_FILE_NULL ((MPI_File)0)
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+
+/* Predefined datatypes. */
+#define RDMPI_DT(name) extern RDMPI_API struct rdmpi_datatype rdmpi_dt_##name;
+RDMPI_DT(char) RDMPI_DT(signed_char) RDMPI_DT(unsigned_char) RDMPI_DT(byte) RDMPI_DT(packed)
+RDMPI_DT(short) RDMPI_DT(unsigned_short) RDMPI_DT(int) RDMPI_DT(unsigned)
+RDMPI_DT(long) RDMPI_DT(unsigned_long) RDMPI_DT(long_long) RDMPI_DT(unsigned_long_long)
+RDMPI_DT(float) RDMPI_DT(double) RDMPI_DT(long_double) RDMPI_DT(wchar) RDMPI_DT(c_bool)
+RDMPI_DT(int8_t) RDMPI_DT(int16_t) RDMPI_DT(int32_t) RDMPI_DT(int64_t)
+RDMPI_DT(uint8_t) RDMPI_DT(uint16_t) RDMPI_DT(uint32_t) RDMPI_DT(uint64_t)
+RDMPI_DT(aint) RDMPI_DT(offset) RDMPI_DT(count)
+RDMPI_DT(c_float_complex) RDMPI_DT(c_double_complex) RDMPI_DT(c_long_double_complex)
+RDMPI_DT(float_int) RDMPI_DT(double_int) RDMPI_DT(long_int) RDMPI_DT(2int)
+RDMPI_DT(short_int) RDMPI_DT(long_double_int)
+#undef RDMPI_DT
+
+#define MPI_CHAR (&rdmpi_dt_char)
+#define MPI_SIGNED_CHAR (&rdmpi_dt_signed_char)
+#define MPI_UNSIGNED_CHAR (&rdmpi_dt_unsigned_char)
+#define MPI_BYTE (&rdmpi_dt_byte)
+#define MPI_PACKED (&rdmpi_dt_packed)
+#define MPI_SHORT (&rdmpi_dt_short)
+#define MPI_UNSIGNED_SHORT (&rdmpi_dt_unsigned_short)
+#define MPI_INT (&rdmpi_dt_int)
+#define MPI_UNSIGNED (&rdmpi_dt_unsigned)
+#define MPI_LONG (&rdmpi_dt_long)
+#define MPI_UNSIGNED_LONG (&rdmpi_dt_unsigned_long)
+#define MPI_LONG_LONG_INT (&rdmpi_dt_long_long)
+#define MPI_LONG_LONG (&rdmpi_dt_long_long)
+#define MPI_UNSIGNED_LONG_LONG (&rdmpi_dt_unsigned_long_long)
+#define MPI_FLOAT (&rdmpi_dt_float)
+#define MPI_DOUBLE (&rdmpi_dt_double)
+#define MPI_LONG_DOUBLE (&rdmpi_dt_long_double)
+#define MPI_WCHAR (&rdmpi_dt_wchar)
+#define MPI_C_BOOL (&rdmpi_dt_c_bool)
+#define MPI_INT8_T (&rdmpi_dt_int8_t)
+#define MPI_INT16_T (&rdmpi_dt_int16_t)
+#define MPI_INT32_T (&rdmpi_dt_int32_t)
+#define MPI_INT64_T (&rdmpi_dt_int64_t)
+#define MPI_UINT8_T (&rdmpi_dt_uint8_t)
+#define MPI_UINT16_T (&rdmpi_dt_uint16_t)
+#define MPI_UINT32_T (&rdmpi_dt_uint32_t)
+#define MPI_UINT64_T (&rdmpi_dt_uint64_t)
+#define MPI_AINT (&rdmpi_dt_aint)
+#define MPI_OFFSET (&rdmpi_dt_offset)
+#define MPI_COUNT (&rdmpi_dt_count)
+#define MPI_C_COMPLEX (&rdmpi_dt_c_float_complex)
+#define MPI_C_FLOAT_COMPLEX (&rdmpi_dt_c_float_complex)
+#define MPI_C_DOUBLE_COMPLEX (&rdmpi_dt_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&rdmpi_dt_c_long_double_complex)
+#define MPI_FLOAT_INT (&rdmpi_dt_float_int)
+#define MPI_DOUBLE_INT (&rdmpi_dt_double_int)
+#define MPI_LONG_INT (&rdmpi_dt_long_int)
+#define MPI_2INT (&rdmpi_dt_2int)
+#define MPI_SHORT_INT (&rdmpi_dt_short_int)
+#define MPI_LONG_DOUBLE_INT (&rdmpi_dt_long_double_int)
+
+/* Predefined reduction operations. */
+extern RDMPI_API struct rdmpi_op rdmpi_op_max, rdmpi_op_min, rdmpi_op_sum, rdmpi_op_prod, rdmpi_op_land, rdmpi_op_band, rdmpi_op_lor, rdmpi_op_bor, rdmpi_op_lxor, rdmpi_op_bxor, rdmpi_op_minloc, rdmpi_op_maxloc, rdmpi_op_replace, rdmpi_op_no_op;
+#define MPI_MAX (&rdmpi_op_max)
+#define MPI_MIN (&rdmpi_op_min)
+#define MPI_SUM (&rdmpi_op_sum)
+#define MPI_PROD (&rdmpi_op_prod)
+#define MPI_LAND (&rdmpi_op_land)
+#define MPI_BAND (&rdmpi_op_band)
+#define MPI_LOR (&rdmpi_op_lor)
+#define MPI_BOR (&rdmpi_op_bor)
+#define MPI_LXOR (&rdmpi_op_lxor)
+#define MPI_BXOR (&rdmpi_op_bxor)
+#define MPI_MINLOC (&rdmpi_op_minloc)
+#define MPI_MAXLOC (&rdmpi_op_maxloc)
+#define MPI_REPLACE (&rdmpi_op_replace)
+#define MPI_NO_OP (&rdmpi_op_no_op)
+
+/* ---- Functions ------------------------------------------------------ */
+RDMPI_API int MPI_Init(int *argc, char ***argv);
+RDMPI_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+RDMPI_API int MPI_Query_thread(int *provided);
+RDMPI_API int MPI_Is_thread_main(int *flag);
+RDMPI_API int MPI_Initialized(int *flag);
+RDMPI_API int MPI_Finalize(void);
+RDMPI_API int MPI_Finalized(int *flag);
+RDMPI_API int MPI_Abort(MPI_Comm comm, int errorcode);
+RDMPI_API double MPI_Wtime(void);
+RDMPI_API double MPI_Wtick(void);
+RDMPI_API int MPI_Get_processor_name(char *name, int *resultlen);
+RDMPI_API int MPI_Get_version(int *version, int *subversion);
+RDMPI_API int MPI_Get_library_version(char *version, int *resultlen);
+RDMPI_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+RDMPI_API int MPI_Free_mem(void *base);
+RDMPI_API int MPI_Get_address(const void *location, MPI_Aint *address);
+RDMPI_API MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+RDMPI_API MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+RDMPI_API int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+RDMPI_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+RDMPI_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+RDMPI_API int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+RDMPI_API int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+RDMPI_API int MPI_Error_string(int errorcode, char *string, int *resultlen);
+RDMPI_API int MPI_Error_class(int errorcode, int *errorclass);
+RDMPI_API int MPI_Add_error_class(int *errorclass);
+RDMPI_API int MPI_Add_error_code(int errorclass, int *errorcode);
+RDMPI_API int MPI_Add_error_string(int errorcode, const char *string);
+RDMPI_API int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Buffer_attach(void *buffer, int size);
+RDMPI_API int MPI_Buffer_detach(void *buffer_addr, int *size);
+RDMPI_API int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+RDMPI_API int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+RDMPI_API int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+RDMPI_API int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+RDMPI_API int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+RDMPI_API int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+RDMPI_API int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+RDMPI_API int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+RDMPI_API int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+RDMPI_API int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+RDMPI_API int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+RDMPI_API int MPI_Wait(MPI_Request *request, MPI_Status *status);
+RDMPI_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+RDMPI_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+RDMPI_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+RDMPI_API int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+RDMPI_API int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+RDMPI_API int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+RDMPI_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+RDMPI_API int MPI_Request_free(MPI_Request *request);
+RDMPI_API int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+RDMPI_API int MPI_Cancel(MPI_Request *request);
+RDMPI_API int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+RDMPI_API int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int MPI_Start(MPI_Request *request);
+RDMPI_API int MPI_Startall(int count, MPI_Request array_of_requests[]);
+RDMPI_API int MPI_Comm_rank(MPI_Comm comm, int *rank);
+RDMPI_API int MPI_Comm_size(MPI_Comm comm, int *size);
+RDMPI_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+RDMPI_API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+RDMPI_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+RDMPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+RDMPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+RDMPI_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+RDMPI_API int MPI_Comm_free(MPI_Comm *comm);
+RDMPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+RDMPI_API int MPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+RDMPI_API int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+RDMPI_API int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+RDMPI_API int MPI_Comm_test_inter(MPI_Comm comm, int *flag);
+RDMPI_API int MPI_Group_size(MPI_Group group, int *size);
+RDMPI_API int MPI_Group_rank(MPI_Group group, int *rank);
+RDMPI_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+RDMPI_API int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+RDMPI_API int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+RDMPI_API int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+RDMPI_API int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+RDMPI_API int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+RDMPI_API int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+RDMPI_API int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+RDMPI_API int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+RDMPI_API int MPI_Group_free(MPI_Group *group);
+RDMPI_API int MPI_Info_create(MPI_Info *info);
+RDMPI_API int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+RDMPI_API int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+RDMPI_API int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+RDMPI_API int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+RDMPI_API int MPI_Info_delete(MPI_Info info, const char *key);
+RDMPI_API int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+RDMPI_API int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+RDMPI_API int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+RDMPI_API int MPI_Info_free(MPI_Info *info);
+RDMPI_API int MPI_Type_size(MPI_Datatype datatype, int *size);
+RDMPI_API int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+RDMPI_API int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+RDMPI_API int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+RDMPI_API int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+RDMPI_API int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+RDMPI_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int MPI_Type_commit(MPI_Datatype *datatype);
+RDMPI_API int MPI_Type_free(MPI_Datatype *datatype);
+RDMPI_API int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+RDMPI_API int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+
+/* Profiling interface: the same functions under PMPI_ names. */
+RDMPI_API int PMPI_Init(int *argc, char ***argv);
+RDMPI_API int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+RDMPI_API int PMPI_Query_thread(int *provided);
+RDMPI_API int PMPI_Is_thread_main(int *flag);
+RDMPI_API int PMPI_Initialized(int *flag);
+RDMPI_API int PMPI_Finalize(void);
+RDMPI_API int PMPI_Finalized(int *flag);
+RDMPI_API int PMPI_Abort(MPI_Comm comm, int errorcode);
+RDMPI_API double PMPI_Wtime(void);
+RDMPI_API double PMPI_Wtick(void);
+RDMPI_API int PMPI_Get_processor_name(char *name, int *resultlen);
+RDMPI_API int PMPI_Get_version(int *version, int *subversion);
+RDMPI_API int PMPI_Get_library_version(char *version, int *resultlen);
+RDMPI_API int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+RDMPI_API int PMPI_Free_mem(void *base);
+RDMPI_API int PMPI_Get_address(const void *location, MPI_Aint *address);
+RDMPI_API MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+RDMPI_API MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+RDMPI_API int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+RDMPI_API int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+RDMPI_API int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler);
+RDMPI_API int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+RDMPI_API int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
+RDMPI_API int PMPI_Error_string(int errorcode, char *string, int *resultlen);
+RDMPI_API int PMPI_Error_class(int errorcode, int *errorclass);
+RDMPI_API int PMPI_Add_error_class(int *errorclass);
+RDMPI_API int PMPI_Add_error_code(int errorclass, int *errorcode);
+RDMPI_API int PMPI_Add_error_string(int errorcode, const char *string);
+RDMPI_API int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+RDMPI_API int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Buffer_attach(void *buffer, int size);
+RDMPI_API int PMPI_Buffer_detach(void *buffer_addr, int *size);
+RDMPI_API int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+RDMPI_API int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+RDMPI_API int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+RDMPI_API int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status);
+RDMPI_API int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status);
+RDMPI_API int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request);
+RDMPI_API int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+RDMPI_API int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+RDMPI_API int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
+RDMPI_API int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+RDMPI_API int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+RDMPI_API int PMPI_Status_set_cancelled(MPI_Status *status, int flag);
+RDMPI_API int PMPI_Wait(MPI_Request *request, MPI_Status *status);
+RDMPI_API int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+RDMPI_API int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+RDMPI_API int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+RDMPI_API int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+RDMPI_API int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+RDMPI_API int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status);
+RDMPI_API int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
+RDMPI_API int PMPI_Request_free(MPI_Request *request);
+RDMPI_API int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+RDMPI_API int PMPI_Cancel(MPI_Request *request);
+RDMPI_API int PMPI_Test_cancelled(const MPI_Status *status, int *flag);
+RDMPI_API int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request);
+RDMPI_API int PMPI_Start(MPI_Request *request);
+RDMPI_API int PMPI_Startall(int count, MPI_Request array_of_requests[]);
+RDMPI_API int PMPI_Comm_rank(MPI_Comm comm, int *rank);
+RDMPI_API int PMPI_Comm_size(MPI_Comm comm, int *size);
+RDMPI_API int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+RDMPI_API int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Comm_free(MPI_Comm *comm);
+RDMPI_API int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+RDMPI_API int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group);
+RDMPI_API int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name);
+RDMPI_API int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen);
+RDMPI_API int PMPI_Comm_test_inter(MPI_Comm comm, int *flag);
+RDMPI_API int PMPI_Group_size(MPI_Group group, int *size);
+RDMPI_API int PMPI_Group_rank(MPI_Group group, int *rank);
+RDMPI_API int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+RDMPI_API int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
+RDMPI_API int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+RDMPI_API int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup);
+RDMPI_API int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+RDMPI_API int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+RDMPI_API int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup);
+RDMPI_API int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result);
+RDMPI_API int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]);
+RDMPI_API int PMPI_Group_free(MPI_Group *group);
+RDMPI_API int PMPI_Info_create(MPI_Info *info);
+RDMPI_API int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
+RDMPI_API int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+RDMPI_API int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+RDMPI_API int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+RDMPI_API int PMPI_Info_delete(MPI_Info info, const char *key);
+RDMPI_API int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+RDMPI_API int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+RDMPI_API int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+RDMPI_API int PMPI_Info_free(MPI_Info *info);
+RDMPI_API int PMPI_Type_size(MPI_Datatype datatype, int *size);
+RDMPI_API int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+RDMPI_API int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
+RDMPI_API int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
+RDMPI_API int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
+RDMPI_API int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
+RDMPI_API int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_commit(MPI_Datatype *datatype);
+RDMPI_API int PMPI_Type_free(MPI_Datatype *datatype);
+RDMPI_API int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+RDMPI_API int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RDMPI_MPI_H */

@@ -1,0 +1,94 @@
+/*
+ * Core counting and binding with hwloc. The plan (which core each rank
+ * gets) is made in the parent, where hwloc may allocate freely; the child
+ * only applies a precomputed cpu_set_t with sched_setaffinity(), because a
+ * child forked from a threaded process (libpmix has threads) may call only
+ * async-signal-safe functions before exec. Binding the single thread that
+ * then execs binds the whole new process image.
+ */
+#include "launch.h"
+
+#include <hwloc.h>
+#include <hwloc/glibc-sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The objects ranks are bound to: cores, or PUs when hwloc finds no cores. */
+static hwloc_obj_type_t unit_type(hwloc_topology_t topo)
+{
+    return hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+}
+
+int launch_binding_init(struct launch_job *job)
+{
+    hwloc_topology_t topo;
+
+    job->topology = NULL;
+    if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo) == 0) {
+        job->topology = topo;
+        job->ncores = hwloc_get_nbobjs_by_type(topo, unit_type(topo));
+    } else {
+        fprintf(stderr, "rdmpirun: warning: hwloc could not load the topology; ranks will not be bound\n");
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        job->ncores = n > 0 ? (int)n : 1;
+    }
+    if (job->ncores < 1)
+        job->ncores = 1;
+    return 0;
+}
+
+static void report(const struct launch_job *job, const struct launch_rank *r,
+                   hwloc_const_cpuset_t set)
+{
+    char *list = NULL;
+
+    if (set)
+        hwloc_bitmap_list_asprintf(&list, set);
+    if (r->core >= 0)
+        fprintf(stderr, "rdmpirun: rank %d on host %s bound to core %d (cpus %s)\n",
+                r->rank, job->host, r->core, list ? list : "?");
+    else
+        fprintf(stderr, "rdmpirun: rank %d on host %s not bound\n", r->rank, job->host);
+    free(list);
+}
+
+int launch_binding_plan(struct launch_job *job)
+{
+    hwloc_topology_t topo = job->topology;
+    enum launch_bind mode = job->opts->bind;
+
+    if (mode == LAUNCH_BIND_DEFAULT)
+        mode = job->oversubscribed ? LAUNCH_BIND_NONE : LAUNCH_BIND_CORE;
+    if (!topo)
+        mode = LAUNCH_BIND_NONE;
+
+    for (int i = 0; i < job->nranks; i++) {
+        struct launch_rank *r = &job->ranks[i];
+        hwloc_obj_t obj = NULL;
+
+        r->core = -1;
+        if (mode == LAUNCH_BIND_CORE)
+            obj = hwloc_get_obj_by_type(topo, unit_type(topo), (unsigned)(i % job->ncores));
+        if (obj && hwloc_cpuset_to_glibc_sched_affinity(topo, obj->cpuset, &r->cpus,
+                                                        sizeof(r->cpus)) == 0)
+            r->core = i % job->ncores;
+        if (job->opts->report_bindings)
+            report(job, r, obj ? obj->cpuset : NULL);
+    }
+    return 0;
+}
+
+/* Runs in the forked child: async-signal-safe only. */
+void launch_binding_apply_child(const struct launch_rank *r)
+{
+    if (r->core >= 0)
+        sched_setaffinity(0, sizeof(r->cpus), &r->cpus);
+}
+
+void launch_binding_fini(struct launch_job *job)
+{
+    if (job->topology)
+        hwloc_topology_destroy((hwloc_topology_t)job->topology);
+    job->topology = NULL;
+}

@@ -1,0 +1,164 @@
+/*
+ * rdmpirun: starts N ranks of a program on this node as one MPI job, with
+ * rdmpirun as their PMIx server. This file owns the order of things: check
+ * everything that can be checked before anything starts (options, hosts,
+ * the program), then server, ranks, monitor, and a cleanup that runs
+ * however the job ended.
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int job_init(struct launch_job *job, const struct launch_opts *opts)
+{
+    memset(job, 0, sizeof(*job));
+    job->opts = opts;
+    job->wake_fd[0] = job->wake_fd[1] = -1;
+    pthread_mutex_init(&job->lock, NULL);
+    snprintf(job->nspace, sizeof(job->nspace), "rdmpi-%d", (int)getpid());
+    if (gethostname(job->host, sizeof(job->host) - 1))
+        snprintf(job->host, sizeof(job->host), "localhost");
+    /* Non-blocking both ways: handlers must never block, and the main
+     * loop drains the pipe until it is empty. */
+    if (pipe2(job->wake_fd, O_CLOEXEC | O_NONBLOCK)) {
+        fprintf(stderr, "rdmpirun: cannot create a pipe: %s\n", strerror(errno));
+        return -errno;
+    }
+    return 0;
+}
+
+static int check_program(struct launch_job *job)
+{
+    const char *prog = job->opts->argv[0];
+    int rc = launch_spawn_resolve(prog, job->prog, sizeof(job->prog));
+
+    if (rc == -ENOENT)
+        fprintf(stderr, "rdmpirun: program '%s' not found%s\n", prog,
+                strchr(prog, '/') ? "" : " in PATH");
+    else if (rc == -EISDIR)
+        fprintf(stderr, "rdmpirun: program '%s' is a directory\n", prog);
+    else if (rc)
+        fprintf(stderr, "rdmpirun: program '%s' is not executable\n", prog);
+    return rc;
+}
+
+static void warn_unset_exports(const struct launch_opts *opts)
+{
+    for (int i = 0; i < opts->nexports; i++)
+        if (!strchr(opts->exports[i], '=') && !getenv(opts->exports[i]))
+            fprintf(stderr, "rdmpirun: warning: -x %s: %s is not set here, not exported\n",
+                    opts->exports[i], opts->exports[i]);
+}
+
+static int make_ranks(struct launch_job *job)
+{
+    job->nranks = job->opts->nranks > 0 ? job->opts->nranks : job->ncores;
+    job->oversubscribed = job->nranks > job->ncores;
+    if (job->oversubscribed)
+        fprintf(stderr, "rdmpirun: warning: %d ranks on %d cores (oversubscribed): "
+                "ranks will yield the CPU while they wait\n", job->nranks, job->ncores);
+    job->ranks = calloc((size_t)job->nranks, sizeof(*job->ranks));
+    if (!job->ranks)
+        return -ENOMEM;
+    for (int i = 0; i < job->nranks; i++) {
+        struct launch_rank *r = &job->ranks[i];
+        r->rank = i;
+        r->core = -1;
+        r->out_pipe[0] = r->out_pipe[1] = -1;
+        r->err_pipe[0] = r->err_pipe[1] = -1;
+        r->stdin_fd = -1;
+    }
+    return 0;
+}
+
+/* Everything from the signal handlers to the end of the job. */
+static int run(struct launch_job *job)
+{
+    int rc = launch_signals_install(job->wake_fd[1]);
+
+    if (!rc)
+        rc = launch_binding_init(job);
+    if (!rc)
+        rc = make_ranks(job);
+    if (!rc)
+        rc = launch_binding_plan(job);
+    if (!rc)
+        rc = launch_server_start(job);
+    if (!rc)
+        rc = launch_io_create(job);
+    if (!rc)
+        rc = launch_stdin_create(job);
+    if (rc) {
+        if (rc == -ENOMEM)
+            fprintf(stderr, "rdmpirun: out of memory\n");
+        return LAUNCH_EXIT_INTERNAL;
+    }
+    rc = launch_spawn_all(job);
+    return launch_monitor_run(job, rc != 0);
+}
+
+static void teardown(struct launch_job *job)
+{
+    launch_server_stop(job);
+    launch_io_destroy(job);
+    launch_stdin_destroy(job);
+    launch_binding_fini(job);
+    launch_cleanup_shm(job->nspace);
+    if (launch_cleanup_tmpdir(job->tmpdir))
+        fprintf(stderr, "rdmpirun: warning: could not remove %s\n", job->tmpdir);
+    free(job->ranks);
+    if (job->wake_fd[0] >= 0)
+        close(job->wake_fd[0]);
+    if (job->wake_fd[1] >= 0)
+        close(job->wake_fd[1]);
+}
+
+int main(int argc, char **argv)
+{
+    struct launch_opts opts;
+    struct launch_job job;
+    int rc, status;
+
+    rc = launch_options_parse(argc, argv, &opts);
+    if (rc) {
+        launch_options_free(&opts);
+        return rc == LAUNCH_OPTS_DONE ? 0 : LAUNCH_EXIT_USAGE;
+    }
+    if (job_init(&job, &opts)) {
+        launch_options_free(&opts);
+        return LAUNCH_EXIT_INTERNAL;
+    }
+    if (launch_hosts_check(&opts, job.host)) {
+        status = LAUNCH_EXIT_USAGE;
+    } else if (check_program(&job)) {
+        status = LAUNCH_EXIT_NOPROG;
+    } else {
+        warn_unset_exports(&opts);
+        status = run(&job);
+    }
+    teardown(&job);
+    launch_options_free(&opts);
+    return status;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+/* libpmix 4.2.2 keeps allocations from PMIx_server_init past
+ * PMIx_server_finalize; an ASan build would fail every run on them. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_options(void);
+
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libpmix.so\n";
+}
+
+const char *__lsan_default_options(void)
+{
+    return "print_suppressions=0";
+}
+#endif

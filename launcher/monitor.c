@@ -1,0 +1,325 @@
+/*
+ * The main loop of a running job and its failure semantics. One poll()
+ * waits on the wake pipe (signals, child exits, PMIx upcalls), rank 0's
+ * terminal stdin and the --tag-output pipes, with a timeout taken from the
+ * next deadline.
+ *
+ * The job fails the first time a rank is killed by a signal, exits
+ * non-zero, calls PMIx_Abort, or exits 0 after connecting to the PMIx server
+ * without finalizing. That first failure is reported in one line and sets
+ * the exit status; the teardown is then: SIGTERM to every rank's process
+ * group, SIGKILL one second later to what is left, and a final SIGKILL to
+ * the groups once every rank is reaped, for processes the ranks forked.
+ * Deaths caused by the teardown are not failures and are not reported.
+ * A --timeout expiry first sends SIGRTMIN+3 (the MPI library prints where
+ * each rank is blocked) and waits a second before that teardown.
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TERM_GRACE 1.0     /* SIGTERM, then SIGKILL this much later */
+#define DUMP_GRACE 1.0     /* SIGRTMIN+3 on timeout, then the teardown */
+#define KILL_GIVEUP 5.0    /* stop waiting for ranks SIGKILL cannot end */
+#define DRAIN_GRACE 0.5    /* output still held open by a rank's children */
+#define SIGINT_WINDOW 5.0  /* a second SIGINT this soon means SIGKILL */
+
+enum phase { RUNNING, DUMPING, TERMINATING, KILLING };
+
+struct monitor {
+    struct launch_job *job;
+    enum phase phase;
+    double deadline;     /* end of the current teardown step */
+    double timeout_at;   /* --timeout expiry; 0: none */
+    double last_sigint;
+    double drain_until;  /* set once every rank has been reaped */
+    int nalive;
+    int exit_code;       /* -1 until the first failure (or end) decides it */
+    int abort_seen;
+};
+
+double launch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void set_exit(struct monitor *m, int code)
+{
+    if (m->exit_code < 0)
+        m->exit_code = code;
+}
+
+/* Signals every rank's process group, reaped ranks included, so that
+ * processes a rank forked are reached too. */
+static void signal_groups(struct monitor *m, int sig)
+{
+    for (int i = 0; i < m->job->nranks; i++) {
+        struct launch_rank *r = &m->job->ranks[i];
+        if (r->pid > 0 && kill(-r->pid, sig) && r->alive)
+            kill(r->pid, sig);
+    }
+}
+
+static void forward(struct monitor *m, int sig)
+{
+    for (int i = 0; i < m->job->nranks; i++) {
+        struct launch_rank *r = &m->job->ranks[i];
+        if (r->alive && kill(-r->pid, sig))
+            kill(r->pid, sig);
+    }
+}
+
+static void begin_terminate(struct monitor *m)
+{
+    m->phase = TERMINATING;
+    m->deadline = launch_now() + TERM_GRACE;
+    signal_groups(m, SIGTERM);
+}
+
+static void begin_kill(struct monitor *m)
+{
+    m->phase = KILLING;
+    m->deadline = launch_now() + KILL_GIVEUP;
+    signal_groups(m, SIGKILL);
+}
+
+/* Reports the first PMIx_Abort and tears the job down. */
+static void check_abort(struct monitor *m)
+{
+    struct launch_job *job = m->job;
+    int rank, status;
+    char msg[sizeof(job->abort_msg)];
+
+    pthread_mutex_lock(&job->lock);
+    int fresh = job->aborted && !m->abort_seen;
+    rank = job->abort_rank;
+    status = job->abort_status;
+    memcpy(msg, job->abort_msg, sizeof(msg));
+    pthread_mutex_unlock(&job->lock);
+    if (!fresh)
+        return;
+    m->abort_seen = 1;
+    if (m->phase != RUNNING)
+        return;
+    fprintf(stderr, "rdmpirun: rank %d on host %s called MPI_Abort with error code %d%s%s\n",
+            rank, job->host, status, msg[0] ? ": " : "", msg);
+    set_exit(m, status ? status : 1);
+    begin_terminate(m);
+}
+
+/* Returns the exit status a failed rank gives the job, or 0 if it did not
+ * fail; *before_finalize tells whether it died inside the MPI part. */
+static int failure_code(const struct launch_rank *r, int *before_finalize)
+{
+    *before_finalize = atomic_load(&r->connected) && !atomic_load(&r->finalized);
+    if (WIFSIGNALED(r->status))
+        return 128 + WTERMSIG(r->status);
+    if (WEXITSTATUS(r->status))
+        return WEXITSTATUS(r->status);
+    return *before_finalize ? 1 : 0;
+}
+
+static void report_failure(struct monitor *m, const struct launch_rank *r, int before_finalize)
+{
+    const char *then = m->nalive > 0 ? "; terminating the job" : "";
+
+    if (WIFSIGNALED(r->status))
+        fprintf(stderr, "rdmpirun: rank %d (pid %d) on host %s was killed by signal %d (%s)%s\n",
+                r->rank, (int)r->pid, m->job->host, WTERMSIG(r->status),
+                strsignal(WTERMSIG(r->status)), then);
+    else
+        fprintf(stderr, "rdmpirun: rank %d (pid %d) on host %s exited with status %d%s%s\n",
+                r->rank, (int)r->pid, m->job->host, WEXITSTATUS(r->status),
+                before_finalize ? " before MPI_Finalize" : "", then);
+}
+
+static struct launch_rank *rank_by_pid(struct monitor *m, pid_t pid)
+{
+    for (int i = 0; i < m->job->nranks; i++)
+        if (m->job->ranks[i].pid == pid)
+            return &m->job->ranks[i];
+    return NULL;
+}
+
+static void reap(struct monitor *m)
+{
+    int status, before_finalize;
+    pid_t pid;
+
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        struct launch_rank *r = rank_by_pid(m, pid);
+        if (!r || !r->alive)
+            continue;
+        r->alive = 0;
+        r->status = status;
+        m->nalive--;
+        if (m->phase != RUNNING)
+            continue;
+        check_abort(m); /* an abort explains the exit that follows it */
+        if (m->phase != RUNNING)
+            continue;
+        int code = failure_code(r, &before_finalize);
+        if (code) {
+            report_failure(m, r, before_finalize);
+            set_exit(m, code);
+            begin_terminate(m);
+        }
+    }
+}
+
+static void expire_timeout(struct monitor *m)
+{
+    char list[4096];
+    size_t len = 0;
+
+    list[0] = '\0';
+    for (int i = 0; i < m->job->nranks && len < sizeof(list) - 16; i++)
+        if (m->job->ranks[i].alive)
+            len += (size_t)snprintf(list + len, sizeof(list) - len, len ? ",%d" : "%d", i);
+    fprintf(stderr, "rdmpirun: job timed out after %g s; ranks still running: %s\n",
+            m->job->opts->timeout, list);
+    set_exit(m, LAUNCH_EXIT_TIMEOUT);
+    for (int i = 0; i < m->job->nranks; i++)
+        if (m->job->ranks[i].alive)
+            kill(m->job->ranks[i].pid, SIGRTMIN + 3);
+    m->phase = DUMPING;
+    m->deadline = launch_now() + DUMP_GRACE;
+}
+
+static void handle_signal(struct monitor *m, int sig)
+{
+    double now = launch_now();
+
+    if (sig == 0) {
+        check_abort(m);
+    } else if (sig == SIGINT && m->last_sigint > 0 && now - m->last_sigint < SIGINT_WINDOW) {
+        fprintf(stderr, "rdmpirun: second SIGINT: killing all ranks\n");
+        set_exit(m, 128 + SIGINT);
+        begin_kill(m);
+    } else if (sig != SIGCHLD) {
+        if (sig == SIGINT)
+            m->last_sigint = now;
+        if (m->phase == RUNNING || m->phase == DUMPING)
+            forward(m, sig);
+    }
+}
+
+/* Moves the teardown on when its current step has run out of time.
+ * Returns 1 when the monitor should stop waiting for ranks. */
+static int check_deadlines(struct monitor *m, double now)
+{
+    if (m->phase == RUNNING && m->timeout_at > 0 && now >= m->timeout_at)
+        expire_timeout(m);
+    else if (m->phase == DUMPING && now >= m->deadline)
+        begin_terminate(m);
+    else if (m->phase == TERMINATING && now >= m->deadline)
+        begin_kill(m);
+    else if (m->phase == KILLING && now >= m->deadline && m->nalive > 0) {
+        fprintf(stderr, "rdmpirun: warning: %d rank(s) still alive after SIGKILL; giving up\n",
+                m->nalive);
+        return 1;
+    }
+    return 0;
+}
+
+static int poll_timeout_ms(const struct monitor *m, double now)
+{
+    double next = INFINITY;
+
+    if (m->phase == RUNNING && m->timeout_at > 0)
+        next = m->timeout_at;
+    if (m->phase != RUNNING)
+        next = m->deadline;
+    if (m->nalive == 0 && m->drain_until < next)
+        next = m->drain_until;
+    if (isinf(next))
+        return -1;
+    return next <= now ? 0 : (int)((next - now) * 1000.0) + 1; /* round up */
+}
+
+static void drain_wake_pipe(struct monitor *m)
+{
+    unsigned char buf[256];
+    ssize_t n;
+
+    while ((n = read(m->job->wake_fd[0], buf, sizeof(buf))) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            handle_signal(m, buf[i]);
+}
+
+/* Once every rank is gone: reach leftovers of a failed job, and give the
+ * output pipes a moment to deliver their last lines. */
+static void all_reaped(struct monitor *m)
+{
+    if (m->phase != RUNNING)
+        signal_groups(m, SIGKILL);
+    m->drain_until = launch_now() + DRAIN_GRACE;
+}
+
+/* pfd has room for the wake pipe, stdin and two streams per rank. */
+static void wait_once(struct monitor *m, struct pollfd *pfd)
+{
+    int n = 1, nstdin, nio;
+
+    pfd[0].fd = m->job->wake_fd[0];
+    pfd[0].events = POLLIN;
+    pfd[0].revents = 0;
+    nstdin = m->nalive > 0 ? launch_stdin_fill_pollfd(m->job, &pfd[n]) : 0;
+    n += nstdin;
+    nio = launch_io_fill_pollfds(m->job, &pfd[n], 2 * m->job->nranks);
+    if (poll(pfd, (nfds_t)(n + nio), poll_timeout_ms(m, launch_now())) < 0 && errno != EINTR)
+        fprintf(stderr, "rdmpirun: warning: poll failed: %s\n", strerror(errno));
+    if (nstdin)
+        launch_stdin_handle(m->job, &pfd[1]);
+    launch_io_handle(m->job, &pfd[n], nio);
+}
+
+int launch_monitor_run(struct launch_job *job, int start_failed)
+{
+    struct monitor m = {.job = job, .exit_code = -1};
+    struct pollfd *pfd = calloc(2 + 2 * (size_t)job->nranks, sizeof(*pfd));
+
+    if (!pfd) {
+        fprintf(stderr, "rdmpirun: out of memory\n");
+        start_failed = 1;
+    }
+    for (int i = 0; i < job->nranks; i++)
+        m.nalive += job->ranks[i].alive;
+    if (job->opts->timeout > 0)
+        m.timeout_at = launch_now() + job->opts->timeout;
+    if (start_failed) {
+        set_exit(&m, LAUNCH_EXIT_INTERNAL);
+        begin_terminate(&m);
+    }
+    if (m.nalive == 0)
+        all_reaped(&m);
+
+    while (1) {
+        int was_alive = m.nalive;
+
+        drain_wake_pipe(&m);
+        reap(&m);
+        if (was_alive > 0 && m.nalive == 0)
+            all_reaped(&m);
+        double now = launch_now();
+        if (check_deadlines(&m, now))
+            break;
+        if (m.nalive == 0 && (launch_io_open_streams(job) == 0 || now >= m.drain_until))
+            break;
+        if (pfd)
+            wait_once(&m, pfd);
+        else
+            usleep(10000); /* still reap and escalate, just without poll */
+    }
+    free(pfd);
+    return m.exit_code < 0 ? 0 : m.exit_code;
+}

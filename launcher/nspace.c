@@ -1,0 +1,122 @@
+/*
+ * The job description rdmpirun registers with libpmix: what ranks learn
+ * from PMIx_Get about the job, the node and each other. The keys and their
+ * encoding follow shared/launch/NOTES.md: maps go in as PMIX_REGEX (the
+ * library copies the regex bytes), and PMIX_PROC_DATA is a data array of
+ * pmix_info_t with PMIX_RANK first, given for every rank.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Adds one key unless an earlier add already failed; keeps callers flat. */
+static void add(void *list, pmix_status_t *rc, const char *key, const void *val,
+                pmix_data_type_t type)
+{
+    if (*rc == PMIX_SUCCESS)
+        *rc = PMIx_Info_list_add(list, key, val, type);
+}
+
+/* "0,1,...,n-1": the local peers, and also the input of the proc map. */
+static char *rank_list(int n)
+{
+    size_t cap = (size_t)n * 7 + 1, len = 0;
+    char *s = malloc(cap);
+
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(s + len, cap - len, i ? ",%d" : "%d", i);
+    return s;
+}
+
+static pmix_status_t add_proc_data(void *list, const struct launch_job *job, int rank)
+{
+    pmix_rank_t r = (pmix_rank_t)rank;
+    uint16_t local = (uint16_t)rank;
+    uint32_t nodeid = 0, appnum = 0;
+    pmix_data_array_t arr;
+    pmix_status_t rc = PMIX_SUCCESS;
+    void *proc = PMIx_Info_list_start();
+
+    if (!proc)
+        return PMIX_ERR_NOMEM;
+    add(proc, &rc, PMIX_RANK, &r, PMIX_PROC_RANK); /* must be element 0 */
+    add(proc, &rc, PMIX_LOCAL_RANK, &local, PMIX_UINT16);
+    add(proc, &rc, PMIX_NODE_RANK, &local, PMIX_UINT16);
+    add(proc, &rc, PMIX_NODEID, &nodeid, PMIX_UINT32);
+    add(proc, &rc, PMIX_HOSTNAME, job->host, PMIX_STRING);
+    add(proc, &rc, PMIX_APPNUM, &appnum, PMIX_UINT32);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Info_list_convert(proc, &arr);
+    PMIx_Info_list_release(proc);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    add(list, &rc, PMIX_PROC_DATA, &arr, PMIX_DATA_ARRAY); /* copies arr */
+    PMIX_DATA_ARRAY_DESTRUCT(&arr);
+    return rc;
+}
+
+static pmix_status_t add_job_info(void *list, const struct launch_job *job,
+                                  const char *peers, char *node_map, char *proc_map)
+{
+    uint32_t n = (uint32_t)job->nranks, one = 1, zero = 0;
+    bool yes = true;
+    pmix_status_t rc = PMIX_SUCCESS;
+
+    add(list, &rc, PMIX_UNIV_SIZE, &n, PMIX_UINT32);
+    add(list, &rc, PMIX_JOB_SIZE, &n, PMIX_UINT32);
+    add(list, &rc, PMIX_MAX_PROCS, &n, PMIX_UINT32);
+    add(list, &rc, PMIX_NUM_NODES, &one, PMIX_UINT32);
+    add(list, &rc, PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
+    add(list, &rc, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    add(list, &rc, PMIX_NODE_LIST, job->host, PMIX_STRING);
+    add(list, &rc, PMIX_JOBID, job->nspace, PMIX_STRING);
+    add(list, &rc, PMIX_NODEID, &zero, PMIX_UINT32);
+    add(list, &rc, PMIX_HOSTNAME, job->host, PMIX_STRING);
+    add(list, &rc, PMIX_NODE_MAP, node_map, PMIX_REGEX);
+    add(list, &rc, PMIX_PROC_MAP, proc_map, PMIX_REGEX);
+    add(list, &rc, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
+    if (job->oversubscribed)
+        add(list, &rc, PMIX_NODE_OVERSUBSCRIBED, &yes, PMIX_BOOL);
+    for (int i = 0; rc == PMIX_SUCCESS && i < job->nranks; i++)
+        rc = add_proc_data(list, job, i);
+    return rc;
+}
+
+int launch_nspace_info(const struct launch_job *job, pmix_data_array_t *out)
+{
+    char *peers = rank_list(job->nranks);
+    char *node_map = NULL, *proc_map = NULL;
+    void *list = NULL;
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+
+    if (!peers)
+        goto out;
+    rc = PMIx_generate_regex(job->host, &node_map);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_generate_ppn(peers, &proc_map);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "rdmpirun: cannot build the PMIx node/proc maps: %s\n",
+                PMIx_Error_string(rc));
+        goto out;
+    }
+    list = PMIx_Info_list_start();
+    rc = list ? add_job_info(list, job, peers, node_map, proc_map) : PMIX_ERR_NOMEM;
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Info_list_convert(list, out);
+    if (rc != PMIX_SUCCESS)
+        fprintf(stderr, "rdmpirun: cannot build the PMIx job info: %s\n", PMIx_Error_string(rc));
+out:
+    if (list)
+        PMIx_Info_list_release(list);
+    free(node_map);
+    free(proc_map);
+    free(peers);
+    return rc == PMIX_SUCCESS ? 0 : -ENOMEM;
+}

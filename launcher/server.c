@@ -1,0 +1,327 @@
+/*
+ * rdmpirun as a PMIx server: init/finalize of the libpmix server library in
+ * a private tmpdir, registration of the job and its ranks, and the upcalls.
+ *
+ * Upcalls run on libpmix's progress thread. They only record facts in the
+ * rank table and wake the main loop; killing and printing happen there. An
+ * upcall that finishes at once returns PMIX_OPERATION_SUCCEEDED and must
+ * then not call its cbfunc (NOTES.md, pitfall 8).
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OP_WAIT_SECONDS 30
+
+/* The upcalls carry no context of ours except per-client server_object,
+ * so the job they report to is kept here for the library's lifetime. */
+static struct launch_job *server_job;
+
+/* Completion of one asynchronous register/deregister call. */
+struct op_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    pmix_status_t status;
+};
+
+static struct op_wait *op_new(void)
+{
+    struct op_wait *w = calloc(1, sizeof(*w));
+    if (w) {
+        pthread_mutex_init(&w->lock, NULL);
+        pthread_cond_init(&w->cond, NULL);
+    }
+    return w;
+}
+
+static void op_done(pmix_status_t status, void *cbdata)
+{
+    struct op_wait *w = cbdata;
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * Waits for the callback of a call that returned rc, then frees w. If the
+ * library never answers, w is leaked on purpose: a late callback must not
+ * write into freed memory.
+ */
+static int op_wait(struct op_wait *w, pmix_status_t rc, const char *what)
+{
+    if (rc == PMIX_SUCCESS) {
+        struct timespec until;
+        int done;
+
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += OP_WAIT_SECONDS;
+        pthread_mutex_lock(&w->lock);
+        while (!w->done && pthread_cond_timedwait(&w->cond, &w->lock, &until) != ETIMEDOUT)
+            ;
+        done = w->done;
+        rc = w->status;
+        pthread_mutex_unlock(&w->lock);
+        if (!done) {
+            fprintf(stderr, "rdmpirun: %s did not complete within %d s\n", what, OP_WAIT_SECONDS);
+            return -ETIMEDOUT;
+        }
+    } else if (rc == PMIX_OPERATION_SUCCEEDED) {
+        rc = PMIX_SUCCESS;
+    }
+    free(w);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "rdmpirun: %s failed: %s\n", what, PMIx_Error_string(rc));
+        return -EIO;
+    }
+    return 0;
+}
+
+static struct launch_rank *rank_of(const pmix_proc_t *proc)
+{
+    struct launch_job *job = server_job;
+
+    if (!job || strncmp(proc->nspace, job->nspace, PMIX_MAX_NSLEN) ||
+        proc->rank >= (pmix_rank_t)job->nranks)
+        return NULL;
+    return &job->ranks[proc->rank];
+}
+
+static pmix_status_t on_connected(const pmix_proc_t *proc, void *obj,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    struct launch_rank *r = rank_of(proc);
+    (void)obj, (void)cbfunc, (void)cbdata;
+    if (r)
+        atomic_store(&r->connected, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t on_connected2(const pmix_proc_t *proc, void *obj, pmix_info_t info[],
+                                   size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)info, (void)ninfo;
+    return on_connected(proc, obj, cbfunc, cbdata);
+}
+
+static pmix_status_t on_finalized(const pmix_proc_t *proc, void *obj,
+                                  pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    struct launch_rank *r = rank_of(proc);
+    (void)obj, (void)cbfunc, (void)cbdata;
+    if (r)
+        atomic_store(&r->finalized, 1);
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+/*
+ * Only the first abort is kept. It is recorded before this upcall returns,
+ * so before the aborting rank can exit: the main loop, which checks this
+ * record before judging any exit, reports the abort and not the exit.
+ * The reply is never sent (PMIX_SUCCESS without calling cbfunc): the rank
+ * stays blocked in PMIx_Abort until the teardown kills it, as the standard
+ * lets it. Replying at once let libpmix race its write to that rank against
+ * the teardown, and its libevent then printed "Epoll MOD ... Bad file
+ * descriptor" warnings in about one run of ten.
+ */
+static pmix_status_t on_abort(const pmix_proc_t *proc, void *obj, int status, const char msg[],
+                              pmix_proc_t procs[], size_t nprocs,
+                              pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    struct launch_job *job = server_job;
+    struct launch_rank *r = rank_of(proc);
+
+    (void)obj, (void)procs, (void)nprocs, (void)cbfunc, (void)cbdata;
+    if (!r)
+        return PMIX_ERR_NOT_FOUND;
+    pthread_mutex_lock(&job->lock);
+    if (!job->aborted) {
+        job->aborted = 1;
+        job->abort_rank = r->rank;
+        job->abort_status = status;
+        snprintf(job->abort_msg, sizeof(job->abort_msg), "%s", msg ? msg : "");
+    }
+    pthread_mutex_unlock(&job->lock);
+    launch_wake(job->wake_fd[1], 0);
+    return PMIX_SUCCESS;
+}
+
+static void release_copy(void *cbdata)
+{
+    free(cbdata);
+}
+
+/*
+ * All ranks are local, so the collective is complete as soon as libpmix
+ * asks (it normally completes such fences itself and never calls this).
+ * The blob is handed back as a copy, owned by us until libpmix releases it.
+ */
+static pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs,
+                              const pmix_info_t info[], size_t ninfo, char *data, size_t ndata,
+                              pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    char *copy = malloc(ndata ? ndata : 1);
+
+    (void)procs, (void)nprocs, (void)info, (void)ninfo;
+    if (!copy)
+        return PMIX_ERR_NOMEM;
+    if (ndata)
+        memcpy(copy, data, ndata);
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, release_copy, copy);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t on_dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                               pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc, (void)info, (void)ninfo, (void)cbfunc, (void)cbdata;
+    return PMIX_ERR_NOT_SUPPORTED; /* every rank's data is already local */
+}
+
+static pmix_server_module_t server_module = {
+    .client_connected = on_connected,
+    .client_connected2 = on_connected2,
+    .client_finalized = on_finalized,
+    .abort = on_abort,
+    .fence_nb = on_fence,
+    .direct_modex = on_dmodex,
+};
+
+/* A short private directory: PMIx puts Unix sockets in it (108-byte limit). */
+static int make_tmpdir(struct launch_job *job)
+{
+    const char *base = getenv("TMPDIR");
+
+    if (!base || !*base || strlen(base) > 64)
+        base = "/tmp";
+    snprintf(job->tmpdir, sizeof(job->tmpdir), "%s/rdmpirun-%d.XXXXXX", base, (int)getpid());
+    if (!mkdtemp(job->tmpdir)) {
+        int err = errno;
+        fprintf(stderr, "rdmpirun: cannot create a directory from %s: %s\n", job->tmpdir,
+                strerror(err));
+        job->tmpdir[0] = '\0';
+        return -err;
+    }
+    return 0;
+}
+
+static int server_init(struct launch_job *job)
+{
+    char server_ns[PMIX_MAX_NSLEN + 1];
+    pmix_rank_t zero = 0;
+    pmix_data_array_t arr;
+    pmix_status_t rc = PMIX_ERR_NOMEM;
+    void *list = PMIx_Info_list_start();
+
+    snprintf(server_ns, sizeof(server_ns), "%s-srv", job->nspace);
+    if (list) {
+        rc = PMIx_Info_list_add(list, PMIX_SERVER_TMPDIR, job->tmpdir, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_Info_list_add(list, PMIX_SYSTEM_TMPDIR, job->tmpdir, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_Info_list_add(list, PMIX_SERVER_NSPACE, server_ns, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_Info_list_add(list, PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_Info_list_add(list, PMIX_HOSTNAME, job->host, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = PMIx_Info_list_convert(list, &arr);
+        PMIx_Info_list_release(list);
+    }
+    if (rc == PMIX_SUCCESS) {
+        rc = PMIx_server_init(&server_module, arr.array, arr.size);
+        PMIX_DATA_ARRAY_DESTRUCT(&arr);
+    }
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "rdmpirun: PMIx server init failed: %s\n", PMIx_Error_string(rc));
+        return -EIO;
+    }
+    return 0;
+}
+
+/* Creates the tmpdir, starts the server and registers the job's nspace. */
+int launch_server_start(struct launch_job *job)
+{
+    pmix_nspace_t ns;
+    pmix_data_array_t info;
+    struct op_wait *w;
+    int rc;
+
+    rc = make_tmpdir(job);
+    if (rc)
+        return rc;
+    server_job = job;
+    rc = server_init(job);
+    if (rc)
+        return rc;
+    job->server_up = 1;
+
+    rc = launch_nspace_info(job, &info);
+    if (rc)
+        return rc;
+    w = op_new();
+    if (!w) {
+        PMIX_DATA_ARRAY_DESTRUCT(&info);
+        return -ENOMEM;
+    }
+    PMIX_LOAD_NSPACE(ns, job->nspace);
+    rc = op_wait(w, PMIx_server_register_nspace(ns, job->nranks, info.array, info.size,
+                                                op_done, w),
+                 "registering the job with PMIx");
+    PMIX_DATA_ARRAY_DESTRUCT(&info);
+    return rc;
+}
+
+/*
+ * Registers one rank and adds to *env what its PMIx client needs to find
+ * this server. Must complete before the rank is forked, or it could connect
+ * before the server knows it.
+ */
+int launch_server_add_client(struct launch_job *job, int rank, char ***env)
+{
+    pmix_proc_t proc;
+    struct op_wait *w = op_new();
+    pmix_status_t prc;
+    int rc;
+
+    if (!w)
+        return -ENOMEM;
+    PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)rank);
+    rc = op_wait(w, PMIx_server_register_client(&proc, getuid(), getgid(), &job->ranks[rank],
+                                                op_done, w),
+                 "registering a rank with PMIx");
+    if (rc)
+        return rc;
+    prc = PMIx_server_setup_fork(&proc, env);
+    if (prc != PMIX_SUCCESS) {
+        fprintf(stderr, "rdmpirun: PMIx_server_setup_fork failed for rank %d: %s\n", rank,
+                PMIx_Error_string(prc));
+        return -EIO;
+    }
+    return 0;
+}
+
+void launch_server_stop(struct launch_job *job)
+{
+    pmix_nspace_t ns;
+    struct op_wait *w;
+
+    if (!job->server_up)
+        return;
+    w = op_new();
+    if (w) {
+        PMIX_LOAD_NSPACE(ns, job->nspace);
+        PMIx_server_deregister_nspace(ns, op_done, w);
+        op_wait(w, PMIX_SUCCESS, "deregistering the job from PMIx");
+    }
+    PMIx_server_finalize();
+    job->server_up = 0;
+    server_job = NULL;
+}

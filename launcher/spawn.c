@@ -1,0 +1,140 @@
+/*
+ * Finding the program and forking the ranks. Each rank is registered with
+ * the PMIx server before it is forked, runs in its own process group (so a
+ * job teardown also reaches whatever the rank forked), gets its stdio and
+ * binding in the child, and execs the resolved program.
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int check_candidate(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st))
+        return -ENOENT;
+    if (S_ISDIR(st.st_mode))
+        return -EISDIR;
+    return access(path, X_OK) ? -EACCES : 0;
+}
+
+/*
+ * Resolves prog as execvp() would, so that a missing or unusable program is
+ * reported before anything starts. Returns 0, -ENOENT, -EACCES or -EISDIR
+ * (the last two only when nothing executable was found further on).
+ */
+int launch_spawn_resolve(const char *prog, char *path, size_t len)
+{
+    const char *dirs = getenv("PATH");
+    int best = -ENOENT;
+
+    if (!*prog)
+        return -ENOENT;
+    if (strchr(prog, '/')) {
+        snprintf(path, len, "%s", prog);
+        return check_candidate(path);
+    }
+    if (!dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    while (1) {
+        size_t dlen = strcspn(dirs, ":");
+        if (dlen == 0)
+            snprintf(path, len, "%s", prog); /* empty entry: current directory */
+        else
+            snprintf(path, len, "%.*s/%s", (int)dlen, dirs, prog);
+        int rc = check_candidate(path);
+        if (rc == 0)
+            return 0;
+        if (rc != -ENOENT)
+            best = rc;
+        if (!dirs[dlen])
+            break;
+        dirs += dlen + 1;
+    }
+    return best;
+}
+
+static void child_fail(const char *what, const char *prog)
+{
+    const char *err = strerror(errno);
+    char msg[512];
+    int n = snprintf(msg, sizeof(msg), "rdmpirun: %s %s: %s\n", what, prog, err);
+
+    if (n > 0)
+        write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+    _exit(LAUNCH_EXIT_NOPROG);
+}
+
+/* The forked rank, before exec. Only async-signal-safe calls: libpmix's
+ * threads may hold locks that no longer have an owner in this process. */
+static void child(const struct launch_job *job, const struct launch_rank *r, char **env)
+{
+    launch_signals_child_reset();
+    setpgid(0, 0);
+    if (r->stdin_fd >= 0) {
+        dup2(r->stdin_fd, STDIN_FILENO);
+    } else if (r->rank != 0) {
+        int fd = open("/dev/null", O_RDONLY);
+        if (fd >= 0 && fd != STDIN_FILENO) {
+            dup2(fd, STDIN_FILENO);
+            close(fd);
+        }
+    }
+    launch_io_child(r);
+    launch_binding_apply_child(r);
+    execve(job->prog, job->opts->argv, env);
+    child_fail("cannot execute", job->prog);
+}
+
+static int spawn_one(struct launch_job *job, struct launch_rank *r, char **env)
+{
+    sigset_t old;
+    pid_t pid;
+
+    launch_signals_block(&old);
+    pid = fork();
+    if (pid == 0)
+        child(job, r, env);
+    launch_signals_restore(&old);
+    if (pid < 0) {
+        fprintf(stderr, "rdmpirun: cannot fork rank %d: %s\n", r->rank, strerror(errno));
+        return -errno;
+    }
+    /* Also done here, so the group exists before we might signal it;
+     * EACCES just means the child got there (and exec'ed) first. */
+    setpgid(pid, pid);
+    r->pid = pid;
+    r->alive = 1;
+    launch_io_after_fork(r);
+    launch_stdin_after_fork(r);
+    return 0;
+}
+
+int launch_spawn_all(struct launch_job *job)
+{
+    for (int i = 0; i < job->nranks; i++) {
+        char **env = launch_env_base();
+        int rc = env ? 0 : -ENOMEM;
+
+        if (!rc)
+            rc = launch_server_add_client(job, i, &env);
+        if (!rc)
+            rc = launch_env_rank(job, i, &env);
+        if (!rc)
+            rc = spawn_one(job, &job->ranks[i], env);
+        launch_env_free(env);
+        if (rc) {
+            if (rc == -ENOMEM)
+                fprintf(stderr, "rdmpirun: out of memory starting rank %d\n", i);
+            return rc;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,70 @@
+/*
+ * Error handler objects and their attachment to communicators.
+ */
+#include <stdlib.h>
+#include "api/api.h"
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    API_CHECK(api_check_init("MPI_Comm_create_errhandler"));
+    if (!fn)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Comm_create_errhandler",
+                         "the handler function is NULL");
+    MPI_Errhandler e = calloc(1, sizeof(*e));
+    if (!e)
+        return api_error(MPI_COMM_NULL, CORE_ENOMEM, "MPI_Comm_create_errhandler", "out of memory");
+    e->refcount = 1;
+    e->kind = CORE_ERRH_USER;
+    e->fn = fn;
+    *errhandler = e;
+    return MPI_SUCCESS;
+}
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+    API_ALIAS(MPI_Comm_create_errhandler);
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    API_CHECK(api_check_init("MPI_Comm_set_errhandler"));
+    API_CHECK(api_check_comm(comm, "MPI_Comm_set_errhandler"));
+    if (errhandler == MPI_ERRHANDLER_NULL)
+        return api_error(comm, CORE_EERRHANDLER, "MPI_Comm_set_errhandler",
+                         "the error handler is MPI_ERRHANDLER_NULL");
+    core_errhandler_retain(errhandler);
+    core_errhandler_release(comm->errh);
+    comm->errh = errhandler;
+    return MPI_SUCCESS;
+}
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+    API_ALIAS(MPI_Comm_set_errhandler);
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    API_CHECK(api_check_init("MPI_Comm_get_errhandler"));
+    API_CHECK(api_check_comm(comm, "MPI_Comm_get_errhandler"));
+    core_errhandler_retain(comm->errh);
+    *errhandler = comm->errh;
+    return MPI_SUCCESS;
+}
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+    API_ALIAS(MPI_Comm_get_errhandler);
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    API_CHECK(api_check_init("MPI_Comm_call_errhandler"));
+    API_CHECK(api_check_comm(comm, "MPI_Comm_call_errhandler"));
+    api_raise(comm, errorcode, "MPI_Comm_call_errhandler", "error raised by the application");
+    return MPI_SUCCESS;
+}
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) API_ALIAS(MPI_Comm_call_errhandler);
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    API_CHECK(api_check_init("MPI_Errhandler_free"));
+    if (!errhandler || *errhandler == MPI_ERRHANDLER_NULL)
+        return api_error(MPI_COMM_NULL, CORE_EERRHANDLER, "MPI_Errhandler_free",
+                         "the error handler is MPI_ERRHANDLER_NULL");
+    core_errhandler_release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+int MPI_Errhandler_free(MPI_Errhandler *errhandler) API_ALIAS(MPI_Errhandler_free);

@@ -1,0 +1,152 @@
+/*
+ * The API's error path: CORE_* codes become MPI error classes here, and the
+ * communicator's error handler runs. MPI_ERRORS_ARE_FATAL prints which rank
+ * on which host failed in which call and why, then ends the whole job.
+ * Also the argument checks shared by many entry points.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "api/api.h"
+#include "api/errstring.h"
+#include "core/bootstrap.h"
+#include "core/datatype.h"
+#include "core/log.h"
+
+int api_initialized, api_finalized;
+
+int api_class_of(int code)
+{
+    switch (code) {
+    case CORE_OK: return MPI_SUCCESS;
+    case CORE_ENOMEM: return MPI_ERR_NO_MEM;
+    case CORE_EINVAL: return MPI_ERR_ARG;
+    case CORE_ETRUNC: return MPI_ERR_TRUNCATE;
+    case CORE_ERANK: return MPI_ERR_RANK;
+    case CORE_ETAG: return MPI_ERR_TAG;
+    case CORE_ECOUNT: return MPI_ERR_COUNT;
+    case CORE_ETYPE: return MPI_ERR_TYPE;
+    case CORE_ECOMM: return MPI_ERR_COMM;
+    case CORE_EGROUP: return MPI_ERR_GROUP;
+    case CORE_EREQUEST: return MPI_ERR_REQUEST;
+    case CORE_EROOT: return MPI_ERR_ROOT;
+    case CORE_EOP: return MPI_ERR_OP;
+    case CORE_EBUFFER: return MPI_ERR_BUFFER;
+    case CORE_EINFO: return MPI_ERR_INFO;
+    case CORE_EINFO_KEY: return MPI_ERR_INFO_KEY;
+    case CORE_EINFO_VALUE: return MPI_ERR_INFO_VALUE;
+    case CORE_EINFO_NOKEY: return MPI_ERR_INFO_NOKEY;
+    case CORE_EUNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case CORE_EPEER: return MPI_ERR_OTHER;
+    case CORE_EINSTATUS: return MPI_ERR_IN_STATUS;
+    case CORE_EPENDING: return MPI_ERR_PENDING;
+    case CORE_EERRHANDLER: return MPI_ERR_ERRHANDLER;
+    case CORE_EDIMS: return MPI_ERR_DIMS;
+    case CORE_ETOPOLOGY: return MPI_ERR_TOPOLOGY;
+    case CORE_EINTERN: return MPI_ERR_INTERN;
+    default: return MPI_ERR_OTHER;
+    }
+}
+
+/* Runs comm's error handler for MPI error code cls; returns cls if it returns. */
+static int raise_error(MPI_Comm comm, int cls, const char *fn, const char *msg)
+{
+    MPI_Comm target = comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
+    MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
+    if (api_initialized && !api_finalized && target->errh)
+        eh = target->errh;
+    if (eh->kind == CORE_ERRH_RETURN)
+        return cls;
+    if (eh->kind == CORE_ERRH_USER) {
+        eh->fn(&target, &cls, fn, msg);
+        return cls;
+    }
+    core_runtime_t *rt = core_rt;
+    char line[1024];
+    int ucls = api_user_code_class(cls);
+    snprintf(line, sizeof(line), "rdmpi: rank %d on %s: %s: %s [%s]; aborting the job",
+             rt ? rt->rank : 0, rt ? rt->hostname : "?", fn, msg,
+             api_class_name(ucls >= 0 ? ucls : cls));
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    core_boot_abort(rt, cls ? cls : 1, line);
+}
+
+int api_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return raise_error(comm, api_class_of(code), fn, msg);
+}
+
+int api_raise(MPI_Comm comm, int cls, const char *fn, const char *msg)
+{
+    return raise_error(comm, cls, fn, msg);
+}
+
+int api_check_init(const char *fn)
+{
+    if (api_initialized && !api_finalized)
+        return 0;
+    fprintf(stderr, "rdmpi: %s called %s MPI_Init; aborting\n", fn,
+            api_finalized ? "after MPI_Finalize, outside" : "before");
+    fflush(stderr);
+    core_boot_abort(core_rt, MPI_ERR_OTHER, "MPI call outside MPI_Init/MPI_Finalize");
+}
+
+int api_check_comm(MPI_Comm comm, const char *fn)
+{
+    if (comm == MPI_COMM_NULL)
+        return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "the communicator is MPI_COMM_NULL");
+    if (comm->refcount <= 0 || !comm->group)
+        return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "invalid communicator (freed?)");
+    return 0;
+}
+
+int api_check_count(MPI_Comm comm, int count, const char *fn)
+{
+    if (count < 0)
+        return api_error(comm, CORE_ECOUNT, fn, "negative count %d", count);
+    return 0;
+}
+
+int api_check_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
+{
+    if (dt == MPI_DATATYPE_NULL)
+        return api_error(comm, CORE_ETYPE, fn, "the datatype is MPI_DATATYPE_NULL");
+    if (!(dt->flags & CORE_DT_COMMITTED))
+        return api_error(comm, CORE_ETYPE, fn, "datatype %s is not committed (MPI_Type_commit)",
+                         dt->name[0] ? dt->name : "(derived)");
+    return 0;
+}
+
+int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt, const char *fn)
+{
+    API_CHECK(api_check_count(comm, count, fn));
+    API_CHECK(api_check_type(comm, dt, fn));
+    if (buf == NULL && count > 0 && dt->size > 0 && dt->true_lb == 0)
+        return api_error(comm, CORE_EBUFFER, fn, "NULL buffer for %d elements", count);
+    return 0;
+}
+
+int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn)
+{
+    if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE))
+        return 0;
+    if (rank < 0 || rank >= comm->size)
+        return api_error(comm, CORE_ERANK, fn, "rank %d is out of range: %s has %d rank%s", rank,
+                         core_comm_label(comm), comm->size, comm->size == 1 ? "" : "s");
+    return 0;
+}
+
+int api_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn)
+{
+    if (any_ok && tag == MPI_ANY_TAG)
+        return 0;
+    if (tag < 0)
+        return api_error(comm, CORE_ETAG, fn, "invalid tag %d (tags are 0..%d)", tag, API_TAG_UB);
+    return 0;
+}

@@ -1,0 +1,100 @@
+/*
+ * MPI_Init and friends: the environment calls.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include "api/api.h"
+#include "core/bootstrap.h"
+#include "core/progress.h"
+
+static pthread_t main_thread;
+
+static int do_init(int *argc, char ***argv, int required, int *provided, const char *fn)
+{
+    if (api_initialized || api_finalized) {
+        fprintf(stderr, "rdmpi: %s called twice (or after MPI_Finalize); aborting\n", fn);
+        core_boot_abort(core_rt, MPI_ERR_OTHER, "MPI_Init called twice");
+    }
+    int prov = MPI_THREAD_SINGLE;
+    int rc = core_runtime_init(argc ? *argc : 0, argv ? *argv : NULL, required, &prov);
+    if (rc) {
+        fprintf(stderr, "rdmpi: %s failed: %s; aborting\n", fn, core_strerror(rc));
+        core_boot_abort(core_rt, 1, "MPI_Init failed");
+    }
+    main_thread = pthread_self();
+    api_initialized = 1;
+    if (provided)
+        *provided = prov;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    return do_init(argc, argv, MPI_THREAD_SINGLE, NULL, "MPI_Init");
+}
+int MPI_Init(int *argc, char ***argv) API_ALIAS(MPI_Init);
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        required = MPI_THREAD_SINGLE;
+    return do_init(argc, argv, required, provided, "MPI_Init_thread");
+}
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+    API_ALIAS(MPI_Init_thread);
+
+int PMPI_Initialized(int *flag)
+{
+    *flag = api_initialized;
+    return MPI_SUCCESS;
+}
+int MPI_Initialized(int *flag) API_ALIAS(MPI_Initialized);
+
+int PMPI_Finalized(int *flag)
+{
+    *flag = api_finalized;
+    return MPI_SUCCESS;
+}
+int MPI_Finalized(int *flag) API_ALIAS(MPI_Finalized);
+
+int PMPI_Query_thread(int *provided)
+{
+    API_CHECK(api_check_init("MPI_Query_thread"));
+    *provided = core_rt->thread_level;
+    return MPI_SUCCESS;
+}
+int MPI_Query_thread(int *provided) API_ALIAS(MPI_Query_thread);
+
+int PMPI_Is_thread_main(int *flag)
+{
+    API_CHECK(api_check_init("MPI_Is_thread_main"));
+    *flag = pthread_equal(pthread_self(), main_thread) != 0;
+    return MPI_SUCCESS;
+}
+int MPI_Is_thread_main(int *flag) API_ALIAS(MPI_Is_thread_main);
+
+int PMPI_Finalize(void)
+{
+    API_CHECK(api_check_init("MPI_Finalize"));
+    int rc = core_runtime_fini();
+    api_finalized = 1;
+    if (rc)
+        return api_error(MPI_COMM_NULL, rc, "MPI_Finalize", "%s", core_strerror(rc));
+    return MPI_SUCCESS;
+}
+int MPI_Finalize(void) API_ALIAS(MPI_Finalize);
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+    core_runtime_t *rt = core_rt;
+    snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called by rank %d",
+             comm && api_initialized ? core_comm_label(comm) : "?", errorcode, rt ? rt->rank : 0);
+    fflush(stdout);
+    fflush(stderr);
+    if (!rt || rt->singleton)
+        fprintf(stderr, "rdmpi: %s\n", msg);
+    core_boot_abort(rt, errorcode, msg);
+}
+int MPI_Abort(MPI_Comm comm, int errorcode) API_ALIAS(MPI_Abort);

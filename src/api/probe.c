@@ -1,0 +1,144 @@
+/*
+ * Probes and matched receives (MPI_Mprobe/MPI_Mrecv): a matched probe takes
+ * the message out of matching, so no other receive can steal it.
+ */
+#include <stdlib.h>
+#include "api/api.h"
+#include "core/datatype.h"
+#include "core/progress.h"
+#include "p2p/match.h"
+#include "p2p/p2p.h"
+
+struct rdmpi_message {
+    p2p_unexp_t *msg;
+    MPI_Comm comm;
+};
+
+static void proc_null_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->rdmpi_cancelled = 0;
+    st->rdmpi_nbytes = 0;
+}
+
+static int check_probe(int src, int tag, MPI_Comm comm, const char *fn)
+{
+    API_CHECK(api_check_init(fn));
+    API_CHECK(api_check_comm(comm, fn));
+    API_CHECK(api_check_rank(comm, src, 1, fn));
+    API_CHECK(api_check_tag(comm, tag, 1, fn));
+    return 0;
+}
+
+/* Probes, blocking or not; with msg set, takes the message (matched probe). */
+static int probe(int src, int tag, MPI_Comm comm, int block, int *flag, MPI_Status *st,
+                 MPI_Message *msg, const char *fn)
+{
+    API_CHECK(check_probe(src, tag, comm, fn));
+    if (src == MPI_PROC_NULL) {
+        proc_null_status(st);
+        *flag = 1;
+        if (msg)
+            *msg = MPI_MESSAGE_NO_PROC;
+        return MPI_SUCCESS;
+    }
+    p2p_unexp_t *u = NULL;
+    core_wait_ctx_t w;
+    core_wait_begin(&w, fn, NULL);
+    int events = core_progress();
+    for (;;) {
+        p2p_iprobe(src, tag, comm, comm->ctx, flag, st, msg ? &u : NULL);
+        if (*flag || !block)
+            break;
+        core_wait_idle(&w, events);
+        events = core_progress();
+    }
+    core_wait_end(&w);
+    if (msg && *flag) {
+        MPI_Message m = malloc(sizeof(*m));
+        if (!m)
+            return api_error(comm, CORE_ENOMEM, fn, "out of memory");
+        m->msg = u;
+        m->comm = comm;
+        *msg = m;
+    } else if (msg) {
+        *msg = MPI_MESSAGE_NULL;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int flag;
+    return probe(src, tag, comm, 1, &flag, status, NULL, "MPI_Probe");
+}
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status) API_ALIAS(MPI_Probe);
+
+int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe(src, tag, comm, 0, flag, status, NULL, "MPI_Iprobe");
+}
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+    API_ALIAS(MPI_Iprobe);
+
+int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    int flag;
+    return probe(src, tag, comm, 1, &flag, status, message, "MPI_Mprobe");
+}
+int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+    API_ALIAS(MPI_Mprobe);
+
+int PMPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return probe(src, tag, comm, 0, flag, status, message, "MPI_Improbe");
+}
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status) API_ALIAS(MPI_Improbe);
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *req)
+{
+    const char *fn = "MPI_Imrecv";
+    API_CHECK(api_check_init(fn));
+    if (!message || *message == MPI_MESSAGE_NULL)
+        return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn, "the message is MPI_MESSAGE_NULL");
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        int rc = p2p_irecv(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, 0, req);
+        *message = MPI_MESSAGE_NULL;
+        return rc ? api_error(MPI_COMM_NULL, rc, fn, "%s", core_strerror(rc)) : MPI_SUCCESS;
+    }
+    MPI_Message m = *message;
+    API_CHECK(api_check_buf(m->comm, buf, count, dt, fn));
+    int rc = p2p_imrecv(buf, (size_t)count, dt, m->comm, m->msg, req);
+    if (rc)
+        return api_error(m->comm, rc, fn, "%s", core_strerror(rc));
+    free(m);
+    *message = MPI_MESSAGE_NULL;
+    return MPI_SUCCESS;
+}
+int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *req)
+    API_ALIAS(MPI_Imrecv);
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+{
+    MPI_Request r;
+    MPI_Comm comm = message && *message != MPI_MESSAGE_NULL && *message != MPI_MESSAGE_NO_PROC
+                        ? (*message)->comm : MPI_COMM_NULL;
+    int rc = PMPI_Imrecv(buf, count, dt, message, &r);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    core_wait_req(r, "MPI_Mrecv");
+    core_req_status(r, status);
+    MPI_Status st = r->status;
+    core_req_free(r);
+    if (st.MPI_ERROR != MPI_SUCCESS)
+        return api_recv_error(comm, &st, (size_t)count * dt->size, "MPI_Mrecv");
+    return MPI_SUCCESS;
+}
+int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
+    API_ALIAS(MPI_Mrecv);

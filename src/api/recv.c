@@ -1,0 +1,129 @@
+/*
+ * The receive calls, and send-receive.
+ */
+#include <stdlib.h>
+#include "api/api.h"
+#include "core/datatype.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+
+static int check_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                      const char *fn)
+{
+    API_CHECK(api_check_init(fn));
+    API_CHECK(api_check_comm(comm, fn));
+    API_CHECK(api_check_buf(comm, buf, count, dt, fn));
+    API_CHECK(api_check_rank(comm, src, 1, fn));
+    API_CHECK(api_check_tag(comm, tag, 1, fn));
+    return 0;
+}
+
+/* Reports a truncated receive through comm's error handler. */
+int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *fn)
+{
+    return api_error(comm, CORE_ETRUNC, fn,
+                     "message from rank %d with tag %d is longer than the %zu-byte receive "
+                     "buffer (truncated)", st->MPI_SOURCE, st->MPI_TAG, cap);
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Recv"));
+    MPI_Request r;
+    int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, &r);
+    if (rc)
+        return api_error(comm, rc, "MPI_Recv", "%s", core_strerror(rc));
+    core_wait_req(r, "MPI_Recv");
+    core_req_status(r, status);
+    int err = r->status.MPI_ERROR;
+    MPI_Status st = r->status;
+    core_req_free(r);
+    if (err != MPI_SUCCESS)
+        return api_recv_error(comm, &st, (size_t)count * dt->size, "MPI_Recv");
+    return MPI_SUCCESS;
+}
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *status) API_ALIAS(MPI_Recv);
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Irecv"));
+    if (!req)
+        return api_error(comm, CORE_EREQUEST, "MPI_Irecv", "the request argument is NULL");
+    int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, req);
+    if (rc)
+        return api_error(comm, rc, "MPI_Irecv", "%s", core_strerror(rc));
+    return MPI_SUCCESS;
+}
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              MPI_Request *req) API_ALIAS(MPI_Irecv);
+
+/* Waits for a send and a receive issued together; reports the receive's status. */
+static int sendrecv_wait(MPI_Request s, MPI_Request r, MPI_Comm comm, MPI_Status *status,
+                         size_t cap, const char *fn)
+{
+    core_wait_req(s, fn);
+    core_wait_req(r, fn);
+    core_req_status(r, status);
+    MPI_Status st = r->status;
+    int serr = s->status.MPI_ERROR;
+    core_req_free(s);
+    core_req_free(r);
+    if (st.MPI_ERROR != MPI_SUCCESS)
+        return api_recv_error(comm, &st, cap, fn);
+    if (serr != MPI_SUCCESS)
+        return api_error(comm, CORE_EPEER, fn, "the send part failed");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                  int rcount, MPI_Datatype rdt, int src, int rtag, MPI_Comm comm,
+                  MPI_Status *status)
+{
+    const char *fn = "MPI_Sendrecv";
+    API_CHECK(check_recv(rbuf, rcount, rdt, src, rtag, comm, fn));
+    API_CHECK(api_check_buf(comm, sbuf, scount, sdt, fn));
+    API_CHECK(api_check_rank(comm, dest, 0, fn));
+    API_CHECK(api_check_tag(comm, stag, 0, fn));
+    MPI_Request r, s;
+    int rc = p2p_irecv(rbuf, (size_t)rcount, rdt, src, rtag, comm, comm->ctx, &r);
+    if (rc)
+        return api_error(comm, rc, fn, "%s", core_strerror(rc));
+    rc = p2p_isend(sbuf, (size_t)scount, sdt, dest, stag, comm, comm->ctx, CORE_MODE_STANDARD, &s);
+    if (rc)
+        return api_error(comm, rc, fn, "%s", core_strerror(rc));
+    return sendrecv_wait(s, r, comm, status, (size_t)rcount * rdt->size, fn);
+}
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rdt, int src, int rtag, MPI_Comm comm,
+                 MPI_Status *status) API_ALIAS(MPI_Sendrecv);
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+                          int rtag, MPI_Comm comm, MPI_Status *status)
+{
+    const char *fn = "MPI_Sendrecv_replace";
+    API_CHECK(check_recv(buf, count, dt, src, rtag, comm, fn));
+    API_CHECK(api_check_rank(comm, dest, 0, fn));
+    API_CHECK(api_check_tag(comm, stag, 0, fn));
+    size_t len = (size_t)count * dt->size;
+    void *copy = malloc(len ? len : 1);
+    if (!copy)
+        return api_error(comm, CORE_ENOMEM, fn, "cannot allocate %zu bytes", len);
+    core_dt_pack(copy, buf, (size_t)count, dt);
+    MPI_Request r, s;
+    int rc = p2p_irecv(buf, (size_t)count, dt, src, rtag, comm, comm->ctx, &r);
+    if (rc == 0)
+        rc = p2p_isend(copy, len, MPI_BYTE, dest, stag, comm, comm->ctx, CORE_MODE_STANDARD, &s);
+    if (rc) {
+        free(copy);
+        return api_error(comm, rc, fn, "%s", core_strerror(rc));
+    }
+    rc = sendrecv_wait(s, r, comm, status, len, fn);
+    free(copy);
+    return rc;
+}
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+                         int rtag, MPI_Comm comm, MPI_Status *status)
+    API_ALIAS(MPI_Sendrecv_replace);

@@ -1,0 +1,292 @@
+/*
+ * Completion calls: the Wait and Test families, request release, status
+ * queries and cancel. An inactive persistent request or MPI_REQUEST_NULL
+ * completes at once with an empty status.
+ */
+#include "api/api.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "p2p/p2p.h"
+
+static void empty_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->rdmpi_cancelled = 0;
+    st->rdmpi_nbytes = 0;
+}
+
+/* Null or inactive persistent: nothing to wait for. */
+static inline int is_inert(MPI_Request r)
+{
+    return r == MPI_REQUEST_NULL || (r->persistent && !r->active);
+}
+
+/* Hands out a completed request's status and releases it (persistent ones
+ * become inactive). Returns the operation's MPI error code. */
+static int finish(MPI_Request *rp, MPI_Status *st)
+{
+    MPI_Request r = *rp;
+    if (is_inert(r)) {
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    core_req_status(r, st);
+    int err = r->status.MPI_ERROR;
+    if (!r->persistent) {
+        core_req_free(r);
+        *rp = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+static int report(MPI_Request r, int err, const char *fn)
+{
+    MPI_Comm comm = r ? r->comm : MPI_COMM_NULL;
+    if (err == MPI_ERR_TRUNCATE)
+        return api_error(comm, CORE_ETRUNC, fn, "a received message was truncated");
+    return api_raise(comm, err, fn, "the operation failed");
+}
+
+int PMPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+    API_CHECK(api_check_init("MPI_Wait"));
+    if (!req)
+        return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Wait", "request pointer is NULL");
+    MPI_Request r = *req;
+    if (!is_inert(r))
+        core_wait_req(r, "MPI_Wait");
+    int err = finish(req, status);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Wait");
+}
+int MPI_Wait(MPI_Request *req, MPI_Status *status) API_ALIAS(MPI_Wait);
+
+int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    API_CHECK(api_check_init("MPI_Test"));
+    MPI_Request r = *req;
+    if (!is_inert(r) && !r->complete) {
+        core_progress();
+        if (!r->complete) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    int err = finish(req, status);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Test");
+}
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) API_ALIAS(MPI_Test);
+
+/* Finishes every completed request of the array into statuses; 1 if any failed. */
+static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], MPI_Request *failed)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Request r = reqs[i];
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+        int err = finish(&reqs[i], st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        if (err != MPI_SUCCESS && !any) {
+            any = 1;
+            *failed = r;
+        }
+    }
+    return any;
+}
+
+int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+    API_CHECK(api_check_init("MPI_Waitall"));
+    core_wait_ctx_t w;
+    core_wait_begin(&w, "MPI_Waitall", NULL);
+    for (int i = 0; i < n; i++) {
+        MPI_Request r = reqs[i];
+        if (is_inert(r))
+            continue;
+        w.req = r;
+        while (!r->complete)
+            core_wait_idle(&w, core_progress());
+    }
+    core_wait_end(&w);
+    MPI_Request failed = NULL;
+    if (finish_all(n, reqs, sts, &failed))
+        return api_error(failed ? failed->comm : MPI_COMM_NULL, CORE_EINSTATUS, "MPI_Waitall",
+                         "at least one operation failed (see the statuses)");
+    return MPI_SUCCESS;
+}
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) API_ALIAS(MPI_Waitall);
+
+int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    API_CHECK(api_check_init("MPI_Testall"));
+    core_progress();
+    for (int i = 0; i < n; i++)
+        if (!is_inert(reqs[i]) && !reqs[i]->complete) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    *flag = 1;
+    MPI_Request failed = NULL;
+    if (finish_all(n, reqs, sts, &failed))
+        return api_error(failed ? failed->comm : MPI_COMM_NULL, CORE_EINSTATUS, "MPI_Testall",
+                         "at least one operation failed (see the statuses)");
+    return MPI_SUCCESS;
+}
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]) API_ALIAS(MPI_Testall);
+
+/* Index of a completed active request, MPI_UNDEFINED if none is active, -1 if
+ * active ones remain but none completed. */
+static int find_done(int n, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < n; i++) {
+        if (is_inert(reqs[i]))
+            continue;
+        active = 1;
+        if (reqs[i]->complete)
+            return i;
+    }
+    return active ? -1 : MPI_UNDEFINED;
+}
+
+int PMPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    API_CHECK(api_check_init("MPI_Waitany"));
+    core_wait_ctx_t w;
+    core_wait_begin(&w, "MPI_Waitany", NULL);
+    int i;
+    while ((i = find_done(n, reqs)) == -1)
+        core_wait_idle(&w, core_progress());
+    core_wait_end(&w);
+    *index = i;
+    if (i == MPI_UNDEFINED) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Request r = reqs[i];
+    int err = finish(&reqs[i], status);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Waitany");
+}
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) API_ALIAS(MPI_Waitany);
+
+int PMPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    API_CHECK(api_check_init("MPI_Testany"));
+    core_progress();
+    int i = find_done(n, reqs);
+    *flag = i != -1;
+    *index = i == -1 ? MPI_UNDEFINED : i;
+    if (i < 0 || i == MPI_UNDEFINED) {
+        if (i == MPI_UNDEFINED)
+            empty_status(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Request r = reqs[i];
+    int err = finish(&reqs[i], status);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Testany");
+}
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+    API_ALIAS(MPI_Testany);
+
+/* Finishes every completed request; *outcount MPI_UNDEFINED if none is active. */
+static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[],
+                        const char *fn)
+{
+    int active = 0, k = 0, failed = 0;
+    MPI_Request bad = NULL;
+    for (int i = 0; i < n; i++) {
+        if (is_inert(reqs[i]))
+            continue;
+        active = 1;
+        if (!reqs[i]->complete)
+            continue;
+        MPI_Request r = reqs[i];
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
+        int err = finish(&reqs[i], st);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
+        if (err && !failed) {
+            failed = 1;
+            bad = r;
+        }
+        idx[k++] = i;
+    }
+    *outcount = active ? k : MPI_UNDEFINED;
+    if (failed)
+        return api_error(bad->comm, CORE_EINSTATUS, fn, "at least one operation failed");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    API_CHECK(api_check_init("MPI_Waitsome"));
+    core_wait_ctx_t w;
+    core_wait_begin(&w, "MPI_Waitsome", NULL);
+    while (find_done(n, reqs) == -1)
+        core_wait_idle(&w, core_progress());
+    core_wait_end(&w);
+    return collect_some(n, reqs, outcount, idx, sts, "MPI_Waitsome");
+}
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+    API_ALIAS(MPI_Waitsome);
+
+int PMPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    API_CHECK(api_check_init("MPI_Testsome"));
+    core_progress();
+    return collect_some(n, reqs, outcount, idx, sts, "MPI_Testsome");
+}
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+    API_ALIAS(MPI_Testsome);
+
+int PMPI_Request_free(MPI_Request *req)
+{
+    API_CHECK(api_check_init("MPI_Request_free"));
+    if (!req || *req == MPI_REQUEST_NULL)
+        return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Request_free",
+                         "the request is MPI_REQUEST_NULL");
+    MPI_Request r = *req;
+    *req = MPI_REQUEST_NULL;
+    if (r->complete || (r->persistent && !r->active))
+        core_req_free(r);
+    else
+        r->freed = 1;   /* released when it completes */
+    return MPI_SUCCESS;
+}
+int MPI_Request_free(MPI_Request *req) API_ALIAS(MPI_Request_free);
+
+int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
+{
+    API_CHECK(api_check_init("MPI_Request_get_status"));
+    if (is_inert(req)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!req->complete)
+        core_progress();
+    *flag = req->complete;
+    if (req->complete)
+        core_req_status(req, status);
+    return MPI_SUCCESS;
+}
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
+    API_ALIAS(MPI_Request_get_status);
+
+int PMPI_Cancel(MPI_Request *req)
+{
+    API_CHECK(api_check_init("MPI_Cancel"));
+    if (!req || *req == MPI_REQUEST_NULL)
+        return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Cancel",
+                         "the request is MPI_REQUEST_NULL");
+    int rc = p2p_cancel(*req);
+    if (rc)
+        return api_error((*req)->comm, rc, "MPI_Cancel", "%s", core_strerror(rc));
+    return MPI_SUCCESS;
+}
+int MPI_Cancel(MPI_Request *req) API_ALIAS(MPI_Cancel);

@@ -1,0 +1,246 @@
+/*
+ * Bootstrap over PMIx (the client side). Reads the job layout, publishes
+ * transport addresses, runs the single fence of MPI_Init, answers lazy
+ * lookups, and aborts the job. Without a PMIx server in the environment the
+ * process is a singleton: a job of one rank, and the fence is a no-op.
+ */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/bootstrap.h"
+#include "core/log.h"
+
+static pmix_proc_t boot_me;
+static int boot_pmix_up;
+
+static int have_pmix_server(void)
+{
+    return getenv("PMIX_NAMESPACE") != NULL || getenv("PMIX_SERVER_URI41") != NULL ||
+           getenv("PMIX_SERVER_URI4") != NULL || getenv("PMIX_SERVER_URI3") != NULL ||
+           getenv("PMIX_SERVER_URI2") != NULL;
+}
+
+/* Gets an integer-valued key of proc (any PMIx integer type). */
+static int get_uint(const pmix_proc_t *proc, const char *key, int node_scope, unsigned long *out)
+{
+    pmix_value_t *val = NULL;
+    pmix_info_t info;
+    PMIX_INFO_CONSTRUCT(&info);
+    bool t = true;
+    PMIX_INFO_LOAD(&info, PMIX_NODE_INFO, &t, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(proc, key, node_scope ? &info : NULL, node_scope ? 1 : 0, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || !val)
+        return CORE_ENOTFOUND;
+    int ret = 0;
+    switch (val->type) {
+    case PMIX_UINT32: *out = val->data.uint32; break;
+    case PMIX_UINT16: *out = val->data.uint16; break;
+    case PMIX_UINT8: *out = val->data.uint8; break;
+    case PMIX_INT: *out = (unsigned long)val->data.integer; break;
+    case PMIX_UINT: *out = val->data.uint; break;
+    case PMIX_UINT64: *out = (unsigned long)val->data.uint64; break;
+    case PMIX_SIZE: *out = val->data.size; break;
+    case PMIX_BOOL: *out = val->data.flag; break;
+    default: ret = CORE_EINVAL;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return ret;
+}
+
+static int get_string(const pmix_proc_t *proc, const char *key, int node_scope, char **out)
+{
+    pmix_value_t *val = NULL;
+    pmix_info_t info;
+    PMIX_INFO_CONSTRUCT(&info);
+    bool t = true;
+    PMIX_INFO_LOAD(&info, PMIX_NODE_INFO, &t, PMIX_BOOL);
+    pmix_status_t rc = PMIx_Get(proc, key, node_scope ? &info : NULL, node_scope ? 1 : 0, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || !val)
+        return CORE_ENOTFOUND;
+    int ret = CORE_EINVAL;
+    if (val->type == PMIX_STRING && val->data.string) {
+        *out = strdup(val->data.string);
+        ret = *out ? 0 : CORE_ENOMEM;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return ret;
+}
+
+static int parse_local_peers(core_runtime_t *rt, const char *list)
+{
+    int n = 1;
+    for (const char *p = list; *p; p++)
+        n += (*p == ',');
+    rt->local_ranks = calloc((size_t)n, sizeof(int));
+    if (!rt->local_ranks)
+        return CORE_ENOMEM;
+    int i = 0;
+    for (const char *p = list; *p && i < n;) {
+        rt->local_ranks[i++] = (int)strtol(p, (char **)&p, 10);
+        if (*p == ',')
+            p++;
+    }
+    rt->local_size = i;
+    rt->local_rank = -1;
+    for (int k = 0; k < i; k++)
+        if (rt->local_ranks[k] == rt->rank)
+            rt->local_rank = k;
+    return rt->local_rank >= 0 ? 0 : CORE_EINTERN;
+}
+
+static int init_singleton(core_runtime_t *rt)
+{
+    rt->singleton = 1;
+    rt->rank = 0;
+    rt->size = 1;
+    snprintf(rt->nspace, sizeof(rt->nspace), "singleton-%d", (int)getpid());
+    rt->local_ranks = calloc(1, sizeof(int));
+    if (!rt->local_ranks)
+        return CORE_ENOMEM;
+    rt->local_size = 1;
+    rt->local_rank = 0;
+    return 0;
+}
+
+int core_boot_init(core_runtime_t *rt)
+{
+    gethostname(rt->hostname, sizeof(rt->hostname) - 1);
+    if (!have_pmix_server())
+        return init_singleton(rt);
+
+    pmix_status_t prc = PMIx_Init(&boot_me, NULL, 0);
+    if (prc != PMIX_SUCCESS) {
+        core_error("cannot connect to the launcher's PMIx server: %s (PMIX_NAMESPACE=%s)",
+                   PMIx_Error_string(prc), getenv("PMIX_NAMESPACE") ? getenv("PMIX_NAMESPACE") : "");
+        return CORE_EPEER;
+    }
+    boot_pmix_up = 1;
+    rt->rank = (int)boot_me.rank;
+    snprintf(rt->nspace, sizeof(rt->nspace), "%s", boot_me.nspace);
+
+    pmix_proc_t wild;
+    PMIX_PROC_LOAD(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    unsigned long v;
+    if (get_uint(&wild, PMIX_JOB_SIZE, 0, &v) != 0) {
+        core_error("the launcher did not provide the job size (PMIX_JOB_SIZE)");
+        return CORE_EPEER;
+    }
+    rt->size = (int)v;
+
+    char *peers = NULL;
+    if (get_string(&wild, PMIX_LOCAL_PEERS, 0, &peers) != 0 &&
+        get_string(&wild, PMIX_LOCAL_PEERS, 1, &peers) != 0) {
+        core_error("the launcher did not provide the local peers (PMIX_LOCAL_PEERS)");
+        return CORE_EPEER;
+    }
+    int rc = parse_local_peers(rt, peers);
+    free(peers);
+    if (rc) {
+        core_error("rank %d is not among this node's ranks in PMIX_LOCAL_PEERS", rt->rank);
+        return rc;
+    }
+    if (get_uint(&wild, PMIX_NODE_OVERSUBSCRIBED, 0, &v) == 0 && v)
+        rt->oversubscribed = 1;
+    return 0;
+}
+
+int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t len, int local_only)
+{
+    if (rt->singleton)
+        return 0;
+    pmix_value_t pv;
+    PMIX_VALUE_CONSTRUCT(&pv);
+    pv.type = PMIX_BYTE_OBJECT;
+    pv.data.bo.bytes = (char *)val;
+    pv.data.bo.size = len;
+    pmix_status_t prc = PMIx_Put(local_only ? PMIX_LOCAL : PMIX_GLOBAL, key, &pv);
+    if (prc != PMIX_SUCCESS) {
+        core_error("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(prc));
+        return CORE_EPEER;
+    }
+    return 0;
+}
+
+int core_boot_fence(core_runtime_t *rt)
+{
+    if (rt->singleton)
+        return 0;
+    pmix_status_t prc = PMIx_Commit();
+    if (prc != PMIX_SUCCESS) {
+        core_error("PMIx_Commit failed: %s", PMIx_Error_string(prc));
+        return CORE_EPEER;
+    }
+    pmix_info_t info;
+    PMIX_INFO_CONSTRUCT(&info);
+    bool collect = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    prc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (prc != PMIX_SUCCESS) {
+        core_error("the startup fence failed: %s", PMIx_Error_string(prc));
+        return CORE_EPEER;
+    }
+    return 0;
+}
+
+int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len)
+{
+    if (rt->singleton)
+        return CORE_ENOTFOUND;
+    pmix_proc_t proc;
+    PMIX_PROC_LOAD(&proc, boot_me.nspace, (pmix_rank_t)rank);
+    pmix_value_t *pv = NULL;
+    pmix_status_t prc = PMIx_Get(&proc, key, NULL, 0, &pv);
+    if (prc != PMIX_SUCCESS || !pv)
+        return CORE_ENOTFOUND;
+    int ret = CORE_EINVAL;
+    if (pv->type == PMIX_BYTE_OBJECT) {
+        *val = malloc(pv->data.bo.size ? pv->data.bo.size : 1);
+        if (*val) {
+            memcpy(*val, pv->data.bo.bytes, pv->data.bo.size);
+            *len = pv->data.bo.size;
+            ret = 0;
+        } else {
+            ret = CORE_ENOMEM;
+        }
+    } else if (pv->type == PMIX_STRING) {
+        *val = strdup(pv->data.string);
+        *len = strlen(pv->data.string) + 1;
+        ret = *val ? 0 : CORE_ENOMEM;
+    }
+    PMIX_VALUE_RELEASE(pv);
+    return ret;
+}
+
+/* Hostname of a peer, looked up lazily; the string is cached by the caller. */
+int core_boot_hostname(core_runtime_t *rt, int rank, char **out)
+{
+    if (rt->singleton || rank == rt->rank) {
+        *out = strdup(rt->hostname);
+        return *out ? 0 : CORE_ENOMEM;
+    }
+    pmix_proc_t proc;
+    PMIX_PROC_LOAD(&proc, boot_me.nspace, (pmix_rank_t)rank);
+    return get_string(&proc, PMIX_HOSTNAME, 0, out);
+}
+
+void core_boot_abort(core_runtime_t *rt, int code, const char *msg)
+{
+    if (rt && !rt->singleton && boot_pmix_up)
+        PMIx_Abort(code, msg, NULL, 0);
+    /* PMIx_Abort may return before the launcher kills us: never run on. */
+    _exit(code ? code : 1);
+}
+
+int core_boot_fini(core_runtime_t *rt)
+{
+    if (!boot_pmix_up)
+        return 0;
+    boot_pmix_up = 0;
+    pmix_status_t prc = PMIx_Finalize(NULL, 0);
+    return prc == PMIX_SUCCESS ? 0 : CORE_EPEER;
+}

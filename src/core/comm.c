@@ -1,0 +1,108 @@
+/*
+ * Communicator objects, the predefined communicators and error handlers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/comm.h"
+#include "core/runtime.h"
+
+struct rdmpi_comm rdmpi_comm_world = { .refcount = 1, .predefined = 1 };
+struct rdmpi_comm rdmpi_comm_self = { .refcount = 1, .predefined = 1 };
+struct rdmpi_errhandler rdmpi_errors_are_fatal = { 1, 1, CORE_ERRH_FATAL, NULL };
+struct rdmpi_errhandler rdmpi_errors_return = { 1, 1, CORE_ERRH_RETURN, NULL };
+struct rdmpi_errhandler rdmpi_errors_abort = { 1, 1, CORE_ERRH_ABORT, NULL };
+
+void core_errhandler_retain(MPI_Errhandler e)
+{
+    if (e && !e->predefined)
+        e->refcount++;
+}
+
+void core_errhandler_release(MPI_Errhandler e)
+{
+    if (e && !e->predefined && --e->refcount == 0)
+        free(e);
+}
+
+static void comm_setup(MPI_Comm c, MPI_Group group, uint32_t ctx, MPI_Errhandler errh)
+{
+    c->ctx = ctx;
+    c->group = group;
+    c->size = group->size;
+    c->rank = group->my_rank;
+    c->errh = errh;
+    c->coll_seq = 0;
+    c->node_of = NULL;
+    core_errhandler_retain(errh);
+}
+
+int core_comm_create(MPI_Group group, uint32_t ctx, MPI_Errhandler errh, MPI_Comm *out)
+{
+    MPI_Comm c = calloc(1, sizeof(*c));
+    if (!c)
+        return CORE_ENOMEM;
+    c->refcount = 1;
+    core_group_retain(group);
+    comm_setup(c, group, ctx, errh);
+    *out = c;
+    return 0;
+}
+
+void core_comm_release(MPI_Comm c)
+{
+    if (!c || --c->refcount > 0 || c->predefined)
+        return;
+    core_ctx_free(c->ctx);
+    core_group_release(c->group);
+    core_errhandler_release(c->errh);
+    free(c->node_of);
+    free(c);
+}
+
+int core_comm_init_predefined(core_runtime_t *rt)
+{
+    int *ranks = malloc((size_t)rt->size * sizeof(int));
+    if (!ranks)
+        return CORE_ENOMEM;
+    for (int i = 0; i < rt->size; i++)
+        ranks[i] = i;
+    MPI_Group world, self;
+    int rc = core_group_create(rt->size, ranks, rt->rank, &world);
+    free(ranks);
+    if (rc)
+        return rc;
+    if ((rc = core_group_create(1, &rt->rank, rt->rank, &self))) {
+        core_group_release(world);
+        return rc;
+    }
+    rdmpi_comm_world.refcount = rdmpi_comm_self.refcount = 1;
+    comm_setup(&rdmpi_comm_world, world, 0, MPI_ERRORS_ARE_FATAL);
+    comm_setup(&rdmpi_comm_self, self, 2, MPI_ERRORS_ARE_FATAL);
+    snprintf(rdmpi_comm_world.name, sizeof(rdmpi_comm_world.name), "MPI_COMM_WORLD");
+    snprintf(rdmpi_comm_self.name, sizeof(rdmpi_comm_self.name), "MPI_COMM_SELF");
+    core_ctx_reserve(0);
+    core_ctx_reserve(2);
+    return 0;
+}
+
+void core_comm_fini_predefined(void)
+{
+    MPI_Comm pre[2] = { &rdmpi_comm_world, &rdmpi_comm_self };
+    for (int i = 0; i < 2; i++) {
+        core_group_release(pre[i]->group);
+        core_errhandler_release(pre[i]->errh);
+        free(pre[i]->node_of);
+        pre[i]->group = NULL;
+        pre[i]->node_of = NULL;
+    }
+}
+
+const char *core_comm_label(MPI_Comm comm)
+{
+    static char buf[64];
+    if (comm->name[0])
+        return comm->name;
+    snprintf(buf, sizeof(buf), "communicator ctx=%u size=%d", (unsigned)comm->ctx, comm->size);
+    return buf;
+}

@@ -1,0 +1,63 @@
+/*
+ * Communicators (intracommunicators) and error handlers.
+ * A communicator is a group, a context id and an error handler. Point-to-
+ * point traffic uses ctx; collectives use ctx + 1, so the two never match.
+ */
+#ifndef RDMPI_CORE_COMM_H
+#define RDMPI_CORE_COMM_H
+
+#include <stdint.h>
+#include "mpi.h"
+#include "core/group.h"
+
+enum { CORE_ERRH_FATAL = 0, CORE_ERRH_RETURN, CORE_ERRH_ABORT, CORE_ERRH_USER };
+
+struct rdmpi_errhandler {
+    int refcount;
+    int predefined;
+    int kind;                          /* CORE_ERRH_* */
+    MPI_Comm_errhandler_function *fn;  /* CORE_ERRH_USER */
+};
+
+#define CORE_CTX_MAX 4096   /* context ids; each communicator takes two */
+#define CORE_CTX_MAX_P2P CORE_CTX_MAX
+
+struct rdmpi_comm {
+    int refcount;
+    int predefined;       /* WORLD and SELF: not freed by the user */
+    uint32_t ctx;         /* even; ctx + 1 is the collective context */
+    int rank, size;
+    MPI_Group group;      /* rank r is world rank group->ranks[r] */
+    MPI_Errhandler errh;
+    char name[MPI_MAX_OBJECT_NAME];
+    uint32_t coll_seq;    /* counts collectives, for debugging and schedules */
+    int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
+};
+
+/* Builds a communicator over group (retained) with context id ctx. */
+int core_comm_create(MPI_Group group, uint32_t ctx, MPI_Errhandler errh, MPI_Comm *out);
+void core_comm_release(MPI_Comm comm);
+static inline int core_comm_world_rank(MPI_Comm comm, int rank)
+{
+    return comm->group->ranks[rank];
+}
+/* Agrees on a free context id among the members of comm (collective over comm). */
+int core_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
+void core_ctx_free(uint32_t ctx);
+/* Agreement among the members of group only (collective over group). */
+int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx);
+/* Marks ctx as used locally (world/self at init). */
+void core_ctx_reserve(uint32_t ctx);
+
+struct core_runtime;
+/* MPI_COMM_WORLD and MPI_COMM_SELF, built at init. */
+int core_comm_init_predefined(struct core_runtime *rt);
+void core_comm_fini_predefined(void);
+
+void core_errhandler_retain(MPI_Errhandler e);
+void core_errhandler_release(MPI_Errhandler e);
+
+/* A printable name for diagnostics: the user's name or "comm ctx=N". */
+const char *core_comm_label(MPI_Comm comm);
+
+#endif

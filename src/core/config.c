@@ -1,0 +1,188 @@
+/*
+ * The one table of RDMPI_* variables. Adding a knob means adding a row here
+ * and a field to core_config_t; rdmpi_info lists them all.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "core/log.h"
+
+extern char **environ;
+
+#define OFF(f) offsetof(core_config_t, f)
+
+static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
+static const char *const yield_modes[] = { "auto", "always", "never", NULL };
+
+static const core_config_row_t rows[] = {
+    { "RDMPI_LOG_LEVEL", CORE_CFG_ENUM, "warn",
+      "messages to print: error, warn, info, debug", OFF(log_level), 0, log_levels },
+    { "RDMPI_TRANSPORTS", CORE_CFG_STRING, "self,shm,verbs,tcp",
+      "transports allowed, in order of preference", OFF(transports),
+      sizeof(((core_config_t *)0)->transports), NULL },
+    { "RDMPI_SHM_EAGER_LIMIT", CORE_CFG_SIZE, "16k",
+      "largest message sent eagerly (copied through the ring) within a node",
+      OFF(shm_eager_limit), 0, NULL },
+    { "RDMPI_SHM_RING_SIZE", CORE_CFG_SIZE, "0",
+      "bytes per ring between two ranks of a node (0: sized from the rank count)",
+      OFF(shm_ring_size), 0, NULL },
+    { "RDMPI_SHM_CMA", CORE_CFG_BOOL, "1",
+      "single-copy large messages with process_vm_readv (0: pipelined copy)", OFF(shm_cma), 0,
+      NULL },
+    { "RDMPI_RNDV_FRAG_SIZE", CORE_CFG_SIZE, "64k",
+      "chunk size of the pipelined rendezvous (transports without RDMA get)",
+      OFF(rndv_frag_size), 0, NULL },
+    { "RDMPI_SPIN_COUNT", CORE_CFG_INT, "1000",
+      "progress polls before a blocked call starts yielding the CPU", OFF(spin_count), 0, NULL },
+    { "RDMPI_YIELD", CORE_CFG_ENUM, "auto",
+      "yield the CPU while waiting: auto (at once when oversubscribed), always, never",
+      OFF(yield_mode), 0, yield_modes },
+    { "RDMPI_WAIT_WARN", CORE_CFG_DOUBLE, "60",
+      "seconds a blocking call may wait before it reports where it is stuck (0: never)",
+      OFF(wait_warn), 0, NULL },
+    /* Read by the launcher, listed here so they are known and documented. */
+    { "RDMPI_TIMEOUT", CORE_CFG_EXTERNAL, "0",
+      "rdmpirun: seconds before the job is killed (same as --timeout)", 0, 0, NULL },
+    { "RDMPI_LAUNCHER", CORE_CFG_EXTERNAL, "",
+      "set by rdmpirun in every rank's environment", 0, 0, NULL },
+};
+
+const core_config_row_t *core_config_table(size_t *n)
+{
+    *n = sizeof(rows) / sizeof(rows[0]);
+    return rows;
+}
+
+int core_config_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno != 0 || *s == '-')
+        return CORE_EINVAL;
+    unsigned long long mult = 1;
+    switch (tolower((unsigned char)*end)) {
+    case '\0': break;
+    case 'k': mult = 1ull << 10; end++; break;
+    case 'm': mult = 1ull << 20; end++; break;
+    case 'g': mult = 1ull << 30; end++; break;
+    default: return CORE_EINVAL;
+    }
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end != '\0')
+        return CORE_EINVAL;
+    *out = (size_t)(v * mult);
+    return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "true") || !strcasecmp(s, "on"))
+        *out = 1;
+    else if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") ||
+             !strcasecmp(s, "off"))
+        *out = 0;
+    else
+        return CORE_EINVAL;
+    return 0;
+}
+
+/* Stores the text value s into the row's field; CORE_EINVAL leaves it alone. */
+static int set_value(core_config_t *cfg, const core_config_row_t *r, const char *s)
+{
+    char *field = (char *)cfg + r->offset;
+    char *end;
+    switch (r->type) {
+    case CORE_CFG_BOOL:
+        return parse_bool(s, (int *)field);
+    case CORE_CFG_INT: {
+        long v = strtol(s, &end, 10);
+        if (end == s || *end)
+            return CORE_EINVAL;
+        *(int *)field = (int)v;
+        return 0;
+    }
+    case CORE_CFG_DOUBLE: {
+        double v = strtod(s, &end);
+        if (end == s || *end)
+            return CORE_EINVAL;
+        *(double *)field = v;
+        return 0;
+    }
+    case CORE_CFG_SIZE:
+        return core_config_parse_size(s, (size_t *)field);
+    case CORE_CFG_STRING:
+        if (strlen(s) >= r->size)
+            return CORE_EINVAL;
+        strcpy(field, s);
+        return 0;
+    case CORE_CFG_ENUM:
+        for (int i = 0; r->choices[i]; i++)
+            if (!strcasecmp(s, r->choices[i])) {
+                *(int *)field = i;
+                return 0;
+            }
+        return CORE_EINVAL;
+    case CORE_CFG_EXTERNAL:
+        return 0;
+    }
+    return CORE_EINVAL;
+}
+
+static int is_known(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        if (strlen(rows[i].name) == len && !strncmp(rows[i].name, name, len))
+            return 1;
+    return 0;
+}
+
+int core_config_load(core_config_t *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const core_config_row_t *r = &rows[i];
+        if (r->type == CORE_CFG_EXTERNAL)
+            continue;
+        set_value(cfg, r, r->defval);
+        const char *env = getenv(r->name);
+        if (env && set_value(cfg, r, env) != 0) {
+            core_warn("%s=\"%s\" is not a valid value (%s); using the default %s", r->name, env,
+                      r->help, r->defval);
+            set_value(cfg, r, r->defval);
+        }
+    }
+    core_log_level = cfg->log_level;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "RDMPI_", 6) != 0)
+            continue;
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (!is_known(*e, len))
+            core_warn("unknown variable %.*s ignored (rdmpi_info lists the known ones)", (int)len,
+                      *e);
+    }
+    return 0;
+}
+
+void core_config_format(const core_config_t *cfg, const core_config_row_t *r, char *buf,
+                        size_t len, const char **origin)
+{
+    const char *field = (const char *)cfg + r->offset;
+    const char *env = getenv(r->name);
+    *origin = env ? "environment" : "default";
+    switch (r->type) {
+    case CORE_CFG_BOOL: snprintf(buf, len, "%s", *(const int *)field ? "1" : "0"); break;
+    case CORE_CFG_INT: snprintf(buf, len, "%d", *(const int *)field); break;
+    case CORE_CFG_DOUBLE: snprintf(buf, len, "%g", *(const double *)field); break;
+    case CORE_CFG_SIZE: snprintf(buf, len, "%zu", *(const size_t *)field); break;
+    case CORE_CFG_STRING: snprintf(buf, len, "%s", field); break;
+    case CORE_CFG_ENUM: snprintf(buf, len, "%s", r->choices[*(const int *)field]); break;
+    case CORE_CFG_EXTERNAL: snprintf(buf, len, "%s", env ? env : r->defval); break;
+    }
+}

@@ -1,0 +1,364 @@
+/*
+ * Datatypes: the predefined type objects, the constructors (contiguous, dup),
+ * reference counting, the pack engine and element counting.
+ *
+ * A type is the list of byte runs (blocks) of one item, in type-map order,
+ * plus lb/extent (where item i starts: buf + i * extent) and the true bounds
+ * of its data. Adjacent runs are merged when a type is built, so a type whose
+ * data fills [0, extent) is one block and gets CORE_DT_CONTIG, and the pack
+ * engine is a copy per run. Vector, indexed, struct and resized types are
+ * more ways of producing a block list and bounds, so they fit the same
+ * representation.
+ *
+ * Element counting relies on every type built so far having a signature made
+ * of copies of one predefined type (`basic`). A struct of mixed types will
+ * need its own signature; until it exists core_dt_elements only counts whole
+ * items for such types.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/datatype.h"
+#include "core/errors.h"
+
+enum { PREDEF_FLAGS = CORE_DT_PREDEFINED | CORE_DT_COMMITTED };
+
+/*
+ * A predefined type of one element of C type T. The objects inherit default
+ * visibility from their RDMPI_API declarations in mpi.h.
+ */
+#define PREDEF(obj, label, T, K)                                                   \
+    struct rdmpi_datatype obj = {                                                  \
+        .refcount = 1,                                                             \
+        .flags = PREDEF_FLAGS | CORE_DT_CONTIG,                                    \
+        .size = sizeof(T),                                                         \
+        .extent = sizeof(T),                                                       \
+        .true_extent = sizeof(T),                                                  \
+        .kind = K,                                                                 \
+        .basic = K,                                                                \
+        .nbasic = 1,                                                               \
+        .nblocks = 1,                                                              \
+        .blocks = &obj.block0,                                                     \
+        .block0 = {0, sizeof(T)},                                                  \
+        .name = label,                                                             \
+    }
+
+PREDEF(rdmpi_dt_char, "MPI_CHAR", char, CORE_DT_CHAR);
+PREDEF(rdmpi_dt_signed_char, "MPI_SIGNED_CHAR", signed char, CORE_DT_SCHAR);
+PREDEF(rdmpi_dt_unsigned_char, "MPI_UNSIGNED_CHAR", unsigned char, CORE_DT_UCHAR);
+PREDEF(rdmpi_dt_byte, "MPI_BYTE", unsigned char, CORE_DT_BYTE);
+PREDEF(rdmpi_dt_packed, "MPI_PACKED", unsigned char, CORE_DT_PACKED);
+PREDEF(rdmpi_dt_short, "MPI_SHORT", short, CORE_DT_SHORT);
+PREDEF(rdmpi_dt_unsigned_short, "MPI_UNSIGNED_SHORT", unsigned short, CORE_DT_USHORT);
+PREDEF(rdmpi_dt_int, "MPI_INT", int, CORE_DT_INT);
+PREDEF(rdmpi_dt_unsigned, "MPI_UNSIGNED", unsigned, CORE_DT_UINT);
+PREDEF(rdmpi_dt_long, "MPI_LONG", long, CORE_DT_LONG);
+PREDEF(rdmpi_dt_unsigned_long, "MPI_UNSIGNED_LONG", unsigned long, CORE_DT_ULONG);
+PREDEF(rdmpi_dt_long_long, "MPI_LONG_LONG_INT", long long, CORE_DT_LLONG);
+PREDEF(rdmpi_dt_unsigned_long_long, "MPI_UNSIGNED_LONG_LONG", unsigned long long,
+       CORE_DT_ULLONG);
+PREDEF(rdmpi_dt_float, "MPI_FLOAT", float, CORE_DT_FLOAT);
+PREDEF(rdmpi_dt_double, "MPI_DOUBLE", double, CORE_DT_DOUBLE);
+PREDEF(rdmpi_dt_long_double, "MPI_LONG_DOUBLE", long double, CORE_DT_LDOUBLE);
+PREDEF(rdmpi_dt_wchar, "MPI_WCHAR", wchar_t, CORE_DT_WCHAR);
+PREDEF(rdmpi_dt_c_bool, "MPI_C_BOOL", _Bool, CORE_DT_BOOL);
+PREDEF(rdmpi_dt_int8_t, "MPI_INT8_T", int8_t, CORE_DT_INT8);
+PREDEF(rdmpi_dt_int16_t, "MPI_INT16_T", int16_t, CORE_DT_INT16);
+PREDEF(rdmpi_dt_int32_t, "MPI_INT32_T", int32_t, CORE_DT_INT32);
+PREDEF(rdmpi_dt_int64_t, "MPI_INT64_T", int64_t, CORE_DT_INT64);
+PREDEF(rdmpi_dt_uint8_t, "MPI_UINT8_T", uint8_t, CORE_DT_UINT8);
+PREDEF(rdmpi_dt_uint16_t, "MPI_UINT16_T", uint16_t, CORE_DT_UINT16);
+PREDEF(rdmpi_dt_uint32_t, "MPI_UINT32_T", uint32_t, CORE_DT_UINT32);
+PREDEF(rdmpi_dt_uint64_t, "MPI_UINT64_T", uint64_t, CORE_DT_UINT64);
+PREDEF(rdmpi_dt_aint, "MPI_AINT", MPI_Aint, CORE_DT_AINT);
+PREDEF(rdmpi_dt_offset, "MPI_OFFSET", MPI_Offset, CORE_DT_OFFSET);
+PREDEF(rdmpi_dt_count, "MPI_COUNT", MPI_Count, CORE_DT_COUNT);
+PREDEF(rdmpi_dt_c_float_complex, "MPI_C_FLOAT_COMPLEX", float _Complex, CORE_DT_CFLOAT);
+PREDEF(rdmpi_dt_c_double_complex, "MPI_C_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE);
+PREDEF(rdmpi_dt_c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex,
+       CORE_DT_CLDOUBLE);
+
+/* The C layouts of the MINLOC/MAXLOC pair types: a value, then an int index. */
+struct pair_float_int { float v; int i; };
+struct pair_double_int { double v; int i; };
+struct pair_long_int { long v; int i; };
+struct pair_2int { int v; int i; };
+struct pair_short_int { short v; int i; };
+struct pair_ldouble_int { long double v; int i; };
+
+/* Whether the pair struct P (value of type A) has no padding: then it is one block. */
+#define PAIR_DENSE(P, A) (offsetof(P, i) == sizeof(A) && sizeof(P) == sizeof(A) + sizeof(int))
+
+/*
+ * A predefined pair type: two elements, laid out as the C struct P. Its
+ * blocks are the two members, or one when they touch and fill the struct.
+ */
+#define PAIR(obj, label, P, A, K)                                                  \
+    struct rdmpi_datatype obj = {                                                  \
+        .refcount = 1,                                                             \
+        .flags = PREDEF_FLAGS | (PAIR_DENSE(P, A) ? CORE_DT_CONTIG : 0),           \
+        .size = sizeof(A) + sizeof(int),                                           \
+        .extent = sizeof(P),                                                       \
+        .true_extent = offsetof(P, i) + sizeof(int),                               \
+        .kind = K,                                                                 \
+        .basic = K,                                                                \
+        .nbasic = 2,                                                               \
+        .nblocks = PAIR_DENSE(P, A) ? 1 : 2,                                       \
+        .blocks = (core_dt_block_t[]){                                             \
+            {0, PAIR_DENSE(P, A) ? sizeof(P) : sizeof(A)},                         \
+            {offsetof(P, i), sizeof(int)},                                         \
+        },                                                                         \
+        .name = label,                                                             \
+    }
+
+PAIR(rdmpi_dt_float_int, "MPI_FLOAT_INT", struct pair_float_int, float, CORE_DT_FLOAT_INT);
+PAIR(rdmpi_dt_double_int, "MPI_DOUBLE_INT", struct pair_double_int, double, CORE_DT_DOUBLE_INT);
+PAIR(rdmpi_dt_long_int, "MPI_LONG_INT", struct pair_long_int, long, CORE_DT_LONG_INT);
+PAIR(rdmpi_dt_2int, "MPI_2INT", struct pair_2int, int, CORE_DT_2INT);
+PAIR(rdmpi_dt_short_int, "MPI_SHORT_INT", struct pair_short_int, short, CORE_DT_SHORT_INT);
+PAIR(rdmpi_dt_long_double_int, "MPI_LONG_DOUBLE_INT", struct pair_ldouble_int, long double,
+     CORE_DT_LDOUBLE_INT);
+
+/* Size of the first element of a pair kind (the value), or 0 for single-element kinds. */
+static size_t pair_value_size(enum core_dt_kind kind)
+{
+    switch (kind) {
+    case CORE_DT_FLOAT_INT: return sizeof(float);
+    case CORE_DT_DOUBLE_INT: return sizeof(double);
+    case CORE_DT_LONG_INT: return sizeof(long);
+    case CORE_DT_2INT: return sizeof(int);
+    case CORE_DT_SHORT_INT: return sizeof(short);
+    case CORE_DT_LDOUBLE_INT: return sizeof(long double);
+    default: return 0;
+    }
+}
+
+void core_dt_init(void)
+{
+    /* Every predefined type is a static initializer; nothing to build. */
+}
+
+/* A new derived type with no data; its owner fills in the layout. */
+static MPI_Datatype dt_alloc(void)
+{
+    MPI_Datatype t = calloc(1, sizeof(*t));
+    if (t)
+        t->refcount = 1;
+    return t;
+}
+
+/* Room for n blocks in t: its own block0 for one, the heap for more. */
+static int dt_alloc_blocks(MPI_Datatype t, size_t n)
+{
+    t->nblocks = n;
+    if (n <= 1) {
+        t->blocks = &t->block0;
+        return 0;
+    }
+    t->blocks = malloc(n * sizeof(*t->blocks));
+    return t->blocks ? 0 : CORE_ENOMEM;
+}
+
+static void dt_free(MPI_Datatype t)
+{
+    if (t->blocks != &t->block0)
+        free(t->blocks);
+    free(t);
+}
+
+/* A type is contiguous when its data is one run filling [0, extent) with lb 0. */
+static void dt_set_contig(MPI_Datatype t)
+{
+    int one_run = t->nblocks == 0 || (t->nblocks == 1 && t->blocks[0].off == 0);
+    if (one_run && t->lb == 0 && (MPI_Aint)t->size == t->extent)
+        t->flags |= CORE_DT_CONTIG;
+    else
+        t->flags &= ~(unsigned)CORE_DT_CONTIG;
+}
+
+/*
+ * The runs of count items of old placed old->extent apart, touching runs
+ * merged. Writes them to out when out is not NULL; returns how many there are
+ * (so a first call with NULL sizes the array).
+ */
+static size_t repeat_blocks(core_dt_block_t *out, size_t count, MPI_Datatype old)
+{
+    size_t n = 0;
+    MPI_Aint end = 0; /* end of run n - 1 */
+
+    for (size_t i = 0; i < count; i++) {
+        for (size_t j = 0; j < old->nblocks; j++) {
+            MPI_Aint off = (MPI_Aint)i * old->extent + old->blocks[j].off;
+            size_t len = old->blocks[j].len;
+            if (len == 0)
+                continue;
+            if (n > 0 && off == end) {
+                if (out)
+                    out[n - 1].len += len;
+            } else {
+                if (out)
+                    out[n] = (core_dt_block_t){off, len};
+                n++;
+            }
+            end = off + (MPI_Aint)len;
+        }
+    }
+    return n;
+}
+
+/* Bounds [lo, hi) of count copies of [lb, lb + extent) placed step bytes apart. */
+static void repeat_bounds(size_t count, MPI_Aint lb, MPI_Aint extent, MPI_Aint step,
+                          MPI_Aint *lo, MPI_Aint *hi)
+{
+    MPI_Aint last = (MPI_Aint)(count - 1) * step;
+    *lo = lb + (step < 0 ? last : 0);
+    *hi = lb + extent + (step < 0 ? 0 : last);
+}
+
+int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
+{
+    MPI_Aint span, bytes;
+
+    if (count < 0)
+        return CORE_ECOUNT;
+    if (__builtin_mul_overflow((MPI_Aint)count, old->extent, &span) ||
+        __builtin_mul_overflow((MPI_Aint)count, (MPI_Aint)old->size, &bytes))
+        return CORE_EINVAL;
+
+    MPI_Datatype t = dt_alloc();
+    if (!t)
+        return CORE_ENOMEM;
+    size_t n = (size_t)count;
+    size_t nblocks = core_dt_is_contig(old) ? (bytes > 0) : repeat_blocks(NULL, n, old);
+    if (dt_alloc_blocks(t, nblocks) != 0) {
+        dt_free(t);
+        return CORE_ENOMEM;
+    }
+    if (core_dt_is_contig(old)) {
+        if (nblocks)
+            t->blocks[0] = (core_dt_block_t){0, (size_t)bytes};
+    } else {
+        repeat_blocks(t->blocks, n, old);
+    }
+
+    t->size = (size_t)bytes;
+    t->basic = old->basic;
+    t->nbasic = n * old->nbasic;
+    if (n > 0) {
+        MPI_Aint lo, hi;
+        repeat_bounds(n, old->lb, old->extent, old->extent, &lo, &hi);
+        t->lb = lo;
+        t->extent = hi - lo;
+        repeat_bounds(n, old->true_lb, old->true_extent, old->extent, &lo, &hi);
+        t->true_lb = lo;
+        t->true_extent = hi - lo;
+    }
+    dt_set_contig(t);
+    *out = t;
+    return 0;
+}
+
+int core_dt_dup(MPI_Datatype old, MPI_Datatype *out)
+{
+    MPI_Datatype t = dt_alloc();
+    if (!t)
+        return CORE_ENOMEM;
+    *t = *old;
+    t->refcount = 1;
+    t->flags &= ~(unsigned)CORE_DT_PREDEFINED;
+    t->kind = CORE_DT_NONE;
+    t->name[0] = '\0';
+    if (dt_alloc_blocks(t, old->nblocks) != 0) {
+        t->blocks = NULL;
+        free(t);
+        return CORE_ENOMEM;
+    }
+    if (old->nblocks)
+        memcpy(t->blocks, old->blocks, old->nblocks * sizeof(*t->blocks));
+    *out = t;
+    return 0;
+}
+
+/* Predefined types are never counted: they live as long as the library. */
+void core_dt_retain(MPI_Datatype dt)
+{
+    if (!(dt->flags & CORE_DT_PREDEFINED))
+        dt->refcount++;
+}
+
+void core_dt_release(MPI_Datatype dt)
+{
+    if (dt->flags & CORE_DT_PREDEFINED)
+        return;
+    if (--dt->refcount == 0)
+        dt_free(dt);
+}
+
+void core_dt_pack(void *dst, const void *buf, size_t count, MPI_Datatype dt)
+{
+    if (core_dt_is_contig(dt)) {
+        if (count && dt->size)
+            memcpy(dst, buf, count * dt->size);
+        return;
+    }
+    char *d = dst;
+    for (size_t i = 0; i < count; i++) {
+        const char *item = (const char *)buf + (MPI_Aint)i * dt->extent;
+        for (size_t j = 0; j < dt->nblocks; j++) {
+            memcpy(d, item + dt->blocks[j].off, dt->blocks[j].len);
+            d += dt->blocks[j].len;
+        }
+    }
+}
+
+void core_dt_unpack(void *buf, size_t count, MPI_Datatype dt, const void *src, size_t len)
+{
+    size_t total = count * dt->size;
+    if (len > total)
+        len = total;
+    if (len == 0)
+        return;
+    if (core_dt_is_contig(dt)) {
+        memcpy(buf, src, len);
+        return;
+    }
+    const char *s = src;
+    for (size_t i = 0; i < count; i++) {
+        char *item = (char *)buf + (MPI_Aint)i * dt->extent;
+        for (size_t j = 0; j < dt->nblocks; j++) {
+            size_t n = dt->blocks[j].len < len ? dt->blocks[j].len : len;
+            memcpy(item + dt->blocks[j].off, s, n);
+            s += n;
+            len -= n;
+            if (len == 0)
+                return;
+        }
+    }
+}
+
+/*
+ * The signature of dt is copies of one predefined "unit" of kind dt->basic
+ * (one element, or a value and an index for pair kinds). nbytes packed bytes
+ * are whole units, possibly followed by a pair's value alone.
+ */
+MPI_Count core_dt_elements(MPI_Datatype dt, size_t nbytes)
+{
+    if (nbytes == 0 || dt->size == 0)
+        return 0;
+    if (dt->basic == CORE_DT_NONE) {
+        if (nbytes % dt->size)
+            return MPI_UNDEFINED;
+        return (MPI_Count)(nbytes / dt->size * dt->nbasic);
+    }
+    size_t value = pair_value_size(dt->basic);
+    size_t per_unit = value ? 2 : 1;
+    size_t unit = dt->size * per_unit / dt->nbasic;
+    MPI_Count n = (MPI_Count)(nbytes / unit * per_unit);
+    size_t rest = nbytes % unit;
+    if (rest == 0)
+        return n;
+    if (rest == value)
+        return n + 1;
+    return MPI_UNDEFINED;
+}

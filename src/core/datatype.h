@@ -1,0 +1,75 @@
+/*
+ * Datatypes and the pack engine. A datatype is described by the byte runs
+ * (blocks) of one item, in type-map order, plus its extent; count items are
+ * laid out extent bytes apart. Messages travel packed (the concatenation of
+ * the blocks); a contiguous type (one block at offset 0 spanning the whole
+ * extent) is sent straight from the user's buffer.
+ */
+#ifndef RDMPI_CORE_DATATYPE_H
+#define RDMPI_CORE_DATATYPE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "mpi.h"
+
+/* The kind of a predefined type's elements: what reduction ops compute on. */
+enum core_dt_kind {
+    CORE_DT_NONE = 0,   /* derived or not reducible (MPI_PACKED) */
+    CORE_DT_CHAR, CORE_DT_SCHAR, CORE_DT_UCHAR, CORE_DT_BYTE,
+    CORE_DT_SHORT, CORE_DT_USHORT, CORE_DT_INT, CORE_DT_UINT,
+    CORE_DT_LONG, CORE_DT_ULONG, CORE_DT_LLONG, CORE_DT_ULLONG,
+    CORE_DT_INT8, CORE_DT_INT16, CORE_DT_INT32, CORE_DT_INT64,
+    CORE_DT_UINT8, CORE_DT_UINT16, CORE_DT_UINT32, CORE_DT_UINT64,
+    CORE_DT_FLOAT, CORE_DT_DOUBLE, CORE_DT_LDOUBLE, CORE_DT_WCHAR, CORE_DT_BOOL,
+    CORE_DT_AINT, CORE_DT_OFFSET, CORE_DT_COUNT,
+    CORE_DT_CFLOAT, CORE_DT_CDOUBLE, CORE_DT_CLDOUBLE,
+    CORE_DT_FLOAT_INT, CORE_DT_DOUBLE_INT, CORE_DT_LONG_INT, CORE_DT_2INT,
+    CORE_DT_SHORT_INT, CORE_DT_LDOUBLE_INT,
+    CORE_DT_PACKED,
+    CORE_DT_NKINDS
+};
+
+enum { CORE_DT_PREDEFINED = 1u, CORE_DT_COMMITTED = 2u, CORE_DT_CONTIG = 4u };
+
+typedef struct core_dt_block {
+    MPI_Aint off;   /* from the item's start */
+    size_t len;
+} core_dt_block_t;
+
+struct rdmpi_datatype {
+    int refcount;
+    unsigned flags;           /* CORE_DT_* */
+    size_t size;              /* data bytes in one item */
+    MPI_Aint lb, extent;
+    MPI_Aint true_lb, true_extent;
+    enum core_dt_kind kind;   /* predefined: its own kind; derived: CORE_DT_NONE */
+    enum core_dt_kind basic;  /* the single predefined kind all elements share, or NONE */
+    size_t nbasic;            /* predefined elements per item (pair types count 2) */
+    size_t nblocks;
+    core_dt_block_t *blocks;  /* nblocks runs of one item */
+    core_dt_block_t block0;   /* storage for predefined single-block types */
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+static inline int core_dt_is_contig(MPI_Datatype dt)
+{
+    return (dt->flags & CORE_DT_CONTIG) != 0;
+}
+
+/* Builds the predefined types' tables; called once at init (idempotent). */
+void core_dt_init(void);
+int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out);
+int core_dt_dup(MPI_Datatype old, MPI_Datatype *out);
+void core_dt_retain(MPI_Datatype dt);
+void core_dt_release(MPI_Datatype dt);
+
+/* Packs count items of dt at buf into dst (size count*dt->size). */
+void core_dt_pack(void *dst, const void *buf, size_t count, MPI_Datatype dt);
+/* Unpacks len packed bytes into count items at buf; stops after len bytes
+ * (a short message fills a prefix, possibly ending mid-item). */
+void core_dt_unpack(void *buf, size_t count, MPI_Datatype dt, const void *src, size_t len);
+/* Number of predefined elements in nbytes packed bytes of dt (MPI_Get_elements);
+ * MPI_UNDEFINED when it does not divide evenly into elements. */
+MPI_Count core_dt_elements(MPI_Datatype dt, size_t nbytes);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * Descriptions of the CORE_* status codes, for log lines and for the reason
+ * part of an MPI error message.
+ */
+#include "core/errors.h"
+
+const char *core_strerror(int code)
+{
+    switch (code) {
+    case CORE_OK: return "success";
+    case CORE_INPROGRESS: return "operation in progress";
+    case CORE_EBUSY: return "resource busy, try again";
+    case CORE_ENOMEM: return "out of memory";
+    case CORE_EINVAL: return "invalid argument";
+    case CORE_ETRUNC: return "message truncated";
+    case CORE_ERANK: return "invalid rank";
+    case CORE_ETAG: return "invalid tag";
+    case CORE_ECOUNT: return "invalid count";
+    case CORE_ETYPE: return "invalid datatype";
+    case CORE_ECOMM: return "invalid communicator";
+    case CORE_EGROUP: return "invalid group";
+    case CORE_EREQUEST: return "invalid request";
+    case CORE_EROOT: return "invalid root";
+    case CORE_EOP: return "invalid reduction operation";
+    case CORE_EBUFFER: return "invalid buffer";
+    case CORE_EINFO: return "invalid info object";
+    case CORE_EINFO_KEY: return "invalid info key";
+    case CORE_EINFO_VALUE: return "invalid info value";
+    case CORE_EINFO_NOKEY: return "info key not found";
+    case CORE_EUNSUPPORTED: return "not supported in this build or configuration";
+    case CORE_EIO: return "system call failed";
+    case CORE_EPEER: return "peer unreachable or dead";
+    case CORE_EPERM: return "operation not permitted";
+    case CORE_EINTERN: return "internal error";
+    case CORE_EINSTATUS: return "error in status";
+    case CORE_EPENDING: return "operation pending";
+    case CORE_EERRHANDLER: return "invalid error handler";
+    case CORE_ENOTFOUND: return "not found";
+    case CORE_EOTHER: return "other error";
+    case CORE_EDIMS: return "invalid dimensions";
+    case CORE_ETOPOLOGY: return "invalid topology";
+    case CORE_ECANCELLED: return "operation cancelled";
+    default: return "unknown error code";
+    }
+}

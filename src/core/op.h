@@ -1,0 +1,32 @@
+/*
+ * Reduction operations: the predefined ops on every type MPI defines them
+ * for, and user ops. core_op_apply computes inout[i] = in[i] op inout[i].
+ */
+#ifndef RDMPI_CORE_OP_H
+#define RDMPI_CORE_OP_H
+
+#include "mpi.h"
+#include "core/datatype.h"
+
+enum core_op_kind {
+    CORE_OP_MAX = 1, CORE_OP_MIN, CORE_OP_SUM, CORE_OP_PROD, CORE_OP_LAND, CORE_OP_BAND,
+    CORE_OP_LOR, CORE_OP_BOR, CORE_OP_LXOR, CORE_OP_BXOR, CORE_OP_MINLOC, CORE_OP_MAXLOC,
+    CORE_OP_REPLACE, CORE_OP_NO_OP, CORE_OP_USER
+};
+
+struct rdmpi_op {
+    int refcount;
+    int predefined;
+    enum core_op_kind kind;
+    int commute;
+    MPI_User_function *fn;   /* CORE_OP_USER */
+    const char *name;
+};
+
+/* Whether op is defined for dt (predefined ops only on their types). */
+int core_op_valid(MPI_Op op, MPI_Datatype dt);
+/* inout = in op inout, over count items of dt (both in packed == native layout
+ * for predefined types). Returns 0 or CORE_EOP. */
+int core_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * The progress engine and the wait policy (see progress.h).
+ */
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/progress.h"
+#include "core/comm.h"
+#include "core/log.h"
+#include "core/request.h"
+#include "core/runtime.h"
+
+#define MAX_HOOKS 4
+
+static core_progress_hook_t hooks[MAX_HOOKS];
+static int nhooks;
+static core_wait_ctx_t *volatile current_wait;
+
+double core_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void core_progress_add_hook(core_progress_hook_t fn)
+{
+    if (nhooks < MAX_HOOKS)
+        hooks[nhooks++] = fn;
+}
+
+int core_progress(void)
+{
+    core_runtime_t *rt = core_rt;
+    int events = 0;
+    for (int i = 0; i < rt->niface; i++)
+        events += tp_progress(rt->ifaces[i]);
+    for (int i = 0; i < nhooks; i++)
+        events += hooks[i]();
+    return events;
+}
+
+/* Formats what w waits for: "MPI_Recv(source=0, tag=5, comm=MPI_COMM_WORLD)". */
+static int describe_wait(const core_wait_ctx_t *w, char *buf, size_t len)
+{
+    MPI_Request r = w->req;
+    if (!r || (r->kind != CORE_REQ_SEND && r->kind != CORE_REQ_RECV) || !r->comm)
+        return snprintf(buf, len, "%s", w->fn);
+    const char *who = r->kind == CORE_REQ_SEND ? "dest" : "source";
+    char peer[32], tag[32];
+    if (r->peer == MPI_ANY_SOURCE)
+        snprintf(peer, sizeof(peer), "MPI_ANY_SOURCE");
+    else
+        snprintf(peer, sizeof(peer), "%d", r->peer);
+    if (r->tag == MPI_ANY_TAG)
+        snprintf(tag, sizeof(tag), "MPI_ANY_TAG");
+    else
+        snprintf(tag, sizeof(tag), "%d", r->tag);
+    return snprintf(buf, len, "%s(%s=%s, tag=%s, comm=%s, %zu bytes)", w->fn, who, peer, tag,
+                    core_comm_label(r->comm), r->kind == CORE_REQ_SEND ? r->len : r->len);
+}
+
+/* SIGRTMIN+3: the launcher asks where we are (it is about to kill the job). */
+static void diag_handler(int sig)
+{
+    char line[512], what[384];
+    core_wait_ctx_t *w = current_wait;
+    core_runtime_t *rt = core_rt;
+    int n;
+    (void)sig;
+    if (!rt)
+        return;
+    if (w) {
+        describe_wait(w, what, sizeof(what));
+        n = snprintf(line, sizeof(line), "rdmpi: rank %d on %s (pid %d) is blocked in %s for %.1f s\n",
+                     rt->rank, rt->hostname, (int)getpid(), what, core_wtime() - w->start);
+    } else {
+        n = snprintf(line, sizeof(line),
+                     "rdmpi: rank %d on %s (pid %d) is not inside a blocking MPI call\n", rt->rank,
+                     rt->hostname, (int)getpid());
+    }
+    ssize_t wr = write(STDERR_FILENO, line, (size_t)n);
+    (void)wr;
+}
+
+void core_progress_init(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = diag_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGRTMIN + 3, &sa, NULL);
+}
+
+void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
+{
+    w->fn = fn;
+    w->req = req;
+    w->start = 0;
+    w->spins = 0;
+    w->warned = 0;
+    current_wait = w;
+}
+
+void core_wait_idle(core_wait_ctx_t *w, int events)
+{
+    core_runtime_t *rt = core_rt;
+    if (events) {
+        w->spins = 0;
+        return;
+    }
+    w->spins++;
+    if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
+        (rt->cfg.yield_mode == CORE_YIELD_AUTO &&
+         (rt->oversubscribed || w->spins > rt->cfg.spin_count)))
+        sched_yield();
+    /* Look at the clock only now and then: it is not free. */
+    if ((w->spins & 1023) != 1023 || rt->cfg.wait_warn <= 0)
+        return;
+    double now = core_wtime();
+    if (w->start == 0) {
+        w->start = now;
+        return;
+    }
+    if (!w->warned && now - w->start > rt->cfg.wait_warn) {
+        char what[384];
+        describe_wait(w, what, sizeof(what));
+        core_warn("%s has been waiting for %.0f s (RDMPI_WAIT_WARN=%g)", what, now - w->start,
+                  rt->cfg.wait_warn);
+        w->warned = 1;
+    }
+}
+
+void core_wait_end(core_wait_ctx_t *w)
+{
+    (void)w;
+    current_wait = NULL;
+}
+
+void core_wait_req(MPI_Request req, const char *fn)
+{
+    if (req->complete)
+        return;
+    core_wait_ctx_t w;
+    core_wait_begin(&w, fn, req);
+    while (!req->complete)
+        core_wait_idle(&w, core_progress());
+    core_wait_end(&w);
+}

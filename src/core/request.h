@@ -1,0 +1,78 @@
+/*
+ * Requests: one structure for every nonblocking operation (point-to-point,
+ * persistent, collective). Allocated from a pool; the fields below "p2p
+ * state" belong to src/p2p, those below "collective" to collectives/.
+ */
+#ifndef RDMPI_CORE_REQUEST_H
+#define RDMPI_CORE_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi.h"
+#include "transports/transport.h"
+
+enum core_req_kind {
+    CORE_REQ_SEND = 1,
+    CORE_REQ_RECV,
+    CORE_REQ_COLL,   /* collective schedule or communicator operation */
+    CORE_REQ_NULL,   /* persistent request on MPI_PROC_NULL */
+};
+
+/* Send modes. */
+enum { CORE_MODE_STANDARD = 0, CORE_MODE_SYNC, CORE_MODE_READY, CORE_MODE_BUFFERED };
+
+struct p2p_unexp;
+
+struct rdmpi_request {
+    uint8_t kind;            /* enum core_req_kind */
+    uint8_t persistent;
+    uint8_t active;          /* persistent: started and not yet completed */
+    uint8_t freed;           /* MPI_Request_free before completion: release when done */
+    uint8_t mode;            /* send mode */
+    uint8_t cancelled;
+    volatile int complete;
+    MPI_Status status;
+
+    /* The operation, as the user gave it. */
+    MPI_Comm comm;
+    uint32_t ctx;
+    void *buf;
+    size_t count;
+    MPI_Datatype dt;
+    int peer;                /* comm rank (MPI_ANY_SOURCE for receives) */
+    int tag;
+
+    /* p2p state */
+    int proto;
+    void *tmp;               /* packed send data or receive staging */
+    size_t len;              /* message length (send) or capacity (receive) */
+    size_t offset;           /* pipelined rendezvous: bytes moved */
+    size_t want;             /* pipelined rendezvous: bytes the receiver takes */
+    uint64_t remote;         /* the peer's request id */
+    int world_peer;          /* world rank of the matched peer */
+    tp_memh_t *memh;
+    tp_comp_t comp;
+    struct p2p_unexp *msg;   /* matched-probe message (MPI_Mrecv) */
+    struct rdmpi_request *next;    /* queue link (posted, pending) */
+    void *bsend_block;       /* buffered send: the attached-buffer block it holds */
+
+    /* collective */
+    void *sched;
+    int (*progress_fn)(MPI_Request req);   /* advances a schedule; 1 when finished */
+    void (*free_fn)(MPI_Request req);
+};
+
+MPI_Request core_req_alloc(int kind);
+/* Returns a request to the pool (releases its comm/datatype references). */
+void core_req_free(MPI_Request req);
+/* Marks req complete; a freed (MPI_Request_free'd) request is released here. */
+void core_req_complete(MPI_Request req);
+
+/* Copies req's status to st unless st is MPI_STATUS_IGNORE. */
+static inline void core_req_status(MPI_Request req, MPI_Status *st)
+{
+    if (st != MPI_STATUS_IGNORE)
+        *st = req->status;
+}
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * The runtime's life cycle: MPI_Init builds it (configuration, bootstrap,
+ * transports, the one fence, the predefined communicators) and
+ * MPI_Finalize tears it down in reverse. Also the per-peer endpoint table.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/bootstrap.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/info.h"
+#include "core/log.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+#include "p2p/p2p.h"
+#include "collectives/coll.h"
+
+core_runtime_t *core_rt;
+static char **rank_hosts;  /* lazily looked-up hostnames, by world rank */
+
+void core_fatal(const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    core_error("fatal: %s", msg);
+    core_boot_abort(core_rt, 1, msg);
+}
+
+const char *core_rank_host(core_runtime_t *rt, int rank)
+{
+    if (rank < 0 || rank >= rt->size)
+        return "?";
+    if (!rank_hosts && !(rank_hosts = calloc((size_t)rt->size, sizeof(char *))))
+        return "?";
+    if (!rank_hosts[rank] && core_boot_hostname(rt, rank, &rank_hosts[rank]) != 0)
+        return "?";
+    return rank_hosts[rank];
+}
+
+static int transport_allowed(const core_runtime_t *rt, const char *name)
+{
+    const char *list = rt->cfg.transports;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+static int open_transports(core_runtime_t *rt)
+{
+    for (int i = 0; tp_components[i]; i++) {
+        const tp_component_t *c = tp_components[i];
+        if (!transport_allowed(rt, c->name))
+            continue;
+        tp_iface_t *iface;
+        int rc = c->open(rt, &iface);
+        if (rc == CORE_EUNSUPPORTED)
+            continue;
+        if (rc) {
+            core_error("the %s transport failed to start: %s", c->name, core_strerror(rc));
+            return rc;
+        }
+        rt->ifaces[rt->niface++] = iface;
+        core_debug("transport %s open", c->name);
+    }
+    return 0;
+}
+
+static int ready_transports(core_runtime_t *rt)
+{
+    for (int i = 0; i < rt->niface; i++) {
+        const tp_component_t *c = NULL;
+        for (int k = 0; tp_components[k]; k++)
+            if (!strcmp(tp_components[k]->name, rt->ifaces[i]->name))
+                c = tp_components[k];
+        int rc = c && c->ready ? c->ready(rt->ifaces[i]) : 0;
+        if (rc) {
+            core_error("the %s transport failed to connect: %s", rt->ifaces[i]->name,
+                       core_strerror(rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int core_ep_get_slow(core_runtime_t *rt, int peer, tp_ep_t **ep_p)
+{
+    for (int i = 0; i < rt->niface; i++) {
+        tp_iface_t *iface = rt->ifaces[i];
+        const tp_component_t *c = NULL;
+        for (int k = 0; tp_components[k]; k++)
+            if (!strcmp(tp_components[k]->name, iface->name))
+                c = tp_components[k];
+        if (!c || !c->reachable(iface, peer))
+            continue;
+        int rc = iface->ops->ep_create(iface, peer, &rt->eps[peer]);
+        if (rc) {
+            core_error("cannot connect to rank %d on %s over %s: %s", peer,
+                       core_rank_host(rt, peer), iface->name, core_strerror(rc));
+            return rc;
+        }
+        *ep_p = rt->eps[peer];
+        return 0;
+    }
+    core_error("no transport reaches rank %d on host %s (RDMPI_TRANSPORTS=%s)", peer,
+               core_rank_host(rt, peer), rt->cfg.transports);
+    return CORE_EPEER;
+}
+
+int core_runtime_init(int argc, char **argv, int required, int *provided)
+{
+    core_runtime_t *rt = calloc(1, sizeof(*rt));
+    if (!rt)
+        return CORE_ENOMEM;
+    core_rt = rt;
+    rt->wtime_base = core_wtime();
+    core_config_load(&rt->cfg);
+    int rc = core_boot_init(rt);
+    if (rc)
+        return rc;
+    core_log_set_identity(rt->hostname, rt->rank);
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    rt->ncores = nc > 0 ? (int)nc : 1;
+    if (rt->local_size > rt->ncores)
+        rt->oversubscribed = 1;
+    rt->thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    *provided = rt->thread_level;
+    rt->eps = calloc((size_t)rt->size, sizeof(tp_ep_t *));
+    if (!rt->eps)
+        return CORE_ENOMEM;
+    core_dt_init();
+    core_progress_init();
+    if ((rc = p2p_init(rt)) || (rc = open_transports(rt)) || (rc = core_boot_fence(rt)) ||
+        (rc = ready_transports(rt)))
+        return rc;
+    if ((rc = core_comm_init_predefined(rt)) || (rc = coll_init()))
+        return rc;
+    core_info_env_init(argc, argv);
+    return 0;
+}
+
+int core_runtime_fini(void)
+{
+    core_runtime_t *rt = core_rt;
+    p2p_drain();
+    int rc = coll_barrier(MPI_COMM_WORLD);
+    /* Every rank got here: nothing more will arrive. */
+    for (int i = 0; i < rt->size; i++)
+        if (rt->eps[i])
+            rt->eps[i]->iface->ops->ep_destroy(rt->eps[i]);
+    for (int i = rt->niface - 1; i >= 0; i--)
+        rt->ifaces[i]->ops->close(rt->ifaces[i]);
+    coll_fini();
+    p2p_fini();
+    core_comm_fini_predefined();
+    core_boot_fini(rt);
+    if (rank_hosts)
+        for (int i = 0; i < rt->size; i++)
+            free(rank_hosts[i]);
+    free(rank_hosts);
+    rank_hosts = NULL;
+    free(rt->eps);
+    free(rt->local_ranks);
+    free(rt->node_of);
+    free(rt);
+    core_rt = NULL;
+    return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * The runtime: all mutable state of the library lives in one struct, built
+ * by MPI_Init and torn down by MPI_Finalize. core_rt is the only global.
+ */
+#ifndef RDMPI_CORE_RUNTIME_H
+#define RDMPI_CORE_RUNTIME_H
+
+#include <stdint.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "transports/transport.h"
+
+#define CORE_MAX_TRANSPORTS 8
+
+typedef struct core_runtime {
+    core_config_t cfg;
+
+    /* Job layout, from the bootstrap (PMIx) or singleton defaults. */
+    int rank, size;            /* in MPI_COMM_WORLD */
+    int local_rank, local_size;
+    int *local_ranks;          /* world ranks on this node, by local rank */
+    int *node_of;              /* node index of every world rank (by hostname) */
+    int nnodes;
+    char hostname[256];
+    char nspace[256];          /* the job's name ("singleton" when alone) */
+    int singleton;
+    int oversubscribed;        /* ranks on this node outnumber its cores */
+    int ncores;
+
+    /* Transports: the open interfaces and, per world rank, its endpoint
+     * (created on first use) and the interface chosen for it. */
+    tp_iface_t *ifaces[CORE_MAX_TRANSPORTS];
+    int niface;
+    tp_ep_t **eps;
+
+    int thread_level;
+    double wtime_base;
+} core_runtime_t;
+
+extern core_runtime_t *core_rt;
+
+/* The endpoint to a world rank, connecting on first use. */
+int core_ep_get_slow(core_runtime_t *rt, int peer, tp_ep_t **ep_p);
+static inline int core_ep_get(core_runtime_t *rt, int peer, tp_ep_t **ep_p)
+{
+    if (rt->eps[peer]) {
+        *ep_p = rt->eps[peer];
+        return 0;
+    }
+    return core_ep_get_slow(rt, peer, ep_p);
+}
+
+/* MPI_Init's and MPI_Finalize's work below the API. */
+int core_runtime_init(int argc, char **argv, int required, int *provided);
+int core_runtime_fini(void);
+
+/* Logs msg and ends the whole job (for states the library cannot recover from). */
+void core_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* Hostname of a world rank (from the bootstrap). */
+const char *core_rank_host(core_runtime_t *rt, int rank);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * Matching queues (see match.h). Plain singly linked lists: the common case
+ * is a short queue whose head matches.
+ */
+#include "p2p/match.h"
+
+MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag)
+{
+    MPI_Request prev = NULL;
+    for (MPI_Request r = mq->posted_head; r; prev = r, r = r->next) {
+        if (!p2p_match(r->peer, r->tag, src, tag))
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            mq->posted_head = r->next;
+        if (mq->posted_tail == r)
+            mq->posted_tail = prev;
+        r->next = NULL;
+        return r;
+    }
+    return NULL;
+}
+
+void p2p_mq_post(p2p_mq_t *mq, MPI_Request req)
+{
+    req->next = NULL;
+    if (mq->posted_tail)
+        mq->posted_tail->next = req;
+    else
+        mq->posted_head = req;
+    mq->posted_tail = req;
+}
+
+int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req)
+{
+    MPI_Request prev = NULL;
+    for (MPI_Request r = mq->posted_head; r; prev = r, r = r->next) {
+        if (r != req)
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            mq->posted_head = r->next;
+        if (mq->posted_tail == r)
+            mq->posted_tail = prev;
+        r->next = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take)
+{
+    p2p_unexp_t *prev = NULL;
+    for (p2p_unexp_t *u = mq->unexp_head; u; prev = u, u = u->next) {
+        if (!p2p_match(src, tag, u->src, u->tag))
+            continue;
+        if (take) {
+            if (prev)
+                prev->next = u->next;
+            else
+                mq->unexp_head = u->next;
+            if (mq->unexp_tail == u)
+                mq->unexp_tail = prev;
+            u->next = NULL;
+        }
+        return u;
+    }
+    return NULL;
+}
+
+void p2p_mq_push_unexp(p2p_mq_t *mq, p2p_unexp_t *u)
+{
+    u->next = NULL;
+    if (mq->unexp_tail)
+        mq->unexp_tail->next = u;
+    else
+        mq->unexp_head = u;
+    mq->unexp_tail = u;
+}

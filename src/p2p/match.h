@@ -1,0 +1,52 @@
+/*
+ * Matching queues of one context: receives posted in order, and messages
+ * that arrived before their receive (unexpected), in arrival order. Each
+ * transport delivers a peer's messages in order, so scanning both lists from
+ * the head gives MPI's non-overtaking order, including for MPI_ANY_SOURCE.
+ */
+#ifndef RDMPI_P2P_MATCH_H
+#define RDMPI_P2P_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi.h"
+#include "core/request.h"
+
+#define P2P_MAX_RKEY 64
+
+/* A message that arrived before its receive was posted. */
+typedef struct p2p_unexp {
+    struct p2p_unexp *next;
+    int src, tag;           /* communicator rank and tag */
+    int world_src;
+    int proto;              /* P2P_PROTO_EAGER or P2P_PROTO_RNDV */
+    uint32_t flags;         /* P2P_F_* from the header */
+    size_t len;             /* message length */
+    uint64_t sreq;          /* sender's request (sync ack, rendezvous) */
+    uint64_t raddr;         /* rendezvous: sender's buffer */
+    uint32_t rkey_len;
+    uint8_t rkey[P2P_MAX_RKEY];
+    void *data;             /* eager: copy of the payload */
+} p2p_unexp_t;
+
+typedef struct p2p_mq {
+    MPI_Request posted_head, posted_tail;
+    p2p_unexp_t *unexp_head, *unexp_tail;
+} p2p_mq_t;
+
+static inline int p2p_match(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+/* Removes and returns the first posted receive that matches (src, tag), or NULL. */
+MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag);
+void p2p_mq_post(p2p_mq_t *mq, MPI_Request req);
+/* Removes req from the posted queue; 1 if it was there. */
+int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req);
+/* First unexpected message matching (src, tag), removed when take is set. */
+p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take);
+void p2p_mq_push_unexp(p2p_mq_t *mq, p2p_unexp_t *u);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * Point-to-point: MPI matching and the eager/rendezvous protocols over the
+ * transport interface. Ranks here are communicator ranks; ctx selects the
+ * matching context (comm->ctx for user traffic, comm->ctx + 1 for
+ * collectives).
+ */
+#ifndef RDMPI_P2P_H
+#define RDMPI_P2P_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi.h"
+#include "core/request.h"
+#include "core/runtime.h"
+
+int p2p_init(core_runtime_t *rt);
+/* Completes every queued send (MPI_Finalize calls this before closing transports). */
+int p2p_drain(void);
+void p2p_fini(void);
+
+/* Starts a send; *req is a new request (kind CORE_REQ_SEND). */
+int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              uint32_t ctx, int mode, MPI_Request *req);
+/* Blocking send: no request is allocated when the message leaves at once. */
+int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             uint32_t ctx, int mode, const char *fn);
+int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              uint32_t ctx, MPI_Request *req);
+/* Starts an inactive persistent request prepared by the API layer. */
+int p2p_start(MPI_Request req);
+
+/* Looks for a matching unexpected message. With msg != NULL the message is
+ * taken out of matching (MPI_Improbe) and returned as *msg. */
+int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Status *st,
+               struct p2p_unexp **msg);
+/* Receives a message taken by p2p_iprobe(..., msg). */
+int p2p_imrecv(void *buf, size_t count, MPI_Datatype dt, MPI_Comm comm, struct p2p_unexp *msg,
+               MPI_Request *req);
+/* Cancels a receive that has not matched (sends are not cancellable: the
+ * call succeeds and MPI_Test_cancelled reports false). */
+int p2p_cancel(MPI_Request req);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * The p2p wire protocol and the state shared by the p2p files.
+ *
+ * Eager:  EAGER(match header [+ sreq when synchronous], payload); a
+ *         synchronous send completes on ACK, sent by the receiver at match.
+ * Rendezvous with get (transports with TP_CAP_GET): RTS(match, len, sreq,
+ *         buffer address, rkey) -> the receiver matches, reads the data with
+ *         tp_get, sends FIN(sreq).
+ * Pipelined rendezvous (no get, or registration failed): RTS without an
+ *         address -> CTS(sreq, rreq, bytes wanted) -> DATA(rreq, offset)
+ *         chunks of RDMPI_RNDV_FRAG_SIZE; the last chunk completes both.
+ */
+#ifndef RDMPI_P2P_PROTO_H
+#define RDMPI_P2P_PROTO_H
+
+#include <stdint.h>
+#include "p2p/match.h"
+#include "p2p/p2p.h"
+#include "core/comm.h"
+
+enum { P2P_AM_EAGER = 0, P2P_AM_RTS, P2P_AM_CTS, P2P_AM_DATA, P2P_AM_FIN, P2P_AM_ACK };
+enum { P2P_PROTO_EAGER = 1, P2P_PROTO_RNDV_GET, P2P_PROTO_RNDV_PIPE };
+#define P2P_F_SYNC 1u
+
+typedef struct p2p_hdr {
+    uint32_t ctx;
+    int32_t src;     /* sender's rank in the communicator */
+    int32_t tag;
+    uint32_t flags;
+} p2p_hdr_t;
+
+typedef struct p2p_sync_hdr {
+    p2p_hdr_t m;
+    uint64_t sreq;
+} p2p_sync_hdr_t;
+
+typedef struct p2p_rts_hdr {
+    p2p_hdr_t m;
+    uint64_t len;
+    uint64_t sreq;
+    uint64_t raddr;      /* 0: pipelined */
+    uint32_t rkey_len;
+    uint8_t rkey[P2P_MAX_RKEY];
+} p2p_rts_hdr_t;
+
+typedef struct p2p_cts_hdr {
+    uint64_t sreq, rreq, want;
+} p2p_cts_hdr_t;
+
+typedef struct p2p_data_hdr {
+    uint64_t rreq, offset;
+} p2p_data_hdr_t;
+
+typedef struct p2p_req_hdr {   /* FIN and ACK */
+    uint64_t req;
+} p2p_req_hdr_t;
+
+/* Shared state of the p2p layer. */
+typedef struct p2p_state {
+    core_runtime_t *rt;
+    p2p_mq_t *mq[CORE_CTX_MAX_P2P];
+    MPI_Request sendq_head, sendq_tail;   /* first message not yet accepted by the transport */
+    MPI_Request dataq_head, dataq_tail;   /* pipelined rendezvous with chunks left */
+    struct p2p_ctrl *ctrlq_head, *ctrlq_tail;
+    int *queued;                          /* per world rank: sends waiting in sendq */
+    uint64_t *busy_pass;                  /* per world rank: sendq pass it was found busy in */
+    uint64_t sendq_pass;
+} p2p_state_t;
+
+extern p2p_state_t p2p;
+
+static inline uint64_t p2p_req_id(MPI_Request r) { return (uint64_t)(uintptr_t)r; }
+static inline MPI_Request p2p_req_of(uint64_t id) { return (MPI_Request)(uintptr_t)id; }
+
+p2p_mq_t *p2p_mq_get(uint32_t ctx);
+/* Sends a control message now, or queues it when the transport is busy. */
+void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len);
+/* Moves the matched receive r onto the rendezvous path described by u. */
+void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u);
+/* Streams DATA chunks of a pipelined send; returns 1 when all are out. */
+int p2p_rndv_push(MPI_Request s);
+void p2p_rndv_register(void);
+/* Finishes a send request (buffers no longer needed). */
+void p2p_send_done(MPI_Request s);
+/* Finishes a receive: unpacks staging, sets status, completes. */
+void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len);
+void p2p_queue_data(MPI_Request s);
+int p2p_recv_start(MPI_Request r);
+int p2p_send_progress(void);
+
+#endif

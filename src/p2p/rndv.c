@@ -1,0 +1,138 @@
+/*
+ * Rendezvous: large messages move once the receive has matched. With
+ * TP_CAP_GET the receiver reads the sender's buffer directly (zero copy on
+ * RDMA, single copy on shm through CMA) and answers FIN; otherwise it asks
+ * for the data with CTS and the sender streams DATA chunks.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/datatype.h"
+#include "core/log.h"
+#include "p2p/proto.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+static void get_done(tp_comp_t *comp, int status)
+{
+    MPI_Request r = container_of(comp, struct rdmpi_request, comp);
+    if (status != 0)
+        core_fatal("reading a %zu-byte message from rank %d failed: %s", r->want, r->world_peer,
+                   core_strerror(status));
+    p2p_req_hdr_t fin = { r->remote };
+    p2p_send_ctrl(r->world_peer, P2P_AM_FIN, &fin, sizeof(fin));
+    p2p_recv_done(r, r->want, r->offset);
+}
+
+/* Where the data lands: the user's buffer when contiguous, else staging. */
+static void *recv_target(MPI_Request r, size_t want)
+{
+    if (core_dt_is_contig(r->dt) || want == 0)
+        return r->buf;
+    r->tmp = malloc(want);
+    if (!r->tmp)
+        core_fatal("out of memory staging a %zu-byte message", want);
+    return r->tmp;
+}
+
+static void start_get(MPI_Request r, const p2p_unexp_t *u, void *dst)
+{
+    tp_ep_t *ep;
+    int rc = core_ep_get(p2p.rt, u->world_src, &ep);
+    if (rc == 0)
+        rc = ep->iface->ops->mem_reg(ep->iface, dst, r->want, &r->memh);
+    if (rc == 0) {
+        r->comp.done = get_done;
+        rc = tp_get(ep, dst, r->want, r->memh, u->raddr, u->rkey, &r->comp);
+    }
+    if (rc == 0)
+        get_done(&r->comp, 0);
+    else if (rc != CORE_INPROGRESS)
+        core_fatal("cannot read a %zu-byte message from rank %d: %s", r->want, u->world_src,
+                   core_strerror(rc));
+}
+
+void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
+{
+    size_t cap = r->count * r->dt->size;
+    r->want = u->len < cap ? u->len : cap;
+    r->offset = u->len;    /* the message length, for truncation */
+    r->remote = u->sreq;
+    r->world_peer = u->world_src;
+    r->status.MPI_SOURCE = u->src;
+    r->status.MPI_TAG = u->tag;
+    void *dst = recv_target(r, r->want);
+    if (u->proto == P2P_PROTO_RNDV_GET && r->want > 0) {
+        start_get(r, u, dst);
+        return;
+    }
+    if (u->proto == P2P_PROTO_RNDV_GET) {   /* nothing to read: release the sender */
+        get_done(&r->comp, 0);
+        return;
+    }
+    p2p_cts_hdr_t cts = { u->sreq, p2p_req_id(r), r->want };
+    /* Pipelined: count what arrives in want's place; len keeps the message length. */
+    r->len = u->len;
+    r->offset = 0;
+    p2p_send_ctrl(u->world_src, P2P_AM_CTS, &cts, sizeof(cts));
+    if (r->want == 0)
+        p2p_recv_done(r, 0, r->len);
+}
+
+int p2p_rndv_push(MPI_Request s)
+{
+    tp_ep_t *ep = p2p.rt->eps[s->world_peer];
+    const char *data = s->tmp ? s->tmp : s->buf;
+    size_t frag = p2p.rt->cfg.rndv_frag_size;
+    if (frag > ep->iface->caps.max_am)
+        frag = ep->iface->caps.max_am;
+    while (s->offset < s->want) {
+        size_t n = s->want - s->offset < frag ? s->want - s->offset : frag;
+        p2p_data_hdr_t h = { s->remote, s->offset };
+        int rc = tp_am_send(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n);
+        if (rc == CORE_EBUSY)
+            return 0;
+        if (rc)
+            core_fatal("sending a message to rank %d failed: %s", s->world_peer,
+                       core_strerror(rc));
+        s->offset += n;
+    }
+    p2p_send_done(s);
+    return 1;
+}
+
+static void cts_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                        size_t len)
+{
+    const p2p_cts_hdr_t *h = hdr;
+    MPI_Request s = p2p_req_of(h->sreq);
+    s->remote = h->rreq;
+    s->want = h->want;
+    s->offset = 0;
+    if (!p2p_rndv_push(s))
+        p2p_queue_data(s);
+}
+
+static void data_handler(void *arg, int src, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len)
+{
+    const p2p_data_hdr_t *h = hdr;
+    MPI_Request r = p2p_req_of(h->rreq);
+    char *dst = r->tmp ? r->tmp : r->buf;
+    memcpy(dst + h->offset, payload, len);
+    r->offset += len;
+    if (r->offset == r->want)
+        p2p_recv_done(r, r->want, r->len);
+}
+
+static void fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                        size_t len)
+{
+    p2p_send_done(p2p_req_of(((const p2p_req_hdr_t *)hdr)->req));
+}
+
+void p2p_rndv_register(void)
+{
+    tp_am_table[P2P_AM_CTS] = (tp_am_entry_t){ cts_handler, NULL };
+    tp_am_table[P2P_AM_DATA] = (tp_am_entry_t){ data_handler, NULL };
+    tp_am_table[P2P_AM_FIN] = (tp_am_entry_t){ fin_handler, NULL };
+}

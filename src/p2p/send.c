@@ -1,0 +1,278 @@
+/*
+ * The sending side: standard, synchronous and ready sends (buffered sends
+ * are built on these by the API layer), eager or rendezvous by size, and the
+ * queue of sends the transport could not take yet. A peer with queued sends
+ * gets every later send queued behind them, which keeps MPI's order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/datatype.h"
+#include "core/log.h"
+#include "core/progress.h"
+#include "p2p/proto.h"
+
+static inline size_t msg_len(size_t count, MPI_Datatype dt)
+{
+    return count * dt->size;
+}
+
+/* The bytes to send: the user's buffer when contiguous, else a packed copy. */
+static int send_data(MPI_Request s, const void **data)
+{
+    if (core_dt_is_contig(s->dt) || s->len == 0) {
+        *data = s->buf;
+        return 0;
+    }
+    s->tmp = malloc(s->len);
+    if (!s->tmp)
+        return CORE_ENOMEM;
+    core_dt_pack(s->tmp, s->buf, s->count, s->dt);
+    *data = s->tmp;
+    return 0;
+}
+
+void p2p_send_done(MPI_Request s)
+{
+    if (s->memh) {
+        tp_ep_t *ep = p2p.rt->eps[s->world_peer];
+        ep->iface->ops->mem_dereg(ep->iface, s->memh);
+        s->memh = NULL;
+    }
+    free(s->tmp);
+    s->tmp = NULL;
+    core_req_complete(s);
+}
+
+static void sendq_push(MPI_Request s)
+{
+    s->next = NULL;
+    if (p2p.sendq_tail)
+        p2p.sendq_tail->next = s;
+    else
+        p2p.sendq_head = s;
+    p2p.sendq_tail = s;
+    p2p.queued[s->world_peer]++;
+}
+
+/* Tries to hand the first message of s (EAGER or RTS) to the transport. */
+static int send_first(MPI_Request s, tp_ep_t *ep)
+{
+    const void *data = s->tmp ? s->tmp : s->buf;
+    p2p_rts_hdr_t h;
+    h.m.ctx = s->ctx;
+    h.m.src = s->comm->rank;
+    h.m.tag = s->tag;
+    h.m.flags = s->mode == CORE_MODE_SYNC ? P2P_F_SYNC : 0;
+    if (s->proto == P2P_PROTO_EAGER) {
+        size_t hlen = sizeof(p2p_hdr_t);
+        if (h.m.flags & P2P_F_SYNC) {
+            ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
+            hlen = sizeof(p2p_sync_hdr_t);
+        }
+        return tp_am_send(ep, P2P_AM_EAGER, &h, hlen, data, s->len);
+    }
+    h.len = s->len;
+    h.sreq = p2p_req_id(s);
+    h.raddr = 0;
+    h.rkey_len = 0;
+    if (s->proto == P2P_PROTO_RNDV_GET) {
+        h.raddr = (uint64_t)(uintptr_t)data;
+        h.rkey_len = (uint32_t)ep->iface->ops->rkey_pack(ep->iface, s->memh, h.rkey);
+    }
+    return tp_am_send(ep, P2P_AM_RTS, &h, offsetof(p2p_rts_hdr_t, rkey) + h.rkey_len, NULL, 0);
+}
+
+/* After the first message left: eager sends may be done already. */
+static void first_sent(MPI_Request s)
+{
+    if (s->proto == P2P_PROTO_EAGER && s->mode != CORE_MODE_SYNC)
+        p2p_send_done(s);
+}
+
+/* Chooses the protocol and registers memory for a rendezvous with get. */
+static int send_prepare(MPI_Request s, tp_ep_t *ep)
+{
+    const void *data;
+    int rc = send_data(s, &data);
+    if (rc)
+        return rc;
+    if (s->len <= ep->iface->caps.eager_limit) {
+        s->proto = P2P_PROTO_EAGER;
+        return 0;
+    }
+    s->proto = P2P_PROTO_RNDV_PIPE;
+    if (ep->iface->caps.flags & TP_CAP_GET) {
+        rc = ep->iface->ops->mem_reg(ep->iface, (void *)data, s->len, &s->memh);
+        if (rc == 0)
+            s->proto = P2P_PROTO_RNDV_GET;
+        else
+            core_debug("registration of %zu bytes failed (%s): pipelined rendezvous", s->len,
+                       core_strerror(rc));
+    }
+    return 0;
+}
+
+static int send_start(MPI_Request s)
+{
+    s->complete = 0;
+    s->status.MPI_ERROR = MPI_SUCCESS;
+    s->status.rdmpi_cancelled = 0;
+    if (s->peer == MPI_PROC_NULL) {
+        s->status.MPI_SOURCE = MPI_PROC_NULL;
+        s->status.MPI_TAG = MPI_ANY_TAG;
+        core_req_complete(s);
+        return 0;
+    }
+    s->world_peer = core_comm_world_rank(s->comm, s->peer);
+    s->len = msg_len(s->count, s->dt);
+    s->tmp = NULL;
+    s->memh = NULL;
+    tp_ep_t *ep;
+    int rc = core_ep_get(p2p.rt, s->world_peer, &ep);
+    if (rc)
+        return rc;
+    rc = send_prepare(s, ep);
+    if (rc)
+        return rc;
+    if (p2p.queued[s->world_peer] == 0) {
+        rc = send_first(s, ep);
+        if (rc == 0) {
+            first_sent(s);
+            return 0;
+        }
+        if (rc != CORE_EBUSY) {
+            free(s->tmp);
+            s->tmp = NULL;
+            return rc;
+        }
+    }
+    sendq_push(s);
+    return 0;
+}
+
+int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              uint32_t ctx, int mode, MPI_Request *req)
+{
+    MPI_Request s = core_req_alloc(CORE_REQ_SEND);
+    if (!s)
+        return CORE_ENOMEM;
+    s->buf = (void *)buf;
+    s->count = count;
+    s->dt = dt;
+    s->peer = dest;
+    s->tag = tag;
+    s->comm = comm;
+    s->ctx = ctx;
+    s->mode = (uint8_t)mode;
+    int rc = send_start(s);
+    if (rc) {
+        core_req_free(s);
+        return rc;
+    }
+    *req = s;
+    return 0;
+}
+
+int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             uint32_t ctx, int mode, const char *fn)
+{
+    if (dest == MPI_PROC_NULL)
+        return 0;
+    /* Fast path: a contiguous eager message the transport takes at once. */
+    int world = core_comm_world_rank(comm, dest);
+    size_t len = msg_len(count, dt);
+    tp_ep_t *ep = p2p.rt->eps[world];
+    if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && p2p.queued[world] == 0 &&
+        len <= ep->iface->caps.eager_limit) {
+        p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
+        int rc = tp_am_send(ep, P2P_AM_EAGER, &h, sizeof(h), buf, len);
+        if (rc != CORE_EBUSY)
+            return rc;
+    }
+    MPI_Request s;
+    int rc = p2p_isend(buf, count, dt, dest, tag, comm, ctx, mode, &s);
+    if (rc)
+        return rc;
+    core_wait_req(s, fn);
+    rc = s->status.MPI_ERROR == MPI_SUCCESS ? 0 : CORE_EPEER;
+    core_req_free(s);
+    return rc;
+}
+
+int p2p_start(MPI_Request req)
+{
+    req->active = 1;
+    return req->kind == CORE_REQ_SEND ? send_start(req) : p2p_recv_start(req);
+}
+
+/* Retries queued first messages in order; a busy peer blocks only itself. */
+static int sendq_progress(void)
+{
+    int events = 0;
+    MPI_Request prev = NULL, s = p2p.sendq_head;
+    if (!s)
+        return 0;
+    uint64_t pass = ++p2p.sendq_pass;
+    while (s) {
+        MPI_Request next = s->next;
+        int rc = CORE_EBUSY;
+        if (p2p.busy_pass[s->world_peer] != pass)
+            rc = send_first(s, p2p.rt->eps[s->world_peer]);
+        if (rc == CORE_EBUSY) {
+            p2p.busy_pass[s->world_peer] = pass;
+            prev = s;
+            s = next;
+            continue;
+        }
+        if (prev)
+            prev->next = next;
+        else
+            p2p.sendq_head = next;
+        if (p2p.sendq_tail == s)
+            p2p.sendq_tail = prev;
+        p2p.queued[s->world_peer]--;
+        events++;
+        if (rc == 0) {
+            first_sent(s);
+        } else {
+            core_error("sending to rank %d failed: %s", s->world_peer, core_strerror(rc));
+            s->status.MPI_ERROR = MPI_ERR_OTHER;
+            p2p_send_done(s);
+        }
+        s = next;
+    }
+    return events;
+}
+
+void p2p_queue_data(MPI_Request s)
+{
+    s->next = NULL;
+    if (p2p.dataq_tail)
+        p2p.dataq_tail->next = s;
+    else
+        p2p.dataq_head = s;
+    p2p.dataq_tail = s;
+}
+
+static int dataq_progress(void)
+{
+    MPI_Request s = p2p.dataq_head;
+    if (!s)
+        return 0;
+    p2p.dataq_head = p2p.dataq_tail = NULL;
+    int events = 0;
+    while (s) {
+        MPI_Request next = s->next;
+        if (p2p_rndv_push(s))
+            events++;
+        else
+            p2p_queue_data(s);
+        s = next;
+    }
+    return events;
+}
+
+int p2p_send_progress(void)
+{
+    return sendq_progress() + dataq_progress();
+}

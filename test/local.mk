@@ -1,0 +1,16 @@
+# Unit tests of the pure modules (test/unit) and the MPI test programs (test/mpi).
+UNIT_CPPFLAGS = $(AM_CPPFLAGS) -DCORE_UNIT_TEST
+check_PROGRAMS += test/unit/test_datatype test/unit/test_op test/unit/test_group \
+	test/unit/test_info test/unit/test_config test/unit/test_match
+test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c
+test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c
+test_unit_test_op_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_group_SOURCES = test/unit/test_group.c src/core/group.c
+test_unit_test_group_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_info_SOURCES = test/unit/test_info.c src/core/info.c
+test_unit_test_info_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_config_SOURCES = test/unit/test_config.c src/core/config.c src/core/log.c src/core/errors.c
+test_unit_test_config_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_match_SOURCES = test/unit/test_match.c src/p2p/match.c
+test_unit_test_match_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -1,0 +1,4 @@
+# Transports: the interface, the registry, and one fragment per transport.
+librdmpi_la_SOURCES += transports/transport.h transports/registry.c
+include $(srcdir)/transports/self/local.mk
+include $(srcdir)/transports/shm/local.mk

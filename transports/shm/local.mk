@@ -1,0 +1,1 @@
+# transports/shm (being written)

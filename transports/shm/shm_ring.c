@@ -1,0 +1,169 @@
+/*
+ * The shm ring: a single-producer, single-consumer queue of variable-length
+ * records in shared memory. The format and the ordering argument are in
+ * shm_ring.h; this file is pure (no logging, no runtime) so the unit test
+ * can drive it over an anonymous shared mapping.
+ */
+#include <string.h>
+#include "transports/shm/shm_ring.h"
+
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the shm ring needs lock-free 64-bit atomics");
+_Static_assert(sizeof(tp_shm_ring_t) == TP_SHM_RING_CTRL, "ring control block size");
+
+enum { REC_DATA = 1, REC_PAD = 2 };
+
+#define ALIGN8(x) (((x) + 7) & ~(uint64_t)7)
+
+static inline _Atomic uint64_t *slot_at(uint8_t *data, uint64_t off)
+{
+    return (_Atomic uint64_t *)(void *)(data + off);
+}
+
+static inline uint64_t rec_header(uint64_t len, unsigned id, size_t hdr_len, unsigned type)
+{
+    return len | (uint64_t)id << 32 | (uint64_t)hdr_len << 40 | (uint64_t)type << 48;
+}
+
+size_t tp_shm_ring_max_payload(size_t size, size_t hdr_len)
+{
+    size_t fixed = TP_SHM_RING_REC_HDR + ALIGN8(hdr_len);
+    size_t max = tp_shm_ring_max_record(size) & ~(size_t)(TP_SHM_RING_ALIGN - 1);
+    return max > fixed ? max - fixed : 0;
+}
+
+static int size_ok(size_t size)
+{
+    return size >= TP_SHM_RING_MIN && (size & (size - 1)) == 0 && size <= UINT32_MAX;
+}
+
+int tp_shm_ring_init(void *mem, size_t size)
+{
+    if (!size_ok(size))
+        return CORE_EINVAL;
+    tp_shm_ring_t *r = mem;
+    memset(r, 0, sizeof(*r));
+    atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+    /* The slot at index 0 must read as "no record". */
+    atomic_store_explicit(slot_at((uint8_t *)mem + TP_SHM_RING_CTRL, 0), 0, memory_order_release);
+    return 0;
+}
+
+int tp_shm_prod_init(tp_shm_prod_t *p, void *mem, size_t size)
+{
+    if (!size_ok(size))
+        return CORE_EINVAL;
+    p->ring = mem;
+    p->data = (uint8_t *)mem + TP_SHM_RING_CTRL;
+    p->size = size;
+    p->mask = size - 1;
+    p->tail_cache = atomic_load_explicit(&p->ring->tail, memory_order_acquire);
+    p->head = p->tail_cache;
+    return 0;
+}
+
+int tp_shm_cons_init(tp_shm_cons_t *c, void *mem, size_t size)
+{
+    if (!size_ok(size))
+        return CORE_EINVAL;
+    c->ring = mem;
+    c->data = (uint8_t *)mem + TP_SHM_RING_CTRL;
+    c->size = size;
+    c->mask = size - 1;
+    c->tail = atomic_load_explicit(&c->ring->tail, memory_order_relaxed);
+    c->cur_len = 0;
+    return 0;
+}
+
+/*
+ * Room check: `need` bytes past head must be free, where need covers the
+ * pad (if the record wraps), the record and the zeroed slot after it. The
+ * consumer's index is read from shared memory only when the cached copy says
+ * the ring is too full.
+ */
+static inline int has_room(tp_shm_prod_t *p, uint64_t need)
+{
+    if (p->head + need - p->tail_cache <= p->size)
+        return 1;
+    p->tail_cache = atomic_load_explicit(&p->ring->tail, memory_order_acquire);
+    return p->head + need - p->tail_cache <= p->size;
+}
+
+int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                     const void *payload, size_t len)
+{
+    if (hdr_len > 255 || id > 255 || len > p->size)
+        return CORE_EINVAL;
+    uint64_t hpad = ALIGN8(hdr_len);
+    uint64_t rlen = tp_shm_ring_record_len(hdr_len, len);
+    if (rlen > tp_shm_ring_max_record(p->size))
+        return CORE_EINVAL;
+
+    uint64_t off = p->head & p->mask;
+    uint64_t to_end = p->size - off;
+    int wrap = rlen > to_end;
+    if (!has_room(p, (wrap ? to_end : 0) + rlen + TP_SHM_RING_REC_HDR))
+        return CORE_EBUSY;
+
+    uint64_t roff = wrap ? 0 : off;
+    uint8_t *rec = p->data + roff;
+    if (hdr_len)
+        memcpy(rec + TP_SHM_RING_REC_HDR, hdr, hdr_len);
+    if (len)
+        memcpy(rec + TP_SHM_RING_REC_HDR + hpad, payload, len);
+    /* Keep "the slot at head is zero" true for the index after this record. */
+    atomic_store_explicit(slot_at(p->data, (roff + rlen) & p->mask), 0, memory_order_relaxed);
+
+    uint64_t h = rec_header(len, id, hdr_len, REC_DATA);
+    if (wrap) {
+        /* The consumer reaches offset 0 only through the pad, so the record
+         * header can be plain; the pad's release store publishes both. */
+        atomic_store_explicit(slot_at(p->data, 0), h, memory_order_relaxed);
+        atomic_store_explicit(slot_at(p->data, off), rec_header(to_end, 0, 0, REC_PAD),
+                              memory_order_release);
+        p->head += to_end + rlen;
+    } else {
+        atomic_store_explicit(slot_at(p->data, off), h, memory_order_release);
+        p->head += rlen;
+    }
+    return 0;
+}
+
+int tp_shm_ring_drained(tp_shm_prod_t *p)
+{
+    if (p->tail_cache == p->head)
+        return 1;
+    p->tail_cache = atomic_load_explicit(&p->ring->tail, memory_order_acquire);
+    return p->tail_cache == p->head;
+}
+
+int tp_shm_ring_peek(tp_shm_cons_t *c, tp_shm_rec_t *rec)
+{
+    for (;;) {
+        uint8_t *slot = c->data + (c->tail & c->mask);
+        uint64_t h = atomic_load_explicit(slot_at(slot, 0), memory_order_acquire);
+        if (h == 0)
+            return 0;
+        uint64_t len = h & 0xffffffffu;
+        if ((h >> 48 & 0xff) == REC_PAD) {
+            c->tail += len;
+            continue;
+        }
+        size_t hdr_len = h >> 40 & 0xff;
+        uint64_t hpad = ALIGN8(hdr_len);
+        rec->id = h >> 32 & 0xff;
+        rec->hdr = slot + TP_SHM_RING_REC_HDR;
+        rec->hdr_len = hdr_len;
+        rec->payload = slot + TP_SHM_RING_REC_HDR + hpad;
+        rec->len = len;
+        c->cur_len = tp_shm_ring_record_len(hdr_len, len);
+        return 1;
+    }
+}
+
+void tp_shm_ring_release(tp_shm_cons_t *c)
+{
+    c->tail += c->cur_len;
+    c->cur_len = 0;
+    /* Release: our reads of the record happen before the producer reuses it. */
+    atomic_store_explicit(&c->ring->tail, c->tail, memory_order_release);
+}

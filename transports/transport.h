@@ -1,0 +1,145 @@
+/*
+ * The transport interface: the only thing p2p sees of a network.
+ *
+ * A transport moves active messages (handler id, header, payload) reliably
+ * and in order per peer, and, where its caps say so, reads and writes
+ * registered remote memory. It never sees tags, communicators or datatypes.
+ *
+ * Completion contract (all operations):
+ *   0                 done: buffers may be reused, no completion will fire;
+ *   CORE_INPROGRESS   accepted: comp->done fires exactly once, later, from
+ *                     inside the transport's progress;
+ *   CORE_EBUSY        nothing happened (no queue space or credits): retry
+ *                     after progress;
+ *   other negative    failed: the completion never fires.
+ *
+ * Active-message handlers run from inside progress. They receive pointers
+ * that are valid only during the call; a handler may call am_send (which may
+ * say CORE_EBUSY) but never progress.
+ */
+#ifndef RDMPI_TRANSPORT_H
+#define RDMPI_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/errors.h"
+
+struct core_runtime;
+typedef struct tp_iface tp_iface_t;
+typedef struct tp_ep tp_ep_t;
+typedef struct tp_memh tp_memh_t; /* opaque, transport-defined */
+
+/* Capability flags. Optional operations are gated by these, never by NULL. */
+enum {
+    TP_CAP_GET = 1u << 0, /* get() reads remote registered memory */
+    TP_CAP_PUT = 1u << 1, /* put() writes remote registered memory */
+};
+
+typedef struct tp_caps {
+    size_t max_am_hdr;    /* largest header of an active message */
+    size_t max_am;        /* largest payload of one active message */
+    size_t max_inline;    /* payloads up to this are cheapest (informational) */
+    size_t eager_limit;   /* suggested largest eager message payload */
+    size_t max_rkey;      /* bytes rkey_pack writes at most */
+    unsigned flags;       /* TP_CAP_* */
+} tp_caps_t;
+
+typedef struct tp_comp tp_comp_t;
+struct tp_comp {
+    void (*done)(tp_comp_t *comp, int status);
+};
+
+/* id: 0..TP_AM_MAX-1; src: the sender's world rank. */
+typedef void (*tp_am_handler_t)(void *arg, int src, const void *hdr, size_t hdr_len,
+                                const void *payload, size_t len);
+#define TP_AM_MAX 16
+
+typedef struct tp_ops {
+    void (*close)(tp_iface_t *iface);
+    /* Creates the endpoint to a peer (world rank); called once per peer on first use. */
+    int (*ep_create)(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
+    void (*ep_destroy)(tp_ep_t *ep);
+    int (*am_send)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                   const void *payload, size_t len);
+    int (*mem_reg)(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
+    void (*mem_dereg)(tp_iface_t *iface, tp_memh_t *memh);
+    /* Writes the remote key of memh into buf (at most caps.max_rkey bytes); returns its length. */
+    size_t (*rkey_pack)(tp_iface_t *iface, tp_memh_t *memh, void *buf);
+    /* Reads len bytes at the peer's raddr (described by rkey) into local. */
+    int (*get)(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+               const void *rkey, tp_comp_t *comp);
+    /* Writes len bytes from local to the peer's raddr. */
+    int (*put)(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+               const void *rkey, tp_comp_t *comp);
+    /* Polls for arrivals and completions; returns how many events it handled. */
+    int (*progress)(tp_iface_t *iface);
+    /* Returns 0 once everything sent on ep has been delivered, CORE_EBUSY until then. */
+    int (*flush)(tp_ep_t *ep);
+} tp_ops_t;
+
+/* Base of every transport's interface object; embed it first. */
+struct tp_iface {
+    const tp_ops_t *ops;
+    const char *name;
+    tp_caps_t caps;
+    struct core_runtime *rt;
+};
+
+/* Base of every endpoint; embed it first. */
+struct tp_ep {
+    tp_iface_t *iface;
+    int peer;
+};
+
+/* A transport module: compiled in, chosen at run time. */
+typedef struct tp_component {
+    const char *name;
+    /* Before the bootstrap fence: set up, publish an address with
+     * core_boot_put. CORE_EUNSUPPORTED means "not usable here" (quietly). */
+    int (*open)(struct core_runtime *rt, tp_iface_t **iface_p);
+    /* After the fence: peers' published data may be read. */
+    int (*ready)(tp_iface_t *iface);
+    /* Whether this transport can reach peer (a world rank). */
+    int (*reachable)(tp_iface_t *iface, int peer);
+} tp_component_t;
+
+/* Components in order of preference for a peer: self, shm, verbs, tcp. */
+extern const tp_component_t *const tp_components[];
+
+/* Handler table, filled by p2p before transports open. */
+typedef struct tp_am_entry {
+    tp_am_handler_t cb;
+    void *arg;
+} tp_am_entry_t;
+extern tp_am_entry_t tp_am_table[TP_AM_MAX];
+
+static inline void tp_am_dispatch(unsigned id, int src, const void *hdr, size_t hdr_len,
+                                  const void *payload, size_t len)
+{
+    tp_am_table[id].cb(tp_am_table[id].arg, src, hdr, hdr_len, payload, len);
+}
+
+static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                             const void *payload, size_t len)
+{
+    return ep->iface->ops->am_send(ep, id, hdr, hdr_len, payload, len);
+}
+
+static inline int tp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh,
+                         uint64_t raddr, const void *rkey, tp_comp_t *comp)
+{
+    return ep->iface->ops->get(ep, local, len, lmemh, raddr, rkey, comp);
+}
+
+static inline int tp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh,
+                         uint64_t raddr, const void *rkey, tp_comp_t *comp)
+{
+    return ep->iface->ops->put(ep, local, len, lmemh, raddr, rkey, comp);
+}
+
+static inline int tp_progress(tp_iface_t *iface)
+{
+    return iface->ops->progress(iface);
+}
+
+#endif
