@@ -159,6 +159,9 @@ int coll_allgather_ring(const void *sbuf, int scount, MPI_Datatype sdt, const co
 int coll_alltoall_pairwise(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm);
 int coll_alltoall_linear(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm);
 int coll_alltoall_bruck(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm);
+/* MPI_IN_PLACE: copies rl's n blocks to scratch with the same layout, which
+ * *sl then describes; *raw is what to free. */
+int coll_alltoall_inplace_src(const coll_layout_t *rl, int n, coll_layout_t *sl, void **raw);
 
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {
@@ -175,19 +178,18 @@ enum coll_alg {
     COLL_NALGS
 };
 
-/* What the selection rules look at. */
+/* What the selection rules look at. Every field must be the same on all
+ * ranks of the call, or ranks would pick different algorithms. */
 typedef struct coll_query {
     size_t bytes;     /* message size as the table for this collective defines it */
     int size;         /* communicator size */
-    int count;        /* items (reductions: count < pof2 favours recursive doubling) */
+    int count;        /* reductions: items (count < pof2 favours recursive doubling) */
     int commute;      /* reductions: the operation commutes */
-    int inplace;
 } coll_query_t;
 
 /* The algorithm to run: the forced one (RDMPI_COLL_<NAME>) when it can
  * handle the query, else the first matching row of the table. */
 enum coll_alg coll_select(enum coll_id id, const coll_query_t *q);
 const char *coll_alg_name(enum coll_alg alg);
-const char *coll_name(enum coll_id id);
 
 #endif

@@ -217,7 +217,7 @@ static void handle_signal(struct monitor *m, int sig)
  * Returns 1 when the monitor should stop waiting for ranks. */
 static int check_deadlines(struct monitor *m, double now)
 {
-    if (m->phase == RUNNING && m->timeout_at > 0 && now >= m->timeout_at)
+    if (m->phase == RUNNING && m->timeout_at > 0 && now >= m->timeout_at && m->nalive > 0)
         expire_timeout(m);
     else if (m->phase == DUMPING && now >= m->deadline)
         begin_terminate(m);
@@ -235,7 +235,7 @@ static int poll_timeout_ms(const struct monitor *m, double now)
 {
     double next = INFINITY;
 
-    if (m->phase == RUNNING && m->timeout_at > 0)
+    if (m->phase == RUNNING && m->timeout_at > 0 && m->nalive > 0)
         next = m->timeout_at;
     if (m->phase != RUNNING)
         next = m->deadline;

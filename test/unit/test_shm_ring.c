@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,13 +282,16 @@ static uint64_t stream(size_t size, uint64_t nrec, uint64_t seed)
             spec_t s = make_spec(seed, i, size);
             int rc;
             fill_spec(&s);
+            /* Yield now and then: on a loaded machine the consumer may be
+             * waiting for this CPU. */
             while ((rc = push_filled(&p, &s)) == CORE_EBUSY)
-                busy++;
+                if (++busy % 64 == 0)
+                    sched_yield();
             if (rc != 0)
                 _exit(2);
         }
         while (!tp_shm_ring_drained(&p))
-            ;
+            sched_yield();
         *busy_out = busy;
         _exit(0);
     }
@@ -295,8 +299,9 @@ static uint64_t stream(size_t size, uint64_t nrec, uint64_t seed)
     tp_shm_rec_t rec;
     tp_shm_cons_init(&c, mem, size);
     for (uint64_t i = 0; i < nrec; i++) {
-        while (!tp_shm_ring_peek(&c, &rec))
-            ;
+        for (unsigned spin = 1; !tp_shm_ring_peek(&c, &rec); spin++)
+            if (spin % 64 == 0)
+                sched_yield();
         spec_t s = make_spec(seed, i, size);
         check_rec(&rec, &s, i);
         tp_shm_ring_release(&c);
@@ -373,8 +378,39 @@ static double pingpong(int iters, size_t hlen)
     return t / iters / 2 * 1e6;
 }
 
+/* The floor: one atomic word bounced between the two processes. */
+static double flag_pingpong(int iters)
+{
+    _Atomic uint64_t *w = map_shared(4096);
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork failed");
+    int child = pid == 0;
+    pin(child ? 1 : 0);
+    double t0 = now();
+    for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
+        if (!child) {
+            atomic_store_explicit(&w[0], i, memory_order_release);
+            while (atomic_load_explicit(&w[8], memory_order_acquire) != i)
+                ;
+        } else {
+            while (atomic_load_explicit(&w[0], memory_order_acquire) != i)
+                ;
+            atomic_store_explicit(&w[8], i, memory_order_release);
+        }
+    }
+    double t = now() - t0;
+    if (child)
+        _exit(0);
+    waitpid(pid, NULL, 0);
+    munmap((void *)w, 4096);
+    return t / iters / 2 * 1e6;
+}
+
 static int bench(void)
 {
+    printf("bench: bare cache-line ping-pong (the machine's floor): one-way %.3f us\n",
+           flag_pingpong(200000));
     const size_t hlens[] = {0, 32};
     for (unsigned k = 0; k < 2; k++) {
         double best = 1e9, sum = 0;

@@ -1,1 +1,19 @@
-# transports/shm (being written)
+# transports/shm: rings in a per-node segment, CMA single copy.
+librdmpi_la_SOURCES += \
+	transports/shm/shm.h \
+	transports/shm/shm_ring.h \
+	transports/shm/shm_ring.c \
+	transports/shm/shm_seg.c \
+	transports/shm/shm_iface.c \
+	transports/shm/shm_cma.c
+
+# The ring alone, over an anonymous shared mapping (--bench: ping-pong latency).
+check_PROGRAMS += test/unit/test_shm_ring
+test_unit_test_shm_ring_SOURCES = test/unit/test_shm_ring.c transports/shm/shm_ring.c
+test_unit_test_shm_ring_CPPFLAGS = $(AM_CPPFLAGS)
+
+# The whole transport between forked processes, with a stand-in bootstrap.
+check_PROGRAMS += test/unit/test_shm_iface
+test_unit_test_shm_iface_SOURCES = test/unit/test_shm_iface.c transports/shm/shm_ring.c \
+	transports/shm/shm_seg.c transports/shm/shm_iface.c transports/shm/shm_cma.c
+test_unit_test_shm_iface_CPPFLAGS = $(AM_CPPFLAGS)

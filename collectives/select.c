@@ -1,0 +1,187 @@
+/*
+ * Algorithm selection: which algorithms each collective has, the rules that
+ * pick one from the message size and communicator size (rows scanned in
+ * order, first match wins), and RDMPI_COLL_<NAME>=<algorithm>, read once at
+ * coll_init, which forces one. The thresholds follow the defaults of MPICH
+ * and Open MPI's tuned component (design brief, section 6).
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "collectives/coll_impl.h"
+#include "core/log.h"
+
+#define COLL_MAX_ALGS 4
+
+static const char *const alg_names[COLL_NALGS] = {
+    [COLL_ALG_AUTO] = "auto",
+    [COLL_ALG_DISSEMINATION] = "dissemination",
+    [COLL_ALG_BINOMIAL] = "binomial",
+    [COLL_ALG_SCATTER_RING] = "scatter_ring",
+    [COLL_ALG_RSAG] = "reduce_scatter_gather",
+    [COLL_ALG_RECDBL] = "recursive_doubling",
+    [COLL_ALG_RABENSEIFNER] = "rabenseifner",
+    [COLL_ALG_RING] = "ring",
+    [COLL_ALG_REDUCE_BCAST] = "reduce_bcast",
+    [COLL_ALG_LINEAR] = "linear",
+    [COLL_ALG_BRUCK] = "bruck",
+    [COLL_ALG_PAIRWISE] = "pairwise",
+};
+
+static const struct {
+    const char *env;                      /* RDMPI_COLL_<NAME> */
+    enum coll_alg algs[COLL_MAX_ALGS];    /* what RDMPI_COLL_<NAME> may name */
+} colls[COLL_NCOLLS] = {
+    [COLL_BARRIER] = { "RDMPI_COLL_BARRIER", { COLL_ALG_DISSEMINATION } },
+    [COLL_BCAST] = { "RDMPI_COLL_BCAST", { COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING } },
+    [COLL_REDUCE] = { "RDMPI_COLL_REDUCE", { COLL_ALG_BINOMIAL, COLL_ALG_RSAG } },
+    [COLL_ALLREDUCE] = { "RDMPI_COLL_ALLREDUCE", { COLL_ALG_RECDBL, COLL_ALG_RABENSEIFNER,
+                                                   COLL_ALG_RING, COLL_ALG_REDUCE_BCAST } },
+    [COLL_GATHER] = { "RDMPI_COLL_GATHER", { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
+    [COLL_GATHERV] = { "RDMPI_COLL_GATHERV", { COLL_ALG_LINEAR } },
+    [COLL_SCATTER] = { "RDMPI_COLL_SCATTER", { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
+    [COLL_SCATTERV] = { "RDMPI_COLL_SCATTERV", { COLL_ALG_LINEAR } },
+    [COLL_ALLGATHER] = { "RDMPI_COLL_ALLGATHER",
+                         { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING } },
+    [COLL_ALLGATHERV] = { "RDMPI_COLL_ALLGATHERV",
+                          { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING } },
+    [COLL_ALLTOALL] = { "RDMPI_COLL_ALLTOALL",
+                        { COLL_ALG_PAIRWISE, COLL_ALG_LINEAR, COLL_ALG_BRUCK } },
+    [COLL_ALLTOALLV] = { "RDMPI_COLL_ALLTOALLV", { COLL_ALG_PAIRWISE, COLL_ALG_LINEAR } },
+};
+
+/* Conditions of a rule besides the byte range and communicator size. */
+enum { W_POW2 = 1u, W_NOT_POW2 = 2u, W_COMMUTE = 4u, W_FEW = 8u /* count < pof2 */ };
+
+typedef struct coll_rule {
+    enum coll_id id;
+    size_t min_bytes, max_bytes;   /* applies when min_bytes <= bytes <= max_bytes */
+    int min_size;                  /* ... and the communicator has at least min_size ranks */
+    unsigned when;                 /* ... and these W_* conditions hold */
+    enum coll_alg alg;
+} coll_rule_t;
+
+#define ANY SIZE_MAX
+#define KB ((size_t)1024)
+
+/* What "bytes" is: bcast, reduce, allreduce: the vector; gather, scatter,
+ * alltoall: one rank's block; allgather(v): the whole result. The v
+ * collectives other than allgatherv have one rule: their sizes differ
+ * between ranks, which must all choose alike. */
+static const coll_rule_t rules[] = {
+    { COLL_BARRIER, 0, ANY, 0, 0, COLL_ALG_DISSEMINATION },
+
+    { COLL_BCAST, 0, 12 * KB, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_BCAST, 0, ANY, 8, 0, COLL_ALG_SCATTER_RING },
+    { COLL_BCAST, 0, ANY, 0, 0, COLL_ALG_BINOMIAL },
+
+    { COLL_REDUCE, 0, 2 * KB, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_REDUCE, 0, ANY, 0, W_FEW, COLL_ALG_BINOMIAL },
+    { COLL_REDUCE, 0, ANY, 0, 0, COLL_ALG_RSAG },
+
+    { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, COLL_ALG_RECDBL },
+    { COLL_ALLREDUCE, 0, ANY, 0, W_FEW, COLL_ALG_RECDBL },
+    { COLL_ALLREDUCE, 1024 * KB, ANY, 8, W_COMMUTE, COLL_ALG_RING },
+    { COLL_ALLREDUCE, 0, ANY, 0, 0, COLL_ALG_RABENSEIFNER },
+
+    { COLL_GATHER, 0, 32 * KB, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_GATHER, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+    { COLL_GATHERV, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+    { COLL_SCATTER, 0, 32 * KB, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_SCATTER, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+    { COLL_SCATTERV, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+
+    { COLL_ALLGATHER, 0, 512 * KB, 0, W_POW2, COLL_ALG_RECDBL },
+    { COLL_ALLGATHER, 0, 80 * KB, 0, W_NOT_POW2, COLL_ALG_BRUCK },
+    { COLL_ALLGATHER, 0, ANY, 0, 0, COLL_ALG_RING },
+    { COLL_ALLGATHERV, 0, 512 * KB, 0, W_POW2, COLL_ALG_RECDBL },
+    { COLL_ALLGATHERV, 0, 80 * KB, 0, W_NOT_POW2, COLL_ALG_BRUCK },
+    { COLL_ALLGATHERV, 0, ANY, 0, 0, COLL_ALG_RING },
+
+    { COLL_ALLTOALL, 0, 256, 8, 0, COLL_ALG_BRUCK },
+    { COLL_ALLTOALL, 0, 32 * KB, 0, 0, COLL_ALG_LINEAR },
+    { COLL_ALLTOALL, 0, ANY, 0, 0, COLL_ALG_PAIRWISE },
+    { COLL_ALLTOALLV, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+};
+
+/* Set once by coll_init from the environment; read-only afterwards. */
+static enum coll_alg forced[COLL_NCOLLS];
+
+const char *coll_alg_name(enum coll_alg alg)
+{
+    return alg >= 0 && alg < COLL_NALGS ? alg_names[alg] : "?";
+}
+
+static int rule_matches(const coll_rule_t *w, const coll_query_t *q)
+{
+    if (q->bytes < w->min_bytes || q->bytes > w->max_bytes || q->size < w->min_size)
+        return 0;
+    if ((w->when & W_POW2) && !coll_is_pof2(q->size))
+        return 0;
+    if ((w->when & W_NOT_POW2) && coll_is_pof2(q->size))
+        return 0;
+    if ((w->when & W_COMMUTE) && !q->commute)
+        return 0;
+    if ((w->when & W_FEW) && q->count >= coll_pof2(q->size))
+        return 0;
+    return 1;
+}
+
+/* Whether a forced algorithm can run this call. */
+static int can_run(enum coll_id id, enum coll_alg alg, const coll_query_t *q)
+{
+    if (id == COLL_ALLREDUCE && alg == COLL_ALG_RING && !q->commute)
+        return 0;   /* combines in ring order: wrong for operations that do not commute */
+    return 1;
+}
+
+enum coll_alg coll_select(enum coll_id id, const coll_query_t *q)
+{
+    if (forced[id] != COLL_ALG_AUTO && can_run(id, forced[id], q))
+        return forced[id];
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+        if (rules[i].id == id && rule_matches(&rules[i], q))
+            return rules[i].alg;
+    return colls[id].algs[0];
+}
+
+/* "binomial, scatter_ring": the algorithms RDMPI_COLL_<NAME> accepts. */
+static void alg_list(enum coll_id id, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < COLL_MAX_ALGS && colls[id].algs[i] != COLL_ALG_AUTO && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                                 alg_names[colls[id].algs[i]]);
+}
+
+int coll_init(void)
+{
+    for (int id = 0; id < COLL_NCOLLS; id++) {
+        forced[id] = COLL_ALG_AUTO;
+        const char *v = getenv(colls[id].env);
+        if (!v || !*v || !strcasecmp(v, "auto"))
+            continue;
+        for (int i = 0; i < COLL_MAX_ALGS && colls[id].algs[i] != COLL_ALG_AUTO; i++)
+            if (!strcasecmp(v, alg_names[colls[id].algs[i]]))
+                forced[id] = colls[id].algs[i];
+        if (forced[id] == COLL_ALG_AUTO) {
+            char list[128];
+            alg_list((enum coll_id)id, list, sizeof(list));
+            core_warn("%s=\"%s\" is not one of: auto, %s; using the selection table",
+                      colls[id].env, v, list);
+        } else {
+            core_debug("%s: forced to %s", colls[id].env, alg_names[forced[id]]);
+        }
+    }
+    return 0;
+}
+
+void coll_fini(void)
+{
+    for (int id = 0; id < COLL_NCOLLS; id++)
+        forced[id] = COLL_ALG_AUTO;
+}

@@ -1,0 +1,96 @@
+/*
+ * Internal declarations of the shm transport, shared by its files:
+ * shm_seg.c (the node's segment), shm_iface.c (the component, active
+ * messages, progress) and shm_cma.c (single copy through process_vm_readv).
+ */
+#ifndef RDMPI_TP_SHM_H
+#define RDMPI_TP_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/runtime.h"
+#include "transports/shm/shm_ring.h"
+#include "transports/transport.h"
+
+#define TP_SHM_SEG_MAGIC 0x31676573696d6472ull /* "rdmiseg1" */
+#define TP_SHM_SEG_HDR 4096                    /* header page before the rings */
+#define TP_SHM_RING_AUTO_TOTAL (32u << 20)     /* auto ring size: this over local_size^2 */
+#define TP_SHM_RING_AUTO_MIN (64u << 10)
+#define TP_SHM_RING_AUTO_MAX (1u << 20)
+#define TP_SHM_RING_FLOOR (4u << 10)           /* never smaller, even when /dev/shm is tight */
+#define TP_SHM_RING_CEIL (1u << 30)
+#define TP_SHM_MAX_AM_HDR 128
+
+/* The segment's first page. Written by the creator before it publishes the
+ * magic word (release); read by the others after the bootstrap fence. */
+typedef struct tp_shm_seg_hdr {
+    _Atomic uint64_t magic;
+    uint32_t local_size;
+    uint32_t reserved;
+    uint64_t ring_size;   /* data bytes of every ring */
+    uint64_t ring_stride; /* bytes from one ring to the next */
+    uint64_t total;       /* bytes of the whole segment */
+    _Atomic uint32_t attached; /* ranks that have mapped it, the creator included */
+    _Atomic uint32_t unlinked; /* set by whoever removes the name */
+} tp_shm_seg_hdr_t;
+
+typedef struct tp_shm_seg {
+    char name[336]; /* with the leading '/' */
+    void *base;
+    size_t len;
+    int creator;
+} tp_shm_seg_t;
+
+/* The endpoint to one local peer: the producer side of the my->peer ring. */
+typedef struct tp_shm_ep {
+    tp_ep_t base;
+    tp_shm_prod_t prod;
+    int lpeer;
+    int ready;
+} tp_shm_ep_t;
+
+/* One incoming ring (peer->me). */
+typedef struct tp_shm_in {
+    tp_shm_cons_t cons;
+    int src; /* the producer's world rank */
+} tp_shm_in_t;
+
+typedef struct tp_shm_iface {
+    tp_iface_t base;
+    core_runtime_t *rt;
+    int me, nlocal;  /* local rank and local size */
+    tp_shm_seg_t seg;
+    size_t ring_size;
+    tp_shm_ep_t *eps; /* by local rank; eps[me] unused */
+    tp_shm_in_t *in;  /* incoming rings of the other local ranks */
+    int nin;
+    int cma_logged;  /* a CMA failure has been reported */
+    char memh_token; /* what mem_reg hands out: CMA needs no registration */
+    _Alignas(8) volatile uint64_t cma_magic; /* read by a peer to probe CMA */
+} tp_shm_iface_t;
+
+static inline tp_shm_iface_t *tp_shm_iface(tp_iface_t *iface)
+{
+    return (tp_shm_iface_t *)iface; /* base is the first member */
+}
+
+/* shm_seg.c */
+size_t tp_shm_ring_size_pick(const core_runtime_t *rt);
+int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size);
+int tp_shm_seg_attach(tp_shm_iface_t *s);
+void tp_shm_seg_destroy(tp_shm_iface_t *s);
+void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
+
+/* shm_cma.c */
+void tp_shm_cma_open(tp_shm_iface_t *s);
+void tp_shm_cma_probe(tp_shm_iface_t *s);
+int tp_shm_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
+void tp_shm_mem_dereg(tp_iface_t *iface, tp_memh_t *memh);
+size_t tp_shm_rkey_pack(tp_iface_t *iface, tp_memh_t *memh, void *buf);
+int tp_shm_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+               const void *rkey, tp_comp_t *comp);
+int tp_shm_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+               const void *rkey, tp_comp_t *comp);
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * The shm transport: active messages between ranks of one node through the
+ * rings of the node's segment (shm_seg.c), and single-copy get/put through
+ * CMA (shm_cma.c).
+ *
+ * Lifecycle: open() (before the bootstrap fence) creates the segment on
+ * local rank 0 and publishes its name; ready() (after the fence) maps it on
+ * the other ranks, sets up the incoming rings and probes CMA. An endpoint is
+ * the producer side of the my->peer ring; progress() drains the peer->me
+ * rings, handing records to the handlers in place.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/bootstrap.h"
+#include "core/log.h"
+#include "transports/shm/shm.h"
+
+#define SHM_KEY_SEG "rdmpi.shm.seg"
+#define SHM_PROGRESS_BATCH 32 /* records per ring per progress call */
+
+static void shm_close(tp_iface_t *iface);
+static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
+static void shm_ep_destroy(tp_ep_t *ep);
+static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len);
+static int shm_progress(tp_iface_t *iface);
+static int shm_flush(tp_ep_t *ep);
+
+static const tp_ops_t shm_ops = {
+    .close = shm_close,
+    .ep_create = shm_ep_create,
+    .ep_destroy = shm_ep_destroy,
+    .am_send = shm_am_send,
+    .mem_reg = tp_shm_mem_reg,
+    .mem_dereg = tp_shm_mem_dereg,
+    .rkey_pack = tp_shm_rkey_pack,
+    .get = tp_shm_get,
+    .put = tp_shm_put,
+    .progress = shm_progress,
+    .flush = shm_flush,
+};
+
+/* Limits follow the ring size, which only rank 0 decides; they are set at
+ * open from the local choice and again at ready from the segment. A quarter
+ * of a ring per message keeps several large messages in flight. */
+static void set_limits(tp_shm_iface_t *s)
+{
+    tp_caps_t *caps = &s->base.caps;
+    size_t max_am = s->ring_size / 4 - TP_SHM_RING_REC_HDR - TP_SHM_MAX_AM_HDR;
+    caps->max_am_hdr = TP_SHM_MAX_AM_HDR;
+    caps->max_am = max_am;
+    caps->max_inline = 256;
+    caps->eager_limit = s->rt->cfg.shm_eager_limit < max_am ? s->rt->cfg.shm_eager_limit : max_am;
+    caps->max_rkey = sizeof(int32_t);
+}
+
+static int local_index(tp_shm_iface_t *s, int world_rank)
+{
+    for (int i = 0; i < s->nlocal; i++)
+        if (s->rt->local_ranks[i] == world_rank)
+            return i;
+    return -1;
+}
+
+static int shm_open_iface(core_runtime_t *rt, tp_iface_t **iface_p)
+{
+    if (rt->local_size < 2)
+        return CORE_EUNSUPPORTED;
+    tp_shm_iface_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return CORE_ENOMEM;
+    s->base.ops = &shm_ops;
+    s->base.name = "shm";
+    s->base.rt = rt;
+    s->rt = rt;
+    s->me = rt->local_rank;
+    s->nlocal = rt->local_size;
+    s->ring_size = tp_shm_ring_size_pick(rt);
+    s->eps = calloc((size_t)s->nlocal, sizeof(*s->eps));
+    s->in = calloc((size_t)s->nlocal, sizeof(*s->in));
+    int rc = CORE_ENOMEM;
+    if (!s->eps || !s->in)
+        goto err_free;
+
+    if (s->me == 0) {
+        rc = tp_shm_seg_create(s, s->ring_size);
+        if (rc)
+            goto err_free;
+        rc = core_boot_put(rt, SHM_KEY_SEG, s->seg.name, strlen(s->seg.name) + 1, 1);
+        if (rc)
+            goto err_destroy;
+    }
+    tp_shm_cma_open(s);
+    set_limits(s);
+    *iface_p = &s->base;
+    return 0;
+
+err_destroy:
+    tp_shm_seg_destroy(s);
+err_free:
+    free(s->in);
+    free(s->eps);
+    free(s);
+    return rc;
+}
+
+/* Finds the segment local rank 0 published; a rank 0 that failed to make
+ * one has said why, so the others bow out quietly. */
+static int find_segment(tp_shm_iface_t *s)
+{
+    void *val;
+    size_t len;
+    int rc = core_boot_get(s->rt, s->rt->local_ranks[0], SHM_KEY_SEG, &val, &len);
+    if (rc == CORE_ENOTFOUND) {
+        core_info("shm: local rank 0 published no segment: shared memory not used");
+        return CORE_EUNSUPPORTED;
+    }
+    if (rc)
+        return rc;
+    if (len == 0 || len > sizeof(s->seg.name) || ((char *)val)[len - 1] != '\0') {
+        core_error("shm: malformed segment name from local rank 0");
+        free(val);
+        return CORE_EINTERN;
+    }
+    memcpy(s->seg.name, val, len);
+    free(val);
+    return 0;
+}
+
+static int shm_ready(tp_iface_t *iface)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    int rc;
+    if (!s->seg.base) {
+        if ((rc = find_segment(s)) != 0 || (rc = tp_shm_seg_attach(s)) != 0)
+            return rc;
+    }
+    set_limits(s);
+
+    s->nin = 0;
+    for (int i = 0; i < s->nlocal; i++) {
+        if (i == s->me)
+            continue;
+        tp_shm_in_t *in = &s->in[s->nin++];
+        tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size);
+        in->src = s->rt->local_ranks[i];
+    }
+    tp_shm_cma_probe(s);
+    return 0;
+}
+
+static int shm_reachable(tp_iface_t *iface, int peer)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    int i = local_index(s, peer);
+    return i >= 0 && i != s->me;
+}
+
+static void shm_close(tp_iface_t *iface)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    tp_shm_seg_destroy(s);
+    free(s->in);
+    free(s->eps);
+    free(s);
+}
+
+/* Endpoints live in the interface (one per local peer) and are set up on
+ * first use, so only the rings actually used get touched. */
+static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    int lp = local_index(s, peer);
+    if (lp < 0 || lp == s->me || !s->seg.base)
+        return CORE_EPEER;
+    tp_shm_ep_t *ep = &s->eps[lp];
+    if (!ep->ready) {
+        int rc = tp_shm_prod_init(&ep->prod, tp_shm_seg_ring(s, s->me, lp), s->ring_size);
+        if (rc)
+            return rc;
+        ep->base.iface = iface;
+        ep->base.peer = peer;
+        ep->lpeer = lp;
+        ep->ready = 1;
+    }
+    *ep_p = &ep->base;
+    return 0;
+}
+
+static void shm_ep_destroy(tp_ep_t *ep)
+{
+    (void)ep; /* owned by the interface; the ring state must survive for flush */
+}
+
+/* Copies the message into the my->peer ring: 0 means the buffers are free
+ * again. Safe from inside a handler: it touches only the producer state of
+ * an outgoing ring, never the incoming ring progress is draining. */
+static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len)
+{
+    tp_shm_ep_t *e = (tp_shm_ep_t *)ep;
+    const tp_caps_t *caps = &ep->iface->caps;
+    if (id >= TP_AM_MAX || hdr_len > caps->max_am_hdr || len > caps->max_am)
+        return CORE_EINVAL;
+    return tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
+}
+
+/* Drains up to a batch from every incoming ring. An idle ring costs one
+ * load of the header slot at its consumer index. */
+static int shm_progress(tp_iface_t *iface)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    int events = 0;
+    for (int i = 0; i < s->nin; i++) {
+        tp_shm_in_t *in = &s->in[i];
+        if (tp_shm_ring_empty(&in->cons))
+            continue;
+        tp_shm_rec_t rec;
+        for (int k = 0; k < SHM_PROGRESS_BATCH && tp_shm_ring_peek(&in->cons, &rec); k++) {
+            if (rec.id < TP_AM_MAX)
+                tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
+            else
+                core_error("shm: dropping a message with bad handler id %u from rank %d", rec.id,
+                           in->src);
+            tp_shm_ring_release(&in->cons);
+            events++;
+        }
+    }
+    return events;
+}
+
+static int shm_flush(tp_ep_t *ep)
+{
+    tp_shm_ep_t *e = (tp_shm_ep_t *)ep;
+    return tp_shm_ring_drained(&e->prod) ? 0 : CORE_EBUSY;
+}
+
+const tp_component_t tp_shm_component = {
+    .name = "shm",
+    .open = shm_open_iface,
+    .ready = shm_ready,
+    .reachable = shm_reachable,
+};

@@ -1,0 +1,259 @@
+/*
+ * The node's shared-memory segment: one POSIX shm object per node per job,
+ * created by local rank 0 before the bootstrap fence and mapped by the other
+ * local ranks after it. It holds a header page and one ring per ordered pair
+ * of local ranks (ring src->dst at index src * local_size + dst; the
+ * diagonal is never touched). tmpfs allocates pages lazily, so only the
+ * rings that are used cost memory. The last rank to attach removes the name,
+ * so nothing is left in /dev/shm even if the job later crashes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include "core/log.h"
+#include "core/shmname.h"
+#include "transports/shm/shm.h"
+
+static size_t pow2_floor(size_t x)
+{
+    size_t p = 1;
+    while (p <= x / 2)
+        p *= 2;
+    return p;
+}
+
+static size_t ring_stride(size_t ring_size)
+{
+    return (tp_shm_ring_footprint(ring_size) + 4095) & ~(size_t)4095;
+}
+
+/* The configured ring size, or the automatic one: 32 MiB spread over the
+ * local_size^2 rings, clamped to [64 KiB, 1 MiB]; a power of two either way. */
+size_t tp_shm_ring_size_pick(const core_runtime_t *rt)
+{
+    size_t n = (size_t)rt->local_size * (size_t)rt->local_size;
+    size_t size = rt->cfg.shm_ring_size;
+    if (size == 0) {
+        size = TP_SHM_RING_AUTO_TOTAL / n;
+        size = size < TP_SHM_RING_AUTO_MIN ? TP_SHM_RING_AUTO_MIN : size;
+        size = size > TP_SHM_RING_AUTO_MAX ? TP_SHM_RING_AUTO_MAX : size;
+    }
+    size = size < TP_SHM_RING_FLOOR ? TP_SHM_RING_FLOOR : size;
+    size = size > TP_SHM_RING_CEIL ? TP_SHM_RING_CEIL : size;
+    size_t p = pow2_floor(size);
+    if (rt->cfg.shm_ring_size && p != rt->cfg.shm_ring_size)
+        core_warn("shm: RDMPI_SHM_RING_SIZE=%zu is not a power of two in [4k, 1G]; using %zu",
+                  rt->cfg.shm_ring_size, p);
+    return p;
+}
+
+static size_t seg_bytes(int nlocal, size_t ring_size)
+{
+    return TP_SHM_SEG_HDR + (size_t)nlocal * (size_t)nlocal * ring_stride(ring_size);
+}
+
+/* Shrinks the ring size until every ring that may be used fits in the free
+ * space of the file system behind fd: touching a page that tmpfs cannot
+ * supply kills the process with SIGBUS, far from any useful message. */
+static int fit_free_space(tp_shm_iface_t *s, int fd, size_t *ring_size)
+{
+    struct statvfs vfs;
+    if (fstatvfs(fd, &vfs) != 0)
+        return 0; /* cannot tell: keep the size */
+    uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+    uint64_t rings = (uint64_t)s->nlocal * (uint64_t)(s->nlocal - 1);
+    size_t size = *ring_size;
+    while (size > TP_SHM_RING_FLOOR && rings * ring_stride(size) + TP_SHM_SEG_HDR > avail)
+        size /= 2;
+    if (rings * ring_stride(size) + TP_SHM_SEG_HDR > avail) {
+        core_error("shm: %s: only %llu bytes free in /dev/shm, %llu needed for %d local ranks",
+                   s->seg.name, (unsigned long long)avail,
+                   (unsigned long long)(rings * ring_stride(size) + TP_SHM_SEG_HDR), s->nlocal);
+        return CORE_ENOMEM;
+    }
+    if (size != *ring_size)
+        core_info("shm: /dev/shm has %llu bytes free: rings shrunk from %zu to %zu bytes",
+                  (unsigned long long)avail, *ring_size, size);
+    *ring_size = size;
+    return 0;
+}
+
+static void seg_name(tp_shm_iface_t *s)
+{
+    char prefix[256];
+    core_shm_job_prefix(prefix, sizeof(prefix), s->rt->nspace);
+    /* Names longer than NAME_MAX fail: cut the hostname, never the prefix. */
+    snprintf(s->seg.name, sizeof(s->seg.name), "/%s%.64s.seg", prefix, s->rt->hostname);
+    for (char *p = s->seg.name + 1; *p; p++)
+        if (*p == '/')
+            *p = '_';
+}
+
+static int errno_code(int err)
+{
+    switch (err) {
+    case ENOMEM:
+    case ENOSPC:
+    case EFBIG:
+        return CORE_ENOMEM;
+    case EACCES:
+    case EPERM:
+        return CORE_EPERM;
+    default:
+        return CORE_EIO;
+    }
+}
+
+static const char *hint(int err)
+{
+    if (err == ENOENT || err == ENOSYS)
+        return " (is /dev/shm mounted?)";
+    if (err == ENOSPC || err == ENOMEM)
+        return " (is /dev/shm full? see df /dev/shm)";
+    return "";
+}
+
+/* Local rank 0, before the fence: create, size and map the segment, write
+ * its header and mark it ready. Only the header page is touched. */
+int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size)
+{
+    seg_name(s);
+    int fd = shm_open(s->seg.name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* A dead job with the same nspace: its segment is of no use to anyone. */
+        core_warn("shm: removing stale segment %s", s->seg.name);
+        shm_unlink(s->seg.name);
+        fd = shm_open(s->seg.name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0) {
+        int err = errno;
+        core_error("shm: cannot create segment %s: %s%s", s->seg.name, strerror(err), hint(err));
+        return errno_code(err);
+    }
+    int rc = fit_free_space(s, fd, &ring_size);
+    if (rc)
+        goto err_unlink;
+    size_t len = seg_bytes(s->nlocal, ring_size);
+    if (ftruncate(fd, (off_t)len) != 0 || (errno = posix_fallocate(fd, 0, TP_SHM_SEG_HDR)) != 0) {
+        int err = errno;
+        core_error("shm: cannot size segment %s to %zu bytes: %s%s", s->seg.name, len,
+                   strerror(err), hint(err));
+        rc = errno_code(err);
+        goto err_unlink;
+    }
+    void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        int err = errno;
+        core_error("shm: cannot map segment %s (%zu bytes): %s", s->seg.name, len, strerror(err));
+        rc = errno_code(err);
+        goto err_unlink;
+    }
+    close(fd);
+
+    tp_shm_seg_hdr_t *hdr = base;
+    hdr->local_size = (uint32_t)s->nlocal;
+    hdr->ring_size = ring_size;
+    hdr->ring_stride = ring_stride(ring_size);
+    hdr->total = len;
+    atomic_store_explicit(&hdr->attached, 1, memory_order_relaxed);
+    atomic_store_explicit(&hdr->unlinked, 0, memory_order_relaxed);
+    atomic_store_explicit(&hdr->magic, TP_SHM_SEG_MAGIC, memory_order_release);
+
+    s->seg.base = base;
+    s->seg.len = len;
+    s->seg.creator = 1;
+    s->ring_size = ring_size;
+    core_debug("shm: created %s: %d local ranks, rings of %zu bytes", s->seg.name, s->nlocal,
+               ring_size);
+    return 0;
+
+err_unlink:
+    shm_unlink(s->seg.name);
+    close(fd);
+    return rc;
+}
+
+static void unlink_once(tp_shm_iface_t *s)
+{
+    tp_shm_seg_hdr_t *hdr = s->seg.base;
+    if (atomic_exchange_explicit(&hdr->unlinked, 1, memory_order_acq_rel) == 0)
+        shm_unlink(s->seg.name);
+}
+
+/* The other local ranks, after the fence: map the segment rank 0 made
+ * (name from the bootstrap) and count ourselves; the last one unlinks it. */
+int tp_shm_seg_attach(tp_shm_iface_t *s)
+{
+    int rc;
+    int fd = shm_open(s->seg.name, O_RDWR, 0);
+    if (fd < 0) {
+        int err = errno;
+        core_error("shm: cannot open segment %s: %s%s", s->seg.name, strerror(err), hint(err));
+        return errno_code(err);
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < TP_SHM_SEG_HDR) {
+        core_error("shm: segment %s is too small or unreadable", s->seg.name);
+        rc = CORE_EIO;
+        goto err_close;
+    }
+    size_t len = (size_t)st.st_size;
+    void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        int err = errno;
+        core_error("shm: cannot map segment %s (%zu bytes): %s", s->seg.name, len, strerror(err));
+        rc = errno_code(err);
+        goto err_close;
+    }
+    tp_shm_seg_hdr_t *hdr = base;
+    if (atomic_load_explicit(&hdr->magic, memory_order_acquire) != TP_SHM_SEG_MAGIC ||
+        hdr->local_size != (uint32_t)s->nlocal || hdr->total != len ||
+        hdr->ring_stride != ring_stride(hdr->ring_size) ||
+        len != seg_bytes(s->nlocal, hdr->ring_size)) {
+        core_error("shm: segment %s is not ready or does not match this job (%d local ranks)",
+                   s->seg.name, s->nlocal);
+        rc = CORE_EIO;
+        goto err_unmap;
+    }
+    close(fd);
+    s->seg.base = base;
+    s->seg.len = len;
+    s->ring_size = hdr->ring_size;
+    uint32_t n = atomic_fetch_add_explicit(&hdr->attached, 1, memory_order_acq_rel) + 1;
+    if (n == (uint32_t)s->nlocal)
+        unlink_once(s);
+    return 0;
+
+err_unmap:
+    munmap(base, len);
+err_close:
+    close(fd);
+    return rc;
+}
+
+/* Unmaps the segment. The creator also removes the name if some rank never
+ * attached (an error path): otherwise the last attacher already did. */
+void tp_shm_seg_destroy(tp_shm_iface_t *s)
+{
+    if (!s->seg.base)
+        return;
+    tp_shm_seg_hdr_t *hdr = s->seg.base;
+    if (s->seg.creator &&
+        atomic_load_explicit(&hdr->attached, memory_order_acquire) < (uint32_t)s->nlocal)
+        unlink_once(s);
+    munmap(s->seg.base, s->seg.len);
+    s->seg.base = NULL;
+}
+
+void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst)
+{
+    tp_shm_seg_hdr_t *hdr = s->seg.base;
+    size_t idx = (size_t)src * (size_t)s->nlocal + (size_t)dst;
+    return (uint8_t *)s->seg.base + TP_SHM_SEG_HDR + idx * hdr->ring_stride;
+}
