@@ -2,3 +2,6 @@
 librdmpi_la_SOURCES += transports/transport.h transports/registry.c
 include $(srcdir)/transports/self/local.mk
 include $(srcdir)/transports/shm/local.mk
+if HAVE_VERBS
+include $(srcdir)/transports/verbs/local.mk
+endif

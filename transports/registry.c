@@ -2,21 +2,16 @@
  * The compiled-in transports, in order of preference for a peer, and the
  * active-message handler table that p2p fills.
  */
+#include "config.h"
 #include <stddef.h>
 #include "transports/transport.h"
 
 extern const tp_component_t tp_self_component;
 extern const tp_component_t tp_shm_component;
-#ifdef RDMPI_HAVE_VERBS_TRANSPORT
-extern const tp_component_t tp_verbs_component;
-#endif
 
 const tp_component_t *const tp_components[] = {
     &tp_self_component,
     &tp_shm_component,
-#ifdef RDMPI_HAVE_VERBS_TRANSPORT
-    &tp_verbs_component,
-#endif
     NULL,
 };
 

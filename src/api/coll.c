@@ -119,7 +119,7 @@ RDMPI_API int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     int is_root = comm->rank == root;
     if (sbuf == MPI_IN_PLACE && !is_root)
         return inplace_error(comm, "the send buffer away from the root", fn);
-    if (rbuf == MPI_IN_PLACE)
+    if (rbuf == MPI_IN_PLACE && is_root)
         return inplace_error(comm, "the receive buffer", fn);
     if (sbuf != MPI_IN_PLACE)
         API_CHECK(api_check_buf(comm, sbuf, count, dt, fn));

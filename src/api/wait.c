@@ -36,6 +36,7 @@ static int finish(MPI_Request *rp, MPI_Status *st)
     }
     core_req_status(r, st);
     int err = r->status.MPI_ERROR;
+    r->active = 0;
     if (!r->persistent) {
         core_req_free(r);
         *rp = MPI_REQUEST_NULL;

@@ -40,8 +40,8 @@ void core_req_free(MPI_Request req)
 
 void core_req_complete(MPI_Request req)
 {
+    /* A persistent request stays active until Wait/Test hands out its status. */
     req->complete = 1;
-    req->active = 0;
     if (req->freed)
         core_req_free(req);
 }

@@ -180,28 +180,28 @@ static void bsend_errors(void)
 {
     t_begin("bsend-buffer-too-small");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int big[1000] = {0};
+    /* 1 MiB: too large for any eager path that might bypass the buffer */
+    enum { BIG = 1 << 18 };
+    int *big = calloc(BIG, sizeof(int));
     int cls = -1, rc;
 
-#ifndef OPEN_MPI /* Open MPI sends the message anyway */
-    rc = MPI_Bsend(big, 1000, MPI_INT, right, 80, MPI_COMM_WORLD);
+    rc = MPI_Bsend(big, BIG, MPI_INT, right, 80, MPI_COMM_WORLD);
     MPI_Error_class(rc, &cls);
     CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_BUFFER,
           "Bsend without an attached buffer returned %d (class %d), expected MPI_ERR_BUFFER", rc,
           cls);
-#endif
 
     int bufsize = 100 + MPI_BSEND_OVERHEAD;
     char *small = malloc((size_t)bufsize);
     MPI_OK(MPI_Buffer_attach(small, bufsize));
-    rc = MPI_Bsend(big, 1000, MPI_INT, right, 80, MPI_COMM_WORLD);
+    rc = MPI_Bsend(big, BIG, MPI_INT, right, 80, MPI_COMM_WORLD);
     MPI_Error_class(rc, &cls);
     CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_BUFFER,
-          "Bsend of 4000 bytes into a %d-byte buffer returned %d (class %d), expected "
+          "Bsend of 1 MiB into a %d-byte buffer returned %d (class %d), expected "
           "MPI_ERR_BUFFER",
           bufsize, rc, cls);
     MPI_Request req;
-    rc = MPI_Ibsend(big, 1000, MPI_INT, right, 80, MPI_COMM_WORLD, &req);
+    rc = MPI_Ibsend(big, BIG, MPI_INT, right, 80, MPI_COMM_WORLD, &req);
     if (rc == MPI_SUCCESS) /* the error may also be reported at completion */
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Error_class(rc, &cls);
@@ -218,6 +218,7 @@ static void bsend_errors(void)
     MPI_OK(MPI_Buffer_detach(&det, &detsize));
     CHECK(det == small && detsize == bufsize, "detach returned %p/%d", det, detsize);
     free(small);
+    free(big);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
