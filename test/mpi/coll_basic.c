@@ -623,8 +623,8 @@ static void run_all(MPI_Comm comm, const char *cname, int ncounts)
         int count = counts[ci];
         for (int ti = 0; ti < ntypes; ti++) {
             const ttype_t *t = &types[ti];
-            /* The largest count only with the first and the derived type: time. */
-            if (count >= 100000 && ti != 0 && ti != 3)
+            /* The largest count only with MPI_INT and MPI_DOUBLE_INT, to keep runs short. */
+            if (count >= 100000 && ti != 0 && ti != 2)
                 continue;
             for (int ip = 0; ip < 2; ip++) {
 #define SETCUR(coll, root) \
