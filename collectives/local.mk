@@ -13,4 +13,4 @@ librdmpi_la_SOURCES += collectives/coll.h collectives/coll_impl.h \
 	collectives/allgather_recdbl.c collectives/allgather_bruck.c collectives/allgather_ring.c \
 	collectives/alltoall_pairwise.c collectives/alltoall_linear.c collectives/alltoall_bruck.c \
 	src/api/coll.c
- collectives/config_rows.txt
+

@@ -47,6 +47,18 @@ void core_log_emit(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The library ends the job on unrecoverable errors; here the test fails. */
+void core_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "test_shm_iface[%d] fatal: ", (int)getpid());
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    abort();
+}
+
 typedef struct kv {
     char key[32];
     size_t len;

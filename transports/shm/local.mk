@@ -5,7 +5,8 @@ librdmpi_la_SOURCES += \
 	transports/shm/shm_ring.c \
 	transports/shm/shm_seg.c \
 	transports/shm/shm_iface.c \
-	transports/shm/shm_cma.c
+	transports/shm/shm_cma.c \
+	transports/shm/shm_coop.c
 
 # The ring alone, over an anonymous shared mapping (--bench: ping-pong latency).
 check_PROGRAMS += test/unit/test_shm_ring
@@ -15,5 +16,6 @@ test_unit_test_shm_ring_CPPFLAGS = $(AM_CPPFLAGS)
 # The whole transport between forked processes, with a stand-in bootstrap.
 check_PROGRAMS += test/unit/test_shm_iface
 test_unit_test_shm_iface_SOURCES = test/unit/test_shm_iface.c transports/shm/shm_ring.c \
-	transports/shm/shm_seg.c transports/shm/shm_iface.c transports/shm/shm_cma.c
+	transports/shm/shm_seg.c transports/shm/shm_iface.c transports/shm/shm_cma.c \
+	transports/shm/shm_coop.c
 test_unit_test_shm_iface_CPPFLAGS = $(AM_CPPFLAGS)

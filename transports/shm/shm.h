@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "core/runtime.h"
 #include "transports/shm/shm_ring.h"
 #include "transports/transport.h"
@@ -42,6 +43,25 @@ typedef struct tp_shm_seg {
     int creator;
 } tp_shm_seg_t;
 
+/* Cooperative copy (shm_coop.c): per ordered pair of local ranks, a few
+ * slots in the segment, after each ring. */
+#define TP_SHM_COOP_SLOTS 8
+#define TP_SHM_COOP_AREA (TP_SHM_COOP_SLOTS * 64)
+#define TP_SHM_ID_COOP 255 /* ring record id of a HELP request (not an AM) */
+
+typedef struct tp_shm_coop_slot {
+    _Alignas(64) _Atomic uint64_t claim; /* gen << 32 | next chunk */
+    _Atomic uint64_t done;               /* gen << 32 | chunks copied */
+} tp_shm_coop_slot_t;
+
+/* The requester's private record of a slot in use. */
+typedef struct tp_shm_coop_job {
+    int busy;
+    uint32_t gen;
+    uint64_t nchunks;
+    tp_comp_t *comp;
+} tp_shm_coop_job_t;
+
 /* The endpoint to one local peer: the producer side of the my->peer ring. */
 typedef struct tp_shm_ep {
     tp_ep_t base;
@@ -53,7 +73,8 @@ typedef struct tp_shm_ep {
 /* One incoming ring (peer->me). */
 typedef struct tp_shm_in {
     tp_shm_cons_t cons;
-    int src; /* the producer's world rank */
+    int src;  /* the producer's world rank */
+    int lsrc; /* and its local rank */
 } tp_shm_in_t;
 
 typedef struct tp_shm_iface {
@@ -67,6 +88,9 @@ typedef struct tp_shm_iface {
     int nin;
     int cma_logged;  /* a CMA failure has been reported */
     char memh_token; /* what mem_reg hands out: CMA needs no registration */
+    tp_shm_coop_job_t *coop; /* nlocal * TP_SHM_COOP_SLOTS, NULL when CMA is off */
+    uint32_t coop_gen;
+    int coop_pending;
     _Alignas(8) volatile uint64_t cma_magic; /* read by a peer to probe CMA */
 } tp_shm_iface_t;
 
@@ -81,6 +105,13 @@ int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size);
 int tp_shm_seg_attach(tp_shm_iface_t *s);
 void tp_shm_seg_destroy(tp_shm_iface_t *s);
 void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
+tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper, uint32_t k);
+
+/* shm_coop.c */
+int tp_shm_coop_get(tp_shm_ep_t *e, void *local, size_t len, uint64_t raddr, pid_t pid,
+                    tp_comp_t *comp);
+void tp_shm_coop_help(tp_shm_iface_t *s, int lsrc, const void *hdr);
+int tp_shm_coop_progress(tp_shm_iface_t *s);
 
 /* shm_cma.c */
 void tp_shm_cma_open(tp_shm_iface_t *s);

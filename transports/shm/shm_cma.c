@@ -85,6 +85,7 @@ void tp_shm_cma_probe(tp_shm_iface_t *s)
         return;
     }
     s->base.caps.flags |= cma;
+    s->coop = calloc((size_t)s->nlocal * TP_SHM_COOP_SLOTS, sizeof(*s->coop));
     core_debug("shm: single copy (CMA) on");
 }
 
@@ -165,7 +166,14 @@ int tp_shm_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t 
                const void *rkey, tp_comp_t *comp)
 {
     (void)lmemh;
-    (void)comp; /* synchronous: 0 means done, the completion never fires */
+    if (!(tp_shm_iface(ep->iface)->base.caps.flags & TP_CAP_GET))
+        return CORE_EUNSUPPORTED;
+    int32_t pid;
+    memcpy(&pid, rkey, sizeof(pid));
+    /* Large: both ends copy (may complete later through comp). */
+    int rc = tp_shm_coop_get((tp_shm_ep_t *)ep, local, len, raddr, pid, comp);
+    if (rc != CORE_EUNSUPPORTED)
+        return rc;
     return cma_copy(ep, local, len, raddr, rkey, 0);
 }
 

@@ -144,6 +144,7 @@ static int shm_ready(tp_iface_t *iface)
         tp_shm_in_t *in = &s->in[s->nin++];
         tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size);
         in->src = s->rt->local_ranks[i];
+        in->lsrc = i;
     }
     tp_shm_cma_probe(s);
     return 0;
@@ -160,6 +161,7 @@ static void shm_close(tp_iface_t *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     tp_shm_seg_destroy(s);
+    free(s->coop);
     free(s->in);
     free(s->eps);
     free(s);
@@ -210,7 +212,7 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
 static int shm_progress(tp_iface_t *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
-    int events = 0;
+    int events = s->coop_pending ? tp_shm_coop_progress(s) : 0;
     for (int i = 0; i < s->nin; i++) {
         tp_shm_in_t *in = &s->in[i];
         if (tp_shm_ring_empty(&in->cons))
@@ -219,6 +221,8 @@ static int shm_progress(tp_iface_t *iface)
         for (int k = 0; k < SHM_PROGRESS_BATCH && tp_shm_ring_peek(&in->cons, &rec); k++) {
             if (rec.id < TP_AM_MAX)
                 tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
+            else if (rec.id == TP_SHM_ID_COOP)
+                tp_shm_coop_help(s, in->lsrc, rec.hdr);
             else
                 core_error("shm: dropping a message with bad handler id %u from rank %d", rec.id,
                            in->src);

@@ -30,7 +30,7 @@ static size_t pow2_floor(size_t x)
 
 static size_t ring_stride(size_t ring_size)
 {
-    return (tp_shm_ring_footprint(ring_size) + 4095) & ~(size_t)4095;
+    return (tp_shm_ring_footprint(ring_size) + TP_SHM_COOP_AREA + 4095) & ~(size_t)4095;
 }
 
 /* The configured ring size, or the automatic one: 32 MiB spread over the
@@ -256,4 +256,12 @@ void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst)
     tp_shm_seg_hdr_t *hdr = s->seg.base;
     size_t idx = (size_t)src * (size_t)s->nlocal + (size_t)dst;
     return (uint8_t *)s->seg.base + TP_SHM_SEG_HDR + idx * hdr->ring_stride;
+}
+
+/* Slot k of the cooperative-copy slots of the pair (requester, helper): they
+ * sit after the requester->helper ring. */
+tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper, uint32_t k)
+{
+    uint8_t *ring = tp_shm_seg_ring(s, requester, helper);
+    return (tp_shm_coop_slot_t *)(ring + tp_shm_ring_footprint(s->ring_size)) + k;
 }

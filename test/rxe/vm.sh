@@ -1,0 +1,399 @@
+#!/usr/bin/env bash
+# test/rxe/vm.sh: run a script inside one or two qemu guests (TCG, Debian's kernel) that have a
+# Soft-RoCE device rxe0, with the host's root filesystem mounted read-only over 9p.
+#
+# Command use:
+#   vm.sh run [options] -- SCRIPT [ARGS...]   boot, run SCRIPT in each guest, power off; exit with
+#                                             SCRIPT's status (first failing guest), 124 on timeout
+#   vm.sh install-deps                        apt-get install the host packages this needs
+#   vm.sh check-deps                          exit 0 when everything is there, else list what's not
+#   vm.sh initrd                              build (or reuse) the cached initramfs, print its path
+# Options of run:
+#   --guests 1|2     one guest (rxe0 on dummy0, 192.168.77.1) or two joined by a virtual wire
+#                    (rxe0 on eth0, 192.168.77.1 and .2)                                [1]
+#   --timeout S      limit for the whole run in seconds, then 124 and qemu is killed    [600]
+#   --mem MB         guest memory                                                       [2048]
+#   --smp N          guest CPUs                                                         [2]
+#   --share DIR      writable directory shared with the guests (same path inside); the caller keeps
+#                    it. Default: a fresh directory, removed after a successful run
+#   --env K=V        pass an environment variable to SCRIPT (RDMPI_* and PATH pass by themselves)
+#   --keep           keep the run directory (console logs, share) even on success
+#   --install        apt-get install missing host packages first (also RDMPI_RXE_INSTALL=1)
+#   -v, --verbose    show the guest consoles on stderr while they run
+# Library use: `source test/rxe/vm.sh` defines rxe_vm_run (same options as `run`),
+# rxe_vm_install_deps, rxe_vm_check_deps, rxe_vm_initrd, rxe_vm_kernel.
+#
+# Inside a guest SCRIPT runs as root with: RXE_GUEST (1|2), RXE_NGUESTS, RXE_IP_SELF, RXE_IP_PEER
+# (own address with one guest), RXE_DEV=rxe0, RXE_NETDEV, RXE_SHARE (the writable share), HOME=/tmp.
+# Writable inside: /tmp and /dev/shm (tmpfs, the host's /tmp is hidden) and RXE_SHARE. A SCRIPT that
+# lives under the host's /tmp but outside the share is copied into the share first.
+# SCRIPT's stdout+stderr are shown on the host (guest 2's lines prefixed "[guest2] ") and kept, with
+# the console logs, in the run directory under /tmp/rdmpi-rxe/.
+
+RXE_VM_PACKAGES="qemu-system-x86 linux-image-amd64 busybox-static rdma-core ibverbs-utils perftest iproute2 kmod"
+RXE_VM_CACHE=${RXE_VM_CACHE:-/tmp/rdmpi-rxe}
+RXE_VM_SELF=$(readlink -f "${BASH_SOURCE[0]}")
+
+_rxe_log() { echo "rxe-vm: $*" >&2; }
+
+# Newest kernel version that has both /boot/vmlinuz-V and the rdma_rxe module (or $RXE_KVER).
+rxe_vm_kernel() {
+    if [ -n "${RXE_KVER:-}" ]; then echo "$RXE_KVER"; return 0; fi
+    local d v best=
+    for d in /lib/modules/*/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko*; do
+        [ -e "$d" ] || continue
+        v=${d#/lib/modules/}; v=${v%%/*}
+        [ -r "/boot/vmlinuz-$v" ] && best=$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -n1)
+    done
+    [ -n "$best" ] && echo "$best"
+}
+
+# Prints the missing Debian packages (nothing when all is there).
+_rxe_vm_missing() {
+    local miss=()
+    command -v qemu-system-x86_64 >/dev/null || miss+=(qemu-system-x86)
+    [ -n "$(rxe_vm_kernel)" ] || miss+=(linux-image-amd64)
+    [ "$(dpkg-query -W -f='${Status}' busybox-static 2>/dev/null)" = "install ok installed" ] ||
+        miss+=(busybox-static)
+    command -v ibv_devinfo >/dev/null || miss+=(ibverbs-utils)
+    ls /usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 || miss+=(rdma-core)
+    command -v ib_send_lat >/dev/null || miss+=(perftest)
+    { command -v rdma && command -v ip; } >/dev/null || miss+=(iproute2)
+    command -v modprobe >/dev/null || miss+=(kmod)
+    echo "${miss[*]}"
+}
+
+rxe_vm_check_deps() {
+    local m; m=$(_rxe_vm_missing)
+    if [ -n "$m" ]; then echo "missing packages: $m (run: test/rxe/vm.sh install-deps)"; return 1; fi
+    return 0
+}
+
+rxe_vm_install_deps() {
+    local m; m=$(_rxe_vm_missing)
+    [ -z "$m" ] && return 0
+    if [ "$(id -u)" != 0 ]; then _rxe_log "installing packages needs root: $m"; return 1; fi
+    _rxe_log "installing: $RXE_VM_PACKAGES"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2 || return 1
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $RXE_VM_PACKAGES >&2 || return 1
+    m=$(_rxe_vm_missing)
+    [ -z "$m" ] || { _rxe_log "still missing after install: $m"; return 1; }
+}
+
+# Modules the initramfs loads, in order (the 9p root, then what the rxe setup needs).
+_rxe_vm_modules() {
+    local kv=$1 m
+    for m in virtio_pci 9pnet_virtio 9p rdma_rxe virtio_net dummy; do
+        modprobe -S "$kv" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" { print $2 }'
+    done | awk '!seen[$0]++'
+}
+
+# Stage 1, /init of the initramfs (busybox): mount the host's root over 9p, then chroot into it and
+# run stage 2 (this file's __guest, copied into the share).
+_rxe_vm_stage1() {
+    cat <<'EOF'
+#!/bin/sh
+export PATH=/bin
+die() { echo "rxe-vm-init: $*"; echo "RXE-EXIT-STATUS: 125"; echo o > /proc/sysrq-trigger; sleep 5; exit 1; }
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo 3 > /proc/sys/kernel/printk
+for m in $(cat /modules.list); do
+    insmod "/modules/${m##*/}" $( [ "${m##*/}" = dummy.ko ] && echo numdummies=0 ) || echo "rxe-vm-init: insmod $m failed"
+done
+share=; guest=1
+for a in $(cat /proc/cmdline); do
+    case $a in
+    rdmpi_rxe_share=*) share=${a#*=} ;;
+    rdmpi_rxe_guest=*) guest=${a#*=} ;;
+    esac
+done
+[ -n "$share" ] || die "no rdmpi_rxe_share= on the command line"
+o=trans=virtio,version=9p2000.L,msize=1048576
+mount -t 9p -o ro,$o hostroot /mnt || die "cannot mount the host root over 9p"
+mount -t tmpfs -o mode=1777 tmpfs /mnt/tmp || die "cannot mount /tmp"
+case $share in /tmp/*) mkdir -p "/mnt$share" ;; esac
+mount -t 9p -o $o rxeshare "/mnt$share" || die "cannot mount the share at $share"
+mount --move /proc /mnt/proc && mount --move /sys /mnt/sys && mount --move /dev /mnt/dev ||
+    die "cannot move proc/sys/dev"
+exec chroot /mnt /bin/bash "$share/.rxe/vm.sh" __guest "$share" "$guest"
+die "cannot chroot into the host root"
+EOF
+}
+
+# Builds (or reuses) the initramfs for kernel version $1; prints its path.
+rxe_vm_initrd() {
+    local kv=${1:-$(rxe_vm_kernel)} mods key out tmp m
+    [ -n "$kv" ] || { _rxe_log "no kernel with rdma_rxe (install linux-image-amd64)"; return 1; }
+    mods=$(_rxe_vm_modules "$kv")
+    [ -n "$mods" ] || { _rxe_log "no modules found for $kv"; return 1; }
+    key=$( { _rxe_vm_stage1; echo "$mods"; stat -c '%s %Y' /bin/busybox $mods; } | md5sum | cut -c1-12)
+    out=$RXE_VM_CACHE/initrd-$kv-$key.cpio
+    if [ -s "$out" ]; then echo "$out"; return 0; fi
+    mkdir -p "$RXE_VM_CACHE" || return 1
+    tmp=$(mktemp -d "$RXE_VM_CACHE/initrd.XXXXXX") || return 1
+    (
+        set -e
+        cd "$tmp"
+        mkdir -p root/bin root/proc root/sys root/dev root/mnt root/modules
+        cp /bin/busybox root/bin/busybox
+        for a in sh mount insmod mkdir cat chroot echo sleep; do ln -s busybox "root/bin/$a"; done
+        for m in $mods; do
+            case $m in
+            *.ko) cp "$m" root/modules/ ;;
+            *.ko.xz) xz -dc "$m" > "root/modules/$(basename "${m%.xz}")" ;;
+            *.ko.zst) zstd -qdc "$m" > "root/modules/$(basename "${m%.zst}")" ;;
+            *.ko.gz) gzip -dc "$m" > "root/modules/$(basename "${m%.gz}")" ;;
+            esac
+        done
+        for m in $mods; do m=${m##*/}; echo "${m%.ko*}.ko"; done > root/modules.list
+        _rxe_vm_stage1 > root/init
+        chmod 755 root/init
+        cd root
+        find . | /bin/busybox cpio -o -H newc 2>/dev/null > ../initrd.cpio
+    ) || { rm -rf "$tmp"; _rxe_log "building the initramfs failed"; return 1; }
+    mv -f "$tmp/initrd.cpio" "$out" && rm -rf "$tmp"
+    echo "$out"
+}
+
+# Stage 2, inside the guest (chroot into the host's root): network, rxe0, then the script.
+_rxe_vm_guest() {
+    local share=$1 guest=$2 dev ip peer i
+    rc=125
+    local rxe=$share/.rxe out=$share/.rxe/out.$guest
+    export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp LC_ALL=C
+    exec </dev/null
+    _poweroff() {
+        echo "RXE-EXIT-STATUS: $rc"
+        sync
+        echo o > /proc/sysrq-trigger
+        sleep 10
+    }
+    trap _poweroff EXIT
+    _fail() { echo "rxe-vm guest$guest: setup: $*" | tee -a "$out"; exit 125; }
+    : > "$out"
+    # shellcheck disable=SC1090,SC1091
+    . "$rxe/config" || _fail "cannot read $rxe/config"
+    mkdir -p /dev/shm /dev/pts
+    mount -t tmpfs -o mode=1777 tmpfs /dev/shm || _fail "cannot mount /dev/shm"
+    mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts 2>/dev/null
+    hostname "guest$guest"
+    printf '127.0.0.1\tlocalhost\n192.168.77.1\tguest1\n192.168.77.2\tguest2\n' > /tmp/.rxe-hosts
+    mount --bind /tmp/.rxe-hosts /etc/hosts 2>/dev/null
+    ulimit -l unlimited 2>/dev/null
+    ip link set lo up
+    ip="192.168.77.$guest"
+    if [ "$RXE_NGUESTS" = 1 ]; then
+        dev=dummy0; peer=$ip
+        ip link add dummy0 type dummy || _fail "cannot create dummy0"
+    else
+        dev=eth0; peer="192.168.77.$((3 - guest))"
+    fi
+    ip addr add "$ip/24" dev "$dev" && ip link set "$dev" up || _fail "cannot configure $dev"
+    rdma link add rxe0 type rxe netdev "$dev" || _fail "rdma link add rxe0 failed"
+    for i in $(seq 100); do
+        grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null && break
+        sleep 0.1
+    done
+    export RXE_GUEST=$guest RXE_IP_SELF=$ip RXE_IP_PEER=$peer RXE_DEV=rxe0 RXE_NETDEV=$dev \
+        RXE_SHARE=$share
+    cd /tmp || true
+    "${RXE_ARGV[@]}" 2>&1 | tee -a "$out"
+    rc=${PIPESTATUS[0]}
+    echo "$rc" > "$rxe/rc.$guest"
+    exit "$rc"
+}
+
+_rxe_vm_free_port() {
+    local p i
+    for i in $(seq 50); do
+        p=$((20000 + RANDOM % 30000))
+        ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+# rxe_vm_run [options] -- SCRIPT [ARGS...]; runs in a subshell so its traps stay its own.
+rxe_vm_run() { ( _rxe_vm_run_main "$@" ); }
+
+_rxe_vm_run_main() {
+    local nguests=1 tmo=600 mem=2048 smp=2 share= keep=${RXE_KEEP:-0} install=${RDMPI_RXE_INSTALL:-0}
+    local verbose=0 envs=() script
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --guests) nguests=$2; shift 2 ;;
+        --timeout) tmo=$2; shift 2 ;;
+        --mem) mem=$2; shift 2 ;;
+        --smp) smp=$2; shift 2 ;;
+        --share) share=$2; shift 2 ;;
+        --env) envs+=("$2"); shift 2 ;;
+        --keep) keep=1; shift ;;
+        --install) install=1; shift ;;
+        -v | --verbose) verbose=1; shift ;;
+        --) shift; break ;;
+        *) _rxe_log "unknown option '$1'"; return 2 ;;
+        esac
+    done
+    [ $# -ge 1 ] || { _rxe_log "usage: vm.sh run [options] -- SCRIPT [ARGS...]"; return 2; }
+    case $nguests in 1 | 2) ;; *) _rxe_log "--guests must be 1 or 2"; return 2 ;; esac
+    [[ $tmo =~ ^[0-9]+$ && $mem =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] ||
+        { _rxe_log "--timeout, --mem and --smp take numbers"; return 2; }
+    script=$(readlink -f "$1") && [ -f "$script" ] || { _rxe_log "no such script: $1"; return 2; }
+    shift
+    if [ "$install" = 1 ]; then rxe_vm_install_deps || return 3; fi
+    rxe_vm_check_deps >&2 || return 3
+
+    local kv initrd rundir
+    kv=$(rxe_vm_kernel)
+    initrd=$(rxe_vm_initrd "$kv") || return 3
+    rundir=$(mktemp -d "$RXE_VM_CACHE/run.XXXXXX") || return 3
+    if [ -z "$share" ]; then
+        share=$rundir/share; mkdir -p "$share"
+    else
+        mkdir -p "$share" && share=$(readlink -f "$share") || return 2
+    fi
+    case $share in
+    *[[:space:]]*) _rxe_log "the share path must not contain spaces: $share"; return 2 ;;
+    /dev/* | /proc/* | /sys/*) _rxe_log "the share cannot live under /dev, /proc or /sys"; return 2 ;;
+    esac
+    mkdir -p "$share/.rxe" && rm -f "$share"/.rxe/rc.* "$share"/.rxe/out.* || return 3
+    cp "$RXE_VM_SELF" "$share/.rxe/vm.sh"
+    case $script in
+    "$share"/*) ;;
+    /tmp/* | /dev/* | /proc/* | /sys/*)
+        cp "$script" "$share/.rxe/$(basename "$script")" && script=$share/.rxe/$(basename "$script") ;;
+    esac
+
+    # The guests' configuration: argv and environment, quoted by bash itself.
+    {
+        local RXE_ARGV=("$script" "$@") v
+        declare -p RXE_ARGV
+        echo "export RXE_NGUESTS=$nguests"
+        for v in $(compgen -e); do
+            case $v in RDMPI_* | PATH) printf 'export %s=%q\n' "$v" "${!v}" ;; esac
+        done
+        for v in "${envs[@]}"; do printf 'export %s=%q\n' "${v%%=*}" "${v#*=}"; done
+    } > "$share/.rxe/config"
+
+    local pids=() tails=() g port= start now rc=0 st
+    _rxe_vm_cleanup() {
+        local p
+        for p in "${pids[@]}" "${tails[@]}"; do kill "$p" 2>/dev/null; done
+        for p in "${pids[@]}"; do
+            for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+            kill -9 "$p" 2>/dev/null
+        done
+        wait 2>/dev/null
+    }
+    trap _rxe_vm_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM HUP
+
+    [ "$nguests" = 2 ] && { port=$(_rxe_vm_free_port) || { _rxe_log "no free port"; return 3; }; }
+    start=$SECONDS
+    for g in $(seq "$nguests"); do
+        local net=()
+        if [ "$nguests" = 2 ]; then
+            if [ "$g" = 1 ]; then
+                net=(-netdev "socket,id=n0,listen=127.0.0.1:$port")
+            else
+                # the second guest connects to the first one's listening socket
+                while ! ss -Hltn "sport = :$port" | grep -q .; do
+                    kill -0 "${pids[0]}" 2>/dev/null || break
+                    sleep 0.1
+                done
+                net=(-netdev "socket,id=n0,connect=127.0.0.1:$port")
+            fi
+            net+=(-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$g")
+        fi
+        : > "$rundir/console.$g.log"
+        setpriv --pdeathsig KILL -- qemu-system-x86_64 -nodefaults -no-user-config \
+            -machine q35 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
+            -display none -monitor none -no-reboot -serial "file:$rundir/console.$g.log" \
+            -kernel "/boot/vmlinuz-$kv" -initrd "$initrd" \
+            -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nopnp i8042.dumbkbd cryptomgr.notests rdmpi_rxe_share=$share rdmpi_rxe_guest=$g" \
+            -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+            -virtfs "local,path=$share,mount_tag=rxeshare,security_model=none,multidevs=remap" \
+            "${net[@]}" > "$rundir/qemu.$g.log" 2>&1 < /dev/null &
+        pids+=($!)
+        if [ "$verbose" = 1 ]; then
+            tail -n +1 -F "$rundir/console.$g.log" >&2 2>/dev/null &
+            tails+=($!)
+        fi
+    done
+    # guest 1's output as it comes
+    : > "$share/.rxe/out.1"
+    tail -s 0.2 -n +1 -F --pid="${pids[0]}" "$share/.rxe/out.1" 2>/dev/null &
+    local out_tail=$!
+
+    # wait: until all exit, the timeout, or 30 s after a guest failed
+    local deadline=$((start + tmo)) timedout=0 alive failed_at=
+    while :; do
+        alive=0
+        for g in $(seq "$nguests"); do
+            if kill -0 "${pids[g-1]}" 2>/dev/null; then
+                alive=$((alive + 1))
+            elif [ -z "$failed_at" ] && [ "$(cat "$share/.rxe/rc.$g" 2>/dev/null || echo x)" != 0 ]; then
+                failed_at=$SECONDS
+                [ $((failed_at + 30)) -lt "$deadline" ] && deadline=$((failed_at + 30))
+            fi
+        done
+        [ "$alive" = 0 ] && break
+        now=$SECONDS
+        if [ "$now" -ge "$deadline" ]; then timedout=1; break; fi
+        sleep 0.2
+    done
+    _rxe_vm_cleanup
+    wait "$out_tail" 2>/dev/null
+
+    # statuses: the file from the guest, else the console marker, else 124 (killed) / 125 (died)
+    local stats=()
+    for g in $(seq "$nguests"); do
+        st=$(cat "$share/.rxe/rc.$g" 2>/dev/null)
+        [ -n "$st" ] || st=$(sed -n 's/.*RXE-EXIT-STATUS: \([0-9]*\).*/\1/p' "$rundir/console.$g.log" | tail -n1)
+        if [ -z "$st" ]; then
+            if [ "$timedout" = 1 ]; then st=124; else st=125; fi
+        fi
+        stats+=("$st")
+        if [ "$g" = 2 ] && [ -s "$share/.rxe/out.2" ]; then sed 's/^/[guest2] /' "$share/.rxe/out.2"; fi
+    done
+    for g in $(seq "$nguests"); do
+        st=${stats[g-1]}
+        if [ "$st" != 0 ]; then
+            [ "$rc" = 0 ] && rc=$st
+            if [ "$st" = 124 ]; then
+                _rxe_log "guest$g: timed out after ${tmo}s, killed"
+            else
+                _rxe_log "guest$g: status $st"
+            fi
+            _rxe_log "guest$g console log ($rundir/console.$g.log), last lines:"
+            tail -n 25 "$rundir/console.$g.log" | sed 's/^/  | /' >&2
+            [ -s "$rundir/qemu.$g.log" ] && sed 's/^/  qemu: /' "$rundir/qemu.$g.log" >&2
+        fi
+    done
+    [ "$timedout" = 1 ] && [ "$rc" = 0 ] && rc=124
+    if [ "$rc" = 0 ] && [ "$keep" != 1 ]; then
+        rm -rf "$rundir"
+        case $share in "$rundir"/*) ;; *) rm -rf "$share/.rxe" ;; esac
+    else
+        _rxe_log "run directory kept: $rundir"
+    fi
+    return "$rc"
+}
+
+# --- command-line dispatch (only when executed, not when sourced) ---------------------------------
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    cmd=${1:-}
+    shift || true
+    case $cmd in
+    run) rxe_vm_run "$@"; exit $? ;;
+    install-deps) rxe_vm_install_deps; exit $? ;;
+    check-deps) rxe_vm_check_deps; exit $? ;;
+    initrd) rxe_vm_initrd "$@"; exit $? ;;
+    __guest) _rxe_vm_guest "$@"; exit $? ;;
+    *) sed -n '2,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+    esac
+fi
