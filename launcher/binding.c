@@ -29,7 +29,8 @@ int launch_binding_init(struct launch_job *job)
         job->topology = topo;
         job->ncores = hwloc_get_nbobjs_by_type(topo, unit_type(topo));
     } else {
-        fprintf(stderr, "rdmpirun: warning: hwloc could not load the topology; ranks will not be bound\n");
+        fprintf(stderr, "%s: warning: hwloc could not load the topology; ranks will not be bound\n",
+                launch_who);
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         job->ncores = n > 0 ? (int)n : 1;
     }
@@ -46,10 +47,10 @@ static void report(const struct launch_job *job, const struct launch_rank *r,
     if (set)
         hwloc_bitmap_list_asprintf(&list, set);
     if (r->core >= 0)
-        fprintf(stderr, "rdmpirun: rank %d on host %s bound to core %d (cpus %s)\n",
+        fprintf(stderr, "%s: rank %d on host %s bound to core %d (cpus %s)\n", launch_who,
                 r->rank, job->host, r->core, list ? list : "?");
     else
-        fprintf(stderr, "rdmpirun: rank %d on host %s not bound\n", r->rank, job->host);
+        fprintf(stderr, "%s: rank %d on host %s not bound\n", launch_who, r->rank, job->host);
     free(list);
 }
 
@@ -65,14 +66,17 @@ int launch_binding_plan(struct launch_job *job)
 
     for (int i = 0; i < job->nranks; i++) {
         struct launch_rank *r = &job->ranks[i];
+        int core = r->local_rank % job->ncores;
         hwloc_obj_t obj = NULL;
 
         r->core = -1;
+        if (!r->local)
+            continue;
         if (mode == LAUNCH_BIND_CORE)
-            obj = hwloc_get_obj_by_type(topo, unit_type(topo), (unsigned)(i % job->ncores));
+            obj = hwloc_get_obj_by_type(topo, unit_type(topo), (unsigned)core);
         if (obj && hwloc_cpuset_to_glibc_sched_affinity(topo, obj->cpuset, &r->cpus,
                                                         sizeof(r->cpus)) == 0)
-            r->core = i % job->ncores;
+            r->core = core;
         if (job->opts->report_bindings)
             report(job, r, obj ? obj->cpuset : NULL);
     }

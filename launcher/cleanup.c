@@ -9,6 +9,9 @@
 #include "core/shmname.h"
 
 #include <dirent.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -22,7 +25,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 {
     (void)st, (void)flag, (void)ftw;
     if (remove(path) && errno != ENOENT)
-        fprintf(stderr, "rdmpirun: warning: cannot remove %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "%s: warning: cannot remove %s: %s\n", launch_who, path, strerror(errno));
     return 0; /* keep going: remove as much as we can */
 }
 
@@ -50,9 +53,66 @@ int launch_cleanup_shm(const char *nspace)
         if (strncmp(de->d_name, prefix, plen))
             continue;
         if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
-            fprintf(stderr, "rdmpirun: warning: cannot remove %s/%s: %s\n", SHM_DIR,
+            fprintf(stderr, "%s: warning: cannot remove %s/%s: %s\n", launch_who, SHM_DIR,
                     de->d_name, strerror(errno));
     }
     closedir(d);
     return 0;
+}
+
+/* True when process pid has NAME=value in its environment. */
+static int has_env(const char *pid, const char *entry)
+{
+    char path[64], buf[65536];
+    size_t len = strlen(entry);
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%s/environ", pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    for (ssize_t off = 0; n > 0 && off < n; off += (ssize_t)strlen(buf + off) + 1) {
+        buf[n] = '\0';
+        if (!strncmp(buf + off, entry, len) && buf[off + (ssize_t)len] == '\0')
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * What a killed daemon leaves on its node, removed by `rdmpid --cleanup`:
+ * processes of the job tagged "RDMPID_JOB=<nspace>.<vpid>" (ranks and what
+ * they forked), the job's shared-memory objects and the daemon's tmpdir.
+ * Returns the number of processes killed.
+ */
+int launch_cleanup_node(const char *nspace, int vpid)
+{
+    char entry[256], pattern[PATH_MAX];
+    const char *base = getenv("TMPDIR");
+    struct dirent *de;
+    glob_t g;
+    int killed = 0;
+    DIR *d = opendir("/proc");
+
+    snprintf(entry, sizeof(entry), "%s=%s.%d", LAUNCH_JOB_TAG, nspace, vpid);
+    while (d && (de = readdir(d))) {
+        pid_t pid = (pid_t)atoi(de->d_name);
+        if (pid > 0 && pid != getpid() && has_env(de->d_name, entry) && kill(pid, SIGKILL) == 0)
+            killed++;
+    }
+    if (d)
+        closedir(d);
+    launch_cleanup_shm(nspace);
+    if (!base || !*base || strlen(base) > 64)
+        base = "/tmp";
+    snprintf(pattern, sizeof(pattern), "%s/rdmpid-%.40s-%d.*", base, nspace, vpid);
+    if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            launch_cleanup_tmpdir(g.gl_pathv[i]);
+        globfree(&g);
+    }
+    return killed;
 }

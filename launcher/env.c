@@ -14,6 +14,8 @@
 
 extern char **environ;
 
+char launch_who[300] = "rdmpirun";
+
 void launch_env_free(char **env)
 {
     if (!env)
@@ -95,8 +97,8 @@ int launch_env_rank(const struct launch_job *job, int rank, char ***env)
 
     for (int i = 0; !rc && i < job->opts->nexports; i++)
         rc = apply_export(job->opts->exports[i], env);
-    snprintf(local, sizeof(local), "%d", rank); /* one node: local rank == rank */
-    snprintf(size, sizeof(size), "%d", job->nranks);
+    snprintf(local, sizeof(local), "%d", job->ranks[rank].local_rank);
+    snprintf(size, sizeof(size), "%d", job->nlocal);
     if (!rc)
         rc = launch_env_set(env, "MPI_LOCALRANKID", local);
     if (!rc)
@@ -105,5 +107,10 @@ int launch_env_rank(const struct launch_job *job, int rank, char ***env)
         rc = launch_env_set(env, "MPI_LOCALNRANKS", size);
     if (!rc)
         rc = launch_env_set(env, "RDMPI_LAUNCHER", "rdmpirun");
+    if (!rc && job->is_daemon) { /* found by `rdmpid --cleanup` if this daemon dies */
+        char tag[128];
+        snprintf(tag, sizeof(tag), "%s.%d", job->nspace, job->nodes[job->my_node].vpid);
+        rc = launch_env_set(env, LAUNCH_JOB_TAG, tag);
+    }
     return rc;
 }

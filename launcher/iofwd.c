@@ -1,10 +1,13 @@
 /*
- * --tag-output: each rank's stdout and stderr arrive on pipes, are cut into
- * lines per stream, and every complete line is written with one write() as
- * "[1,<rank>]<stdout>:<line>" (Open MPI's format) to the same stream of
- * rdmpirun. Lines of different ranks therefore never mix within a line,
- * whatever sizes the ranks write in. Without --tag-output ranks write to
- * rdmpirun's stdout/stderr directly and this file is not involved.
+ * Ranks' output. With --tag-output each rank's stdout and stderr arrive on
+ * pipes (or, for ranks on other nodes, in IO messages from their daemon),
+ * are cut into lines per stream, and every complete line is written with
+ * one write() as "[1,<rank>]<stdout>:<line>" (Open MPI's format) to the same
+ * stream of rdmpirun. Lines of different ranks therefore never mix within a
+ * line, whatever sizes the ranks write in. Without --tag-output local ranks
+ * write to rdmpirun's stdout/stderr directly, and remote output is written
+ * as it comes. In a daemon every local rank has pipes, and what they carry
+ * goes to a sink (the IO messages) untouched.
  */
 #include "launch.h"
 
@@ -28,7 +31,9 @@ struct stream {
 
 struct launch_iofwd {
     int nstreams;
-    struct stream *s;
+    struct stream *s;       /* 2 * rank + is_err */
+    launch_io_sink_fn sink; /* daemon: where pipe data goes */
+    void *sink_ctx;
 };
 
 static void write_all(int fd, const char *p, size_t len)
@@ -117,33 +122,59 @@ static int open_pipe(int p[2], struct stream *s, int rank, int is_err)
     return 0;
 }
 
-int launch_io_create(struct launch_job *job)
+static int create(struct launch_job *job, launch_io_sink_fn sink, void *ctx)
 {
-    struct launch_iofwd *io;
+    struct launch_iofwd *io = calloc(1, sizeof(*io));
 
-    job->io = NULL;
-    if (!job->opts->tag_output)
-        return 0;
-    io = calloc(1, sizeof(*io));
     if (!io || !(io->s = calloc((size_t)job->nranks * 2, sizeof(*io->s)))) {
         free(io);
         return -ENOMEM;
     }
     job->io = io;
+    io->sink = sink;
+    io->sink_ctx = ctx;
+    io->nstreams = job->nranks * 2;
+    for (int i = 0; i < io->nstreams; i++) {
+        io->s[i].fd = -1;
+        io->s[i].rank = i / 2;
+        io->s[i].is_err = i % 2;
+    }
     for (int i = 0; i < job->nranks; i++) {
         struct launch_rank *r = &job->ranks[i];
-        int rc = open_pipe(r->out_pipe, &io->s[io->nstreams], i, 0);
-        if (!rc) {
-            io->nstreams++;
-            rc = open_pipe(r->err_pipe, &io->s[io->nstreams], i, 1);
-        }
+        int rc = 0;
+        if (r->local)
+            rc = open_pipe(r->out_pipe, &io->s[2 * i], i, 0);
+        if (r->local && !rc)
+            rc = open_pipe(r->err_pipe, &io->s[2 * i + 1], i, 1);
         if (rc) {
-            fprintf(stderr, "rdmpirun: cannot create output pipes: %s\n", strerror(-rc));
+            fprintf(stderr, "%s: cannot create output pipes: %s\n", launch_who, strerror(-rc));
             return rc;
         }
-        io->nstreams++;
     }
     return 0;
+}
+
+int launch_io_create(struct launch_job *job)
+{
+    job->io = NULL;
+    return job->opts->tag_output ? create(job, NULL, NULL) : 0;
+}
+
+int launch_io_create_forward(struct launch_job *job, launch_io_sink_fn sink, void *ctx)
+{
+    job->io = NULL;
+    return create(job, sink, ctx);
+}
+
+/* Output of a rank on another node, as its daemon sent it. */
+void launch_io_remote(struct launch_job *job, int rank, int is_err, const char *data, size_t n)
+{
+    if (rank < 0 || rank >= job->nranks)
+        return;
+    if (job->io && !job->io->sink)
+        feed(&job->io->s[2 * rank + !!is_err], data, n);
+    else
+        write_all(is_err ? STDERR_FILENO : STDOUT_FILENO, data, n);
 }
 
 /* In the forked rank: async-signal-safe only. */
@@ -192,7 +223,9 @@ void launch_io_handle(struct launch_job *job, const struct pollfd *pfd, int n)
             continue;
         if (pfd[k++].revents) {
             ssize_t got = read(s->fd, chunk, sizeof(chunk));
-            if (got > 0)
+            if (got > 0 && job->io->sink)
+                job->io->sink(job->io->sink_ctx, s->rank, s->is_err, chunk, (size_t)got);
+            else if (got > 0)
                 feed(s, chunk, (size_t)got);
             else if (got == 0 || (errno != EAGAIN && errno != EINTR))
                 close_stream(s);

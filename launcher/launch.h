@@ -1,7 +1,11 @@
 /*
- * Internal interface of rdmpirun, the single-node launcher. rdmpirun is a
- * PMIx server that forks N ranks of one program on this host, forwards their
+ * Internal interface of rdmpirun and rdmpid. rdmpirun maps N ranks of one
+ * program to nodes, is the PMIx server of the ranks on its own node, starts
+ * one rdmpid per other node through a launch agent (remote.c), forwards
  * output and signals, and tears the whole job down when any rank fails.
+ * rdmpid (daemon.c) is the PMIx server of one other node. Both share the
+ * job description below: every rank of the job is in the rank table, and
+ * the ones this process forks are marked local.
  *
  * Threads: libpmix runs its own progress thread and calls the server
  * upcalls (server.c) from it. Those upcalls only record facts in the rank
@@ -29,6 +33,11 @@
 #define LAUNCH_EXIT_NOPROG 127   /* program missing or not executable */
 #define LAUNCH_EXIT_TIMEOUT 124  /* --timeout expired, as timeout(1) */
 #define LAUNCH_EXIT_INTERNAL 1   /* rdmpirun could not start the job */
+#define LAUNCH_EXIT_LOST 1       /* a daemon was lost or could not start */
+
+/* Set in the environment of a daemon's ranks to "<nspace>.<vpid>". Not an
+ * RDMPI_ variable: the library warns about RDMPI_ names it does not know. */
+#define LAUNCH_JOB_TAG "RDMPID_JOB"
 
 /* launch_options_parse() result when --help or --version was served. */
 #define LAUNCH_OPTS_DONE 1
@@ -46,13 +55,28 @@ struct launch_opts {
     const char **hosts;      /* --host arguments as given (comma lists) */
     int nhosts;
     const char *hostfile;
+    int map_by_node;         /* --map-by node: round-robin over nodes */
+    const char *agent;       /* --launch-agent command, NULL: ssh */
     char **argv;             /* program and its arguments, NULL-terminated */
+};
+
+/* One node of the job. Node indices are PMIx node ids. */
+struct launch_node {
+    char name[256];          /* as named in --host/--hostfile */
+    char host[256];          /* its name in the job map (PMIX_HOSTNAME) */
+    int slots;
+    int nranks;              /* ranks mapped to it */
+    int vpid;                /* its member of the daemon tree; 0 is rdmpirun */
+    int is_here;             /* the node rdmpirun runs on */
 };
 
 struct launch_rank {
     int rank;
-    pid_t pid;               /* 0 until forked; also its process group id */
-    int alive;               /* forked and not yet reaped */
+    int node;                /* index in job->nodes */
+    int local_rank;          /* index among the ranks of its node */
+    int local;               /* forked by this process */
+    pid_t pid;               /* 0 until started; also its process group id */
+    int alive;               /* started (or being started remotely) and not reaped */
     int status;              /* waitpid status once reaped */
     int core;                /* core index it is bound to, or -1 */
     cpu_set_t cpus;          /* affinity applied in the child when core >= 0 */
@@ -65,17 +89,30 @@ struct launch_rank {
 
 struct launch_iofwd;
 struct launch_stdin;
+struct launch_remote;
+struct launch_tree;
+struct launch_fence;
+struct launch_dmodex;
 
 struct launch_job {
     const struct launch_opts *opts;
     char nspace[64];
-    char host[256];
+    char host[256];          /* this node's name in the job map */
     char tmpdir[PATH_MAX];   /* private PMIx tmpdir; "" until created */
     char prog[PATH_MAX];     /* resolved path of the program */
-    int nranks;
+    int nranks;              /* ranks of the whole job */
     int ncores;
-    int oversubscribed;
+    int oversubscribed;      /* of this node */
     struct launch_rank *ranks;
+    int nnodes;
+    struct launch_node *nodes;
+    int my_node;             /* the node this process serves ranks on, or -1 */
+    int nlocal;              /* ranks on it */
+    int is_daemon;           /* rdmpid */
+    struct launch_remote *remote; /* rdmpirun's daemons; NULL on one node */
+    struct launch_tree *tree;     /* the daemon tree; NULL on one node */
+    struct launch_fence *fence;   /* fences across nodes (fence.c) */
+    struct launch_dmodex *dmodex; /* direct modex across nodes (dmodex.c) */
     void *topology;          /* hwloc_topology_t, owned by binding.c */
     struct launch_iofwd *io; /* NULL without --tag-output */
     struct launch_stdin *in; /* NULL unless stdin is a terminal */
@@ -89,12 +126,22 @@ struct launch_job {
     char abort_msg[512];
 };
 
+/* How this process names itself in messages: "rdmpirun", "rdmpid (node2)". */
+extern char launch_who[300];
+
 /* options.c */
 int launch_options_parse(int argc, char **argv, struct launch_opts *o);
 void launch_options_free(struct launch_opts *o);
 
 /* hosts.c */
-int launch_hosts_check(const struct launch_opts *o, const char *localhost);
+int launch_hosts_parse(struct launch_job *job);
+int launch_hosts_map(struct launch_job *job);
+int launch_host_is_here(const char *name, const char *localhost);
+
+static inline const char *launch_rank_host(const struct launch_job *job, int rank)
+{
+    return job->nodes[job->ranks[rank].node].host;
+}
 
 /* signals.c */
 int launch_signals_install(int wake_fd);
@@ -125,7 +172,10 @@ int launch_spawn_resolve(const char *prog, char *path, size_t len);
 int launch_spawn_all(struct launch_job *job);
 
 /* iofwd.c */
+typedef void (*launch_io_sink_fn)(void *ctx, int rank, int is_err, const char *data, size_t n);
 int launch_io_create(struct launch_job *job);
+int launch_io_create_forward(struct launch_job *job, launch_io_sink_fn sink, void *ctx);
+void launch_io_remote(struct launch_job *job, int rank, int is_err, const char *data, size_t n);
 void launch_io_child(const struct launch_rank *r);
 void launch_io_after_fork(struct launch_rank *r);
 int launch_io_fill_pollfds(struct launch_job *job, struct pollfd *pfd, int max);
@@ -135,19 +185,56 @@ void launch_io_destroy(struct launch_job *job);
 
 /* stdinfwd.c */
 int launch_stdin_create(struct launch_job *job);
+int launch_stdin_create_pipe(struct launch_job *job);
+void launch_stdin_push(struct launch_job *job, const char *data, size_t n);
 void launch_stdin_after_fork(struct launch_rank *r);
 int launch_stdin_fill_pollfd(struct launch_job *job, struct pollfd *pfd);
 void launch_stdin_handle(struct launch_job *job, const struct pollfd *pfd);
 void launch_stdin_destroy(struct launch_job *job);
 
+/* What the daemons report to rdmpirun's main loop (remote.c). */
+enum launch_event_kind {
+    LAUNCH_EV_EXIT,       /* a remote rank ended: rank, status (waitpid) */
+    LAUNCH_EV_LOST,       /* a daemon was lost: node, text ("" if already told) */
+    LAUNCH_EV_START_FAIL, /* a daemon could not start its ranks: node, status (exit code), text */
+};
+
+struct launch_event {
+    enum launch_event_kind kind;
+    int rank;
+    int node;
+    int status;
+    char text[1024];
+};
+
+/* remote.c: rdmpirun's side of the daemons */
+int launch_remote_start(struct launch_job *job);
+int launch_remote_launch(struct launch_job *job);
+int launch_remote_npollfds(const struct launch_job *job);
+int launch_remote_fill_pollfds(struct launch_job *job, struct pollfd *pfd, int max);
+void launch_remote_handle(struct launch_job *job, const struct pollfd *pfd, int n);
+void launch_remote_progress(struct launch_job *job);
+int launch_remote_reaped(struct launch_job *job, pid_t pid, int status);
+void launch_remote_signal(struct launch_job *job, int sig, int how);
+int launch_remote_next_event(struct launch_job *job, struct launch_event *ev);
+void launch_remote_shutdown(struct launch_job *job);
+int launch_remote_done(const struct launch_job *job);
+double launch_remote_deadline(const struct launch_job *job);
+void launch_remote_tick(struct launch_job *job, double now);
+void launch_remote_stop(struct launch_job *job);
+
 /* monitor.c */
 int launch_monitor_run(struct launch_job *job, int start_failed);
+
+/* server.c (without libpmix types) */
+void launch_record_abort(struct launch_job *job, int rank, int status, const char *msg);
 
 /* cleanup.c */
 int launch_cleanup_tmpdir(const char *dir);
 int launch_cleanup_shm(const char *nspace);
+int launch_cleanup_node(const char *nspace, int vpid);
 
-/* Monotonic clock in seconds (monitor.c). */
+/* Monotonic clock in seconds (signals.c). */
 double launch_now(void);
 
 #endif

@@ -1,11 +1,12 @@
-# launcher: rdmpirun, the single-node PMIx server that starts the ranks.
-bin_PROGRAMS += rdmpirun
-rdmpirun_SOURCES = \
+# launcher: rdmpirun (the launcher, PMIx server of its own node) and rdmpid
+# (the daemon it starts on every other node). Both build from the same
+# sources but for their main: main.c/options.c/hosts.c/monitor.c/remote.c/
+# agent.c are rdmpirun's, daemon.c is rdmpid's.
+LAUNCH_COMMON = \
 	launcher/launch.h \
 	launcher/server.h \
-	launcher/main.c \
-	launcher/options.c \
-	launcher/hosts.c \
+	launcher/tree.h \
+	launcher/jobmsg.h \
 	launcher/signals.c \
 	launcher/binding.c \
 	launcher/server.c \
@@ -14,9 +15,31 @@ rdmpirun_SOURCES = \
 	launcher/spawn.c \
 	launcher/stdinfwd.c \
 	launcher/iofwd.c \
+	launcher/cleanup.c \
+	launcher/net.c \
+	launcher/tree.c \
+	launcher/jobmsg.c \
+	launcher/fence.c \
+	launcher/dmodex.c
+
+bin_PROGRAMS += rdmpirun rdmpid
+rdmpirun_SOURCES = $(LAUNCH_COMMON) \
+	launcher/agent.h \
+	launcher/main.c \
+	launcher/options.c \
+	launcher/hosts.c \
 	launcher/monitor.c \
-	launcher/cleanup.c
+	launcher/remote.c \
+	launcher/agent.c
 rdmpirun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 rdmpirun_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS)
 rdmpirun_LDFLAGS = -Wl,-rpath,$(PMIX_LIBDIR)
-EXTRA_DIST += test/launch/run test/launch/pmix_client.c
+
+rdmpid_SOURCES = $(LAUNCH_COMMON) \
+	launcher/daemon.c
+rdmpid_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+rdmpid_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS)
+rdmpid_LDFLAGS = -Wl,-rpath,$(PMIX_LIBDIR)
+EXTRA_DIST += test/launch/run test/launch/pmix_client.c \
+	test/multinode/run test/multinode/testbed.sh test/multinode/mn_client.c \
+	test/engines/run test/engines/startup

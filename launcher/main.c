@@ -1,8 +1,9 @@
 /*
- * rdmpirun: starts N ranks of a program on this node as one MPI job, with
- * rdmpirun as their PMIx server. This file owns the order of things: check
- * everything that can be checked before anything starts (options, hosts,
- * the program), then server, ranks, monitor, and a cleanup that runs
+ * rdmpirun: starts N ranks of a program as one MPI job, on this node with
+ * rdmpirun as their PMIx server, and on other nodes through one rdmpid
+ * each (remote.c). This file owns the order of things: check everything
+ * that can be checked before anything starts (options, hosts, the
+ * program), then daemons, server, ranks, monitor, and a cleanup that runs
  * however the job ended.
  */
 #include "launch.h"
@@ -55,13 +56,14 @@ static void warn_unset_exports(const struct launch_opts *opts)
                     opts->exports[i], opts->exports[i]);
 }
 
+/* The rank table, and which node each rank runs on. */
 static int make_ranks(struct launch_job *job)
 {
-    job->nranks = job->opts->nranks > 0 ? job->opts->nranks : job->ncores;
-    job->oversubscribed = job->nranks > job->ncores;
-    if (job->oversubscribed)
-        fprintf(stderr, "rdmpirun: warning: %d ranks on %d cores (oversubscribed): "
-                "ranks will yield the CPU while they wait\n", job->nranks, job->ncores);
+    int slots = 0, rc;
+
+    for (int i = 0; i < job->nnodes; i++)
+        slots += job->nodes[i].slots;
+    job->nranks = job->opts->nranks > 0 ? job->opts->nranks : job->nnodes ? slots : job->ncores;
     job->ranks = calloc((size_t)job->nranks, sizeof(*job->ranks));
     if (!job->ranks)
         return -ENOMEM;
@@ -73,26 +75,46 @@ static int make_ranks(struct launch_job *job)
         r->err_pipe[0] = r->err_pipe[1] = -1;
         r->stdin_fd = -1;
     }
+    rc = launch_hosts_map(job);
+    if (rc)
+        return rc;
+    job->oversubscribed = job->nlocal > job->ncores;
+    if (job->oversubscribed)
+        fprintf(stderr, "rdmpirun: warning: %d ranks on %d cores (oversubscribed): "
+                "ranks will yield the CPU while they wait\n", job->nlocal, job->ncores);
     return 0;
 }
 
 /* Everything from the signal handlers to the end of the job. */
 static int run(struct launch_job *job)
 {
-    int rc = launch_signals_install(job->wake_fd[1]);
+    int rc = launch_signals_install(job->wake_fd[1]), multi;
 
     if (!rc)
         rc = launch_binding_init(job);
     if (!rc)
         rc = make_ranks(job);
-    if (!rc)
-        rc = launch_binding_plan(job);
-    if (!rc)
+    if (rc) {
+        if (rc == -ENOMEM)
+            fprintf(stderr, "rdmpirun: out of memory\n");
+        return LAUNCH_EXIT_INTERNAL;
+    }
+    /* Only this node's ranks are checked here; each daemon checks its own. */
+    if (job->my_node >= 0 && check_program(job))
+        return LAUNCH_EXIT_NOPROG;
+    warn_unset_exports(job->opts);
+    multi = job->nnodes > 1 || job->my_node < 0;
+    if (multi && (rc = launch_remote_start(job)))
+        return rc;
+    rc = launch_binding_plan(job);
+    if (!rc && job->my_node >= 0)
         rc = launch_server_start(job);
     if (!rc)
         rc = launch_io_create(job);
     if (!rc)
         rc = launch_stdin_create(job);
+    if (!rc && multi)
+        rc = launch_remote_launch(job);
     if (rc) {
         if (rc == -ENOMEM)
             fprintf(stderr, "rdmpirun: out of memory\n");
@@ -104,6 +126,7 @@ static int run(struct launch_job *job)
 
 static void teardown(struct launch_job *job)
 {
+    launch_remote_stop(job);
     launch_server_stop(job);
     launch_io_destroy(job);
     launch_stdin_destroy(job);
@@ -112,6 +135,7 @@ static void teardown(struct launch_job *job)
     if (launch_cleanup_tmpdir(job->tmpdir))
         fprintf(stderr, "rdmpirun: warning: could not remove %s\n", job->tmpdir);
     free(job->ranks);
+    free(job->nodes);
     if (job->wake_fd[0] >= 0)
         close(job->wake_fd[0]);
     if (job->wake_fd[1] >= 0)
@@ -133,14 +157,10 @@ int main(int argc, char **argv)
         launch_options_free(&opts);
         return LAUNCH_EXIT_INTERNAL;
     }
-    if (launch_hosts_check(&opts, job.host)) {
+    if (launch_hosts_parse(&job))
         status = LAUNCH_EXIT_USAGE;
-    } else if (check_program(&job)) {
-        status = LAUNCH_EXIT_NOPROG;
-    } else {
-        warn_unset_exports(&opts);
+    else
         status = run(&job);
-    }
     teardown(&job);
     launch_options_free(&opts);
     return status;

@@ -1,8 +1,11 @@
 /*
  * The main loop of a running job and its failure semantics. One poll()
  * waits on the wake pipe (signals, child exits, PMIx upcalls), rank 0's
- * terminal stdin and the --tag-output pipes, with a timeout taken from the
- * next deadline.
+ * terminal stdin, the --tag-output pipes and, across nodes, the daemon
+ * tree and the launch agents, with a timeout taken from the next deadline.
+ * Ranks on other nodes are signalled through their daemons, and their
+ * exits arrive as events (remote.c) judged exactly like local ones; a lost
+ * daemon fails the job like a killed rank.
  *
  * The job fails the first time a rank is killed by a signal, exits
  * non-zero, calls PMIx_Abort, or exits 0 after connecting to the PMIx server
@@ -15,6 +18,7 @@
  * each rank is blocked) and waits a second before that teardown.
  */
 #include "launch.h"
+#include "tree.h"
 
 #include <errno.h>
 #include <math.h>
@@ -41,16 +45,10 @@ struct monitor {
     double last_sigint;
     double drain_until;  /* set once every rank has been reaped */
     int nalive;
+    int all_gone;        /* all_reaped() ran */
     int exit_code;       /* -1 until the first failure (or end) decides it */
     int abort_seen;
 };
-
-double launch_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void set_exit(struct monitor *m, int code)
 {
@@ -64,18 +62,20 @@ static void signal_groups(struct monitor *m, int sig)
 {
     for (int i = 0; i < m->job->nranks; i++) {
         struct launch_rank *r = &m->job->ranks[i];
-        if (r->pid > 0 && kill(-r->pid, sig) && r->alive)
+        if (r->local && r->pid > 0 && kill(-r->pid, sig) && r->alive)
             kill(r->pid, sig);
     }
+    launch_remote_signal(m->job, sig, SIG_GROUPS_ALL);
 }
 
 static void forward(struct monitor *m, int sig)
 {
     for (int i = 0; i < m->job->nranks; i++) {
         struct launch_rank *r = &m->job->ranks[i];
-        if (r->alive && kill(-r->pid, sig))
+        if (r->local && r->alive && kill(-r->pid, sig))
             kill(r->pid, sig);
     }
+    launch_remote_signal(m->job, sig, SIG_GROUPS_ALIVE);
 }
 
 static void begin_terminate(struct monitor *m)
@@ -111,7 +111,7 @@ static void check_abort(struct monitor *m)
     if (m->phase != RUNNING)
         return;
     fprintf(stderr, "rdmpirun: rank %d on host %s called MPI_Abort with error code %d%s%s\n",
-            rank, job->host, status, msg[0] ? ": " : "", msg);
+            rank, launch_rank_host(job, rank), status, msg[0] ? ": " : "", msg);
     set_exit(m, status ? status : 1);
     begin_terminate(m);
 }
@@ -132,47 +132,94 @@ static void report_failure(struct monitor *m, const struct launch_rank *r, int b
 {
     const char *then = m->nalive > 0 ? "; terminating the job" : "";
 
+    const char *host = launch_rank_host(m->job, r->rank);
+
     if (WIFSIGNALED(r->status))
         fprintf(stderr, "rdmpirun: rank %d (pid %d) on host %s was killed by signal %d (%s)%s\n",
-                r->rank, (int)r->pid, m->job->host, WTERMSIG(r->status),
+                r->rank, (int)r->pid, host, WTERMSIG(r->status),
                 strsignal(WTERMSIG(r->status)), then);
     else
         fprintf(stderr, "rdmpirun: rank %d (pid %d) on host %s exited with status %d%s%s\n",
-                r->rank, (int)r->pid, m->job->host, WEXITSTATUS(r->status),
+                r->rank, (int)r->pid, host, WEXITSTATUS(r->status),
                 before_finalize ? " before MPI_Finalize" : "", then);
 }
 
 static struct launch_rank *rank_by_pid(struct monitor *m, pid_t pid)
 {
     for (int i = 0; i < m->job->nranks; i++)
-        if (m->job->ranks[i].pid == pid)
+        if (m->job->ranks[i].local && m->job->ranks[i].pid == pid)
             return &m->job->ranks[i];
     return NULL;
 }
 
+/* A rank ended, here or (reported by its daemon) on another node. */
+static void rank_exited(struct monitor *m, struct launch_rank *r, int status)
+{
+    int before_finalize;
+
+    if (!r->alive)
+        return;
+    r->alive = 0;
+    r->status = status;
+    m->nalive--;
+    if (m->phase != RUNNING)
+        return;
+    check_abort(m); /* an abort explains the exit that follows it */
+    if (m->phase != RUNNING)
+        return;
+    int code = failure_code(r, &before_finalize);
+    if (code) {
+        report_failure(m, r, before_finalize);
+        set_exit(m, code);
+        begin_terminate(m);
+    }
+}
+
 static void reap(struct monitor *m)
 {
-    int status, before_finalize;
+    int status;
     pid_t pid;
 
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         struct launch_rank *r = rank_by_pid(m, pid);
-        if (!r || !r->alive)
-            continue;
-        r->alive = 0;
-        r->status = status;
-        m->nalive--;
-        if (m->phase != RUNNING)
-            continue;
-        check_abort(m); /* an abort explains the exit that follows it */
-        if (m->phase != RUNNING)
-            continue;
-        int code = failure_code(r, &before_finalize);
-        if (code) {
-            report_failure(m, r, before_finalize);
-            set_exit(m, code);
-            begin_terminate(m);
+        if (r)
+            rank_exited(m, r, status);
+        else
+            launch_remote_reaped(m->job, pid, status);
+    }
+}
+
+/* The ranks of a node whose daemon is gone (or never started them). */
+static void node_failed(struct monitor *m, const struct launch_event *ev, int code)
+{
+    for (int i = 0; i < m->job->nranks; i++) {
+        struct launch_rank *r = &m->job->ranks[i];
+        if (r->alive && !r->local && r->node == ev->node) {
+            r->alive = 0;
+            m->nalive--;
         }
+    }
+    if (m->phase != RUNNING || !ev->text[0])
+        return;
+    check_abort(m);
+    if (m->phase != RUNNING)
+        return;
+    fprintf(stderr, "rdmpirun: %s%s\n", ev->text, m->nalive > 0 ? "; terminating the job" : "");
+    set_exit(m, code);
+    begin_terminate(m);
+}
+
+static void remote_events(struct monitor *m)
+{
+    struct launch_event ev;
+
+    while (launch_remote_next_event(m->job, &ev)) {
+        if (ev.kind == LAUNCH_EV_EXIT && ev.rank >= 0 && ev.rank < m->job->nranks)
+            rank_exited(m, &m->job->ranks[ev.rank], ev.status);
+        else if (ev.kind == LAUNCH_EV_LOST)
+            node_failed(m, &ev, LAUNCH_EXIT_LOST);
+        else if (ev.kind == LAUNCH_EV_START_FAIL)
+            node_failed(m, &ev, ev.status ? ev.status : LAUNCH_EXIT_INTERNAL);
     }
 }
 
@@ -189,8 +236,9 @@ static void expire_timeout(struct monitor *m)
             m->job->opts->timeout, list);
     set_exit(m, LAUNCH_EXIT_TIMEOUT);
     for (int i = 0; i < m->job->nranks; i++)
-        if (m->job->ranks[i].alive)
+        if (m->job->ranks[i].local && m->job->ranks[i].alive)
             kill(m->job->ranks[i].pid, SIGRTMIN + 3);
+    launch_remote_signal(m->job, SIGRTMIN + 3, SIG_PIDS_ALIVE);
     m->phase = DUMPING;
     m->deadline = launch_now() + DUMP_GRACE;
 }
@@ -241,6 +289,9 @@ static int poll_timeout_ms(const struct monitor *m, double now)
         next = m->deadline;
     if (m->nalive == 0 && m->drain_until < next)
         next = m->drain_until;
+    double remote = launch_remote_deadline(m->job);
+    if (remote > 0 && remote < next)
+        next = remote;
     if (isinf(next))
         return -1;
     return next <= now ? 0 : (int)((next - now) * 1000.0) + 1; /* round up */
@@ -260,15 +311,23 @@ static void drain_wake_pipe(struct monitor *m)
  * output pipes a moment to deliver their last lines. */
 static void all_reaped(struct monitor *m)
 {
+    m->all_gone = 1;
     if (m->phase != RUNNING)
         signal_groups(m, SIGKILL);
     m->drain_until = launch_now() + DRAIN_GRACE;
+    launch_remote_shutdown(m->job);
 }
 
-/* pfd has room for the wake pipe, stdin and two streams per rank. */
+/* pfd has room for the wake pipe, stdin, two streams per rank and the
+ * remote fds, as counted by pollfd_count(). */
+static int pollfd_count(const struct monitor *m)
+{
+    return 2 + 2 * m->job->nranks + launch_remote_npollfds(m->job);
+}
+
 static void wait_once(struct monitor *m, struct pollfd *pfd)
 {
-    int n = 1, nstdin, nio;
+    int n = 1, nstdin, nio, nrem;
 
     pfd[0].fd = m->job->wake_fd[0];
     pfd[0].events = POLLIN;
@@ -276,17 +335,21 @@ static void wait_once(struct monitor *m, struct pollfd *pfd)
     nstdin = m->nalive > 0 ? launch_stdin_fill_pollfd(m->job, &pfd[n]) : 0;
     n += nstdin;
     nio = launch_io_fill_pollfds(m->job, &pfd[n], 2 * m->job->nranks);
-    if (poll(pfd, (nfds_t)(n + nio), poll_timeout_ms(m, launch_now())) < 0 && errno != EINTR)
+    nrem = launch_remote_fill_pollfds(m->job, &pfd[n + nio], launch_remote_npollfds(m->job));
+    if (poll(pfd, (nfds_t)(n + nio + nrem), poll_timeout_ms(m, launch_now())) < 0 &&
+        errno != EINTR)
         fprintf(stderr, "rdmpirun: warning: poll failed: %s\n", strerror(errno));
     if (nstdin)
         launch_stdin_handle(m->job, &pfd[1]);
     launch_io_handle(m->job, &pfd[n], nio);
+    launch_remote_handle(m->job, &pfd[n + nio], nrem);
 }
 
 int launch_monitor_run(struct launch_job *job, int start_failed)
 {
     struct monitor m = {.job = job, .exit_code = -1};
-    struct pollfd *pfd = calloc(2 + 2 * (size_t)job->nranks, sizeof(*pfd));
+    int cap = pollfd_count(&m);
+    struct pollfd *pfd = calloc((size_t)cap, sizeof(*pfd));
 
     if (!pfd) {
         fprintf(stderr, "rdmpirun: out of memory\n");
@@ -300,22 +363,29 @@ int launch_monitor_run(struct launch_job *job, int start_failed)
         set_exit(&m, LAUNCH_EXIT_INTERNAL);
         begin_terminate(&m);
     }
-    if (m.nalive == 0)
-        all_reaped(&m);
-
     while (1) {
-        int was_alive = m.nalive;
-
         drain_wake_pipe(&m);
         reap(&m);
-        if (was_alive > 0 && m.nalive == 0)
-            all_reaped(&m);
+        launch_remote_progress(job);
+        remote_events(&m);
         double now = launch_now();
+        launch_remote_tick(job, now);
+        remote_events(&m);
+        if (m.nalive == 0 && !m.all_gone)
+            all_reaped(&m);
         if (check_deadlines(&m, now))
             break;
-        if (m.nalive == 0 && (launch_io_open_streams(job) == 0 || now >= m.drain_until))
+        if (m.nalive == 0 && (launch_io_open_streams(job) == 0 || now >= m.drain_until) &&
+            launch_remote_done(job))
             break;
-        if (pfd)
+        if (pfd && pollfd_count(&m) > cap) {
+            struct pollfd *p = realloc(pfd, (size_t)pollfd_count(&m) * sizeof(*p));
+            if (p) {
+                pfd = p;
+                cap = pollfd_count(&m);
+            }
+        }
+        if (pfd && pollfd_count(&m) <= cap)
             wait_once(&m, pfd);
         else
             usleep(10000); /* still reap and escalate, just without poll */

@@ -1,6 +1,9 @@
 /*
- * The job description rdmpirun registers with libpmix: what ranks learn
- * from PMIx_Get about the job, the node and each other. The keys and their
+ * The job description each node's server registers with libpmix: what
+ * ranks learn from PMIx_Get about the job, their node and each other. Job
+ * sizes, maps and every rank's PROC_DATA (hostname, node, local rank) are
+ * the same on every node; LOCAL_SIZE, LOCAL_PEERS, NODEID and HOSTNAME at
+ * job level describe the registering node. The keys and their
  * encoding follow shared/launch/NOTES.md: maps go in as PMIX_REGEX (the
  * library copies the regex bytes), and PMIX_PROC_DATA is a data array of
  * pmix_info_t with PMIX_RANK first, given for every rank.
@@ -21,25 +24,54 @@ static void add(void *list, pmix_status_t *rc, const char *key, const void *val,
         *rc = PMIx_Info_list_add(list, key, val, type);
 }
 
-/* "0,1,...,n-1": the local peers, and also the input of the proc map. */
-static char *rank_list(int n)
+/* The ranks of one node, "2,3", or of every node, "0,1;2,3" (node < 0):
+ * the local peers, and the input of the proc map. */
+static char *rank_list(const struct launch_job *job, int node)
 {
-    size_t cap = (size_t)n * 7 + 1, len = 0;
+    size_t cap = (size_t)job->nranks * 12 + (size_t)job->nnodes + 1, len = 0;
     char *s = malloc(cap);
 
     if (!s)
         return NULL;
     s[0] = '\0';
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(s + len, cap - len, i ? ",%d" : "%d", i);
+    for (int n = 0; n < job->nnodes; n++) {
+        if (node >= 0 && n != node)
+            continue;
+        int first = 1;
+        if (node < 0 && n > 0)
+            s[len++] = ';', s[len] = '\0';
+        for (int r = 0; r < job->nranks; r++) {
+            if (job->ranks[r].node != n)
+                continue;
+            len += (size_t)snprintf(s + len, cap - len, first ? "%d" : ",%d", r);
+            first = 0;
+        }
+    }
+    return s;
+}
+
+static char *node_list(const struct launch_job *job)
+{
+    size_t cap = 1, len = 0;
+    char *s;
+
+    for (int n = 0; n < job->nnodes; n++)
+        cap += strlen(job->nodes[n].host) + 1;
+    s = malloc(cap);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int n = 0; n < job->nnodes; n++)
+        len += (size_t)snprintf(s + len, cap - len, n ? ",%s" : "%s", job->nodes[n].host);
     return s;
 }
 
 static pmix_status_t add_proc_data(void *list, const struct launch_job *job, int rank)
 {
+    const struct launch_rank *rk = &job->ranks[rank];
     pmix_rank_t r = (pmix_rank_t)rank;
-    uint16_t local = (uint16_t)rank;
-    uint32_t nodeid = 0, appnum = 0;
+    uint16_t local = (uint16_t)rk->local_rank;
+    uint32_t nodeid = (uint32_t)rk->node, appnum = 0;
     pmix_data_array_t arr;
     pmix_status_t rc = PMIX_SUCCESS;
     void *proc = PMIx_Info_list_start();
@@ -50,7 +82,7 @@ static pmix_status_t add_proc_data(void *list, const struct launch_job *job, int
     add(proc, &rc, PMIX_LOCAL_RANK, &local, PMIX_UINT16);
     add(proc, &rc, PMIX_NODE_RANK, &local, PMIX_UINT16);
     add(proc, &rc, PMIX_NODEID, &nodeid, PMIX_UINT32);
-    add(proc, &rc, PMIX_HOSTNAME, job->host, PMIX_STRING);
+    add(proc, &rc, PMIX_HOSTNAME, job->nodes[rk->node].host, PMIX_STRING);
     add(proc, &rc, PMIX_APPNUM, &appnum, PMIX_UINT32);
     if (rc == PMIX_SUCCESS)
         rc = PMIx_Info_list_convert(proc, &arr);
@@ -62,22 +94,23 @@ static pmix_status_t add_proc_data(void *list, const struct launch_job *job, int
     return rc;
 }
 
-static pmix_status_t add_job_info(void *list, const struct launch_job *job,
-                                  const char *peers, char *node_map, char *proc_map)
+static pmix_status_t add_job_info(void *list, const struct launch_job *job, const char *peers,
+                                  const char *nodes, char *node_map, char *proc_map)
 {
-    uint32_t n = (uint32_t)job->nranks, one = 1, zero = 0;
+    uint32_t n = (uint32_t)job->nranks, nnodes = (uint32_t)job->nnodes;
+    uint32_t nlocal = (uint32_t)job->nlocal, nodeid = (uint32_t)job->my_node;
     bool yes = true;
     pmix_status_t rc = PMIX_SUCCESS;
 
     add(list, &rc, PMIX_UNIV_SIZE, &n, PMIX_UINT32);
     add(list, &rc, PMIX_JOB_SIZE, &n, PMIX_UINT32);
     add(list, &rc, PMIX_MAX_PROCS, &n, PMIX_UINT32);
-    add(list, &rc, PMIX_NUM_NODES, &one, PMIX_UINT32);
-    add(list, &rc, PMIX_LOCAL_SIZE, &n, PMIX_UINT32);
+    add(list, &rc, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
+    add(list, &rc, PMIX_LOCAL_SIZE, &nlocal, PMIX_UINT32);
     add(list, &rc, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
-    add(list, &rc, PMIX_NODE_LIST, job->host, PMIX_STRING);
+    add(list, &rc, PMIX_NODE_LIST, nodes, PMIX_STRING);
     add(list, &rc, PMIX_JOBID, job->nspace, PMIX_STRING);
-    add(list, &rc, PMIX_NODEID, &zero, PMIX_UINT32);
+    add(list, &rc, PMIX_NODEID, &nodeid, PMIX_UINT32);
     add(list, &rc, PMIX_HOSTNAME, job->host, PMIX_STRING);
     add(list, &rc, PMIX_NODE_MAP, node_map, PMIX_REGEX);
     add(list, &rc, PMIX_PROC_MAP, proc_map, PMIX_REGEX);
@@ -91,32 +124,35 @@ static pmix_status_t add_job_info(void *list, const struct launch_job *job,
 
 int launch_nspace_info(const struct launch_job *job, pmix_data_array_t *out)
 {
-    char *peers = rank_list(job->nranks);
+    char *peers = rank_list(job, job->my_node), *all = rank_list(job, -1), *nodes = node_list(job);
     char *node_map = NULL, *proc_map = NULL;
     void *list = NULL;
     pmix_status_t rc = PMIX_ERR_NOMEM;
 
-    if (!peers)
+    if (!peers || !all || !nodes)
         goto out;
-    rc = PMIx_generate_regex(job->host, &node_map);
+    rc = PMIx_generate_regex(nodes, &node_map);
     if (rc == PMIX_SUCCESS)
-        rc = PMIx_generate_ppn(peers, &proc_map);
+        rc = PMIx_generate_ppn(all, &proc_map);
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "rdmpirun: cannot build the PMIx node/proc maps: %s\n",
+        fprintf(stderr, "%s: cannot build the PMIx node/proc maps: %s\n", launch_who,
                 PMIx_Error_string(rc));
         goto out;
     }
     list = PMIx_Info_list_start();
-    rc = list ? add_job_info(list, job, peers, node_map, proc_map) : PMIX_ERR_NOMEM;
+    rc = list ? add_job_info(list, job, peers, nodes, node_map, proc_map) : PMIX_ERR_NOMEM;
     if (rc == PMIX_SUCCESS)
         rc = PMIx_Info_list_convert(list, out);
     if (rc != PMIX_SUCCESS)
-        fprintf(stderr, "rdmpirun: cannot build the PMIx job info: %s\n", PMIx_Error_string(rc));
+        fprintf(stderr, "%s: cannot build the PMIx job info: %s\n", launch_who,
+                PMIx_Error_string(rc));
 out:
     if (list)
         PMIx_Info_list_release(list);
     free(node_map);
     free(proc_map);
     free(peers);
+    free(all);
+    free(nodes);
     return rc == PMIX_SUCCESS ? 0 : -ENOMEM;
 }

@@ -26,7 +26,7 @@
 
 enum opt_id {
     OPT_NP, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_OVERSUB, OPT_REPORT,
-    OPT_EXPORT, OPT_HOST, OPT_HOSTFILE, OPT_VERSION, OPT_HELP, OPT_NOOP
+    OPT_EXPORT, OPT_HOST, OPT_HOSTFILE, OPT_MAPBY, OPT_AGENT, OPT_VERSION, OPT_HELP, OPT_NOOP
 };
 
 struct opt_row {
@@ -48,6 +48,8 @@ static const struct opt_row opt_table[] = {
     {"H", 1, OPT_HOST},
     {"hostfile", 1, OPT_HOSTFILE},
     {"machinefile", 1, OPT_HOSTFILE},
+    {"map-by", 1, OPT_MAPBY},
+    {"launch-agent", 1, OPT_AGENT},
     {"version", 0, OPT_VERSION},
     {"V", 0, OPT_VERSION},
     {"h", 0, OPT_HELP},
@@ -60,8 +62,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "Usage: rdmpirun [options] program [args...]\n"
-        "Start N ranks of program on this node as one MPI job.\n\n"
-        "  -n, -np N              number of ranks (default: number of cores)\n"
+        "Start N ranks of program as one MPI job, on this node or on the given hosts.\n\n"
+        "  -n, -np N              number of ranks (default: all slots of the hosts, else\n"
+        "                         the number of cores)\n"
         "  --tag-output           prefix each output line with [1,rank]<stdout>: or <stderr>:\n"
         "  --timeout SEC          end the job after SEC seconds, exit status 124\n"
         "                         (default: $RDMPI_TIMEOUT, else no limit)\n"
@@ -70,7 +73,12 @@ static void usage(FILE *f)
         "  --report-bindings      print each rank's binding to stderr\n"
         "  --oversubscribe        accepted; more ranks than cores is always allowed\n"
         "  -x VAR[=value]         export VAR to the ranks\n"
-        "  --host H, --hostfile F only this host is supported for now\n"
+        "  --host H1:S1,H2:S2     run on these hosts with S slots each (default 1)\n"
+        "  --hostfile F           hosts from F: 'host slots=N' or 'host:N' lines, # comments\n"
+        "  --map-by slot|node     fill each host's slots in turn (default), or one rank per\n"
+        "                         host round-robin\n"
+        "  --launch-agent CMD     start rdmpid on other hosts with 'CMD host rdmpid'\n"
+        "                         (default: ssh -x -o BatchMode=yes)\n"
         "  --version              print the version and exit\n"
         "  -h, --help             print this help and exit\n");
 }
@@ -159,6 +167,23 @@ static int apply(struct launch_opts *o, enum opt_id id, const char *val)
         return push(&o->hosts, &o->nhosts, val);
     case OPT_HOSTFILE:
         o->hostfile = val;
+        return 0;
+    case OPT_MAPBY:
+        if (!strcmp(val, "slot") || !strcmp(val, "core")) {
+            o->map_by_node = 0;
+        } else if (!strcmp(val, "node")) {
+            o->map_by_node = 1;
+        } else {
+            fprintf(stderr, "rdmpirun: unsupported --map-by '%s' (use slot or node)\n", val);
+            return -EINVAL;
+        }
+        return 0;
+    case OPT_AGENT:
+        if (!val[strspn(val, " \t")]) {
+            fprintf(stderr, "rdmpirun: --launch-agent needs a command\n");
+            return -EINVAL;
+        }
+        o->agent = val;
         return 0;
     case OPT_VERSION:
         version();

@@ -1,6 +1,7 @@
 /*
- * rdmpirun as a PMIx server: init/finalize of the libpmix server library in
- * a private tmpdir, registration of the job and its ranks, and the upcalls.
+ * rdmpirun or rdmpid as the PMIx server of one node: init/finalize of the
+ * libpmix server library in a private tmpdir, registration of the job and
+ * of this node's ranks, and the upcalls.
  *
  * Upcalls run on libpmix's progress thread. They only record facts in the
  * rank table and wake the main loop; killing and printing happen there. An
@@ -70,7 +71,7 @@ static int op_wait(struct op_wait *w, pmix_status_t rc, const char *what)
         rc = w->status;
         pthread_mutex_unlock(&w->lock);
         if (!done) {
-            fprintf(stderr, "rdmpirun: %s did not complete within %d s\n", what, OP_WAIT_SECONDS);
+            fprintf(stderr, "%s: %s did not complete within %d s\n", launch_who, what, OP_WAIT_SECONDS);
             return -ETIMEDOUT;
         }
     } else if (rc == PMIX_OPERATION_SUCCEEDED) {
@@ -78,7 +79,7 @@ static int op_wait(struct op_wait *w, pmix_status_t rc, const char *what)
     }
     free(w);
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "rdmpirun: %s failed: %s\n", what, PMIx_Error_string(rc));
+        fprintf(stderr, "%s: %s failed: %s\n", launch_who, what, PMIx_Error_string(rc));
         return -EIO;
     }
     return 0;
@@ -89,9 +90,23 @@ static struct launch_rank *rank_of(const pmix_proc_t *proc)
     struct launch_job *job = server_job;
 
     if (!job || strncmp(proc->nspace, job->nspace, PMIX_MAX_NSLEN) ||
-        proc->rank >= (pmix_rank_t)job->nranks)
+        proc->rank >= (pmix_rank_t)job->nranks || !job->ranks[proc->rank].local)
         return NULL;
     return &job->ranks[proc->rank];
+}
+
+/* Keeps the first abort of the job; the main thread reports it. */
+void launch_record_abort(struct launch_job *job, int rank, int status, const char *msg)
+{
+    pthread_mutex_lock(&job->lock);
+    if (!job->aborted) {
+        job->aborted = 1;
+        job->abort_rank = rank;
+        job->abort_status = status;
+        snprintf(job->abort_msg, sizeof(job->abort_msg), "%s", msg ? msg : "");
+    }
+    pthread_mutex_unlock(&job->lock);
+    launch_wake(job->wake_fd[1], 0);
 }
 
 static pmix_status_t on_connected(const pmix_proc_t *proc, void *obj,
@@ -141,15 +156,7 @@ static pmix_status_t on_abort(const pmix_proc_t *proc, void *obj, int status, co
     (void)obj, (void)procs, (void)nprocs, (void)cbfunc, (void)cbdata;
     if (!r)
         return PMIX_ERR_NOT_FOUND;
-    pthread_mutex_lock(&job->lock);
-    if (!job->aborted) {
-        job->aborted = 1;
-        job->abort_rank = r->rank;
-        job->abort_status = status;
-        snprintf(job->abort_msg, sizeof(job->abort_msg), "%s", msg ? msg : "");
-    }
-    pthread_mutex_unlock(&job->lock);
-    launch_wake(job->wake_fd[1], 0);
+    launch_record_abort(job, r->rank, status, msg);
     return PMIX_SUCCESS;
 }
 
@@ -159,7 +166,8 @@ static void release_copy(void *cbdata)
 }
 
 /*
- * All ranks are local, so the collective is complete as soon as libpmix
+ * Across nodes the fence goes over the daemon tree (fence.c). On one node
+ * all ranks are local, so the collective is complete as soon as libpmix
  * asks (it normally completes such fences itself and never calls this).
  * The blob is handed back as a copy, owned by us until libpmix releases it.
  */
@@ -167,9 +175,12 @@ static pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs,
                               const pmix_info_t info[], size_t ninfo, char *data, size_t ndata,
                               pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    char *copy = malloc(ndata ? ndata : 1);
+    char *copy;
 
-    (void)procs, (void)nprocs, (void)info, (void)ninfo;
+    (void)info, (void)ninfo;
+    if (server_job && server_job->fence)
+        return launch_fence_upcall(server_job, procs, nprocs, data, ndata, cbfunc, cbdata);
+    copy = malloc(ndata ? ndata : 1);
     if (!copy)
         return PMIX_ERR_NOMEM;
     if (ndata)
@@ -181,8 +192,10 @@ static pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs,
 static pmix_status_t on_dmodex(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proc, (void)info, (void)ninfo, (void)cbfunc, (void)cbdata;
-    return PMIX_ERR_NOT_SUPPORTED; /* every rank's data is already local */
+    (void)info, (void)ninfo;
+    if (server_job && server_job->dmodex)
+        return launch_dmodex_upcall(server_job, proc, cbfunc, cbdata);
+    return PMIX_ERR_NOT_SUPPORTED; /* one node: every rank's data is already local */
 }
 
 static pmix_server_module_t server_module = {
@@ -194,17 +207,25 @@ static pmix_server_module_t server_module = {
     .direct_modex = on_dmodex,
 };
 
-/* A short private directory: PMIx puts Unix sockets in it (108-byte limit). */
+/*
+ * A short private directory: PMIx puts Unix sockets in it (108-byte limit).
+ * rdmpirun's is rdmpirun-<pid>.*, a daemon's rdmpid-<nspace>-<vpid>.*, so
+ * that a cleanup pass on a node whose daemon died can find it.
+ */
 static int make_tmpdir(struct launch_job *job)
 {
     const char *base = getenv("TMPDIR");
 
     if (!base || !*base || strlen(base) > 64)
         base = "/tmp";
-    snprintf(job->tmpdir, sizeof(job->tmpdir), "%s/rdmpirun-%d.XXXXXX", base, (int)getpid());
+    if (job->is_daemon)
+        snprintf(job->tmpdir, sizeof(job->tmpdir), "%s/rdmpid-%.40s-%d.XXXXXX", base, job->nspace,
+                 job->nodes[job->my_node].vpid);
+    else
+        snprintf(job->tmpdir, sizeof(job->tmpdir), "%s/rdmpirun-%d.XXXXXX", base, (int)getpid());
     if (!mkdtemp(job->tmpdir)) {
         int err = errno;
-        fprintf(stderr, "rdmpirun: cannot create a directory from %s: %s\n", job->tmpdir,
+        fprintf(stderr, "%s: cannot create a directory from %s: %s\n", launch_who, job->tmpdir,
                 strerror(err));
         job->tmpdir[0] = '\0';
         return -err;
@@ -215,7 +236,7 @@ static int make_tmpdir(struct launch_job *job)
 static int server_init(struct launch_job *job)
 {
     char server_ns[PMIX_MAX_NSLEN + 1];
-    pmix_rank_t zero = 0;
+    pmix_rank_t me = (pmix_rank_t)job->nodes[job->my_node].vpid;
     pmix_data_array_t arr;
     pmix_status_t rc = PMIX_ERR_NOMEM;
     void *list = PMIx_Info_list_start();
@@ -228,7 +249,7 @@ static int server_init(struct launch_job *job)
         if (rc == PMIX_SUCCESS)
             rc = PMIx_Info_list_add(list, PMIX_SERVER_NSPACE, server_ns, PMIX_STRING);
         if (rc == PMIX_SUCCESS)
-            rc = PMIx_Info_list_add(list, PMIX_SERVER_RANK, &zero, PMIX_PROC_RANK);
+            rc = PMIx_Info_list_add(list, PMIX_SERVER_RANK, &me, PMIX_PROC_RANK);
         if (rc == PMIX_SUCCESS)
             rc = PMIx_Info_list_add(list, PMIX_HOSTNAME, job->host, PMIX_STRING);
         if (rc == PMIX_SUCCESS)
@@ -240,7 +261,7 @@ static int server_init(struct launch_job *job)
         PMIX_DATA_ARRAY_DESTRUCT(&arr);
     }
     if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "rdmpirun: PMIx server init failed: %s\n", PMIx_Error_string(rc));
+        fprintf(stderr, "%s: PMIx server init failed: %s\n", launch_who, PMIx_Error_string(rc));
         return -EIO;
     }
     return 0;
@@ -272,7 +293,7 @@ int launch_server_start(struct launch_job *job)
         return -ENOMEM;
     }
     PMIX_LOAD_NSPACE(ns, job->nspace);
-    rc = op_wait(w, PMIx_server_register_nspace(ns, job->nranks, info.array, info.size,
+    rc = op_wait(w, PMIx_server_register_nspace(ns, job->nlocal, info.array, info.size,
                                                 op_done, w),
                  "registering the job with PMIx");
     PMIX_DATA_ARRAY_DESTRUCT(&info);
@@ -301,7 +322,7 @@ int launch_server_add_client(struct launch_job *job, int rank, char ***env)
         return rc;
     prc = PMIx_server_setup_fork(&proc, env);
     if (prc != PMIX_SUCCESS) {
-        fprintf(stderr, "rdmpirun: PMIx_server_setup_fork failed for rank %d: %s\n", rank,
+        fprintf(stderr, "%s: PMIx_server_setup_fork failed for rank %d: %s\n", launch_who, rank,
                 PMIx_Error_string(prc));
         return -EIO;
     }

@@ -18,4 +18,26 @@
  */
 int launch_nspace_info(const struct launch_job *job, pmix_data_array_t *out);
 
+/*
+ * Fences and direct modex across nodes (fence.c, dmodex.c). The upcalls run
+ * on libpmix's thread: they only queue the request and wake the main
+ * thread, which moves it along the daemon tree (_progress) and handles the
+ * tree's messages (_msg). Callbacks into libpmix are made from the main
+ * thread; libpmix thread-shifts them.
+ */
+int launch_fence_create(struct launch_job *job);
+void launch_fence_destroy(struct launch_job *job);
+pmix_status_t launch_fence_upcall(struct launch_job *job, const pmix_proc_t procs[],
+                                  size_t nprocs, const char *data, size_t ndata,
+                                  pmix_modex_cbfunc_t cbfunc, void *cbdata);
+void launch_fence_progress(struct launch_job *job);
+void launch_fence_msg(struct launch_job *job, int type, const char *p, size_t n);
+
+int launch_dmodex_create(struct launch_job *job);
+void launch_dmodex_destroy(struct launch_job *job);
+pmix_status_t launch_dmodex_upcall(struct launch_job *job, const pmix_proc_t *proc,
+                                   pmix_modex_cbfunc_t cbfunc, void *cbdata);
+void launch_dmodex_progress(struct launch_job *job);
+void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
+
 #endif

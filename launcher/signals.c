@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGPIPE};
@@ -32,6 +33,13 @@ void launch_wake(int wake_fd, unsigned char what)
         n = write(wake_fd, &what, 1);
     } while (n < 0 && errno == EINTR);
     errno = saved_errno;
+}
+
+double launch_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void on_signal(int sig)

@@ -1,5 +1,5 @@
 /*
- * Finding the program and forking the ranks. Each rank is registered with
+ * Finding the program and forking this node's ranks. Each rank is registered with
  * the PMIx server before it is forked, runs in its own process group (so a
  * job teardown also reaches whatever the rank forked), gets its stdio and
  * binding in the child, and execs the resolved program.
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,7 +66,7 @@ static void child_fail(const char *what, const char *prog)
 {
     const char *err = strerror(errno);
     char msg[512];
-    int n = snprintf(msg, sizeof(msg), "rdmpirun: %s %s: %s\n", what, prog, err);
+    int n = snprintf(msg, sizeof(msg), "%s: %s %s: %s\n", launch_who, what, prog, err);
 
     if (n > 0)
         write(STDERR_FILENO, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
@@ -74,10 +75,14 @@ static void child_fail(const char *what, const char *prog)
 
 /* The forked rank, before exec. Only async-signal-safe calls: libpmix's
  * threads may hold locks that no longer have an owner in this process. */
-static void child(const struct launch_job *job, const struct launch_rank *r, char **env)
+static void child(const struct launch_job *job, const struct launch_rank *r, char **env,
+                  pid_t parent)
 {
     launch_signals_child_reset();
     setpgid(0, 0);
+    /* A daemon's ranks die with it: nobody else on that node would end them. */
+    if (job->is_daemon && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+        _exit(LAUNCH_EXIT_INTERNAL);
     if (r->stdin_fd >= 0) {
         dup2(r->stdin_fd, STDIN_FILENO);
     } else if (r->rank != 0) {
@@ -96,15 +101,15 @@ static void child(const struct launch_job *job, const struct launch_rank *r, cha
 static int spawn_one(struct launch_job *job, struct launch_rank *r, char **env)
 {
     sigset_t old;
-    pid_t pid;
+    pid_t pid, parent = getpid();
 
     launch_signals_block(&old);
     pid = fork();
     if (pid == 0)
-        child(job, r, env);
+        child(job, r, env, parent);
     launch_signals_restore(&old);
     if (pid < 0) {
-        fprintf(stderr, "rdmpirun: cannot fork rank %d: %s\n", r->rank, strerror(errno));
+        fprintf(stderr, "%s: cannot fork rank %d: %s\n", launch_who, r->rank, strerror(errno));
         return -errno;
     }
     /* Also done here, so the group exists before we might signal it;
@@ -120,6 +125,8 @@ static int spawn_one(struct launch_job *job, struct launch_rank *r, char **env)
 int launch_spawn_all(struct launch_job *job)
 {
     for (int i = 0; i < job->nranks; i++) {
+        if (!job->ranks[i].local)
+            continue;
         char **env = launch_env_base();
         int rc = env ? 0 : -ENOMEM;
 
@@ -132,7 +139,7 @@ int launch_spawn_all(struct launch_job *job)
         launch_env_free(env);
         if (rc) {
             if (rc == -ENOMEM)
-                fprintf(stderr, "rdmpirun: out of memory starting rank %d\n", i);
+                fprintf(stderr, "%s: out of memory starting rank %d\n", launch_who, i);
             return rc;
         }
     }

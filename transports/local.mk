@@ -5,3 +5,4 @@ include $(srcdir)/transports/shm/local.mk
 if HAVE_VERBS
 include $(srcdir)/transports/verbs/local.mk
 endif
+include $(srcdir)/transports/tcp/local.mk

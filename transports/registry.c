@@ -8,10 +8,18 @@
 
 extern const tp_component_t tp_self_component;
 extern const tp_component_t tp_shm_component;
+#ifdef RDMPI_HAVE_VERBS
+extern const tp_component_t tp_verbs_component;
+#endif
+extern const tp_component_t tp_tcp_component;
 
 const tp_component_t *const tp_components[] = {
     &tp_self_component,
     &tp_shm_component,
+#ifdef RDMPI_HAVE_VERBS
+    &tp_verbs_component,
+#endif
+    &tp_tcp_component,
     NULL,
 };
 

@@ -17,6 +17,7 @@ extern char **environ;
 
 static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
 static const char *const yield_modes[] = { "auto", "always", "never", NULL };
+static const char *const verbs_modes[] = { "ud", "rc", "hybrid", NULL };
 
 static const core_config_row_t rows[] = {
     { "RDMPI_LOG_LEVEL", CORE_CFG_ENUM, "warn",
@@ -44,6 +45,59 @@ static const core_config_row_t rows[] = {
     { "RDMPI_WAIT_WARN", CORE_CFG_DOUBLE, "60",
       "seconds a blocking call may wait before it reports where it is stuck (0: never)",
       OFF(wait_warn), 0, NULL },
+    { "RDMPI_VERBS_DEVICE", CORE_CFG_STRING, "",
+      "RDMA device and port to use, \"name[:port]\" (empty: the one nearest to the rank's cores)",
+      OFF(verbs_device), sizeof(((core_config_t *)0)->verbs_device), NULL },
+    { "RDMPI_VERBS_GID_INDEX", CORE_CFG_INT, "-1",
+      "RoCE GID table index (-1: the RoCE v2 IPv4-mapped GID, found by querying the table)",
+      OFF(verbs_gid_index), 0, NULL },
+    { "RDMPI_VERBS_MODE", CORE_CFG_ENUM, "hybrid",
+      "verbs connections: ud (datagrams only), rc (connected QP per peer), hybrid (UD, and RC "
+      "for peers that exchange large or many messages)", OFF(verbs_mode), 0, verbs_modes },
+    { "RDMPI_VERBS_MAX_RC", CORE_CFG_INT, "64",
+      "hybrid mode: most RC connections per process (others stay on UD)", OFF(verbs_max_rc), 0,
+      NULL },
+    { "RDMPI_VERBS_RC_MSGS", CORE_CFG_INT, "16",
+      "hybrid mode: messages to a peer before it gets an RC connection (RDMA reads connect at "
+      "once)", OFF(verbs_rc_msgs), 0, NULL },
+    { "RDMPI_VERBS_EAGER_LIMIT", CORE_CFG_SIZE, "8k",
+      "largest message sent eagerly over RDMA (larger ones: rendezvous)", OFF(verbs_eager_limit),
+      0, NULL },
+    { "RDMPI_VERBS_MTU", CORE_CFG_SIZE, "0",
+      "largest UD packet, 256..4096 (0: the port's active MTU)", OFF(verbs_mtu), 0, NULL },
+    { "RDMPI_VERBS_PEER_TIMEOUT", CORE_CFG_DOUBLE, "30",
+      "seconds a peer may leave packets unacknowledged before it is reported dead",
+      OFF(verbs_peer_timeout), 0, NULL },
+    { "RDMPI_VERBS_UD_WINDOW", CORE_CFG_INT, "256",
+      "UD packets in flight per peer, unacknowledged", OFF(verbs_ud_window), 0, NULL },
+    { "RDMPI_VERBS_UD_RTO", CORE_CFG_DOUBLE, "0.01",
+      "smallest UD retransmission timeout in seconds (it adapts to the round trip, doubles on "
+      "every expiry, up to 1 s)", OFF(verbs_ud_rto), 0, NULL },
+    { "RDMPI_VERBS_UD_DROP", CORE_CFG_DOUBLE, "0",
+      "testing: fraction of outgoing UD packets dropped on purpose (0..1)", OFF(verbs_ud_drop), 0,
+      NULL },
+    { "RDMPI_VERBS_RQ_SIZE", CORE_CFG_INT, "512",
+      "receive buffers of the UD queue and of the RC shared receive queue (capped by the device)",
+      OFF(verbs_rq_size), 0, NULL },
+    { "RDMPI_VERBS_RC_CREDITS", CORE_CFG_INT, "32",
+      "RC messages a rank may send to one peer before the peer returns credits",
+      OFF(verbs_rc_credits), 0, NULL },
+    { "RDMPI_VERBS_RC_TIMEOUT", CORE_CFG_INT, "18",
+      "RC ack timeout exponent: 4.096 us * 2^value per try, 7 tries (18: about 1 s)",
+      OFF(verbs_rc_timeout), 0, NULL },
+    { "RDMPI_TCP_IF", CORE_CFG_STRING, "",
+      "tcp: interfaces (eth0) or networks (10.1.0.0/16) to use, comma separated; empty: the "
+      "first non-loopback IPv4 interface that is up, else loopback", OFF(tcp_if),
+      sizeof(((core_config_t *)0)->tcp_if), NULL },
+    { "RDMPI_TCP_EAGER_LIMIT", CORE_CFG_SIZE, "64k",
+      "largest message sent eagerly over tcp (larger ones: pipelined rendezvous)",
+      OFF(tcp_eager_limit), 0, NULL },
+    { "RDMPI_TCP_QUEUE_LIMIT", CORE_CFG_SIZE, "1M",
+      "tcp: bytes queued for one peer when its socket is full before sends wait",
+      OFF(tcp_queue_limit), 0, NULL },
+    { "RDMPI_TCP_SOCKBUF", CORE_CFG_SIZE, "0",
+      "tcp: socket send and receive buffer size (0: the kernel's autotuning)",
+      OFF(tcp_sockbuf), 0, NULL },
     /* Read by collectives/select.c at coll_init: force one algorithm ("auto": the table). */
     { "RDMPI_COLL_BARRIER", CORE_CFG_EXTERNAL, "auto",
       "barrier algorithm: auto, dissemination", 0, 0, NULL },

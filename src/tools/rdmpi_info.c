@@ -13,14 +13,18 @@
 #include "mpi.h"
 #include "core/config.h"
 
+#ifdef RDMPI_HAVE_VERBS
+void tp_verbs_info_print(const core_config_t *cfg); /* transports/verbs/verbs_info.c */
+#endif
+
 static void print_build(void)
 {
     printf("rdmpi %s (MPI %d.%d)\n", RDMPI_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
     printf("  transports built : self shm%s\n",
-#ifdef RDMPI_HAVE_VERBS_TRANSPORT
+#ifdef RDMPI_HAVE_VERBS
            " verbs"
 #else
-           "   (verbs: not built yet)"
+           "   (verbs: not built: libibverbs-dev was missing at configure)"
 #endif
     );
 }
@@ -90,6 +94,13 @@ int main(int argc, char **argv)
     }
     print_build();
     print_host();
+#ifdef RDMPI_HAVE_VERBS
+    {
+        core_config_t cfg;
+        core_config_load(&cfg);
+        tp_verbs_info_print(&cfg);
+    }
+#endif
     print_config();
     return 0;
 }

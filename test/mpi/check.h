@@ -64,7 +64,7 @@ static inline void t_fail(const char *file, int line, const char *fmt, ...)
     do {                                                                                           \
         int t_n_ = -7;                                                                             \
         MPI_Get_count(&(st), (dtype), &t_n_);                                                      \
-        CHECK((st).MPI_SOURCE == (src) && (st).MPI_TAG == (tag) && t_n_ == (count),                \
+        CHECK((st).MPI_SOURCE == (int)(src) && (st).MPI_TAG == (int)(tag) && t_n_ == (int)(count), \
               "status (source %d, tag %d, count %d), expected (%d, %d, %d)", (st).MPI_SOURCE,      \
               (st).MPI_TAG, t_n_, (int)(src), (int)(tag), (int)(count));                           \
     } while (0)
@@ -123,7 +123,8 @@ static inline void t_finish(void)
 static inline unsigned char t_pattern(int src, size_t size, size_t off)
 {
     uint32_t x = (uint32_t)off * 2654435761u;
-    return (unsigned char)((x >> 13) ^ (uint32_t)src * 131u ^ (uint32_t)size ^ (uint32_t)(off >> 8));
+    return (unsigned char)((x >> 13) ^ (uint32_t)src * 131u ^ (uint32_t)size ^
+                           (uint32_t)(off >> 8));
 }
 
 static inline void t_fill(void *buf, int src, size_t size)

@@ -132,8 +132,8 @@ static void check_null_status(const MPI_Status *st, const char *what)
     int n = -1;
     MPI_Get_count(st, MPI_INT, &n);
     CHECK(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && n == 0,
-          "%s: status (source %d, tag %d, count %d), expected (MPI_PROC_NULL, MPI_ANY_TAG, 0)", what,
-          st->MPI_SOURCE, st->MPI_TAG, n);
+          "%s: status (source %d, tag %d, count %d), expected (MPI_PROC_NULL, MPI_ANY_TAG, 0)",
+          what, st->MPI_SOURCE, st->MPI_TAG, n);
 }
 
 static void proc_null(void)

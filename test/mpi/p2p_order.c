@@ -15,7 +15,8 @@ static int rank, size, left, right;
 /* Sizes in bytes of message i: small, medium, large and empty mixed. */
 static size_t msg_size(int i)
 {
-    static const size_t sizes[] = {4, 1 << 20, 100, 0, 65536, 8, 300000, 5000, 4, 17000, 1 << 20, 12};
+    static const size_t sizes[] = {4,      1 << 20, 100, 0,     65536,   8,
+                                   300000, 5000,    4,   17000, 1 << 20, 12};
     return sizes[i % (int)(sizeof(sizes) / sizeof(sizes[0]))];
 }
 
@@ -39,8 +40,8 @@ static void check_msg(const unsigned char *buf, const MPI_Status *st, int src, i
         memcpy(&seq, buf, sizeof(int));
         CHECK(seq == i, "message %d from %d carries sequence number %d", i, src, seq);
         for (size_t k = 4; k < (size_t)n; k++)
-            CHECK(buf[k] == t_pattern(src + i, (size_t)n, k), "message %d from %d: byte %zu differs",
-                  i, src, k);
+            CHECK(buf[k] == t_pattern(src + i, (size_t)n, k),
+                  "message %d from %d: byte %zu differs", i, src, k);
     }
 }
 
@@ -196,7 +197,9 @@ static void comm_isolation(void)
     MPI_Wait(&sreq, MPI_STATUS_IGNORE);
     /* my dup message has arrived; world messages are sent only after the next sync */
     MPI_Test(&rreq, &flag, &st);
-    CHECK(!flag, "wildcard receive on MPI_COMM_WORLD matched a message (value %d, source %d, tag %d)", w, st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(!flag,
+          "wildcard receive on MPI_COMM_WORLD matched a message (value %d, source %d, tag %d)", w,
+          st.MPI_SOURCE, st.MPI_TAG);
     t_sync();
     MPI_Send(&b, 1, MPI_INT, right, 9, MPI_COMM_WORLD);
     MPI_Wait(&rreq, &st);

@@ -154,7 +154,8 @@ static void pair_types(struct dint *sbuf, struct dint *rbuf, MPI_Datatype triple
             CHECK(rbuf[j].d == dval(src, n, j) && rbuf[j].i == ival(src, n, j),
                   "%zu pairs from %d: pair %zu is (%g, %d), expected (%g, %d)", n, src, j,
                   rbuf[j].d, rbuf[j].i, dval(src, n, j), ival(src, n, j));
-            const unsigned char *hole = (const unsigned char *)&rbuf[j] + sizeof(double) + sizeof(int);
+            const unsigned char *hole =
+                (const unsigned char *)&rbuf[j] + sizeof(double) + sizeof(int);
             for (size_t h = 0; h < sizeof(struct dint) - sizeof(double) - sizeof(int); h++)
                 CHECK(hole[h] == 0xee, "%zu pairs from %d: the hole after pair %zu was written", n,
                       src, j);

@@ -10,7 +10,8 @@
 #   vm.sh initrd                              build (or reuse) the cached initramfs, print its path
 # Options of run:
 #   --guests 1|2     one guest (rxe0 on dummy0, 192.168.77.1) or two joined by a virtual wire
-#                    (rxe0 on eth0, 192.168.77.1 and .2)                                [1]
+#                    (rxe0 on eth0, 192.168.77.1 and .2; qemu socket netdevs sending UDP to each
+#                    other on 127.0.0.1: TCP mode adds ~20 ms per packet exchange)       [1]
 #   --timeout S      limit for the whole run in seconds, then 124 and qemu is killed    [600]
 #   --mem MB         guest memory                                                       [2048]
 #   --smp N          guest CPUs                                                         [2]
@@ -27,10 +28,14 @@
 # (own address with one guest), RXE_DEV=rxe0, RXE_NETDEV, RXE_SHARE (the writable share), HOME=/tmp.
 # Writable inside: /tmp and /dev/shm (tmpfs, the host's /tmp is hidden) and RXE_SHARE. A SCRIPT that
 # lives under the host's /tmp but outside the share is copied into the share first.
-# SCRIPT's stdout+stderr are shown on the host (guest 2's lines prefixed "[guest2] ") and kept, with
-# the console logs, in the run directory under /tmp/rdmpi-rxe/.
+# SCRIPT starts in the caller's directory when the guest can see it (else /tmp). Its stdout+stderr
+# are shown on the host (guest 1's as they come, guest 2's at the end prefixed "[guest2] "); the
+# console logs are in the run directory under /tmp/rdmpi-rxe/ (kept when the run fails).
+# Knobs: RXE_KVER (kernel version), RXE_VM_CACHE (/tmp/rdmpi-rxe), RXE_VM_APPEND (more kernel
+# parameters, e.g. loglevel=7), RXE_KEEP=1.
 
-RXE_VM_PACKAGES="qemu-system-x86 linux-image-amd64 busybox-static rdma-core ibverbs-utils perftest iproute2 kmod"
+RXE_VM_PACKAGES="qemu-system-x86 linux-image-amd64 busybox-static rdma-core ibverbs-providers ibverbs-utils
+    perftest iproute2 kmod xz-utils util-linux"
 RXE_VM_CACHE=${RXE_VM_CACHE:-/tmp/rdmpi-rxe}
 RXE_VM_SELF=$(readlink -f "${BASH_SOURCE[0]}")
 
@@ -56,10 +61,13 @@ _rxe_vm_missing() {
     [ "$(dpkg-query -W -f='${Status}' busybox-static 2>/dev/null)" = "install ok installed" ] ||
         miss+=(busybox-static)
     command -v ibv_devinfo >/dev/null || miss+=(ibverbs-utils)
-    ls /usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 || miss+=(rdma-core)
+    ls /usr/lib/*/libibverbs/librxe-rdmav*.so >/dev/null 2>&1 || miss+=(ibverbs-providers)
+    [ -d /etc/rdma ] || miss+=(rdma-core)
     command -v ib_send_lat >/dev/null || miss+=(perftest)
     { command -v rdma && command -v ip; } >/dev/null || miss+=(iproute2)
     command -v modprobe >/dev/null || miss+=(kmod)
+    command -v xz >/dev/null || miss+=(xz-utils)
+    command -v setpriv >/dev/null || miss+=(util-linux)
     echo "${miss[*]}"
 }
 
@@ -100,7 +108,7 @@ die() { echo "rxe-vm-init: $*"; echo "RXE-EXIT-STATUS: 125"; echo o > /proc/sysr
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-echo 3 > /proc/sys/kernel/printk
+grep -q 'loglevel=[4-9]' /proc/cmdline || echo 3 > /proc/sys/kernel/printk
 for m in $(cat /modules.list); do
     insmod "/modules/${m##*/}" $( [ "${m##*/}" = dummy.ko ] && echo numdummies=0 ) || echo "rxe-vm-init: insmod $m failed"
 done
@@ -113,7 +121,7 @@ for a in $(cat /proc/cmdline); do
 done
 [ -n "$share" ] || die "no rdmpi_rxe_share= on the command line"
 o=trans=virtio,version=9p2000.L,msize=1048576
-mount -t 9p -o ro,$o hostroot /mnt || die "cannot mount the host root over 9p"
+mount -t 9p -o ro,$o,cache=loose hostroot /mnt || die "cannot mount the host root over 9p"
 mount -t tmpfs -o mode=1777 tmpfs /mnt/tmp || die "cannot mount /tmp"
 case $share in /tmp/*) mkdir -p "/mnt$share" ;; esac
 mount -t 9p -o $o rxeshare "/mnt$share" || die "cannot mount the share at $share"
@@ -156,12 +164,35 @@ rxe_vm_initrd() {
         find . | /bin/busybox cpio -o -H newc 2>/dev/null > ../initrd.cpio
     ) || { rm -rf "$tmp"; _rxe_log "building the initramfs failed"; return 1; }
     mv -f "$tmp/initrd.cpio" "$out" && rm -rf "$tmp"
+    find "$RXE_VM_CACHE" -maxdepth 1 -name "initrd-$kv-*.cpio" ! -path "$out" -mmin +1 -delete 2>/dev/null
     echo "$out"
+}
+
+# The kernel to boot for version $1: the uncompressed ELF vmlinux (qemu starts it through its PVH
+# entry, which saves the guest ~2 s of decompression under TCG), extracted once from the bzImage
+# into the cache; the bzImage itself when that is not possible.
+rxe_vm_kimage() {
+    local kv=$1 bz=/boot/vmlinuz-$1 out=$RXE_VM_CACHE/vmlinux-$1 off tmp
+    if [ -n "${RXE_KIMG:-}" ]; then echo "$RXE_KIMG"; return 0; fi
+    if [ -s "$out" ] && [ "$out" -nt "$bz" ]; then echo "$out"; return 0; fi
+    if grep -q '^CONFIG_PVH=y' "/boot/config-$kv" 2>/dev/null && command -v xz >/dev/null; then
+        off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$bz" 2>/dev/null | head -n1 | cut -d: -f1)
+        if [ -n "$off" ]; then
+            mkdir -p "$RXE_VM_CACHE"
+            tmp=$(mktemp "$out.XXXXXX")
+            if tail -c +$((off + 1)) "$bz" | xz -dc --single-stream > "$tmp" 2>/dev/null &&
+                [ "$(head -c 4 "$tmp" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+                chmod 644 "$tmp"; mv -f "$tmp" "$out"; echo "$out"; return 0
+            fi
+            rm -f "$tmp"
+        fi
+    fi
+    echo "$bz"
 }
 
 # Stage 2, inside the guest (chroot into the host's root): network, rxe0, then the script.
 _rxe_vm_guest() {
-    local share=$1 guest=$2 dev ip peer i
+    local share=$1 guest=$2 dev ip peer
     rc=125
     local rxe=$share/.rxe out=$share/.rxe/out.$guest
     export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp LC_ALL=C
@@ -194,24 +225,25 @@ _rxe_vm_guest() {
     fi
     ip addr add "$ip/24" dev "$dev" && ip link set "$dev" up || _fail "cannot configure $dev"
     rdma link add rxe0 type rxe netdev "$dev" || _fail "rdma link add rxe0 failed"
-    for i in $(seq 100); do
+    for _ in $(seq 100); do
         grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null && break
         sleep 0.1
     done
     export RXE_GUEST=$guest RXE_IP_SELF=$ip RXE_IP_PEER=$peer RXE_DEV=rxe0 RXE_NETDEV=$dev \
         RXE_SHARE=$share
-    cd /tmp || true
+    case $RXE_CWD in /tmp | /tmp/*) cd /tmp ;; *) cd "$RXE_CWD" 2>/dev/null || cd /tmp ;; esac
     "${RXE_ARGV[@]}" 2>&1 | tee -a "$out"
     rc=${PIPESTATUS[0]}
     echo "$rc" > "$rxe/rc.$guest"
     exit "$rc"
 }
 
-_rxe_vm_free_port() {
-    local p i
-    for i in $(seq 50); do
+# Two free UDP ports P and P+1 on 127.0.0.1 (the two ends of the virtual wire); prints P.
+_rxe_vm_free_ports() {
+    local p _
+    for _ in $(seq 50); do
         p=$((20000 + RANDOM % 30000))
-        ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
+        ss -Huan "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
     done
     return 1
 }
@@ -220,7 +252,7 @@ _rxe_vm_free_port() {
 rxe_vm_run() { ( _rxe_vm_run_main "$@" ); }
 
 _rxe_vm_run_main() {
-    local nguests=1 tmo=600 mem=2048 smp=2 share= keep=${RXE_KEEP:-0} install=${RDMPI_RXE_INSTALL:-0}
+    local nguests=1 tmo=600 mem=2048 smp=2 share='' keep=${RXE_KEEP:-0} install=${RDMPI_RXE_INSTALL:-0}
     local verbose=0 envs=() script
     while [ $# -gt 0 ]; do
         case $1 in
@@ -242,13 +274,17 @@ _rxe_vm_run_main() {
     [[ $tmo =~ ^[0-9]+$ && $mem =~ ^[0-9]+$ && $smp =~ ^[0-9]+$ ]] ||
         { _rxe_log "--timeout, --mem and --smp take numbers"; return 2; }
     script=$(readlink -f "$1") && [ -f "$script" ] || { _rxe_log "no such script: $1"; return 2; }
+    local runner=(); [ -x "$script" ] || runner=(bash)
     shift
     if [ "$install" = 1 ]; then rxe_vm_install_deps || return 3; fi
     rxe_vm_check_deps >&2 || return 3
 
-    local kv initrd rundir
+    local kv initrd kimg rundir
     kv=$(rxe_vm_kernel)
     initrd=$(rxe_vm_initrd "$kv") || return 3
+    kimg=$(rxe_vm_kimage "$kv")
+    # run directories of failed runs are kept for a day
+    find "$RXE_VM_CACHE" -maxdepth 1 -name 'run.*' -type d -mmin +1440 -exec rm -rf {} + 2>/dev/null
     rundir=$(mktemp -d "$RXE_VM_CACHE/run.XXXXXX") || return 3
     if [ -z "$share" ]; then
         share=$rundir/share; mkdir -p "$share"
@@ -269,16 +305,17 @@ _rxe_vm_run_main() {
 
     # The guests' configuration: argv and environment, quoted by bash itself.
     {
-        local RXE_ARGV=("$script" "$@") v
+        local RXE_ARGV=("${runner[@]}" "$script" "$@") v
         declare -p RXE_ARGV
         echo "export RXE_NGUESTS=$nguests"
+        printf 'RXE_CWD=%q\n' "$PWD"
         for v in $(compgen -e); do
             case $v in RDMPI_* | PATH) printf 'export %s=%q\n' "$v" "${!v}" ;; esac
         done
         for v in "${envs[@]}"; do printf 'export %s=%q\n' "${v%%=*}" "${v#*=}"; done
     } > "$share/.rxe/config"
 
-    local pids=() tails=() g port= start now rc=0 st
+    local pids=() tails=() g port='' start now rc=0 st
     _rxe_vm_cleanup() {
         local p
         for p in "${pids[@]}" "${tails[@]}"; do kill "$p" 2>/dev/null; done
@@ -292,29 +329,21 @@ _rxe_vm_run_main() {
     trap 'exit 130' INT
     trap 'exit 143' TERM HUP
 
-    [ "$nguests" = 2 ] && { port=$(_rxe_vm_free_port) || { _rxe_log "no free port"; return 3; }; }
+    [ "$nguests" = 2 ] && { port=$(_rxe_vm_free_ports) || { _rxe_log "no free port"; return 3; }; }
     start=$SECONDS
     for g in $(seq "$nguests"); do
         local net=()
         if [ "$nguests" = 2 ]; then
-            if [ "$g" = 1 ]; then
-                net=(-netdev "socket,id=n0,listen=127.0.0.1:$port")
-            else
-                # the second guest connects to the first one's listening socket
-                while ! ss -Hltn "sport = :$port" | grep -q .; do
-                    kill -0 "${pids[0]}" 2>/dev/null || break
-                    sleep 0.1
-                done
-                net=(-netdev "socket,id=n0,connect=127.0.0.1:$port")
-            fi
-            net+=(-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$g")
+            # a virtual wire: each guest sends UDP datagrams to the other's port on 127.0.0.1
+            net=(-netdev "socket,id=n0,udp=127.0.0.1:$((port + 2 - g)),localaddr=127.0.0.1:$((port + g - 1))")
+            net+=(-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$g,romfile=")
         fi
         : > "$rundir/console.$g.log"
         setpriv --pdeathsig KILL -- qemu-system-x86_64 -nodefaults -no-user-config \
             -machine q35 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
             -display none -monitor none -no-reboot -serial "file:$rundir/console.$g.log" \
-            -kernel "/boot/vmlinuz-$kv" -initrd "$initrd" \
-            -append "console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nopnp i8042.dumbkbd cryptomgr.notests rdmpi_rxe_share=$share rdmpi_rxe_guest=$g" \
+            -kernel "$kimg" -initrd "$initrd" \
+            -append "console=ttyS0 quiet loglevel=3 ${RXE_VM_APPEND:-} panic=-1 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nopnp i8042.dumbkbd cryptomgr.notests rdmpi_rxe_share=$share rdmpi_rxe_guest=$g" \
             -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
             -virtfs "local,path=$share,mount_tag=rxeshare,security_model=none,multidevs=remap" \
             "${net[@]}" > "$rundir/qemu.$g.log" 2>&1 < /dev/null &
@@ -360,10 +389,13 @@ _rxe_vm_run_main() {
         stats+=("$st")
         if [ "$g" = 2 ] && [ -s "$share/.rxe/out.2" ]; then sed 's/^/[guest2] /' "$share/.rxe/out.2"; fi
     done
+    # the status: the first guest that failed by itself, else 124 if one was killed, else 0
+    for st in "${stats[@]}"; do
+        case $st in 0 | 124) ;; *) [ "$rc" = 0 ] && rc=$st ;; esac
+    done
     for g in $(seq "$nguests"); do
         st=${stats[g-1]}
         if [ "$st" != 0 ]; then
-            [ "$rc" = 0 ] && rc=$st
             if [ "$st" = 124 ]; then
                 _rxe_log "guest$g: timed out after ${tmo}s, killed"
             else
@@ -374,7 +406,7 @@ _rxe_vm_run_main() {
             [ -s "$rundir/qemu.$g.log" ] && sed 's/^/  qemu: /' "$rundir/qemu.$g.log" >&2
         fi
     done
-    [ "$timedout" = 1 ] && [ "$rc" = 0 ] && rc=124
+    [ "$rc" = 0 ] && [[ " ${stats[*]} " == *" 124 "* || $timedout = 1 ]] && rc=124
     if [ "$rc" = 0 ] && [ "$keep" != 1 ]; then
         rm -rf "$rundir"
         case $share in "$rundir"/*) ;; *) rm -rf "$share/.rxe" ;; esac
@@ -389,7 +421,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     cmd=${1:-}
     shift || true
     case $cmd in
-    run) rxe_vm_run "$@"; exit $? ;;
+    run) _rxe_vm_run_main "$@"; exit $? ;;   # no subshell: qemu's parent is this process
     install-deps) rxe_vm_install_deps; exit $? ;;
     check-deps) rxe_vm_check_deps; exit $? ;;
     initrd) rxe_vm_initrd "$@"; exit $? ;;

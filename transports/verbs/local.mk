@@ -1,2 +1,23 @@
-# transports/verbs: RDMA over rdma-core (being written).
+# transports/verbs: RDMA over rdma-core: one UD QP per process made reliable
+# in software, RC QPs on demand (handshake over UD), RDMA read/write.
+librdmpi_la_SOURCES += \
+	transports/verbs/verbs.h \
+	transports/verbs/verbs_rel.h \
+	transports/verbs/verbs_rel.c \
+	transports/verbs/verbs_dev.c \
+	transports/verbs/verbs_iface.c \
+	transports/verbs/verbs_ud.c \
+	transports/verbs/verbs_rc.c \
+	transports/verbs/verbs_mem.c
+librdmpi_la_CFLAGS += $(VERBS_CFLAGS)
 librdmpi_la_LIBADD += $(VERBS_LIBS)
+
+# rdmpi_info lists the RDMA devices, ports, GIDs, limits and thresholds.
+rdmpi_info_SOURCES += transports/verbs/verbs_info.c transports/verbs/verbs_dev.c
+rdmpi_info_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS)
+rdmpi_info_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS)
+
+# The UD reliability window under simulated loss, duplication and reordering.
+check_PROGRAMS += test/unit/test_verbs_rel
+test_unit_test_verbs_rel_SOURCES = test/unit/test_verbs_rel.c transports/verbs/verbs_rel.c
+test_unit_test_verbs_rel_CPPFLAGS = $(AM_CPPFLAGS)

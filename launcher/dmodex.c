@@ -1,0 +1,300 @@
+/*
+ * Direct modex: a rank asks for a key of a rank on another node that no
+ * fence has brought here. libpmix calls direct_modex on this node's server;
+ * the request goes along the tree to the member serving the target rank's
+ * node (DMODEX_REQ), which asks its own server with
+ * PMIx_server_dmodex_request (answered once the target has committed its
+ * data) and sends the blob back (DMODEX_RESP). Concurrent requests for the
+ * same rank from one node share one round trip.
+ */
+#include "server.h"
+#include "tree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct waiter {
+    struct waiter *next;
+    pmix_modex_cbfunc_t cbfunc;
+    void *cbdata;
+};
+
+/* A request of ours in flight, or queued by the upcall (id 0). */
+struct request {
+    struct request *next;
+    uint32_t id;
+    pmix_rank_t rank;
+    struct waiter *waiters;
+};
+
+/* An answer of our server, queued by its callback for the main thread. */
+struct answer {
+    struct answer *next;
+    struct launch_job *job;
+    int requester;
+    uint32_t id;
+    pmix_status_t status;
+    char *data;
+    size_t len;
+};
+
+struct launch_dmodex {
+    pthread_mutex_t lock; /* guards the two queues */
+    struct request *queued;
+    struct answer *answers;
+    struct request *pending;
+    uint32_t next_id;
+};
+
+int launch_dmodex_create(struct launch_job *job)
+{
+    struct launch_dmodex *d = calloc(1, sizeof(*d));
+
+    if (!d)
+        return -ENOMEM;
+    pthread_mutex_init(&d->lock, NULL);
+    job->dmodex = d;
+    return 0;
+}
+
+static void free_request(struct request *r)
+{
+    while (r->waiters) {
+        struct waiter *w = r->waiters;
+        r->waiters = w->next;
+        free(w);
+    }
+    free(r);
+}
+
+void launch_dmodex_destroy(struct launch_job *job)
+{
+    struct launch_dmodex *d = job->dmodex;
+    struct request *lists[2];
+
+    if (!d)
+        return;
+    lists[0] = d->queued;
+    lists[1] = d->pending;
+    for (int i = 0; i < 2; i++) {
+        while (lists[i]) {
+            struct request *r = lists[i];
+            lists[i] = r->next;
+            free_request(r);
+        }
+    }
+    while (d->answers) {
+        struct answer *a = d->answers;
+        d->answers = a->next;
+        free(a->data);
+        free(a);
+    }
+    free(d);
+    job->dmodex = NULL;
+}
+
+pmix_status_t launch_dmodex_upcall(struct launch_job *job, const pmix_proc_t *proc,
+                                   pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    struct launch_dmodex *d = job->dmodex;
+    struct request *r;
+    struct waiter *w;
+
+    if (proc->rank >= (pmix_rank_t)job->nranks)
+        return PMIX_ERR_NOT_FOUND;
+    r = calloc(1, sizeof(*r));
+    w = calloc(1, sizeof(*w));
+    if (!r || !w) {
+        free(r);
+        free(w);
+        return PMIX_ERR_NOMEM;
+    }
+    w->cbfunc = cbfunc;
+    w->cbdata = cbdata;
+    r->rank = proc->rank;
+    r->waiters = w;
+    pthread_mutex_lock(&d->lock);
+    r->next = d->queued;
+    d->queued = r;
+    pthread_mutex_unlock(&d->lock);
+    launch_wake(job->wake_fd[1], 0);
+    return PMIX_SUCCESS;
+}
+
+static void release_copy(void *cbdata)
+{
+    free(cbdata);
+}
+
+static void answer_waiters(struct request *r, pmix_status_t status, const char *data, size_t len)
+{
+    for (struct waiter *w = r->waiters; w; w = w->next) {
+        char *copy = status == PMIX_SUCCESS ? malloc(len ? len : 1) : NULL;
+        if (status == PMIX_SUCCESS && !copy) {
+            w->cbfunc(PMIX_ERR_NOMEM, NULL, 0, w->cbdata, NULL, NULL);
+            continue;
+        }
+        if (copy && len)
+            memcpy(copy, data, len);
+        w->cbfunc(status, copy, copy ? len : 0, w->cbdata, copy ? release_copy : NULL, copy);
+    }
+}
+
+/* Our server's answer; runs on libpmix's thread. */
+static void served(pmix_status_t status, char *data, size_t sz, void *cbdata)
+{
+    struct answer *a = cbdata;
+    struct launch_dmodex *d = a->job->dmodex;
+
+    a->status = status;
+    if (status == PMIX_SUCCESS && sz) {
+        a->data = malloc(sz);
+        if (a->data) {
+            memcpy(a->data, data, sz);
+            a->len = sz;
+        } else {
+            a->status = PMIX_ERR_NOMEM;
+        }
+    }
+    pthread_mutex_lock(&d->lock);
+    a->next = d->answers;
+    d->answers = a;
+    pthread_mutex_unlock(&d->lock);
+    launch_wake(a->job->wake_fd[1], 0);
+}
+
+/* Asks our own server for rank's data on behalf of requester. */
+static void serve(struct launch_job *job, int requester, uint32_t id, pmix_rank_t rank)
+{
+    struct answer *a = calloc(1, sizeof(*a));
+    pmix_proc_t proc;
+    pmix_status_t rc;
+
+    if (!a)
+        return;
+    a->job = job;
+    a->requester = requester;
+    a->id = id;
+    PMIX_LOAD_PROCID(&proc, job->nspace, rank);
+    rc = PMIx_server_dmodex_request(&proc, served, a);
+    if (rc != PMIX_SUCCESS)
+        served(rc, NULL, 0, a);
+}
+
+static struct request *take_pending(struct launch_dmodex *d, uint32_t id)
+{
+    for (struct request **pp = &d->pending; *pp; pp = &(*pp)->next) {
+        if ((*pp)->id == id) {
+            struct request *r = *pp;
+            *pp = r->next;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static void send_request(struct launch_job *job, struct request *r)
+{
+    struct launch_dmodex *d = job->dmodex;
+    int target = job->nodes[job->ranks[r->rank].node].vpid;
+    struct launch_buf b = {0};
+
+    for (struct request *p = d->pending; p; p = p->next) {
+        if (p->rank == r->rank) { /* one round trip serves both */
+            struct waiter *w = r->waiters;
+            while (w->next)
+                w = w->next;
+            w->next = p->waiters;
+            p->waiters = r->waiters;
+            r->waiters = NULL;
+            free_request(r);
+            return;
+        }
+    }
+    r->id = ++d->next_id;
+    r->next = d->pending;
+    d->pending = r;
+    if (target == launch_tree_me(job->tree)) {
+        serve(job, target, r->id, r->rank);
+        return;
+    }
+    lbuf_u32(&b, r->id);
+    lbuf_u32(&b, r->rank);
+    if (b.err || launch_tree_send(job->tree, MSG_DMODEX_REQ, (uint32_t)target, b.p, b.len)) {
+        take_pending(d, r->id);
+        answer_waiters(r, PMIX_ERR_UNREACH, NULL, 0);
+        free_request(r);
+    }
+    lbuf_free(&b);
+}
+
+static void finish(struct launch_job *job, uint32_t id, pmix_status_t status, const char *data,
+                   size_t len)
+{
+    struct request *r = take_pending(job->dmodex, id);
+
+    if (r) {
+        answer_waiters(r, status, data, len);
+        free_request(r);
+    }
+}
+
+void launch_dmodex_progress(struct launch_job *job)
+{
+    struct launch_dmodex *d = job->dmodex;
+    struct request *q;
+    struct answer *a;
+
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->lock);
+    q = d->queued;
+    a = d->answers;
+    d->queued = NULL;
+    d->answers = NULL;
+    pthread_mutex_unlock(&d->lock);
+    while (q) {
+        struct request *next = q->next;
+        q->next = NULL;
+        send_request(job, q);
+        q = next;
+    }
+    while (a) {
+        struct answer *next = a->next;
+        if (a->requester == launch_tree_me(job->tree)) {
+            finish(job, a->id, a->status, a->data, a->len);
+        } else {
+            struct launch_buf b = {0};
+            lbuf_u32(&b, a->id);
+            lbuf_u32(&b, (uint32_t)a->status);
+            lbuf_bytes(&b, a->data, a->len);
+            if (!b.err)
+                launch_tree_send(job->tree, MSG_DMODEX_RESP, (uint32_t)a->requester, b.p, b.len);
+            lbuf_free(&b);
+        }
+        free(a->data);
+        free(a);
+        a = next;
+    }
+}
+
+void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p, size_t n)
+{
+    struct launch_rd r = {p, n, 0};
+    uint32_t id = lrd_u32(&r);
+
+    if (!job->dmodex)
+        return;
+    if (type == MSG_DMODEX_REQ) {
+        uint32_t rank = lrd_u32(&r);
+        if (!r.err && rank < (uint32_t)job->nranks)
+            serve(job, src, id, rank);
+        return;
+    }
+    pmix_status_t status = (pmix_status_t)lrd_u32(&r);
+    size_t len;
+    const char *data = lrd_bytes(&r, &len);
+    if (!r.err)
+        finish(job, id, status, data, len);
+}

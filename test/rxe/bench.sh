@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# test/rxe/bench.sh: 8-byte latency and 1 MiB bandwidth over Soft-RoCE, all in ONE guest boot (so the
+# figures are comparable): perftest (ib_send_lat, ib_write_lat, ib_write_bw, ib_read_bw), Open MPI +
+# UCX rc_verbs (UCX 1.13 cannot wire RC up without an auxiliary transport: UCX_TLS=rc_verbs,ud_verbs:aux,self
+# keeps UD to the connection set-up), and rdmpi over verbs (each RDMPI_VERBS_MODE) when rdmpi was built with verbs.
+# Prints a table with ratios to ib_send_lat (latency) and ib_write_bw (bandwidth). Not part of the
+# suite. Absolute figures under TCG mean little; the ratios within one run are the point.
+# Usage: test/rxe/bench.sh [--rounds R (3; medians over them)] [--timeout S] [--smp N] [--mem MB] [--keep] [--no-ompi] [--no-rdmpi]
+#                          [--lat-iters N] [--bw-iters N] [--window W]
+# Environment: RDMPI_PREFIX (rdmpi installation, default: <repo>/_inst).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+export RDMPI_PREFIX=${RDMPI_PREFIX:-$top/_inst}
+MIB=1048576
+
+# ---------------------------------------------------------------------------------------------------
+# Inside the guest: bench.sh __guest SHARE; results go to SHARE/results.tsv
+# (round, name, kind, value or "fail", rxe packets sent).
+guest() {
+    local share=$1 res=$1/results.tsv round
+    # shellcheck source=lib-guest.sh
+    . "$here/lib-guest.sh"
+    # shellcheck disable=SC1091
+    . "$share/bench.conf"
+    : > "$res"
+    pkts() { rdma statistic show link rxe0/1 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "sent_pkts") print $(i + 1) }'; }
+    record() {
+        printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$1" "$2" "${3:-fail}" "${4:-}" >> "$res"
+        echo "  round $round: $1 ($2): ${3:-fail}${4:+, $4 rxe packets}"
+    }
+    # perftest: the mean latency (t_avg, as the MPI benchmarks report), bandwidth in MB/s (10^6 B)
+    perf() { # NAME TOOL SIZE ITERS PORT lat|bw
+        local v p0 p1 k=$6
+        [ "$k" = lat ] && k=latavg
+        p0=$(pkts)
+        if rxe_perftest_pair "$2" "$3" "$4" "$5"; then
+            v=$(rxe_pt_value "$RXE_PT_FILE" "$3" "$k")
+            [ "$6" = lat ] && record "$1" p50 "$(rxe_pt_value "$RXE_PT_FILE" "$3" lat)"
+            [ "$6" = bw ] && v=$(awk -v v="$v" 'BEGIN { printf "%.2f", v * 1.048576 }')
+        else
+            v=; echo "  $1 failed: $(rxe_pt_why "$RXE_PT_FILE")"
+        fi
+        p1=$(pkts)
+        record "$1" "$6" "$v" "$((p1 - p0))"
+    }
+    # an MPI benchmark: NAME lat|bw COMMAND... (output as OSU's: the row of the size)
+    mpib() {
+        local name=$1 kind=$2 size=8 v p0 p1 out=/tmp/mpib.out
+        shift 2
+        [ "$kind" = bw ] && size=$MIB
+        p0=$(pkts)
+        timeout -k 10 300 "$@" > "$out" 2>&1
+        v=$(awk -v s="$size" '$1 == s { print $2; exit }' "$out")
+        [ -n "$v" ] || echo "  $name failed: $(tail -n 4 "$out" | tr '\n' ' ' | cut -c1-400)"
+        p1=$(pkts)
+        record "$name" "$kind" "$v" "$((p1 - p0))"
+    }
+    local latargs=(-m 8:8 -i "$LAT_ITERS" -x 100) bwargs=(-m "$MIB:$MIB" -i "$BW_ITERS" -x 2 -W "$WINDOW")
+    for round in $(seq "$ROUNDS"); do
+        perf "perftest ib_send_lat" ib_send_lat 8 "$LAT_ITERS" 18515 lat
+        perf "perftest ib_write_lat" ib_write_lat 8 "$LAT_ITERS" 18516 lat
+        perf "perftest ib_write_bw" ib_write_bw $MIB "$BW_ITERS_PT" 18517 bw
+        perf "perftest ib_read_bw" ib_read_bw $MIB "$BW_ITERS_PT" 18518 bw
+        if [ "$OMPI" = 1 ]; then
+            (
+                export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+                    OMPI_MCA_pml=ucx OMPI_MCA_btl='^vader,tcp,openib' UCX_TLS=rc_verbs,ud_verbs:aux,self \
+                    UCX_NET_DEVICES=rxe0:1 UCX_UD_ETH_DGID_CHECK=n UCX_WARN_UNUSED_ENV_VARS=n
+                mpib "Open MPI+UCX rc_verbs" lat mpirun.openmpi -np 2 --bind-to none "$share/ompi_latency" "${latargs[@]}"
+                mpib "Open MPI+UCX rc_verbs" bw mpirun.openmpi -np 2 --bind-to none "$share/ompi_bw" "${bwargs[@]}"
+            )
+        fi
+        if [ "$RDMPI" = 1 ]; then
+            local mode
+            for mode in ud rc hybrid; do
+                (
+                    export RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode
+                    mpib "rdmpi verbs $mode" lat "$RDMPI_PREFIX/bin/rdmpirun" -n 2 --bind-to none \
+                        "$RDMPI_PREFIX/bin/rdmpi_latency" "${latargs[@]}"
+                    mpib "rdmpi verbs $mode" bw "$RDMPI_PREFIX/bin/rdmpirun" -n 2 --bind-to none \
+                        "$RDMPI_PREFIX/bin/rdmpi_bw" "${bwargs[@]}"
+                )
+            done
+        fi
+    done
+}
+
+if [ "${1:-}" = __guest ]; then guest "$2"; exit 0; fi
+
+# ---------------------------------------------------------------------------------------------------
+# On the host.
+tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16
+while [ $# -gt 0 ]; do
+    case $1 in
+    --timeout) tmo=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --smp | --mem) vmopts+=("$1" "$2"); shift 2 ;;
+    --keep) keep=1; vmopts+=(--keep); shift ;;
+    --no-ompi) ompi=0; shift ;;
+    --no-rdmpi) rdmpi=0; shift ;;
+    --lat-iters) lat_iters=$2; shift 2 ;;
+    --bw-iters) bw_iters=$2; shift 2 ;;
+    --window) window=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+"$here/vm.sh" check-deps >&2 || exit 1
+mkdir -p /tmp/rdmpi-rxe
+share=$(mktemp -d /tmp/rdmpi-rxe/bench.XXXXXX) || exit 1
+[ "$keep" = 1 ] || trap 'rm -rf "$share"' EXIT
+
+if [ "$ompi" = 1 ]; then
+    if ! command -v mpicc.openmpi >/dev/null; then
+        echo "note: no mpicc.openmpi (apt-get install openmpi-bin libopenmpi-dev): Open MPI skipped"
+        ompi=0
+    else
+        for b in latency bw; do
+            mpicc.openmpi -O2 -o "$share/ompi_$b" "$top/benchmarks/$b.c" "$top/benchmarks/bench_util.c" \
+                -I"$top/benchmarks" || { echo "note: building Open MPI's $b failed: Open MPI skipped"; ompi=0; }
+        done
+    fi
+fi
+if [ "$rdmpi" = 1 ]; then
+    if ! "$RDMPI_PREFIX/bin/rdmpi_info" 2>/dev/null | grep 'transports built' | sed 's/(.*//' | grep -qw verbs; then
+        echo "note: rdmpi at $RDMPI_PREFIX was built without the verbs transport: rdmpi skipped"
+        rdmpi=0
+    fi
+fi
+# rounds of bandwidth for perftest: as many bytes as the MPI bw benchmark moves (at least 100 MiB)
+bw_iters_pt=$(( bw_iters * window > 100 ? bw_iters * window : 100 ))
+cat > "$share/bench.conf" <<EOF
+ROUNDS=$rounds OMPI=$ompi RDMPI=$rdmpi LAT_ITERS=$lat_iters BW_ITERS=$bw_iters BW_ITERS_PT=$bw_iters_pt WINDOW=$window
+EOF
+
+load=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > n) }'; then
+    echo "warning: host load $load on $(nproc) cores: the guest's vCPUs get descheduled, latencies will be"
+    echo "         dominated by that (compare perftest's medians below with its means)"
+fi
+t0=$SECONDS
+echo "booting the guest (TCG, slow): perftest$([ $ompi = 1 ] && echo ', Open MPI+UCX')$([ $rdmpi = 1 ] && echo ', rdmpi verbs ud/rc/hybrid')"
+"$here/vm.sh" run --timeout "$tmo" --share "$share" "${vmopts[@]}" -- "$here/bench.sh" __guest "$share"
+rc=$?
+echo "guest run: status $rc, $((SECONDS - t0)) s"
+[ -s "$share/results.tsv" ] || { echo "no results"; exit 1; }
+
+echo
+# medians over the rounds (of the runs that worked; "*": some rounds failed)
+awk -F'\t' '
+    function median(list,   a, n, i, j, t) {
+        n = split(list, a, " ")
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    {
+        k = $2 SUBSEP $3
+        if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+        tried[k]++
+        if ($4 != "fail") vals[k] = vals[k] " " $4
+    }
+    END {
+        for (k in tried) {
+            med[k] = (k in vals) ? sprintf("%.2f", median(vals[k])) : "fail"
+            if ((k in vals) && split(vals[k], t, " ") < tried[k]) star[k] = "*"
+        }
+        reflat = med["perftest ib_send_lat" SUBSEP "lat"]; refbw = med["perftest ib_write_bw" SUBSEP "bw"]
+        printf "%-26s %12s %8s %15s %8s\n", "over rxe (one TCG guest)", "8 B lat us", "vs send", "1 MiB bw MB/s", "vs write"
+        for (j = 1; j <= n; j++) {
+            name = order[j]; kl = name SUBSEP "lat"; kb = name SUBSEP "bw"
+            l = (kl in med) ? med[kl] star[kl] : "-"; b = (kb in med) ? med[kb] star[kb] : "-"
+            rl = (med[kl] ~ /^[0-9.]+$/ && reflat + 0 > 0) ? sprintf("%.2fx", med[kl] / reflat) : ""
+            rb = (med[kb] ~ /^[0-9.]+$/ && refbw + 0 > 0) ? sprintf("%.2fx", med[kb] / refbw) : ""
+            printf "%-26s %12s %8s %15s %8s\n", name, l, rl, b, rb
+        }
+        for (j = 1; j <= n; j++) if ((order[j] SUBSEP "p50") in med) p50 = p50 sprintf("  %s %s us;", substr(order[j], 10), med[order[j] SUBSEP "p50"])
+        if (p50 != "") print "perftest medians (t_typical):" p50
+    }' "$share/results.tsv"
+echo "(medians of $rounds round(s) in one boot; latency: mean one-way, lower is better, ratio to"
+echo " ib_send_lat's t_avg; bandwidth: MB = 10^6 B, higher is better, ratio to ib_write_bw; MPI bw:"
+echo " window $window x $bw_iters iterations; TCG timing is noisy: compare ratios, not absolute figures)"
+exit 0

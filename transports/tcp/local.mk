@@ -1,0 +1,13 @@
+# transports/tcp: active messages over TCP sockets (epoll, lazy connections).
+librdmpi_la_SOURCES += \
+	transports/tcp/tcp.h \
+	transports/tcp/tcp_frame.h \
+	transports/tcp/tcp_frame.c \
+	transports/tcp/tcp_addr.c \
+	transports/tcp/tcp_conn.c \
+	transports/tcp/tcp_iface.c
+
+# Framing and reassembly alone: streams split at every point.
+check_PROGRAMS += test/unit/test_tcp_frame
+test_unit_test_tcp_frame_SOURCES = test/unit/test_tcp_frame.c transports/tcp/tcp_frame.c
+test_unit_test_tcp_frame_CPPFLAGS = $(AM_CPPFLAGS)

@@ -1,0 +1,117 @@
+/*
+ * Internal declarations of the tcp transport, shared by its files:
+ * tcp_frame.c (frames, send queue, reassembly: pure code), tcp_addr.c
+ * (which address to listen on, address strings), tcp_conn.c (sockets, the
+ * connection handshake, reading and writing) and tcp_iface.c (the component,
+ * active messages, progress, close).
+ *
+ * One connection per pair of ranks, made on first use by either side. Both
+ * may connect at once; the connection the lower rank made wins. The side
+ * that connects sends HELLO, the other answers ACCEPT or REJECT; nothing
+ * else is written on a connection until it is accepted, so no byte is ever
+ * sent on a losing connection. At close every connection ends with BYE in
+ * both directions, so an end of stream without BYE means the peer is gone.
+ */
+#ifndef RDMPI_TP_TCP_H
+#define RDMPI_TP_TCP_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include "core/runtime.h"
+#include "transports/tcp/tcp_frame.h"
+#include "transports/transport.h"
+
+#define TP_TCP_MAX_AM_HDR 256
+#define TP_TCP_KEY_ADDR "rdmpi.tcp.addr"
+
+/* Control frames (handler id TP_TCP_CTRL_ID); the header is tp_tcp_ctrl_t. */
+enum { TP_TCP_HELLO = 1, TP_TCP_ACCEPT, TP_TCP_REJECT, TP_TCP_BYE };
+
+typedef struct tp_tcp_ctrl {
+    uint32_t type;
+    int32_t rank;    /* the sender's world rank */
+    uint64_t token;  /* the job's: a connection from another job is refused */
+} tp_tcp_ctrl_t;
+
+enum tp_tcp_conn_state {
+    TP_TCP_CONNECTING, /* our connect() is under way */
+    TP_TCP_HELLO_SENT, /* our HELLO is out, waiting for ACCEPT or REJECT */
+    TP_TCP_ACCEPTED,   /* accepted by our listener, waiting for the peer's HELLO */
+    TP_TCP_UP,         /* carries frames of ep */
+    TP_TCP_DEAD,       /* closed; freed at the end of progress */
+};
+
+typedef struct tp_tcp_ep tp_tcp_ep_t;
+typedef struct tp_tcp_iface tp_tcp_iface_t;
+
+typedef struct tp_tcp_conn {
+    int fd;
+    enum tp_tcp_conn_state state;
+    int peer;        /* world rank; -1 until an accepted connection says HELLO */
+    tp_tcp_ep_t *ep; /* the endpoint it serves or tries to */
+    uint32_t events; /* registered with epoll */
+    tp_tcp_rx_t rx;
+    struct tp_tcp_conn *next; /* in the interface's list */
+} tp_tcp_conn_t;
+
+struct tp_tcp_ep {
+    tp_ep_t base;
+    tp_tcp_conn_t *conn;    /* the connection, once up */
+    tp_tcp_conn_t *attempt; /* our own connection, until accepted or superseded */
+    tp_tcp_txq_t txq;       /* frames not yet written, in order */
+    int bye_sent, bye_rcvd;
+    int gone;               /* the connection ended after BYE: drop further sends */
+};
+
+struct tp_tcp_iface {
+    tp_iface_t base;
+    core_runtime_t *rt;
+    int epfd, listen_fd;
+    struct sockaddr_in addr;  /* where we listen */
+    char addr_str[64];        /* "ip:port", published */
+    uint64_t token;
+    tp_tcp_ep_t **eps;        /* by world rank, created on first use (by either side) */
+    tp_tcp_conn_t *conns;     /* every connection, dead ones until progress frees them */
+    int nconn;                /* live connections */
+    int ndead;                /* dead ones, waiting for tp_tcp_reap */
+    tp_tcp_conn_t *single;    /* the only live connection, when it is up */
+    size_t queue_limit;       /* queued bytes per peer before am_send says busy */
+    size_t sockbuf;           /* SO_SNDBUF/SO_RCVBUF, 0: the kernel's autotuning */
+    int closing;              /* in close: frames are no longer dispatched */
+    unsigned poll_skip;
+};
+
+static inline tp_tcp_iface_t *tp_tcp_iface(tp_iface_t *iface)
+{
+    return (tp_tcp_iface_t *)iface; /* base is the first member */
+}
+
+/* tcp_addr.c */
+/* Chooses the IPv4 address to listen on from spec (RDMPI_TCP_IF: interface
+ * names, addresses or CIDRs, comma separated; empty: the first non-loopback
+ * interface that is up, else loopback). */
+int tp_tcp_pick_addr(const char *spec, struct in_addr *out, char *ifname, size_t ifname_len);
+/* Parses "a.b.c.d/len" (or a bare address, /32). 0 or CORE_EINVAL. */
+int tp_tcp_parse_cidr(const char *s, uint32_t *net, uint32_t *mask);
+/* Parses "a.b.c.d:port". 0 or CORE_EINVAL. */
+int tp_tcp_parse_hostport(const char *s, struct sockaddr_in *sa);
+
+/* tcp_conn.c */
+int tp_tcp_listen(tp_tcp_iface_t *s);
+/* Starts our connection to e's peer. */
+int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
+void tp_tcp_accept_all(tp_tcp_iface_t *s);
+/* Handles readiness of c; returns the active messages it dispatched. */
+int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+void tp_tcp_conn_writable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+/* Writes what e has queued; returns how many bytes the socket took. */
+size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
+/* The socket of e said a write failed with err (an errno). */
+void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err);
+/* Asks epoll for writability of an up connection exactly while it has a queue. */
+void tp_tcp_conn_watch(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+void tp_tcp_conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+void tp_tcp_reap(tp_tcp_iface_t *s);
+tp_tcp_ep_t *tp_tcp_ep_new(tp_tcp_iface_t *s, int peer);
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * The tcp transport's sockets: the listener, connections made on first use,
+ * the HELLO/ACCEPT/REJECT handshake that settles two connections made at
+ * once (the lower rank's wins), reading frames into a connection's
+ * reassembly buffer and handing them on, writing an endpoint's queue, and
+ * what a lost connection means (see tcp.h for the protocol).
+ *
+ * Connections are never freed while progress may still hold a pointer to
+ * them (an epoll event, a frame being handled): tp_tcp_conn_kill closes the
+ * socket and marks them dead, tp_tcp_reap frees them at the end of progress.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "core/bootstrap.h"
+#include "core/log.h"
+#include "transports/tcp/tcp.h"
+
+#define READS_PER_CALL 4 /* recv calls per connection per progress, when data keeps coming */
+
+static void set_sockopts(tp_tcp_iface_t *s, int fd)
+{
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
+        core_debug("tcp: TCP_NODELAY: %m");
+    if (s->sockbuf) {
+        int v = s->sockbuf > (1u << 30) ? 1 << 30 : (int)s->sockbuf;
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) != 0 ||
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) != 0)
+            core_debug("tcp: socket buffers of %d bytes: %m", v);
+    }
+}
+
+static void update_single(tp_tcp_iface_t *s)
+{
+    s->single = NULL;
+    if (s->nconn != 1)
+        return;
+    for (tp_tcp_conn_t *c = s->conns; c; c = c->next)
+        if (c->state != TP_TCP_DEAD) {
+            s->single = c->state == TP_TCP_UP ? c : NULL;
+            return;
+        }
+}
+
+static tp_tcp_conn_t *conn_new(tp_tcp_iface_t *s, int fd, enum tp_tcp_conn_state state, int peer)
+{
+    tp_tcp_conn_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->fd = fd;
+    c->state = state;
+    c->peer = peer;
+    c->events = state == TP_TCP_CONNECTING ? EPOLLOUT : EPOLLIN;
+    tp_tcp_rx_init(&c->rx, TP_TCP_MAX_AM_HDR, s->base.caps.max_am);
+    struct epoll_event ev = { .events = c->events, .data.ptr = c };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        core_error("tcp: epoll_ctl(ADD): %m");
+        free(c);
+        return NULL;
+    }
+    c->next = s->conns;
+    s->conns = c;
+    s->nconn++;
+    update_single(s);
+    return c;
+}
+
+void tp_tcp_conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    if (c->state == TP_TCP_DEAD)
+        return;
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    c->state = TP_TCP_DEAD;
+    s->ndead++;
+    if (c->ep && c->ep->conn == c)
+        c->ep->conn = NULL;
+    if (c->ep && c->ep->attempt == c)
+        c->ep->attempt = NULL;
+    s->nconn--;
+    update_single(s);
+}
+
+void tp_tcp_reap(tp_tcp_iface_t *s)
+{
+    if (s->ndead == 0)
+        return;
+    s->ndead = 0;
+    for (tp_tcp_conn_t **pc = &s->conns; *pc;) {
+        tp_tcp_conn_t *c = *pc;
+        if (c->state == TP_TCP_DEAD) {
+            *pc = c->next;
+            tp_tcp_rx_free(&c->rx);
+            free(c);
+        } else {
+            pc = &c->next;
+        }
+    }
+}
+
+void tp_tcp_conn_watch(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    uint32_t want = EPOLLIN;
+    if (c->state == TP_TCP_CONNECTING)
+        want = EPOLLOUT;
+    else if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
+        want |= EPOLLOUT;
+    if (want == c->events || c->state == TP_TCP_DEAD)
+        return;
+    struct epoll_event ev = { .events = want, .data.ptr = c };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev) != 0)
+        core_fatal("tcp: epoll_ctl(MOD) for rank %d: %s", c->peer, strerror(errno));
+    c->events = want;
+}
+
+tp_tcp_ep_t *tp_tcp_ep_new(tp_tcp_iface_t *s, int peer)
+{
+    tp_tcp_ep_t *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    e->base.iface = &s->base;
+    e->base.peer = peer;
+    s->eps[peer] = e;
+    return e;
+}
+
+int tp_tcp_listen(tp_tcp_iface_t *s)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        core_error("tcp: socket: %m");
+        return CORE_EIO;
+    }
+    set_sockopts(s, fd); /* accepted sockets inherit the buffer sizes */
+    socklen_t len = sizeof(s->addr);
+    if (bind(fd, (struct sockaddr *)&s->addr, sizeof(s->addr)) != 0 ||
+        listen(fd, SOMAXCONN) != 0 || getsockname(fd, (struct sockaddr *)&s->addr, &len) != 0) {
+        core_error("tcp: listening on %s: %m", inet_ntoa(s->addr.sin_addr));
+        close(fd);
+        return CORE_EIO;
+    }
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        core_error("tcp: epoll_ctl(ADD): %m");
+        close(fd);
+        return CORE_EIO;
+    }
+    s->listen_fd = fd;
+    return 0;
+}
+
+/* Writes one control frame on a fresh connection, whose empty socket
+ * buffer takes it whole. Returns 0 or an errno. */
+static int send_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, unsigned type)
+{
+    tp_tcp_ctrl_t m = { type, s->rt->rank, s->token };
+    tp_tcp_frame_hdr_t fh;
+    struct iovec iov[TP_TCP_FRAME_IOV];
+    struct msghdr mh = { .msg_iov = iov };
+    mh.msg_iovlen = (size_t)tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
+    ssize_t w;
+    do
+        w = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)tp_tcp_frame_size(sizeof(m), 0))
+        return 0;
+    return w < 0 ? errno : EAGAIN;
+}
+
+static void connected(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    int err = send_ctrl(s, c, TP_TCP_HELLO);
+    if (err)
+        core_fatal("tcp: cannot greet rank %d on %s: %s", c->peer,
+                   core_rank_host(s->rt, c->peer), strerror(err));
+    c->state = TP_TCP_HELLO_SENT;
+    tp_tcp_conn_watch(s, c);
+}
+
+int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
+{
+    int peer = e->base.peer;
+    void *val;
+    size_t len;
+    struct sockaddr_in sa;
+    int rc = core_boot_get(s->rt, peer, TP_TCP_KEY_ADDR, &val, &len);
+    if (rc) {
+        core_error("tcp: rank %d published no address", peer);
+        return CORE_EPEER;
+    }
+    rc = len > 0 && ((char *)val)[len - 1] == '\0' ? tp_tcp_parse_hostport(val, &sa) : CORE_EINVAL;
+    if (rc) {
+        core_error("tcp: rank %d published a malformed address", peer);
+        free(val);
+        return CORE_EPEER;
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        core_error("tcp: socket: %m");
+        free(val);
+        return CORE_EIO;
+    }
+    set_sockopts(s, fd);
+    int done = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+    if (!done && errno != EINPROGRESS) {
+        core_error("tcp: connecting to rank %d at %s: %m", peer, (char *)val);
+        free(val);
+        close(fd);
+        return CORE_EPEER;
+    }
+    core_debug("tcp: connecting to rank %d at %s", peer, (char *)val);
+    free(val);
+    tp_tcp_conn_t *c = conn_new(s, fd, TP_TCP_CONNECTING, peer);
+    if (!c) {
+        close(fd);
+        return CORE_ENOMEM;
+    }
+    c->ep = e;
+    e->attempt = c;
+    if (done)
+        connected(s, c);
+    return 0;
+}
+
+void tp_tcp_accept_all(tp_tcp_iface_t *s)
+{
+    for (;;) {
+        int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                core_warn("tcp: accept: %m");
+            return;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (!conn_new(s, fd, TP_TCP_ACCEPTED, -1))
+            close(fd);
+    }
+}
+
+/* A connection ended (err 0: end of stream) or failed. */
+static void conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
+{
+    const char *why = err ? strerror(err) : "closed by the peer";
+    tp_tcp_ep_t *e = c->ep;
+    switch (c->state) {
+    case TP_TCP_ACCEPTED: /* never said who it is: nothing was lost */
+    case TP_TCP_DEAD:
+        tp_tcp_conn_kill(s, c);
+        return;
+    case TP_TCP_CONNECTING:
+    case TP_TCP_HELLO_SENT:
+        core_fatal("tcp: cannot connect to rank %d on %s: %s", c->peer,
+                   core_rank_host(s->rt, c->peer), why);
+    case TP_TCP_UP:
+        if (!e->bye_rcvd && !s->closing)
+            core_fatal("tcp: lost the connection to rank %d on %s: %s", c->peer,
+                       core_rank_host(s->rt, c->peer), why);
+        if (!e->bye_rcvd)
+            core_debug("tcp: rank %d left without saying goodbye: %s", c->peer, why);
+        e->gone = 1;
+        tp_tcp_txq_free(&e->txq);
+        tp_tcp_conn_kill(s, c);
+        return;
+    }
+}
+
+void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err)
+{
+    if (e->conn)
+        conn_lost(s, e->conn, err);
+}
+
+size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
+{
+    tp_tcp_conn_t *c = e->conn;
+    size_t total = 0;
+    if (!c)
+        return 0;
+    while (tp_tcp_txq_bytes(&e->txq)) {
+        struct iovec iov[2];
+        struct msghdr mh = { .msg_iov = iov };
+        mh.msg_iovlen = (size_t)tp_tcp_txq_iov(&e->txq, iov);
+        ssize_t w = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w > 0) {
+            tp_tcp_txq_consume(&e->txq, (size_t)w);
+            total += (size_t)w;
+        } else if (errno != EINTR) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                tp_tcp_write_failed(s, e, errno);
+                return total;
+            }
+            break;
+        }
+    }
+    tp_tcp_conn_watch(s, c);
+    return total;
+}
+
+/* c carries frames for e from now on; what e queued meanwhile follows. */
+static void conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
+{
+    c->state = TP_TCP_UP;
+    c->ep = e;
+    e->conn = c;
+    if (e->attempt == c)
+        e->attempt = NULL;
+    core_debug("tcp: connected to rank %d", c->peer);
+    update_single(s);
+    tp_tcp_ep_write(s, e);
+}
+
+/* An accepted connection said HELLO: keep it unless our own connection to
+ * that peer wins (ours, when we are the lower rank) or one is already up. */
+static void on_hello(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int peer)
+{
+    tp_tcp_ep_t *e = s->eps[peer];
+    if (!e && !(e = tp_tcp_ep_new(s, peer)))
+        core_fatal("tcp: out of memory accepting rank %d", peer);
+    c->peer = peer;
+    if (e->conn || (e->attempt && peer > s->rt->rank)) {
+        core_debug("tcp: refusing a second connection from rank %d", peer);
+        send_ctrl(s, c, TP_TCP_REJECT); /* its sender may have dropped it already */
+        tp_tcp_conn_kill(s, c);
+        return;
+    }
+    if (e->attempt)
+        tp_tcp_conn_kill(s, e->attempt); /* never used: no byte was written on it */
+    int err = send_ctrl(s, c, TP_TCP_ACCEPT);
+    if (err)
+        core_fatal("tcp: cannot answer rank %d on %s: %s", peer, core_rank_host(s->rt, peer),
+                   strerror(err));
+    conn_up(s, c, e);
+}
+
+static void protocol_error(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *what)
+{
+    if (c->state == TP_TCP_ACCEPTED) {
+        core_warn("tcp: dropping a connection that sent %s", what);
+        tp_tcp_conn_kill(s, c);
+        return;
+    }
+    core_fatal("tcp: %s from rank %d on %s", what, c->peer, core_rank_host(s->rt, c->peer));
+}
+
+static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_t *f)
+{
+    tp_tcp_ctrl_t m;
+    if (f->hdr_len != sizeof(m) || f->len != 0) {
+        protocol_error(s, c, "a malformed control frame");
+        return;
+    }
+    memcpy(&m, f->hdr, sizeof(m));
+    if (m.token != s->token || m.rank < 0 || m.rank >= s->rt->size || m.rank == s->rt->rank ||
+        (c->peer >= 0 && m.rank != c->peer)) {
+        protocol_error(s, c, "a control frame of another job or rank");
+        return;
+    }
+    if (c->state == TP_TCP_ACCEPTED && m.type == TP_TCP_HELLO)
+        on_hello(s, c, m.rank);
+    else if (c->state == TP_TCP_HELLO_SENT && m.type == TP_TCP_ACCEPT)
+        conn_up(s, c, c->ep);
+    else if (c->state == TP_TCP_HELLO_SENT && m.type == TP_TCP_REJECT)
+        tp_tcp_conn_kill(s, c); /* the peer's own connection is on its way */
+    else if (c->state == TP_TCP_UP && m.type == TP_TCP_BYE)
+        c->ep->bye_rcvd = 1;
+    else
+        protocol_error(s, c, "an unexpected control frame");
+}
+
+/* Handles the complete frames in c's buffer; returns how many. */
+static int parse(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    int n = 0, rc;
+    tp_tcp_frame_t f;
+    while (c->state != TP_TCP_DEAD && (rc = tp_tcp_rx_next(&c->rx, &f)) == 1) {
+        n++;
+        if (f.id == TP_TCP_CTRL_ID)
+            handle_ctrl(s, c, &f);
+        else if (c->state != TP_TCP_UP || f.id >= TP_AM_MAX)
+            protocol_error(s, c, "a malformed frame");
+        else if (!s->closing)
+            tp_am_dispatch(f.id, c->peer, f.hdr, f.hdr_len, f.payload, f.len);
+    }
+    if (c->state != TP_TCP_DEAD && rc < 0)
+        protocol_error(s, c, "a malformed frame header");
+    return n;
+}
+
+int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    int events = 0;
+    for (int k = 0; k < READS_PER_CALL && c->state != TP_TCP_DEAD; k++) {
+        void *p;
+        size_t room;
+        int rc = tp_tcp_rx_space(&c->rx, &p, &room);
+        if (rc == CORE_ENOMEM)
+            core_fatal("tcp: out of memory receiving from rank %d", c->peer);
+        if (rc) {
+            protocol_error(s, c, "a malformed frame header");
+            break;
+        }
+        ssize_t r = recv(c->fd, p, room, MSG_DONTWAIT);
+        if (r > 0) {
+            tp_tcp_rx_commit(&c->rx, (size_t)r);
+            events += parse(s, c);
+            if ((size_t)r < room)
+                break;
+        } else if (r == 0) {
+            conn_lost(s, c, 0);
+            break;
+        } else if (errno != EINTR) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                conn_lost(s, c, errno);
+            break;
+        }
+    }
+    return events;
+}
+
+void tp_tcp_conn_writable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    if (c->state == TP_TCP_CONNECTING) {
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+            err = errno;
+        if (err)
+            conn_lost(s, c, err);
+        else
+            connected(s, c);
+    } else if (c->state == TP_TCP_UP) {
+        tp_tcp_ep_write(s, c->ep);
+    }
+}

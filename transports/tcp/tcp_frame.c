@@ -1,0 +1,203 @@
+/*
+ * Frames, the send queue and reassembly of the tcp transport (see
+ * tcp_frame.h). Pure code: test/unit/test_tcp_frame.c feeds it streams split
+ * at every point.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/errors.h"
+#include "transports/tcp/tcp_frame.h"
+
+#define TXQ_MIN_CAP (64u << 10)
+#define RX_MIN_CAP (32u << 10)
+#define RX_BULK_FRAME (16u << 10) /* larger frames are read up to their end, never moved */
+#define RX_MIN_READ (8u << 10)    /* room offered for a read of small frames */
+
+static const char zero_pad[8];
+
+int tp_tcp_frame_iov(struct iovec *iov, tp_tcp_frame_hdr_t *fh, unsigned id, const void *hdr,
+                     size_t hdr_len, const void *payload, size_t len)
+{
+    int n = 0;
+    fh->len = (uint32_t)len;
+    fh->id = (uint16_t)id;
+    fh->hdr_len = (uint16_t)hdr_len;
+    iov[n++] = (struct iovec){ fh, sizeof(*fh) };
+    if (hdr_len)
+        iov[n++] = (struct iovec){ (void *)hdr, hdr_len };
+    if (tp_tcp_pad8(hdr_len) != hdr_len)
+        iov[n++] = (struct iovec){ (void *)zero_pad, tp_tcp_pad8(hdr_len) - hdr_len };
+    if (len)
+        iov[n++] = (struct iovec){ (void *)payload, len };
+    if (tp_tcp_pad8(len) != len)
+        iov[n++] = (struct iovec){ (void *)zero_pad, tp_tcp_pad8(len) - len };
+    return n;
+}
+
+int tp_tcp_txq_iov(const tp_tcp_txq_t *q, struct iovec *iov)
+{
+    if (q->len == 0)
+        return 0;
+    size_t first = q->cap - q->head < q->len ? q->cap - q->head : q->len;
+    iov[0] = (struct iovec){ q->buf + q->head, first };
+    if (first == q->len)
+        return 1;
+    iov[1] = (struct iovec){ q->buf, q->len - first };
+    return 2;
+}
+
+/* Makes room for total more bytes: a new buffer holding the queue unwrapped. */
+static int txq_grow(tp_tcp_txq_t *q, size_t total)
+{
+    size_t cap = q->cap ? q->cap : TXQ_MIN_CAP;
+    while (cap - q->len < total)
+        cap *= 2;
+    char *buf = malloc(cap);
+    if (!buf)
+        return CORE_ENOMEM;
+    struct iovec iov[2];
+    size_t off = 0;
+    for (int i = 0, n = tp_tcp_txq_iov(q, iov); i < n; i++) {
+        memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
+    }
+    free(q->buf);
+    q->buf = buf;
+    q->cap = cap;
+    q->head = 0;
+    return 0;
+}
+
+int tp_tcp_txq_append(tp_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += iov[i].iov_len;
+    if (skip >= total)
+        return 0;
+    total -= skip;
+    if (q->cap - q->len < total) {
+        int rc = txq_grow(q, total);
+        if (rc)
+            return rc;
+    }
+    size_t pos = (q->head + q->len) % q->cap;
+    for (int i = 0; i < n; i++) {
+        const char *src = iov[i].iov_base;
+        size_t len = iov[i].iov_len;
+        if (skip >= len) {
+            skip -= len;
+            continue;
+        }
+        src += skip;
+        len -= skip;
+        skip = 0;
+        while (len) {
+            size_t room = q->cap - pos;
+            size_t k = len < room ? len : room;
+            memcpy(q->buf + pos, src, k);
+            src += k;
+            len -= k;
+            pos = (pos + k) % q->cap;
+        }
+    }
+    q->len += total;
+    return 0;
+}
+
+void tp_tcp_txq_consume(tp_tcp_txq_t *q, size_t n)
+{
+    q->head = (q->head + n) % (q->cap ? q->cap : 1);
+    q->len -= n;
+    if (q->len == 0)
+        q->head = 0;
+}
+
+void tp_tcp_txq_free(tp_tcp_txq_t *q)
+{
+    free(q->buf);
+    memset(q, 0, sizeof(*q));
+}
+
+void tp_tcp_rx_init(tp_tcp_rx_t *rx, size_t max_hdr, size_t max_len)
+{
+    memset(rx, 0, sizeof(*rx));
+    rx->max_hdr = max_hdr;
+    rx->max_len = max_len;
+}
+
+void tp_tcp_rx_free(tp_tcp_rx_t *rx)
+{
+    free(rx->buf);
+    rx->buf = NULL;
+    rx->cap = rx->start = rx->end = 0;
+}
+
+/* The size of the frame whose header starts the unparsed bytes, or 0 when
+ * the header is malformed. */
+static size_t pending_size(const tp_tcp_rx_t *rx)
+{
+    const tp_tcp_frame_hdr_t *fh = (const void *)(rx->buf + rx->start);
+    if (fh->hdr_len > rx->max_hdr || fh->len > rx->max_len)
+        return 0;
+    return tp_tcp_frame_size(fh->hdr_len, fh->len);
+}
+
+int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n)
+{
+    size_t have = rx->end - rx->start;
+    if (have == 0)
+        rx->start = rx->end = 0;
+    size_t need = sizeof(tp_tcp_frame_hdr_t); /* bytes of the pending frame */
+    if (have >= need && (need = pending_size(rx)) == 0)
+        return CORE_EIO;
+    size_t missing = need > have ? need - have : 0;
+    int bulk = need > RX_BULK_FRAME;
+    size_t want = bulk || missing > RX_MIN_READ ? missing : RX_MIN_READ;
+    if (rx->cap - rx->end < want) {
+        if (rx->start > 0) {
+            memmove(rx->buf, rx->buf + rx->start, have);
+            rx->start = 0;
+            rx->end = have;
+        }
+        if (rx->cap - rx->end < want) {
+            size_t cap = rx->cap ? rx->cap * 2 : RX_MIN_CAP;
+            while (cap - rx->end < want)
+                cap *= 2;
+            char *buf = realloc(rx->buf, cap);
+            if (!buf)
+                return CORE_ENOMEM;
+            rx->buf = buf;
+            rx->cap = cap;
+        }
+    }
+    *p = rx->buf + rx->end;
+    *n = rx->cap - rx->end;
+    if (bulk && missing)
+        *n = missing;
+    else if (rx->bulk && have < sizeof(tp_tcp_frame_hdr_t))
+        *n = sizeof(tp_tcp_frame_hdr_t) - have;
+    return 0;
+}
+
+int tp_tcp_rx_next(tp_tcp_rx_t *rx, tp_tcp_frame_t *f)
+{
+    size_t have = rx->end - rx->start;
+    if (have < sizeof(tp_tcp_frame_hdr_t))
+        return 0;
+    size_t size = pending_size(rx);
+    if (size == 0)
+        return CORE_EIO;
+    if (have < size)
+        return 0;
+    const char *base = rx->buf + rx->start;
+    const tp_tcp_frame_hdr_t *fh = (const void *)base;
+    f->id = fh->id;
+    f->hdr_len = fh->hdr_len;
+    f->len = fh->len;
+    f->hdr = base + sizeof(*fh);
+    f->payload = base + sizeof(*fh) + tp_tcp_pad8(fh->hdr_len);
+    rx->start += size;
+    rx->bulk = size > RX_BULK_FRAME;
+    return 1;
+}

@@ -1,0 +1,96 @@
+/*
+ * The tcp transport's byte stream, as pure code (no sockets): the frame
+ * layout, the per-peer send queue and the per-connection reassembly buffer.
+ *
+ * A frame is an 8-byte header {payload length, handler id, header length},
+ * the active-message header padded to 8 bytes, then the payload padded to 8
+ * bytes. Every frame thus starts 8-byte aligned in the reassembly buffer, so
+ * handlers may read their headers in place. Handler id TP_TCP_CTRL_ID marks
+ * the transport's own control frames (handshake, goodbye).
+ */
+#ifndef RDMPI_TP_TCP_FRAME_H
+#define RDMPI_TP_TCP_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define TP_TCP_CTRL_ID 0xffffu
+#define TP_TCP_FRAME_IOV 5 /* most iovecs one frame needs */
+
+typedef struct tp_tcp_frame_hdr {
+    uint32_t len;     /* payload bytes, without padding */
+    uint16_t id;      /* handler id, or TP_TCP_CTRL_ID */
+    uint16_t hdr_len; /* active-message header bytes, without padding */
+} tp_tcp_frame_hdr_t;
+
+/* One complete frame, pointing into the reassembly buffer. */
+typedef struct tp_tcp_frame {
+    unsigned id;
+    const void *hdr;
+    size_t hdr_len;
+    const void *payload;
+    size_t len;
+} tp_tcp_frame_t;
+
+static inline size_t tp_tcp_pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+static inline size_t tp_tcp_frame_size(size_t hdr_len, size_t len)
+{
+    return sizeof(tp_tcp_frame_hdr_t) + tp_tcp_pad8(hdr_len) + tp_tcp_pad8(len);
+}
+
+/* Describes a frame as iovecs (fh is filled and must outlive them); returns
+ * how many of iov[TP_TCP_FRAME_IOV] it used. */
+int tp_tcp_frame_iov(struct iovec *iov, tp_tcp_frame_hdr_t *fh, unsigned id, const void *hdr,
+                     size_t hdr_len, const void *payload, size_t len);
+
+/* Bytes accepted by am_send but not yet taken by the socket, in order: a
+ * ring that grows when full, so a partial write never moves queued bytes. */
+typedef struct tp_tcp_txq {
+    char *buf;
+    size_t cap, head, len; /* len queued bytes start at buf[head], wrapping at cap */
+} tp_tcp_txq_t;
+
+static inline size_t tp_tcp_txq_bytes(const tp_tcp_txq_t *q)
+{
+    return q->len;
+}
+
+/* Describes the queued bytes, oldest first, as at most 2 iovecs; returns the count. */
+int tp_tcp_txq_iov(const tp_tcp_txq_t *q, struct iovec *iov);
+
+/* Appends the bytes of iov[0..n) after the first skip of them. 0 or CORE_ENOMEM. */
+int tp_tcp_txq_append(tp_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip);
+/* Drops the first n queued bytes (they were written). */
+void tp_tcp_txq_consume(tp_tcp_txq_t *q, size_t n);
+void tp_tcp_txq_free(tp_tcp_txq_t *q);
+
+/* Reassembly of frames from a byte stream. */
+typedef struct tp_tcp_rx {
+    char *buf;
+    size_t cap, start, end; /* unparsed bytes are buf[start, end) */
+    size_t max_hdr, max_len; /* larger frames are a protocol error */
+    int bulk;                /* the last frame was large: read the next header alone */
+} tp_tcp_rx_t;
+
+void tp_tcp_rx_init(tp_tcp_rx_t *rx, size_t max_hdr, size_t max_len);
+void tp_tcp_rx_free(tp_tcp_rx_t *rx);
+/* Where the next bytes of the stream go (*p, up to *n bytes). Frames
+ * returned by tp_tcp_rx_next before this call are no longer valid. Reads of
+ * a large frame are limited to its end, so its bytes are never moved.
+ * 0, CORE_ENOMEM, or CORE_EIO when the pending frame header is malformed. */
+int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n);
+/* n bytes were written at the place tp_tcp_rx_space gave. */
+static inline void tp_tcp_rx_commit(tp_tcp_rx_t *rx, size_t n)
+{
+    rx->end += n;
+}
+/* The next complete frame: 1 (f filled), 0 (more bytes needed) or CORE_EIO
+ * (malformed header). */
+int tp_tcp_rx_next(tp_tcp_rx_t *rx, tp_tcp_frame_t *f);
+
+#endif

@@ -1,0 +1,410 @@
+/*
+ * The tcp transport: active messages over TCP sockets, for peers no faster
+ * transport reaches (and, with RDMPI_TRANSPORTS=self,tcp, for all of them).
+ *
+ * Lifecycle: open() (before the bootstrap fence) picks an address
+ * (RDMPI_TCP_IF), listens there and publishes "ip:port"; an endpoint is
+ * created on first use by either side and connects then (tcp_conn.c);
+ * progress() reads and dispatches frames and writes queued bytes; close()
+ * sends BYE on every connection, waits a bounded time for the queues to
+ * drain and the peers' BYE, then closes the sockets.
+ *
+ * am_send writes straight to the socket when nothing is queued before it;
+ * what the socket does not take is copied into the peer's queue, and once a
+ * queue holds RDMPI_TCP_QUEUE_LIMIT bytes am_send says busy, so p2p keeps
+ * large messages in the user's buffer until the socket drains. No get/put:
+ * p2p runs its pipelined rendezvous over active messages.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/bootstrap.h"
+#include "core/log.h"
+#include "transports/tcp/tcp.h"
+
+#define TCP_MAX_EVENTS 64
+#define TCP_POLL_EVERY 16          /* with one connection: epoll_wait once per this many polls */
+#define TCP_MAX_AM_CEIL (64u << 20)
+#define TCP_CLOSE_TIMEOUT 10.0     /* seconds close waits for queues and goodbyes */
+
+struct tp_memh {
+    int unused;
+};
+
+static void tcp_close(tp_iface_t *iface);
+static int tcp_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
+static void tcp_ep_destroy(tp_ep_t *ep);
+static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len);
+static int tcp_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
+static void tcp_mem_dereg(tp_iface_t *iface, tp_memh_t *memh);
+static size_t tcp_rkey_pack(tp_iface_t *iface, tp_memh_t *memh, void *buf);
+static int tcp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+                   const void *rkey, tp_comp_t *comp);
+static int tcp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+                   const void *rkey, tp_comp_t *comp);
+static int tcp_progress(tp_iface_t *iface);
+static int tcp_flush(tp_ep_t *ep);
+
+static const tp_ops_t tcp_ops = {
+    .close = tcp_close,
+    .ep_create = tcp_ep_create,
+    .ep_destroy = tcp_ep_destroy,
+    .am_send = tcp_am_send,
+    .mem_reg = tcp_mem_reg,
+    .mem_dereg = tcp_mem_dereg,
+    .rkey_pack = tcp_rkey_pack,
+    .get = tcp_get,
+    .put = tcp_put,
+    .progress = tcp_progress,
+    .flush = tcp_flush,
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* FNV-1a of the job's name: HELLO carries it so a stray connection from
+ * another job that reused our port is refused. */
+static uint64_t job_token(const char *nspace)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *p = (const unsigned char *)nspace; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ull;
+    return h;
+}
+
+static void set_caps(tp_tcp_iface_t *s)
+{
+    const core_config_t *cfg = &s->rt->cfg;
+    tp_caps_t *caps = &s->base.caps;
+    size_t max_am = cfg->rndv_frag_size > cfg->tcp_eager_limit ? cfg->rndv_frag_size
+                                                                 : cfg->tcp_eager_limit;
+    if (max_am < 4096)
+        max_am = 4096;
+    if (max_am > TCP_MAX_AM_CEIL)
+        max_am = TCP_MAX_AM_CEIL;
+    caps->max_am_hdr = TP_TCP_MAX_AM_HDR;
+    caps->max_am = max_am;
+    caps->max_inline = 0;
+    caps->eager_limit = cfg->tcp_eager_limit < max_am ? cfg->tcp_eager_limit : max_am;
+    caps->max_rkey = 0;
+    caps->flags = 0;
+}
+
+/* A connection per peer in use: make room when the soft limit is low. */
+static void raise_fd_limit(int size)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)size + 256;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        core_debug("tcp: raising the open-file limit: %m");
+}
+
+static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
+{
+    if (rt->size < 2)
+        return CORE_EUNSUPPORTED;
+    tp_tcp_iface_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return CORE_ENOMEM;
+    s->base.ops = &tcp_ops;
+    s->base.name = "tcp";
+    s->base.rt = rt;
+    s->rt = rt;
+    s->epfd = s->listen_fd = -1;
+    s->queue_limit = rt->cfg.tcp_queue_limit;
+    s->sockbuf = rt->cfg.tcp_sockbuf;
+    s->token = job_token(rt->nspace);
+    set_caps(s);
+    int rc = CORE_ENOMEM;
+    s->eps = calloc((size_t)rt->size, sizeof(*s->eps));
+    if (!s->eps)
+        goto err_free;
+
+    char ifname[64];
+    s->addr.sin_family = AF_INET;
+    if ((rc = tp_tcp_pick_addr(rt->cfg.tcp_if, &s->addr.sin_addr, ifname, sizeof(ifname))) != 0)
+        goto err_free;
+    if (ntohl(s->addr.sin_addr.s_addr) >> 24 == 127 && rt->nnodes > 1)
+        core_warn("tcp: only a loopback address (%s) is up here: ranks on other nodes cannot "
+                  "connect (RDMPI_TCP_IF chooses the interface)", inet_ntoa(s->addr.sin_addr));
+    s->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (s->epfd < 0) {
+        core_error("tcp: epoll_create1: %m");
+        rc = CORE_EIO;
+        goto err_free;
+    }
+    if ((rc = tp_tcp_listen(s)) != 0)
+        goto err_close_ep;
+    snprintf(s->addr_str, sizeof(s->addr_str), "%s:%u", inet_ntoa(s->addr.sin_addr),
+             (unsigned)ntohs(s->addr.sin_port));
+    rc = core_boot_put(rt, TP_TCP_KEY_ADDR, s->addr_str, strlen(s->addr_str) + 1, 0);
+    if (rc)
+        goto err_close_listen;
+    raise_fd_limit(rt->size);
+    core_debug("tcp: listening on %s (%s)", s->addr_str, ifname);
+    *iface_p = &s->base;
+    return 0;
+
+err_close_listen:
+    close(s->listen_fd);
+err_close_ep:
+    close(s->epfd);
+err_free:
+    free(s->eps);
+    free(s);
+    return rc;
+}
+
+static int tcp_reachable(tp_iface_t *iface, int peer)
+{
+    return peer != iface->rt->rank; /* everyone else: tcp is the last resort */
+}
+
+static int tcp_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
+{
+    tp_tcp_iface_t *s = tp_tcp_iface(iface);
+    if (peer < 0 || peer >= s->rt->size || peer == s->rt->rank)
+        return CORE_EPEER;
+    tp_tcp_ep_t *e = s->eps[peer]; /* made already if the peer connected first */
+    if (!e) {
+        if (!(e = tp_tcp_ep_new(s, peer)))
+            return CORE_ENOMEM;
+        int rc = tp_tcp_connect(s, e);
+        if (rc) {
+            s->eps[peer] = NULL;
+            free(e);
+            return rc;
+        }
+    }
+    *ep_p = &e->base;
+    return 0;
+}
+
+static void tcp_ep_destroy(tp_ep_t *ep)
+{
+    (void)ep; /* owned by the interface: close still flushes it */
+}
+
+/* Writes the frame after whatever is queued, in one sendmsg when up;
+ * queues the part the socket did not take. Safe from inside a handler: it
+ * touches only e's send side. */
+static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len)
+{
+    tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
+    tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
+    if (id >= TP_AM_MAX || hdr_len > TP_TCP_MAX_AM_HDR || len > ep->iface->caps.max_am)
+        return CORE_EINVAL;
+    if (e->gone)
+        return 0; /* the peer has finished: it reads nothing more */
+    size_t queued = tp_tcp_txq_bytes(&e->txq);
+    if (queued >= s->queue_limit) {
+        tp_tcp_ep_write(s, e);
+        if (e->gone)
+            return 0;
+        if ((queued = tp_tcp_txq_bytes(&e->txq)) >= s->queue_limit)
+            return CORE_EBUSY;
+    }
+    struct iovec iov[2 + TP_TCP_FRAME_IOV];
+    tp_tcp_frame_hdr_t fh;
+    int nq = e->conn ? tp_tcp_txq_iov(&e->txq, iov) : 0;
+    int nf = tp_tcp_frame_iov(iov + nq, &fh, id, hdr, hdr_len, payload, len);
+    size_t sent = 0; /* bytes of this frame the socket took */
+    if (e->conn) {
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)(nq + nf) };
+        ssize_t w;
+        do
+            w = sendmsg(e->conn->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+        while (w < 0 && errno == EINTR);
+        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            tp_tcp_write_failed(s, e, errno);
+            return 0; /* the peer has finished (else that was fatal) */
+        }
+        if (w > 0) {
+            size_t from_q = (size_t)w < queued ? (size_t)w : queued;
+            tp_tcp_txq_consume(&e->txq, from_q);
+            sent = (size_t)w - from_q;
+        }
+        if (sent == tp_tcp_frame_size(hdr_len, len)) {
+            if (queued)
+                tp_tcp_conn_watch(s, e->conn);
+            return 0;
+        }
+    }
+    int rc = tp_tcp_txq_append(&e->txq, iov + nq, nf, sent);
+    if (rc) {
+        if (sent)
+            core_fatal("tcp: out of memory queueing a message to rank %d", ep->peer);
+        return rc;
+    }
+    if (e->conn)
+        tp_tcp_conn_watch(s, e->conn);
+    return 0;
+}
+
+/* One epoll_wait over every socket; returns the events handled. */
+static int poll_all(tp_tcp_iface_t *s)
+{
+    struct epoll_event evs[TCP_MAX_EVENTS];
+    int n = epoll_wait(s->epfd, evs, TCP_MAX_EVENTS, 0);
+    int events = 0;
+    for (int i = 0; i < n; i++) {
+        tp_tcp_conn_t *c = evs[i].data.ptr;
+        uint32_t ev = evs[i].events;
+        if (!c) {
+            tp_tcp_accept_all(s);
+            events++;
+            continue;
+        }
+        if (c->state == TP_TCP_CONNECTING) {
+            tp_tcp_conn_writable(s, c);
+            events++;
+            continue;
+        }
+        if ((ev & EPOLLOUT) && c->state == TP_TCP_UP)
+            tp_tcp_conn_writable(s, c);
+        if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) && c->state != TP_TCP_DEAD)
+            events += tp_tcp_conn_readable(s, c);
+    }
+    return events;
+}
+
+/* With one connection a direct recv comes first: most polls then cost one
+ * system call, and epoll (new connections) is asked every few polls. */
+static int tcp_progress(tp_iface_t *iface)
+{
+    tp_tcp_iface_t *s = tp_tcp_iface(iface);
+    int events = 0;
+    tp_tcp_conn_t *c = s->single;
+    if (c) {
+        events = tp_tcp_conn_readable(s, c);
+        if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
+            tp_tcp_ep_write(s, c->ep);
+        if (events || ++s->poll_skip % TCP_POLL_EVERY) {
+            tp_tcp_reap(s);
+            return events;
+        }
+    }
+    events += poll_all(s);
+    tp_tcp_reap(s);
+    return events;
+}
+
+static int tcp_flush(tp_ep_t *ep)
+{
+    tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
+    if (e->gone || (e->conn && tp_tcp_txq_bytes(&e->txq) == 0))
+        return 0;
+    return CORE_EBUSY;
+}
+
+/* Sends BYE where it is due; returns whether some connection is unfinished:
+ * bytes still queued, a handshake under way, or no BYE from the peer yet. */
+static int close_step(tp_tcp_iface_t *s)
+{
+    int busy = 0;
+    for (int p = 0; p < s->rt->size; p++) {
+        tp_tcp_ep_t *e = s->eps[p];
+        if (!e || e->gone)
+            continue;
+        if (e->conn && !e->bye_sent) {
+            tp_tcp_ctrl_t m = { TP_TCP_BYE, s->rt->rank, s->token };
+            struct iovec iov[TP_TCP_FRAME_IOV];
+            tp_tcp_frame_hdr_t fh;
+            int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
+            if (tp_tcp_txq_append(&e->txq, iov, n, 0) != 0)
+                continue;
+            e->bye_sent = 1;
+            tp_tcp_ep_write(s, e);
+        }
+        if (e->gone)
+            continue;
+        if (e->conn ? tp_tcp_txq_bytes(&e->txq) || !e->bye_rcvd
+                    : e->attempt || tp_tcp_txq_bytes(&e->txq))
+            busy = 1;
+    }
+    for (tp_tcp_conn_t *c = s->conns; c && !busy; c = c->next)
+        if (c->state == TP_TCP_ACCEPTED)
+            busy = 1; /* a late peer says HELLO: answer it, so it gets a BYE */
+    return busy;
+}
+
+static void tcp_close(tp_iface_t *iface)
+{
+    tp_tcp_iface_t *s = tp_tcp_iface(iface);
+    s->closing = 1;
+    double deadline = now() + TCP_CLOSE_TIMEOUT;
+    int idle = 0;
+    while (close_step(s)) {
+        if (now() > deadline) {
+            core_warn("tcp: closing with connections unfinished after %.0f s",
+                      TCP_CLOSE_TIMEOUT);
+            break;
+        }
+        int events = poll_all(s);
+        tp_tcp_reap(s);
+        if (events)
+            idle = 0;
+        else if (++idle > 100)
+            sched_yield();
+    }
+    for (tp_tcp_conn_t *c = s->conns; c; c = c->next)
+        tp_tcp_conn_kill(s, c);
+    tp_tcp_reap(s);
+    for (int p = 0; p < s->rt->size; p++)
+        if (s->eps[p]) {
+            tp_tcp_txq_free(&s->eps[p]->txq);
+            free(s->eps[p]);
+        }
+    close(s->listen_fd);
+    close(s->epfd);
+    free(s->eps);
+    free(s);
+}
+
+static int tcp_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
+{
+    return CORE_EUNSUPPORTED; /* no TP_CAP_GET/PUT: p2p never asks */
+}
+
+static void tcp_mem_dereg(tp_iface_t *iface, tp_memh_t *memh) { }
+
+static size_t tcp_rkey_pack(tp_iface_t *iface, tp_memh_t *memh, void *buf)
+{
+    return 0;
+}
+
+static int tcp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+                   const void *rkey, tp_comp_t *comp)
+{
+    return CORE_EUNSUPPORTED;
+}
+
+static int tcp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+                   const void *rkey, tp_comp_t *comp)
+{
+    return CORE_EUNSUPPORTED;
+}
+
+const tp_component_t tp_tcp_component = {
+    .name = "tcp",
+    .open = tcp_open,
+    .ready = NULL,
+    .reachable = tcp_reachable,
+};

@@ -1,0 +1,411 @@
+/*
+ * Internal declarations of the verbs transport, shared by its files:
+ *   verbs_dev.c    device, port and GID choice (also linked into rdmpi_info);
+ *   verbs_iface.c  the component: open/ready/reachable, peers, progress, close;
+ *   verbs_ud.c     the UD QP: packets, segmentation, reliability (verbs_rel.c);
+ *   verbs_rc.c     RC QPs: handshake over UD, SRQ, credits, sends, RDMA;
+ *   verbs_mem.c    registration, remote keys, get/put (RDMA or copied over AMs);
+ *   verbs_info.c   what rdmpi_info prints about RDMA devices.
+ *
+ * Every peer starts on UD: one UD QP per process, addressed by the (GID or
+ * LID, QPN) card each rank publishes through the bootstrap. A peer moves to
+ * an RC QP (rc mode: at once; hybrid: after RDMPI_VERBS_RC_MSGS messages or
+ * its first RDMA operation) through a handshake carried as sequenced UD
+ * messages. Before its first active message on RC, a rank waits until the
+ * peer has acknowledged everything it sent on UD, so active messages stay in
+ * order across the switch (and the peer dispatches a UD packet before it
+ * acknowledges it).
+ */
+#ifndef RDMPI_TP_VERBS_H
+#define RDMPI_TP_VERBS_H
+
+#include <infiniband/verbs.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/runtime.h"
+#include "transports/transport.h"
+#include "transports/verbs/verbs_rel.h"
+
+#define VB_GRH 40              /* UD receive buffers start with the GRH */
+#define VB_MAX_AM_HDR 128
+#define VB_POLL_BATCH 16       /* completions per ibv_poll_cq */
+#define VB_POST_BATCH 16       /* receive buffers per ibv_post_recv list */
+#define VB_SIG_EVERY 32        /* one unsignaled-capable send in this many is signaled */
+#define VB_UD_MAX_AM (64u << 10)   /* ud mode: largest active message (segmented) */
+#define VB_UD_POOL 1024        /* UD send buffers per process */
+#define VB_RC_POOL 256         /* RC bounce buffers per process */
+#define VB_UD_SQ 1024
+#define VB_RC_SQ 256
+#define VB_INLINE_WANT 236     /* inline bytes asked of a QP (it may give fewer) */
+#define VB_CARD_KEY "rdmpi.verbs.card"
+
+/* Handler ids of the transport's own messages, above p2p's. */
+enum {
+    VB_AM_CONN_REQ = TP_AM_MAX, /* vb_conn_t: please connect an RC QP */
+    VB_AM_CONN_REP,             /* vb_conn_t: mine is ready to receive */
+    VB_AM_CONN_RTU,             /* yours may send now */
+    VB_AM_CONN_REJ,             /* no RC for us: stay on UD */
+    VB_AM_GET_REQ,              /* vb_xfer_t: copy your memory to me */
+    VB_AM_GET_RESP,             /* vb_xfer_t + data */
+    VB_AM_PUT,                  /* vb_xfer_t + data: copy this into your memory */
+    VB_AM_PUT_ACK,              /* vb_xfer_t: the put has landed */
+    VB_AM_BYE,                  /* closing: I send nothing more */
+    VB_AM_CREDIT,               /* RC only: credits, nothing else */
+    VB_AM_NOP,                  /* RC only: ignored (flushes the send queue) */
+    VB_AM_END
+};
+
+/* UD wire header, first in every UD packet (16 bytes). */
+typedef struct vb_ud_hdr {
+    uint32_t src;      /* sender's world rank */
+    uint16_t psn;      /* sequence number (data packets) */
+    uint16_t ack;      /* cumulative ack: last psn the sender has in order from us */
+    uint8_t type;      /* VB_UD_* kind | flags */
+    uint8_t id;        /* first segment: handler id */
+    uint16_t hdr_len;  /* first segment: AM header bytes */
+    uint32_t len;      /* first segment: AM payload bytes */
+} vb_ud_hdr_t;
+
+enum { VB_UD_DATA = 1, VB_UD_ACK = 2 };
+#define VB_UD_KIND 0x0f
+#define VB_UD_FIRST 0x10
+#define VB_UD_LAST 0x20
+#define VB_UD_NAK 0x40      /* on ACK: VB_REL_NAK */
+#define VB_UD_NAK_ALL 0x80  /* on ACK: VB_REL_NAK_ALL */
+
+/* RC wire header, first in every RC send (8 bytes). */
+typedef struct vb_rc_hdr {
+    uint8_t id;
+    uint8_t hdr_len;
+    uint16_t credits;  /* credits returned to the receiver */
+    uint32_t src;
+} vb_rc_hdr_t;
+
+/* What a rank publishes: all a peer needs to reach its UD QP. */
+typedef struct vb_card {
+    uint8_t version;
+    uint8_t link_layer; /* IBV_LINK_LAYER_* */
+    uint8_t port;
+    uint8_t mtu;        /* enum ibv_mtu of the UD packets it receives */
+    uint16_t lid;
+    uint16_t pad;
+    uint32_t qpn;
+    uint8_t gid[16];
+} vb_card_t;
+
+/* RC handshake body. */
+typedef struct vb_conn {
+    uint32_t qpn, psn;
+    uint8_t mtu;
+    uint8_t pad[7];
+} vb_conn_t;
+
+/* Packed remote key: a hardware rkey, or a software id for memory that could
+ * not be registered (transfers are then copied through active messages). */
+typedef struct vb_rkey {
+    uint32_t rkey;
+    uint32_t id;
+    uint64_t addr, len;
+} vb_rkey_t;
+
+/* Header of the copied transfers (GET_REQ, GET_RESP, PUT, PUT_ACK). */
+typedef struct vb_xfer {
+    uint64_t op;       /* the requester's vb_op_t */
+    uint64_t raddr;    /* GET_REQ, PUT: the owner's address */
+    uint64_t off;      /* GET_RESP, PUT: offset of this chunk */
+    uint64_t len;      /* GET_REQ, PUT: bytes of the whole transfer */
+    vb_rkey_t key;     /* GET_REQ, PUT */
+    int32_t status;    /* GET_RESP, PUT_ACK */
+    uint32_t last;     /* PUT: the last chunk */
+} vb_xfer_t;
+
+/* A registered send buffer (UD packet or RC bounce). */
+typedef struct vb_tx {
+    struct vb_tx *next;  /* free list, or the peer's unacknowledged list */
+    uint8_t *data;
+    uint32_t len;
+    uint16_t psn;
+    uint8_t inflight;    /* posted WQEs not yet retired */
+    uint8_t acked;       /* UD: the peer has it; free once inflight is 0 */
+    struct vb_pool *pool;
+} vb_tx_t;
+
+typedef struct vb_pool {
+    vb_tx_t *descs;
+    uint8_t *slab;
+    struct ibv_mr *mr;
+    size_t bufsz;
+    unsigned n, nfree;
+    vb_tx_t *free;
+} vb_pool_t;
+
+/* A send queue's book-keeping: what each posted WQE holds, so a signaled
+ * completion can retire it and every unsignaled WQE before it. Entries are
+ * NULL, a vb_tx_t (tag 1) or a vb_op_t (tag 2). */
+typedef struct vb_sq {
+    uintptr_t *ent;
+    uint32_t size, head, tail; /* head: posted, tail: retired (running counts) */
+    uint32_t unsig;            /* unsignaled since the last signaled */
+} vb_sq_t;
+
+#define VB_SQ_TX 1u
+#define VB_SQ_OP 2u
+
+/* An RDMA or copied get/put. */
+typedef struct vb_op {
+    struct vb_op *next;
+    uint8_t kind;        /* VB_OP_GET or VB_OP_PUT */
+    uint8_t copied;      /* done through active messages */
+    void *local;
+    size_t len, done;
+    tp_memh_t *lmemh;
+    uint64_t raddr;
+    vb_rkey_t key;
+    tp_comp_t *comp;
+    int peer;
+} vb_op_t;
+
+enum { VB_OP_GET = 1, VB_OP_PUT };
+
+/* Copying a get's data back, or a put's data out, through active messages. */
+typedef struct vb_job {
+    struct vb_job *next;
+    int peer;
+    unsigned id;         /* VB_AM_GET_RESP or VB_AM_PUT */
+    vb_xfer_t x;         /* header template; x.off advances */
+    const uint8_t *src;
+    size_t len;
+} vb_job_t;
+
+struct tp_memh {
+    struct ibv_mr *mr;   /* NULL: registration failed, transfers are copied */
+    uint8_t *addr;
+    size_t len;
+    uint32_t id;
+    struct tp_memh *next, *prev;
+};
+
+/* Receive-side state of a message arriving in several UD packets. */
+typedef struct vb_reasm {
+    uint8_t *buf;
+    uint32_t hdr_len, len, got;
+    uint8_t id;
+} vb_reasm_t;
+
+enum { VB_PATH_UD = 0, VB_PATH_DRAIN, VB_PATH_RC };
+enum { VB_CTL_REQ = 1, VB_CTL_REP = 2, VB_CTL_RTU = 4, VB_CTL_REJ = 8 };
+enum { VB_RC_NONE = 0, VB_RC_REQ_SENT, VB_RC_REP_SENT, VB_RC_UP, VB_RC_REFUSED };
+
+typedef struct vb_rc {
+    struct ibv_qp *qp;
+    vb_sq_t sq;
+    uint32_t psn;        /* our first send psn */
+    int credits;         /* sends we may still post */
+    int owed;            /* credits to return to the peer */
+} vb_rc_t;
+
+/* Everything about one peer; the endpoint p2p holds is its first member. */
+typedef struct vb_peer {
+    tp_ep_t ep;
+    struct ibv_ah *ah;
+    vb_card_t card;
+    uint16_t seg;        /* payload bytes per UD packet to this peer */
+    uint8_t path;        /* VB_PATH_* */
+    uint8_t rc_state;    /* VB_RC_* */
+    uint8_t active;      /* on the interface's active list */
+    uint8_t bye_rcvd, bye_sent, gone, ackreq_sent;
+    uint8_t ctl;         /* VB_CTL_*: handshake messages still to send */
+    uint32_t nmsgs;      /* hybrid: messages sent, towards RC */
+    vb_rel_tx_t tx;
+    vb_rel_rx_t rx;
+    vb_tx_t *unacked, *unacked_tail;
+    vb_reasm_t *reasm;
+    vb_rc_t *rc;
+    vb_op_t *pending, *pending_tail;  /* waiting for the RC connection or queue space */
+    struct vb_peer *anext, *aprev;
+} vb_peer_t;
+
+typedef struct vb_stats {
+    uint64_t ud_sent, ud_resent, ud_dropped, ud_dups, ud_ahead, ud_acks;
+    uint64_t rc_sent, rc_inline, rdma;
+} vb_stats_t;
+
+/* The chosen device, port and address (verbs_dev.c). */
+typedef struct vb_dev {
+    struct ibv_context *ctx;
+    char name[64];
+    uint8_t port;
+    int gid_index;
+    union ibv_gid gid;
+    struct ibv_device_attr attr;
+    struct ibv_port_attr pattr;
+} vb_dev_t;
+
+typedef struct vb_iface {
+    tp_iface_t base;
+    core_runtime_t *rt;
+    const core_config_t *cfg;
+    int mode, me, size;
+    vb_dev_t dev;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    int cq_size;
+    uint32_t qkey;
+    enum ibv_mtu mtu;        /* UD packets we send and receive at most */
+    size_t max_msg;          /* largest RDMA transfer */
+    size_t eager;            /* RDMPI_VERBS_EAGER_LIMIT, at most VB_UD_MAX_AM */
+    /* UD */
+    struct ibv_qp *ud;
+    vb_sq_t ud_sq;
+    uint32_t ud_inline;
+    uint8_t *ud_rx;
+    struct ibv_mr *ud_rx_mr;
+    size_t ud_rx_bufsz;
+    unsigned ud_rq, ud_rq_posted;
+    uint32_t *ud_refill;     /* consumed receive buffers to post again */
+    unsigned ud_nrefill;
+    vb_pool_t ud_pool;
+    vb_rel_params_t rel;
+    vb_rel_ooo_t ooo;        /* UD receive buffers held past a gap */
+    /* RC */
+    struct ibv_srq *srq;
+    uint8_t *srq_buf;
+    struct ibv_mr *srq_mr;
+    size_t srq_bufsz;
+    unsigned srq_size, srq_posted;
+    uint32_t *srq_refill;
+    unsigned srq_nrefill;
+    vb_pool_t rc_pool;
+    uint32_t rc_inline;
+    int rc_sge;
+    int nrc, max_rc, rc_msgs;
+    /* peers and pending work */
+    vb_peer_t **peers;       /* by world rank, created on first contact */
+    vb_peer_t *active;       /* peers with timers or queued work */
+    vb_job_t *jobs, *jobs_tail;
+    tp_memh_t *memhs;        /* live registrations */
+    uint32_t next_memh_id;
+    int reg_warned;
+    /* timing, fault injection, teardown */
+    double now, next_timer;
+    unsigned tick, timer_ticks;
+    double drop;
+    uint64_t rng;
+    int closing;
+    vb_stats_t stats;
+} vb_iface_t;
+
+static inline vb_iface_t *vb_iface(tp_iface_t *iface)
+{
+    return (vb_iface_t *)iface;
+}
+
+/* wr_id: kind in the low 3 bits; UD/RC sends carry (owner << 32 | slot << 3). */
+enum { VB_WR_UD_RECV = 1, VB_WR_SRQ_RECV, VB_WR_UD_SEND, VB_WR_RC_SEND };
+#define VB_WR_KIND(w) ((unsigned)((w) & 7))
+
+/* verbs_dev.c */
+int vb_dev_open(const core_config_t *cfg, vb_dev_t *dev, int quiet);
+void vb_dev_close(vb_dev_t *dev);
+int vb_dev_pick_gid(struct ibv_context *ctx, const char *name, uint8_t port, int *index,
+                    union ibv_gid *gid, const char **why);
+const char *vb_gid_type_str(struct ibv_context *ctx, const char *name, uint8_t port, int index);
+int vb_mtu_bytes(enum ibv_mtu mtu);
+enum ibv_mtu vb_mtu_enum(size_t bytes);
+const char *vb_wc_hint(enum ibv_wc_status st);
+
+/* verbs_iface.c */
+vb_peer_t *vb_peer_get(vb_iface_t *s, int rank);
+void vb_active_add(vb_iface_t *s, vb_peer_t *p);
+int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+            const void *payload, size_t len);
+void vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                 const void *payload, size_t len);
+void vb_wc_fatal(vb_iface_t *s, const struct ibv_wc *wc, int peer, const char *what)
+    __attribute__((noreturn));
+uint64_t vb_rand(vb_iface_t *s);
+
+/* SQ book-keeping (verbs_iface.c). */
+int vb_sq_init(vb_sq_t *q, uint32_t size);
+void vb_sq_fini(vb_sq_t *q);
+static inline uint32_t vb_sq_free(const vb_sq_t *q)
+{
+    return q->size - (q->head - q->tail);
+}
+/* Records a WQE about to be posted; returns its slot; *signal says whether it
+ * must be signaled (forced by the caller, or every VB_SIG_EVERY, or when
+ * the queue is nearly full). */
+uint32_t vb_sq_push(vb_sq_t *q, uintptr_t ent, int *signal);
+/* Retires every WQE up to slot; fills done[] with the ops that completed. */
+unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max);
+
+/* Pools (verbs_iface.c). */
+int vb_pool_init(vb_iface_t *s, vb_pool_t *pl, unsigned n, size_t bufsz);
+void vb_pool_fini(vb_pool_t *pl);
+static inline vb_tx_t *vb_pool_get(vb_pool_t *pl)
+{
+    vb_tx_t *t = pl->free;
+    if (t) {
+        pl->free = t->next;
+        pl->nfree--;
+        t->next = NULL;
+        t->inflight = 0;
+        t->acked = 0;
+    }
+    return t;
+}
+static inline void vb_pool_put(vb_tx_t *t)
+{
+    vb_pool_t *pl = t->pool;
+    t->next = pl->free;
+    pl->free = t;
+    pl->nfree++;
+}
+/* A tx whose WQE retired: back to its pool once nothing else holds it. */
+void vb_tx_retired(vb_tx_t *t);
+
+/* verbs_ud.c */
+int vb_ud_open(vb_iface_t *s);
+void vb_ud_close(vb_iface_t *s);
+int vb_ud_post_recvs(vb_iface_t *s);
+int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+               const void *payload, size_t len);
+void vb_ud_recv(vb_iface_t *s, const struct ibv_wc *wc);
+void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq);
+int vb_ud_timers(vb_iface_t *s, vb_peer_t *p);
+int vb_ud_create_ah(vb_iface_t *s, const vb_card_t *c, struct ibv_ah **ah);
+void vb_ud_fill_ah_attr(vb_iface_t *s, const vb_card_t *c, struct ibv_ah_attr *a);
+void vb_ud_peer_fini(vb_iface_t *s, vb_peer_t *p);
+
+/* verbs_rc.c */
+int vb_rc_open(vb_iface_t *s);
+void vb_rc_close(vb_iface_t *s);
+int vb_rc_post_recvs(vb_iface_t *s);
+void vb_rc_connect(vb_iface_t *s, vb_peer_t *p);
+int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+               const void *payload, size_t len);
+void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc);
+void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc);
+void vb_rc_conn_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t len);
+/* Retries handshake messages and credit returns that found no room. */
+void vb_rc_timers(vb_iface_t *s, vb_peer_t *p);
+int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op);
+int vb_rc_flush(vb_iface_t *s, vb_peer_t *p);
+void vb_rc_peer_fini(vb_iface_t *s, vb_peer_t *p);
+
+/* verbs_mem.c */
+int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
+void vb_mem_dereg(tp_iface_t *iface, tp_memh_t *memh);
+size_t vb_rkey_pack(tp_iface_t *iface, tp_memh_t *memh, void *buf);
+int vb_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+           const void *rkey, tp_comp_t *comp);
+int vb_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+           const void *rkey, tp_comp_t *comp);
+void vb_ops_start(vb_iface_t *s, vb_peer_t *p);
+void vb_op_copy(vb_iface_t *s, vb_peer_t *p, vb_op_t *op);
+void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, const void *payload,
+                 size_t len);
+int vb_jobs_progress(vb_iface_t *s);
+void vb_mem_close(vb_iface_t *s);
+
+#endif

@@ -1,0 +1,743 @@
+/*
+ * The verbs component: opening the device (one PD, one CQ for everything,
+ * the UD QP, and in rc/hybrid mode the SRQ), publishing the address card,
+ * peers created on first contact, the progress loop (CQ polled in batches,
+ * receive queues refilled in batches, timers every 200 us for the peers on
+ * the active list), the routing of active messages between UD and RC, and
+ * an orderly close (RC queues flushed, BYE exchanged, then teardown).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "core/bootstrap.h"
+#include "core/log.h"
+#include "core/progress.h"
+#include "transports/verbs/verbs.h"
+
+#define TIMER_PERIOD 0.0002
+#define LINGER 0.02         /* after close is agreed: still answer resends */
+
+static void vb_close(tp_iface_t *iface);
+static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
+static void vb_ep_destroy(tp_ep_t *ep);
+static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len);
+static int vb_progress(tp_iface_t *iface);
+static int vb_flush(tp_ep_t *ep);
+
+static const tp_ops_t vb_ops = {
+    .close = vb_close,
+    .ep_create = vb_ep_create,
+    .ep_destroy = vb_ep_destroy,
+    .am_send = vb_am_send,
+    .mem_reg = vb_mem_reg,
+    .mem_dereg = vb_mem_dereg,
+    .rkey_pack = vb_rkey_pack,
+    .get = vb_get,
+    .put = vb_put,
+    .progress = vb_progress,
+    .flush = vb_flush,
+};
+
+uint64_t vb_rand(vb_iface_t *s)
+{
+    s->rng ^= s->rng << 13;
+    s->rng ^= s->rng >> 7;
+    s->rng ^= s->rng << 17;
+    return s->rng;
+}
+
+/* ---- send queue book-keeping and buffer pools ---- */
+
+int vb_sq_init(vb_sq_t *q, uint32_t size)
+{
+    q->ent = calloc(size, sizeof(*q->ent));
+    if (!q->ent)
+        return CORE_ENOMEM;
+    q->size = size;
+    q->head = q->tail = q->unsig = 0;
+    return 0;
+}
+
+void vb_sq_fini(vb_sq_t *q)
+{
+    free(q->ent);
+    q->ent = NULL;
+}
+
+uint32_t vb_sq_push(vb_sq_t *q, uintptr_t ent, int *signal)
+{
+    uint32_t slot = q->head % q->size;
+    q->ent[slot] = ent;
+    q->head++;
+    if (*signal || ++q->unsig >= VB_SIG_EVERY || vb_sq_free(q) < 4) {
+        *signal = 1;
+        q->unsig = 0;
+    }
+    return slot;
+}
+
+unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
+{
+    uint32_t n = (slot + q->size - q->tail % q->size) % q->size + 1;
+    unsigned nd = 0;
+    if (n > q->head - q->tail)
+        n = q->head - q->tail; /* cannot happen: a completion for nothing posted */
+    while (n--) {
+        uint32_t i = q->tail % q->size;
+        uintptr_t e = q->ent[i];
+        q->ent[i] = 0;
+        q->tail++;
+        if (e & VB_SQ_TX)
+            vb_tx_retired((vb_tx_t *)(e & ~(uintptr_t)3));
+        else if ((e & VB_SQ_OP) && nd < max)
+            done[nd++] = (vb_op_t *)(e & ~(uintptr_t)3);
+    }
+    return nd;
+}
+
+void vb_tx_retired(vb_tx_t *t)
+{
+    if (t->inflight)
+        t->inflight--;
+    if (t->inflight == 0 && t->acked)
+        vb_pool_put(t);
+}
+
+int vb_pool_init(vb_iface_t *s, vb_pool_t *pl, unsigned n, size_t bufsz)
+{
+    size_t bytes = (size_t)n * bufsz;
+    memset(pl, 0, sizeof(*pl));
+    pl->descs = calloc(n, sizeof(*pl->descs));
+    if (!pl->descs || posix_memalign((void **)&pl->slab, 4096, bytes) != 0)
+        goto err_free;
+    pl->mr = ibv_reg_mr(s->pd, pl->slab, bytes, IBV_ACCESS_LOCAL_WRITE);
+    if (!pl->mr) {
+        core_error("verbs: registering %zu bytes of send buffers failed: %s (check ulimit -l)",
+                   bytes, strerror(errno));
+        goto err_free;
+    }
+    pl->bufsz = bufsz;
+    pl->n = n;
+    for (unsigned i = n; i-- > 0;) {
+        vb_tx_t *t = &pl->descs[i];
+        t->data = pl->slab + (size_t)i * bufsz;
+        t->pool = pl;
+        vb_pool_put(t);
+    }
+    return 0;
+err_free:
+    free(pl->slab);
+    free(pl->descs);
+    memset(pl, 0, sizeof(*pl));
+    return CORE_ENOMEM;
+}
+
+void vb_pool_fini(vb_pool_t *pl)
+{
+    if (pl->mr)
+        ibv_dereg_mr(pl->mr);
+    free(pl->slab);
+    free(pl->descs);
+    memset(pl, 0, sizeof(*pl));
+}
+
+/* ---- peers ---- */
+
+void vb_active_add(vb_iface_t *s, vb_peer_t *p)
+{
+    if (p->active)
+        return;
+    p->active = 1;
+    p->aprev = NULL;
+    p->anext = s->active;
+    if (s->active)
+        s->active->aprev = p;
+    s->active = p;
+}
+
+static void active_remove(vb_iface_t *s, vb_peer_t *p)
+{
+    if (p->aprev)
+        p->aprev->anext = p->anext;
+    else
+        s->active = p->anext;
+    if (p->anext)
+        p->anext->aprev = p->aprev;
+    p->anext = p->aprev = NULL;
+    p->active = 0;
+}
+
+/* The peer of a world rank, set up from its card on first contact (a send
+ * to it, or a packet from it). NULL when it has no usable card. */
+vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
+{
+    if (rank < 0 || rank >= s->size)
+        return NULL;
+    if (s->peers[rank])
+        return s->peers[rank];
+    void *val;
+    size_t len;
+    if (core_boot_get(s->rt, rank, VB_CARD_KEY, &val, &len) != 0) {
+        core_debug("verbs: rank %d published no RDMA address", rank);
+        return NULL;
+    }
+    vb_card_t card;
+    int ok = len == sizeof(card);
+    if (ok)
+        memcpy(&card, val, sizeof(card));
+    free(val);
+    if (!ok || card.version != 1) {
+        core_warn("verbs: rank %d published an RDMA address of another version", rank);
+        return NULL;
+    }
+    if ((card.link_layer == IBV_LINK_LAYER_INFINIBAND) !=
+        (s->dev.pattr.link_layer == IBV_LINK_LAYER_INFINIBAND)) {
+        core_debug("verbs: rank %d is on another kind of network (link layer %u vs %u)", rank,
+                   card.link_layer, s->dev.pattr.link_layer);
+        return NULL;
+    }
+    vb_peer_t *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->card = card;
+    if (vb_ud_create_ah(s, &card, &p->ah) != 0) {
+        free(p);
+        return NULL;
+    }
+    int mtu = vb_mtu_bytes(s->mtu), theirs = vb_mtu_bytes((enum ibv_mtu)card.mtu);
+    if (theirs && theirs < mtu)
+        mtu = theirs;
+    p->seg = (uint16_t)(mtu - sizeof(vb_ud_hdr_t));
+    vb_rel_tx_init(&p->tx, &s->rel);
+    vb_rel_rx_init(&p->rx);
+    p->ep.iface = &s->base;
+    p->ep.peer = rank;
+    s->peers[rank] = p;
+    return p;
+}
+
+static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
+{
+    vb_peer_t *p = vb_peer_get(vb_iface(iface), peer);
+    if (!p)
+        return CORE_EPEER;
+    *ep_p = &p->ep;
+    return 0;
+}
+
+static void vb_ep_destroy(tp_ep_t *ep)
+{
+    (void)ep; /* peers live until close: their sequence state must survive */
+}
+
+/* ---- active messages ---- */
+
+int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+            const void *payload, size_t len)
+{
+    if (p->path == VB_PATH_RC)
+        return vb_rc_send(s, p, id, hdr, hdr_len, payload, len);
+    if (p->path == VB_PATH_DRAIN) {
+        /* RC is up, but what went on UD must be acknowledged first. */
+        if (!p->ackreq_sent) {
+            vb_ud_send_ack(s, p, 1);
+            p->ackreq_sent = 1;
+        }
+        return CORE_EBUSY;
+    }
+    if (p->rc_state == VB_RC_NONE && !p->rc && s->mode != CORE_VERBS_UD &&
+        ++p->nmsgs >= (uint32_t)s->rc_msgs)
+        vb_rc_connect(s, p);
+    return vb_ud_send(s, p, id, hdr, hdr_len, payload, len);
+}
+
+static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    if (id >= TP_AM_MAX || hdr_len > VB_MAX_AM_HDR || len > s->base.caps.max_am)
+        return CORE_EINVAL;
+    return vb_send(s, (vb_peer_t *)ep, id, hdr, hdr_len, payload, len);
+}
+
+void vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                 const void *payload, size_t len)
+{
+    if (id < TP_AM_MAX) {
+        if (tp_am_table[id].cb)
+            tp_am_dispatch(id, p->ep.peer, hdr, hdr_len, payload, len);
+        else
+            core_error("verbs: message with unknown handler %u from rank %d", id, p->ep.peer);
+        return;
+    }
+    switch (id) {
+    case VB_AM_CONN_REQ:
+    case VB_AM_CONN_REP:
+    case VB_AM_CONN_RTU:
+    case VB_AM_CONN_REJ:
+        vb_rc_conn_msg(s, p, id, hdr, hdr_len);
+        break;
+    case VB_AM_GET_REQ:
+    case VB_AM_GET_RESP:
+    case VB_AM_PUT:
+    case VB_AM_PUT_ACK:
+        if (hdr_len == sizeof(vb_xfer_t))
+            vb_xfer_msg(s, p, id, hdr, payload, len);
+        break;
+    case VB_AM_BYE:
+        p->bye_rcvd = 1;
+        p->rx.ack_now = 1;
+        vb_active_add(s, p);
+        break;
+    default:
+        break;
+    }
+}
+
+static int vb_flush(tp_ep_t *ep)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    vb_peer_t *p = (vb_peer_t *)ep;
+    if (p->unacked)
+        return CORE_EBUSY;
+    if (p->rc && p->rc->sq.head != p->rc->sq.tail) {
+        vb_rc_flush(s, p);
+        return CORE_EBUSY;
+    }
+    return 0;
+}
+
+/* ---- errors ---- */
+
+void vb_wc_fatal(vb_iface_t *s, const struct ibv_wc *wc, int peer, const char *what)
+{
+    const char *hint = vb_wc_hint(wc->status);
+    if (peer >= 0)
+        core_fatal("verbs: %s rank %d on %s failed: %s (status %d, vendor error 0x%x) on QP %u "
+                   "of %s port %u%s%s",
+                   what, peer, core_rank_host(s->rt, peer), ibv_wc_status_str(wc->status),
+                   (int)wc->status, wc->vendor_err, wc->qp_num, s->dev.name, s->dev.port,
+                   *hint ? ": " : "", hint);
+    core_fatal("verbs: %s failed: %s (status %d, vendor error 0x%x) on QP %u of %s port %u%s%s",
+               what, ibv_wc_status_str(wc->status), (int)wc->status, wc->vendor_err, wc->qp_num,
+               s->dev.name, s->dev.port, *hint ? ": " : "", hint);
+}
+
+static int peer_of_qp(vb_iface_t *s, struct ibv_qp *qp)
+{
+    for (int i = 0; i < s->size; i++)
+        if (s->peers[i] && s->peers[i]->rc && s->peers[i]->rc->qp == qp)
+            return i;
+    return -1;
+}
+
+/* Asynchronous events: fatal ones end the job with the peer named. */
+static void async_events(vb_iface_t *s)
+{
+    struct ibv_async_event ev;
+    while (ibv_get_async_event(s->dev.ctx, &ev) == 0) {
+        enum ibv_event_type t = ev.event_type;
+        int peer = -1;
+        uint32_t qpn = 0;
+        if (t == IBV_EVENT_QP_FATAL || t == IBV_EVENT_QP_REQ_ERR || t == IBV_EVENT_QP_ACCESS_ERR) {
+            peer = peer_of_qp(s, ev.element.qp);
+            qpn = ev.element.qp->qp_num;
+        }
+        ibv_ack_async_event(&ev);
+        switch (t) {
+        case IBV_EVENT_QP_FATAL:
+        case IBV_EVENT_QP_REQ_ERR:
+        case IBV_EVENT_QP_ACCESS_ERR:
+            if (s->closing)
+                break;
+            if (peer >= 0)
+                core_fatal("verbs: the connection to rank %d on %s failed: %s (QP %u of %s port "
+                           "%u)", peer, core_rank_host(s->rt, peer), ibv_event_type_str(t), qpn,
+                           s->dev.name, s->dev.port);
+            core_fatal("verbs: the UD queue pair failed: %s (QP %u of %s port %u)",
+                       ibv_event_type_str(t), qpn, s->dev.name, s->dev.port);
+        case IBV_EVENT_CQ_ERR:
+        case IBV_EVENT_SRQ_ERR:
+        case IBV_EVENT_DEVICE_FATAL:
+        case IBV_EVENT_PORT_ERR:
+            if (s->closing && t == IBV_EVENT_PORT_ERR)
+                break;
+            core_fatal("verbs: %s on %s port %u", ibv_event_type_str(t), s->dev.name,
+                       s->dev.port);
+        default:
+            core_debug("verbs: async event %s", ibv_event_type_str(t));
+            break;
+        }
+    }
+}
+
+/* ---- progress ---- */
+
+static void handle_wc(vb_iface_t *s, const struct ibv_wc *wc)
+{
+    switch (VB_WR_KIND(wc->wr_id)) {
+    case VB_WR_UD_RECV:
+        vb_ud_recv(s, wc);
+        break;
+    case VB_WR_SRQ_RECV:
+        vb_rc_recv(s, wc);
+        break;
+    case VB_WR_UD_SEND:
+        if (wc->status != IBV_WC_SUCCESS) {
+            if (s->closing && wc->status == IBV_WC_WR_FLUSH_ERR)
+                break;
+            vb_wc_fatal(s, wc, -1, "sending a UD packet");
+        }
+        vb_sq_retire(&s->ud_sq, (uint32_t)(wc->wr_id >> 3) & 0x1fffffff, NULL, 0);
+        break;
+    case VB_WR_RC_SEND:
+        vb_rc_send_done(s, wc);
+        break;
+    default:
+        core_error("verbs: completion of unknown kind (wr_id 0x%llx)",
+                   (unsigned long long)wc->wr_id);
+        break;
+    }
+}
+
+static int peer_idle(const vb_peer_t *p)
+{
+    return !p->unacked && !vb_rel_rx_ack_owed(&p->rx) && !p->pending && !p->ctl &&
+           p->path != VB_PATH_DRAIN && !(p->rc && p->rc->owed > 0 && p->path == VB_PATH_RC);
+}
+
+static int timers(vb_iface_t *s)
+{
+    double now = core_wtime();
+    if (now < s->next_timer)
+        return 0;
+    s->now = now;
+    s->next_timer = now + TIMER_PERIOD;
+    int ev = 0;
+    for (vb_peer_t *p = s->active, *next; p; p = next) {
+        next = p->anext;
+        ev += vb_ud_timers(s, p);
+        if (p->rc)
+            vb_rc_timers(s, p);
+        if (p->pending)
+            vb_ops_start(s, p);
+        if (peer_idle(p))
+            active_remove(s, p);
+    }
+    if ((++s->timer_ticks & 63) == 0)
+        async_events(s);
+    return ev;
+}
+
+static int vb_progress(tp_iface_t *iface)
+{
+    vb_iface_t *s = vb_iface(iface);
+    struct ibv_wc wc[VB_POLL_BATCH];
+    int n = ibv_poll_cq(s->cq, VB_POLL_BATCH, wc);
+    int ev = 0;
+    if (n > 0) {
+        s->now = core_wtime();
+        for (int i = 0; i < n; i++)
+            handle_wc(s, &wc[i]);
+        if (s->ud_nrefill >= VB_POST_BATCH || s->ud_rq_posted < s->ud_rq / 2)
+            vb_ud_post_recvs(s);
+        if (s->srq && (s->srq_nrefill >= VB_POST_BATCH || s->srq_posted < s->srq_size / 2))
+            vb_rc_post_recvs(s);
+        ev = n;
+    } else if (n < 0) {
+        core_fatal("verbs: polling the completion queue of %s failed", s->dev.name);
+    }
+    if (s->jobs)
+        ev += vb_jobs_progress(s);
+    /* Timers need the clock: look at it on every 8th call. */
+    if ((++s->tick & 7) == 0)
+        ev += timers(s);
+    return ev;
+}
+
+/* ---- open and close ---- */
+
+static void set_caps(vb_iface_t *s)
+{
+    tp_caps_t *c = &s->base.caps;
+    c->max_am_hdr = VB_MAX_AM_HDR;
+    c->eager_limit = s->eager;
+    c->max_rkey = sizeof(vb_rkey_t);
+    if (s->mode == CORE_VERBS_UD) {
+        c->max_am = VB_UD_MAX_AM;
+        if (c->eager_limit > c->max_am)
+            c->eager_limit = c->max_am;
+        c->max_inline = s->ud_inline > sizeof(vb_ud_hdr_t) ? s->ud_inline - sizeof(vb_ud_hdr_t) : 0;
+        c->flags = 0;
+    } else {
+        c->max_am = c->eager_limit;
+        c->max_inline = s->rc_inline > sizeof(vb_rc_hdr_t) ? s->rc_inline - sizeof(vb_rc_hdr_t) : 0;
+        c->flags = TP_CAP_GET | TP_CAP_PUT;
+    }
+}
+
+static void check_memlock(vb_iface_t *s)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < (64u << 20))
+        core_warn("verbs: the locked-memory limit is %llu KiB: RDMA registration may fail "
+                  "(raise ulimit -l)", (unsigned long long)rl.rlim_cur / 1024);
+}
+
+static uint32_t job_qkey(const char *nspace)
+{
+    uint32_t h = 2166136261u;
+    for (const char *c = nspace; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    return (h & 0x7fffffffu) | 1u; /* high bit clear: not a controlled QKey */
+}
+
+static int publish_card(vb_iface_t *s)
+{
+    vb_card_t c;
+    memset(&c, 0, sizeof(c));
+    c.version = 1;
+    c.link_layer = s->dev.pattr.link_layer;
+    c.port = s->dev.port;
+    c.mtu = (uint8_t)s->mtu;
+    c.lid = s->dev.pattr.lid;
+    c.qpn = s->ud->qp_num;
+    memcpy(c.gid, s->dev.gid.raw, 16);
+    return core_boot_put(s->rt, VB_CARD_KEY, &c, sizeof(c), 0);
+}
+
+static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
+{
+    if (rt->size < 2)
+        return CORE_EUNSUPPORTED;
+    vb_iface_t *s = calloc(1, sizeof(*s));
+    if (!s)
+        return CORE_ENOMEM;
+    const core_config_t *cfg = &rt->cfg;
+    s->base.ops = &vb_ops;
+    s->base.name = "verbs";
+    s->base.rt = rt;
+    s->rt = rt;
+    s->cfg = cfg;
+    s->mode = cfg->verbs_mode;
+    s->me = rt->rank;
+    s->size = rt->size;
+    s->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)rt->rank << 32) ^ (uint64_t)getpid();
+    s->drop = cfg->verbs_ud_drop;
+    s->qkey = job_qkey(rt->nspace);
+    int rc = vb_dev_open(cfg, &s->dev, 0);
+    if (rc) {
+        free(s);
+        return CORE_EUNSUPPORTED;
+    }
+    check_memlock(s);
+    int flags = fcntl(s->dev.ctx->async_fd, F_GETFL);
+    fcntl(s->dev.ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+
+    s->mtu = s->dev.pattr.active_mtu;
+    if (cfg->verbs_mtu && vb_mtu_enum(cfg->verbs_mtu) < s->mtu)
+        s->mtu = vb_mtu_enum(cfg->verbs_mtu);
+    s->eager = cfg->verbs_eager_limit;
+    if (s->eager > VB_UD_MAX_AM || s->eager < 64) {
+        s->eager = s->eager < 64 ? 64 : VB_UD_MAX_AM;
+        core_warn("verbs: RDMPI_VERBS_EAGER_LIMIT=%zu is out of range; using %zu",
+                  cfg->verbs_eager_limit, s->eager);
+    }
+    s->max_msg = s->dev.pattr.max_msg_sz ? s->dev.pattr.max_msg_sz : (1u << 30);
+    if (s->max_msg > (1u << 30))
+        s->max_msg = 1u << 30;
+    /* The window must hold the largest message cut into the smallest packets. */
+    unsigned need = (unsigned)((VB_MAX_AM_HDR + (s->mode == CORE_VERBS_UD ? VB_UD_MAX_AM
+                                                  : s->eager) + 239) / 240) + 1;
+    s->rel.window = cfg->verbs_ud_window > 1 ? (unsigned)cfg->verbs_ud_window : 2;
+    if (s->rel.window < need)
+        s->rel.window = need;
+    if (s->rel.window > 16384)
+        s->rel.window = 16384;
+    s->rel.ack_every = s->rel.window / 4 ? s->rel.window / 4 : 1;
+    s->rel.ack_delay = cfg->verbs_ud_rto / 10;
+    s->rel.rto_min = cfg->verbs_ud_rto > 0 ? cfg->verbs_ud_rto : 0.01;
+    s->rel.rto_init = 5 * s->rel.rto_min;
+    s->rel.rto_max = s->rel.rto_min > 1.0 ? s->rel.rto_min : 1.0;
+    s->rel.peer_timeout = cfg->verbs_peer_timeout > 0 ? cfg->verbs_peer_timeout : 30;
+
+    s->peers = calloc((size_t)s->size, sizeof(*s->peers));
+    s->pd = ibv_alloc_pd(s->dev.ctx);
+    if (!s->peers || !s->pd) {
+        core_error("verbs: cannot allocate a protection domain on %s", s->dev.name);
+        rc = CORE_ENOMEM;
+        goto err_close;
+    }
+    /* One CQ for every queue: UD send + receive, the SRQ, and the RC send
+     * queues, whose number the CQ's size then bounds. */
+    int want = VB_UD_SQ + cfg->verbs_rq_size * 2 + 64;
+    int per_rc = VB_RC_SQ;
+    int nrc = s->mode == CORE_VERBS_RC ? s->size : s->mode == CORE_VERBS_HYBRID ? cfg->verbs_max_rc : 0;
+    if (nrc > s->size)
+        nrc = s->size;
+    s->cq_size = want + nrc * per_rc;
+    if (s->cq_size > s->dev.attr.max_cqe)
+        s->cq_size = s->dev.attr.max_cqe;
+    s->max_rc = (s->cq_size - want) / per_rc;
+    if (s->max_rc > nrc)
+        s->max_rc = nrc;
+    if (s->max_rc < 0)
+        s->max_rc = 0;
+    s->rc_msgs = s->mode == CORE_VERBS_RC ? 1 : cfg->verbs_rc_msgs > 0 ? cfg->verbs_rc_msgs : 1;
+    s->cq = ibv_create_cq(s->dev.ctx, s->cq_size, NULL, NULL, 0);
+    if (!s->cq) {
+        core_error("verbs: cannot create a completion queue of %d entries on %s: %s",
+                   s->cq_size, s->dev.name, strerror(errno));
+        rc = CORE_EIO;
+        goto err_close;
+    }
+    if ((rc = vb_ud_open(s)) != 0)
+        goto err_close;
+    if (s->mode != CORE_VERBS_UD && vb_rc_open(s) != 0) {
+        core_warn("verbs: RC queue pairs unusable on %s: every peer stays on UD", s->dev.name);
+        vb_rc_close(s);
+        s->mode = CORE_VERBS_UD;
+    }
+    set_caps(s);
+    if ((rc = publish_card(s)) != 0)
+        goto err_close;
+    core_info("verbs: %s port %u (%s), GID index %d, UD MTU %d, mode %s, RC up to %d peers, "
+              "inline %u (UD %u)", s->dev.name, s->dev.port,
+              s->dev.pattr.link_layer == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" : "RoCE",
+              s->dev.gid_index, vb_mtu_bytes(s->mtu),
+              s->mode == CORE_VERBS_UD ? "ud" : s->mode == CORE_VERBS_RC ? "rc" : "hybrid",
+              s->max_rc, s->rc_inline, s->ud_inline);
+    *iface_p = &s->base;
+    return 0;
+
+err_close:
+    vb_close(&s->base);
+    return rc;
+}
+
+static int vb_ready(tp_iface_t *iface)
+{
+    (void)iface; /* peers' cards are read when first needed */
+    return 0;
+}
+
+static int vb_reachable(tp_iface_t *iface, int peer)
+{
+    return vb_peer_get(vb_iface(iface), peer) != NULL;
+}
+
+/* Peers that have exchanged anything with us, who must hear our BYE. */
+static int talked(const vb_peer_t *p)
+{
+    return p && !p->gone && (p->tx.next != 0 || p->rx.expected != 0 || p->rc);
+}
+
+/* Drives progress until done(s) or the deadline; returns done's last value. */
+static int close_wait(vb_iface_t *s, int (*done)(vb_iface_t *), double deadline)
+{
+    int ok;
+    while (!(ok = done(s)) && core_wtime() < deadline)
+        vb_progress(&s->base);
+    return ok;
+}
+
+static int rc_flushed(vb_iface_t *s)
+{
+    for (int i = 0; i < s->size; i++) {
+        vb_peer_t *p = s->peers[i];
+        if (p && p->rc && p->rc_state == VB_RC_UP && !p->gone && p->rc->sq.head != p->rc->sq.tail)
+            return 0;
+    }
+    return 1;
+}
+
+static int byes_sent(vb_iface_t *s)
+{
+    int all = 1;
+    for (int i = 0; i < s->size; i++) {
+        vb_peer_t *p = s->peers[i];
+        if (!talked(p) || p->bye_sent)
+            continue;
+        if (vb_ud_send(s, p, VB_AM_BYE, NULL, 0, NULL, 0) == 0)
+            p->bye_sent = 1;
+        else
+            all = 0;
+    }
+    return all;
+}
+
+static int byes_done(vb_iface_t *s)
+{
+    for (int i = 0; i < s->size; i++) {
+        vb_peer_t *p = s->peers[i];
+        if (talked(p) && (!p->bye_rcvd || p->unacked))
+            return 0;
+    }
+    return 1;
+}
+
+/* A peer's messages must all have arrived before its queue pair goes away,
+ * and ours at it: flush RC, tell everyone BYE over UD (after all our data),
+ * wait for their BYE and for ours to be acknowledged, linger briefly to
+ * answer a resend whose ack was lost, then tear down. */
+static void close_peers(vb_iface_t *s)
+{
+    double limit = s->rel.peer_timeout < 10 ? s->rel.peer_timeout : 10;
+    double deadline = core_wtime() + limit;
+    s->closing = 1;
+    for (int i = 0; i < s->size; i++) {
+        vb_peer_t *p = s->peers[i];
+        if (p && p->rc && p->rc_state == VB_RC_UP)
+            vb_rc_flush(s, p);
+    }
+    if (!close_wait(s, rc_flushed, deadline))
+        core_debug("verbs: RC send queues not drained at close");
+    if (!close_wait(s, byes_sent, deadline) || !close_wait(s, byes_done, deadline))
+        core_debug("verbs: not every peer said goodbye at close");
+    double linger = core_wtime() + LINGER;
+    while (core_wtime() < linger)
+        vb_progress(&s->base);
+}
+
+static void vb_close(tp_iface_t *iface)
+{
+    vb_iface_t *s = vb_iface(iface);
+    if (s->ud && s->peers)
+        close_peers(s);
+    core_debug("verbs: UD packets sent %llu, resent %llu, dropped on purpose %llu, duplicates "
+               "%llu, held out of order %llu; RC sends %llu (%llu inline), RDMA %llu",
+               (unsigned long long)s->stats.ud_sent, (unsigned long long)s->stats.ud_resent,
+               (unsigned long long)s->stats.ud_dropped, (unsigned long long)s->stats.ud_dups,
+               (unsigned long long)s->stats.ud_ahead, (unsigned long long)s->stats.rc_sent,
+               (unsigned long long)s->stats.rc_inline, (unsigned long long)s->stats.rdma);
+    for (int i = 0; s->peers && i < s->size; i++) {
+        vb_peer_t *p = s->peers[i];
+        if (!p)
+            continue;
+        vb_rc_peer_fini(s, p);
+        vb_ud_peer_fini(s, p);
+        free(p);
+    }
+    vb_mem_close(s);
+    vb_rc_close(s);
+    vb_ud_close(s);
+    if (s->cq)
+        ibv_destroy_cq(s->cq);
+    if (s->pd)
+        ibv_dealloc_pd(s->pd);
+    vb_dev_close(&s->dev);
+    free(s->peers);
+    free(s);
+}
+
+const tp_component_t tp_verbs_component = {
+    .name = "verbs",
+    .open = vb_open,
+    .ready = vb_ready,
+    .reachable = vb_reachable,
+};

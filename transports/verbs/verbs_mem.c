@@ -1,0 +1,338 @@
+/*
+ * Memory for rendezvous: registration, remote keys, get and put.
+ *
+ * Registration is per message: mem_reg pins the buffer with ibv_reg_mr and
+ * mem_dereg (at the message's completion) unpins it. There is deliberately
+ * no cache: a cached key is only safe if every free/munmap/madvise/brk of
+ * the application is seen, and glibc's free() unmaps large blocks through
+ * internal calls that no symbol interposition catches; without a proven
+ * invalidation hook a cache could hand out a key to pages that were unmapped
+ * and replaced at the same address (wrong data, silently). Per-message
+ * registration is always correct; its cost is small next to the transfer of
+ * a message above the eager limit.
+ *
+ * When registration fails (locked-memory limit), mem_reg still succeeds
+ * with a software handle, and transfers involving it are copied through
+ * active messages (GET_REQ -> GET_RESP chunks, or PUT chunks -> PUT_ACK),
+ * so p2p never has to fall back. The same copy path serves peers without an
+ * RC connection (hybrid mode at its RC limit, or a refused connection).
+ * The side that owns the memory checks every copied access against its live
+ * registrations.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "core/log.h"
+#include "transports/verbs/verbs.h"
+
+#define VB_KEY_SOFT 0x80000000u /* key.id flag: no hardware key */
+
+int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
+{
+    vb_iface_t *s = vb_iface(iface);
+    tp_memh_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        return CORE_ENOMEM;
+    m->addr = addr;
+    m->len = len;
+    if (++s->next_memh_id & VB_KEY_SOFT)
+        s->next_memh_id = 1;
+    m->id = s->next_memh_id;
+    if (len)
+        m->mr = ibv_reg_mr(s->pd, addr, len,
+                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+                               IBV_ACCESS_REMOTE_WRITE);
+    if (!m->mr && len && !s->reg_warned++) {
+        struct rlimit rl;
+        char lim[32] = "unlimited";
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            snprintf(lim, sizeof(lim), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+        core_warn("verbs: registering %zu bytes failed: %s (locked-memory limit %s); such "
+                  "messages are copied instead of read by RDMA", len, strerror(errno), lim);
+    }
+    m->next = s->memhs;
+    if (s->memhs)
+        s->memhs->prev = m;
+    s->memhs = m;
+    *memh_p = m;
+    return 0;
+}
+
+void vb_mem_dereg(tp_iface_t *iface, tp_memh_t *m)
+{
+    vb_iface_t *s = vb_iface(iface);
+    if (!m)
+        return;
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        s->memhs = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    if (m->mr)
+        ibv_dereg_mr(m->mr);
+    free(m);
+}
+
+size_t vb_rkey_pack(tp_iface_t *iface, tp_memh_t *m, void *buf)
+{
+    (void)iface;
+    vb_rkey_t k;
+    k.rkey = m->mr ? m->mr->rkey : 0;
+    k.id = m->id | (m->mr ? 0 : VB_KEY_SOFT);
+    k.addr = (uint64_t)(uintptr_t)m->addr;
+    k.len = m->len;
+    memcpy(buf, &k, sizeof(k));
+    return sizeof(k);
+}
+
+/* The live registration that covers [addr, addr + len) under key. */
+static tp_memh_t *find_memh(vb_iface_t *s, const vb_rkey_t *key, uint64_t addr, uint64_t len)
+{
+    for (tp_memh_t *m = s->memhs; m; m = m->next) {
+        if (m->id != (key->id & ~VB_KEY_SOFT))
+            continue;
+        uint64_t base = (uint64_t)(uintptr_t)m->addr;
+        if (addr >= base && len <= m->len && addr - base <= m->len - len)
+            return m;
+        return NULL;
+    }
+    return NULL;
+}
+
+static void op_done(vb_op_t *op, int status)
+{
+    tp_comp_t *comp = op->comp;
+    free(op);
+    comp->done(comp, status);
+}
+
+/* ---- copied transfers ---- */
+
+static void job_add(vb_iface_t *s, vb_job_t *j)
+{
+    j->next = NULL;
+    if (s->jobs_tail)
+        s->jobs_tail->next = j;
+    else
+        s->jobs = j;
+    s->jobs_tail = j;
+}
+
+static void job_new(vb_iface_t *s, int peer, unsigned id, const vb_xfer_t *x, const void *src,
+                    size_t len)
+{
+    vb_job_t *j = malloc(sizeof(*j));
+    if (!j)
+        core_fatal("verbs: out of memory queueing a transfer to rank %d", peer);
+    j->peer = peer;
+    j->id = id;
+    j->x = *x;
+    j->x.off = 0;
+    j->src = src;
+    j->len = len;
+    job_add(s, j);
+}
+
+/* Sends what a job still has to send; returns 1 when it is finished. */
+static int job_push(vb_iface_t *s, vb_job_t *j)
+{
+    vb_peer_t *p = s->peers[j->peer];
+    size_t chunk = s->base.caps.max_am;
+    do {
+        size_t n = j->len - j->x.off < chunk ? j->len - j->x.off : chunk;
+        j->x.last = j->x.off + n == j->len;
+        if (vb_send(s, p, j->id, &j->x, sizeof(j->x), j->src ? j->src + j->x.off : NULL, n) != 0)
+            return 0;
+        j->x.off += n;
+    } while (j->x.off < j->len);
+    return 1;
+}
+
+int vb_jobs_progress(vb_iface_t *s)
+{
+    vb_job_t *j = s->jobs, *prev = NULL;
+    int ev = 0;
+    while (j) {
+        vb_job_t *next = j->next;
+        if (job_push(s, j)) {
+            if (prev)
+                prev->next = next;
+            else
+                s->jobs = next;
+            if (s->jobs_tail == j)
+                s->jobs_tail = prev;
+            free(j);
+            ev++;
+        } else {
+            prev = j;
+        }
+        j = next;
+    }
+    return ev;
+}
+
+void vb_op_copy(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
+{
+    vb_xfer_t x;
+    memset(&x, 0, sizeof(x));
+    x.op = (uint64_t)(uintptr_t)op;
+    x.raddr = op->raddr;
+    x.len = op->len;
+    x.key = op->key;
+    op->copied = 1;
+    if (op->kind == VB_OP_GET)
+        job_new(s, p->ep.peer, VB_AM_GET_REQ, &x, NULL, 0);
+    else
+        job_new(s, p->ep.peer, VB_AM_PUT, &x, op->local, op->len);
+    vb_jobs_progress(s);
+}
+
+void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, const void *payload,
+                 size_t len)
+{
+    vb_xfer_t x;
+    memcpy(&x, hdr, sizeof(x));
+    vb_op_t *op = (vb_op_t *)(uintptr_t)x.op;
+    switch (id) {
+    case VB_AM_GET_REQ: {
+        tp_memh_t *m = find_memh(s, &x.key, x.raddr, x.len);
+        vb_xfer_t r;
+        memset(&r, 0, sizeof(r));
+        r.op = x.op;
+        if (!m) {
+            core_error("verbs: rank %d asked to read %llu bytes at 0x%llx, which are not "
+                       "registered here", p->ep.peer, (unsigned long long)x.len,
+                       (unsigned long long)x.raddr);
+            r.status = CORE_EPEER;
+            job_new(s, p->ep.peer, VB_AM_GET_RESP, &r, NULL, 0);
+        } else {
+            job_new(s, p->ep.peer, VB_AM_GET_RESP, &r, (const void *)(uintptr_t)x.raddr, x.len);
+        }
+        vb_jobs_progress(s);
+        return;
+    }
+    case VB_AM_GET_RESP:
+        if (x.status != 0) {
+            op_done(op, x.status);
+            return;
+        }
+        memcpy((uint8_t *)op->local + x.off, payload, len);
+        op->done += len;
+        if (op->done >= op->len)
+            op_done(op, 0);
+        return;
+    case VB_AM_PUT: {
+        tp_memh_t *m = find_memh(s, &x.key, x.raddr, x.len);
+        if (m && x.off + len <= x.len)
+            memcpy((uint8_t *)(uintptr_t)x.raddr + x.off, payload, len);
+        else if (!x.status)
+            core_error("verbs: rank %d wrote to 0x%llx, which is not registered here",
+                       p->ep.peer, (unsigned long long)x.raddr);
+        if (x.last) {
+            vb_xfer_t r;
+            memset(&r, 0, sizeof(r));
+            r.op = x.op;
+            r.status = m ? 0 : CORE_EPEER;
+            job_new(s, p->ep.peer, VB_AM_PUT_ACK, &r, NULL, 0);
+            vb_jobs_progress(s);
+        }
+        return;
+    }
+    case VB_AM_PUT_ACK:
+        op_done(op, x.status);
+        return;
+    default:
+        return;
+    }
+}
+
+/* ---- get and put ---- */
+
+/* Starts the ops queued on p that can start: RDMA once RC is up, copies
+ * once RC was refused. */
+void vb_ops_start(vb_iface_t *s, vb_peer_t *p)
+{
+    while (p->pending) {
+        vb_op_t *op = p->pending;
+        if (p->rc_state == VB_RC_REFUSED) {
+            p->pending = op->next;
+            vb_op_copy(s, p, op);
+        } else if (p->rc_state == VB_RC_UP && p->rc) {
+            if (vb_rc_post_op(s, p, op) != 0)
+                break;
+            p->pending = op->next;
+        } else {
+            break;
+        }
+    }
+    if (!p->pending)
+        p->pending_tail = NULL;
+}
+
+static int op_submit(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
+{
+    int hw = op->lmemh && op->lmemh->mr && !(op->key.id & VB_KEY_SOFT);
+    if (hw && s->mode != CORE_VERBS_UD && p->rc_state == VB_RC_NONE)
+        vb_rc_connect(s, p);
+    if (!hw || s->mode == CORE_VERBS_UD || p->rc_state == VB_RC_REFUSED) {
+        vb_op_copy(s, p, op);
+        return CORE_INPROGRESS;
+    }
+    if (!p->pending && p->rc_state == VB_RC_UP && vb_rc_post_op(s, p, op) == 0)
+        return CORE_INPROGRESS;
+    op->next = NULL;
+    if (p->pending_tail)
+        p->pending_tail->next = op;
+    else
+        p->pending = op;
+    p->pending_tail = op;
+    vb_active_add(s, p);
+    return CORE_INPROGRESS;
+}
+
+static int op_new(tp_ep_t *ep, int kind, void *local, size_t len, tp_memh_t *lmemh,
+                  uint64_t raddr, const void *rkey, tp_comp_t *comp)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    if (len == 0)
+        return 0;
+    vb_op_t *op = calloc(1, sizeof(*op));
+    if (!op)
+        return CORE_ENOMEM;
+    op->kind = (uint8_t)kind;
+    op->local = local;
+    op->len = len;
+    op->lmemh = lmemh;
+    op->raddr = raddr;
+    memcpy(&op->key, rkey, sizeof(op->key));
+    op->comp = comp;
+    op->peer = ep->peer;
+    return op_submit(s, (vb_peer_t *)ep, op);
+}
+
+int vb_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+           const void *rkey, tp_comp_t *comp)
+{
+    return op_new(ep, VB_OP_GET, local, len, lmemh, raddr, rkey, comp);
+}
+
+int vb_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+           const void *rkey, tp_comp_t *comp)
+{
+    return op_new(ep, VB_OP_PUT, (void *)local, len, lmemh, raddr, rkey, comp);
+}
+
+void vb_mem_close(vb_iface_t *s)
+{
+    while (s->jobs) {
+        vb_job_t *j = s->jobs;
+        s->jobs = j->next;
+        free(j);
+    }
+    s->jobs_tail = NULL;
+    while (s->memhs)
+        vb_mem_dereg(&s->base, s->memhs);
+}

@@ -1,0 +1,530 @@
+/*
+ * The UD QP: one per process, reaching every peer through an address handle.
+ * Active messages are cut into packets of the path MTU, each with a 16-byte
+ * header (vb_ud_hdr_t) carrying the sender's rank, a per-peer sequence
+ * number and a piggybacked cumulative ack. Packets stay in their registered
+ * send buffer until acknowledged (verbs_rel.c decides what to resend and
+ * when); packets that arrive past a gap stay in their receive buffer, in the
+ * process-wide out-of-order store, until the gap is filled. A message is
+ * handed to its handler from the receive buffer when it fits one packet,
+ * else from a reassembly buffer. Small packets are posted inline and
+ * unsignaled (one in VB_SIG_EVERY is signaled to retire them); packets that
+ * the HCA reads from their buffer are signaled so the buffer is not reused
+ * under it. RDMPI_VERBS_UD_DROP drops outgoing packets on purpose.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/log.h"
+#include "core/progress.h"
+#include "transports/verbs/verbs.h"
+
+#define VB_UD_ACKREQ VB_UD_FIRST /* on ACK packets: answer with an ack at once */
+#define VB_REASM_MAX (64u << 20)  /* no message reassembled from UD is larger */
+
+static int qp_to_rts(vb_iface_t *s)
+{
+    struct ibv_qp_attr a;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_INIT;
+    a.pkey_index = 0;
+    a.port_num = s->dev.port;
+    a.qkey = s->qkey;
+    if (ibv_modify_qp(s->ud, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTR;
+    if (ibv_modify_qp(s->ud, &a, IBV_QP_STATE))
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = (uint32_t)vb_rand(s) & 0xffffff;
+    return ibv_modify_qp(s->ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+static struct ibv_qp *create_qp(vb_iface_t *s, uint32_t sq, uint32_t rq, uint32_t inl)
+{
+    struct ibv_qp_init_attr ia;
+    memset(&ia, 0, sizeof(ia));
+    ia.send_cq = s->cq;
+    ia.recv_cq = s->cq;
+    ia.qp_type = IBV_QPT_UD;
+    ia.sq_sig_all = 0;
+    ia.cap.max_send_wr = sq;
+    ia.cap.max_recv_wr = rq;
+    ia.cap.max_send_sge = 1;
+    ia.cap.max_recv_sge = 1;
+    ia.cap.max_inline_data = inl;
+    return ibv_create_qp(s->pd, &ia);
+}
+
+int vb_ud_open(vb_iface_t *s)
+{
+    int maxwr = s->dev.attr.max_qp_wr;
+    uint32_t sq = VB_UD_SQ < maxwr ? VB_UD_SQ : (uint32_t)maxwr;
+    uint32_t rq = (uint32_t)(s->cfg->verbs_rq_size < maxwr ? s->cfg->verbs_rq_size : maxwr);
+    if (rq < 2 * VB_POST_BATCH)
+        rq = 2 * VB_POST_BATCH;
+    size_t mtu = (size_t)vb_mtu_bytes(s->mtu);
+    s->ud_rx_bufsz = (VB_GRH + mtu + 63) & ~(size_t)63;
+    s->ud_rq = rq;
+    size_t bytes = s->ud_rx_bufsz * rq;
+    if (posix_memalign((void **)&s->ud_rx, 4096, bytes) != 0 ||
+        !(s->ud_refill = malloc(rq * sizeof(uint32_t))))
+        return CORE_ENOMEM;
+    s->ud_rx_mr = ibv_reg_mr(s->pd, s->ud_rx, bytes, IBV_ACCESS_LOCAL_WRITE);
+    if (!s->ud_rx_mr) {
+        core_warn("verbs: registering %zu bytes of UD receive buffers failed: %s (ulimit -l?)",
+                  bytes, strerror(errno));
+        return CORE_EUNSUPPORTED;
+    }
+    int rc = vb_pool_init(s, &s->ud_pool, VB_UD_POOL, mtu);
+    if (rc)
+        return CORE_EUNSUPPORTED;
+    s->ud = create_qp(s, sq, rq, VB_INLINE_WANT);
+    if (!s->ud)
+        s->ud = create_qp(s, sq, rq, 0); /* some devices have no inline data */
+    if (!s->ud) {
+        core_warn("verbs: cannot create a UD queue pair on %s: %s", s->dev.name, strerror(errno));
+        return CORE_EUNSUPPORTED;
+    }
+    struct ibv_qp_attr qa;
+    struct ibv_qp_init_attr qia;
+    if (ibv_query_qp(s->ud, &qa, IBV_QP_CAP, &qia) == 0)
+        s->ud_inline = qia.cap.max_inline_data;
+    if (s->ud_inline > VB_INLINE_WANT + 64)
+        s->ud_inline = VB_INLINE_WANT + 64;
+    if (qp_to_rts(s) != 0) {
+        core_warn("verbs: cannot bring the UD queue pair of %s up: %s", s->dev.name,
+                  strerror(errno));
+        return CORE_EUNSUPPORTED;
+    }
+    if ((rc = vb_sq_init(&s->ud_sq, sq)) != 0)
+        return rc;
+    if (vb_rel_ooo_init(&s->ooo, rq / 4) != 0)
+        return CORE_ENOMEM;
+    for (uint32_t i = 0; i < rq; i++)
+        s->ud_refill[s->ud_nrefill++] = i;
+    return vb_ud_post_recvs(s);
+}
+
+void vb_ud_close(vb_iface_t *s)
+{
+    if (s->ud)
+        ibv_destroy_qp(s->ud);
+    s->ud = NULL;
+    vb_pool_fini(&s->ud_pool);
+    if (s->ud_rx_mr)
+        ibv_dereg_mr(s->ud_rx_mr);
+    free(s->ud_rx);
+    free(s->ud_refill);
+    vb_sq_fini(&s->ud_sq);
+    vb_rel_ooo_fini(&s->ooo);
+}
+
+int vb_ud_post_recvs(vb_iface_t *s)
+{
+    struct ibv_recv_wr wr[VB_POST_BATCH], *bad;
+    struct ibv_sge sge[VB_POST_BATCH];
+    unsigned done = 0;
+    while (done < s->ud_nrefill) {
+        unsigned n = s->ud_nrefill - done < VB_POST_BATCH ? s->ud_nrefill - done : VB_POST_BATCH;
+        for (unsigned k = 0; k < n; k++) {
+            uint32_t idx = s->ud_refill[done + k];
+            sge[k].addr = (uintptr_t)(s->ud_rx + (size_t)idx * s->ud_rx_bufsz);
+            sge[k].length = (uint32_t)s->ud_rx_bufsz;
+            sge[k].lkey = s->ud_rx_mr->lkey;
+            wr[k].wr_id = (uint64_t)idx << 3 | VB_WR_UD_RECV;
+            wr[k].sg_list = &sge[k];
+            wr[k].num_sge = 1;
+            wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
+        }
+        if (ibv_post_recv(s->ud, wr, &bad) != 0) {
+            core_error("verbs: posting UD receive buffers failed: %s", strerror(errno));
+            return CORE_EIO;
+        }
+        done += n;
+        s->ud_rq_posted += n;
+    }
+    s->ud_nrefill = 0;
+    return 0;
+}
+
+void vb_ud_fill_ah_attr(vb_iface_t *s, const vb_card_t *c, struct ibv_ah_attr *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->port_num = s->dev.port;
+    if (s->dev.pattr.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+        a->dlid = c->lid;
+        return;
+    }
+    a->is_global = 1;
+    memcpy(a->grh.dgid.raw, c->gid, 16);
+    a->grh.sgid_index = (uint8_t)s->dev.gid_index;
+    a->grh.hop_limit = 64;
+}
+
+int vb_ud_create_ah(vb_iface_t *s, const vb_card_t *c, struct ibv_ah **ah)
+{
+    struct ibv_ah_attr a;
+    vb_ud_fill_ah_attr(s, c, &a);
+    *ah = ibv_create_ah(s->pd, &a);
+    if (!*ah) {
+        core_warn("verbs: cannot create an address handle to QP %u (LID %u): %s", c->qpn, c->lid,
+                  strerror(errno));
+        return CORE_EPEER;
+    }
+    return 0;
+}
+
+void vb_ud_peer_fini(vb_iface_t *s, vb_peer_t *p)
+{
+    (void)s;
+    if (p->ah)
+        ibv_destroy_ah(p->ah);
+    p->ah = NULL;
+    if (p->reasm)
+        free(p->reasm);
+    p->reasm = NULL;
+    /* Unacknowledged buffers belong to the pool, freed with it. */
+    p->unacked = p->unacked_tail = NULL;
+}
+
+/* ---- sending ---- */
+
+/* Copies bytes [off, off + n) of hdr ++ payload to dst. */
+static void gather(uint8_t *dst, const void *hdr, size_t hdr_len, const void *payload, size_t off,
+                   size_t n)
+{
+    if (off < hdr_len) {
+        size_t k = hdr_len - off < n ? hdr_len - off : n;
+        memcpy(dst, (const uint8_t *)hdr + off, k);
+        dst += k;
+        n -= k;
+        off = hdr_len;
+    }
+    if (n)
+        memcpy(dst, (const uint8_t *)payload + (off - hdr_len), n);
+}
+
+/* Fills wr for packet t to p. Returns 0 when fault injection drops it. */
+static int prep_wr(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t, struct ibv_send_wr *wr,
+                   struct ibv_sge *sge)
+{
+    if (s->drop > 0 && (double)(vb_rand(s) >> 11) / 9007199254740992.0 < s->drop) {
+        s->stats.ud_dropped++;
+        return 0;
+    }
+    sge->addr = (uintptr_t)t->data;
+    sge->length = t->len;
+    sge->lkey = t->pool->mr->lkey;
+    memset(wr, 0, sizeof(*wr));
+    wr->sg_list = sge;
+    wr->num_sge = 1;
+    wr->opcode = IBV_WR_SEND;
+    wr->wr.ud.ah = p->ah;
+    wr->wr.ud.remote_qpn = p->card.qpn;
+    wr->wr.ud.remote_qkey = s->qkey;
+    int sig = 0;
+    uintptr_t ent = 0;
+    if (t->len <= s->ud_inline) {
+        wr->send_flags = IBV_SEND_INLINE; /* copied at post: the buffer is free at once */
+    } else {
+        sig = 1;
+        ent = (uintptr_t)t | VB_SQ_TX;
+        t->inflight++;
+    }
+    uint32_t slot = vb_sq_push(&s->ud_sq, ent, &sig);
+    if (sig)
+        wr->send_flags |= IBV_SEND_SIGNALED;
+    wr->wr_id = (uint64_t)slot << 3 | VB_WR_UD_SEND;
+    return 1;
+}
+
+static void post_list(vb_iface_t *s, struct ibv_send_wr *wr, int n)
+{
+    struct ibv_send_wr *bad;
+    for (int i = 0; i < n; i++)
+        wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+    if (ibv_post_send(s->ud, wr, &bad) != 0)
+        core_fatal("verbs: posting UD sends on %s failed: %s", s->dev.name, strerror(errno));
+}
+
+int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+               const void *payload, size_t len)
+{
+    size_t total = hdr_len + len;
+    unsigned seg = p->seg;
+    unsigned nseg = total ? (unsigned)((total + seg - 1) / seg) : 1;
+    if (nseg > vb_rel_tx_space(&p->tx, &s->rel) || nseg > s->ud_pool.nfree ||
+        nseg + 8 > vb_sq_free(&s->ud_sq))
+        return CORE_EBUSY;
+    struct ibv_send_wr wr[VB_POST_BATCH];
+    struct ibv_sge sge[VB_POST_BATCH];
+    int nw = 0;
+    size_t off = 0;
+    s->now = core_wtime();
+    for (unsigned k = 0; k < nseg; k++) {
+        vb_tx_t *t = vb_pool_get(&s->ud_pool);
+        size_t n = total - off < seg ? total - off : seg;
+        vb_ud_hdr_t *h = (vb_ud_hdr_t *)t->data;
+        h->src = (uint32_t)s->me;
+        h->psn = t->psn = vb_rel_tx_send(&p->tx, &s->rel, s->now);
+        h->ack = vb_rel_rx_ack(&p->rx);
+        h->type = VB_UD_DATA | (k == 0 ? VB_UD_FIRST : 0) | (k == nseg - 1 ? VB_UD_LAST : 0);
+        h->id = (uint8_t)id;
+        h->hdr_len = (uint16_t)hdr_len;
+        h->len = (uint32_t)len;
+        gather(t->data + sizeof(*h), hdr, hdr_len, payload, off, n);
+        t->len = (uint32_t)(sizeof(*h) + n);
+        if (p->unacked_tail)
+            p->unacked_tail->next = t;
+        else
+            p->unacked = t;
+        p->unacked_tail = t;
+        if (prep_wr(s, p, t, &wr[nw], &sge[nw]) && ++nw == VB_POST_BATCH) {
+            post_list(s, wr, nw);
+            nw = 0;
+        }
+        off += n;
+    }
+    if (nw)
+        post_list(s, wr, nw);
+    vb_rel_rx_acked(&p->rx); /* our ack rode along */
+    s->stats.ud_sent += nseg;
+    vb_active_add(s, p);
+    return 0;
+}
+
+/* Sends packet t again, with a fresh ack. */
+static int repost(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t)
+{
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+    if (vb_sq_free(&s->ud_sq) < 8)
+        return CORE_EBUSY;
+    ((vb_ud_hdr_t *)t->data)->ack = vb_rel_rx_ack(&p->rx);
+    s->stats.ud_resent++;
+    if (prep_wr(s, p, t, &wr, &sge))
+        post_list(s, &wr, 1);
+    return 0;
+}
+
+void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq)
+{
+    if (vb_sq_free(&s->ud_sq) < 2)
+        return; /* the timer tries again */
+    vb_ud_hdr_t h;
+    memset(&h, 0, sizeof(h));
+    h.src = (uint32_t)s->me;
+    h.ack = vb_rel_rx_ack(&p->rx);
+    h.type = VB_UD_ACK | (ackreq ? VB_UD_ACKREQ : 0) |
+             ((p->rx.nak & VB_REL_NAK) ? VB_UD_NAK : 0) |
+             ((p->rx.nak & VB_REL_NAK_ALL) ? VB_UD_NAK_ALL : 0);
+    vb_rel_rx_acked(&p->rx);
+    s->stats.ud_acks++;
+    if (sizeof(h) <= s->ud_inline) {
+        struct ibv_send_wr wr;
+        struct ibv_sge sge;
+        vb_tx_t fake = { .data = (uint8_t *)&h, .len = sizeof(h), .pool = &s->ud_pool };
+        if (prep_wr(s, p, &fake, &wr, &sge))
+            post_list(s, &wr, 1);
+        return;
+    }
+    vb_tx_t *t = vb_pool_get(&s->ud_pool);
+    if (!t)
+        return;
+    memcpy(t->data, &h, sizeof(h));
+    t->len = sizeof(h);
+    t->acked = 1; /* nothing to wait for: free once the HCA has read it */
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+    if (prep_wr(s, p, t, &wr, &sge))
+        post_list(s, &wr, 1);
+    else
+        vb_pool_put(t);
+}
+
+/* Applies an ack from p: frees acknowledged packets, resends what it asks. */
+static void ack_in(vb_iface_t *s, vb_peer_t *p, uint16_t ack, int nak)
+{
+    int what;
+    unsigned n = vb_rel_tx_ack(&p->tx, &s->rel, ack, nak, s->now, &what);
+    while (n-- && p->unacked) {
+        vb_tx_t *t = p->unacked;
+        p->unacked = t->next;
+        t->next = NULL;
+        t->acked = 1;
+        if (t->inflight == 0)
+            vb_pool_put(t);
+    }
+    if (!p->unacked) {
+        p->unacked_tail = NULL;
+        if (p->path == VB_PATH_DRAIN) {
+            p->path = VB_PATH_RC; /* everything sent on UD has been dispatched there */
+            core_debug("verbs: rank %d now on RC", p->ep.peer);
+        }
+        return;
+    }
+    if (what == VB_REL_RESEND_ONE) {
+        repost(s, p, p->unacked);
+    } else if (what == VB_REL_RESEND_ALL) {
+        for (vb_tx_t *t = p->unacked; t; t = t->next)
+            if (repost(s, p, t) != 0)
+                break;
+    }
+}
+
+int vb_ud_timers(vb_iface_t *s, vb_peer_t *p)
+{
+    int ev = 0;
+    if (vb_rel_rx_ack_due(&p->rx, s->now)) {
+        vb_ud_send_ack(s, p, 0);
+        ev++;
+    }
+    switch (vb_rel_tx_timer(&p->tx, &s->rel, s->now)) {
+    case VB_REL_RESEND_ONE:
+        if (p->unacked)
+            repost(s, p, p->unacked);
+        ev++;
+        break;
+    case VB_REL_DEAD:
+        if (s->closing || p->gone) {
+            /* It left without acknowledging our goodbye: nothing more to do. */
+            p->gone = 1;
+            while (p->unacked) {
+                vb_tx_t *t = p->unacked;
+                p->unacked = t->next;
+                t->next = NULL;
+                t->acked = 1;
+                if (t->inflight == 0)
+                    vb_pool_put(t);
+            }
+            p->unacked_tail = NULL;
+            p->tx.una = p->tx.next;
+            p->tx.deadline = 0;
+            break;
+        }
+        core_fatal("verbs: rank %d on %s stopped answering: %u UD packets unacknowledged for "
+                   "%.0f s (its UD QP %u, ours %u on %s port %u). It died, hangs outside MPI, or "
+                   "the network path failed (RDMPI_VERBS_PEER_TIMEOUT=%g s)",
+                   p->ep.peer, core_rank_host(s->rt, p->ep.peer), vb_rel_tx_inflight(&p->tx),
+                   s->now - p->tx.since, p->card.qpn, s->ud->qp_num, s->dev.name, s->dev.port,
+                   s->rel.peer_timeout);
+    default:
+        break;
+    }
+    return ev;
+}
+
+/* ---- receiving ---- */
+
+/* Hands a packet's message (or its piece) to the handler. */
+static void deliver(vb_iface_t *s, vb_peer_t *p, const uint8_t *pkt, uint32_t n)
+{
+    const vb_ud_hdr_t *h = (const vb_ud_hdr_t *)pkt;
+    const uint8_t *d = pkt + sizeof(*h);
+    uint32_t dn = n - (uint32_t)sizeof(*h);
+    unsigned fl = h->type & (VB_UD_FIRST | VB_UD_LAST);
+    if (fl == (VB_UD_FIRST | VB_UD_LAST)) {
+        if (dn != (uint32_t)h->hdr_len + h->len) {
+            core_error("verbs: malformed packet from rank %d (%u bytes for %u + %u)", p->ep.peer,
+                       dn, h->hdr_len, h->len);
+            return;
+        }
+        vb_dispatch(s, p, h->id, d, h->hdr_len, d + h->hdr_len, h->len);
+        return;
+    }
+    vb_reasm_t *r = p->reasm;
+    if (fl & VB_UD_FIRST) {
+        uint64_t total = (uint64_t)h->hdr_len + h->len;
+        free(r);
+        p->reasm = NULL;
+        if (total > VB_REASM_MAX || dn > total ||
+            !(r = malloc(sizeof(*r) + (size_t)total))) {
+            core_error("verbs: cannot reassemble a %llu-byte message from rank %d",
+                       (unsigned long long)total, p->ep.peer);
+            return;
+        }
+        r->buf = (uint8_t *)(r + 1);
+        r->hdr_len = h->hdr_len;
+        r->len = h->len;
+        r->id = h->id;
+        r->got = 0;
+        p->reasm = r;
+    } else if (!r || r->got + dn > r->hdr_len + r->len) {
+        core_error("verbs: packet of no message from rank %d", p->ep.peer);
+        return;
+    }
+    memcpy(r->buf + r->got, d, dn);
+    r->got += dn;
+    if (fl & VB_UD_LAST) {
+        p->reasm = NULL;
+        if (r->got == r->hdr_len + r->len)
+            vb_dispatch(s, p, r->id, r->buf, r->hdr_len, r->buf + r->hdr_len, r->len);
+        else
+            core_error("verbs: truncated message from rank %d", p->ep.peer);
+        free(r);
+    }
+}
+
+/* Handles one UD packet in receive buffer idx; returns 1 if it stays held. */
+static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, uint32_t src_qp)
+{
+    if (n < sizeof(vb_ud_hdr_t))
+        return 0;
+    const vb_ud_hdr_t *h = (const vb_ud_hdr_t *)pkt;
+    vb_peer_t *p = h->src < (uint32_t)s->size ? vb_peer_get(s, (int)h->src) : NULL;
+    if (!p || p->card.qpn != src_qp) {
+        core_debug("verbs: dropping a UD packet from QP %u claiming rank %u", src_qp, h->src);
+        return 0;
+    }
+    unsigned kind = h->type & VB_UD_KIND;
+    int nak = 0;
+    if (kind == VB_UD_ACK)
+        nak = ((h->type & VB_UD_NAK) ? VB_REL_NAK : 0) | ((h->type & VB_UD_NAK_ALL) ? VB_REL_NAK_ALL : 0);
+    ack_in(s, p, h->ack, nak);
+    if (kind == VB_UD_ACK) {
+        if (h->type & VB_UD_ACKREQ) {
+            p->rx.ack_now = 1;
+            vb_active_add(s, p);
+        }
+        return 0;
+    }
+    if (kind != VB_UD_DATA)
+        return 0;
+    int r = vb_rel_rx_accept(&p->rx, &s->rel, h->psn, s->now);
+    vb_active_add(s, p);
+    if (r == VB_REL_DUP) {
+        s->stats.ud_dups++;
+        return 0;
+    }
+    if (r == VB_REL_AHEAD) {
+        s->stats.ud_ahead++;
+        return vb_rel_rx_hold(&p->rx, &s->ooo, h->src, h->psn, idx << 13 | n);
+    }
+    deliver(s, p, pkt, n);
+    uint32_t v;
+    while (vb_rel_rx_next_held(&p->rx, &s->rel, &s->ooo, h->src, s->now, &v)) {
+        uint32_t j = v >> 13;
+        deliver(s, p, s->ud_rx + (size_t)j * s->ud_rx_bufsz + VB_GRH, v & 0x1fff);
+        s->ud_refill[s->ud_nrefill++] = j;
+    }
+    return 0;
+}
+
+void vb_ud_recv(vb_iface_t *s, const struct ibv_wc *wc)
+{
+    uint32_t idx = (uint32_t)(wc->wr_id >> 3);
+    s->ud_rq_posted--;
+    if (wc->status != IBV_WC_SUCCESS) {
+        if (!(s->closing && wc->status == IBV_WC_WR_FLUSH_ERR))
+            vb_wc_fatal(s, wc, -1, "receiving a UD packet");
+        return;
+    }
+    const uint8_t *buf = s->ud_rx + (size_t)idx * s->ud_rx_bufsz;
+    int held = wc->byte_len >= VB_GRH &&
+               packet(s, idx, buf + VB_GRH, wc->byte_len - VB_GRH, wc->src_qp);
+    if (!held)
+        s->ud_refill[s->ud_nrefill++] = idx;
+}
