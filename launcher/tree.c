@@ -541,7 +541,7 @@ static void accept_all(struct launch_tree *t)
 }
 
 /* Blocks until c holds one complete frame, for the joining protocol. */
-static int read_frame_blocking(struct launch_tree *t, struct conn *c, double until, int *type,
+static int read_frame_blocking(struct conn *c, double until, int *type,
                                const char **p, size_t *n)
 {
     while (1) {
@@ -618,7 +618,7 @@ int launch_tree_join(struct launch_tree *t, const char *root_addrs, int root_por
     }
     c->vpid = 0;
     send_hello(t, c, HELLO_BOOT, host, addrs);
-    rc = read_frame_blocking(t, c, until, &type, &p, &n);
+    rc = read_frame_blocking(c, until, &type, &p, &n);
     if (rc || type != MSG_WELCOME) {
         fprintf(stderr, "%s: no welcome from rdmpirun: %s\n", t->who,
                 rc ? strerror(-rc) : "unexpected message");

@@ -127,6 +127,8 @@ static const core_config_row_t rows[] = {
     /* Read by the launcher, listed here so they are known and documented. */
     { "RDMPI_TIMEOUT", CORE_CFG_EXTERNAL, "0",
       "rdmpirun: seconds before the job is killed (same as --timeout)", 0, 0, NULL },
+    { "RDMPI_TEST_LARGE", CORE_CFG_EXTERNAL, "0",
+      "test suite: 1 runs the 2 GiB message test", 0, 0, NULL },
     { "RDMPI_LAUNCHER", CORE_CFG_EXTERNAL, "",
       "set by rdmpirun in every rank's environment", 0, 0, NULL },
 };

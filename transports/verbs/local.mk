@@ -21,3 +21,11 @@ rdmpi_info_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS)
 check_PROGRAMS += test/unit/test_verbs_rel
 test_unit_test_verbs_rel_SOURCES = test/unit/test_verbs_rel.c transports/verbs/verbs_rel.c
 test_unit_test_verbs_rel_CPPFLAGS = $(AM_CPPFLAGS)
+
+# The whole transport between forked ranks on one device (skipped without one).
+check_PROGRAMS += test/unit/test_verbs_iface
+test_unit_test_verbs_iface_SOURCES = test/unit/test_verbs_iface.c transports/verbs/verbs_rel.c \
+	transports/verbs/verbs_dev.c transports/verbs/verbs_iface.c transports/verbs/verbs_ud.c \
+	transports/verbs/verbs_rc.c transports/verbs/verbs_mem.c src/core/config.c src/core/errors.c
+test_unit_test_verbs_iface_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS)
+test_unit_test_verbs_iface_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS) -lpthread
