@@ -252,6 +252,10 @@ static int server_init(struct launch_job *job)
             rc = PMIx_Info_list_add(list, PMIX_SERVER_RANK, &me, PMIX_PROC_RANK);
         if (rc == PMIX_SUCCESS)
             rc = PMIx_Info_list_add(list, PMIX_HOSTNAME, job->host, PMIX_STRING);
+        /* Our topology (binding.c), so that libpmix does not load its own. */
+        pmix_topology_t topo = {.source = "hwloc", .topology = job->topology};
+        if (rc == PMIX_SUCCESS && job->topology)
+            rc = PMIx_Info_list_add(list, PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
         if (rc == PMIX_SUCCESS)
             rc = PMIx_Info_list_convert(list, &arr);
         PMIx_Info_list_release(list);

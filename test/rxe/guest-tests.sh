@@ -40,10 +40,11 @@ mpi_over_verbs() {
     if [ -x "$runner" ]; then
         for mode in ud rc hybrid; do
             out=/tmp/rxe-mpi-$mode.out
+            # shellcheck disable=SC2086  # RDMPI_RXE_MPI_TESTS: a selection, e.g. "p2p_basic/np2 hello"
             RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode" \
-                timeout -k 10 "${RXE_MPI_TIMEOUT:-1500}" "$runner" > "$out" 2>&1
-            rc=$?
-            sed -n -E "s#^(PASS|FAIL|SKIP): #\\1: rxe/$mode/#p" "$out"
+                timeout -k 10 "${RXE_MPI_TIMEOUT:-1500}" "$runner" ${RDMPI_RXE_MPI_TESTS:-} 2>&1 |
+                tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): #\\1: rxe/$mode/#p"
+            rc=${PIPESTATUS[0]}
             if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' "$out"; then
                 fail "rxe/$mode/mpi-runner" "exited with status $rc$([ "$rc" = 124 ] && echo ' (timeout)'): $(tail -n 3 "$out" | tr '\n' ' ' | cut -c1-300)"
             fi

@@ -442,6 +442,8 @@ int vb_rc_flush(vb_iface_t *s, vb_peer_t *p)
 {
     if (!p->rc || p->rc_state != VB_RC_UP || p->rc->sq.head == p->rc->sq.tail)
         return 0;
+    if (p->rc->sq.unsig == 0)
+        return 0; /* the last WQE is signaled: its completion retires them all */
     return vb_rc_send(s, p, VB_AM_NOP, NULL, 0, NULL, 0);
 }
 
