@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #define TERM_GRACE 1.0     /* SIGTERM, then SIGKILL this much later */
-#define DUMP_GRACE 1.0     /* SIGRTMIN+3 on timeout, then the teardown */
+#define DUMP_GRACE 2.0     /* SIGRTMIN+3 on timeout, then the teardown (loaded nodes are slow) */
 #define KILL_GIVEUP 5.0    /* stop waiting for ranks SIGKILL cannot end */
 #define DRAIN_GRACE 0.5    /* output still held open by a rank's children */
 #define SIGINT_WINDOW 5.0  /* a second SIGINT this soon means SIGKILL */
