@@ -19,3 +19,58 @@ EXTRA_DIST += benchmarks/rdmpi-compare
 benchsrcdir = $(pkgdatadir)/benchmarks
 benchsrc_DATA = benchmarks/latency.c benchmarks/bw.c benchmarks/bibw.c benchmarks/mbw_mr.c \
 	benchmarks/bench_util.c benchmarks/bench_util.h
+
+# Collective benchmarks (OSU style): one source per collective, built blocking (rdmpi_<name>)
+# and nonblocking with overlap measurement (rdmpi_i<name>, -DCOLL_BENCH_NONBLOCKING);
+# rdmpi-compare-coll runs them side by side with Open MPI and MPICH.
+coll_bench_common = benchmarks/coll_util.c benchmarks/coll_util.h
+coll_bench_nb = $(AM_CPPFLAGS) -DCOLL_BENCH_NONBLOCKING=1
+bin_PROGRAMS += rdmpi_barrier rdmpi_bcast rdmpi_reduce rdmpi_allreduce rdmpi_gather \
+	rdmpi_scatter rdmpi_allgather rdmpi_alltoall rdmpi_ibarrier rdmpi_ibcast rdmpi_ireduce \
+	rdmpi_iallreduce rdmpi_igather rdmpi_iscatter rdmpi_iallgather rdmpi_ialltoall
+rdmpi_barrier_SOURCES = benchmarks/coll_barrier.c $(coll_bench_common)
+rdmpi_barrier_LDADD = librdmpi.la
+rdmpi_ibarrier_SOURCES = benchmarks/coll_barrier.c $(coll_bench_common)
+rdmpi_ibarrier_CPPFLAGS = $(coll_bench_nb)
+rdmpi_ibarrier_LDADD = librdmpi.la
+rdmpi_bcast_SOURCES = benchmarks/coll_bcast.c $(coll_bench_common)
+rdmpi_bcast_LDADD = librdmpi.la
+rdmpi_ibcast_SOURCES = benchmarks/coll_bcast.c $(coll_bench_common)
+rdmpi_ibcast_CPPFLAGS = $(coll_bench_nb)
+rdmpi_ibcast_LDADD = librdmpi.la
+rdmpi_reduce_SOURCES = benchmarks/coll_reduce.c $(coll_bench_common)
+rdmpi_reduce_LDADD = librdmpi.la
+rdmpi_ireduce_SOURCES = benchmarks/coll_reduce.c $(coll_bench_common)
+rdmpi_ireduce_CPPFLAGS = $(coll_bench_nb)
+rdmpi_ireduce_LDADD = librdmpi.la
+rdmpi_allreduce_SOURCES = benchmarks/coll_allreduce.c $(coll_bench_common)
+rdmpi_allreduce_LDADD = librdmpi.la
+rdmpi_iallreduce_SOURCES = benchmarks/coll_allreduce.c $(coll_bench_common)
+rdmpi_iallreduce_CPPFLAGS = $(coll_bench_nb)
+rdmpi_iallreduce_LDADD = librdmpi.la
+rdmpi_gather_SOURCES = benchmarks/coll_gather.c $(coll_bench_common)
+rdmpi_gather_LDADD = librdmpi.la
+rdmpi_igather_SOURCES = benchmarks/coll_gather.c $(coll_bench_common)
+rdmpi_igather_CPPFLAGS = $(coll_bench_nb)
+rdmpi_igather_LDADD = librdmpi.la
+rdmpi_scatter_SOURCES = benchmarks/coll_scatter.c $(coll_bench_common)
+rdmpi_scatter_LDADD = librdmpi.la
+rdmpi_iscatter_SOURCES = benchmarks/coll_scatter.c $(coll_bench_common)
+rdmpi_iscatter_CPPFLAGS = $(coll_bench_nb)
+rdmpi_iscatter_LDADD = librdmpi.la
+rdmpi_allgather_SOURCES = benchmarks/coll_allgather.c $(coll_bench_common)
+rdmpi_allgather_LDADD = librdmpi.la
+rdmpi_iallgather_SOURCES = benchmarks/coll_allgather.c $(coll_bench_common)
+rdmpi_iallgather_CPPFLAGS = $(coll_bench_nb)
+rdmpi_iallgather_LDADD = librdmpi.la
+rdmpi_alltoall_SOURCES = benchmarks/coll_alltoall.c $(coll_bench_common)
+rdmpi_alltoall_LDADD = librdmpi.la
+rdmpi_ialltoall_SOURCES = benchmarks/coll_alltoall.c $(coll_bench_common)
+rdmpi_ialltoall_CPPFLAGS = $(coll_bench_nb)
+rdmpi_ialltoall_LDADD = librdmpi.la
+bin_SCRIPTS += benchmarks/rdmpi-compare-coll
+EXTRA_DIST += benchmarks/rdmpi-compare-coll
+benchsrc_DATA += benchmarks/coll_util.c benchmarks/coll_util.h benchmarks/coll_barrier.c \
+	benchmarks/coll_bcast.c benchmarks/coll_reduce.c benchmarks/coll_allreduce.c \
+	benchmarks/coll_gather.c benchmarks/coll_scatter.c benchmarks/coll_allgather.c \
+	benchmarks/coll_alltoall.c

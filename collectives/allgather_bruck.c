@@ -6,47 +6,43 @@
  * any p, at the price of one packed copy and a final unpack (a rotation):
  * the choice for small totals on non-power-of-two communicators.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
-int coll_allgather_bruck(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
-                         MPI_Comm comm)
+void coll_allgather_bruck(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
+                          MPI_Datatype sdt, const coll_layout_t *rl)
 {
-    int n = comm->size, r = comm->rank, rc = 0;
+    int n = g->n, r = g->me;
     int inplace = sbuf == MPI_IN_PLACE;
     /* off[j]: offset of slot j (rank (r + j) % n's block). */
-    size_t *off = malloc(sizeof(size_t) * ((size_t)n + 1));
+    size_t *off = sched_alloc(s, sizeof(size_t) * ((size_t)n + 1));
     if (!off)
-        return CORE_ENOMEM;
+        return;
     off[0] = 0;
     for (int j = 0; j < n; j++)
         off[j + 1] = off[j] + lay_bytes(rl, (r + j) % n);
-    char *tmp = malloc(off[n] + 1);
-    if (!tmp) {
-        rc = CORE_ENOMEM;
-        goto out;
-    }
+    char *tmp = sched_alloc(s, off[n] + 1);
+    if (!tmp)
+        return;
     if (inplace)
-        coll_pack(tmp, lay_ptr(rl, r), (size_t)lay_count(rl, r), rl->dt);
+        sched_copy(s, lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r), tmp, off[1],
+                   MPI_BYTE);
     else
-        coll_pack(tmp, sbuf, (size_t)scount, sdt);
+        sched_copy(s, sbuf, (size_t)scount, sdt, tmp, off[1], MPI_BYTE);
 
     for (int pof = 1; pof < n; pof <<= 1) {
         int cnt = n - pof < pof ? n - pof : pof;
-        rc = coll_sendrecv(tmp, off[cnt], MPI_BYTE, (r - pof + n) % n, tmp + off[pof],
-                           off[pof + cnt] - off[pof], MPI_BYTE, (r + pof) % n, COLL_TAG_ALLGATHER,
-                           comm);
-        if (rc)
-            goto out;
+        sched_send(s, tmp, off[cnt], MPI_BYTE, grp_peer(g, (r - pof + n) % n));
+        sched_recv(s, tmp + off[pof], off[pof + cnt] - off[pof], MPI_BYTE,
+                   grp_peer(g, (r + pof) % n));
+        sched_fence(s);
     }
     for (int j = 1; j < n; j++) {
         int i = (r + j) % n;
-        coll_unpack(lay_ptr(rl, i), (size_t)lay_count(rl, i), rl->dt, tmp + off[j]);
+        sched_copy(s, tmp + off[j], off[j + 1] - off[j], MPI_BYTE, lay_ptr(rl, i),
+                   (size_t)lay_count(rl, i), lay_dt(rl, i));
     }
     if (!inplace)
-        rc = coll_copy(sbuf, scount, sdt, lay_ptr(rl, r), lay_count(rl, r), rl->dt);
-out:
-    free(tmp);
-    free(off);
-    return rc;
+        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
+                   lay_dt(rl, r));
+    sched_fence(s);
 }

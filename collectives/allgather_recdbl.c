@@ -12,7 +12,6 @@
  * Allgather works in the user's buffer; allgatherv, whose blocks lie
  * anywhere, works in a packed buffer in rank order and unpacks at the end.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
 typedef struct runs {
@@ -22,10 +21,10 @@ typedef struct runs {
     int rem;
 } runs_t;
 
-/* The first block held by group rank g. */
-static int first_block(const runs_t *u, int g)
+/* The first block held by group rank gr. */
+static int first_block(const runs_t *u, int gr)
 {
-    return g < u->rem ? 2 * g : g + u->rem;
+    return gr < u->rem ? 2 * gr : gr + u->rem;
 }
 
 /* Blocks [a, b) as a buffer, count and datatype to send or receive. */
@@ -42,80 +41,79 @@ static void run(const runs_t *u, int a, int b, void **p, size_t *cnt, MPI_Dataty
     }
 }
 
-static int xchg(const runs_t *u, int sa, int sb, int peer_send, int ra, int rb, int peer_recv,
-                MPI_Comm comm)
+static void xchg(coll_sched_t *s, const coll_grp_t *g, const runs_t *u, int sa, int sb,
+                 int peer_send, int ra, int rb, int peer_recv)
 {
-    void *sp = NULL, *rp = NULL;
-    size_t sc = 0, rc = 0;
-    MPI_Datatype sdt = MPI_BYTE, rdt = MPI_BYTE;
-    if (peer_send >= 0)
-        run(u, sa, sb, &sp, &sc, &sdt);
-    if (peer_recv >= 0)
-        run(u, ra, rb, &rp, &rc, &rdt);
-    if (peer_send >= 0 && peer_recv >= 0)
-        return coll_sendrecv(sp, sc, sdt, peer_send, rp, rc, rdt, peer_recv, COLL_TAG_ALLGATHER,
-                             comm);
-    if (peer_send >= 0)
-        return coll_send(sp, sc, sdt, peer_send, COLL_TAG_ALLGATHER, comm);
-    return coll_recv(rp, rc, rdt, peer_recv, COLL_TAG_ALLGATHER, comm);
+    void *p;
+    size_t c;
+    MPI_Datatype dt;
+    if (peer_send >= 0) {
+        run(u, sa, sb, &p, &c, &dt);
+        sched_send(s, p, c, dt, grp_peer(g, peer_send));
+    }
+    if (peer_recv >= 0) {
+        run(u, ra, rb, &p, &c, &dt);
+        sched_recv(s, p, c, dt, grp_peer(g, peer_recv));
+    }
+    sched_fence(s);
 }
 
-static int doubling(const runs_t *u, MPI_Comm comm)
+static void doubling(coll_sched_t *s, const coll_grp_t *g, const runs_t *u)
 {
-    int n = comm->size, r = comm->rank, rem = u->rem, pof2 = n - rem, rc;
+    int n = g->n, r = g->me, rem = u->rem, pof2 = n - rem;
     int newrank = r < 2 * rem ? (r % 2 ? -1 : r / 2) : r - rem;
     if (r < 2 * rem && (r % 2))
-        rc = xchg(u, r, r + 1, r - 1, 0, 0, -1, comm);
+        xchg(s, g, u, r, r + 1, r - 1, 0, 0, -1);
     else if (r < 2 * rem)
-        rc = xchg(u, 0, 0, -1, r + 1, r + 2, r + 1, comm);
-    else
-        rc = 0;
-    for (int mask = 1; !rc && newrank >= 0 && mask < pof2; mask <<= 1) {
+        xchg(s, g, u, 0, 0, -1, r + 1, r + 2, r + 1);
+    for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
         int newdst = newrank ^ mask;
         int dst = newdst < rem ? 2 * newdst : newdst + rem;
-        int g = newrank & ~(mask - 1), gd = newdst & ~(mask - 1);
-        rc = xchg(u, first_block(u, g), first_block(u, g + mask), dst, first_block(u, gd),
-                  first_block(u, gd + mask), dst, comm);
+        int gr = newrank & ~(mask - 1), gd = newdst & ~(mask - 1);
+        xchg(s, g, u, first_block(u, gr), first_block(u, gr + mask), dst, first_block(u, gd),
+             first_block(u, gd + mask), dst);
     }
-    if (!rc && r < 2 * rem)
-        rc = (r % 2) ? xchg(u, 0, 0, -1, 0, n, r - 1, comm) : xchg(u, 0, n, r + 1, 0, 0, -1, comm);
-    return rc;
+    if (r < 2 * rem) {
+        if (r % 2)
+            xchg(s, g, u, 0, 0, -1, 0, n, r - 1);
+        else
+            xchg(s, g, u, 0, n, r + 1, 0, 0, -1);
+    }
 }
 
-int coll_allgather_recdbl(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
-                          MPI_Comm comm)
+void coll_allgather_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
+                           MPI_Datatype sdt, const coll_layout_t *rl)
 {
-    int n = comm->size, r = comm->rank, rc = 0;
+    int n = g->n, r = g->me;
     int inplace = sbuf == MPI_IN_PLACE;
     runs_t u = { rl, NULL, NULL, n - coll_pof2(n) };
-    if (!rl->counts && !rl->displs) {
-        if (!inplace && (rc = coll_copy(sbuf, scount, sdt, lay_ptr(rl, r), rl->count, rl->dt)))
-            return rc;
-        return doubling(&u, comm);
+    if (!rl->counts && !rl->displs && !rl->dts) {
+        if (!inplace)
+            sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)rl->count, rl->dt);
+        doubling(s, g, &u);
+        sched_fence(s);
+        return;
     }
-
-    if (!(u.off = malloc(sizeof(size_t) * ((size_t)n + 1))))
-        return CORE_ENOMEM;
+    if (!(u.off = sched_alloc(s, sizeof(size_t) * ((size_t)n + 1))))
+        return;
     u.off[0] = 0;
     for (int i = 0; i < n; i++)
         u.off[i + 1] = u.off[i] + lay_bytes(rl, i);
-    if (!(u.tmp = malloc(u.off[n] + 1))) {
-        rc = CORE_ENOMEM;
-        goto out;
-    }
+    if (!(u.tmp = sched_alloc(s, u.off[n] + 1)))
+        return;
+    size_t mine = u.off[r + 1] - u.off[r];
     if (inplace)
-        coll_pack(u.tmp + u.off[r], lay_ptr(rl, r), (size_t)lay_count(rl, r), rl->dt);
+        sched_copy(s, lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r), u.tmp + u.off[r],
+                   mine, MPI_BYTE);
     else
-        coll_pack(u.tmp + u.off[r], sbuf, (size_t)scount, sdt);
-    if ((rc = doubling(&u, comm)))
-        goto out;
+        sched_copy(s, sbuf, (size_t)scount, sdt, u.tmp + u.off[r], mine, MPI_BYTE);
+    doubling(s, g, &u);
     for (int i = 0; i < n; i++)
         if (i != r)
-            coll_unpack(lay_ptr(rl, i), (size_t)lay_count(rl, i), rl->dt, u.tmp + u.off[i]);
+            sched_copy(s, u.tmp + u.off[i], u.off[i + 1] - u.off[i], MPI_BYTE, lay_ptr(rl, i),
+                       (size_t)lay_count(rl, i), lay_dt(rl, i));
     if (!inplace)
-        rc = coll_copy(sbuf, scount, sdt, lay_ptr(rl, r), lay_count(rl, r), rl->dt);
-out:
-    free(u.tmp);
-    free(u.off);
-    return rc;
+        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
+                   lay_dt(rl, r));
+    sched_fence(s);
 }

@@ -1,26 +1,24 @@
 /*
- * Allgather(v) around a ring: in step s each rank passes the block it got
- * in step s-1 to its right neighbour. (p-1) alpha + (p-1)/p n beta, all
+ * Allgather(v) around a ring: in step k each rank passes the block it got
+ * in step k-1 to its right neighbour. (p-1) alpha + (p-1)/p n beta, all
  * traffic between neighbours and straight between user buffers: the choice
  * for large totals, where its linear latency no longer matters.
  */
 #include "collectives/coll_impl.h"
 
-int coll_allgather_ring(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
-                        MPI_Comm comm)
+void coll_allgather_ring(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
+                         MPI_Datatype sdt, const coll_layout_t *rl)
 {
-    int n = comm->size, r = comm->rank, rc;
-    if (sbuf != MPI_IN_PLACE &&
-        (rc = coll_copy(sbuf, scount, sdt, lay_ptr(rl, r), lay_count(rl, r), rl->dt)))
-        return rc;
-    int right = (r + 1) % n, left = (r + n - 1) % n;
-    for (int s = 0; s < n - 1; s++) {
-        int sb = (r - s + n) % n, rb = (r - s - 1 + n) % n;
-        rc = coll_sendrecv(lay_ptr(rl, sb), (size_t)lay_count(rl, sb), rl->dt, right,
-                           lay_ptr(rl, rb), (size_t)lay_count(rl, rb), rl->dt, left,
-                           COLL_TAG_ALLGATHER, comm);
-        if (rc)
-            return rc;
+    int n = g->n, r = g->me;
+    if (sbuf != MPI_IN_PLACE)
+        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
+                   lay_dt(rl, r));
+    int right = grp_peer(g, (r + 1) % n), left = grp_peer(g, (r + n - 1) % n);
+    for (int k = 0; k < n - 1; k++) {
+        int sb = (r - k + n) % n, rb = (r - k - 1 + n) % n;
+        sched_send(s, lay_ptr(rl, sb), (size_t)lay_count(rl, sb), lay_dt(rl, sb), right);
+        sched_recv(s, lay_ptr(rl, rb), (size_t)lay_count(rl, rb), lay_dt(rl, rb), left);
+        sched_fence(s);
     }
-    return 0;
+    sched_fence(s);
 }

@@ -12,58 +12,48 @@
  * operands, so every rank ends with bitwise the same result, and user
  * operations that do not commute get MPI's canonical order.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
-#include "core/op.h"
 
-int coll_allreduce_recdbl(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                          MPI_Comm comm)
+void coll_allreduce_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
+                           int count, MPI_Datatype dt, MPI_Op op)
 {
-    int n = comm->size, r = comm->rank;
-    int rc = 0;
-    if (sbuf != MPI_IN_PLACE && (rc = coll_copy(sbuf, count, dt, rbuf, count, dt)))
-        return rc;
-    if (n == 1 || count == 0)
-        return 0;
-
-    void *raw;
-    void *tmp = coll_tmp_alloc(count, dt, &raw);
-    if (!tmp)
-        return CORE_ENOMEM;
-    int pof2 = coll_pof2(n), rem = n - pof2, newrank;
+    int n = g->n, r = g->me;
+    size_t cnt = (size_t)count;
+    if (sbuf != MPI_IN_PLACE)
+        sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+    if (n == 1 || count == 0) {
+        sched_fence(s);
+        return;
+    }
+    void *tmp = sched_tmp(s, cnt, dt);
+    int pof2 = coll_pof2(n), rem = n - pof2;
     void *cur = rbuf;
-    rc = coll_fold_in(cur, tmp, count, dt, op, COLL_TAG_ALLREDUCE, comm, &newrank);
-    if (rc)
-        goto out;
+    int newrank = coll_fold_in(s, g, cur, tmp, count, dt, op);
 
     for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
         int dst = coll_fold_real(newrank ^ mask, rem);
-        rc = coll_sendrecv(cur, count, dt, dst, tmp, count, dt, dst, COLL_TAG_ALLREDUCE, comm);
-        if (rc)
-            goto out;
+        sched_send(s, cur, cnt, dt, grp_peer(g, dst));
+        sched_recv(s, tmp, cnt, dt, grp_peer(g, dst));
+        sched_fence(s);
         if (dst > r) {
             /* tmp = mine op theirs, and tmp becomes the current vector. */
-            rc = core_op_apply(op, cur, tmp, count, dt);
+            sched_reduce(s, cur, tmp, cnt, dt, op);
             void *t = cur;
             cur = tmp;
             tmp = t;
         } else {
-            rc = core_op_apply(op, tmp, cur, count, dt);
+            sched_reduce(s, tmp, cur, cnt, dt, op);
         }
-        if (rc)
-            goto out;
     }
-    if (cur != rbuf && (rc = coll_copy(cur, count, dt, rbuf, count, dt)))
-        goto out;
+    if (cur != rbuf)
+        sched_copy(s, cur, cnt, dt, rbuf, cnt, dt);
 
     /* Fold out: the odd partner hands the result to the rank that sat out. */
     if (r < 2 * rem) {
         if (r % 2)
-            rc = coll_send(rbuf, count, dt, r - 1, COLL_TAG_ALLREDUCE, comm);
+            sched_send(s, rbuf, cnt, dt, grp_peer(g, r - 1));
         else
-            rc = coll_recv(rbuf, count, dt, r + 1, COLL_TAG_ALLREDUCE, comm);
+            sched_recv(s, rbuf, cnt, dt, grp_peer(g, r + 1));
     }
-out:
-    free(raw);
-    return rc;
+    sched_fence(s);
 }

@@ -7,45 +7,69 @@
  * ranks. Uniform block sizes only (alltoall, not alltoallv). MPI_IN_PLACE
  * needs no scratch copy: every block is packed before any is written.
  */
-#include <stdlib.h>
 #include <string.h>
 #include "collectives/coll_impl.h"
 
-int coll_alltoall_bruck(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm)
+typedef struct bruck {
+    char *tmp, *xfer;    /* the n slots; the slots of one step, packed */
+    size_t blk;
+    int n, pof;
+    int out;             /* 1: gather the slots to xfer; 0: scatter xfer to the slots */
+} bruck_t;
+
+/* Moves the slots with bit pof set between tmp and xfer (a local step). */
+static int shuffle(void *arg)
 {
-    int n = comm->size, r = comm->rank, rc = 0;
+    const bruck_t *b = arg;
+    size_t k = 0;
+    for (int j = b->pof; j < b->n; j++) {
+        if (!(j & b->pof))
+            continue;
+        char *slot = b->tmp + (size_t)j * b->blk, *x = b->xfer + b->blk * k++;
+        if (b->out)
+            memcpy(x, slot, b->blk);
+        else
+            memcpy(slot, x, b->blk);
+    }
+    return 0;
+}
+
+void coll_alltoall_bruck(coll_sched_t *s, const coll_grp_t *g, const coll_layout_t *sl,
+                         const coll_layout_t *rl)
+{
+    int n = g->n, r = g->me;
     size_t blk = lay_bytes(rl, 0);
     const coll_layout_t *src = sl->buf == MPI_IN_PLACE ? rl : sl;
-    /* tmp: the n slots; xfer: up to n/2 + 1 slots going out, the same coming in. */
+    /* tmp: the n slots; sendb/recvb: up to n/2 + 1 slots going out and coming in. */
     size_t half = (size_t)n / 2 + 1;
-    char *tmp = malloc(blk * ((size_t)n + 2 * half) + 1);
-    if (!tmp)
-        return CORE_ENOMEM;
+    char *tmp = sched_alloc(s, blk * ((size_t)n + 2 * half) + 1);
+    int nsteps = coll_log2(coll_pof2(n) < n ? coll_pof2(n) * 2 : n);
+    bruck_t *sh = sched_alloc(s, sizeof(bruck_t) * 2 * ((size_t)nsteps + 1));
+    if (!tmp || !sh)
+        return;
     char *sendb = tmp + blk * (size_t)n, *recvb = sendb + blk * half;
 
     for (int j = 0; j < n; j++) {
         int d = (r + j) % n;
-        coll_pack(tmp + (size_t)j * blk, lay_ptr(src, d), (size_t)lay_count(src, d), src->dt);
+        sched_copy(s, lay_ptr(src, d), (size_t)lay_count(src, d), lay_dt(src, d),
+                   tmp + (size_t)j * blk, blk, MPI_BYTE);
     }
-    for (int pof = 1; pof < n && blk > 0; pof <<= 1) {
+    for (int pof = 1; pof < n && blk > 0; pof <<= 1, sh += 2) {
         size_t k = 0;
         for (int j = pof; j < n; j++)
-            if (j & pof)
-                memcpy(sendb + blk * k++, tmp + (size_t)j * blk, blk);
-        rc = coll_sendrecv(sendb, k * blk, MPI_BYTE, (r + pof) % n, recvb, k * blk, MPI_BYTE,
-                           (r - pof + n) % n, COLL_TAG_ALLTOALL, comm);
-        if (rc)
-            goto out;
-        k = 0;
-        for (int j = pof; j < n; j++)
-            if (j & pof)
-                memcpy(tmp + (size_t)j * blk, recvb + blk * k++, blk);
+            k += (j & pof) != 0;
+        sh[0] = (bruck_t){ tmp, sendb, blk, n, pof, 1 };
+        sh[1] = (bruck_t){ tmp, recvb, blk, n, pof, 0 };
+        sched_call(s, shuffle, &sh[0]);
+        sched_send(s, sendb, k * blk, MPI_BYTE, grp_peer(g, (r + pof) % n));
+        sched_recv(s, recvb, k * blk, MPI_BYTE, grp_peer(g, (r - pof + n) % n));
+        sched_fence(s);
+        sched_call(s, shuffle, &sh[1]);
     }
     for (int j = 0; j < n; j++) {
-        int s = (r - j + n) % n;
-        coll_unpack(lay_ptr(rl, s), (size_t)lay_count(rl, s), rl->dt, tmp + (size_t)j * blk);
+        int from = (r - j + n) % n;
+        sched_copy(s, tmp + (size_t)j * blk, blk, MPI_BYTE, lay_ptr(rl, from),
+                   (size_t)lay_count(rl, from), lay_dt(rl, from));
     }
-out:
-    free(tmp);
-    return rc;
+    sched_fence(s);
 }

@@ -1,50 +1,40 @@
 /*
- * Alltoall(v) with all messages in flight at once, in windows of
+ * Alltoall(v/w) with all messages in flight at once, in windows of
  * COLL_A2A_WINDOW peers (receives from r + i, sends to r - i, so no rank is
  * everyone's first target). About alpha + n beta when the network keeps up:
  * the choice for medium blocks, where pairwise exchange waits on each step
  * and Bruck's extra copies cost more than latency.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
 #define COLL_A2A_WINDOW 32
 
-int coll_alltoall_linear(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm)
+void coll_alltoall_linear(coll_sched_t *s, const coll_grp_t *g, const coll_layout_t *sl,
+                          const coll_layout_t *rl)
 {
-    int n = comm->size, r = comm->rank, rc = 0;
+    int n = g->n, r = g->me;
     coll_layout_t copy;
-    void *raw = NULL;
-    MPI_Request reqs[2 * COLL_A2A_WINDOW];
     if (sl->buf == MPI_IN_PLACE) {
-        if ((rc = coll_alltoall_inplace_src(rl, n, &copy, &raw)))
-            goto out;
+        if (coll_alltoall_inplace_src(s, rl, n, &copy))
+            return;
         sl = &copy;
-    } else if ((rc = coll_copy(lay_ptr(sl, r), lay_count(sl, r), sl->dt, lay_ptr(rl, r),
-                               lay_count(rl, r), rl->dt))) {
-        goto out;
+    } else {
+        sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r), lay_ptr(rl, r),
+                   (size_t)lay_count(rl, r), lay_dt(rl, r));
     }
     for (int first = 1; first < n; first += COLL_A2A_WINDOW) {
-        int last = first + COLL_A2A_WINDOW < n ? first + COLL_A2A_WINDOW : n, nreq = 0;
-        for (int i = first; i < last && !rc; i++) {
-            int src = (r + i) % n;
-            rc = coll_irecv(lay_ptr(rl, src), (size_t)lay_count(rl, src), rl->dt, src,
-                            COLL_TAG_ALLTOALL, comm, &reqs[nreq]);
-            if (!rc)
-                nreq++;
+        int last = first + COLL_A2A_WINDOW < n ? first + COLL_A2A_WINDOW : n;
+        for (int i = first; i < last; i++) {
+            int from = (r + i) % n;
+            sched_recv(s, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from),
+                       grp_peer(g, from));
         }
-        for (int i = first; i < last && !rc; i++) {
-            int dst = (r - i + n) % n;
-            rc = coll_isend(lay_ptr(sl, dst), (size_t)lay_count(sl, dst), sl->dt, dst,
-                            COLL_TAG_ALLTOALL, comm, &reqs[nreq]);
-            if (!rc)
-                nreq++;
+        for (int i = first; i < last; i++) {
+            int to = (r - i + n) % n;
+            sched_send(s, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to),
+                       grp_peer(g, to));
         }
-        int rc2 = coll_waitall(reqs, nreq);
-        if (rc || (rc = rc2))
-            goto out;
+        sched_fence(s);
     }
-out:
-    free(raw);
-    return rc;
+    sched_fence(s);
 }

@@ -9,15 +9,15 @@
  * A non-contiguous datatype is packed once (at the root, or on arrival) and
  * forwarded as bytes instead of being packed again for every child.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
-int coll_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+void coll_bcast_binomial(coll_sched_t *s, const coll_grp_t *g, void *buf, int count,
+                         MPI_Datatype dt, int root)
 {
-    int n = comm->size, r = comm->rank, vr = (r - root + n) % n;
-    if (n == 1)
-        return 0;
+    int n = g->n, vr = (g->me - root + n) % n;
     size_t nbytes = (size_t)count * dt->size;
+    if (n == 1 || nbytes == 0)
+        return;
     int mask = 1;
     while (mask < n && !(vr & mask))
         mask <<= 1;
@@ -29,42 +29,29 @@ int coll_bcast_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     const void *sdata = buf;
     size_t scount = (size_t)count;
     MPI_Datatype sdt = dt;
-    int rc = 0;
-    if (has_child && !core_dt_is_contig(dt) && nbytes > 0) {
-        if (!(packed = malloc(nbytes)))
-            return CORE_ENOMEM;
+    if (has_child && !core_dt_is_contig(dt)) {
+        if (!(packed = sched_alloc(s, nbytes)))
+            return;
         sdata = packed;
         scount = nbytes;
         sdt = MPI_BYTE;
     }
 
     if (vr != 0) {
-        int parent = (vr - mask + root) % n;
-        if (packed)
-            rc = coll_recv(packed, nbytes, MPI_BYTE, parent, COLL_TAG_BCAST, comm);
-        else
-            rc = coll_recv(buf, (size_t)count, dt, parent, COLL_TAG_BCAST, comm);
-        if (rc)
-            goto out;
-        if (packed)
-            coll_unpack(buf, (size_t)count, dt, packed);
+        int parent = grp_peer(g, (vr - mask + root) % n);
+        if (packed) {
+            sched_recv(s, packed, nbytes, MPI_BYTE, parent);
+            sched_fence(s);
+            sched_copy(s, packed, nbytes, MPI_BYTE, buf, (size_t)count, dt);
+        } else {
+            sched_recv(s, buf, (size_t)count, dt, parent);
+            sched_fence(s);
+        }
     } else if (packed) {
-        coll_pack(packed, buf, (size_t)count, dt);
+        sched_copy(s, buf, (size_t)count, dt, packed, nbytes, MPI_BYTE);
     }
-
-    MPI_Request reqs[32];
-    int nreq = 0;
-    for (mask >>= 1; mask > 0 && !rc; mask >>= 1) {
+    for (mask >>= 1; mask > 0; mask >>= 1)
         if (vr + mask < n)
-            rc = coll_isend(sdata, scount, sdt, (vr + mask + root) % n, COLL_TAG_BCAST, comm,
-                            &reqs[nreq++]);
-    }
-    if (rc)
-        nreq--;
-    int rc2 = coll_waitall(reqs, nreq);
-    if (!rc)
-        rc = rc2;
-out:
-    free(packed);
-    return rc;
+            sched_send(s, sdata, scount, sdt, grp_peer(g, (vr + mask + root) % n));
+    sched_fence(s);
 }

@@ -1,7 +1,8 @@
 /*
  * Temporary buffers and local copies for the algorithms. Reductions keep
  * data in the datatype's native layout (operations apply to native items);
- * data that is only moved travels packed, as bytes.
+ * data that is only moved travels packed, as bytes (a copy to or from
+ * MPI_BYTE packs or unpacks).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,33 +25,13 @@ void *coll_tmp_alloc(size_t count, MPI_Datatype dt, void **raw)
     return p - lo;
 }
 
-void coll_pack(void *dst, const void *buf, size_t count, MPI_Datatype dt)
-{
-    if (count == 0)
-        return;
-    if (core_dt_is_contig(dt))
-        memcpy(dst, buf, count * dt->size);
-    else
-        core_dt_pack(dst, buf, count, dt);
-}
-
-void coll_unpack(void *buf, size_t count, MPI_Datatype dt, const void *src)
-{
-    if (count == 0)
-        return;
-    if (core_dt_is_contig(dt))
-        memcpy(buf, src, count * dt->size);
-    else
-        core_dt_unpack(buf, count, dt, src, count * dt->size);
-}
-
 int coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst, size_t rcount,
               MPI_Datatype rdt)
 {
     size_t sbytes = scount * sdt->size, rbytes = rcount * rdt->size;
     if (sbytes > rbytes)
         return CORE_ETRUNC;
-    if (sbytes == 0 || src == dst)
+    if (sbytes == 0 || (src == dst && sdt == rdt))
         return 0;
     if (core_dt_is_contig(sdt) && core_dt_is_contig(rdt)) {
         memmove(dst, src, sbytes);

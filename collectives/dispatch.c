@@ -1,7 +1,10 @@
 /*
- * The blocking collectives of coll.h: each describes its call to the
- * selector (coll_select) and runs the algorithm it returns. Arguments are
- * already checked by src/api.
+ * Entry points of the barrier, broadcast and reductions (coll.h): each
+ * makes a schedule, describes its call to the selector, has the chosen
+ * algorithm build the schedule, and runs it (blocking) or starts it
+ * (nonblocking: the user's datatypes and operation are held until it
+ * ends). coll_build_* are also what the node-aware algorithms use for
+ * their phases, on groups of ranks.
  */
 #include "collectives/coll_impl.h"
 #include "core/op.h"
@@ -11,156 +14,251 @@ static size_t nbytes(int count, MPI_Datatype dt)
     return (size_t)count * dt->size;
 }
 
-int coll_barrier(MPI_Comm comm)
+static coll_grp_t whole(MPI_Comm comm)
 {
-    coll_query_t q = { 0, comm->size, 0, 1 };
-    comm->coll_seq++;
-    (void)coll_select(COLL_BARRIER, &q);
-    return coll_barrier_dissemination(comm);
+    return (coll_grp_t){ comm->size, comm->rank, NULL };
 }
 
-int coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+/* The selector's view of group g of s's communicator. */
+static coll_query_t query(coll_sched_t *s, const coll_grp_t *g, size_t bytes, int count,
+                          int commute)
 {
-    coll_query_t q = { nbytes(count, dt), comm->size, count, 1 };
-    comm->coll_seq++;
+    coll_query_t q = { bytes, g->n, count, commute, 0, 0 };
+    MPI_Comm comm = sched_comm(s);
+    if (!g->map && g->n == comm->size)
+        coll_comm_nodes(comm, &q.nodes, &q.shared);
+    return q;
+}
+
+/* Runs (req NULL) or starts s. */
+static int go(coll_sched_t *s, MPI_Request *req)
+{
+    return req ? coll_sched_start(s, req) : coll_sched_run(s);
+}
+
+static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatype dt, MPI_Op op)
+{
+    coll_sched_t *s = coll_sched_create(comm, id);
+    if (s && req) {
+        sched_hold_dt(s, dt);
+        sched_hold_op(s, op);
+    }
+    return s;
+}
+
+/* ---- builders on a group ------------------------------------------------- */
+
+void coll_build_barrier(coll_sched_t *s, const coll_grp_t *g)
+{
+    coll_query_t q = query(s, g, 0, 0, 1);
+    if (coll_select(COLL_BARRIER, &q) == COLL_ALG_TWO_LEVEL)
+        coll_barrier_two_level(s);
+    else
+        coll_barrier_dissemination(s, g);
+}
+
+void coll_build_bcast(coll_sched_t *s, const coll_grp_t *g, void *buf, int count,
+                      MPI_Datatype dt, int root)
+{
+    coll_query_t q = query(s, g, nbytes(count, dt), count, 1);
     switch (coll_select(COLL_BCAST, &q)) {
-    case COLL_ALG_SCATTER_RING: return coll_bcast_scatter_ring(buf, count, dt, root, comm);
-    default: return coll_bcast_binomial(buf, count, dt, root, comm);
+    case COLL_ALG_TWO_LEVEL: coll_bcast_two_level(s, buf, count, dt, root); break;
+    case COLL_ALG_SCATTER_RING: coll_bcast_scatter_ring(s, g, buf, count, dt, root); break;
+    case COLL_ALG_SCATTER_RECDBL: coll_bcast_scatter_recdbl(s, g, buf, count, dt, root); break;
+    default: coll_bcast_binomial(s, g, buf, count, dt, root); break;
     }
 }
 
+void coll_build_reduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
+                       int count, MPI_Datatype dt, MPI_Op op, int root)
+{
+    coll_query_t q = query(s, g, nbytes(count, dt), count, op->commute);
+    switch (coll_select(COLL_REDUCE, &q)) {
+    case COLL_ALG_TWO_LEVEL: coll_reduce_two_level(s, sbuf, rbuf, count, dt, op, root); break;
+    case COLL_ALG_RSAG: coll_reduce_rsag(s, g, sbuf, rbuf, count, dt, op, root); break;
+    default: coll_reduce_binomial(s, g, sbuf, rbuf, count, dt, op, root); break;
+    }
+}
+
+void coll_build_allreduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
+                          int count, MPI_Datatype dt, MPI_Op op)
+{
+    coll_query_t q = query(s, g, nbytes(count, dt), count, op->commute);
+    switch (coll_select(COLL_ALLREDUCE, &q)) {
+    case COLL_ALG_TWO_LEVEL: coll_allreduce_two_level(s, sbuf, rbuf, count, dt, op); break;
+    case COLL_ALG_RABENSEIFNER:
+        coll_allreduce_rabenseifner(s, g, sbuf, rbuf, count, dt, op);
+        break;
+    case COLL_ALG_RING: coll_allreduce_ring(s, g, sbuf, rbuf, count, dt, op); break;
+    case COLL_ALG_REDUCE_BCAST: {
+        /* Away from the root the input must not be MPI_IN_PLACE: it is rbuf. */
+        const void *in = (sbuf == MPI_IN_PLACE && g->me != 0) ? rbuf : sbuf;
+        coll_build_reduce(s, g, in, rbuf, count, dt, op, 0);
+        coll_build_bcast(s, g, rbuf, count, dt, 0);
+        break;
+    }
+    default: coll_allreduce_recdbl(s, g, sbuf, rbuf, count, dt, op); break;
+    }
+}
+
+/* ---- entry points ---------------------------------------------------------- */
+
+static int barrier(MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL);
+    if (!s)
+        return CORE_ENOMEM;
+    coll_grp_t g = whole(comm);
+    coll_build_barrier(s, &g);
+    return go(s, req);
+}
+int coll_barrier(MPI_Comm comm) { return barrier(comm, NULL); }
+int coll_ibarrier(MPI_Comm comm, MPI_Request *req) { return barrier(comm, req); }
+
+static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                 MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, COLL_BCAST, req, dt, NULL);
+    if (!s)
+        return CORE_ENOMEM;
+    coll_grp_t g = whole(comm);
+    coll_build_bcast(s, &g, buf, count, dt, root);
+    return go(s, req);
+}
+int coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    return bcast(buf, count, dt, root, comm, NULL);
+}
+int coll_ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                MPI_Request *req)
+{
+    return bcast(buf, count, dt, root, comm, req);
+}
+
+static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                  MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, COLL_REDUCE, req, dt, op);
+    if (!s)
+        return CORE_ENOMEM;
+    coll_grp_t g = whole(comm);
+    coll_build_reduce(s, &g, sbuf, rbuf, count, dt, op, root);
+    return go(s, req);
+}
 int coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm)
 {
-    coll_query_t q = { nbytes(count, dt), comm->size, count, op->commute };
-    comm->coll_seq++;
-    switch (coll_select(COLL_REDUCE, &q)) {
-    case COLL_ALG_RSAG: return coll_reduce_rsag(sbuf, rbuf, count, dt, op, root, comm);
-    default: return coll_reduce_binomial(sbuf, rbuf, count, dt, op, root, comm);
-    }
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, NULL);
+}
+int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, req);
 }
 
+static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, COLL_ALLREDUCE, req, dt, op);
+    if (!s)
+        return CORE_ENOMEM;
+    coll_grp_t g = whole(comm);
+    coll_build_allreduce(s, &g, sbuf, rbuf, count, dt, op);
+    return go(s, req);
+}
 int coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm)
 {
-    coll_query_t q = { nbytes(count, dt), comm->size, count, op->commute };
-    comm->coll_seq++;
-    switch (coll_select(COLL_ALLREDUCE, &q)) {
-    case COLL_ALG_RABENSEIFNER:
-        return coll_allreduce_rabenseifner(sbuf, rbuf, count, dt, op, comm);
-    case COLL_ALG_RING: return coll_allreduce_ring(sbuf, rbuf, count, dt, op, comm);
-    case COLL_ALG_REDUCE_BCAST:
-        return coll_allreduce_reduce_bcast(sbuf, rbuf, count, dt, op, comm);
-    default: return coll_allreduce_recdbl(sbuf, rbuf, count, dt, op, comm);
+    return allreduce(sbuf, rbuf, count, dt, op, comm, NULL);
+}
+int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *req)
+{
+    return allreduce(sbuf, rbuf, count, dt, op, comm, req);
+}
+
+/* counts NULL: every block has count items (reduce_scatter_block). */
+static int reduce_scatter(int id, const void *sbuf, void *rbuf, const int *counts, int count,
+                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, id, req, dt, op);
+    if (!s)
+        return CORE_ENOMEM;
+    coll_grp_t g = whole(comm);
+    if (!counts) {
+        int *c = sched_alloc(s, sizeof(int) * (size_t)comm->size);
+        if (c)
+            for (int i = 0; i < comm->size; i++)
+                c[i] = count;
+        counts = c;
     }
-}
-
-int coll_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                MPI_Datatype rdt, int root, MPI_Comm comm)
-{
-    /* One block's size, the same on every rank (the root may pass MPI_IN_PLACE). */
-    size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
-    coll_query_t q = { blk, comm->size, 0, 1 };
-    comm->coll_seq++;
-    if (coll_select(COLL_GATHER, &q) == COLL_ALG_LINEAR) {
-        coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL };
-        return coll_gather_linear(sbuf, scount, sdt, &rl, root, comm);
+    if (counts) {
+        size_t total = 0;
+        for (int i = 0; i < comm->size; i++)
+            total += (size_t)counts[i];
+        coll_query_t q = query(s, &g, total * dt->size, (int)total, op->commute);
+        if (coll_select((enum coll_id)id, &q) == COLL_ALG_PAIRWISE)
+            coll_reduce_scatter_pairwise(s, &g, sbuf, rbuf, counts, dt, op);
+        else
+            coll_reduce_scatter_halving(s, &g, sbuf, rbuf, counts, dt, op);
     }
-    return coll_gather_binomial(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
+    return go(s, req);
+}
+int coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter(COLL_REDUCE_SCATTER, sbuf, rbuf, rcounts, 0, dt, op, comm, NULL);
+}
+int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_scatter(COLL_REDUCE_SCATTER, sbuf, rbuf, rcounts, 0, dt, op, comm, req);
+}
+int coll_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter(COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, NULL, rcount, dt, op, comm,
+                          NULL);
+}
+int coll_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    return reduce_scatter(COLL_REDUCE_SCATTER_BLOCK, sbuf, rbuf, NULL, rcount, dt, op, comm,
+                          req);
 }
 
-int coll_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                 const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm)
+static int scan(int excl, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                MPI_Comm comm, MPI_Request *req)
 {
-    coll_query_t q = { 0, comm->size, 0, 1 };
-    comm->coll_seq++;
-    (void)coll_select(COLL_GATHERV, &q);
-    coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs };
-    return coll_gather_linear(sbuf, scount, sdt, &rl, root, comm);
+    int id = excl ? COLL_EXSCAN : COLL_SCAN;
+    coll_sched_t *s = create(comm, id, req, dt, op);
+    if (!s)
+        return CORE_ENOMEM;
+    coll_grp_t g = whole(comm);
+    coll_query_t q = query(s, &g, nbytes(count, dt), count, op->commute);
+    if (coll_select((enum coll_id)id, &q) == COLL_ALG_LINEAR)
+        coll_scan_linear(s, &g, sbuf, rbuf, count, dt, op, excl);
+    else
+        coll_scan_recdbl(s, &g, sbuf, rbuf, count, dt, op, excl);
+    return go(s, req);
 }
-
-int coll_scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                 MPI_Datatype rdt, int root, MPI_Comm comm)
+int coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+              MPI_Comm comm)
 {
-    size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
-    coll_query_t q = { blk, comm->size, 0, 1 };
-    comm->coll_seq++;
-    if (coll_select(COLL_SCATTER, &q) == COLL_ALG_LINEAR) {
-        coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL };
-        return coll_scatter_linear(&sl, rbuf, rcount, rdt, root, comm);
-    }
-    return coll_scatter_binomial(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
+    return scan(0, sbuf, rbuf, count, dt, op, comm, NULL);
 }
-
-int coll_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
-                  void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+int coll_iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+               MPI_Comm comm, MPI_Request *req)
 {
-    coll_query_t q = { 0, comm->size, 0, 1 };
-    comm->coll_seq++;
-    (void)coll_select(COLL_SCATTERV, &q);
-    coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs };
-    return coll_scatter_linear(&sl, rbuf, rcount, rdt, root, comm);
+    return scan(0, sbuf, rbuf, count, dt, op, comm, req);
 }
-
-static int allgather_run(enum coll_id id, const void *sbuf, int scount, MPI_Datatype sdt,
-                         const coll_layout_t *rl, MPI_Comm comm)
+int coll_exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                MPI_Comm comm)
 {
-    size_t total = 0;
-    for (int i = 0; i < comm->size; i++)
-        total += lay_bytes(rl, i);
-    coll_query_t q = { total, comm->size, 0, 1 };
-    comm->coll_seq++;
-    switch (coll_select(id, &q)) {
-    case COLL_ALG_RECDBL: return coll_allgather_recdbl(sbuf, scount, sdt, rl, comm);
-    case COLL_ALG_BRUCK: return coll_allgather_bruck(sbuf, scount, sdt, rl, comm);
-    default: return coll_allgather_ring(sbuf, scount, sdt, rl, comm);
-    }
+    return scan(1, sbuf, rbuf, count, dt, op, comm, NULL);
 }
-
-int coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                   MPI_Datatype rdt, MPI_Comm comm)
+int coll_iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *req)
 {
-    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL };
-    return allgather_run(COLL_ALLGATHER, sbuf, scount, sdt, &rl, comm);
-}
-
-int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                    const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
-{
-    coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs };
-    return allgather_run(COLL_ALLGATHERV, sbuf, scount, sdt, &rl, comm);
-}
-
-static int alltoall_run(enum coll_alg alg, const coll_layout_t *sl, const coll_layout_t *rl,
-                        MPI_Comm comm)
-{
-    switch (alg) {
-    case COLL_ALG_BRUCK: return coll_alltoall_bruck(sl, rl, comm);
-    case COLL_ALG_LINEAR: return coll_alltoall_linear(sl, rl, comm);
-    default: return coll_alltoall_pairwise(sl, rl, comm);
-    }
-}
-
-int coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                  MPI_Datatype rdt, MPI_Comm comm)
-{
-    coll_query_t q = { nbytes(rcount, rdt), comm->size, 0, 1 };
-    comm->coll_seq++;
-    coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL };
-    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL };
-    if (sbuf == MPI_IN_PLACE)
-        sl.dt = rdt;
-    return alltoall_run(coll_select(COLL_ALLTOALL, &q), &sl, &rl, comm);
-}
-
-int coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
-                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
-                   MPI_Comm comm)
-{
-    coll_query_t q = { 0, comm->size, 0, 1 };
-    comm->coll_seq++;
-    coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, sdispls };
-    coll_layout_t rl = { rbuf, rdt, 0, rcounts, rdispls };
-    enum coll_alg alg = coll_select(COLL_ALLTOALLV, &q);
-    return alltoall_run(alg == COLL_ALG_BRUCK ? COLL_ALG_PAIRWISE : alg, &sl, &rl, comm);
+    return scan(1, sbuf, rbuf, count, dt, op, comm, req);
 }

@@ -9,61 +9,53 @@
  * Leaves send straight from the user's buffer. Blocks travel packed; the
  * root unpacks them to their places (rotated by the root's rank).
  */
-#include <stdlib.h>
-#include <string.h>
 #include "collectives/coll_impl.h"
 
-int coll_gather_binomial(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                         MPI_Datatype rdt, int root, MPI_Comm comm)
+void coll_gather_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
+                          MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root)
 {
-    int n = comm->size, r = comm->rank, vr = (r - root + n) % n;
+    int n = g->n, r = g->me, vr = (r - root + n) % n;
     int inplace = sbuf == MPI_IN_PLACE;
-    if (n == 1)
-        return inplace ? 0 : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-
+    if (n == 1) {
+        if (!inplace)
+            sched_copy(s, sbuf, (size_t)scount, sdt, rbuf, (size_t)rcount, rdt);
+        sched_fence(s);
+        return;
+    }
     size_t blk = r == root ? (size_t)rcount * rdt->size : (size_t)scount * sdt->size;
     int mask = 1;
     while (mask < n && !(vr & mask))
         mask <<= 1;
     int sub = n - vr < mask ? n - vr : mask;   /* ranks in this subtree */
-    if (sub == 1)
-        return coll_send(sbuf, (size_t)scount, sdt, (vr - mask + root) % n, COLL_TAG_GATHER,
-                         comm);
-
-    int rc = 0;
-    char *tmp = malloc(blk * (size_t)sub + 1);
+    if (sub == 1) {
+        sched_send(s, sbuf, (size_t)scount, sdt, grp_peer(g, (vr - mask + root) % n));
+        sched_fence(s);
+        return;
+    }
+    char *tmp = sched_alloc(s, blk * (size_t)sub + 1);
     if (!tmp)
-        return CORE_ENOMEM;
+        return;
     if (r != root)
-        coll_pack(tmp, sbuf, (size_t)scount, sdt);
-
-    MPI_Request reqs[32];
-    int nreq = 0;
-    for (int m = 1; m < mask && !rc; m <<= 1) {
+        sched_copy(s, sbuf, (size_t)scount, sdt, tmp, blk, MPI_BYTE);
+    for (int m = 1; m < mask; m <<= 1) {
         int child = vr + m;
         if (child >= n)
             break;
         int csub = n - child < m ? n - child : m;
-        rc = coll_irecv(tmp + (size_t)m * blk, (size_t)csub * blk, MPI_BYTE, (child + root) % n,
-                        COLL_TAG_GATHER, comm, &reqs[nreq++]);
+        sched_recv(s, tmp + (size_t)m * blk, (size_t)csub * blk, MPI_BYTE,
+                   grp_peer(g, (child + root) % n));
     }
-    if (rc)
-        nreq--;
-    int rc2 = coll_waitall(reqs, nreq);
-    if (rc || (rc = rc2))
-        goto out;
-
+    sched_fence(s);
     if (r != root) {
-        rc = coll_send(tmp, (size_t)sub * blk, MPI_BYTE, (vr - mask + root) % n, COLL_TAG_GATHER,
-                       comm);
-        goto out;
+        sched_send(s, tmp, (size_t)sub * blk, MPI_BYTE, grp_peer(g, (vr - mask + root) % n));
+        sched_fence(s);
+        return;
     }
-    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL };
+    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
     for (int j = 1; j < n; j++)
-        coll_unpack(lay_ptr(&rl, (j + root) % n), (size_t)rcount, rdt, tmp + (size_t)j * blk);
+        sched_copy(s, tmp + (size_t)j * blk, blk, MPI_BYTE, lay_ptr(&rl, (j + root) % n),
+                   (size_t)rcount, rdt);
     if (!inplace)
-        rc = coll_copy(sbuf, scount, sdt, lay_ptr(&rl, root), rcount, rdt);
-out:
-    free(tmp);
-    return rc;
+        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(&rl, root), (size_t)rcount, rdt);
+    sched_fence(s);
 }

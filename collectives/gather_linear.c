@@ -5,28 +5,23 @@
  * only algorithm for gatherv, whose blocks have their own counts and
  * displacements.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
-int coll_gather_linear(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
-                       int root, MPI_Comm comm)
+void coll_gather_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
+                        MPI_Datatype sdt, const coll_layout_t *rl, int root)
 {
-    int n = comm->size, r = comm->rank;
-    if (r != root)
-        return coll_send(sbuf, (size_t)scount, sdt, root, COLL_TAG_GATHER, comm);
-
-    MPI_Request *reqs = calloc((size_t)n, sizeof(*reqs));
-    if (!reqs)
-        return CORE_ENOMEM;
-    int rc = 0;
-    for (int i = 0; i < n && !rc; i++) {
-        if (i != root)
-            rc = coll_irecv(lay_ptr(rl, i), (size_t)lay_count(rl, i), rl->dt, i, COLL_TAG_GATHER,
-                            comm, &reqs[i]);
+    int n = g->n, r = g->me;
+    if (r != root) {
+        sched_send(s, sbuf, (size_t)scount, sdt, grp_peer(g, root));
+        sched_fence(s);
+        return;
     }
-    if (!rc && sbuf != MPI_IN_PLACE)
-        rc = coll_copy(sbuf, scount, sdt, lay_ptr(rl, root), lay_count(rl, root), rl->dt);
-    int rc2 = coll_waitall(reqs, n);
-    free(reqs);
-    return rc ? rc : rc2;
+    for (int i = 0; i < n; i++)
+        if (i != root)
+            sched_recv(s, lay_ptr(rl, i), (size_t)lay_count(rl, i), lay_dt(rl, i),
+                       grp_peer(g, i));
+    if (sbuf != MPI_IN_PLACE)
+        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
+                   lay_dt(rl, root));
+    sched_fence(s);
 }

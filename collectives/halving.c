@@ -1,17 +1,16 @@
 /*
  * The pieces the power-of-two reduction algorithms share: folding a
- * non-power-of-two communicator into a power-of-two group, splitting a
- * vector in chunks, and recursive-halving reduce-scatter (the first half of
- * Rabenseifner's allreduce and reduce).
+ * non-power-of-two group into a power-of-two one, splitting a vector in
+ * chunks, and recursive-halving reduce-scatter (the first half of
+ * Rabenseifner's allreduce and reduce, and reduce_scatter).
  *
  * Order: every combination puts the lower ranks' partial result first
- * (core_op_apply(op, lower, higher) computes higher = lower op higher), and
- * every partial result covers a contiguous run of ranks, so user operations
- * that do not commute still see MPI's canonical order r0 op r1 op ... .
+ * (a reduce step computes inout = in op inout with in from the lower
+ * ranks), and every partial result covers a contiguous run of ranks, so user
+ * operations that do not commute still see MPI's canonical order
+ * r0 op r1 op ... .
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
-#include "core/op.h"
 
 void coll_split(int count, int n, int *cnts, int *disps)
 {
@@ -24,63 +23,57 @@ void coll_split(int count, int n, int *cnts, int *disps)
     disps[n] = off;
 }
 
-int coll_fold_in(void *cur, void *tmp, int count, MPI_Datatype dt, MPI_Op op, int tag,
-                 MPI_Comm comm, int *newrank)
+int coll_fold_in(coll_sched_t *s, const coll_grp_t *g, void *cur, void *tmp, int count,
+                 MPI_Datatype dt, MPI_Op op)
 {
-    int n = comm->size, r = comm->rank;
+    int n = g->n, r = g->me;
     int rem = n - coll_pof2(n);
-    if (r >= 2 * rem) {
-        *newrank = r - rem;
-        return 0;
-    }
+    if (r >= 2 * rem)
+        return r - rem;
     if (r % 2 == 0) {
-        *newrank = -1;
-        return coll_send(cur, (size_t)count, dt, r + 1, tag, comm);
+        sched_send(s, cur, (size_t)count, dt, grp_peer(g, r + 1));
+        sched_fence(s);
+        return -1;
     }
-    *newrank = r / 2;
-    int rc = coll_recv(tmp, (size_t)count, dt, r - 1, tag, comm);
-    if (rc)
-        return rc;
-    return core_op_apply(op, tmp, cur, count, dt);
+    sched_recv(s, tmp, (size_t)count, dt, grp_peer(g, r - 1));
+    sched_fence(s);
+    sched_reduce(s, tmp, cur, (size_t)count, dt, op);
+    return r / 2;
 }
 
-int coll_rs_halving(void **cur, void **other, const int *cnts, const int *disps,
-                    MPI_Datatype dt, MPI_Op op, int newrank, int pof2, int rem, int *lo, int *hi,
-                    int *los, int *his, int tag, MPI_Comm comm)
+void coll_rs_halving(coll_sched_t *s, const coll_grp_t *g, void **cur, void **other,
+                     const int *disps, MPI_Datatype dt, MPI_Op op, int newrank, int pof2,
+                     int *lo, int *hi, int *los, int *his)
 {
-    (void)cnts;
     MPI_Aint ext = dt->extent;
+    int rem = g->n - pof2;
     int l = 0, h = pof2, step = 0;
     for (int mask = 1; mask < pof2; mask <<= 1, step++) {
-        int newdst = newrank ^ mask, dst = coll_fold_real(newdst, rem);
+        int newdst = newrank ^ mask, dst = grp_peer(g, coll_fold_real(newdst, rem));
         int mid = (l + h) / 2, lower = newrank < newdst;
         int keep_lo = lower ? l : mid, keep_hi = lower ? mid : h;
         int send_lo = lower ? mid : l, send_hi = lower ? h : mid;
         los[step] = l;
         his[step] = h;
         char *c = *cur, *o = *other;
-        int nkeep = disps[keep_hi] - disps[keep_lo];
+        size_t nkeep = (size_t)(disps[keep_hi] - disps[keep_lo]);
         MPI_Aint koff = (MPI_Aint)disps[keep_lo] * ext;
-        int rc = coll_sendrecv(c + (MPI_Aint)disps[send_lo] * ext,
-                               (size_t)(disps[send_hi] - disps[send_lo]), dt, dst, o + koff,
-                               (size_t)nkeep, dt, dst, tag, comm);
-        if (rc)
-            return rc;
+        sched_send(s, c + (MPI_Aint)disps[send_lo] * ext,
+                   (size_t)(disps[send_hi] - disps[send_lo]), dt, dst);
+        sched_recv(s, o + koff, nkeep, dt, dst);
+        sched_fence(s);
         if (lower) {
             /* other = mine op theirs; then other holds the partial result. */
-            rc = core_op_apply(op, c + koff, o + koff, nkeep, dt);
+            sched_reduce(s, c + koff, o + koff, nkeep, dt, op);
             void *t = *cur;
             *cur = *other;
             *other = t;
         } else {
-            rc = core_op_apply(op, o + koff, c + koff, nkeep, dt);
+            sched_reduce(s, o + koff, c + koff, nkeep, dt, op);
         }
-        if (rc)
-            return rc;
         l = keep_lo;
         h = keep_hi;
     }
     *lo = l;
     *hi = h;
-    return 0;
 }

@@ -11,78 +11,69 @@
  * lower op higher, which is MPI's canonical order; rank 0 then sends the
  * result to the root: one extra message.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 #include "core/op.h"
 
-int coll_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                         int root, MPI_Comm comm)
+void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
+                          int count, MPI_Datatype dt, MPI_Op op, int root)
 {
-    int n = comm->size, r = comm->rank;
+    int n = g->n, r = g->me;
     int tree_root = op->commute ? root : 0;
     int vr = (r - tree_root + n) % n;
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    int rc = 0;
+    size_t cnt = (size_t)count;
 
     /* Leaves (odd relative ranks, or a lone rank) combine nothing. */
     int has_child = (vr % 2 == 0) && vr + 1 < n;
     if (!has_child) {
-        if (r == tree_root)
-            return sbuf == MPI_IN_PLACE ? 0 : coll_copy(sbuf, count, dt, rbuf, count, dt);
+        if (r == tree_root) {
+            if (sbuf != MPI_IN_PLACE)
+                sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+            sched_fence(s);
+            return;
+        }
         int parent = ((vr & (vr - 1)) + tree_root) % n;   /* clears the lowest set bit */
-        rc = coll_send(mine, count, dt, parent, COLL_TAG_REDUCE, comm);
-        if (rc == 0 && r == root)   /* non-commutative, root != 0: the result comes from 0 */
-            rc = coll_recv(rbuf, count, dt, 0, COLL_TAG_REDUCE, comm);
-        return rc;
+        sched_send(s, mine, cnt, dt, grp_peer(g, parent));
+        sched_fence(s);
+        if (r == root) {   /* not commutative, root != 0: the result comes from 0 */
+            sched_recv(s, rbuf, cnt, dt, grp_peer(g, 0));
+            sched_fence(s);
+        }
+        return;
     }
 
     /* The partial result lives in acc, data from a child arrives in in. */
-    void *raw_a = NULL, *raw_b = NULL, *acc, *in;
-    in = coll_tmp_alloc(count, dt, &raw_b);
-    acc = r == root ? rbuf : coll_tmp_alloc(count, dt, &raw_a);
-    if (count && (!in || !acc)) {
-        rc = CORE_ENOMEM;
-        goto out;
-    }
-    if ((rc = coll_copy(mine, count, dt, acc, count, dt)))
-        goto out;
+    void *in = sched_tmp(s, cnt, dt);
+    void *acc = r == root ? rbuf : sched_tmp(s, cnt, dt);
+    sched_copy(s, mine, cnt, dt, acc, cnt, dt);
 
-    int mask;
-    for (mask = 1; mask < n; mask <<= 1) {
+    for (int mask = 1; mask < n; mask <<= 1) {
         if (vr & mask) {
-            int parent = (vr - mask + tree_root) % n;
-            rc = coll_send(acc, count, dt, parent, COLL_TAG_REDUCE, comm);
+            sched_send(s, acc, cnt, dt, grp_peer(g, (vr - mask + tree_root) % n));
+            sched_fence(s);
             break;
         }
         if (vr + mask >= n)
             continue;
-        int child = (vr + mask + tree_root) % n;
-        if ((rc = coll_recv(in, count, dt, child, COLL_TAG_REDUCE, comm)))
-            goto out;
+        sched_recv(s, in, cnt, dt, grp_peer(g, (vr + mask + tree_root) % n));
+        sched_fence(s);
         if (op->commute) {
-            rc = core_op_apply(op, in, acc, count, dt);
+            sched_reduce(s, in, acc, cnt, dt, op);
         } else {
             /* The child's ranks are above ours: in = acc op in, then swap. */
-            rc = core_op_apply(op, acc, in, count, dt);
+            sched_reduce(s, acc, in, cnt, dt, op);
             void *t = acc;
             acc = in;
             in = t;
         }
-        if (rc)
-            goto out;
     }
-    if (rc)
-        goto out;
     if (r == tree_root && r == root) {
         if (acc != rbuf)
-            rc = coll_copy(acc, count, dt, rbuf, count, dt);
+            sched_copy(s, acc, cnt, dt, rbuf, cnt, dt);
     } else if (r == tree_root) {
-        rc = coll_send(acc, count, dt, root, COLL_TAG_REDUCE, comm);
+        sched_send(s, acc, cnt, dt, grp_peer(g, root));
     } else if (r == root) {
-        rc = coll_recv(rbuf, count, dt, tree_root, COLL_TAG_REDUCE, comm);
+        sched_recv(s, rbuf, cnt, dt, grp_peer(g, tree_root));
     }
-out:
-    free(raw_a);
-    free(raw_b);
-    return rc;
+    sched_fence(s);
 }

@@ -8,82 +8,71 @@
  * Non-power-of-two sizes fold in first; when the root is an even rank that
  * sat out, its odd partner gathers the result and forwards it.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
-/* Gather mirroring the halving steps toward group rank newroot: in step s
- * (from the last back) the partner whose bit s differs from newroot's
- * sends its chunks [lo, hi) and is done. */
-static int gather_halves(char *buf, const int *disps, MPI_Datatype dt, int newrank, int newroot,
-                         int rem, int lo, int hi, const int *los, const int *his, int nsteps,
-                         MPI_Comm comm)
+/* Gather mirroring the halving steps toward group rank newroot: in step k
+ * (from the last back) the partner whose bit k differs from newroot's
+ * sends its chunks [lo, hi) and is done. Returns 1 if this rank sent. */
+static int gather_halves(coll_sched_t *s, const coll_grp_t *g, char *buf, const int *disps,
+                         MPI_Datatype dt, int newrank, int newroot, int rem, int lo, int hi,
+                         const int *los, const int *his, int nsteps)
 {
     MPI_Aint ext = dt->extent;
-    for (int s = nsteps - 1; s >= 0; s--) {
-        int mask = 1 << s, dst = coll_fold_real(newrank ^ mask, rem);
-        if ((newrank & mask) != (newroot & mask))
-            return coll_send(buf + (MPI_Aint)disps[lo] * ext, (size_t)(disps[hi] - disps[lo]), dt,
-                             dst, COLL_TAG_REDUCE, comm);
-        int plo = lo == los[s] ? hi : los[s];
-        int phi = lo == los[s] ? his[s] : lo;
-        int rc = coll_recv(buf + (MPI_Aint)disps[plo] * ext, (size_t)(disps[phi] - disps[plo]),
-                           dt, dst, COLL_TAG_REDUCE, comm);
-        if (rc)
-            return rc;
-        lo = los[s];
-        hi = his[s];
+    for (int k = nsteps - 1; k >= 0; k--) {
+        int mask = 1 << k, dst = grp_peer(g, coll_fold_real(newrank ^ mask, rem));
+        if ((newrank & mask) != (newroot & mask)) {
+            sched_send(s, buf + (MPI_Aint)disps[lo] * ext, (size_t)(disps[hi] - disps[lo]), dt,
+                       dst);
+            sched_fence(s);
+            return 1;
+        }
+        int plo = lo == los[k] ? hi : los[k];
+        int phi = lo == los[k] ? his[k] : lo;
+        sched_recv(s, buf + (MPI_Aint)disps[plo] * ext, (size_t)(disps[phi] - disps[plo]), dt,
+                   dst);
+        sched_fence(s);
+        lo = los[k];
+        hi = his[k];
     }
     return 0;
 }
 
-int coll_reduce_rsag(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                     int root, MPI_Comm comm)
+void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
+                      int count, MPI_Datatype dt, MPI_Op op, int root)
 {
-    int n = comm->size, r = comm->rank;
-    if (n == 1 || count == 0)
-        return sbuf == MPI_IN_PLACE ? 0 : coll_copy(sbuf, count, dt, rbuf, count, dt);
-
-    int pof2 = coll_pof2(n), rem = n - pof2, nsteps = 0, newrank, lo = 0, hi = 0, rc;
-    while ((1 << nsteps) < pof2)
-        nsteps++;
+    int n = g->n, r = g->me;
+    size_t cnt = (size_t)count;
+    if (n == 1 || count == 0) {
+        if (sbuf != MPI_IN_PLACE && r == root)
+            sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+        sched_fence(s);
+        return;
+    }
+    int pof2 = coll_pof2(n), rem = n - pof2, nsteps = coll_log2(pof2), lo = 0, hi = 0;
     /* The group rank that ends with the result, and the real rank holding it. */
     int holder = root < 2 * rem ? (root | 1) : root;
     int newroot = root < 2 * rem ? root / 2 : root - rem;
 
-    void *raw_a, *raw_b;
-    void *a = coll_tmp_alloc(count, dt, &raw_a), *b = coll_tmp_alloc(count, dt, &raw_b);
-    int *ints = malloc(sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
-    if (!a || !b || !ints) {
-        rc = CORE_ENOMEM;
-        goto out;
-    }
+    void *cur = sched_tmp(s, cnt, dt), *other = sched_tmp(s, cnt, dt);
+    int *ints = sched_alloc(s, sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
+    if (!ints || !cur || !other)
+        return;
     int *cnts = ints, *disps = ints + pof2, *los = disps + pof2 + 1, *his = los + nsteps;
-    void *cur = a, *other = b;
-    if ((rc = coll_copy(sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt, cur, count, dt)))
-        goto out;
-    rc = coll_fold_in(cur, other, count, dt, op, COLL_TAG_REDUCE, comm, &newrank);
-    if (rc)
-        goto out;
+    sched_copy(s, sbuf == MPI_IN_PLACE ? rbuf : sbuf, cnt, dt, cur, cnt, dt);
+    int newrank = coll_fold_in(s, g, cur, other, count, dt, op);
     if (newrank >= 0) {
         coll_split(count, pof2, cnts, disps);
-        rc = coll_rs_halving(&cur, &other, cnts, disps, dt, op, newrank, pof2, rem, &lo, &hi,
-                             los, his, COLL_TAG_REDUCE, comm);
-        if (rc)
-            goto out;
-        rc = gather_halves(cur, disps, dt, newrank, newroot, rem, lo, hi, los, his, nsteps,
-                           comm);
-        if (rc || newrank != newroot)
-            goto out;
+        coll_rs_halving(s, g, &cur, &other, disps, dt, op, newrank, pof2, &lo, &hi, los, his);
+        if (gather_halves(s, g, cur, disps, dt, newrank, newroot, rem, lo, hi, los, his, nsteps))
+            return;
+        if (newrank != newroot)
+            return;
         if (r == root)
-            rc = coll_copy(cur, count, dt, rbuf, count, dt);
+            sched_copy(s, cur, cnt, dt, rbuf, cnt, dt);
         else
-            rc = coll_send(cur, count, dt, root, COLL_TAG_REDUCE, comm);
+            sched_send(s, cur, cnt, dt, grp_peer(g, root));
     } else if (r == root) {
-        rc = coll_recv(rbuf, count, dt, holder, COLL_TAG_REDUCE, comm);
+        sched_recv(s, rbuf, cnt, dt, grp_peer(g, holder));
     }
-out:
-    free(ints);
-    free(raw_a);
-    free(raw_b);
-    return rc;
+    sched_fence(s);
 }

@@ -8,68 +8,61 @@
  * Leaves receive straight into the user's buffer; the root sends straight
  * from its buffer when it is rank 0 with a contiguous datatype.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
-int coll_scatter_binomial(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                          MPI_Datatype rdt, int root, MPI_Comm comm)
+void coll_scatter_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
+                           MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root)
 {
-    int n = comm->size, r = comm->rank, vr = (r - root + n) % n;
+    int n = g->n, r = g->me, vr = (r - root + n) % n;
     int inplace = rbuf == MPI_IN_PLACE;
-    if (n == 1)
-        return inplace ? 0 : coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-
+    if (n == 1) {
+        if (!inplace)
+            sched_copy(s, sbuf, (size_t)scount, sdt, rbuf, (size_t)rcount, rdt);
+        sched_fence(s);
+        return;
+    }
     size_t blk = r == root ? (size_t)scount * sdt->size : (size_t)rcount * rdt->size;
     int mask = 1;
     while (mask < n && !(vr & mask))
         mask <<= 1;
     int sub = n - vr < mask ? n - vr : mask;
-    if (sub == 1)
-        return coll_recv(rbuf, (size_t)rcount, rdt, (vr - mask + root) % n, COLL_TAG_SCATTER,
-                         comm);
-
-    int rc = 0;
-    char *tmp = NULL;
+    if (sub == 1) {
+        sched_recv(s, rbuf, (size_t)rcount, rdt, grp_peer(g, (vr - mask + root) % n));
+        sched_fence(s);
+        return;
+    }
     const char *data;
     if (r == root && root == 0 && core_dt_is_contig(sdt)) {
         data = sbuf;
     } else {
-        if (!(tmp = malloc(blk * (size_t)sub + 1)))
-            return CORE_ENOMEM;
+        char *tmp = sched_alloc(s, blk * (size_t)sub + 1);
+        if (!tmp)
+            return;
         data = tmp;
+        if (r == root) {
+            coll_layout_t sl = { (char *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+            for (int j = 1; j < n; j++)
+                sched_copy(s, lay_ptr(&sl, (j + root) % n), (size_t)scount, sdt,
+                           tmp + (size_t)j * blk, blk, MPI_BYTE);
+        }
     }
     if (r == root) {
-        coll_layout_t sl = { (char *)sbuf, sdt, scount, NULL, NULL };
-        if (tmp)
-            for (int j = 1; j < n; j++)
-                coll_pack(tmp + (size_t)j * blk, lay_ptr(&sl, (j + root) % n), (size_t)scount,
-                          sdt);
-        if (!inplace && (rc = coll_copy(lay_ptr(&sl, root), scount, sdt, rbuf, rcount, rdt)))
-            goto out;
+        coll_layout_t sl = { (char *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+        if (!inplace)
+            sched_copy(s, lay_ptr(&sl, root), (size_t)scount, sdt, rbuf, (size_t)rcount, rdt);
     } else {
-        rc = coll_recv(tmp, (size_t)sub * blk, MPI_BYTE, (vr - mask + root) % n,
-                       COLL_TAG_SCATTER, comm);
-        if (rc)
-            goto out;
-        coll_unpack(rbuf, (size_t)rcount, rdt, tmp);
+        sched_recv(s, (void *)data, (size_t)sub * blk, MPI_BYTE,
+                   grp_peer(g, (vr - mask + root) % n));
+        sched_fence(s);
+        sched_copy(s, data, blk, MPI_BYTE, rbuf, (size_t)rcount, rdt);
     }
-
-    MPI_Request reqs[32];
-    int nreq = 0;
-    for (int m = mask >> 1; m > 0 && !rc; m >>= 1) {
+    for (int m = mask >> 1; m > 0; m >>= 1) {
         int child = vr + m;
         if (child >= n)
             continue;
         int csub = n - child < m ? n - child : m;
-        rc = coll_isend(data + (size_t)m * blk, (size_t)csub * blk, MPI_BYTE, (child + root) % n,
-                        COLL_TAG_SCATTER, comm, &reqs[nreq++]);
+        sched_send(s, data + (size_t)m * blk, (size_t)csub * blk, MPI_BYTE,
+                   grp_peer(g, (child + root) % n));
     }
-    if (rc)
-        nreq--;
-    int rc2 = coll_waitall(reqs, nreq);
-    if (!rc)
-        rc = rc2;
-out:
-    free(tmp);
-    return rc;
+    sched_fence(s);
 }

@@ -4,28 +4,23 @@
  * copies: the choice for large blocks and the only algorithm for
  * scatterv.
  */
-#include <stdlib.h>
 #include "collectives/coll_impl.h"
 
-int coll_scatter_linear(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
-                        int root, MPI_Comm comm)
+void coll_scatter_linear(coll_sched_t *s, const coll_grp_t *g, const coll_layout_t *sl,
+                         void *rbuf, int rcount, MPI_Datatype rdt, int root)
 {
-    int n = comm->size, r = comm->rank;
-    if (r != root)
-        return coll_recv(rbuf, (size_t)rcount, rdt, root, COLL_TAG_SCATTER, comm);
-
-    MPI_Request *reqs = calloc((size_t)n, sizeof(*reqs));
-    if (!reqs)
-        return CORE_ENOMEM;
-    int rc = 0;
-    for (int i = 0; i < n && !rc; i++) {
-        if (i != root)
-            rc = coll_isend(lay_ptr(sl, i), (size_t)lay_count(sl, i), sl->dt, i, COLL_TAG_SCATTER,
-                            comm, &reqs[i]);
+    int n = g->n, r = g->me;
+    if (r != root) {
+        sched_recv(s, rbuf, (size_t)rcount, rdt, grp_peer(g, root));
+        sched_fence(s);
+        return;
     }
-    if (!rc && rbuf != MPI_IN_PLACE)
-        rc = coll_copy(lay_ptr(sl, root), lay_count(sl, root), sl->dt, rbuf, rcount, rdt);
-    int rc2 = coll_waitall(reqs, n);
-    free(reqs);
-    return rc ? rc : rc2;
+    for (int i = 0; i < n; i++)
+        if (i != root)
+            sched_send(s, lay_ptr(sl, i), (size_t)lay_count(sl, i), lay_dt(sl, i),
+                       grp_peer(g, i));
+    if (rbuf != MPI_IN_PLACE)
+        sched_copy(s, lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                   (size_t)rcount, rdt);
+    sched_fence(s);
 }

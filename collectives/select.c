@@ -1,12 +1,11 @@
 /*
  * Algorithm selection: which algorithms each collective has, the rules that
- * pick one from the message size and communicator size (rows scanned in
- * order, first match wins), and RDMPI_COLL_<NAME>=<algorithm>, read once at
- * coll_init, which forces one. The thresholds follow the defaults of MPICH
- * and Open MPI's tuned component (design brief, section 6).
+ * pick one from the message size, group size and node layout (rows scanned
+ * in order, first match wins), and RDMPI_COLL_<NAME>=<algorithm>, read once
+ * at coll_init, which forces one. The thresholds follow the defaults of
+ * MPICH and Open MPI's tuned component (design brief, section 6), adjusted
+ * where measurements on shared memory said otherwise (noted per row).
  */
-#include <ctype.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +13,14 @@
 #include "collectives/coll_impl.h"
 #include "core/log.h"
 
-#define COLL_MAX_ALGS 4
+#define COLL_MAX_ALGS 6
 
 static const char *const alg_names[COLL_NALGS] = {
     [COLL_ALG_AUTO] = "auto",
     [COLL_ALG_DISSEMINATION] = "dissemination",
     [COLL_ALG_BINOMIAL] = "binomial",
     [COLL_ALG_SCATTER_RING] = "scatter_ring",
+    [COLL_ALG_SCATTER_RECDBL] = "scatter_recursive_doubling",
     [COLL_ALG_RSAG] = "reduce_scatter_gather",
     [COLL_ALG_RECDBL] = "recursive_doubling",
     [COLL_ALG_RABENSEIFNER] = "rabenseifner",
@@ -29,37 +29,64 @@ static const char *const alg_names[COLL_NALGS] = {
     [COLL_ALG_LINEAR] = "linear",
     [COLL_ALG_BRUCK] = "bruck",
     [COLL_ALG_PAIRWISE] = "pairwise",
+    [COLL_ALG_HALVING] = "recursive_halving",
+    [COLL_ALG_TWO_LEVEL] = "two_level",
 };
 
 static const struct {
-    const char *env;                      /* RDMPI_COLL_<NAME> */
+    const char *name;                     /* "MPI_Bcast" */
+    const char *env;                      /* RDMPI_COLL_<NAME>, NULL: one algorithm, no choice */
     enum coll_alg algs[COLL_MAX_ALGS];    /* what RDMPI_COLL_<NAME> may name */
 } colls[COLL_NCOLLS] = {
-    [COLL_BARRIER] = { "RDMPI_COLL_BARRIER", { COLL_ALG_DISSEMINATION } },
-    [COLL_BCAST] = { "RDMPI_COLL_BCAST", { COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING } },
-    [COLL_REDUCE] = { "RDMPI_COLL_REDUCE", { COLL_ALG_BINOMIAL, COLL_ALG_RSAG } },
-    [COLL_ALLREDUCE] = { "RDMPI_COLL_ALLREDUCE", { COLL_ALG_RECDBL, COLL_ALG_RABENSEIFNER,
-                                                   COLL_ALG_RING, COLL_ALG_REDUCE_BCAST } },
-    [COLL_GATHER] = { "RDMPI_COLL_GATHER", { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
-    [COLL_GATHERV] = { "RDMPI_COLL_GATHERV", { COLL_ALG_LINEAR } },
-    [COLL_SCATTER] = { "RDMPI_COLL_SCATTER", { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
-    [COLL_SCATTERV] = { "RDMPI_COLL_SCATTERV", { COLL_ALG_LINEAR } },
-    [COLL_ALLGATHER] = { "RDMPI_COLL_ALLGATHER",
+    [COLL_BARRIER] = { "MPI_Barrier", "RDMPI_COLL_BARRIER",
+                       { COLL_ALG_DISSEMINATION, COLL_ALG_TWO_LEVEL } },
+    [COLL_BCAST] = { "MPI_Bcast", "RDMPI_COLL_BCAST",
+                     { COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING, COLL_ALG_SCATTER_RECDBL,
+                       COLL_ALG_TWO_LEVEL } },
+    [COLL_REDUCE] = { "MPI_Reduce", "RDMPI_COLL_REDUCE",
+                      { COLL_ALG_BINOMIAL, COLL_ALG_RSAG, COLL_ALG_TWO_LEVEL } },
+    [COLL_ALLREDUCE] = { "MPI_Allreduce", "RDMPI_COLL_ALLREDUCE",
+                         { COLL_ALG_RECDBL, COLL_ALG_RABENSEIFNER, COLL_ALG_RING,
+                           COLL_ALG_REDUCE_BCAST, COLL_ALG_TWO_LEVEL } },
+    [COLL_GATHER] = { "MPI_Gather", "RDMPI_COLL_GATHER", { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
+    [COLL_GATHERV] = { "MPI_Gatherv", "RDMPI_COLL_GATHERV", { COLL_ALG_LINEAR } },
+    [COLL_SCATTER] = { "MPI_Scatter", "RDMPI_COLL_SCATTER",
+                       { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
+    [COLL_SCATTERV] = { "MPI_Scatterv", "RDMPI_COLL_SCATTERV", { COLL_ALG_LINEAR } },
+    [COLL_ALLGATHER] = { "MPI_Allgather", "RDMPI_COLL_ALLGATHER",
                          { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING } },
-    [COLL_ALLGATHERV] = { "RDMPI_COLL_ALLGATHERV",
+    [COLL_ALLGATHERV] = { "MPI_Allgatherv", "RDMPI_COLL_ALLGATHERV",
                           { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING } },
-    [COLL_ALLTOALL] = { "RDMPI_COLL_ALLTOALL",
+    [COLL_ALLTOALL] = { "MPI_Alltoall", "RDMPI_COLL_ALLTOALL",
                         { COLL_ALG_PAIRWISE, COLL_ALG_LINEAR, COLL_ALG_BRUCK } },
-    [COLL_ALLTOALLV] = { "RDMPI_COLL_ALLTOALLV", { COLL_ALG_PAIRWISE, COLL_ALG_LINEAR } },
+    [COLL_ALLTOALLV] = { "MPI_Alltoallv", "RDMPI_COLL_ALLTOALLV",
+                         { COLL_ALG_PAIRWISE, COLL_ALG_LINEAR } },
+    [COLL_ALLTOALLW] = { "MPI_Alltoallw", "RDMPI_COLL_ALLTOALLW",
+                         { COLL_ALG_PAIRWISE, COLL_ALG_LINEAR } },
+    [COLL_REDUCE_SCATTER] = { "MPI_Reduce_scatter", "RDMPI_COLL_REDUCE_SCATTER",
+                              { COLL_ALG_HALVING, COLL_ALG_PAIRWISE } },
+    [COLL_REDUCE_SCATTER_BLOCK] = { "MPI_Reduce_scatter_block",
+                                    "RDMPI_COLL_REDUCE_SCATTER_BLOCK",
+                                    { COLL_ALG_HALVING, COLL_ALG_PAIRWISE } },
+    [COLL_SCAN] = { "MPI_Scan", "RDMPI_COLL_SCAN", { COLL_ALG_RECDBL, COLL_ALG_LINEAR } },
+    [COLL_EXSCAN] = { "MPI_Exscan", "RDMPI_COLL_EXSCAN", { COLL_ALG_RECDBL, COLL_ALG_LINEAR } },
+    [COLL_NEIGHBOR_ALLGATHER] = { "MPI_Neighbor_allgather", NULL, { COLL_ALG_LINEAR } },
+    [COLL_NEIGHBOR_ALLGATHERV] = { "MPI_Neighbor_allgatherv", NULL, { COLL_ALG_LINEAR } },
+    [COLL_NEIGHBOR_ALLTOALL] = { "MPI_Neighbor_alltoall", NULL, { COLL_ALG_LINEAR } },
+    [COLL_NEIGHBOR_ALLTOALLV] = { "MPI_Neighbor_alltoallv", NULL, { COLL_ALG_LINEAR } },
+    [COLL_NEIGHBOR_ALLTOALLW] = { "MPI_Neighbor_alltoallw", NULL, { COLL_ALG_LINEAR } },
 };
 
-/* Conditions of a rule besides the byte range and communicator size. */
-enum { W_POW2 = 1u, W_NOT_POW2 = 2u, W_COMMUTE = 4u, W_FEW = 8u /* count < pof2 */ };
+/* Conditions of a rule besides the byte range and group size. */
+enum {
+    W_POW2 = 1u, W_NOT_POW2 = 2u, W_COMMUTE = 4u, W_FEW = 8u /* count < pof2 */,
+    W_NODES = 16u /* the communicator spans nodes, and some node holds several of its ranks */
+};
 
 typedef struct coll_rule {
     enum coll_id id;
     size_t min_bytes, max_bytes;   /* applies when min_bytes <= bytes <= max_bytes */
-    int min_size;                  /* ... and the communicator has at least min_size ranks */
+    int min_size;                  /* ... and the group has at least min_size ranks */
     unsigned when;                 /* ... and these W_* conditions hold */
     enum coll_alg alg;
 } coll_rule_t;
@@ -67,21 +94,27 @@ typedef struct coll_rule {
 #define ANY SIZE_MAX
 #define KB ((size_t)1024)
 
-/* What "bytes" is: bcast, reduce, allreduce: the vector; gather, scatter,
- * alltoall: one rank's block; allgather(v): the whole result. The v
+/* What "bytes" is: bcast, reduce, allreduce, scan, exscan: the vector;
+ * reduce_scatter(_block): the whole input vector; gather, scatter,
+ * alltoall: one rank's block; allgather(v): the whole result. The v and w
  * collectives other than allgatherv have one rule: their sizes differ
  * between ranks, which must all choose alike. */
 static const coll_rule_t rules[] = {
+    { COLL_BARRIER, 0, ANY, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BARRIER, 0, ANY, 0, 0, COLL_ALG_DISSEMINATION },
 
+    { COLL_BCAST, 0, ANY, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BCAST, 0, 12 * KB, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_BCAST, 0, 512 * KB, 8, W_POW2, COLL_ALG_SCATTER_RECDBL },
     { COLL_BCAST, 0, ANY, 8, 0, COLL_ALG_SCATTER_RING },
     { COLL_BCAST, 0, ANY, 0, 0, COLL_ALG_BINOMIAL },
 
+    { COLL_REDUCE, 0, ANY, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
     { COLL_REDUCE, 0, 2 * KB, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_REDUCE, 0, ANY, 0, W_FEW, COLL_ALG_BINOMIAL },
     { COLL_REDUCE, 0, ANY, 0, 0, COLL_ALG_RSAG },
 
+    { COLL_ALLREDUCE, 0, ANY, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
     { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 0, ANY, 0, W_FEW, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 1024 * KB, ANY, 8, W_COMMUTE, COLL_ALG_RING },
@@ -105,14 +138,36 @@ static const coll_rule_t rules[] = {
     { COLL_ALLTOALL, 0, 32 * KB, 0, 0, COLL_ALG_LINEAR },
     { COLL_ALLTOALL, 0, ANY, 0, 0, COLL_ALG_PAIRWISE },
     { COLL_ALLTOALLV, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+    { COLL_ALLTOALLW, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+
+    { COLL_REDUCE_SCATTER, 0, 512 * KB, 0, 0, COLL_ALG_HALVING },
+    { COLL_REDUCE_SCATTER, 0, ANY, 0, W_COMMUTE, COLL_ALG_PAIRWISE },
+    { COLL_REDUCE_SCATTER, 0, ANY, 0, 0, COLL_ALG_HALVING },
+    { COLL_REDUCE_SCATTER_BLOCK, 0, 512 * KB, 0, 0, COLL_ALG_HALVING },
+    { COLL_REDUCE_SCATTER_BLOCK, 0, ANY, 0, W_COMMUTE, COLL_ALG_PAIRWISE },
+    { COLL_REDUCE_SCATTER_BLOCK, 0, ANY, 0, 0, COLL_ALG_HALVING },
+
+    { COLL_SCAN, 0, ANY, 0, 0, COLL_ALG_RECDBL },
+    { COLL_EXSCAN, 0, ANY, 0, 0, COLL_ALG_RECDBL },
 };
 
 /* Set once by coll_init from the environment; read-only afterwards. */
 static enum coll_alg forced[COLL_NCOLLS];
+static int sim_ppn;
 
 const char *coll_alg_name(enum coll_alg alg)
 {
     return alg >= 0 && alg < COLL_NALGS ? alg_names[alg] : "?";
+}
+
+const char *coll_name(int id)
+{
+    return id >= 0 && id < COLL_NCOLLS ? colls[id].name : "a collective";
+}
+
+int coll_sim_ppn(void)
+{
+    return sim_ppn;
 }
 
 static int rule_matches(const coll_rule_t *w, const coll_query_t *q)
@@ -127,14 +182,21 @@ static int rule_matches(const coll_rule_t *w, const coll_query_t *q)
         return 0;
     if ((w->when & W_FEW) && q->count >= coll_pof2(q->size))
         return 0;
+    if ((w->when & W_NODES) && !(q->nodes > 1 && q->shared))
+        return 0;
     return 1;
 }
 
 /* Whether a forced algorithm can run this call. */
 static int can_run(enum coll_id id, enum coll_alg alg, const coll_query_t *q)
 {
-    if (id == COLL_ALLREDUCE && alg == COLL_ALG_RING && !q->commute)
-        return 0;   /* combines in ring order: wrong for operations that do not commute */
+    int reduction = id == COLL_REDUCE || id == COLL_ALLREDUCE;
+    if (alg == COLL_ALG_TWO_LEVEL)   /* the whole communicator; reductions that commute */
+        return q->nodes > 0 && (!reduction || q->commute);
+    if ((alg == COLL_ALG_RING && id == COLL_ALLREDUCE) ||
+        (alg == COLL_ALG_PAIRWISE &&
+         (id == COLL_REDUCE_SCATTER || id == COLL_REDUCE_SCATTER_BLOCK)))
+        return q->commute;   /* they combine in ring order */
     return 1;
 }
 
@@ -162,14 +224,14 @@ int coll_init(void)
 {
     for (int id = 0; id < COLL_NCOLLS; id++) {
         forced[id] = COLL_ALG_AUTO;
-        const char *v = getenv(colls[id].env);
+        const char *v = colls[id].env ? getenv(colls[id].env) : NULL;
         if (!v || !*v || !strcasecmp(v, "auto"))
             continue;
         for (int i = 0; i < COLL_MAX_ALGS && colls[id].algs[i] != COLL_ALG_AUTO; i++)
             if (!strcasecmp(v, alg_names[colls[id].algs[i]]))
                 forced[id] = colls[id].algs[i];
         if (forced[id] == COLL_ALG_AUTO) {
-            char list[128];
+            char list[192];
             alg_list((enum coll_id)id, list, sizeof(list));
             core_warn("%s=\"%s\" is not one of: auto, %s; using the selection table",
                       colls[id].env, v, list);
@@ -177,11 +239,19 @@ int coll_init(void)
             core_debug("%s: forced to %s", colls[id].env, alg_names[forced[id]]);
         }
     }
+    const char *p = getenv("RDMPI_COLL_SIM_PPN");
+    sim_ppn = p && *p ? atoi(p) : 0;
+    if (sim_ppn < 0) {
+        core_warn("RDMPI_COLL_SIM_PPN=\"%s\" is negative; using the real node layout", p);
+        sim_ppn = 0;
+    }
+    coll_sched_init();
     return 0;
 }
 
 void coll_fini(void)
 {
+    coll_sched_fini();
     for (int id = 0; id < COLL_NCOLLS; id++)
         forced[id] = COLL_ALG_AUTO;
 }

@@ -1,155 +1,271 @@
 /*
- * MPI entry points of the blocking collectives and of user reduction
- * operations: argument checks (roots, counts, datatypes, buffers, the uses
- * of MPI_IN_PLACE that MPI allows, operations valid for the datatype), one
- * call down to collectives/, and the error-handler dispatch of api_error.
- * Arguments MPI calls "significant only at root" are checked only there.
+ * MPI entry points of the barrier, broadcast and reductions, blocking and
+ * nonblocking, and of user reduction operations: argument checks (shared by
+ * the blocking and nonblocking form of each call), one call down to
+ * collectives/, and the error-handler dispatch of api_error.
  */
 #include <stdlib.h>
-#include "api/api.h"
+#include "api/coll_check.h"
 #include "collectives/coll.h"
 #include "core/datatype.h"
 #include "core/op.h"
 
-/* ---- checks ------------------------------------------------------------- */
-
-static int done(MPI_Comm comm, int rc, const char *fn)
-{
-    return rc ? api_error(comm, rc, fn, "%s", core_strerror(rc)) : MPI_SUCCESS;
-}
-
-static int check_root(MPI_Comm comm, int root, const char *fn)
-{
-    if (root < 0 || root >= comm->size)
-        return api_error(comm, CORE_EROOT, fn, "root %d is not a rank of %s (size %d)", root,
-                         core_comm_label(comm), comm->size);
-    return 0;
-}
-
-/* A send or receive buffer with its count and datatype. */
-static int check_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt, const char *fn)
-{
-    API_CHECK(api_check_count(comm, count, fn));
-    API_CHECK(api_check_type(comm, dt, fn));
-    return api_check_buf(comm, buf, count, dt, fn);
-}
-
-static int check_op(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fn)
-{
-    if (op == MPI_OP_NULL)
-        return api_error(comm, CORE_EOP, fn, "the operation is MPI_OP_NULL");
-    if (!core_op_valid(op, dt))
-        return api_error(comm, CORE_EOP, fn, "%s is not defined for datatype %s",
-                         op->name ? op->name : "the operation", dt->name);
-    return 0;
-}
-
-static int inplace_error(MPI_Comm comm, const char *what, const char *fn)
-{
-    return api_error(comm, CORE_EBUFFER, fn, "MPI_IN_PLACE is not allowed as %s", what);
-}
-
-/* The same buffer passed twice (instead of MPI_IN_PLACE) with data in it. */
-static int check_alias(MPI_Comm comm, const void *sbuf, const void *rbuf, int nonempty,
-                       const char *fn)
-{
-    if (sbuf == rbuf && sbuf != MPI_BOTTOM && nonempty)
-        return api_error(comm, CORE_EBUFFER, fn,
-                         "the send and receive buffers are the same (use MPI_IN_PLACE)");
-    return 0;
-}
-
-/* counts[0..n) >= 0, with the arrays present; displs may be NULL when not needed. */
-static int check_counts(MPI_Comm comm, const int *counts, const int *displs, int need_displs,
-                        int n, const char *fn)
-{
-    if (!counts || (need_displs && !displs))
-        return api_error(comm, CORE_EINVAL, fn, "a count or displacement array is NULL");
-    for (int i = 0; i < n; i++)
-        if (counts[i] < 0)
-            return api_error(comm, CORE_ECOUNT, fn, "count %d for rank %d is negative",
-                             counts[i], i);
-    return 0;
-}
-
-static int any_nonzero(const int *counts, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (counts[i])
-            return 1;
-    return 0;
-}
-
-#define ENTER(fn, comm)                       \
-    API_CHECK(api_check_init(fn));            \
-    API_CHECK(api_check_comm((comm), (fn)))
-
-/* ---- barrier, broadcast, reductions ------------------------------------ */
+/* ---- barrier and broadcast -------------------------------------------------- */
 
 RDMPI_API int PMPI_Barrier(MPI_Comm comm)
 {
     static const char fn[] = "MPI_Barrier";
-    ENTER(fn, comm);
-    return done(comm, coll_barrier(comm), fn);
+    API_CHECK(api_coll_enter(comm, fn));
+    return api_coll_done(comm, coll_barrier(comm), fn);
 }
 RDMPI_API int MPI_Barrier(MPI_Comm comm) API_ALIAS(MPI_Barrier);
+
+RDMPI_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    static const char fn[] = "MPI_Ibarrier";
+    API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(comm, coll_ibarrier(comm, req), fn);
+}
+RDMPI_API int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) API_ALIAS(MPI_Ibarrier);
+
+static int check_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                       const char *fn)
+{
+    API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_root(comm, root, fn));
+    if (buf == MPI_IN_PLACE)
+        return api_coll_inplace_error(comm, "the buffer of a broadcast", fn);
+    return api_coll_data(comm, buf, count, dt, fn);
+}
 
 RDMPI_API int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Bcast";
-    ENTER(fn, comm);
-    API_CHECK(check_root(comm, root, fn));
-    if (buf == MPI_IN_PLACE)
-        return inplace_error(comm, "the buffer of MPI_Bcast", fn);
-    API_CHECK(check_data(comm, buf, count, dt, fn));
-    return done(comm, coll_bcast(buf, count, dt, root, comm), fn);
+    API_CHECK(check_bcast(buf, count, dt, root, comm, fn));
+    return api_coll_done(comm, coll_bcast(buf, count, dt, root, comm), fn);
 }
 RDMPI_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     API_ALIAS(MPI_Bcast);
+
+RDMPI_API int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                          MPI_Request *req)
+{
+    static const char fn[] = "MPI_Ibcast";
+    API_CHECK(check_bcast(buf, count, dt, root, comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(comm, coll_ibcast(buf, count, dt, root, comm, req), fn);
+}
+RDMPI_API int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                         MPI_Request *req) API_ALIAS(MPI_Ibcast);
+
+/* ---- reduce and allreduce ------------------------------------------------------ */
+
+/* The count, datatype and operation of a reduction. */
+static int check_red(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, const char *fn)
+{
+    API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_check_count(comm, count, fn));
+    API_CHECK(api_check_type(comm, dt, fn));
+    return api_coll_op(comm, op, dt, fn);
+}
+
+static int check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        int root, MPI_Comm comm, const char *fn)
+{
+    API_CHECK(check_red(count, dt, op, comm, fn));
+    API_CHECK(api_coll_root(comm, root, fn));
+    int is_root = comm->rank == root;
+    if (sbuf == MPI_IN_PLACE && !is_root)
+        return api_coll_inplace_error(comm, "the send buffer away from the root", fn);
+    if (rbuf == MPI_IN_PLACE && is_root)
+        return api_coll_inplace_error(comm, "the receive buffer", fn);
+    if (sbuf != MPI_IN_PLACE)
+        API_CHECK(api_check_buf(comm, sbuf, count, dt, fn));
+    if (is_root) {
+        API_CHECK(api_check_buf(comm, rbuf, count, dt, fn));
+        API_CHECK(api_coll_alias(comm, sbuf, rbuf, count > 0, fn));
+    }
+    return 0;
+}
 
 RDMPI_API int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                           int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Reduce";
-    ENTER(fn, comm);
-    API_CHECK(check_root(comm, root, fn));
-    API_CHECK(api_check_count(comm, count, fn));
-    API_CHECK(api_check_type(comm, dt, fn));
-    API_CHECK(check_op(comm, op, dt, fn));
-    int is_root = comm->rank == root;
-    if (sbuf == MPI_IN_PLACE && !is_root)
-        return inplace_error(comm, "the send buffer away from the root", fn);
-    if (rbuf == MPI_IN_PLACE && is_root)
-        return inplace_error(comm, "the receive buffer", fn);
-    if (sbuf != MPI_IN_PLACE)
-        API_CHECK(api_check_buf(comm, sbuf, count, dt, fn));
-    if (is_root) {
-        API_CHECK(api_check_buf(comm, rbuf, count, dt, fn));
-        API_CHECK(check_alias(comm, sbuf, rbuf, count > 0, fn));
-    }
-    return done(comm, coll_reduce(sbuf, rbuf, count, dt, op, root, comm), fn);
+    API_CHECK(check_reduce(sbuf, rbuf, count, dt, op, root, comm, fn));
+    return api_coll_done(comm, coll_reduce(sbuf, rbuf, count, dt, op, root, comm), fn);
 }
 RDMPI_API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                          int root, MPI_Comm comm) API_ALIAS(MPI_Reduce);
+
+RDMPI_API int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                           int root, MPI_Comm comm, MPI_Request *req)
+{
+    static const char fn[] = "MPI_Ireduce";
+    API_CHECK(check_reduce(sbuf, rbuf, count, dt, op, root, comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(comm, coll_ireduce(sbuf, rbuf, count, dt, op, root, comm, req), fn);
+}
+RDMPI_API int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                          int root, MPI_Comm comm, MPI_Request *req) API_ALIAS(MPI_Ireduce);
+
+/* Allreduce, scan and exscan: every rank has both buffers; sbuf may be MPI_IN_PLACE. */
+static int check_allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, const char *fn)
+{
+    API_CHECK(check_red(count, dt, op, comm, fn));
+    if (rbuf == MPI_IN_PLACE)
+        return api_coll_inplace_error(comm, "the receive buffer", fn);
+    if (sbuf != MPI_IN_PLACE)
+        API_CHECK(api_check_buf(comm, sbuf, count, dt, fn));
+    API_CHECK(api_check_buf(comm, rbuf, count, dt, fn));
+    return api_coll_alias(comm, sbuf, rbuf, count > 0, fn);
+}
 
 RDMPI_API int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                              MPI_Comm comm)
 {
     static const char fn[] = "MPI_Allreduce";
-    ENTER(fn, comm);
-    API_CHECK(api_check_count(comm, count, fn));
-    API_CHECK(api_check_type(comm, dt, fn));
-    API_CHECK(check_op(comm, op, dt, fn));
-    if (rbuf == MPI_IN_PLACE)
-        return inplace_error(comm, "the receive buffer", fn);
-    if (sbuf != MPI_IN_PLACE)
-        API_CHECK(api_check_buf(comm, sbuf, count, dt, fn));
-    API_CHECK(api_check_buf(comm, rbuf, count, dt, fn));
-    API_CHECK(check_alias(comm, sbuf, rbuf, count > 0, fn));
-    return done(comm, coll_allreduce(sbuf, rbuf, count, dt, op, comm), fn);
+    API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
+    return api_coll_done(comm, coll_allreduce(sbuf, rbuf, count, dt, op, comm), fn);
 }
 RDMPI_API int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                             MPI_Comm comm) API_ALIAS(MPI_Allreduce);
+
+RDMPI_API int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    static const char fn[] = "MPI_Iallreduce";
+    API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(comm, coll_iallreduce(sbuf, rbuf, count, dt, op, comm, req), fn);
+}
+RDMPI_API int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *req) API_ALIAS(MPI_Iallreduce);
+
+RDMPI_API int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Scan";
+    API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
+    return api_coll_done(comm, coll_scan(sbuf, rbuf, count, dt, op, comm), fn);
+}
+RDMPI_API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm) API_ALIAS(MPI_Scan);
+
+RDMPI_API int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *req)
+{
+    static const char fn[] = "MPI_Iscan";
+    API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(comm, coll_iscan(sbuf, rbuf, count, dt, op, comm, req), fn);
+}
+RDMPI_API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *req) API_ALIAS(MPI_Iscan);
+
+RDMPI_API int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                          MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Exscan";
+    API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
+    return api_coll_done(comm, coll_exscan(sbuf, rbuf, count, dt, op, comm), fn);
+}
+RDMPI_API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm) API_ALIAS(MPI_Exscan);
+
+RDMPI_API int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                           MPI_Comm comm, MPI_Request *req)
+{
+    static const char fn[] = "MPI_Iexscan";
+    API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(comm, coll_iexscan(sbuf, rbuf, count, dt, op, comm, req), fn);
+}
+RDMPI_API int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                          MPI_Comm comm, MPI_Request *req) API_ALIAS(MPI_Iexscan);
+
+/* ---- reduce_scatter ------------------------------------------------------------ */
+
+/* counts: every rank's block (reduce_scatter), or NULL and count (the block form). */
+static int check_rs(const void *sbuf, void *rbuf, const int *counts, int count, MPI_Datatype dt,
+                    MPI_Op op, MPI_Comm comm, const char *fn)
+{
+    API_CHECK(api_coll_enter(comm, fn));
+    int n = comm->size;
+    long total = 0;
+    if (counts) {
+        API_CHECK(api_coll_counts(comm, counts, NULL, 0, n, fn));
+        for (int i = 0; i < n; i++)
+            total += counts[i];
+        count = counts[comm->rank];
+    } else {
+        API_CHECK(api_check_count(comm, count, fn));
+        total = (long)count * n;
+    }
+    if (total > 0x7fffffffL)
+        return api_error(comm, CORE_ECOUNT, fn, "the vector has %ld items (more than an int)",
+                         total);
+    API_CHECK(check_red(count, dt, op, comm, fn));
+    if (rbuf == MPI_IN_PLACE)
+        return api_coll_inplace_error(comm, "the receive buffer", fn);
+    if (sbuf != MPI_IN_PLACE)
+        API_CHECK(api_check_buf(comm, sbuf, (int)total, dt, fn));
+    API_CHECK(api_check_buf(comm, rbuf, sbuf == MPI_IN_PLACE ? (int)total : count, dt, fn));
+    return api_coll_alias(comm, sbuf, rbuf, total > 0, fn);
+}
+
+RDMPI_API int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Reduce_scatter";
+    API_CHECK(check_rs(sbuf, rbuf, rcounts, 0, dt, op, comm, fn));
+    return api_coll_done(comm, coll_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm), fn);
+}
+RDMPI_API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+    API_ALIAS(MPI_Reduce_scatter);
+
+RDMPI_API int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    static const char fn[] = "MPI_Ireduce_scatter";
+    API_CHECK(check_rs(sbuf, rbuf, rcounts, 0, dt, op, comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(comm, coll_ireduce_scatter(sbuf, rbuf, rcounts, dt, op, comm, req),
+                         fn);
+}
+RDMPI_API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+    API_ALIAS(MPI_Ireduce_scatter);
+
+RDMPI_API int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Reduce_scatter_block";
+    API_CHECK(check_rs(sbuf, rbuf, NULL, rcount, dt, op, comm, fn));
+    return api_coll_done(comm, coll_reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm), fn);
+}
+RDMPI_API int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+    API_ALIAS(MPI_Reduce_scatter_block);
+
+RDMPI_API int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                         MPI_Request *req)
+{
+    static const char fn[] = "MPI_Ireduce_scatter_block";
+    API_CHECK(check_rs(sbuf, rbuf, NULL, rcount, dt, op, comm, fn));
+    API_CHECK(api_coll_req(comm, req, fn));
+    return api_coll_done(
+        comm, coll_ireduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm, req), fn);
+}
+RDMPI_API int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                                        MPI_Request *req) API_ALIAS(MPI_Ireduce_scatter_block);
+
+/* ---- local reduction and user operations ------------------------------------------- */
 
 RDMPI_API int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt,
                                 MPI_Op op)
@@ -159,203 +275,17 @@ RDMPI_API int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MP
     MPI_Comm c = MPI_COMM_NULL;
     API_CHECK(api_check_count(c, count, fn));
     API_CHECK(api_check_type(c, dt, fn));
-    API_CHECK(check_op(c, op, dt, fn));
+    API_CHECK(api_coll_op(c, op, dt, fn));
     if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
-        return inplace_error(c, "a buffer of MPI_Reduce_local", fn);
+        return api_coll_inplace_error(c, "a buffer of MPI_Reduce_local", fn);
     API_CHECK(api_check_buf(c, inbuf, count, dt, fn));
     API_CHECK(api_check_buf(c, inoutbuf, count, dt, fn));
     if (count == 0)
         return MPI_SUCCESS;
-    return done(c, core_op_apply(op, inbuf, inoutbuf, count, dt), fn);
+    return api_coll_done(c, core_op_apply(op, inbuf, inoutbuf, count, dt), fn);
 }
 RDMPI_API int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt,
                                MPI_Op op) API_ALIAS(MPI_Reduce_local);
-
-/* ---- gather and scatter -------------------------------------------------- */
-
-RDMPI_API int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                          MPI_Datatype rdt, int root, MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Gather";
-    ENTER(fn, comm);
-    API_CHECK(check_root(comm, root, fn));
-    int is_root = comm->rank == root;
-    if (sbuf == MPI_IN_PLACE && !is_root)
-        return inplace_error(comm, "the send buffer away from the root", fn);
-    if (sbuf != MPI_IN_PLACE)
-        API_CHECK(check_data(comm, sbuf, scount, sdt, fn));
-    if (is_root) {
-        if (rbuf == MPI_IN_PLACE)
-            return inplace_error(comm, "the receive buffer", fn);
-        API_CHECK(check_data(comm, rbuf, rcount, rdt, fn));
-        API_CHECK(check_alias(comm, sbuf, rbuf, rcount > 0, fn));
-    }
-    return done(comm, coll_gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm), fn);
-}
-RDMPI_API int MPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                         MPI_Datatype rdt, int root, MPI_Comm comm) API_ALIAS(MPI_Gather);
-
-RDMPI_API int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                           const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
-                           MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Gatherv";
-    ENTER(fn, comm);
-    API_CHECK(check_root(comm, root, fn));
-    int is_root = comm->rank == root;
-    if (sbuf == MPI_IN_PLACE && !is_root)
-        return inplace_error(comm, "the send buffer away from the root", fn);
-    if (sbuf != MPI_IN_PLACE)
-        API_CHECK(check_data(comm, sbuf, scount, sdt, fn));
-    if (is_root) {
-        if (rbuf == MPI_IN_PLACE)
-            return inplace_error(comm, "the receive buffer", fn);
-        API_CHECK(check_counts(comm, rcounts, displs, 1, comm->size, fn));
-        API_CHECK(api_check_type(comm, rdt, fn));
-        int nonempty = any_nonzero(rcounts, comm->size);
-        API_CHECK(api_check_buf(comm, rbuf, nonempty, rdt, fn));
-        API_CHECK(check_alias(comm, sbuf, rbuf, nonempty, fn));
-    }
-    return done(comm,
-                coll_gatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm), fn);
-}
-RDMPI_API int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                          const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
-                          MPI_Comm comm) API_ALIAS(MPI_Gatherv);
-
-RDMPI_API int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                           MPI_Datatype rdt, int root, MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Scatter";
-    ENTER(fn, comm);
-    API_CHECK(check_root(comm, root, fn));
-    int is_root = comm->rank == root;
-    if (rbuf == MPI_IN_PLACE && !is_root)
-        return inplace_error(comm, "the receive buffer away from the root", fn);
-    if (rbuf != MPI_IN_PLACE)
-        API_CHECK(check_data(comm, rbuf, rcount, rdt, fn));
-    if (is_root) {
-        if (sbuf == MPI_IN_PLACE)
-            return inplace_error(comm, "the send buffer", fn);
-        API_CHECK(check_data(comm, sbuf, scount, sdt, fn));
-        API_CHECK(check_alias(comm, sbuf, rbuf, scount > 0, fn));
-    }
-    return done(comm, coll_scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm), fn);
-}
-RDMPI_API int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                          MPI_Datatype rdt, int root, MPI_Comm comm) API_ALIAS(MPI_Scatter);
-
-RDMPI_API int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
-                            MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
-                            MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Scatterv";
-    ENTER(fn, comm);
-    API_CHECK(check_root(comm, root, fn));
-    int is_root = comm->rank == root;
-    if (rbuf == MPI_IN_PLACE && !is_root)
-        return inplace_error(comm, "the receive buffer away from the root", fn);
-    if (rbuf != MPI_IN_PLACE)
-        API_CHECK(check_data(comm, rbuf, rcount, rdt, fn));
-    if (is_root) {
-        if (sbuf == MPI_IN_PLACE)
-            return inplace_error(comm, "the send buffer", fn);
-        API_CHECK(check_counts(comm, scounts, displs, 1, comm->size, fn));
-        API_CHECK(api_check_type(comm, sdt, fn));
-        int nonempty = any_nonzero(scounts, comm->size);
-        API_CHECK(api_check_buf(comm, sbuf, nonempty, sdt, fn));
-        API_CHECK(check_alias(comm, sbuf, rbuf, nonempty, fn));
-    }
-    return done(comm,
-                coll_scatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm), fn);
-}
-RDMPI_API int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
-                           MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
-                           MPI_Comm comm) API_ALIAS(MPI_Scatterv);
-
-/* ---- allgather and alltoall ------------------------------------------- */
-
-RDMPI_API int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                             int rcount, MPI_Datatype rdt, MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Allgather";
-    ENTER(fn, comm);
-    if (rbuf == MPI_IN_PLACE)
-        return inplace_error(comm, "the receive buffer", fn);
-    if (sbuf != MPI_IN_PLACE)
-        API_CHECK(check_data(comm, sbuf, scount, sdt, fn));
-    API_CHECK(check_data(comm, rbuf, rcount, rdt, fn));
-    API_CHECK(check_alias(comm, sbuf, rbuf, rcount > 0, fn));
-    return done(comm, coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm), fn);
-}
-RDMPI_API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                            int rcount, MPI_Datatype rdt, MPI_Comm comm) API_ALIAS(MPI_Allgather);
-
-RDMPI_API int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                              const int rcounts[], const int displs[], MPI_Datatype rdt,
-                              MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Allgatherv";
-    ENTER(fn, comm);
-    if (rbuf == MPI_IN_PLACE)
-        return inplace_error(comm, "the receive buffer", fn);
-    if (sbuf != MPI_IN_PLACE)
-        API_CHECK(check_data(comm, sbuf, scount, sdt, fn));
-    API_CHECK(check_counts(comm, rcounts, displs, 1, comm->size, fn));
-    API_CHECK(api_check_type(comm, rdt, fn));
-    int nonempty = any_nonzero(rcounts, comm->size);
-    API_CHECK(api_check_buf(comm, rbuf, nonempty, rdt, fn));
-    API_CHECK(check_alias(comm, sbuf, rbuf, nonempty, fn));
-    return done(comm, coll_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm), fn);
-}
-RDMPI_API int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                             const int rcounts[], const int displs[], MPI_Datatype rdt,
-                             MPI_Comm comm) API_ALIAS(MPI_Allgatherv);
-
-RDMPI_API int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                            int rcount, MPI_Datatype rdt, MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Alltoall";
-    ENTER(fn, comm);
-    if (rbuf == MPI_IN_PLACE)
-        return inplace_error(comm, "the receive buffer", fn);
-    if (sbuf != MPI_IN_PLACE)
-        API_CHECK(check_data(comm, sbuf, scount, sdt, fn));
-    API_CHECK(check_data(comm, rbuf, rcount, rdt, fn));
-    API_CHECK(check_alias(comm, sbuf, rbuf, rcount > 0, fn));
-    return done(comm, coll_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm), fn);
-}
-RDMPI_API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                           MPI_Datatype rdt, MPI_Comm comm) API_ALIAS(MPI_Alltoall);
-
-RDMPI_API int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-                             MPI_Datatype sdt, void *rbuf, const int rcounts[],
-                             const int rdispls[], MPI_Datatype rdt, MPI_Comm comm)
-{
-    static const char fn[] = "MPI_Alltoallv";
-    ENTER(fn, comm);
-    if (rbuf == MPI_IN_PLACE)
-        return inplace_error(comm, "the receive buffer", fn);
-    if (sbuf != MPI_IN_PLACE) {
-        API_CHECK(check_counts(comm, scounts, sdispls, 1, comm->size, fn));
-        API_CHECK(api_check_type(comm, sdt, fn));
-        API_CHECK(api_check_buf(comm, sbuf, any_nonzero(scounts, comm->size), sdt, fn));
-    }
-    API_CHECK(check_counts(comm, rcounts, rdispls, 1, comm->size, fn));
-    API_CHECK(api_check_type(comm, rdt, fn));
-    int nonempty = any_nonzero(rcounts, comm->size);
-    API_CHECK(api_check_buf(comm, rbuf, nonempty, rdt, fn));
-    API_CHECK(check_alias(comm, sbuf, rbuf, nonempty, fn));
-    return done(comm,
-                coll_alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm),
-                fn);
-}
-RDMPI_API int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
-                            MPI_Datatype sdt, void *rbuf, const int rcounts[],
-                            const int rdispls[], MPI_Datatype rdt, MPI_Comm comm)
-    API_ALIAS(MPI_Alltoallv);
-
-/* ---- user operations ------------------------------------------------------ */
 
 RDMPI_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
@@ -378,6 +308,7 @@ RDMPI_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op
 RDMPI_API int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     API_ALIAS(MPI_Op_create);
 
+/* A nonblocking reduction still running keeps its operation (it holds a reference). */
 RDMPI_API int PMPI_Op_free(MPI_Op *op)
 {
     static const char fn[] = "MPI_Op_free";

@@ -8,6 +8,7 @@
 #include "collectives/coll.h"
 #include "core/group_ops.h"
 #include "core/request.h"
+#include "core/topo.h"
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -49,7 +50,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     API_CHECK(api_check_init("MPI_Comm_dup"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_dup"));
-    return make_comm(comm, comm->group, 1, newcomm, "MPI_Comm_dup");
+    int rc = make_comm(comm, comm->group, 1, newcomm, "MPI_Comm_dup");
+    /* A duplicate keeps the topology (MPI 7.4). */
+    if (rc == MPI_SUCCESS && comm->topo && !((*newcomm)->topo = core_topo_dup(comm->topo)))
+        return api_error(comm, CORE_ENOMEM, "MPI_Comm_dup", "out of memory");
+    return rc;
 }
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) API_ALIAS(MPI_Comm_dup);
 

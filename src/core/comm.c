@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/comm.h"
 #include "core/runtime.h"
+#include "core/topo.h"
 
 struct rdmpi_comm rdmpi_comm_world = { .refcount = 1, .predefined = 1 };
 struct rdmpi_comm rdmpi_comm_self = { .refcount = 1, .predefined = 1 };
@@ -57,6 +58,7 @@ void core_comm_release(MPI_Comm c)
     core_group_release(c->group);
     core_errhandler_release(c->errh);
     free(c->node_of);
+    core_topo_free(c->topo);
     free(c);
 }
 

@@ -32,6 +32,7 @@ struct rdmpi_comm {
     char name[MPI_MAX_OBJECT_NAME];
     uint32_t coll_seq;    /* counts collectives, for debugging and schedules */
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
+    struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
 };
 
 /* Builds a communicator over group (retained) with context id ctx. */

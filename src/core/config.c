@@ -100,14 +100,16 @@ static const core_config_row_t rows[] = {
       OFF(tcp_sockbuf), 0, NULL },
     /* Read by collectives/select.c at coll_init: force one algorithm ("auto": the table). */
     { "RDMPI_COLL_BARRIER", CORE_CFG_EXTERNAL, "auto",
-      "barrier algorithm: auto, dissemination", 0, 0, NULL },
+      "barrier algorithm: auto, dissemination, two_level", 0, 0, NULL },
     { "RDMPI_COLL_BCAST", CORE_CFG_EXTERNAL, "auto",
-      "bcast algorithm: auto, binomial, scatter_ring", 0, 0, NULL },
+      "bcast algorithm: auto, binomial, scatter_ring, scatter_recursive_doubling, two_level",
+      0, 0, NULL },
     { "RDMPI_COLL_REDUCE", CORE_CFG_EXTERNAL, "auto",
-      "reduce algorithm: auto, binomial, reduce_scatter_gather", 0, 0, NULL },
+      "reduce algorithm: auto, binomial, reduce_scatter_gather, two_level (commutative ops "
+      "only)", 0, 0, NULL },
     { "RDMPI_COLL_ALLREDUCE", CORE_CFG_EXTERNAL, "auto",
       "allreduce algorithm: auto, recursive_doubling, rabenseifner, ring (commutative ops "
-      "only), reduce_bcast", 0, 0, NULL },
+      "only), reduce_bcast, two_level (commutative ops only)", 0, 0, NULL },
     { "RDMPI_COLL_GATHER", CORE_CFG_EXTERNAL, "auto",
       "gather algorithm: auto, binomial, linear", 0, 0, NULL },
     { "RDMPI_COLL_GATHERV", CORE_CFG_EXTERNAL, "auto",
@@ -124,6 +126,21 @@ static const core_config_row_t rows[] = {
       "alltoall algorithm: auto, pairwise, linear, bruck", 0, 0, NULL },
     { "RDMPI_COLL_ALLTOALLV", CORE_CFG_EXTERNAL, "auto",
       "alltoallv algorithm: auto, pairwise, linear", 0, 0, NULL },
+    { "RDMPI_COLL_ALLTOALLW", CORE_CFG_EXTERNAL, "auto",
+      "alltoallw algorithm: auto, pairwise, linear", 0, 0, NULL },
+    { "RDMPI_COLL_REDUCE_SCATTER", CORE_CFG_EXTERNAL, "auto",
+      "reduce_scatter algorithm: auto, recursive_halving, pairwise (commutative ops only)", 0,
+      0, NULL },
+    { "RDMPI_COLL_REDUCE_SCATTER_BLOCK", CORE_CFG_EXTERNAL, "auto",
+      "reduce_scatter_block algorithm: auto, recursive_halving, pairwise (commutative ops "
+      "only)", 0, 0, NULL },
+    { "RDMPI_COLL_SCAN", CORE_CFG_EXTERNAL, "auto",
+      "scan algorithm: auto, recursive_doubling, linear", 0, 0, NULL },
+    { "RDMPI_COLL_EXSCAN", CORE_CFG_EXTERNAL, "auto",
+      "exscan algorithm: auto, recursive_doubling, linear", 0, 0, NULL },
+    { "RDMPI_COLL_SIM_PPN", CORE_CFG_EXTERNAL, "0",
+      "testing: pretend every N consecutive ranks form a node, so the two_level collectives "
+      "run on one machine (0: the real node layout)", 0, 0, NULL },
     /* Read by the launcher, listed here so they are known and documented. */
     { "RDMPI_TIMEOUT", CORE_CFG_EXTERNAL, "0",
       "rdmpirun: seconds before the job is killed (same as --timeout)", 0, 0, NULL },

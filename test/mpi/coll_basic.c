@@ -1,5 +1,5 @@
 /*
- * coll_basic: every blocking collective against a reference computed
+ * coll_basic: every collective of MPI-1 (blocking or not) against a reference computed
  * locally, for counts 0, 1, 7, 1024 and 100000, with MPI_INT, MPI_DOUBLE,
  * MPI_DOUBLE_INT (a type with a hole) and a derived type (2 x
  * MPI_DOUBLE_INT, sent as 2n MPI_DOUBLE_INT by odd ranks: same signature,
@@ -10,12 +10,15 @@
  * affine maps, which checks MPI's canonical order) and one that does;
  * allreduce results must also be bitwise the same on every rank.
  *
- * Usage: coll_basic [set=K | auto]
+ * Usage: coll_basic [set=K | auto] [nb]
  *   set=K forces the K-th algorithm of every collective (the last one where
  *   a collective has fewer) through RDMPI_COLL_<NAME> before MPI_Init;
  *   auto (the default) leaves the environment and the selection table alone.
- * Run with K = 0..3 and auto, at 1, 2, 3 and 4 ranks. Exit 0 on success; on
- * a mismatch, prints rank, test and the first difference, and aborts.
+ *   nb runs every collective as its nonblocking form (MPI_Ibcast, ...).
+ * Run with K = 0..4 and auto, blocking and nb, at 1 to 8 ranks (also with
+ * RDMPI_COLL_SIM_PPN=2, under which the two_level algorithms run). Exit 0 on
+ * success; on a mismatch, prints rank, test and the first difference, and
+ * aborts.
  */
 #include <math.h>
 #include <stdint.h>
@@ -41,6 +44,102 @@ static char cur[256];   /* the test running, for failure messages */
         if (rc_ != MPI_SUCCESS)                                              \
             FAIL("%s returned %d", #call, rc_);                              \
     } while (0)
+
+/* nb: every collective runs as its nonblocking form, completed by a few
+ * MPI_Test calls and then MPI_Wait, against the same references. */
+static int nb_mode;
+
+static int complete(int rc, MPI_Request *req)
+{
+    int flag = 0;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (int k = 0; k < 3 && !flag; k++)
+        if ((rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            return rc;
+    return flag ? MPI_SUCCESS : MPI_Wait(req, MPI_STATUS_IGNORE);
+}
+
+static int Bcast_(void *b, int c, MPI_Datatype t, int root, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Ibcast(b, c, t, root, comm, &q), &q)
+                   : MPI_Bcast(b, c, t, root, comm);
+}
+static int Gather_(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
+                   int root, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Igather(s, sc, st, r, rc, rt, root, comm, &q), &q)
+                   : MPI_Gather(s, sc, st, r, rc, rt, root, comm);
+}
+static int Scatter_(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
+                    int root, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Iscatter(s, sc, st, r, rc, rt, root, comm, &q), &q)
+                   : MPI_Scatter(s, sc, st, r, rc, rt, root, comm);
+}
+static int Allgather_(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
+                      MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Iallgather(s, sc, st, r, rc, rt, comm, &q), &q)
+                   : MPI_Allgather(s, sc, st, r, rc, rt, comm);
+}
+static int Alltoall_(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
+                     MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Ialltoall(s, sc, st, r, rc, rt, comm, &q), &q)
+                   : MPI_Alltoall(s, sc, st, r, rc, rt, comm);
+}
+static int Gatherv_(const void *s, int sc, MPI_Datatype st, void *r, const int *rc,
+                    const int *d, MPI_Datatype rt, int root, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Igatherv(s, sc, st, r, rc, d, rt, root, comm, &q), &q)
+                   : MPI_Gatherv(s, sc, st, r, rc, d, rt, root, comm);
+}
+static int Scatterv_(const void *s, const int *sc, const int *d, MPI_Datatype st, void *r,
+                     int rc, MPI_Datatype rt, int root, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Iscatterv(s, sc, d, st, r, rc, rt, root, comm, &q), &q)
+                   : MPI_Scatterv(s, sc, d, st, r, rc, rt, root, comm);
+}
+static int Allgatherv_(const void *s, int sc, MPI_Datatype st, void *r, const int *rc,
+                       const int *d, MPI_Datatype rt, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Iallgatherv(s, sc, st, r, rc, d, rt, comm, &q), &q)
+                   : MPI_Allgatherv(s, sc, st, r, rc, d, rt, comm);
+}
+static int Alltoallv_(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r,
+                      const int *rc, const int *rd, MPI_Datatype rt, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, &q), &q)
+                   : MPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, comm);
+}
+static int Reduce_(const void *s, void *r, int c, MPI_Datatype t, MPI_Op op, int root,
+                   MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Ireduce(s, r, c, t, op, root, comm, &q), &q)
+                   : MPI_Reduce(s, r, c, t, op, root, comm);
+}
+static int Allreduce_(const void *s, void *r, int c, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Iallreduce(s, r, c, t, op, comm, &q), &q)
+                   : MPI_Allreduce(s, r, c, t, op, comm);
+}
+static int Barrier_(MPI_Comm comm)
+{
+    MPI_Request q;
+    return nb_mode ? complete(MPI_Ibarrier(comm, &q), &q) : MPI_Barrier(comm);
+}
 
 static void *xmalloc(size_t n)
 {
@@ -150,7 +249,7 @@ static void test_bcast(MPI_Comm comm, const ttype_t *t, int count, int root)
         fill(t, buf, nb, root, 1);
     else
         fill_sentinel(t, buf, nb);
-    CHECK_MPI(MPI_Bcast(buf, count, t->dt, root, comm));
+    CHECK_MPI(Bcast_(buf, count, t->dt, root, comm));
     check(t, buf, nb, root, 1, "buffer");
     free(buf);
 }
@@ -169,7 +268,7 @@ static void test_gather(MPI_Comm comm, const ttype_t *t, int count, int root, in
         if (inplace)
             fill(t, (char *)rbuf + nb * t->ext * r, nb, r, 2);
     }
-    CHECK_MPI(MPI_Gather(r == root && inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, count),
+    CHECK_MPI(Gather_(r == root && inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, count),
                          stype(t, r), rbuf, count, t->dt, root, comm));
     if (r == root)
         for (int j = 0; j < n; j++) {
@@ -194,7 +293,7 @@ static void test_scatter(MPI_Comm comm, const ttype_t *t, int count, int root, i
         for (int j = 0; j < n; j++)
             fill(t, (char *)sbuf + nb * t->ext * j, nb, j, 3);
     }
-    CHECK_MPI(MPI_Scatter(sbuf, scnt(t, r, count), stype(t, r),
+    CHECK_MPI(Scatter_(sbuf, scnt(t, r, count), stype(t, r),
                           r == root && inplace ? MPI_IN_PLACE : rbuf, count, t->dt, root, comm));
     if (r == root && inplace) {
         check(t, (char *)sbuf + nb * t->ext * r, nb, r, 3, "root's own block (in place)");
@@ -217,7 +316,7 @@ static void test_allgather(MPI_Comm comm, const ttype_t *t, int count, int inpla
     fill_sentinel(t, rbuf, nb * n);
     if (inplace)
         fill(t, (char *)rbuf + nb * t->ext * r, nb, r, 4);
-    CHECK_MPI(MPI_Allgather(inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, count), stype(t, r), rbuf,
+    CHECK_MPI(Allgather_(inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, count), stype(t, r), rbuf,
                             count, t->dt, comm));
     for (int j = 0; j < n; j++) {
         char what[64];
@@ -243,9 +342,9 @@ static void test_alltoall(MPI_Comm comm, const ttype_t *t, int count, int inplac
             fill_sentinel(t, rbuf + bb * j, nb);
     }
     if (inplace)
-        CHECK_MPI(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rbuf, count, t->dt, comm));
+        CHECK_MPI(Alltoall_(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rbuf, count, t->dt, comm));
     else
-        CHECK_MPI(MPI_Alltoall(sbuf, scnt(t, r, count), stype(t, r), rbuf, count, t->dt, comm));
+        CHECK_MPI(Alltoall_(sbuf, scnt(t, r, count), stype(t, r), rbuf, count, t->dt, comm));
     for (int j = 0; j < n; j++) {
         char what[64];
         snprintf(what, sizeof(what), "block from rank %d", j);
@@ -314,7 +413,7 @@ static void test_gatherv(MPI_Comm comm, const ttype_t *t, int count, int root, i
         if (inplace)
             fill(t, rbuf + ib * displs[r], (size_t)counts[r] * t->mult, r, 6);
     }
-    CHECK_MPI(MPI_Gatherv(r == root && inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, counts[r]),
+    CHECK_MPI(Gatherv_(r == root && inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, counts[r]),
                           stype(t, r), rbuf, counts, displs, t->dt, root, comm));
     if (r == root)
         check_v(t, rbuf, counts, displs, n, total, src_is_j, 6);
@@ -342,7 +441,7 @@ static void test_scatterv(MPI_Comm comm, const ttype_t *t, int count, int root, 
         for (int j = 0; j < n; j++)
             fill(t, sbuf + ib * displs[j], (size_t)counts[j] * t->mult, j, 7);
     }
-    CHECK_MPI(MPI_Scatterv(sbuf, counts, displs, t->dt,
+    CHECK_MPI(Scatterv_(sbuf, counts, displs, t->dt,
                            r == root && inplace ? MPI_IN_PLACE : rbuf, scnt(t, r, counts[r]),
                            stype(t, r), root, comm));
     if (r == root && inplace)
@@ -370,7 +469,7 @@ static void test_allgatherv(MPI_Comm comm, const ttype_t *t, int count, int inpl
     fill_sentinel(t, rbuf, (size_t)total * t->mult);
     if (inplace)
         fill(t, rbuf + ib * displs[r], (size_t)counts[r] * t->mult, r, 8);
-    CHECK_MPI(MPI_Allgatherv(inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, counts[r]), stype(t, r),
+    CHECK_MPI(Allgatherv_(inplace ? MPI_IN_PLACE : sbuf, scnt(t, r, counts[r]), stype(t, r),
                              rbuf, counts, displs, t->dt, comm));
     check_v(t, rbuf, counts, displs, n, total, src_is_j, 8);
     free(sbuf);
@@ -409,10 +508,10 @@ static void test_alltoallv(MPI_Comm comm, const ttype_t *t, int count, int inpla
         fill_sentinel(t, rbuf, (size_t)rtotal * t->mult);
         for (int j = 0; j < n; j++)
             fill(t, rbuf + ib * rd[j], (size_t)rc[j] * t->mult, (long)r * n + j, 9);
-        CHECK_MPI(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, rbuf, rc, rd, t->dt,
+        CHECK_MPI(Alltoallv_(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, rbuf, rc, rd, t->dt,
                                 comm));
     } else {
-        CHECK_MPI(MPI_Alltoallv(sbuf, sc, sd, t->dt, rbuf, rc, rd, t->dt, comm));
+        CHECK_MPI(Alltoallv_(sbuf, sc, sd, t->dt, rbuf, rc, rd, t->dt, comm));
     }
     check_v(t, rbuf, rc, rd, n, rtotal, src_a2a, 9);
     free(sbuf);
@@ -576,10 +675,10 @@ static void test_reduce(MPI_Comm comm, int c, int count, int root, int inplace, 
     }
     int use_inplace = inplace && (all || r == root);
     if (all)
-        CHECK_MPI(MPI_Allreduce(use_inplace ? MPI_IN_PLACE : sbuf, rbuf, count, rtype(c), rop(c),
+        CHECK_MPI(Allreduce_(use_inplace ? MPI_IN_PLACE : sbuf, rbuf, count, rtype(c), rop(c),
                                 comm));
     else
-        CHECK_MPI(MPI_Reduce(use_inplace ? MPI_IN_PLACE : sbuf, r == root ? rbuf : NULL, count,
+        CHECK_MPI(Reduce_(use_inplace ? MPI_IN_PLACE : sbuf, r == root ? rbuf : NULL, count,
                              rtype(c), rop(c), root, comm));
     if (all || r == root)
         rcheck(c, rbuf, count, n, "result");
@@ -596,7 +695,7 @@ static void test_allreduce_bits(MPI_Comm comm, int count, int inplace)
     double *ref = xmalloc(sizeof(double) * count);
     for (int i = 0; i < count; i++)
         out[i] = in[i] = 1.0 / (3.0 + r * 0.37 + (i % 17)) * (i % 2 ? -1e-3 : 1e5);
-    CHECK_MPI(MPI_Allreduce(inplace ? MPI_IN_PLACE : in, out, count, MPI_DOUBLE, MPI_SUM, comm));
+    CHECK_MPI(Allreduce_(inplace ? MPI_IN_PLACE : in, out, count, MPI_DOUBLE, MPI_SUM, comm));
     memcpy(ref, out, sizeof(double) * count);
     CHECK_MPI(MPI_Bcast(ref, count, MPI_DOUBLE, 0, comm));
     if (memcmp(ref, out, sizeof(double) * count)) {
@@ -678,19 +777,21 @@ static void run_all(MPI_Comm comm, const char *cname, int ncounts)
             test_allreduce_bits(comm, count, ip);
         }
         snprintf(cur, sizeof(cur), "MPI_Barrier on %s", cname);
-        CHECK_MPI(MPI_Barrier(comm));
+        CHECK_MPI(Barrier_(comm));
     }
 }
 
 /* The algorithms of each collective, as RDMPI_COLL_<NAME> names them. */
+#define MAX_ALGS 5
 static const struct {
     const char *env;
-    const char *algs[4];
+    const char *algs[MAX_ALGS];
 } algos[] = {
-    { "RDMPI_COLL_BARRIER", { "dissemination" } },
-    { "RDMPI_COLL_BCAST", { "binomial", "scatter_ring" } },
-    { "RDMPI_COLL_REDUCE", { "binomial", "reduce_scatter_gather" } },
-    { "RDMPI_COLL_ALLREDUCE", { "recursive_doubling", "rabenseifner", "ring", "reduce_bcast" } },
+    { "RDMPI_COLL_BARRIER", { "dissemination", "two_level" } },
+    { "RDMPI_COLL_BCAST", { "binomial", "scatter_ring", "scatter_recursive_doubling", "two_level" } },
+    { "RDMPI_COLL_REDUCE", { "binomial", "reduce_scatter_gather", "two_level" } },
+    { "RDMPI_COLL_ALLREDUCE",
+      { "recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "two_level" } },
     { "RDMPI_COLL_GATHER", { "binomial", "linear" } },
     { "RDMPI_COLL_GATHERV", { "linear" } },
     { "RDMPI_COLL_SCATTER", { "binomial", "linear" } },
@@ -706,7 +807,7 @@ static void force_set(int k, char *desc, size_t len)
     size_t used = 0;
     for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
         int j = 0;
-        while (j < k && j + 1 < 4 && algos[i].algs[j + 1])
+        while (j < k && j + 1 < MAX_ALGS && algos[i].algs[j + 1])
             j++;
         setenv(algos[i].env, algos[i].algs[j], 1);
         used += (size_t)snprintf(desc + used, used < len ? len - used : 0, "%s%s=%s",
@@ -716,12 +817,16 @@ static void force_set(int k, char *desc, size_t len)
 
 int main(int argc, char **argv)
 {
-    char desc[512] = "selection table";
-    if (argc > 1 && !strncmp(argv[1], "set=", 4))
-        force_set(atoi(argv[1] + 4), desc, sizeof(desc));
-    else if (argc > 1 && strcmp(argv[1], "auto")) {
-        fprintf(stderr, "usage: coll_basic [set=K | auto]\n");
-        return 2;
+    char desc[640] = "selection table";
+    for (int a = 1; a < argc; a++) {
+        if (!strncmp(argv[a], "set=", 4))
+            force_set(atoi(argv[a] + 4), desc, sizeof(desc));
+        else if (!strcmp(argv[a], "nb"))
+            nb_mode = 1;
+        else if (strcmp(argv[a], "auto")) {
+            fprintf(stderr, "usage: coll_basic [set=K | auto] [nb]\n");
+            return 2;
+        }
     }
     MPI_Init(&argc, &argv);
     int n;
@@ -761,7 +866,8 @@ int main(int argc, char **argv)
     snprintf(cur, sizeof(cur), "final barrier");
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (wrank == 0)
-        printf("coll_basic: %d ranks, %s: all passed in %.2f s\n", n, desc, MPI_Wtime() - t0);
+        printf("coll_basic: %d ranks, %s%s: all passed in %.2f s\n", n, desc,
+               nb_mode ? ", nonblocking forms" : "", MPI_Wtime() - t0);
     MPI_Finalize();
     return 0;
 }

@@ -331,7 +331,7 @@ static void rdma(void)
         while (t.comps < want)
             progress();
         for (size_t i = 1; i < ro_len; i++)
-            CHECK(local[i] == big_byte(d + 50, i - 1), "copied get from %d: byte %zu differs", d, i);
+            CHECK(local[i] == big_byte(d + 50, i), "copied get from %d: byte %zu differs", d, i);
         send_ctl(d, AM_PUTDONE, NULL, 0);
     }
     while (t.putdone < WORLD - 1)

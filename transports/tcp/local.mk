@@ -11,3 +11,9 @@ librdmpi_la_SOURCES += \
 check_PROGRAMS += test/unit/test_tcp_frame
 test_unit_test_tcp_frame_SOURCES = test/unit/test_tcp_frame.c transports/tcp/tcp_frame.c
 test_unit_test_tcp_frame_CPPFLAGS = $(AM_CPPFLAGS)
+
+# RDMPI_TCP_IF parsing and interface selection.
+check_PROGRAMS += test/unit/test_tcp_addr
+test_unit_test_tcp_addr_SOURCES = test/unit/test_tcp_addr.c transports/tcp/tcp_addr.c \
+	src/core/log.c
+test_unit_test_tcp_addr_CPPFLAGS = $(AM_CPPFLAGS)

@@ -153,6 +153,10 @@ int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n)
         return CORE_EIO;
     size_t missing = need > have ? need - have : 0;
     int bulk = need > RX_BULK_FRAME;
+    /* A bulk frame is read to its end plus the next frame's header, so the
+     * next read knows its size; only those 8 bytes are ever moved. */
+    if (bulk && missing)
+        missing += sizeof(tp_tcp_frame_hdr_t);
     size_t want = bulk || missing > RX_MIN_READ ? missing : RX_MIN_READ;
     if (rx->cap - rx->end < want) {
         if (rx->start > 0) {

@@ -81,7 +81,8 @@ void tp_tcp_rx_init(tp_tcp_rx_t *rx, size_t max_hdr, size_t max_len);
 void tp_tcp_rx_free(tp_tcp_rx_t *rx);
 /* Where the next bytes of the stream go (*p, up to *n bytes). Frames
  * returned by tp_tcp_rx_next before this call are no longer valid. Reads of
- * a large frame are limited to its end, so its bytes are never moved.
+ * a large frame stop at its end (and the next frame's header), so its bytes
+ * are never moved.
  * 0, CORE_ENOMEM, or CORE_EIO when the pending frame header is malformed. */
 int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n);
 /* n bytes were written at the place tp_tcp_rx_space gave. */

@@ -296,7 +296,7 @@ static int tcp_progress(tp_iface_t *iface)
         events = tp_tcp_conn_readable(s, c);
         if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
             tp_tcp_ep_write(s, c->ep);
-        if (events || ++s->poll_skip % TCP_POLL_EVERY) {
+        if (++s->poll_skip % TCP_POLL_EVERY) { /* even when busy: new peers must get in */
             tp_tcp_reap(s);
             return events;
         }

@@ -70,6 +70,7 @@ enum { VB_UD_DATA = 1, VB_UD_ACK = 2 };
 #define VB_UD_KIND 0x0f
 #define VB_UD_FIRST 0x10
 #define VB_UD_LAST 0x20
+#define VB_UD_WANT_ACK 0x40 /* on DATA: answer with an ack at once */
 #define VB_UD_NAK 0x40      /* on ACK: VB_REL_NAK */
 #define VB_UD_NAK_ALL 0x80  /* on ACK: VB_REL_NAK_ALL */
 

@@ -15,10 +15,15 @@ static float clampf(float v, double lo, double hi)
     return v;
 }
 
+#define CWND_MIN 2.0f
+#define CWND_INIT 16.0f
+
 void vb_rel_tx_init(vb_rel_tx_t *tx, const vb_rel_params_t *p)
 {
     *tx = (vb_rel_tx_t){ 0 };
     tx->rto = clampf((float)p->rto_init, p->rto_min, p->rto_max);
+    tx->cwnd = CWND_INIT < (float)p->window ? CWND_INIT : (float)p->window;
+    tx->ssthresh = (float)p->window;
 }
 
 void vb_rel_rx_init(vb_rel_rx_t *rx)
@@ -26,10 +31,18 @@ void vb_rel_rx_init(vb_rel_rx_t *rx)
     *rx = (vb_rel_rx_t){ 0 };
 }
 
-uint16_t vb_rel_tx_send(vb_rel_tx_t *tx, const vb_rel_params_t *p, double now)
+uint16_t vb_rel_tx_send(vb_rel_tx_t *tx, const vb_rel_params_t *p, double now, int *ackreq)
 {
-    (void)p;
     uint16_t psn = tx->next++;
+    /* Ask for an ack once half the window is out, then not again until
+     * that request is answered. */
+    float w = tx->cwnd < (float)p->window ? tx->cwnd : (float)p->window;
+    *ackreq = 0;
+    if (!tx->req_out && (float)vb_rel_tx_inflight(tx) >= w / 2) {
+        *ackreq = 1;
+        tx->req_out = 1;
+        tx->req_psn = psn;
+    }
     if (tx->deadline == 0) {
         tx->deadline = now + tx->rto;
         tx->since = now;
@@ -66,6 +79,15 @@ unsigned vb_rel_tx_ack(vb_rel_tx_t *tx, const vb_rel_params_t *p, uint16_t ack, 
     if (n > inflight)
         n = 0; /* old or foreign ack: acknowledges nothing new */
     if (n) {
+        if (tx->req_out && (uint16_t)(tx->req_psn - tx->una) < n)
+            tx->req_out = 0;
+        /* Additive increase: +1 per packet below ssthresh, +1 per window above. */
+        if (tx->cwnd < tx->ssthresh)
+            tx->cwnd += (float)n;
+        else
+            tx->cwnd += (float)n / tx->cwnd;
+        if (tx->cwnd > (float)p->window)
+            tx->cwnd = (float)p->window;
         if (tx->sampling && (uint16_t)(tx->sample_psn - tx->una) < n) {
             rtt_sample(tx, p, now - tx->sample_t);
             tx->sampling = 0;
@@ -92,6 +114,8 @@ unsigned vb_rel_tx_ack(vb_rel_tx_t *tx, const vb_rel_params_t *p, uint16_t ack, 
         *resend = (nak & VB_REL_NAK_ALL) ? VB_REL_RESEND_ALL : VB_REL_RESEND_ONE;
         tx->last_fast = now;
         tx->fast_psn = tx->una;
+        tx->ssthresh = tx->cwnd / 2 > CWND_MIN ? tx->cwnd / 2 : CWND_MIN; /* multiplicative decrease */
+        tx->cwnd = tx->ssthresh;
         if (*resend == VB_REL_RESEND_ALL || tx->sample_psn == tx->una)
             tx->sampling = 0; /* Karn: the sample is being resent */
         tx->deadline = now + tx->rto;
@@ -116,6 +140,9 @@ int vb_rel_tx_timer(vb_rel_tx_t *tx, const vb_rel_params_t *p, double now)
     tx->deadline = now + tx->rto;
     tx->sampling = 0; /* Karn: no samples from resent packets */
     tx->recovering = 1;
+    tx->req_out = 0;
+    tx->ssthresh = tx->cwnd / 2 > CWND_MIN ? tx->cwnd / 2 : CWND_MIN;
+    tx->cwnd = CWND_MIN;
     return VB_REL_RESEND_ONE;
 }
 
@@ -125,6 +152,8 @@ int vb_rel_rx_accept(vb_rel_rx_t *rx, const vb_rel_params_t *p, uint16_t psn, do
     if (d == 0) {
         rx->expected++;
         rx->ahead = 0;
+        if (rx->dropped && (int16_t)(rx->drop_hi - rx->expected) < 0)
+            rx->dropped = 0;
         if (++rx->pending >= p->ack_every)
             rx->ack_now = 1;
         else if (rx->ack_deadline == 0)
@@ -143,11 +172,15 @@ int vb_rel_rx_hold(vb_rel_rx_t *rx, vb_rel_ooo_t *o, uint32_t peer, uint16_t psn
     int rc = vb_rel_ooo_put(o, peer, psn, val);
     if (rc == 0)
         rx->held++;
-    if (rc < 0)
+    if (rc < 0) {
         rx->nak |= VB_REL_NAK_ALL; /* dropped: the sender must resend it too */
-    /* NAK the first packet past a gap, and every 8th after it in case the
-     * NAK or the resent packet was lost too. */
-    if ((rx->ahead++ & 7) == 0) {
+        if (!rx->dropped || (int16_t)(psn - rx->drop_hi) > 0)
+            rx->drop_hi = psn;
+        rx->dropped = 1;
+    }
+    /* NAK the third packet past a gap (two may just be reordered), and
+     * every 8th after it in case the NAK or the resent packet was lost. */
+    if ((rx->ahead++ & 7) == 2) {
         rx->nak |= VB_REL_NAK;
         rx->ack_now = 1;
     }
@@ -160,8 +193,11 @@ int vb_rel_rx_next_held(vb_rel_rx_t *rx, const vb_rel_params_t *p, vb_rel_ooo_t 
     if (!rx->held)
         return 0;
     if (!vb_rel_ooo_take(o, peer, rx->expected, val)) {
-        /* Another gap behind the one just filled: ask for it now. */
+        /* Another gap behind the one just filled: ask for it now, and for
+         * everything if packets beyond it were dropped. */
         rx->nak |= VB_REL_NAK;
+        if (rx->dropped && (int16_t)(rx->drop_hi - rx->expected) >= 0)
+            rx->nak |= VB_REL_NAK_ALL;
         rx->ack_now = 1;
         return 0;
     }

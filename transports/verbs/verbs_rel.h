@@ -9,17 +9,22 @@
  * peers of the process (vb_rel_ooo_t, bounded, so memory per peer stays
  * constant) or, when the store is full, dropped. A gap is answered at once
  * with a NAK (resend the missing packet) or NAK_ALL (packets were dropped:
- * resend everything unacknowledged), repeated every 8th packet while the
- * gap lasts and again when a filled gap reveals the next one; the sender
+ * resend everything unacknowledged) at the third packet past it (two may be
+ * merely reordered), repeated every 8th packet while the gap lasts and at
+ * once when a filled gap reveals the next one; the sender
  * resends a given packet for a NAK at most once per round trip.
  * Duplicates are dropped and acked at once. Otherwise acks ride on reverse
  * traffic, or go alone after ack_delay or ack_every packets.
  *
- * The sender keeps at most `window` packets unacknowledged. Its timer
- * (adaptive: srtt + 4 rttvar, clamped to [rto_min, rto_max], doubling on
- * every expiry) resends the oldest packet; the next ack that advances
- * resends the rest. A peer whose oldest packet stays unacknowledged for
- * peer_timeout seconds is reported dead.
+ * The sender keeps at most cwnd (<= window) packets unacknowledged: a
+ * congestion window that grows by one packet per acknowledged packet up to
+ * ssthresh, then by one per window, halves on a NAK and drops to 2 on a
+ * timeout (AIMD), so several senders converge on what one receive queue
+ * holds. When half the window is in flight the sender asks for an ack in
+ * the packet it sends. Its timer (adaptive: srtt + 4 rttvar, clamped to
+ * [rto_min, rto_max], doubling on every expiry) resends the oldest packet;
+ * the next ack that advances resends the next one. A peer whose oldest
+ * packet stays unacknowledged for peer_timeout seconds is reported dead.
  */
 #ifndef RDMPI_TP_VERBS_REL_H
 #define RDMPI_TP_VERBS_REL_H
@@ -39,9 +44,12 @@ typedef struct vb_rel_tx {
     uint16_t una;          /* oldest unacknowledged psn */
     uint16_t sample_psn;   /* psn whose ack measures the round trip */
     uint16_t fast_psn;     /* psn last resent for a NAK */
+    uint16_t req_psn;      /* psn of the last packet that asked for an ack */
     uint8_t sampling;
-    uint8_t recovering;    /* a timer expired: resend the rest on the next ack */
+    uint8_t recovering;    /* a timer expired: resend the next one on the next ack */
+    uint8_t req_out;       /* that ack request is not answered yet */
     uint32_t expiries;     /* consecutive timer expiries */
+    float cwnd, ssthresh;  /* congestion window, packets */
     float rto, srtt, rttvar;
     double deadline;       /* retransmission timer, 0 when disarmed */
     double since;          /* last time una advanced (or the first send) */
@@ -56,6 +64,8 @@ typedef struct vb_rel_rx {
     uint8_t nak;           /* that ack reports a gap: VB_REL_NAK* */
     uint8_t ahead;         /* packets seen past the current gap */
     uint16_t held;         /* packets of this peer in the out-of-order store */
+    uint16_t drop_hi;      /* highest psn dropped past a gap (valid when dropped) */
+    uint8_t dropped;       /* packets past the gap were dropped: resend all */
     double ack_deadline;   /* a delayed ack is due then, 0 when none */
 } vb_rel_rx_t;
 
@@ -94,14 +104,21 @@ static inline unsigned vb_rel_tx_inflight(const vb_rel_tx_t *tx)
     return (uint16_t)(tx->next - tx->una);
 }
 
+/* Packets that may be sent now. The congestion window never blocks an
+ * idle sender: with nothing in flight a message of up to `window` packets
+ * may always go. */
 static inline unsigned vb_rel_tx_space(const vb_rel_tx_t *tx, const vb_rel_params_t *p)
 {
     unsigned n = vb_rel_tx_inflight(tx);
-    return n >= p->window ? 0 : p->window - n;
+    unsigned w = n == 0 ? p->window : (unsigned)tx->cwnd;
+    if (w > p->window)
+        w = p->window;
+    return n >= w ? 0 : w - n;
 }
 
-/* Assigns the psn of a new packet (call only when there is space). */
-uint16_t vb_rel_tx_send(vb_rel_tx_t *tx, const vb_rel_params_t *p, double now);
+/* Assigns the psn of a new packet (call only when there is space). Returns
+ * the psn; *ackreq says whether this packet should ask for an ack at once. */
+uint16_t vb_rel_tx_send(vb_rel_tx_t *tx, const vb_rel_params_t *p, double now, int *ackreq);
 
 /* Applies a cumulative ack (the last psn the peer has in order) and its NAK
  * flags. Returns how many packets it newly acknowledges (the oldest ones);
@@ -127,6 +144,12 @@ int vb_rel_rx_hold(vb_rel_rx_t *rx, vb_rel_ooo_t *o, uint32_t peer, uint16_t psn
  * and accepts it. Returns 1 with its value, to be delivered next. */
 int vb_rel_rx_next_held(vb_rel_rx_t *rx, const vb_rel_params_t *p, vb_rel_ooo_t *o,
                         uint32_t peer, double now, uint32_t *val);
+
+/* The packet just accepted asked for an ack: send one at once. */
+static inline void vb_rel_rx_ack_asked(vb_rel_rx_t *rx)
+{
+    rx->ack_now = 1;
+}
 
 /* Whether a standalone ack should be sent now. */
 static inline int vb_rel_rx_ack_due(const vb_rel_rx_t *rx, double now)

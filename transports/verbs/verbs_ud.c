@@ -269,9 +269,11 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
         size_t n = total - off < seg ? total - off : seg;
         vb_ud_hdr_t *h = (vb_ud_hdr_t *)t->data;
         h->src = (uint32_t)s->me;
-        h->psn = t->psn = vb_rel_tx_send(&p->tx, &s->rel, s->now);
+        int want_ack;
+        h->psn = t->psn = vb_rel_tx_send(&p->tx, &s->rel, s->now, &want_ack);
         h->ack = vb_rel_rx_ack(&p->rx);
-        h->type = VB_UD_DATA | (k == 0 ? VB_UD_FIRST : 0) | (k == nseg - 1 ? VB_UD_LAST : 0);
+        h->type = VB_UD_DATA | (k == 0 ? VB_UD_FIRST : 0) | (k == nseg - 1 ? VB_UD_LAST : 0) |
+                  (want_ack ? VB_UD_WANT_ACK : 0);
         h->id = (uint8_t)id;
         h->hdr_len = (uint16_t)hdr_len;
         h->len = (uint32_t)len;
@@ -290,7 +292,8 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     }
     if (nw)
         post_list(s, wr, nw);
-    vb_rel_rx_acked(&p->rx); /* our ack rode along */
+    if (!p->rx.nak)
+        vb_rel_rx_acked(&p->rx); /* our ack rode along (a NAK needs its own packet) */
     s->stats.ud_sent += nseg;
     vb_active_add(s, p);
     return 0;
@@ -303,7 +306,9 @@ static int repost(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t)
     struct ibv_sge sge;
     if (vb_sq_free(&s->ud_sq) < 8)
         return CORE_EBUSY;
-    ((vb_ud_hdr_t *)t->data)->ack = vb_rel_rx_ack(&p->rx);
+    vb_ud_hdr_t *h = (vb_ud_hdr_t *)t->data;
+    h->ack = vb_rel_rx_ack(&p->rx);
+    h->type |= VB_UD_WANT_ACK; /* a resend is answered at once */
     s->stats.ud_resent++;
     if (prep_wr(s, p, t, &wr, &sge))
         post_list(s, &wr, 1);
@@ -369,7 +374,9 @@ static void ack_in(vb_iface_t *s, vb_peer_t *p, uint16_t ack, int nak)
     if (what == VB_REL_RESEND_ONE) {
         repost(s, p, p->unacked);
     } else if (what == VB_REL_RESEND_ALL) {
-        for (vb_tx_t *t = p->unacked; t; t = t->next)
+        /* As many as the (just halved) congestion window allows. */
+        unsigned n = (unsigned)p->tx.cwnd;
+        for (vb_tx_t *t = p->unacked; t && n--; t = t->next)
             if (repost(s, p, t) != 0)
                 break;
     }
@@ -494,6 +501,8 @@ static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, u
     if (kind != VB_UD_DATA)
         return 0;
     int r = vb_rel_rx_accept(&p->rx, &s->rel, h->psn, s->now);
+    if (h->type & VB_UD_WANT_ACK)
+        vb_rel_rx_ack_asked(&p->rx);
     vb_active_add(s, p);
     if (r == VB_REL_DUP) {
         s->stats.ud_dups++;

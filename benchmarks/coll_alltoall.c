@@ -1,0 +1,26 @@
+/*
+ * rdmpi_alltoall and rdmpi_ialltoall (built with -DCOLL_BENCH_NONBLOCKING): MPI_Alltoall of size bytes per pair of ranks, as the OSU
+ * micro-benchmarks' osu_alltoall and osu_ialltoall measure it. See coll_util.h.
+ */
+#include "coll_util.h"
+
+static void run(struct coll_bufs *b, size_t size)
+{
+    (void)b;
+    (void)size;
+    MPI_Alltoall(b->sbuf, (int)size, MPI_CHAR, b->rbuf, (int)size, MPI_CHAR, MPI_COMM_WORLD);
+}
+
+static void start(struct coll_bufs *b, size_t size, MPI_Request *req)
+{
+    (void)b;
+    (void)size;
+    MPI_Ialltoall(b->sbuf, (int)size, MPI_CHAR, b->rbuf, (int)size, MPI_CHAR, MPI_COMM_WORLD, req);
+}
+
+static const struct coll_bench bench = { "Alltoall", 1, 1, run, start };
+
+int main(int argc, char **argv)
+{
+    return coll_bench_main(argc, argv, &bench, COLL_BENCH_NONBLOCKING);
+}

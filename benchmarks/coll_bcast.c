@@ -1,0 +1,26 @@
+/*
+ * rdmpi_bcast and rdmpi_ibcast (built with -DCOLL_BENCH_NONBLOCKING): MPI_Bcast of size bytes (MPI_CHAR) from rank 0, as the OSU
+ * micro-benchmarks' osu_bcast and osu_ibcast measure it. See coll_util.h.
+ */
+#include "coll_util.h"
+
+static void run(struct coll_bufs *b, size_t size)
+{
+    (void)b;
+    (void)size;
+    MPI_Bcast(b->sbuf, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
+static void start(struct coll_bufs *b, size_t size, MPI_Request *req)
+{
+    (void)b;
+    (void)size;
+    MPI_Ibcast(b->sbuf, (int)size, MPI_CHAR, 0, MPI_COMM_WORLD, req);
+}
+
+static const struct coll_bench bench = { "Bcast", 1, 1, run, start };
+
+int main(int argc, char **argv)
+{
+    return coll_bench_main(argc, argv, &bench, COLL_BENCH_NONBLOCKING);
+}

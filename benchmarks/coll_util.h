@@ -1,0 +1,43 @@
+/*
+ * What the collective benchmarks share: the command line (-m, -i, -x, -f, -t, -h), buffers, the
+ * timing loops and output in the OSU micro-benchmarks' format (osu_allreduce, osu_iallreduce...),
+ * so that rdmpi's, Open MPI's and MPICH's numbers read, and parse, the same way. Each benchmark
+ * file describes one collective by a coll_bench: how to run it blocking and how to start it
+ * nonblocking. Standard MPI only: the same sources build with any MPI's mpicc.
+ *
+ * Blocking: for each size, the average over the timed iterations of one call, averaged over the
+ * ranks (-f adds the minimum and maximum over ranks). Nonblocking (built with
+ * -DCOLL_BENCH_NONBLOCKING): first the pure communication time (start + wait), then start,
+ * compute for that long while calling MPI_Test -t times, wait: overall, compute, pure
+ * communication, and overlap = 100 (1 - (overall - compute) / pure), clipped to [0, 100].
+ */
+#ifndef RDMPI_COLL_UTIL_H
+#define RDMPI_COLL_UTIL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifndef COLL_BENCH_NONBLOCKING
+#define COLL_BENCH_NONBLOCKING 0
+#endif
+
+/* Buffers of one benchmark, allocated for the largest size. */
+struct coll_bufs {
+    char *sbuf, *rbuf;   /* page-aligned, nranks * max_size bytes each */
+    int rank, nranks;
+};
+
+struct coll_bench {
+    const char *name;     /* "Allreduce": titles and program names ("rdmpi_allreduce") */
+    int has_size;         /* 0: barrier (one row, no size column) */
+    size_t elem;          /* bytes per element: sizes are multiples of it (4: MPI_FLOAT) */
+    /* Runs the collective on size bytes (per rank or per block, as OSU counts them). */
+    void (*run)(struct coll_bufs *b, size_t size);
+    /* Starts it nonblocking. */
+    void (*start)(struct coll_bufs *b, size_t size, MPI_Request *req);
+};
+
+/* Runs the benchmark; returns the exit status for main. */
+int coll_bench_main(int argc, char **argv, const struct coll_bench *bench, int nonblocking);
+
+#endif
