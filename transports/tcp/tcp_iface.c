@@ -309,9 +309,7 @@ static int tcp_progress(tp_iface_t *iface)
 static int tcp_flush(tp_ep_t *ep)
 {
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
-    if (e->gone || (e->conn && tp_tcp_txq_bytes(&e->txq) == 0))
-        return 0;
-    return CORE_EBUSY;
+    return e->gone || tp_tcp_txq_bytes(&e->txq) == 0 ? 0 : CORE_EBUSY;
 }
 
 /* Sends BYE where it is due; returns whether some connection is unfinished:
