@@ -19,6 +19,13 @@ typedef struct runs {
     char *tmp;          /* packed blocks (v form), NULL when working in place */
     size_t *off;        /* off[i]: block i's offset in tmp; off[n] = total */
     int rem;
+    /* Not in place: the own block (block me) leaves from the send buffer the
+     * first time, and is copied into place while that first message travels. */
+    int me;
+    const void *sbuf;
+    size_t scount;
+    MPI_Datatype sdt;
+    int copied;
 } runs_t;
 
 /* The first block held by group rank gr. */
@@ -41,24 +48,44 @@ static void run(const runs_t *u, int a, int b, void **p, size_t *cnt, MPI_Dataty
     }
 }
 
-static void xchg(coll_sched_t *s, const coll_grp_t *g, const runs_t *u, int sa, int sb,
+/* The own block's copy into place (into tmp for the v form). */
+static void copy_own(coll_sched_t *s, runs_t *u)
+{
+    void *p;
+    size_t c;
+    MPI_Datatype dt;
+    run(u, u->me, u->me + 1, &p, &c, &dt);
+    sched_copy(s, u->sbuf, u->scount, u->sdt, p, c, dt);
+    u->copied = 1;
+}
+
+static void xchg(coll_sched_t *s, const coll_grp_t *g, runs_t *u, int sa, int sb,
                  int peer_send, int ra, int rb, int peer_recv)
 {
     void *p;
     size_t c;
     MPI_Datatype dt;
+    int own_first = !u->copied && u->sbuf;
     if (peer_send >= 0) {
-        run(u, sa, sb, &p, &c, &dt);
-        sched_send(s, p, c, dt, grp_peer(g, peer_send));
+        if (own_first && sa == u->me && sb == u->me + 1) {
+            sched_send(s, u->sbuf, u->scount, u->sdt, grp_peer(g, peer_send));
+        } else {
+            if (own_first)
+                copy_own(s, u);
+            run(u, sa, sb, &p, &c, &dt);
+            sched_send(s, p, c, dt, grp_peer(g, peer_send));
+        }
     }
     if (peer_recv >= 0) {
         run(u, ra, rb, &p, &c, &dt);
         sched_recv(s, p, c, dt, grp_peer(g, peer_recv));
     }
+    if (!u->copied && u->sbuf)
+        copy_own(s, u);
     sched_fence(s);
 }
 
-static void doubling(coll_sched_t *s, const coll_grp_t *g, const runs_t *u)
+static void doubling(coll_sched_t *s, const coll_grp_t *g, runs_t *u)
 {
     int n = g->n, r = g->me, rem = u->rem, pof2 = n - rem;
     int newrank = r < 2 * rem ? (r % 2 ? -1 : r / 2) : r - rem;
@@ -86,11 +113,12 @@ void coll_allgather_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbu
 {
     int n = g->n, r = g->me;
     int inplace = sbuf == MPI_IN_PLACE;
-    runs_t u = { rl, NULL, NULL, n - coll_pof2(n) };
+    runs_t u = { rl, NULL, NULL, n - coll_pof2(n), r, inplace ? NULL : sbuf, (size_t)scount,
+                 sdt, 0 };
     if (!rl->counts && !rl->displs && !rl->dts) {
-        if (!inplace)
-            sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)rl->count, rl->dt);
         doubling(s, g, &u);
+        if (!u.copied && !inplace)
+            copy_own(s, &u);
         sched_fence(s);
         return;
     }
@@ -101,13 +129,13 @@ void coll_allgather_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbu
         u.off[i + 1] = u.off[i] + lay_bytes(rl, i);
     if (!(u.tmp = sched_alloc(s, u.off[n] + 1)))
         return;
-    size_t mine = u.off[r + 1] - u.off[r];
-    if (inplace)
+    if (inplace) {
         sched_copy(s, lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r), u.tmp + u.off[r],
-                   mine, MPI_BYTE);
-    else
-        sched_copy(s, sbuf, (size_t)scount, sdt, u.tmp + u.off[r], mine, MPI_BYTE);
+                   u.off[r + 1] - u.off[r], MPI_BYTE);
+    }
     doubling(s, g, &u);
+    if (!u.copied && !inplace)
+        copy_own(s, &u);
     for (int i = 0; i < n; i++)
         if (i != r)
             sched_copy(s, u.tmp + u.off[i], u.off[i + 1] - u.off[i], MPI_BYTE, lay_ptr(rl, i),

@@ -38,23 +38,28 @@ void coll_allreduce_rabenseifner(coll_sched_t *s, const coll_grp_t *g, const voi
 {
     int n = g->n, r = g->me;
     size_t cnt = (size_t)count;
-    if (sbuf != MPI_IN_PLACE)
+    int pof2 = coll_pof2(n), rem = n - pof2, nsteps = coll_log2(pof2), lo = 0, hi = 0;
+    /* Outside the fold, the first halving step reads the send buffer where it
+     * is, and rbuf serves as scratch until the result arrives. */
+    int ro = sbuf != MPI_IN_PLACE && n > 1 && count > 0 && r >= 2 * rem &&
+             coll_op_symmetric(op);
+    if (sbuf != MPI_IN_PLACE && !ro)
         sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
     if (n == 1 || count == 0) {
         sched_fence(s);
         return;
     }
-    int pof2 = coll_pof2(n), rem = n - pof2, nsteps = coll_log2(pof2), lo = 0, hi = 0;
     void *tmp = sched_tmp(s, cnt, dt);
     int *ints = sched_alloc(s, sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
     if (!tmp || !ints)
         return;
     int *cnts = ints, *disps = ints + pof2, *los = disps + pof2 + 1, *his = los + nsteps;
-    void *cur = rbuf, *other = tmp;
+    void *cur = ro ? (void *)sbuf : rbuf, *other = tmp;
     int newrank = coll_fold_in(s, g, rbuf, tmp, count, dt, op);
     if (newrank >= 0) {
         coll_split(count, pof2, cnts, disps);
-        coll_rs_halving(s, g, &cur, &other, disps, dt, op, newrank, pof2, &lo, &hi, los, his);
+        coll_rs_halving(s, g, &cur, &other, disps, dt, op, newrank, pof2, ro ? rbuf : NULL, &lo,
+                        &hi, los, his);
         if (cur != rbuf) {
             MPI_Aint off = (MPI_Aint)disps[lo] * dt->extent;
             size_t c = (size_t)(disps[hi] - disps[lo]);

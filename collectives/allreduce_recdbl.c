@@ -19,19 +19,32 @@ void coll_allreduce_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbu
 {
     int n = g->n, r = g->me;
     size_t cnt = (size_t)count;
-    if (sbuf != MPI_IN_PLACE)
+    int pof2 = coll_pof2(n), rem = n - pof2;
+    /* Outside the fold, the first step sends the send buffer where it is and
+     * receives into rbuf: rbuf = mine op theirs (bitwise the partner's
+     * theirs op mine, for operations coll_op_symmetric accepts). */
+    int direct = sbuf != MPI_IN_PLACE && n > 1 && count > 0 && r >= 2 * rem &&
+                 coll_op_symmetric(op);
+    if (sbuf != MPI_IN_PLACE && !direct)
         sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
     if (n == 1 || count == 0) {
         sched_fence(s);
         return;
     }
     void *tmp = sched_tmp(s, cnt, dt);
-    int pof2 = coll_pof2(n), rem = n - pof2;
     void *cur = rbuf;
     int newrank = coll_fold_in(s, g, cur, tmp, count, dt, op);
 
     for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
         int dst = coll_fold_real(newrank ^ mask, rem);
+        if (direct) {
+            sched_send(s, sbuf, cnt, dt, grp_peer(g, dst));
+            sched_recv(s, rbuf, cnt, dt, grp_peer(g, dst));
+            sched_fence(s);
+            sched_reduce(s, sbuf, rbuf, cnt, dt, op);
+            direct = 0;
+            continue;
+        }
         sched_send(s, cur, cnt, dt, grp_peer(g, dst));
         sched_recv(s, tmp, cnt, dt, grp_peer(g, dst));
         sched_fence(s);

@@ -14,15 +14,13 @@ void coll_alltoall_linear(coll_sched_t *s, const coll_grp_t *g, const coll_layou
 {
     int n = g->n, r = g->me;
     coll_layout_t copy;
-    if (sl->buf == MPI_IN_PLACE) {
+    int own = sl->buf != MPI_IN_PLACE;   /* the own block still to copy */
+    if (!own) {
         if (coll_alltoall_inplace_src(s, rl, n, &copy))
             return;
         sl = &copy;
-    } else {
-        sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r), lay_ptr(rl, r),
-                   (size_t)lay_count(rl, r), lay_dt(rl, r));
     }
-    for (int first = 1; first < n; first += COLL_A2A_WINDOW) {
+    for (int first = 1; first < n || own; first += COLL_A2A_WINDOW) {
         int last = first + COLL_A2A_WINDOW < n ? first + COLL_A2A_WINDOW : n;
         for (int i = first; i < last; i++) {
             int from = (r + i) % n;
@@ -33,6 +31,11 @@ void coll_alltoall_linear(coll_sched_t *s, const coll_grp_t *g, const coll_layou
             int to = (r - i + n) % n;
             sched_send(s, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to),
                        grp_peer(g, to));
+        }
+        if (own) {   /* while the first window's messages travel */
+            sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r),
+                       lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r));
+            own = 0;
         }
         sched_fence(s);
     }

@@ -48,13 +48,11 @@ void coll_alltoall_pairwise(coll_sched_t *s, const coll_grp_t *g, const coll_lay
 {
     int n = g->n, r = g->me;
     coll_layout_t copy;
-    if (sl->buf == MPI_IN_PLACE) {
+    int own = sl->buf != MPI_IN_PLACE;   /* the own block still to copy */
+    if (!own) {
         if (coll_alltoall_inplace_src(s, rl, n, &copy))
             return;
         sl = &copy;
-    } else {
-        sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r), lay_ptr(rl, r),
-                   (size_t)lay_count(rl, r), lay_dt(rl, r));
     }
     int pow2 = coll_is_pof2(n);
     for (int i = 1; i < n; i++) {
@@ -64,7 +62,15 @@ void coll_alltoall_pairwise(coll_sched_t *s, const coll_grp_t *g, const coll_lay
                    grp_peer(g, to));
         sched_recv(s, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from),
                    grp_peer(g, from));
+        if (own) {   /* while the first exchange travels */
+            sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r),
+                       lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r));
+            own = 0;
+        }
         sched_fence(s);
     }
+    if (own)
+        sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r), lay_ptr(rl, r),
+                   (size_t)lay_count(rl, r), lay_dt(rl, r));
     sched_fence(s);
 }

@@ -1,29 +1,12 @@
 /*
- * Temporary buffers and local copies for the algorithms. Reductions keep
- * data in the datatype's native layout (operations apply to native items);
- * data that is only moved travels packed, as bytes (a copy to or from
- * MPI_BYTE packs or unpacks).
+ * Local copies for the algorithms (their scratch memory comes from the
+ * schedule, sched_alloc/sched_tmp). Reductions keep data in the datatype's
+ * native layout (operations apply to native items); data that is only moved
+ * travels packed, as bytes (a copy to or from MPI_BYTE packs or unpacks).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "collectives/coll_impl.h"
-
-void *coll_tmp_alloc(size_t count, MPI_Datatype dt, void **raw)
-{
-    *raw = NULL;
-    if (count == 0)
-        return NULL;
-    /* Item i starts at i * extent; its data spans [true_lb, true_lb + true_extent). */
-    MPI_Aint last = (MPI_Aint)(count - 1) * dt->extent;
-    MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
-    MPI_Aint hi = (last > 0 ? last : 0) + dt->true_lb + dt->true_extent;
-    size_t bytes = hi > lo ? (size_t)(hi - lo) : 1;
-    char *p = malloc(bytes);
-    if (!p)
-        return NULL;
-    *raw = p;
-    return p - lo;
-}
 
 int coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst, size_t rcount,
               MPI_Datatype rdt)

@@ -19,6 +19,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/errors.h"
+#include "core/op.h"
 #include "collectives/coll.h"
 #include "collectives/sched.h"
 
@@ -36,10 +37,6 @@ static inline int grp_peer(const coll_grp_t *g, int i)
 }
 
 /* ---- buffers ------------------------------------------------------------ */
-/* Allocates room for count items of dt in their native layout (extents,
- * holes, lower bound): *raw is what to free, the result is where item 0
- * starts. count 0 gives NULL with *raw NULL. */
-void *coll_tmp_alloc(size_t count, MPI_Datatype dt, void **raw);
 /* Copies the data of scount items of sdt to rcount items of rdt (the type
  * signatures match, as MPI requires); CORE_ETRUNC when the receive is short. */
 int coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst, size_t rcount,
@@ -114,10 +111,21 @@ static inline int coll_fold_real(int newrank, int rem)
  * member's vector and *other is scratch of the same size; they may be
  * swapped. Afterwards this member's chunk range [*lo, *hi) of *cur is
  * reduced over the group, and los/his (log2(pof2) entries) record the range
- * before each halving step, for the mirrored allgather or gather. */
+ * before each halving step, for the mirrored allgather or gather. With ro
+ * (not NULL), *cur is only read (it may be the user's send buffer), and ro
+ * is scratch of the same size that takes its place after the first step:
+ * only for operations coll_op_symmetric accepts. */
 void coll_rs_halving(coll_sched_t *s, const coll_grp_t *g, void **cur, void **other,
                      const int *disps, MPI_Datatype dt, MPI_Op op, int newrank, int pof2,
-                     int *lo, int *hi, int *los, int *his);
+                     void *ro, int *lo, int *hi, int *los, int *his);
+/* Whether op gives bitwise the same result whatever the order of its two
+ * operands (the predefined operations; a user's "commutative" function
+ * need not), which lets an algorithm combine into whichever buffer is free,
+ * and read the user's send buffer instead of copying it first (ro above). */
+static inline int coll_op_symmetric(MPI_Op op)
+{
+    return op->predefined;
+}
 /* Splits count items in n chunks (sizes differ by at most one, larger
  * first); disps has n + 1 entries, disps[n] = count. */
 void coll_split(int count, int n, int *cnts, int *disps);

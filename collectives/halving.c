@@ -43,7 +43,7 @@ int coll_fold_in(coll_sched_t *s, const coll_grp_t *g, void *cur, void *tmp, int
 
 void coll_rs_halving(coll_sched_t *s, const coll_grp_t *g, void **cur, void **other,
                      const int *disps, MPI_Datatype dt, MPI_Op op, int newrank, int pof2,
-                     int *lo, int *hi, int *los, int *his)
+                     void *ro, int *lo, int *hi, int *los, int *his)
 {
     MPI_Aint ext = dt->extent;
     int rem = g->n - pof2;
@@ -62,17 +62,20 @@ void coll_rs_halving(coll_sched_t *s, const coll_grp_t *g, void **cur, void **ot
                    (size_t)(disps[send_hi] - disps[send_lo]), dt, dst);
         sched_recv(s, o + koff, nkeep, dt, dst);
         sched_fence(s);
-        if (lower) {
-            /* other = mine op theirs; then other holds the partial result. */
+        if (lower || ro) {
+            /* other = mine op theirs; then other holds the partial result
+             * (also the higher rank's when *cur may not be written: the
+             * operation commutes bit for bit, and ro takes its place). */
             sched_reduce(s, c + koff, o + koff, nkeep, dt, op);
             void *t = *cur;
             *cur = *other;
-            *other = t;
+            *other = ro ? ro : t;
         } else {
             sched_reduce(s, o + koff, c + koff, nkeep, dt, op);
         }
         l = keep_lo;
         h = keep_hi;
+        ro = NULL;
     }
     *lo = l;
     *hi = h;

@@ -42,11 +42,12 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
         return;
     }
 
-    /* The partial result lives in acc, data from a child arrives in in. */
+    /* The partial result is acc: at first this rank's own vector, which is
+     * not copied; the first combination writes into abuf (rbuf at the
+     * root), later data from a child arrives in in. */
+    void *abuf = r == root ? rbuf : sched_tmp(s, cnt, dt);
     void *in = sched_tmp(s, cnt, dt);
-    void *acc = r == root ? rbuf : sched_tmp(s, cnt, dt);
-    sched_copy(s, mine, cnt, dt, acc, cnt, dt);
-
+    const void *acc = mine;
     for (int mask = 1; mask < n; mask <<= 1) {
         if (vr & mask) {
             sched_send(s, acc, cnt, dt, grp_peer(g, (vr - mask + tree_root) % n));
@@ -55,16 +56,27 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
         }
         if (vr + mask >= n)
             continue;
-        sched_recv(s, in, cnt, dt, grp_peer(g, (vr + mask + tree_root) % n));
-        sched_fence(s);
-        if (op->commute) {
-            sched_reduce(s, in, acc, cnt, dt, op);
+        int child = grp_peer(g, (vr + mask + tree_root) % n);
+        if (op->commute && acc == mine && mine != abuf) {
+            /* First child: straight into abuf, then abuf = mine op child. */
+            sched_recv(s, abuf, cnt, dt, child);
+            sched_fence(s);
+            sched_reduce(s, mine, abuf, cnt, dt, op);
+            acc = abuf;
+        } else if (op->commute) {
+            sched_recv(s, in, cnt, dt, child);
+            sched_fence(s);
+            sched_reduce(s, in, abuf, cnt, dt, op);
+            acc = abuf;
         } else {
-            /* The child's ranks are above ours: in = acc op in, then swap. */
+            /* The child's ranks are above ours: in = acc op child, which
+             * becomes acc; the next child arrives in a buffer that is free. */
+            sched_recv(s, in, cnt, dt, child);
+            sched_fence(s);
             sched_reduce(s, acc, in, cnt, dt, op);
-            void *t = acc;
+            void *next = acc == mine ? abuf : (void *)acc;
             acc = in;
-            in = t;
+            in = next;
         }
     }
     if (r == tree_root && r == root) {

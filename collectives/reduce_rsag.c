@@ -53,16 +53,24 @@ void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
     int holder = root < 2 * rem ? (root | 1) : root;
     int newroot = root < 2 * rem ? root / 2 : root - rem;
 
-    void *cur = sched_tmp(s, cnt, dt), *other = sched_tmp(s, cnt, dt);
+    void *cur = sched_tmp(s, cnt, dt), *other = sched_tmp(s, cnt, dt), *ro = NULL;
     int *ints = sched_alloc(s, sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
     if (!ints || !cur || !other)
         return;
     int *cnts = ints, *disps = ints + pof2, *los = disps + pof2 + 1, *his = los + nsteps;
-    sched_copy(s, sbuf == MPI_IN_PLACE ? rbuf : sbuf, cnt, dt, cur, cnt, dt);
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (r >= 2 * rem && coll_op_symmetric(op)) {
+        /* Not in the fold: the first halving step reads the input where it is. */
+        ro = cur;
+        cur = (void *)mine;
+    } else {
+        sched_copy(s, mine, cnt, dt, cur, cnt, dt);
+    }
     int newrank = coll_fold_in(s, g, cur, other, count, dt, op);
     if (newrank >= 0) {
         coll_split(count, pof2, cnts, disps);
-        coll_rs_halving(s, g, &cur, &other, disps, dt, op, newrank, pof2, &lo, &hi, los, his);
+        coll_rs_halving(s, g, &cur, &other, disps, dt, op, newrank, pof2, ro, &lo, &hi, los,
+                        his);
         if (gather_halves(s, g, cur, disps, dt, newrank, newroot, rem, lo, hi, los, his, nsteps))
             return;
         if (newrank != newroot)

@@ -68,7 +68,7 @@ void coll_reduce_scatter_halving(coll_sched_t *s, const coll_grp_t *g, const voi
     void *c = cur, *o = other;
     int newrank = coll_fold_in(s, g, c, o, total, dt, op);
     if (newrank >= 0) {
-        coll_rs_halving(s, g, &c, &o, disps, dt, op, newrank, pof2, &lo, &hi, los, his);
+        coll_rs_halving(s, g, &c, &o, disps, dt, op, newrank, pof2, NULL, &lo, &hi, los, his);
         char *mine = (char *)c + (MPI_Aint)disps[lo] * ext;
         if (newrank < rem) {
             /* Ranks r - 1 and r: r - 1's block comes first. */

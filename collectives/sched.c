@@ -16,6 +16,11 @@
 
 enum { ST_SEND = 1, ST_RECV, ST_REDUCE, ST_COPY, ST_CALL, ST_FENCE };
 
+struct buf {
+    void *p;
+    size_t size;
+};
+
 typedef struct step {
     uint8_t kind;
     int peer, tag;
@@ -38,7 +43,7 @@ struct coll_sched {
     int pending;              /* its sends and receives not yet complete */
     int started;              /* the round at cur has been started */
     int progressed;           /* the last advance moved something */
-    void **bufs;              /* scratch memory */
+    struct buf *bufs;         /* scratch memory */
     int nbufs, bufcap;
     void **held;              /* datatypes and ops kept alive; tagged by the low bit */
     int nheld, heldcap;
@@ -47,11 +52,68 @@ struct coll_sched {
 };
 
 #define POOL_MAX 16
+/* Scratch blocks kept for the next collectives: freeing and allocating
+ * megabytes on every call costs page faults (the C library gives large
+ * blocks back to the kernel), which made long reductions several times
+ * slower. At most CACHE_SLOTS blocks and CACHE_BYTES bytes. */
+#define CACHE_SLOTS 8
+#define CACHE_BYTES ((size_t)64 << 20)
 
 /* Schedules of nonblocking collectives that are running, oldest first, and
  * the pool of free ones. */
 static coll_sched_t *active_head, *active_tail, *pool;
 static int pool_size, in_hook;
+static struct buf cache[CACHE_SLOTS];
+static size_t cache_bytes;
+
+/* A cached block of at least bytes (the smallest that fits), else a new one. */
+static void *block_get(size_t *bytes)
+{
+    int best = -1;
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].p && cache[i].size >= *bytes &&
+            (best < 0 || cache[i].size < cache[best].size))
+            best = i;
+    if (best >= 0) {
+        void *p = cache[best].p;
+        *bytes = cache[best].size;
+        cache_bytes -= cache[best].size;
+        cache[best].p = NULL;
+        return p;
+    }
+    *bytes = (*bytes + 4095) & ~(size_t)4095;
+    return malloc(*bytes);
+}
+
+/* Keeps a block for later, evicting smaller ones to make room. */
+static void block_put(void *p, size_t size)
+{
+    if (size > CACHE_BYTES) {
+        free(p);
+        return;
+    }
+    for (;;) {
+        int free_slot = -1, smallest = -1;
+        for (int i = 0; i < CACHE_SLOTS; i++) {
+            if (!cache[i].p)
+                free_slot = i;
+            else if (smallest < 0 || cache[i].size < cache[smallest].size)
+                smallest = i;
+        }
+        if (free_slot >= 0 && cache_bytes + size <= CACHE_BYTES) {
+            cache[free_slot] = (struct buf){ p, size };
+            cache_bytes += size;
+            return;
+        }
+        if (smallest < 0 || cache[smallest].size > size) {
+            free(p);   /* everything kept is larger: keep those */
+            return;
+        }
+        free(cache[smallest].p);
+        cache_bytes -= cache[smallest].size;
+        cache[smallest].p = NULL;
+    }
+}
 
 /* ---- building ------------------------------------------------------------ */
 
@@ -211,13 +273,16 @@ void *sched_alloc(coll_sched_t *s, size_t bytes)
 {
     if (bytes == 0 || s->err)
         return NULL;
-    void *p = malloc(bytes);
-    if (!p || grow((void **)&s->bufs, &s->bufcap, sizeof(void *), s->nbufs + 1)) {
-        free(p);
+    if (grow((void **)&s->bufs, &s->bufcap, sizeof(struct buf), s->nbufs + 1)) {
         s->err = CORE_ENOMEM;
         return NULL;
     }
-    s->bufs[s->nbufs++] = p;
+    void *p = block_get(&bytes);
+    if (!p) {
+        s->err = CORE_ENOMEM;
+        return NULL;
+    }
+    s->bufs[s->nbufs++] = (struct buf){ p, bytes };
     return p;
 }
 
@@ -225,15 +290,12 @@ void *sched_tmp(coll_sched_t *s, size_t count, MPI_Datatype dt)
 {
     if (count == 0 || s->err)
         return NULL;
-    void *raw;
-    void *p = coll_tmp_alloc(count, dt, &raw);
-    if (!p || grow((void **)&s->bufs, &s->bufcap, sizeof(void *), s->nbufs + 1)) {
-        free(raw);
-        s->err = CORE_ENOMEM;
-        return NULL;
-    }
-    s->bufs[s->nbufs++] = raw;
-    return p;
+    /* Item i starts at i * extent; its data spans [true_lb, true_lb + true_extent). */
+    MPI_Aint last = (MPI_Aint)(count - 1) * dt->extent;
+    MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
+    MPI_Aint hi = (last > 0 ? last : 0) + dt->true_lb + dt->true_extent;
+    char *p = sched_alloc(s, hi > lo ? (size_t)(hi - lo) : 1);
+    return p ? p - lo : NULL;
 }
 
 static void hold(coll_sched_t *s, void *obj, uintptr_t bit)
@@ -269,7 +331,7 @@ void sched_hold_op(coll_sched_t *s, MPI_Op op)
 static void release(coll_sched_t *s)
 {
     for (int i = 0; i < s->nbufs; i++)
-        free(s->bufs[i]);
+        block_put(s->bufs[i].p, s->bufs[i].size);
     for (int i = 0; i < s->nheld; i++) {
         uintptr_t v = (uintptr_t)s->held[i];
         if (v & 1) {
@@ -524,4 +586,9 @@ void coll_sched_fini(void)
         free(s);
     }
     pool_size = 0;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        free(cache[i].p);
+        cache[i].p = NULL;
+    }
+    cache_bytes = 0;
 }

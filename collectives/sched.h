@@ -74,7 +74,8 @@ void sched_fence(coll_sched_t *s);
 
 /* bytes of scratch memory (NULL for 0 bytes or when out of memory). */
 void *sched_alloc(coll_sched_t *s, size_t bytes);
-/* Scratch for count items of dt in their native layout (see coll_tmp_alloc). */
+/* Scratch for count items of dt in their native layout (extents, holes,
+ * lower bound): the result is where item 0 starts. */
 void *sched_tmp(coll_sched_t *s, size_t count, MPI_Datatype dt);
 
 /* Starts the schedule (takes ownership) and returns a request that

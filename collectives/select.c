@@ -86,7 +86,7 @@ enum {
 typedef struct coll_rule {
     enum coll_id id;
     size_t min_bytes, max_bytes;   /* applies when min_bytes <= bytes <= max_bytes */
-    int min_size;                  /* ... and the group has at least min_size ranks */
+    int min_size, max_size;        /* ... and the group has min_size..max_size ranks (0: any) */
     unsigned when;                 /* ... and these W_* conditions hold */
     enum coll_alg alg;
 } coll_rule_t;
@@ -98,57 +98,76 @@ typedef struct coll_rule {
  * reduce_scatter(_block): the whole input vector; gather, scatter,
  * alltoall: one rank's block; allgather(v): the whole result. The v and w
  * collectives other than allgatherv have one rule: their sizes differ
- * between ranks, which must all choose alike. */
+ * between ranks, which must all choose alike.
+ *
+ * Measured on shared memory at 2 and 4 ranks (benchmarks/rdmpi-compare-coll
+ * and per-algorithm runs, 2026-11-30), where the MPICH and Open MPI defaults
+ * were not the best: a local copy or reduction costs as much as a message
+ * there, so the algorithms that move or reduce the whole vector fewer times
+ * win later than on a network. Reduce: the binomial tree up to 512 KiB
+ * (reduce-scatter + gather moves the vector 1.5 times: 15 against 11 us at
+ * 64 KiB, 2 ranks). Allreduce: on 2 ranks recursive doubling (one exchange)
+ * up to 256 KiB (12 against 29 us for Rabenseifner at 64 KiB); the ring from
+ * 512 KiB on 4 or more ranks (470 against 606 us at 1 MiB, 4 ranks). Gather
+ * and scatter: linear above 2 KiB (the binomial tree's forwarding copies
+ * cost more than the messages saved: 6.9 against 8.2 us at 64 KiB).
+ * Alltoall: all messages at once (linear) except on many ranks with large
+ * blocks, where pairwise keeps a network from flooding (60 against 99 us at
+ * 64 KiB, 4 ranks). */
 static const coll_rule_t rules[] = {
-    { COLL_BARRIER, 0, ANY, 0, W_NODES, COLL_ALG_TWO_LEVEL },
-    { COLL_BARRIER, 0, ANY, 0, 0, COLL_ALG_DISSEMINATION },
+    { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
+    { COLL_BARRIER, 0, ANY, 0, 0, 0, COLL_ALG_DISSEMINATION },
 
-    { COLL_BCAST, 0, ANY, 0, W_NODES, COLL_ALG_TWO_LEVEL },
-    { COLL_BCAST, 0, 12 * KB, 0, 0, COLL_ALG_BINOMIAL },
-    { COLL_BCAST, 0, 512 * KB, 8, W_POW2, COLL_ALG_SCATTER_RECDBL },
-    { COLL_BCAST, 0, ANY, 8, 0, COLL_ALG_SCATTER_RING },
-    { COLL_BCAST, 0, ANY, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_BCAST, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
+    { COLL_BCAST, 0, 12 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_BCAST, 0, 512 * KB, 8, 0, W_POW2, COLL_ALG_SCATTER_RECDBL },
+    { COLL_BCAST, 0, ANY, 8, 0, 0, COLL_ALG_SCATTER_RING },
+    { COLL_BCAST, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
-    { COLL_REDUCE, 0, ANY, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
-    { COLL_REDUCE, 0, 2 * KB, 0, 0, COLL_ALG_BINOMIAL },
-    { COLL_REDUCE, 0, ANY, 0, W_FEW, COLL_ALG_BINOMIAL },
-    { COLL_REDUCE, 0, ANY, 0, 0, COLL_ALG_RSAG },
+    { COLL_REDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
+    { COLL_REDUCE, 0, 512 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_REDUCE, 0, ANY, 0, 0, W_FEW, COLL_ALG_BINOMIAL },
+    { COLL_REDUCE, 0, ANY, 0, 0, 0, COLL_ALG_RSAG },
 
-    { COLL_ALLREDUCE, 0, ANY, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
-    { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, COLL_ALG_RECDBL },
-    { COLL_ALLREDUCE, 0, ANY, 0, W_FEW, COLL_ALG_RECDBL },
-    { COLL_ALLREDUCE, 1024 * KB, ANY, 8, W_COMMUTE, COLL_ALG_RING },
-    { COLL_ALLREDUCE, 0, ANY, 0, 0, COLL_ALG_RABENSEIFNER },
+    { COLL_ALLREDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
+    { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, 0, COLL_ALG_RECDBL },
+    { COLL_ALLREDUCE, 0, ANY, 0, 0, W_FEW, COLL_ALG_RECDBL },
+    { COLL_ALLREDUCE, 0, 256 * KB, 0, 2, 0, COLL_ALG_RECDBL },
+    { COLL_ALLREDUCE, 512 * KB, ANY, 4, 0, W_COMMUTE, COLL_ALG_RING },
+    { COLL_ALLREDUCE, 0, ANY, 0, 0, 0, COLL_ALG_RABENSEIFNER },
 
-    { COLL_GATHER, 0, 32 * KB, 0, 0, COLL_ALG_BINOMIAL },
-    { COLL_GATHER, 0, ANY, 0, 0, COLL_ALG_LINEAR },
-    { COLL_GATHERV, 0, ANY, 0, 0, COLL_ALG_LINEAR },
-    { COLL_SCATTER, 0, 32 * KB, 0, 0, COLL_ALG_BINOMIAL },
-    { COLL_SCATTER, 0, ANY, 0, 0, COLL_ALG_LINEAR },
-    { COLL_SCATTERV, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+    { COLL_GATHER, 0, 32 * KB, 16, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_GATHER, 0, 2 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_GATHER, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
+    { COLL_GATHERV, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
+    { COLL_SCATTER, 0, 32 * KB, 16, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_SCATTER, 0, 2 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
+    { COLL_SCATTER, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
+    { COLL_SCATTERV, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
 
-    { COLL_ALLGATHER, 0, 512 * KB, 0, W_POW2, COLL_ALG_RECDBL },
-    { COLL_ALLGATHER, 0, 80 * KB, 0, W_NOT_POW2, COLL_ALG_BRUCK },
-    { COLL_ALLGATHER, 0, ANY, 0, 0, COLL_ALG_RING },
-    { COLL_ALLGATHERV, 0, 512 * KB, 0, W_POW2, COLL_ALG_RECDBL },
-    { COLL_ALLGATHERV, 0, 80 * KB, 0, W_NOT_POW2, COLL_ALG_BRUCK },
-    { COLL_ALLGATHERV, 0, ANY, 0, 0, COLL_ALG_RING },
+    { COLL_ALLGATHER, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
+    { COLL_ALLGATHER, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
+    { COLL_ALLGATHER, 0, ANY, 0, 0, 0, COLL_ALG_RING },
+    { COLL_ALLGATHERV, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
+    { COLL_ALLGATHERV, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
+    { COLL_ALLGATHERV, 0, ANY, 0, 0, 0, COLL_ALG_RING },
 
-    { COLL_ALLTOALL, 0, 256, 8, 0, COLL_ALG_BRUCK },
-    { COLL_ALLTOALL, 0, 32 * KB, 0, 0, COLL_ALG_LINEAR },
-    { COLL_ALLTOALL, 0, ANY, 0, 0, COLL_ALG_PAIRWISE },
-    { COLL_ALLTOALLV, 0, ANY, 0, 0, COLL_ALG_LINEAR },
-    { COLL_ALLTOALLW, 0, ANY, 0, 0, COLL_ALG_LINEAR },
+    { COLL_ALLTOALL, 0, 256, 8, 0, 0, COLL_ALG_BRUCK },
+    { COLL_ALLTOALL, 0, 256 * KB, 0, 0, 0, COLL_ALG_LINEAR },
+    { COLL_ALLTOALL, 0, ANY, 0, 15, 0, COLL_ALG_LINEAR },
+    { COLL_ALLTOALL, 0, ANY, 0, 0, 0, COLL_ALG_PAIRWISE },
+    { COLL_ALLTOALLV, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
+    { COLL_ALLTOALLW, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
 
-    { COLL_REDUCE_SCATTER, 0, 512 * KB, 0, 0, COLL_ALG_HALVING },
-    { COLL_REDUCE_SCATTER, 0, ANY, 0, W_COMMUTE, COLL_ALG_PAIRWISE },
-    { COLL_REDUCE_SCATTER, 0, ANY, 0, 0, COLL_ALG_HALVING },
-    { COLL_REDUCE_SCATTER_BLOCK, 0, 512 * KB, 0, 0, COLL_ALG_HALVING },
-    { COLL_REDUCE_SCATTER_BLOCK, 0, ANY, 0, W_COMMUTE, COLL_ALG_PAIRWISE },
-    { COLL_REDUCE_SCATTER_BLOCK, 0, ANY, 0, 0, COLL_ALG_HALVING },
+    { COLL_REDUCE_SCATTER, 0, 512 * KB, 0, 0, 0, COLL_ALG_HALVING },
+    { COLL_REDUCE_SCATTER, 0, ANY, 0, 0, W_COMMUTE, COLL_ALG_PAIRWISE },
+    { COLL_REDUCE_SCATTER, 0, ANY, 0, 0, 0, COLL_ALG_HALVING },
+    { COLL_REDUCE_SCATTER_BLOCK, 0, 512 * KB, 0, 0, 0, COLL_ALG_HALVING },
+    { COLL_REDUCE_SCATTER_BLOCK, 0, ANY, 0, 0, W_COMMUTE, COLL_ALG_PAIRWISE },
+    { COLL_REDUCE_SCATTER_BLOCK, 0, ANY, 0, 0, 0, COLL_ALG_HALVING },
 
-    { COLL_SCAN, 0, ANY, 0, 0, COLL_ALG_RECDBL },
-    { COLL_EXSCAN, 0, ANY, 0, 0, COLL_ALG_RECDBL },
+    { COLL_SCAN, 0, ANY, 0, 0, 0, COLL_ALG_RECDBL },
+    { COLL_EXSCAN, 0, ANY, 0, 0, 0, COLL_ALG_RECDBL },
 };
 
 /* Set once by coll_init from the environment; read-only afterwards. */
@@ -172,7 +191,8 @@ int coll_sim_ppn(void)
 
 static int rule_matches(const coll_rule_t *w, const coll_query_t *q)
 {
-    if (q->bytes < w->min_bytes || q->bytes > w->max_bytes || q->size < w->min_size)
+    if (q->bytes < w->min_bytes || q->bytes > w->max_bytes || q->size < w->min_size ||
+        (w->max_size && q->size > w->max_size))
         return 0;
     if ((w->when & W_POW2) && !coll_is_pof2(q->size))
         return 0;

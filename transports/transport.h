@@ -94,6 +94,10 @@ struct tp_ep {
 /* A transport module: compiled in, chosen at run time. */
 typedef struct tp_component {
     const char *name;
+    /* Reaches only ranks of this node (self, shm). When those serve every
+     * peer of the job, network transports are not opened at all, so they
+     * cost nothing (no polling) on a one-node job. */
+    int node_local;
     /* Before the bootstrap fence: set up, publish an address with
      * core_boot_put. CORE_EUNSUPPORTED means "not usable here" (quietly). */
     int (*open)(struct core_runtime *rt, tp_iface_t **iface_p);

@@ -37,7 +37,7 @@ static const core_config_row_t rows[] = {
     { "RDMPI_RNDV_FRAG_SIZE", CORE_CFG_SIZE, "64k",
       "chunk size of the pipelined rendezvous (transports without RDMA get)",
       OFF(rndv_frag_size), 0, NULL },
-    { "RDMPI_SPIN_COUNT", CORE_CFG_INT, "1000",
+    { "RDMPI_SPIN_COUNT", CORE_CFG_INT, "50000",
       "progress polls before a blocked call starts yielding the CPU", OFF(spin_count), 0, NULL },
     { "RDMPI_YIELD", CORE_CFG_ENUM, "auto",
       "yield the CPU while waiting: auto (at once when oversubscribed), always, never",

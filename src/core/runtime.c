@@ -59,10 +59,16 @@ static int transport_allowed(const core_runtime_t *rt, const char *name)
 
 static int open_transports(core_runtime_t *rt)
 {
+    /* Whether a node-local transport besides self serves every peer. */
+    int local_covers = rt->size == 1;
     for (int i = 0; tp_components[i]; i++) {
         const tp_component_t *c = tp_components[i];
         if (!transport_allowed(rt, c->name))
             continue;
+        if (!c->node_local && local_covers) {
+            core_debug("transport %s not needed: every rank is on this node", c->name);
+            continue;
+        }
         tp_iface_t *iface;
         int rc = c->open(rt, &iface);
         if (rc == CORE_EUNSUPPORTED)
@@ -72,6 +78,9 @@ static int open_transports(core_runtime_t *rt)
             return rc;
         }
         rt->ifaces[rt->niface++] = iface;
+        if (c->node_local && rt->local_size == rt->size && rt->local_size > 1 &&
+            strcmp(c->name, "self") != 0)
+            local_covers = 1;
         core_debug("transport %s open", c->name);
     }
     return 0;

@@ -150,6 +150,7 @@ static int self_reachable(tp_iface_t *iface, int peer)
 
 const tp_component_t tp_self_component = {
     .name = "self",
+    .node_local = 1,
     .open = self_open,
     .ready = NULL,
     .reachable = self_reachable,

@@ -241,6 +241,7 @@ static int shm_flush(tp_ep_t *ep)
 
 const tp_component_t tp_shm_component = {
     .name = "shm",
+    .node_local = 1,
     .open = shm_open_iface,
     .ready = shm_ready,
     .reachable = shm_reachable,

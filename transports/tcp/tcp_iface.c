@@ -11,13 +11,13 @@
  *
  * am_send writes straight to the socket when nothing is queued before it;
  * what the socket does not take is copied into the peer's queue, and once a
- * queue holds RDMPI_TCP_QUEUE_LIMIT bytes am_send says busy, so p2p keeps
- * large messages in the user's buffer until the socket drains. No get/put:
- * p2p runs its pipelined rendezvous over active messages.
+ * queue holds RDMPI_TCP_QUEUE_LIMIT bytes (or a full socket took nothing of
+ * a large payload) am_send says busy, so p2p keeps large messages in the
+ * user's buffer until the socket drains. No get/put: p2p runs its pipelined
+ * rendezvous over active messages.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +34,7 @@
 #define TCP_POLL_EVERY 16          /* with one connection: epoll_wait once per this many polls */
 #define TCP_MAX_AM_CEIL (64u << 20)
 #define TCP_CLOSE_TIMEOUT 10.0     /* seconds close waits for queues and goodbyes */
+#define TCP_COPY_MAX (16u << 10)   /* larger payloads are queued only when partly written */
 
 struct tp_memh {
     int unused;
@@ -201,9 +202,10 @@ static void tcp_ep_destroy(tp_ep_t *ep)
     (void)ep; /* owned by the interface: close still flushes it */
 }
 
-/* Writes the frame after whatever is queued, in one sendmsg when up;
- * queues the part the socket did not take. Safe from inside a handler: it
- * touches only e's send side. */
+/* Writes the frame after whatever is queued, in one sendmsg when up, and
+ * queues the part the socket did not take; a large payload the socket took
+ * none of stays with the caller (busy) rather than being copied. Safe from
+ * inside a handler: it touches only e's send side. */
 static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                        const void *payload, size_t len)
 {
@@ -241,10 +243,10 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
             tp_tcp_txq_consume(&e->txq, from_q);
             sent = (size_t)w - from_q;
         }
-        if (sent == tp_tcp_frame_size(hdr_len, len)) {
+        if (sent == tp_tcp_frame_size(hdr_len, len) || (sent == 0 && len > TCP_COPY_MAX)) {
             if (queued)
                 tp_tcp_conn_watch(s, e->conn);
-            return 0;
+            return sent ? 0 : CORE_EBUSY; /* a full socket: large payloads wait, uncopied */
         }
     }
     int rc = tp_tcp_txq_append(&e->txq, iov + nq, nf, sent);
@@ -258,11 +260,12 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     return 0;
 }
 
-/* One epoll_wait over every socket; returns the events handled. */
-static int poll_all(tp_tcp_iface_t *s)
+/* One epoll_wait over every socket (waiting up to timeout_ms); returns the
+ * events handled. */
+static int poll_all(tp_tcp_iface_t *s, int timeout_ms)
 {
     struct epoll_event evs[TCP_MAX_EVENTS];
-    int n = epoll_wait(s->epfd, evs, TCP_MAX_EVENTS, 0);
+    int n = epoll_wait(s->epfd, evs, TCP_MAX_EVENTS, timeout_ms);
     int events = 0;
     for (int i = 0; i < n; i++) {
         tp_tcp_conn_t *c = evs[i].data.ptr;
@@ -301,7 +304,7 @@ static int tcp_progress(tp_iface_t *iface)
             return events;
         }
     }
-    events += poll_all(s);
+    events += poll_all(s, 0);
     tp_tcp_reap(s);
     return events;
 }
@@ -355,12 +358,10 @@ static void tcp_close(tp_iface_t *iface)
                       TCP_CLOSE_TIMEOUT);
             break;
         }
-        int events = poll_all(s);
+        /* Peers finish at their own pace: once idle, sleep in epoll. */
+        int events = poll_all(s, idle > 100 ? 1 : 0);
         tp_tcp_reap(s);
-        if (events)
-            idle = 0;
-        else if (++idle > 100)
-            sched_yield();
+        idle = events ? 0 : idle + 1;
     }
     for (tp_tcp_conn_t *c = s->conns; c; c = c->next)
         tp_tcp_conn_kill(s, c);
