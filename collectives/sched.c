@@ -6,7 +6,6 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include "collectives/coll_impl.h"
 #include "core/log.h"
 #include "core/op.h"
@@ -179,8 +178,8 @@ static step_t *add(coll_sched_t *s, int kind)
         s->err = CORE_ENOMEM;
         return NULL;
     }
+    /* Every kind sets the fields it uses; round_start clears req. */
     step_t *t = &s->steps[s->nsteps++];
-    memset(t, 0, sizeof(*t));
     t->kind = (uint8_t)kind;
     return t;
 }

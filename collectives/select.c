@@ -220,12 +220,16 @@ static int can_run(enum coll_id id, enum coll_alg alg, const coll_query_t *q)
     return 1;
 }
 
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+/* The first rule of each collective (the table keeps a collective's rules together). */
+static size_t first_rule[COLL_NCOLLS];
+
 enum coll_alg coll_select(enum coll_id id, const coll_query_t *q)
 {
     if (forced[id] != COLL_ALG_AUTO && can_run(id, forced[id], q))
         return forced[id];
-    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-        if (rules[i].id == id && rule_matches(&rules[i], q))
+    for (size_t i = first_rule[id]; i < NRULES && rules[i].id == id; i++)
+        if (rule_matches(&rules[i], q))
             return rules[i].alg;
     return colls[id].algs[0];
 }
@@ -242,6 +246,12 @@ static void alg_list(enum coll_id id, char *buf, size_t len)
 
 int coll_init(void)
 {
+    for (int id = 0; id < COLL_NCOLLS; id++) {
+        first_rule[id] = NRULES;
+        for (size_t i = NRULES; i-- > 0;)
+            if (rules[i].id == (enum coll_id)id)
+                first_rule[id] = i;
+    }
     for (int id = 0; id < COLL_NCOLLS; id++) {
         forced[id] = COLL_ALG_AUTO;
         const char *v = colls[id].env ? getenv(colls[id].env) : NULL;
