@@ -231,7 +231,7 @@ int bench_warmup(const struct bench_opts *o, size_t size)
 void *bench_alloc(const struct bench_opts *o, size_t bytes)
 {
     long page = sysconf(_SC_PAGESIZE);
-    void *p;
+    void *p = NULL;
     int rc;
 
     if (bytes == 0)

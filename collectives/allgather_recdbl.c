@@ -55,7 +55,7 @@ static void copy_own(coll_sched_t *s, runs_t *u)
     size_t c;
     MPI_Datatype dt;
     run(u, u->me, u->me + 1, &p, &c, &dt);
-    sched_copy(s, u->sbuf, u->scount, u->sdt, p, c, dt);
+    coll_sched_copy(s, u->sbuf, u->scount, u->sdt, p, c, dt);
     u->copied = 1;
 }
 
@@ -68,21 +68,21 @@ static void xchg(coll_sched_t *s, const coll_grp_t *g, runs_t *u, int sa, int sb
     int own_first = !u->copied && u->sbuf;
     if (peer_send >= 0) {
         if (own_first && sa == u->me && sb == u->me + 1) {
-            sched_send(s, u->sbuf, u->scount, u->sdt, grp_peer(g, peer_send));
+            coll_sched_send(s, u->sbuf, u->scount, u->sdt, grp_peer(g, peer_send));
         } else {
             if (own_first)
                 copy_own(s, u);
             run(u, sa, sb, &p, &c, &dt);
-            sched_send(s, p, c, dt, grp_peer(g, peer_send));
+            coll_sched_send(s, p, c, dt, grp_peer(g, peer_send));
         }
     }
     if (peer_recv >= 0) {
         run(u, ra, rb, &p, &c, &dt);
-        sched_recv(s, p, c, dt, grp_peer(g, peer_recv));
+        coll_sched_recv(s, p, c, dt, grp_peer(g, peer_recv));
     }
     if (!u->copied && u->sbuf)
         copy_own(s, u);
-    sched_fence(s);
+    coll_sched_fence(s);
 }
 
 static void doubling(coll_sched_t *s, const coll_grp_t *g, runs_t *u)
@@ -119,29 +119,29 @@ void coll_allgather_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbu
         doubling(s, g, &u);
         if (!u.copied && !inplace)
             copy_own(s, &u);
-        sched_fence(s);
+        coll_sched_fence(s);
         return;
     }
-    if (!(u.off = sched_alloc(s, sizeof(size_t) * ((size_t)n + 1))))
+    if (!(u.off = coll_sched_alloc(s, sizeof(size_t) * ((size_t)n + 1))))
         return;
     u.off[0] = 0;
     for (int i = 0; i < n; i++)
         u.off[i + 1] = u.off[i] + lay_bytes(rl, i);
-    if (!(u.tmp = sched_alloc(s, u.off[n] + 1)))
+    if (!(u.tmp = coll_sched_alloc(s, u.off[n] + 1)))
         return;
     if (inplace) {
-        sched_copy(s, lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r), u.tmp + u.off[r],
-                   u.off[r + 1] - u.off[r], MPI_BYTE);
+        coll_sched_copy(s, lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r),
+                        u.tmp + u.off[r], u.off[r + 1] - u.off[r], MPI_BYTE);
     }
     doubling(s, g, &u);
     if (!u.copied && !inplace)
         copy_own(s, &u);
     for (int i = 0; i < n; i++)
         if (i != r)
-            sched_copy(s, u.tmp + u.off[i], u.off[i + 1] - u.off[i], MPI_BYTE, lay_ptr(rl, i),
-                       (size_t)lay_count(rl, i), lay_dt(rl, i));
+            coll_sched_copy(s, u.tmp + u.off[i], u.off[i + 1] - u.off[i], MPI_BYTE, lay_ptr(rl, i),
+                            (size_t)lay_count(rl, i), lay_dt(rl, i));
     if (!inplace)
-        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
-                   lay_dt(rl, r));
-    sched_fence(s);
+        coll_sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
+                        lay_dt(rl, r));
+    coll_sched_fence(s);
 }

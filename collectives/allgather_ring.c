@@ -16,17 +16,17 @@ void coll_allgather_ring(coll_sched_t *s, const coll_grp_t *g, const void *sbuf,
     for (int k = 0; k < n - 1; k++) {
         int sb = (r - k + n) % n, rb = (r - k - 1 + n) % n;
         if (k == 0 && !inplace)   /* the own block leaves from the send buffer */
-            sched_send(s, sbuf, (size_t)scount, sdt, right);
+            coll_sched_send(s, sbuf, (size_t)scount, sdt, right);
         else
-            sched_send(s, lay_ptr(rl, sb), (size_t)lay_count(rl, sb), lay_dt(rl, sb), right);
-        sched_recv(s, lay_ptr(rl, rb), (size_t)lay_count(rl, rb), lay_dt(rl, rb), left);
+            coll_sched_send(s, lay_ptr(rl, sb), (size_t)lay_count(rl, sb), lay_dt(rl, sb), right);
+        coll_sched_recv(s, lay_ptr(rl, rb), (size_t)lay_count(rl, rb), lay_dt(rl, rb), left);
         if (k == 0 && !inplace)   /* ... and is copied into place meanwhile */
-            sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
-                       lay_dt(rl, r));
-        sched_fence(s);
+            coll_sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
+                            lay_dt(rl, r));
+        coll_sched_fence(s);
     }
     if (n == 1 && !inplace)
-        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
-                   lay_dt(rl, r));
-    sched_fence(s);
+        coll_sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, r), (size_t)lay_count(rl, r),
+                        lay_dt(rl, r));
+    coll_sched_fence(s);
 }

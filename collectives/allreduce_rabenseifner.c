@@ -24,10 +24,11 @@ static void allgather_doubling(coll_sched_t *s, const coll_grp_t *g, char *buf,
         int dst = grp_peer(g, coll_fold_real(newrank ^ (1 << k), rem));
         int plo = lo == los[k] ? hi : los[k];
         int phi = lo == los[k] ? his[k] : lo;
-        sched_send(s, buf + (MPI_Aint)disps[lo] * ext, (size_t)(disps[hi] - disps[lo]), dt, dst);
-        sched_recv(s, buf + (MPI_Aint)disps[plo] * ext, (size_t)(disps[phi] - disps[plo]), dt,
-                   dst);
-        sched_fence(s);
+        coll_sched_send(s, buf + (MPI_Aint)disps[lo] * ext, (size_t)(disps[hi] - disps[lo]), dt,
+                        dst);
+        coll_sched_recv(s, buf + (MPI_Aint)disps[plo] * ext, (size_t)(disps[phi] - disps[plo]), dt,
+                        dst);
+        coll_sched_fence(s);
         lo = los[k];
         hi = his[k];
     }
@@ -44,13 +45,13 @@ void coll_allreduce_rabenseifner(coll_sched_t *s, const coll_grp_t *g, const voi
     int ro = sbuf != MPI_IN_PLACE && n > 1 && count > 0 && r >= 2 * rem &&
              coll_op_symmetric(op);
     if (sbuf != MPI_IN_PLACE && !ro)
-        sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+        coll_sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
     if (n == 1 || count == 0) {
-        sched_fence(s);
+        coll_sched_fence(s);
         return;
     }
-    void *tmp = sched_tmp(s, cnt, dt);
-    int *ints = sched_alloc(s, sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
+    void *tmp = coll_sched_tmp(s, cnt, dt);
+    int *ints = coll_sched_alloc(s, sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
     if (!tmp || !ints)
         return;
     int *cnts = ints, *disps = ints + pof2, *los = disps + pof2 + 1, *his = los + nsteps;
@@ -63,15 +64,15 @@ void coll_allreduce_rabenseifner(coll_sched_t *s, const coll_grp_t *g, const voi
         if (cur != rbuf) {
             MPI_Aint off = (MPI_Aint)disps[lo] * dt->extent;
             size_t c = (size_t)(disps[hi] - disps[lo]);
-            sched_copy(s, (char *)cur + off, c, dt, (char *)rbuf + off, c, dt);
+            coll_sched_copy(s, (char *)cur + off, c, dt, (char *)rbuf + off, c, dt);
         }
         allgather_doubling(s, g, rbuf, disps, dt, newrank, rem, lo, hi, los, his, nsteps);
     }
     if (r < 2 * rem) {
         if (r % 2)
-            sched_send(s, rbuf, cnt, dt, grp_peer(g, r - 1));
+            coll_sched_send(s, rbuf, cnt, dt, grp_peer(g, r - 1));
         else
-            sched_recv(s, rbuf, cnt, dt, grp_peer(g, r + 1));
+            coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, r + 1));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

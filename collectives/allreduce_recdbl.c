@@ -26,47 +26,47 @@ void coll_allreduce_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbu
     int direct = sbuf != MPI_IN_PLACE && n > 1 && count > 0 && r >= 2 * rem &&
                  coll_op_symmetric(op);
     if (sbuf != MPI_IN_PLACE && !direct)
-        sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+        coll_sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
     if (n == 1 || count == 0) {
-        sched_fence(s);
+        coll_sched_fence(s);
         return;
     }
-    void *tmp = sched_tmp(s, cnt, dt);
+    void *tmp = coll_sched_tmp(s, cnt, dt);
     void *cur = rbuf;
     int newrank = coll_fold_in(s, g, cur, tmp, count, dt, op);
 
     for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
         int dst = coll_fold_real(newrank ^ mask, rem);
         if (direct) {
-            sched_send(s, sbuf, cnt, dt, grp_peer(g, dst));
-            sched_recv(s, rbuf, cnt, dt, grp_peer(g, dst));
-            sched_fence(s);
-            sched_reduce(s, sbuf, rbuf, cnt, dt, op);
+            coll_sched_send(s, sbuf, cnt, dt, grp_peer(g, dst));
+            coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, dst));
+            coll_sched_fence(s);
+            coll_sched_reduce(s, sbuf, rbuf, cnt, dt, op);
             direct = 0;
             continue;
         }
-        sched_send(s, cur, cnt, dt, grp_peer(g, dst));
-        sched_recv(s, tmp, cnt, dt, grp_peer(g, dst));
-        sched_fence(s);
+        coll_sched_send(s, cur, cnt, dt, grp_peer(g, dst));
+        coll_sched_recv(s, tmp, cnt, dt, grp_peer(g, dst));
+        coll_sched_fence(s);
         if (dst > r) {
             /* tmp = mine op theirs, and tmp becomes the current vector. */
-            sched_reduce(s, cur, tmp, cnt, dt, op);
+            coll_sched_reduce(s, cur, tmp, cnt, dt, op);
             void *t = cur;
             cur = tmp;
             tmp = t;
         } else {
-            sched_reduce(s, tmp, cur, cnt, dt, op);
+            coll_sched_reduce(s, tmp, cur, cnt, dt, op);
         }
     }
     if (cur != rbuf)
-        sched_copy(s, cur, cnt, dt, rbuf, cnt, dt);
+        coll_sched_copy(s, cur, cnt, dt, rbuf, cnt, dt);
 
     /* Fold out: the odd partner hands the result to the rank that sat out. */
     if (r < 2 * rem) {
         if (r % 2)
-            sched_send(s, rbuf, cnt, dt, grp_peer(g, r - 1));
+            coll_sched_send(s, rbuf, cnt, dt, grp_peer(g, r - 1));
         else
-            sched_recv(s, rbuf, cnt, dt, grp_peer(g, r + 1));
+            coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, r + 1));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

@@ -20,32 +20,32 @@ void coll_allreduce_ring(coll_sched_t *s, const coll_grp_t *g, const void *sbuf,
 {
     int n = g->n, r = g->me;
     if (sbuf != MPI_IN_PLACE)
-        sched_copy(s, sbuf, (size_t)count, dt, rbuf, (size_t)count, dt);
+        coll_sched_copy(s, sbuf, (size_t)count, dt, rbuf, (size_t)count, dt);
     if (n == 1 || count == 0) {
-        sched_fence(s);
+        coll_sched_fence(s);
         return;
     }
-    int *cnts = sched_alloc(s, sizeof(int) * (2 * (size_t)n + 1));
+    int *cnts = coll_sched_alloc(s, sizeof(int) * (2 * (size_t)n + 1));
     if (!cnts)
         return;
     int *disps = cnts + n;
     coll_split(count, n, cnts, disps);
-    void *tmp = sched_tmp(s, (size_t)cnts[0], dt);
+    void *tmp = coll_sched_tmp(s, (size_t)cnts[0], dt);
     char *buf = rbuf;
     MPI_Aint ext = dt->extent;
     int right = grp_peer(g, (r + 1) % n), left = grp_peer(g, (r + n - 1) % n);
     for (int k = 0; k < n - 1; k++) {
         int sc = (r - k + n) % n, rcv = (r - k - 1 + 2 * n) % n;
-        sched_send(s, buf + (MPI_Aint)disps[sc] * ext, (size_t)cnts[sc], dt, right);
-        sched_recv(s, tmp, (size_t)cnts[rcv], dt, left);
-        sched_fence(s);
-        sched_reduce(s, tmp, buf + (MPI_Aint)disps[rcv] * ext, (size_t)cnts[rcv], dt, op);
+        coll_sched_send(s, buf + (MPI_Aint)disps[sc] * ext, (size_t)cnts[sc], dt, right);
+        coll_sched_recv(s, tmp, (size_t)cnts[rcv], dt, left);
+        coll_sched_fence(s);
+        coll_sched_reduce(s, tmp, buf + (MPI_Aint)disps[rcv] * ext, (size_t)cnts[rcv], dt, op);
     }
     /* Rank r now owns the reduced chunk r + 1. */
     for (int k = 0; k < n - 1; k++) {
         int sc = (r + 1 - k + n) % n, rcv = (r - k + n) % n;
-        sched_send(s, buf + (MPI_Aint)disps[sc] * ext, (size_t)cnts[sc], dt, right);
-        sched_recv(s, buf + (MPI_Aint)disps[rcv] * ext, (size_t)cnts[rcv], dt, left);
-        sched_fence(s);
+        coll_sched_send(s, buf + (MPI_Aint)disps[sc] * ext, (size_t)cnts[sc], dt, right);
+        coll_sched_recv(s, buf + (MPI_Aint)disps[rcv] * ext, (size_t)cnts[rcv], dt, left);
+        coll_sched_fence(s);
     }
 }

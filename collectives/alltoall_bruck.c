@@ -42,17 +42,17 @@ void coll_alltoall_bruck(coll_sched_t *s, const coll_grp_t *g, const coll_layout
     const coll_layout_t *src = sl->buf == MPI_IN_PLACE ? rl : sl;
     /* tmp: the n slots; sendb/recvb: up to n/2 + 1 slots going out and coming in. */
     size_t half = (size_t)n / 2 + 1;
-    char *tmp = sched_alloc(s, blk * ((size_t)n + 2 * half) + 1);
+    char *tmp = coll_sched_alloc(s, blk * ((size_t)n + 2 * half) + 1);
     int nsteps = coll_log2(coll_pof2(n) < n ? coll_pof2(n) * 2 : n);
-    bruck_t *sh = sched_alloc(s, sizeof(bruck_t) * 2 * ((size_t)nsteps + 1));
+    bruck_t *sh = coll_sched_alloc(s, sizeof(bruck_t) * 2 * ((size_t)nsteps + 1));
     if (!tmp || !sh)
         return;
     char *sendb = tmp + blk * (size_t)n, *recvb = sendb + blk * half;
 
     for (int j = 0; j < n; j++) {
         int d = (r + j) % n;
-        sched_copy(s, lay_ptr(src, d), (size_t)lay_count(src, d), lay_dt(src, d),
-                   tmp + (size_t)j * blk, blk, MPI_BYTE);
+        coll_sched_copy(s, lay_ptr(src, d), (size_t)lay_count(src, d), lay_dt(src, d),
+                        tmp + (size_t)j * blk, blk, MPI_BYTE);
     }
     for (int pof = 1; pof < n && blk > 0; pof <<= 1, sh += 2) {
         size_t k = 0;
@@ -60,16 +60,16 @@ void coll_alltoall_bruck(coll_sched_t *s, const coll_grp_t *g, const coll_layout
             k += (j & pof) != 0;
         sh[0] = (bruck_t){ tmp, sendb, blk, n, pof, 1 };
         sh[1] = (bruck_t){ tmp, recvb, blk, n, pof, 0 };
-        sched_call(s, shuffle, &sh[0]);
-        sched_send(s, sendb, k * blk, MPI_BYTE, grp_peer(g, (r + pof) % n));
-        sched_recv(s, recvb, k * blk, MPI_BYTE, grp_peer(g, (r - pof + n) % n));
-        sched_fence(s);
-        sched_call(s, shuffle, &sh[1]);
+        coll_sched_call(s, shuffle, &sh[0]);
+        coll_sched_send(s, sendb, k * blk, MPI_BYTE, grp_peer(g, (r + pof) % n));
+        coll_sched_recv(s, recvb, k * blk, MPI_BYTE, grp_peer(g, (r - pof + n) % n));
+        coll_sched_fence(s);
+        coll_sched_call(s, shuffle, &sh[1]);
     }
     for (int j = 0; j < n; j++) {
         int from = (r - j + n) % n;
-        sched_copy(s, tmp + (size_t)j * blk, blk, MPI_BYTE, lay_ptr(rl, from),
-                   (size_t)lay_count(rl, from), lay_dt(rl, from));
+        coll_sched_copy(s, tmp + (size_t)j * blk, blk, MPI_BYTE, lay_ptr(rl, from),
+                        (size_t)lay_count(rl, from), lay_dt(rl, from));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

@@ -24,20 +24,20 @@ void coll_alltoall_linear(coll_sched_t *s, const coll_grp_t *g, const coll_layou
         int last = first + COLL_A2A_WINDOW < n ? first + COLL_A2A_WINDOW : n;
         for (int i = first; i < last; i++) {
             int from = (r + i) % n;
-            sched_recv(s, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from),
-                       grp_peer(g, from));
+            coll_sched_recv(s, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from),
+                            grp_peer(g, from));
         }
         for (int i = first; i < last; i++) {
             int to = (r - i + n) % n;
-            sched_send(s, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to),
-                       grp_peer(g, to));
+            coll_sched_send(s, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to),
+                            grp_peer(g, to));
         }
         if (own) {   /* while the first window's messages travel */
-            sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r),
-                       lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r));
+            coll_sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r),
+                            lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r));
             own = 0;
         }
-        sched_fence(s);
+        coll_sched_fence(s);
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

@@ -33,13 +33,13 @@ int coll_alltoall_inplace_src(coll_sched_t *s, const coll_layout_t *rl, int n,
     }
     if (!any)
         return 0;
-    char *p = sched_alloc(s, (size_t)(hi - lo) + 1);
+    char *p = coll_sched_alloc(s, (size_t)(hi - lo) + 1);
     if (!p)
         return CORE_ENOMEM;
     sl->buf = p - lo;
     for (int i = 0; i < n; i++)
-        sched_copy(s, lay_ptr(rl, i), (size_t)lay_count(rl, i), lay_dt(rl, i), lay_ptr(sl, i),
-                   (size_t)lay_count(sl, i), lay_dt(sl, i));
+        coll_sched_copy(s, lay_ptr(rl, i), (size_t)lay_count(rl, i), lay_dt(rl, i), lay_ptr(sl, i),
+                        (size_t)lay_count(sl, i), lay_dt(sl, i));
     return 0;
 }
 
@@ -58,19 +58,19 @@ void coll_alltoall_pairwise(coll_sched_t *s, const coll_grp_t *g, const coll_lay
     for (int i = 1; i < n; i++) {
         int to = pow2 ? r ^ i : (r + i) % n;
         int from = pow2 ? r ^ i : (r - i + n) % n;
-        sched_send(s, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to),
-                   grp_peer(g, to));
-        sched_recv(s, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from),
-                   grp_peer(g, from));
+        coll_sched_send(s, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to),
+                        grp_peer(g, to));
+        coll_sched_recv(s, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from),
+                        grp_peer(g, from));
         if (own) {   /* while the first exchange travels */
-            sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r),
-                       lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r));
+            coll_sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r),
+                            lay_ptr(rl, r), (size_t)lay_count(rl, r), lay_dt(rl, r));
             own = 0;
         }
-        sched_fence(s);
+        coll_sched_fence(s);
     }
     if (own)
-        sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r), lay_ptr(rl, r),
-                   (size_t)lay_count(rl, r), lay_dt(rl, r));
-    sched_fence(s);
+        coll_sched_copy(s, lay_ptr(sl, r), (size_t)lay_count(sl, r), lay_dt(sl, r), lay_ptr(rl, r),
+                        (size_t)lay_count(rl, r), lay_dt(rl, r));
+    coll_sched_fence(s);
 }

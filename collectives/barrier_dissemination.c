@@ -10,8 +10,8 @@ void coll_barrier_dissemination(coll_sched_t *s, const coll_grp_t *g)
 {
     int n = g->n, r = g->me;
     for (int d = 1; d < n; d <<= 1) {
-        sched_send(s, NULL, 0, MPI_BYTE, grp_peer(g, (r + d) % n));
-        sched_recv(s, NULL, 0, MPI_BYTE, grp_peer(g, (r - d + n) % n));
-        sched_fence(s);
+        coll_sched_send(s, NULL, 0, MPI_BYTE, grp_peer(g, (r + d) % n));
+        coll_sched_recv(s, NULL, 0, MPI_BYTE, grp_peer(g, (r - d + n) % n));
+        coll_sched_fence(s);
     }
 }

@@ -30,7 +30,7 @@ void coll_bcast_binomial(coll_sched_t *s, const coll_grp_t *g, void *buf, int co
     size_t scount = (size_t)count;
     MPI_Datatype sdt = dt;
     if (has_child && !core_dt_is_contig(dt)) {
-        if (!(packed = sched_alloc(s, nbytes)))
+        if (!(packed = coll_sched_alloc(s, nbytes)))
             return;
         sdata = packed;
         scount = nbytes;
@@ -40,18 +40,18 @@ void coll_bcast_binomial(coll_sched_t *s, const coll_grp_t *g, void *buf, int co
     if (vr != 0) {
         int parent = grp_peer(g, (vr - mask + root) % n);
         if (packed) {
-            sched_recv(s, packed, nbytes, MPI_BYTE, parent);
-            sched_fence(s);
-            sched_copy(s, packed, nbytes, MPI_BYTE, buf, (size_t)count, dt);
+            coll_sched_recv(s, packed, nbytes, MPI_BYTE, parent);
+            coll_sched_fence(s);
+            coll_sched_copy(s, packed, nbytes, MPI_BYTE, buf, (size_t)count, dt);
         } else {
-            sched_recv(s, buf, (size_t)count, dt, parent);
-            sched_fence(s);
+            coll_sched_recv(s, buf, (size_t)count, dt, parent);
+            coll_sched_fence(s);
         }
     } else if (packed) {
-        sched_copy(s, buf, (size_t)count, dt, packed, nbytes, MPI_BYTE);
+        coll_sched_copy(s, buf, (size_t)count, dt, packed, nbytes, MPI_BYTE);
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (vr + mask < n)
-            sched_send(s, sdata, scount, sdt, grp_peer(g, (vr + mask + root) % n));
-    sched_fence(s);
+            coll_sched_send(s, sdata, scount, sdt, grp_peer(g, (vr + mask + root) % n));
+    coll_sched_fence(s);
 }

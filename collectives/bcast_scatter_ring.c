@@ -41,17 +41,17 @@ static void scatter(coll_sched_t *s, char *data, const chunks_t *c, int vr)
     while (mask < n && !(vr & mask))
         mask <<= 1;
     if (vr != 0) {
-        sched_recv(s, data + span_start(c, vr), span_len(c, vr, mask), MPI_BYTE,
-                   real_rank(c, vr - mask));
-        sched_fence(s);
+        coll_sched_recv(s, data + span_start(c, vr), span_len(c, vr, mask), MPI_BYTE,
+                        real_rank(c, vr - mask));
+        coll_sched_fence(s);
     }
     for (mask >>= 1; mask > 0; mask >>= 1) {
         int child = vr + mask;
         if (child < n)
-            sched_send(s, data + span_start(c, child), span_len(c, child, mask), MPI_BYTE,
-                       real_rank(c, child));
+            coll_sched_send(s, data + span_start(c, child), span_len(c, child, mask), MPI_BYTE,
+                            real_rank(c, child));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }
 
 static void ring_allgather(coll_sched_t *s, char *data, const chunks_t *c, int vr)
@@ -60,9 +60,9 @@ static void ring_allgather(coll_sched_t *s, char *data, const chunks_t *c, int v
     int right = real_rank(c, (vr + 1) % n), left = real_rank(c, (vr + n - 1) % n);
     for (int k = 0; k < n - 1; k++) {
         int sc = (vr - k + n) % n, rcv = (vr - k - 1 + n) % n;
-        sched_send(s, data + span_start(c, sc), span_len(c, sc, 1), MPI_BYTE, right);
-        sched_recv(s, data + span_start(c, rcv), span_len(c, rcv, 1), MPI_BYTE, left);
-        sched_fence(s);
+        coll_sched_send(s, data + span_start(c, sc), span_len(c, sc, 1), MPI_BYTE, right);
+        coll_sched_recv(s, data + span_start(c, rcv), span_len(c, rcv, 1), MPI_BYTE, left);
+        coll_sched_fence(s);
     }
 }
 
@@ -71,11 +71,11 @@ static void recdbl_allgather(coll_sched_t *s, char *data, const chunks_t *c, int
 {
     for (int mask = 1; mask < c->n; mask <<= 1) {
         int peer = vr ^ mask, mine = vr & ~(mask - 1), theirs = peer & ~(mask - 1);
-        sched_send(s, data + span_start(c, mine), span_len(c, mine, mask), MPI_BYTE,
-                   real_rank(c, peer));
-        sched_recv(s, data + span_start(c, theirs), span_len(c, theirs, mask), MPI_BYTE,
-                   real_rank(c, peer));
-        sched_fence(s);
+        coll_sched_send(s, data + span_start(c, mine), span_len(c, mine, mask), MPI_BYTE,
+                        real_rank(c, peer));
+        coll_sched_recv(s, data + span_start(c, theirs), span_len(c, theirs, mask), MPI_BYTE,
+                        real_rank(c, peer));
+        coll_sched_fence(s);
     }
 }
 
@@ -90,10 +90,10 @@ static void bcast_scatter(coll_sched_t *s, const coll_grp_t *g, void *buf, int c
 
     char *data = buf;
     if (!core_dt_is_contig(dt)) {
-        if (!(data = sched_alloc(s, c.nbytes)))
+        if (!(data = coll_sched_alloc(s, c.nbytes)))
             return;
         if (r == root)
-            sched_copy(s, buf, (size_t)count, dt, data, c.nbytes, MPI_BYTE);
+            coll_sched_copy(s, buf, (size_t)count, dt, data, c.nbytes, MPI_BYTE);
     }
     scatter(s, data, &c, vr);
     if (recdbl && coll_is_pof2(n))
@@ -101,8 +101,8 @@ static void bcast_scatter(coll_sched_t *s, const coll_grp_t *g, void *buf, int c
     else
         ring_allgather(s, data, &c, vr);
     if (data != buf && r != root) {
-        sched_copy(s, data, c.nbytes, MPI_BYTE, buf, (size_t)count, dt);
-        sched_fence(s);
+        coll_sched_copy(s, data, c.nbytes, MPI_BYTE, buf, (size_t)count, dt);
+        coll_sched_fence(s);
     }
 }
 

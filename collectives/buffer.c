@@ -1,8 +1,9 @@
 /*
  * Local copies for the algorithms (their scratch memory comes from the
- * schedule, sched_alloc/sched_tmp). Reductions keep data in the datatype's
- * native layout (operations apply to native items); data that is only moved
- * travels packed, as bytes (a copy to or from MPI_BYTE packs or unpacks).
+ * schedule: coll_sched_alloc, coll_sched_tmp). Reductions keep data in the
+ * datatype's native layout (operations apply to native items); data that is
+ * only moved travels packed, as bytes (a copy to or from MPI_BYTE packs or
+ * unpacks).
  */
 #include <stdlib.h>
 #include <string.h>

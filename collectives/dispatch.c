@@ -24,7 +24,7 @@ static coll_query_t query(coll_sched_t *s, const coll_grp_t *g, size_t bytes, in
                           int commute)
 {
     coll_query_t q = { bytes, g->n, count, commute, 0, 0 };
-    MPI_Comm comm = sched_comm(s);
+    MPI_Comm comm = coll_sched_comm(s);
     if (!g->map && g->n == comm->size)
         coll_comm_nodes(comm, &q.nodes, &q.shared);
     return q;
@@ -40,8 +40,8 @@ static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatyp
 {
     coll_sched_t *s = coll_sched_create(comm, id);
     if (s && req) {
-        sched_hold_dt(s, dt);
-        sched_hold_op(s, op);
+        coll_sched_hold_dt(s, dt);
+        coll_sched_hold_op(s, op);
     }
     return s;
 }
@@ -186,7 +186,7 @@ static int reduce_scatter(int id, const void *sbuf, void *rbuf, const int *count
         return CORE_ENOMEM;
     coll_grp_t g = whole(comm);
     if (!counts) {
-        int *c = sched_alloc(s, sizeof(int) * (size_t)comm->size);
+        int *c = coll_sched_alloc(s, sizeof(int) * (size_t)comm->size);
         if (c)
             for (int i = 0; i < comm->size; i++)
                 c[i] = count;

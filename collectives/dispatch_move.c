@@ -22,8 +22,8 @@ static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatyp
 {
     coll_sched_t *s = coll_sched_create(comm, id);
     if (s && req) {
-        sched_hold_dt(s, sdt);
-        sched_hold_dt(s, rdt);
+        coll_sched_hold_dt(s, sdt);
+        coll_sched_hold_dt(s, rdt);
     }
     return s;
 }
@@ -196,12 +196,12 @@ static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
     if (req) {
-        sched_hold_dt(s, sl->buf == MPI_IN_PLACE ? NULL : sl->dt);
-        sched_hold_dt(s, rl->dt);
+        coll_sched_hold_dt(s, sl->buf == MPI_IN_PLACE ? NULL : sl->dt);
+        coll_sched_hold_dt(s, rl->dt);
         for (int i = 0; rl->dts && i < comm->size; i++) {
             if (sl->buf != MPI_IN_PLACE)
-                sched_hold_dt(s, sl->dts[i]);
-            sched_hold_dt(s, rl->dts[i]);
+                coll_sched_hold_dt(s, sl->dts[i]);
+            coll_sched_hold_dt(s, rl->dts[i]);
         }
     }
     enum coll_alg alg = pick(id, bytes, comm);

@@ -18,8 +18,8 @@ void coll_gather_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
     int inplace = sbuf == MPI_IN_PLACE;
     if (n == 1) {
         if (!inplace)
-            sched_copy(s, sbuf, (size_t)scount, sdt, rbuf, (size_t)rcount, rdt);
-        sched_fence(s);
+            coll_sched_copy(s, sbuf, (size_t)scount, sdt, rbuf, (size_t)rcount, rdt);
+        coll_sched_fence(s);
         return;
     }
     size_t blk = r == root ? (size_t)rcount * rdt->size : (size_t)scount * sdt->size;
@@ -28,34 +28,34 @@ void coll_gather_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
         mask <<= 1;
     int sub = n - vr < mask ? n - vr : mask;   /* ranks in this subtree */
     if (sub == 1) {
-        sched_send(s, sbuf, (size_t)scount, sdt, grp_peer(g, (vr - mask + root) % n));
-        sched_fence(s);
+        coll_sched_send(s, sbuf, (size_t)scount, sdt, grp_peer(g, (vr - mask + root) % n));
+        coll_sched_fence(s);
         return;
     }
-    char *tmp = sched_alloc(s, blk * (size_t)sub + 1);
+    char *tmp = coll_sched_alloc(s, blk * (size_t)sub + 1);
     if (!tmp)
         return;
     if (r != root)
-        sched_copy(s, sbuf, (size_t)scount, sdt, tmp, blk, MPI_BYTE);
+        coll_sched_copy(s, sbuf, (size_t)scount, sdt, tmp, blk, MPI_BYTE);
     for (int m = 1; m < mask; m <<= 1) {
         int child = vr + m;
         if (child >= n)
             break;
         int csub = n - child < m ? n - child : m;
-        sched_recv(s, tmp + (size_t)m * blk, (size_t)csub * blk, MPI_BYTE,
-                   grp_peer(g, (child + root) % n));
+        coll_sched_recv(s, tmp + (size_t)m * blk, (size_t)csub * blk, MPI_BYTE,
+                        grp_peer(g, (child + root) % n));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
     if (r != root) {
-        sched_send(s, tmp, (size_t)sub * blk, MPI_BYTE, grp_peer(g, (vr - mask + root) % n));
-        sched_fence(s);
+        coll_sched_send(s, tmp, (size_t)sub * blk, MPI_BYTE, grp_peer(g, (vr - mask + root) % n));
+        coll_sched_fence(s);
         return;
     }
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
     for (int j = 1; j < n; j++)
-        sched_copy(s, tmp + (size_t)j * blk, blk, MPI_BYTE, lay_ptr(&rl, (j + root) % n),
-                   (size_t)rcount, rdt);
+        coll_sched_copy(s, tmp + (size_t)j * blk, blk, MPI_BYTE, lay_ptr(&rl, (j + root) % n),
+                        (size_t)rcount, rdt);
     if (!inplace)
-        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(&rl, root), (size_t)rcount, rdt);
-    sched_fence(s);
+        coll_sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(&rl, root), (size_t)rcount, rdt);
+    coll_sched_fence(s);
 }

@@ -12,16 +12,16 @@ void coll_gather_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, 
 {
     int n = g->n, r = g->me;
     if (r != root) {
-        sched_send(s, sbuf, (size_t)scount, sdt, grp_peer(g, root));
-        sched_fence(s);
+        coll_sched_send(s, sbuf, (size_t)scount, sdt, grp_peer(g, root));
+        coll_sched_fence(s);
         return;
     }
     for (int i = 0; i < n; i++)
         if (i != root)
-            sched_recv(s, lay_ptr(rl, i), (size_t)lay_count(rl, i), lay_dt(rl, i),
-                       grp_peer(g, i));
+            coll_sched_recv(s, lay_ptr(rl, i), (size_t)lay_count(rl, i), lay_dt(rl, i),
+                            grp_peer(g, i));
     if (sbuf != MPI_IN_PLACE)
-        sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
-                   lay_dt(rl, root));
-    sched_fence(s);
+        coll_sched_copy(s, sbuf, (size_t)scount, sdt, lay_ptr(rl, root),
+                        (size_t)lay_count(rl, root), lay_dt(rl, root));
+    coll_sched_fence(s);
 }

@@ -31,13 +31,13 @@ int coll_fold_in(coll_sched_t *s, const coll_grp_t *g, void *cur, void *tmp, int
     if (r >= 2 * rem)
         return r - rem;
     if (r % 2 == 0) {
-        sched_send(s, cur, (size_t)count, dt, grp_peer(g, r + 1));
-        sched_fence(s);
+        coll_sched_send(s, cur, (size_t)count, dt, grp_peer(g, r + 1));
+        coll_sched_fence(s);
         return -1;
     }
-    sched_recv(s, tmp, (size_t)count, dt, grp_peer(g, r - 1));
-    sched_fence(s);
-    sched_reduce(s, tmp, cur, (size_t)count, dt, op);
+    coll_sched_recv(s, tmp, (size_t)count, dt, grp_peer(g, r - 1));
+    coll_sched_fence(s);
+    coll_sched_reduce(s, tmp, cur, (size_t)count, dt, op);
     return r / 2;
 }
 
@@ -58,20 +58,20 @@ void coll_rs_halving(coll_sched_t *s, const coll_grp_t *g, void **cur, void **ot
         char *c = *cur, *o = *other;
         size_t nkeep = (size_t)(disps[keep_hi] - disps[keep_lo]);
         MPI_Aint koff = (MPI_Aint)disps[keep_lo] * ext;
-        sched_send(s, c + (MPI_Aint)disps[send_lo] * ext,
-                   (size_t)(disps[send_hi] - disps[send_lo]), dt, dst);
-        sched_recv(s, o + koff, nkeep, dt, dst);
-        sched_fence(s);
+        coll_sched_send(s, c + (MPI_Aint)disps[send_lo] * ext,
+                        (size_t)(disps[send_hi] - disps[send_lo]), dt, dst);
+        coll_sched_recv(s, o + koff, nkeep, dt, dst);
+        coll_sched_fence(s);
         if (lower || ro) {
             /* other = mine op theirs; then other holds the partial result
              * (also the higher rank's when *cur may not be written: the
              * operation commutes bit for bit, and ro takes its place). */
-            sched_reduce(s, c + koff, o + koff, nkeep, dt, op);
+            coll_sched_reduce(s, c + koff, o + koff, nkeep, dt, op);
             void *t = *cur;
             *cur = *other;
             *other = ro ? ro : t;
         } else {
-            sched_reduce(s, o + koff, c + koff, nkeep, dt, op);
+            coll_sched_reduce(s, o + koff, c + koff, nkeep, dt, op);
         }
         l = keep_lo;
         h = keep_hi;

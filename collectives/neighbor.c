@@ -22,23 +22,23 @@ static int neighbor(int id, const coll_layout_t *sl, int one, const coll_layout_
     if (!s)
         return CORE_ENOMEM;
     if (req) {
-        sched_hold_dt(s, sl->dt);
-        sched_hold_dt(s, rl->dt);
+        coll_sched_hold_dt(s, sl->dt);
+        coll_sched_hold_dt(s, rl->dt);
         for (int k = 0; sl->dts && k < t->outdegree; k++)
-            sched_hold_dt(s, sl->dts[k]);
+            coll_sched_hold_dt(s, sl->dts[k]);
         for (int k = 0; rl->dts && k < t->indegree; k++)
-            sched_hold_dt(s, rl->dts[k]);
+            coll_sched_hold_dt(s, rl->dts[k]);
     }
     int cart = t->kind == CORE_TOPO_CART;
     for (int k = 0; k < t->indegree; k++)
-        sched_recv_sub(s, lay_ptr(rl, k), (size_t)lay_count(rl, k), lay_dt(rl, k), t->sources[k],
-                       cart ? k & COLL_SUBTAG_MAX : 0);
+        coll_sched_recv_sub(s, lay_ptr(rl, k), (size_t)lay_count(rl, k), lay_dt(rl, k),
+                            t->sources[k], cart ? k & COLL_SUBTAG_MAX : 0);
     for (int k = 0; k < t->outdegree; k++) {
         int b = one ? 0 : k;
-        sched_send_sub(s, lay_ptr(sl, b), (size_t)lay_count(sl, b), lay_dt(sl, b), t->dests[k],
-                       cart ? (k ^ 1) & COLL_SUBTAG_MAX : 0);
+        coll_sched_send_sub(s, lay_ptr(sl, b), (size_t)lay_count(sl, b), lay_dt(sl, b), t->dests[k],
+                            cart ? (k ^ 1) & COLL_SUBTAG_MAX : 0);
     }
-    sched_fence(s);
+    coll_sched_fence(s);
     return req ? coll_sched_start(s, req) : coll_sched_run(s);
 }
 

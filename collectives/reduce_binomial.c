@@ -28,16 +28,16 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
     if (!has_child) {
         if (r == tree_root) {
             if (sbuf != MPI_IN_PLACE)
-                sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
-            sched_fence(s);
+                coll_sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+            coll_sched_fence(s);
             return;
         }
         int parent = ((vr & (vr - 1)) + tree_root) % n;   /* clears the lowest set bit */
-        sched_send(s, mine, cnt, dt, grp_peer(g, parent));
-        sched_fence(s);
+        coll_sched_send(s, mine, cnt, dt, grp_peer(g, parent));
+        coll_sched_fence(s);
         if (r == root) {   /* not commutative, root != 0: the result comes from 0 */
-            sched_recv(s, rbuf, cnt, dt, grp_peer(g, 0));
-            sched_fence(s);
+            coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, 0));
+            coll_sched_fence(s);
         }
         return;
     }
@@ -45,13 +45,13 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
     /* The partial result is acc: at first this rank's own vector, which is
      * not copied; the first combination writes into abuf (rbuf at the
      * root), later data from a child arrives in in. */
-    void *abuf = r == root ? rbuf : sched_tmp(s, cnt, dt);
-    void *in = sched_tmp(s, cnt, dt);
+    void *abuf = r == root ? rbuf : coll_sched_tmp(s, cnt, dt);
+    void *in = coll_sched_tmp(s, cnt, dt);
     const void *acc = mine;
     for (int mask = 1; mask < n; mask <<= 1) {
         if (vr & mask) {
-            sched_send(s, acc, cnt, dt, grp_peer(g, (vr - mask + tree_root) % n));
-            sched_fence(s);
+            coll_sched_send(s, acc, cnt, dt, grp_peer(g, (vr - mask + tree_root) % n));
+            coll_sched_fence(s);
             break;
         }
         if (vr + mask >= n)
@@ -59,21 +59,21 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
         int child = grp_peer(g, (vr + mask + tree_root) % n);
         if (op->commute && acc == mine && mine != abuf) {
             /* First child: straight into abuf, then abuf = mine op child. */
-            sched_recv(s, abuf, cnt, dt, child);
-            sched_fence(s);
-            sched_reduce(s, mine, abuf, cnt, dt, op);
+            coll_sched_recv(s, abuf, cnt, dt, child);
+            coll_sched_fence(s);
+            coll_sched_reduce(s, mine, abuf, cnt, dt, op);
             acc = abuf;
         } else if (op->commute) {
-            sched_recv(s, in, cnt, dt, child);
-            sched_fence(s);
-            sched_reduce(s, in, abuf, cnt, dt, op);
+            coll_sched_recv(s, in, cnt, dt, child);
+            coll_sched_fence(s);
+            coll_sched_reduce(s, in, abuf, cnt, dt, op);
             acc = abuf;
         } else {
             /* The child's ranks are above ours: in = acc op child, which
              * becomes acc; the next child arrives in a buffer that is free. */
-            sched_recv(s, in, cnt, dt, child);
-            sched_fence(s);
-            sched_reduce(s, acc, in, cnt, dt, op);
+            coll_sched_recv(s, in, cnt, dt, child);
+            coll_sched_fence(s);
+            coll_sched_reduce(s, acc, in, cnt, dt, op);
             void *next = acc == mine ? abuf : (void *)acc;
             acc = in;
             in = next;
@@ -81,11 +81,11 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
     }
     if (r == tree_root && r == root) {
         if (acc != rbuf)
-            sched_copy(s, acc, cnt, dt, rbuf, cnt, dt);
+            coll_sched_copy(s, acc, cnt, dt, rbuf, cnt, dt);
     } else if (r == tree_root) {
-        sched_send(s, acc, cnt, dt, grp_peer(g, root));
+        coll_sched_send(s, acc, cnt, dt, grp_peer(g, root));
     } else if (r == root) {
-        sched_recv(s, rbuf, cnt, dt, grp_peer(g, tree_root));
+        coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, tree_root));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

@@ -21,16 +21,16 @@ static int gather_halves(coll_sched_t *s, const coll_grp_t *g, char *buf, const 
     for (int k = nsteps - 1; k >= 0; k--) {
         int mask = 1 << k, dst = grp_peer(g, coll_fold_real(newrank ^ mask, rem));
         if ((newrank & mask) != (newroot & mask)) {
-            sched_send(s, buf + (MPI_Aint)disps[lo] * ext, (size_t)(disps[hi] - disps[lo]), dt,
-                       dst);
-            sched_fence(s);
+            coll_sched_send(s, buf + (MPI_Aint)disps[lo] * ext, (size_t)(disps[hi] - disps[lo]), dt,
+                            dst);
+            coll_sched_fence(s);
             return 1;
         }
         int plo = lo == los[k] ? hi : los[k];
         int phi = lo == los[k] ? his[k] : lo;
-        sched_recv(s, buf + (MPI_Aint)disps[plo] * ext, (size_t)(disps[phi] - disps[plo]), dt,
-                   dst);
-        sched_fence(s);
+        coll_sched_recv(s, buf + (MPI_Aint)disps[plo] * ext, (size_t)(disps[phi] - disps[plo]), dt,
+                        dst);
+        coll_sched_fence(s);
         lo = los[k];
         hi = his[k];
     }
@@ -44,8 +44,8 @@ void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
     size_t cnt = (size_t)count;
     if (n == 1 || count == 0) {
         if (sbuf != MPI_IN_PLACE && r == root)
-            sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
-        sched_fence(s);
+            coll_sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+        coll_sched_fence(s);
         return;
     }
     int pof2 = coll_pof2(n), rem = n - pof2, nsteps = coll_log2(pof2), lo = 0, hi = 0;
@@ -53,8 +53,8 @@ void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
     int holder = root < 2 * rem ? (root | 1) : root;
     int newroot = root < 2 * rem ? root / 2 : root - rem;
 
-    void *cur = sched_tmp(s, cnt, dt), *other = sched_tmp(s, cnt, dt), *ro = NULL;
-    int *ints = sched_alloc(s, sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
+    void *cur = coll_sched_tmp(s, cnt, dt), *other = coll_sched_tmp(s, cnt, dt), *ro = NULL;
+    int *ints = coll_sched_alloc(s, sizeof(int) * (2 * (size_t)pof2 + 1 + 2 * (size_t)nsteps));
     if (!ints || !cur || !other)
         return;
     int *cnts = ints, *disps = ints + pof2, *los = disps + pof2 + 1, *his = los + nsteps;
@@ -64,7 +64,7 @@ void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
         ro = cur;
         cur = (void *)mine;
     } else {
-        sched_copy(s, mine, cnt, dt, cur, cnt, dt);
+        coll_sched_copy(s, mine, cnt, dt, cur, cnt, dt);
     }
     int newrank = coll_fold_in(s, g, cur, other, count, dt, op);
     if (newrank >= 0) {
@@ -76,11 +76,11 @@ void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
         if (newrank != newroot)
             return;
         if (r == root)
-            sched_copy(s, cur, cnt, dt, rbuf, cnt, dt);
+            coll_sched_copy(s, cur, cnt, dt, rbuf, cnt, dt);
         else
-            sched_send(s, cur, cnt, dt, grp_peer(g, root));
+            coll_sched_send(s, cur, cnt, dt, grp_peer(g, root));
     } else if (r == root) {
-        sched_recv(s, rbuf, cnt, dt, grp_peer(g, holder));
+        coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, holder));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

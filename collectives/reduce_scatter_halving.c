@@ -29,7 +29,7 @@ void coll_reduce_scatter_halving(coll_sched_t *s, const coll_grp_t *g, const voi
     MPI_Aint ext = dt->extent;
     int pof2 = coll_pof2(n), rem = n - pof2, nsteps = coll_log2(pof2), lo = 0, hi = 0;
     /* boff: block offsets in the user's vector; disps: positions in scratch. */
-    int *ints = sched_alloc(s, sizeof(int) * ((size_t)n + 1 + (size_t)pof2 + 1 +
+    int *ints = coll_sched_alloc(s, sizeof(int) * ((size_t)n + 1 + (size_t)pof2 + 1 +
                                               2 * (size_t)nsteps + 1));
     if (!ints)
         return;
@@ -39,16 +39,16 @@ void coll_reduce_scatter_halving(coll_sched_t *s, const coll_grp_t *g, const voi
         boff[i + 1] = boff[i] + counts[i];
     int total = boff[n];
     if (total == 0) {
-        sched_fence(s);
+        coll_sched_fence(s);
         return;
     }
     if (n == 1) {
         if (sbuf != MPI_IN_PLACE)
-            sched_copy(s, sbuf, (size_t)counts[0], dt, rbuf, (size_t)counts[0], dt);
-        sched_fence(s);
+            coll_sched_copy(s, sbuf, (size_t)counts[0], dt, rbuf, (size_t)counts[0], dt);
+        coll_sched_fence(s);
         return;
     }
-    char *cur = sched_tmp(s, (size_t)total, dt), *other = sched_tmp(s, (size_t)total, dt);
+    char *cur = coll_sched_tmp(s, (size_t)total, dt), *other = coll_sched_tmp(s, (size_t)total, dt);
     if (!cur || !other)
         return;
     /* Position p holds the blocks of member m = bitrev(p): ranks [first, last). */
@@ -58,8 +58,8 @@ void coll_reduce_scatter_halving(coll_sched_t *s, const coll_grp_t *g, const voi
         int first = m < rem ? 2 * m : m + rem, last = m < rem ? 2 * m + 2 : m + rem + 1;
         disps[p] = off;
         for (int j = first; j < last; j++) {
-            sched_copy(s, src + (MPI_Aint)boff[j] * ext, (size_t)counts[j], dt,
-                       cur + (MPI_Aint)off * ext, (size_t)counts[j], dt);
+            coll_sched_copy(s, src + (MPI_Aint)boff[j] * ext, (size_t)counts[j], dt,
+                            cur + (MPI_Aint)off * ext, (size_t)counts[j], dt);
             off += counts[j];
         }
     }
@@ -72,14 +72,14 @@ void coll_reduce_scatter_halving(coll_sched_t *s, const coll_grp_t *g, const voi
         char *mine = (char *)c + (MPI_Aint)disps[lo] * ext;
         if (newrank < rem) {
             /* Ranks r - 1 and r: r - 1's block comes first. */
-            sched_copy(s, mine + (MPI_Aint)counts[r - 1] * ext, (size_t)counts[r], dt, rbuf,
-                       (size_t)counts[r], dt);
-            sched_send(s, mine, (size_t)counts[r - 1], dt, grp_peer(g, r - 1));
+            coll_sched_copy(s, mine + (MPI_Aint)counts[r - 1] * ext, (size_t)counts[r], dt, rbuf,
+                            (size_t)counts[r], dt);
+            coll_sched_send(s, mine, (size_t)counts[r - 1], dt, grp_peer(g, r - 1));
         } else {
-            sched_copy(s, mine, (size_t)counts[r], dt, rbuf, (size_t)counts[r], dt);
+            coll_sched_copy(s, mine, (size_t)counts[r], dt, rbuf, (size_t)counts[r], dt);
         }
     } else {
-        sched_recv(s, rbuf, (size_t)counts[r], dt, grp_peer(g, r + 1));
+        coll_sched_recv(s, rbuf, (size_t)counts[r], dt, grp_peer(g, r + 1));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

@@ -15,7 +15,7 @@ void coll_reduce_scatter_pairwise(coll_sched_t *s, const coll_grp_t *g, const vo
     int n = g->n, r = g->me, inplace = sbuf == MPI_IN_PLACE;
     const char *src = inplace ? rbuf : sbuf;
     MPI_Aint ext = dt->extent;
-    int *boff = sched_alloc(s, sizeof(int) * ((size_t)n + 1));
+    int *boff = coll_sched_alloc(s, sizeof(int) * ((size_t)n + 1));
     if (!boff)
         return;
     boff[0] = 0;
@@ -23,17 +23,17 @@ void coll_reduce_scatter_pairwise(coll_sched_t *s, const coll_grp_t *g, const vo
         boff[i + 1] = boff[i] + counts[i];
     size_t mine = (size_t)counts[r];
     /* In place, the vector occupies rbuf until every block has been sent. */
-    void *acc = inplace ? sched_tmp(s, mine, dt) : rbuf;
-    void *in = sched_tmp(s, mine, dt);
-    sched_copy(s, src + (MPI_Aint)boff[r] * ext, mine, dt, acc, mine, dt);
+    void *acc = inplace ? coll_sched_tmp(s, mine, dt) : rbuf;
+    void *in = coll_sched_tmp(s, mine, dt);
+    coll_sched_copy(s, src + (MPI_Aint)boff[r] * ext, mine, dt, acc, mine, dt);
     for (int i = 1; i < n; i++) {
         int to = (r + i) % n, from = (r - i + n) % n;
-        sched_send(s, src + (MPI_Aint)boff[to] * ext, (size_t)counts[to], dt, grp_peer(g, to));
-        sched_recv(s, in, mine, dt, grp_peer(g, from));
-        sched_fence(s);
-        sched_reduce(s, in, acc, mine, dt, op);
+        coll_sched_send(s, src + (MPI_Aint)boff[to] * ext, (size_t)counts[to], dt, grp_peer(g, to));
+        coll_sched_recv(s, in, mine, dt, grp_peer(g, from));
+        coll_sched_fence(s);
+        coll_sched_reduce(s, in, acc, mine, dt, op);
     }
     if (acc != rbuf)
-        sched_copy(s, acc, mine, dt, rbuf, mine, dt);
-    sched_fence(s);
+        coll_sched_copy(s, acc, mine, dt, rbuf, mine, dt);
+    coll_sched_fence(s);
 }

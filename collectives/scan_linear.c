@@ -16,36 +16,36 @@ void coll_scan_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
     if (count == 0)
         return;
     if (!excl) {
-        void *tmp = r > 0 ? sched_tmp(s, cnt, dt) : NULL;
+        void *tmp = r > 0 ? coll_sched_tmp(s, cnt, dt) : NULL;
         if (sbuf != MPI_IN_PLACE)
-            sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+            coll_sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
         if (r > 0) {
-            sched_recv(s, tmp, cnt, dt, grp_peer(g, r - 1));
-            sched_fence(s);
-            sched_reduce(s, tmp, rbuf, cnt, dt, op);
+            coll_sched_recv(s, tmp, cnt, dt, grp_peer(g, r - 1));
+            coll_sched_fence(s);
+            coll_sched_reduce(s, tmp, rbuf, cnt, dt, op);
         }
         if (r < n - 1)
-            sched_send(s, rbuf, cnt, dt, grp_peer(g, r + 1));
-        sched_fence(s);
+            coll_sched_send(s, rbuf, cnt, dt, grp_peer(g, r + 1));
+        coll_sched_fence(s);
         return;
     }
     /* Exclusive: rbuf gets the prefix of ranks below; r + 1 gets prefix op mine. */
     if (r == 0) {
         if (n > 1)
-            sched_send(s, src, cnt, dt, grp_peer(g, 1));
-        sched_fence(s);
+            coll_sched_send(s, src, cnt, dt, grp_peer(g, 1));
+        coll_sched_fence(s);
         return;
     }
     void *next = NULL;
     if (r < n - 1) {
-        next = sched_tmp(s, cnt, dt);
-        sched_copy(s, src, cnt, dt, next, cnt, dt);   /* before rbuf is overwritten */
+        next = coll_sched_tmp(s, cnt, dt);
+        coll_sched_copy(s, src, cnt, dt, next, cnt, dt);   /* before rbuf is overwritten */
     }
-    sched_recv(s, rbuf, cnt, dt, grp_peer(g, r - 1));
-    sched_fence(s);
+    coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, r - 1));
+    coll_sched_fence(s);
     if (next) {
-        sched_reduce(s, rbuf, next, cnt, dt, op);
-        sched_send(s, next, cnt, dt, grp_peer(g, r + 1));
+        coll_sched_reduce(s, rbuf, next, cnt, dt, op);
+        coll_sched_send(s, next, cnt, dt, grp_peer(g, r + 1));
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

@@ -17,34 +17,34 @@ void coll_scan_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
     const void *src = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     if (count == 0)
         return;
-    void *partial = sched_tmp(s, cnt, dt), *tmp = sched_tmp(s, cnt, dt);
-    sched_copy(s, src, cnt, dt, partial, cnt, dt);
+    void *partial = coll_sched_tmp(s, cnt, dt), *tmp = coll_sched_tmp(s, cnt, dt);
+    coll_sched_copy(s, src, cnt, dt, partial, cnt, dt);
     if (!excl && sbuf != MPI_IN_PLACE)
-        sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
+        coll_sched_copy(s, sbuf, cnt, dt, rbuf, cnt, dt);
     int have = !excl;   /* rbuf holds a partial result */
     for (int mask = 1; mask < n; mask <<= 1) {
         int dst = r ^ mask;
         if (dst >= n)
             continue;
-        sched_send(s, partial, cnt, dt, grp_peer(g, dst));
-        sched_recv(s, tmp, cnt, dt, grp_peer(g, dst));
-        sched_fence(s);
+        coll_sched_send(s, partial, cnt, dt, grp_peer(g, dst));
+        coll_sched_recv(s, tmp, cnt, dt, grp_peer(g, dst));
+        coll_sched_fence(s);
         if (dst < r) {
-            sched_reduce(s, tmp, partial, cnt, dt, op);
+            coll_sched_reduce(s, tmp, partial, cnt, dt, op);
             if (have)
-                sched_reduce(s, tmp, rbuf, cnt, dt, op);
+                coll_sched_reduce(s, tmp, rbuf, cnt, dt, op);
             else
-                sched_copy(s, tmp, cnt, dt, rbuf, cnt, dt);
+                coll_sched_copy(s, tmp, cnt, dt, rbuf, cnt, dt);
             have = 1;
         } else if (op->commute) {
-            sched_reduce(s, tmp, partial, cnt, dt, op);
+            coll_sched_reduce(s, tmp, partial, cnt, dt, op);
         } else {
             /* tmp = partial op tmp, which becomes the partial. */
-            sched_reduce(s, partial, tmp, cnt, dt, op);
+            coll_sched_reduce(s, partial, tmp, cnt, dt, op);
             void *t = partial;
             partial = tmp;
             tmp = t;
         }
     }
-    sched_fence(s);
+    coll_sched_fence(s);
 }

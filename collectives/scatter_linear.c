@@ -11,16 +11,16 @@ void coll_scatter_linear(coll_sched_t *s, const coll_grp_t *g, const coll_layout
 {
     int n = g->n, r = g->me;
     if (r != root) {
-        sched_recv(s, rbuf, (size_t)rcount, rdt, grp_peer(g, root));
-        sched_fence(s);
+        coll_sched_recv(s, rbuf, (size_t)rcount, rdt, grp_peer(g, root));
+        coll_sched_fence(s);
         return;
     }
     for (int i = 0; i < n; i++)
         if (i != root)
-            sched_send(s, lay_ptr(sl, i), (size_t)lay_count(sl, i), lay_dt(sl, i),
-                       grp_peer(g, i));
+            coll_sched_send(s, lay_ptr(sl, i), (size_t)lay_count(sl, i), lay_dt(sl, i),
+                            grp_peer(g, i));
     if (rbuf != MPI_IN_PLACE)
-        sched_copy(s, lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
-                   (size_t)rcount, rdt);
-    sched_fence(s);
+        coll_sched_copy(s, lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                        (size_t)rcount, rdt);
+    coll_sched_fence(s);
 }

@@ -154,17 +154,17 @@ coll_sched_t *coll_sched_create(MPI_Comm comm, int id)
     return s;
 }
 
-MPI_Comm sched_comm(const coll_sched_t *s)
+MPI_Comm coll_sched_comm(const coll_sched_t *s)
 {
     return s->comm;
 }
 
-int sched_error(const coll_sched_t *s)
+int coll_sched_error(const coll_sched_t *s)
 {
     return s->err;
 }
 
-void sched_fail(coll_sched_t *s, int rc)
+void coll_sched_fail(coll_sched_t *s, int rc)
 {
     if (!s->err)
         s->err = rc;
@@ -200,30 +200,30 @@ static void xfer(coll_sched_t *s, int kind, const void *buf, size_t count, MPI_D
     t->tag = s->tag | (sub & COLL_SUBTAG_MAX);
 }
 
-void sched_send(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer)
+void coll_sched_send(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer)
 {
     xfer(s, ST_SEND, buf, count, dt, peer, 0);
 }
 
-void sched_recv(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer)
+void coll_sched_recv(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer)
 {
     xfer(s, ST_RECV, buf, count, dt, peer, 0);
 }
 
-void sched_send_sub(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer,
-                    int sub)
+void coll_sched_send_sub(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer,
+                         int sub)
 {
     xfer(s, ST_SEND, buf, count, dt, peer, sub);
 }
 
-void sched_recv_sub(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer,
-                    int sub)
+void coll_sched_recv_sub(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer,
+                         int sub)
 {
     xfer(s, ST_RECV, buf, count, dt, peer, sub);
 }
 
-void sched_reduce(coll_sched_t *s, const void *in, void *inout, size_t count, MPI_Datatype dt,
-                  MPI_Op op)
+void coll_sched_reduce(coll_sched_t *s, const void *in, void *inout, size_t count, MPI_Datatype dt,
+                       MPI_Op op)
 {
     if (count == 0)
         return;
@@ -237,8 +237,8 @@ void sched_reduce(coll_sched_t *s, const void *in, void *inout, size_t count, MP
     t->op = op;
 }
 
-void sched_copy(coll_sched_t *s, const void *src, size_t scount, MPI_Datatype sdt, void *dst,
-                size_t rcount, MPI_Datatype rdt)
+void coll_sched_copy(coll_sched_t *s, const void *src, size_t scount, MPI_Datatype sdt, void *dst,
+                     size_t rcount, MPI_Datatype rdt)
 {
     if (scount == 0 || scount * sdt->size == 0)
         return;
@@ -253,7 +253,7 @@ void sched_copy(coll_sched_t *s, const void *src, size_t scount, MPI_Datatype sd
     t->dt2 = rdt;
 }
 
-void sched_call(coll_sched_t *s, int (*fn)(void *arg), void *arg)
+void coll_sched_call(coll_sched_t *s, int (*fn)(void *arg), void *arg)
 {
     step_t *t = add(s, ST_CALL);
     if (t) {
@@ -262,13 +262,13 @@ void sched_call(coll_sched_t *s, int (*fn)(void *arg), void *arg)
     }
 }
 
-void sched_fence(coll_sched_t *s)
+void coll_sched_fence(coll_sched_t *s)
 {
     if (s->nsteps > 0 && s->steps[s->nsteps - 1].kind != ST_FENCE)
         add(s, ST_FENCE);
 }
 
-void *sched_alloc(coll_sched_t *s, size_t bytes)
+void *coll_sched_alloc(coll_sched_t *s, size_t bytes)
 {
     if (bytes == 0 || s->err)
         return NULL;
@@ -285,7 +285,7 @@ void *sched_alloc(coll_sched_t *s, size_t bytes)
     return p;
 }
 
-void *sched_tmp(coll_sched_t *s, size_t count, MPI_Datatype dt)
+void *coll_sched_tmp(coll_sched_t *s, size_t count, MPI_Datatype dt)
 {
     if (count == 0 || s->err)
         return NULL;
@@ -293,7 +293,7 @@ void *sched_tmp(coll_sched_t *s, size_t count, MPI_Datatype dt)
     MPI_Aint last = (MPI_Aint)(count - 1) * dt->extent;
     MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
     MPI_Aint hi = (last > 0 ? last : 0) + dt->true_lb + dt->true_extent;
-    char *p = sched_alloc(s, hi > lo ? (size_t)(hi - lo) : 1);
+    char *p = coll_sched_alloc(s, hi > lo ? (size_t)(hi - lo) : 1);
     return p ? p - lo : NULL;
 }
 
@@ -306,7 +306,7 @@ static void hold(coll_sched_t *s, void *obj, uintptr_t bit)
     s->held[s->nheld++] = (void *)((uintptr_t)obj | bit);
 }
 
-void sched_hold_dt(coll_sched_t *s, MPI_Datatype dt)
+void coll_sched_hold_dt(coll_sched_t *s, MPI_Datatype dt)
 {
     if (!dt || (dt->flags & CORE_DT_PREDEFINED) || s->err)
         return;
@@ -316,7 +316,7 @@ void sched_hold_dt(coll_sched_t *s, MPI_Datatype dt)
         core_dt_release(dt);
 }
 
-void sched_hold_op(coll_sched_t *s, MPI_Op op)
+void coll_sched_hold_op(coll_sched_t *s, MPI_Op op)
 {
     if (!op || op->predefined || s->err)
         return;

@@ -6,7 +6,7 @@
  * Steps of a round start in the order they were added: sends and receives
  * are posted, local steps run when reached, so a round may copy into a
  * buffer and then send it. A round is complete when all its sends and
- * receives are; then the next round starts. sched_fence() ends a round.
+ * receives are; then the next round starts. coll_sched_fence() ends a round.
  *
  * The engine advances schedules from core_progress (a progress hook), so a
  * nonblocking collective moves on inside any MPI call (Test, Wait, Iprobe,
@@ -20,7 +20,7 @@
  * Building never fails half-way for the caller: an allocation failure is
  * remembered in the schedule (steps added afterwards are ignored) and
  * reported by coll_sched_start/coll_sched_run. Scratch memory comes from
- * sched_alloc/sched_tmp and lives as long as the schedule.
+ * coll_sched_alloc/coll_sched_tmp and lives as long as the schedule.
  */
 #ifndef RDMPI_COLL_SCHED_H
 #define RDMPI_COLL_SCHED_H
@@ -42,41 +42,41 @@ coll_sched_t *coll_sched_create(MPI_Comm comm, int id);
 /* Frees a schedule that was never started. */
 void coll_sched_destroy(coll_sched_t *s);
 
-MPI_Comm sched_comm(const coll_sched_t *s);
+MPI_Comm coll_sched_comm(const coll_sched_t *s);
 /* A failure while building (0 if none). */
-int sched_error(const coll_sched_t *s);
-void sched_fail(coll_sched_t *s, int rc);
+int coll_sched_error(const coll_sched_t *s);
+void coll_sched_fail(coll_sched_t *s, int rc);
 
 /* Keeps a user object alive until the schedule ends (MPI lets the user
  * free datatypes and operations while a nonblocking collective runs). */
-void sched_hold_dt(coll_sched_t *s, MPI_Datatype dt);
-void sched_hold_op(coll_sched_t *s, MPI_Op op);
+void coll_sched_hold_dt(coll_sched_t *s, MPI_Datatype dt);
+void coll_sched_hold_op(coll_sched_t *s, MPI_Op op);
 
 /* Sends/receives count items of dt to/from communicator rank peer. */
-void sched_send(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer);
-void sched_recv(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer);
+void coll_sched_send(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer);
+void coll_sched_recv(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer);
 /* The same with a sub-tag (0..COLL_SUBTAG_MAX): messages between the same
  * two ranks in one round pair up by sub-tag instead of by posting order. */
-void sched_send_sub(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer,
-                    int sub);
-void sched_recv_sub(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer,
-                    int sub);
+void coll_sched_send_sub(coll_sched_t *s, const void *buf, size_t count, MPI_Datatype dt, int peer,
+                         int sub);
+void coll_sched_recv_sub(coll_sched_t *s, void *buf, size_t count, MPI_Datatype dt, int peer,
+                         int sub);
 /* inout = in op inout over count items of dt (native layout). */
-void sched_reduce(coll_sched_t *s, const void *in, void *inout, size_t count, MPI_Datatype dt,
-                  MPI_Op op);
+void coll_sched_reduce(coll_sched_t *s, const void *in, void *inout, size_t count, MPI_Datatype dt,
+                       MPI_Op op);
 /* Copies scount items of sdt to rcount items of rdt (see coll_copy). */
-void sched_copy(coll_sched_t *s, const void *src, size_t scount, MPI_Datatype sdt, void *dst,
-                size_t rcount, MPI_Datatype rdt);
+void coll_sched_copy(coll_sched_t *s, const void *src, size_t scount, MPI_Datatype sdt, void *dst,
+                     size_t rcount, MPI_Datatype rdt);
 /* Runs fn(arg) as a local step; a nonzero return fails the collective. */
-void sched_call(coll_sched_t *s, int (*fn)(void *arg), void *arg);
+void coll_sched_call(coll_sched_t *s, int (*fn)(void *arg), void *arg);
 /* Ends the current round (nothing happens for an empty round). */
-void sched_fence(coll_sched_t *s);
+void coll_sched_fence(coll_sched_t *s);
 
 /* bytes of scratch memory (NULL for 0 bytes or when out of memory). */
-void *sched_alloc(coll_sched_t *s, size_t bytes);
+void *coll_sched_alloc(coll_sched_t *s, size_t bytes);
 /* Scratch for count items of dt in their native layout (extents, holes,
  * lower bound): the result is where item 0 starts. */
-void *sched_tmp(coll_sched_t *s, size_t count, MPI_Datatype dt);
+void *coll_sched_tmp(coll_sched_t *s, size_t count, MPI_Datatype dt);
 
 /* Starts the schedule (takes ownership) and returns a request that
  * completes with it (kind CORE_REQ_COLL). */

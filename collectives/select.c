@@ -80,7 +80,8 @@ static const struct {
 /* Conditions of a rule besides the byte range and group size. */
 enum {
     W_POW2 = 1u, W_NOT_POW2 = 2u, W_COMMUTE = 4u, W_FEW = 8u /* count < pof2 */,
-    W_NODES = 16u /* the communicator spans nodes, and some node holds several of its ranks */
+    W_NODES = 16u, /* the communicator spans nodes, and some node holds several of its ranks */
+    W_CHUNKS = 32u /* bytes / size >= 8 KiB: a ring's pieces are bandwidth-bound */
 };
 
 typedef struct coll_rule {
@@ -104,11 +105,14 @@ typedef struct coll_rule {
  * and per-algorithm runs, 2026-11-30), where the MPICH and Open MPI defaults
  * were not the best: a local copy or reduction costs as much as a message
  * there, so the algorithms that move or reduce the whole vector fewer times
- * win later than on a network. Reduce: the binomial tree up to 512 KiB
- * (reduce-scatter + gather moves the vector 1.5 times: 15 against 11 us at
- * 64 KiB, 2 ranks). Allreduce: on 2 ranks recursive doubling (one exchange)
- * up to 256 KiB (12 against 29 us for Rabenseifner at 64 KiB); the ring from
- * 512 KiB on 4 or more ranks (470 against 606 us at 1 MiB, 4 ranks). Gather
+ * win later than on a network. Reduce: the binomial tree, but for long
+ * vectors on 8 or more ranks (reduce-scatter + gather moves the vector 1.5
+ * times: 15 against 11 us at 64 KiB and 93 against 72 us at 1 MiB on 2
+ * ranks). Allreduce: on 2 ranks recursive doubling, one exchange (7.6
+ * against 13 us for Rabenseifner at 64 KiB, 97 against 115 at 1 MiB); the
+ * ring once its pieces are 8 KiB or more (28 against 77 us at 64 KiB on 4
+ * ranks: eager pieces, where Rabenseifner's larger messages wait for
+ * rendezvous partners; 624 against 650 at 1 MiB). Gather
  * and scatter: linear above 2 KiB (the binomial tree's forwarding copies
  * cost more than the messages saved: 6.9 against 8.2 us at 64 KiB).
  * Alltoall: all messages at once (linear) except on many ranks with large
@@ -125,15 +129,14 @@ static const coll_rule_t rules[] = {
     { COLL_BCAST, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
     { COLL_REDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
-    { COLL_REDUCE, 0, 512 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
-    { COLL_REDUCE, 0, ANY, 0, 0, W_FEW, COLL_ALG_BINOMIAL },
-    { COLL_REDUCE, 0, ANY, 0, 0, 0, COLL_ALG_RSAG },
+    { COLL_REDUCE, 512 * KB, ANY, 8, 0, 0, COLL_ALG_RSAG },
+    { COLL_REDUCE, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
     { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, 0, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_FEW, COLL_ALG_RECDBL },
-    { COLL_ALLREDUCE, 0, 256 * KB, 0, 2, 0, COLL_ALG_RECDBL },
-    { COLL_ALLREDUCE, 512 * KB, ANY, 4, 0, W_COMMUTE, COLL_ALG_RING },
+    { COLL_ALLREDUCE, 0, ANY, 0, 2, 0, COLL_ALG_RECDBL },
+    { COLL_ALLREDUCE, 0, ANY, 4, 0, W_COMMUTE | W_CHUNKS, COLL_ALG_RING },
     { COLL_ALLREDUCE, 0, ANY, 0, 0, 0, COLL_ALG_RABENSEIFNER },
 
     { COLL_GATHER, 0, 32 * KB, 16, 0, 0, COLL_ALG_BINOMIAL },
@@ -203,6 +206,8 @@ static int rule_matches(const coll_rule_t *w, const coll_query_t *q)
     if ((w->when & W_FEW) && q->count >= coll_pof2(q->size))
         return 0;
     if ((w->when & W_NODES) && !(q->nodes > 1 && q->shared))
+        return 0;
+    if ((w->when & W_CHUNKS) && q->bytes / (size_t)q->size < 8 * KB)
         return 0;
     return 1;
 }

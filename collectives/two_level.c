@@ -88,16 +88,16 @@ typedef struct tl {
 /* The two groups, with the root (>= 0) as its node's leader. */
 static int make_groups(coll_sched_t *s, int root, tl_t *t)
 {
-    MPI_Comm comm = sched_comm(s);
+    MPI_Comm comm = coll_sched_comm(s);
     int n = comm->size, r = comm->rank;
     const int *no = comm_node_of(comm);
     if (!no) {
-        sched_fail(s, CORE_ENOMEM);
+        coll_sched_fail(s, CORE_ENOMEM);
         return -1;
     }
     int nn = no[n], mine = no[r];
-    int *lead = sched_alloc(s, sizeof(int) * (size_t)nn);
-    int *members = sched_alloc(s, sizeof(int) * (size_t)n);
+    int *lead = coll_sched_alloc(s, sizeof(int) * (size_t)nn);
+    int *members = coll_sched_alloc(s, sizeof(int) * (size_t)n);
     if (!lead || !members)
         return -1;
     for (int k = 0; k < nn; k++)
@@ -132,20 +132,20 @@ void coll_barrier_two_level(coll_sched_t *s)
     int leader = t.leaders.me >= 0;
     for (int j = 0; j < t.node.n; j++) {
         if (leader && j != t.lead)
-            sched_recv(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, j));
+            coll_sched_recv(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, j));
     }
     if (!leader)
-        sched_send(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, t.lead));
-    sched_fence(s);
+        coll_sched_send(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, t.lead));
+    coll_sched_fence(s);
     if (leader)
         coll_build_barrier(s, &t.leaders);
     for (int j = 0; j < t.node.n; j++) {
         if (leader && j != t.lead)
-            sched_send(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, j));
+            coll_sched_send(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, j));
     }
     if (!leader)
-        sched_recv(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, t.lead));
-    sched_fence(s);
+        coll_sched_recv(s, NULL, 0, MPI_BYTE, grp_peer(&t.node, t.lead));
+    coll_sched_fence(s);
 }
 
 void coll_bcast_two_level(coll_sched_t *s, void *buf, int count, MPI_Datatype dt, int root)
@@ -164,10 +164,10 @@ void coll_reduce_two_level(coll_sched_t *s, const void *sbuf, void *rbuf, int co
     tl_t t;
     if (make_groups(s, root, &t))
         return;
-    MPI_Comm comm = sched_comm(s);
+    MPI_Comm comm = coll_sched_comm(s);
     int leader = t.leaders.me >= 0, is_root = comm->rank == root;
     /* Leaders other than the root reduce their node into scratch. */
-    void *part = is_root ? rbuf : leader ? sched_tmp(s, (size_t)count, dt) : NULL;
+    void *part = is_root ? rbuf : leader ? coll_sched_tmp(s, (size_t)count, dt) : NULL;
     coll_build_reduce(s, &t.node, sbuf, part, count, dt, op, t.lead);
     if (leader)
         coll_build_reduce(s, &t.leaders, is_root ? MPI_IN_PLACE : part, rbuf, count, dt, op,
