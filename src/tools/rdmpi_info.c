@@ -20,7 +20,7 @@ void tp_verbs_info_print(const core_config_t *cfg); /* transports/verbs/verbs_in
 static void print_build(void)
 {
     printf("rdmpi %s (MPI %d.%d)\n", RDMPI_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
-    printf("  transports built : self shm%s\n",
+    printf("  transports built : self shm%s tcp\n",
 #ifdef RDMPI_HAVE_VERBS
            " verbs"
 #else
