@@ -2,12 +2,13 @@
  * coll_errors: the argument checks of the collective calls. With
  * MPI_ERRORS_RETURN every bad call must return the right error class and
  * do nothing (bad on every rank alike, or on MPI_COMM_SELF, so the ranks
- * stay in step): a root out of
- * range, an operation not defined for the datatype, MPI_IN_PLACE where MPI
- * forbids it, the same buffer passed twice, negative counts, NULL count
- * arrays, uncommitted or null datatypes, and freeing a predefined or null
- * operation. Then one good collective checks that nothing was left
- * half-done. Runs at any number of ranks; exit 0 on success.
+ * stay in step): a root out of range, an operation not defined for the
+ * datatype, MPI_IN_PLACE where MPI forbids it, the same buffer passed
+ * twice, negative counts, NULL count arrays, uncommitted or null datatypes,
+ * freeing a predefined or null operation; the nonblocking forms,
+ * reduce_scatter, scan, exscan, alltoallw, and the topology calls (bad
+ * dimensions, no topology, a neighbor out of range). Then one good
+ * collective checks that nothing was left half-done. Runs at any number of ranks; exit 0 on success.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,45 @@ int main(int argc, char **argv)
     expect(MPI_Allgather(buf, 1, t, out, 1, t, w), MPI_ERR_TYPE,
            "MPI_Allgather with an uncommitted type");
     MPI_Type_free(&t);
+
+    /* The collectives MPI added later, nonblocking forms and topologies. */
+    MPI_Request req;
+    expect(MPI_Ibarrier(w, NULL), MPI_ERR_REQUEST, "MPI_Ibarrier with a NULL request");
+    expect(MPI_Ibcast(buf, 1, MPI_INT, n, w, &req), MPI_ERR_ROOT, "MPI_Ibcast with a bad root");
+    expect(MPI_Iallreduce(buf, out, 1, MPI_DOUBLE, MPI_BAND, w, &req), MPI_ERR_OP,
+           "MPI_Iallreduce(MPI_BAND on MPI_DOUBLE)");
+    expect(MPI_Reduce_scatter_block(buf, out, -1, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT,
+           "MPI_Reduce_scatter_block with count -1");
+    counts[0] = -1;
+    expect(MPI_Reduce_scatter(buf, out, counts, MPI_INT, MPI_SUM, w), MPI_ERR_COUNT,
+           "MPI_Reduce_scatter with a negative count");
+    counts[0] = 1;
+    expect(MPI_Scan(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, w), MPI_ERR_BUFFER,
+           "MPI_Scan with MPI_IN_PLACE as receive buffer");
+    expect(MPI_Exscan(buf, out, 1, MPI_INT, MPI_OP_NULL, w), MPI_ERR_OP,
+           "MPI_Exscan(MPI_OP_NULL)");
+    MPI_Datatype types[64];
+    for (int i = 0; i < n; i++)
+        types[i] = MPI_INT;
+    types[0] = MPI_DATATYPE_NULL;
+    expect(MPI_Alltoallw(buf, counts, displs, types, out, counts, displs, types, w),
+           MPI_ERR_TYPE, "MPI_Alltoallw with MPI_DATATYPE_NULL");
+    int dims[2] = { 0, 3 }, periods[2] = { 0, 0 };
+    MPI_Comm cart;
+    expect(MPI_Cart_create(w, 2, dims, periods, 0, &cart), MPI_ERR_DIMS,
+           "MPI_Cart_create with a zero dimension");
+    dims[0] = n + 1;
+    dims[1] = 1;
+    expect(MPI_Cart_create(w, 2, dims, periods, 0, &cart), MPI_ERR_DIMS,
+           "MPI_Cart_create with more ranks than the communicator");
+    expect(MPI_Cart_shift(w, 0, 1, &buf[0], &buf[1]), MPI_ERR_TOPOLOGY,
+           "MPI_Cart_shift without a topology");
+    expect(MPI_Neighbor_alltoall(buf, 1, MPI_INT, out, 1, MPI_INT, w), MPI_ERR_TOPOLOGY,
+           "MPI_Neighbor_alltoall without a topology");
+    int src = n, dst = 0;
+    expect(MPI_Dist_graph_create_adjacent(w, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
+                                          MPI_INFO_NULL, 0, &cart),
+           MPI_ERR_RANK, "MPI_Dist_graph_create_adjacent with a bad source");
 
     MPI_Op op = MPI_SUM, uop;
     expect(MPI_Op_free(&op), MPI_ERR_OP, "MPI_Op_free(MPI_SUM)");
