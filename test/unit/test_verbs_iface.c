@@ -32,7 +32,7 @@
 extern const tp_component_t tp_verbs_component;
 
 #define WORLD 3
-#define NMSG 1500 /* per ordered pair */
+static uint32_t NMSG = 1500; /* per ordered pair; VERBS_IFACE_NMSG overrides */
 #define BIG ((1u << 20) + 13)
 
 /* ---- stand-ins for the rest of the library ---- */
@@ -454,6 +454,8 @@ int main(int argc, char **argv)
         "RDMPI_VERBS_MODE=ud RDMPI_VERBS_UD_DROP=0.1 RDMPI_VERBS_MTU=256",
         "RDMPI_VERBS_MODE=rc RDMPI_VERBS_UD_DROP=0.1",
     };
+    if (getenv("VERBS_IFACE_NMSG"))
+        NMSG = (uint32_t)atoi(getenv("VERBS_IFACE_NMSG"));
     sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (sh == MAP_FAILED)
         return 1;
