@@ -32,6 +32,7 @@
 #define VB_POST_BATCH 16       /* receive buffers per ibv_post_recv list */
 #define VB_SIG_EVERY 32        /* one unsignaled-capable send in this many is signaled */
 #define VB_UD_MAX_AM (64u << 10)   /* ud mode: largest active message (segmented) */
+#define VB_UD_MAX_PKTS 64          /* ud mode: ... and at most this many packets */
 #define VB_UD_POOL 1024        /* UD send buffers per process */
 #define VB_RC_POOL 256         /* RC bounce buffers per process */
 #define VB_UD_SQ 1024

@@ -468,7 +468,12 @@ static void set_caps(vb_iface_t *s)
     c->eager_limit = s->eager;
     c->max_rkey = sizeof(vb_rkey_t);
     if (s->mode == CORE_VERBS_UD) {
-        c->max_am = VB_UD_MAX_AM;
+        /* At most VB_UD_MAX_PKTS packets: a lost packet then leaves no more
+         * behind it than the out-of-order store can usually hold. */
+        c->max_am = (size_t)(vb_mtu_bytes(s->mtu) - (int)sizeof(vb_ud_hdr_t)) * VB_UD_MAX_PKTS -
+                    VB_MAX_AM_HDR;
+        if (c->max_am > VB_UD_MAX_AM)
+            c->max_am = VB_UD_MAX_AM;
         if (c->eager_limit > c->max_am)
             c->eager_limit = c->max_am;
         c->max_inline = s->ud_inline > sizeof(vb_ud_hdr_t) ? s->ud_inline - sizeof(vb_ud_hdr_t) : 0;

@@ -170,10 +170,16 @@ void tp_verbs_info_print(const core_config_t *cfg)
     else
         printf("  chosen: none (no device with an active port%s)\n",
                cfg->verbs_device[0] ? " matching RDMPI_VERBS_DEVICE" : "");
-    printf("  thresholds: mode %s, eager limit %zu bytes, largest UD message %u bytes (mode ud), "
-           "UD window %d packets, retransmission %g s .. 1 s, peer timeout %g s\n",
-           modes[cfg->verbs_mode], cfg->verbs_eager_limit, VB_UD_MAX_AM, cfg->verbs_ud_window,
-           cfg->verbs_ud_rto, cfg->verbs_peer_timeout);
+    int mtu = have ? vb_mtu_bytes(cfg->verbs_mtu && vb_mtu_enum(cfg->verbs_mtu) < dev.pattr.active_mtu
+                                      ? vb_mtu_enum(cfg->verbs_mtu) : dev.pattr.active_mtu) : 4096;
+    size_t ud_max = (size_t)(mtu - (int)sizeof(vb_ud_hdr_t)) * VB_UD_MAX_PKTS - VB_MAX_AM_HDR;
+    if (ud_max > VB_UD_MAX_AM)
+        ud_max = VB_UD_MAX_AM;
+    printf("  thresholds: mode %s, eager limit %zu bytes, largest UD message %zu bytes (mode ud; "
+           "%d packets at most), UD window %d packets (congestion window from 16), "
+           "retransmission %g s .. 1 s, peer timeout %g s\n",
+           modes[cfg->verbs_mode], cfg->verbs_eager_limit, ud_max, VB_UD_MAX_PKTS,
+           cfg->verbs_ud_window, cfg->verbs_ud_rto, cfg->verbs_peer_timeout);
     printf("    RC: hybrid connects after %d messages or the first RDMA read, at most %d peers; "
            "%d credits per peer, %d receive buffers shared, signaled 1 in %d, rnr_retry 7\n",
            cfg->verbs_rc_msgs, cfg->verbs_max_rc, cfg->verbs_rc_credits, cfg->verbs_rq_size,

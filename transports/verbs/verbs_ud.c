@@ -374,8 +374,9 @@ static void ack_in(vb_iface_t *s, vb_peer_t *p, uint16_t ack, int nak)
     if (what == VB_REL_RESEND_ONE) {
         repost(s, p, p->unacked);
     } else if (what == VB_REL_RESEND_ALL) {
-        /* As many as the (just halved) congestion window allows. */
-        unsigned n = (unsigned)p->tx.cwnd;
+        /* Everything the receiver may have dropped, a message's worth at
+         * least even when the congestion window has shrunk. */
+        unsigned n = (unsigned)p->tx.cwnd > VB_UD_MAX_PKTS ? (unsigned)p->tx.cwnd : VB_UD_MAX_PKTS;
         for (vb_tx_t *t = p->unacked; t && n--; t = t->next)
             if (repost(s, p, t) != 0)
                 break;
