@@ -28,9 +28,9 @@ void core_req_free(MPI_Request req)
 {
     if (req->free_fn)
         req->free_fn(req);
+    if (req->dt_held || (req->persistent && req->dt))
+        core_dt_release(req->dt);
     if (req->persistent) {
-        if (req->dt)
-            core_dt_release(req->dt);
         if (req->comm)
             core_comm_release(req->comm);
     }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "mpi.h"
 #include "transports/transport.h"
+#include "datatype.h"
 
 enum core_req_kind {
     CORE_REQ_SEND = 1,
@@ -30,6 +31,7 @@ struct rdmpi_request {
     uint8_t freed;           /* MPI_Request_free before completion: release when done */
     uint8_t mode;            /* send mode */
     uint8_t cancelled;
+    uint8_t dt_held;         /* holds a reference on a derived dt (MPI_Type_free may come first) */
     volatile int complete;
     MPI_Status status;
 
@@ -63,6 +65,16 @@ struct rdmpi_request {
 };
 
 MPI_Request core_req_alloc(int kind);
+/* Keeps a derived datatype alive while req uses it: MPI lets the user free
+ * it right after starting the operation. Predefined types need nothing. */
+static inline void core_req_hold_dt(MPI_Request req, MPI_Datatype dt)
+{
+    req->dt = dt;
+    if (!(dt->flags & CORE_DT_PREDEFINED)) {
+        core_dt_retain(dt);
+        req->dt_held = 1;
+    }
+}
 /* Returns a request to the pool (releases its comm/datatype references). */
 void core_req_free(MPI_Request req);
 /* Marks req complete; a freed (MPI_Request_free'd) request is released here. */

@@ -214,7 +214,7 @@ int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Co
         return CORE_ENOMEM;
     r->buf = buf;
     r->count = count;
-    r->dt = dt;
+    core_req_hold_dt(r, dt);
     r->peer = src;
     r->tag = tag;
     r->comm = comm;
@@ -251,7 +251,7 @@ int p2p_imrecv(void *buf, size_t count, MPI_Datatype dt, MPI_Comm comm, p2p_unex
         return CORE_ENOMEM;
     r->buf = buf;
     r->count = count;
-    r->dt = dt;
+    core_req_hold_dt(r, dt);
     r->peer = msg->src;
     r->tag = msg->tag;
     r->comm = comm;

@@ -158,7 +158,7 @@ int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
         return CORE_ENOMEM;
     s->buf = (void *)buf;
     s->count = count;
-    s->dt = dt;
+    core_req_hold_dt(s, dt);
     s->peer = dest;
     s->tag = tag;
     s->comm = comm;

@@ -188,6 +188,59 @@ static void free_active_send(void)
     free(in);
 }
 
+/* MPI_Type_free right after starting the operations: MPI says the pending
+ * operations still use the type (the library must keep it alive). The
+ * receive is posted before the sender sends (and for the large size the
+ * sender is rendezvous), so the type is used after the free on both sides.
+ * (Only contiguous derived types exist so far: a type of n ints.) */
+static void free_type_while_pending(void)
+{
+    t_begin("type-free-pending");
+    for (int n = 3; n <= 300000; n *= 100) {
+        int *out = malloc((size_t)n * sizeof(int)), *in = malloc((size_t)(n + 1) * sizeof(int));
+        for (int i = 0; i < n; i++) {
+            out[i] = rank * 7 + i;
+            in[i] = -1;
+        }
+        in[n] = -2;
+        MPI_Datatype t;
+        MPI_Type_contiguous(n, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        MPI_Request rreq, sreq;
+        MPI_Irecv(in, 1, t, left, 73, MPI_COMM_WORLD, &rreq);
+        MPI_Type_free(&t);
+        CHECK(t == MPI_DATATYPE_NULL, "Type_free did not set the handle to null");
+        t_sync();
+        MPI_Type_contiguous(n, MPI_INT, &t);
+        MPI_Datatype d;
+        MPI_Type_dup(t, &d);
+        MPI_Type_free(&t);
+        MPI_Type_commit(&d);
+        MPI_Isend(out, 1, d, right, 73, MPI_COMM_WORLD, &sreq);
+        MPI_Type_free(&d);
+        /* churn the allocator so a freed type's memory would be reused */
+        for (int k = 0; k < 4; k++) {
+            MPI_Datatype junk;
+            MPI_Type_contiguous(k + 2, MPI_DOUBLE, &junk);
+            MPI_Type_commit(&junk);
+            MPI_Type_free(&junk);
+        }
+        MPI_Status st;
+        MPI_Wait(&rreq, &st);
+        MPI_Wait(&sreq, MPI_STATUS_IGNORE);
+        int count = -1;
+        MPI_Get_count(&st, MPI_INT, &count);
+        CHECK(count == n, "n=%d: received %d ints", n, count);
+        for (int i = 0; i < n; i++)
+            CHECK(in[i] == left * 7 + i, "n=%d: element %d is %d, expected %d", n, i, in[i],
+                  left * 7 + i);
+        CHECK(in[n] == -2, "n=%d: the receive wrote past its type", n);
+        free(out);
+        free(in);
+        t_sync();
+    }
+}
+
 /* Request_get_status polls without freeing; a later Wait still gives the status. */
 static void get_status(void)
 {
@@ -270,6 +323,7 @@ int main(int argc, char **argv)
     }
     free_active_send();
     t_sync();
+    free_type_while_pending();
     get_status();
     t_sync();
     many_outstanding(0);
