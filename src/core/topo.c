@@ -142,34 +142,74 @@ core_topo_t *core_topo_dup(const core_topo_t *t)
 }
 
 /* Best split of n into k factors, each <= cap, non-increasing: the one with
- * the smallest spread (largest - smallest). f holds the current choice,
- * best the best so far; *spread its spread. */
-static void split(int n, int k, int cap, int *f, int depth, int *best, int *spread)
+ * the smallest spread (largest - smallest); among those, the one whose
+ * smallest factor is largest, then its second smallest, ... (the choice
+ * MPICH's search makes, so programs get the same grids under both). The candidates are the divisors
+ * of the original count (div, descending; those of n are among them). f
+ * holds the current choice, best the best so far; *spread its spread. */
+static void split(int n, int k, int cap, const int *div, int ndiv, int *f, int depth, int *best,
+                  int *spread)
 {
     if (k == 0) {
         if (n != 1)
             return;
         int s = depth ? f[0] - f[depth - 1] : 0;
-        if (*spread < 0 || s < *spread) {
+        int better = *spread < 0 || s < *spread;
+        if (!better && s == *spread) {
+            int i = depth - 1;
+            while (i >= 0 && f[i] == best[i])
+                i--;
+            better = i >= 0 && f[i] > best[i];
+        }
+        if (better) {
             *spread = s;
             memcpy(best, f, sizeof(int) * (size_t)depth);
         }
         return;
     }
-    /* The largest remaining factor is at least the k-th root of n. */
-    for (int d = cap < n ? cap : n; d >= 1; d--) {
-        if (n % d)
+    for (int i = 0; i < ndiv; i++) {
+        int d = div[i];
+        if (d > cap || d > n || n % d)
             continue;
+        /* The largest remaining factor is at least the k-th root of n. */
         long p = 1;
-        for (int i = 0; i < k && p < n; i++)
+        for (int j = 0; j < k && p < n; j++)
             p *= d;
         if (p < n)
             break;   /* d^k < n: smaller factors cannot make n */
         if (*spread >= 0 && depth > 0 && f[0] - d > *spread)
-            continue;
+            break;   /* smaller d only widen the spread */
         f[depth] = d;
-        split(n / d, k - 1, d, f, depth + 1, best, spread);
+        split(n / d, k - 1, d, div, ndiv, f, depth + 1, best, spread);
     }
+}
+
+/* The divisors of n in descending order; *ndiv of them. */
+static int *divisors_desc(int n, int *ndiv)
+{
+    int cap = 2, cnt = 0;
+    for (long d = 1; d * d <= n; d++)
+        if (n % d == 0)
+            cap += 2;
+    int *lo = malloc(sizeof(int) * (size_t)cap), *out = malloc(sizeof(int) * (size_t)cap);
+    if (!lo || !out) {
+        free(lo);
+        free(out);
+        return NULL;
+    }
+    int nlo = 0;
+    for (long d = 1; d * d <= n; d++)
+        if (n % d == 0)
+            lo[nlo++] = (int)d;
+    /* large halves n/d (ascending d gives descending n/d), then the small ones descending */
+    for (int i = 0; i < nlo; i++)
+        out[cnt++] = n / lo[i];
+    for (int i = nlo - 1; i >= 0; i--)
+        if (lo[i] != n / lo[i])
+            out[cnt++] = lo[i];
+    free(lo);
+    *ndiv = cnt;
+    return out;
 }
 
 int core_dims_create(int nnodes, int ndims, int *dims)
@@ -193,8 +233,14 @@ int core_dims_create(int nnodes, int ndims, int *dims)
     int *f = malloc(sizeof(int) * (size_t)free_dims * 2);
     if (!f)
         return CORE_ENOMEM;
-    int *best = f + free_dims, spread = -1;
-    split(rest, free_dims, rest, f, 0, best, &spread);
+    int *best = f + free_dims, spread = -1, ndiv = 0;
+    int *div = divisors_desc(rest, &ndiv);
+    if (!div) {
+        free(f);
+        return CORE_ENOMEM;
+    }
+    split(rest, free_dims, rest, div, ndiv, f, 0, best, &spread);
+    free(div);
     for (int d = 0, k = 0; d < ndims; d++)
         if (dims[d] == 0)
             dims[d] = best[k++];
