@@ -58,18 +58,17 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) API_ALIAS(MPI_Comm_dup);
 
-/* Completes at once: the duplication itself runs blocking inside the call. */
+/* The agreement on a context id progresses in the background; the new
+ * communicator exists once the request completes. */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
-    int rc = PMPI_Comm_dup(comm, newcomm);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    MPI_Request r = core_req_alloc(CORE_REQ_COLL);
-    if (!r)
-        return api_error(comm, CORE_ENOMEM, "MPI_Comm_idup", "out of memory");
-    r->comm = comm;
-    core_req_complete(r);
-    *req = r;
+    API_CHECK(api_check_init("MPI_Comm_idup"));
+    API_CHECK(api_check_comm(comm, "MPI_Comm_idup"));
+    if (!newcomm || !req)
+        return api_error(comm, CORE_EINVAL, "MPI_Comm_idup", "NULL argument");
+    int rc = core_comm_idup(comm, newcomm, req);
+    if (rc)
+        return api_error(comm, rc, "MPI_Comm_idup", "%s", core_strerror(rc));
     return MPI_SUCCESS;
 }
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req) API_ALIAS(MPI_Comm_idup);

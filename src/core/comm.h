@@ -31,6 +31,7 @@ struct rdmpi_comm {
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
     uint32_t coll_seq;    /* counts collectives, for debugging and schedules */
+    uint32_t ctx_seq;     /* counts context agreements over this communicator (core/ctx.c) */
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
     struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
 };
@@ -47,6 +48,8 @@ int core_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
 void core_ctx_free(uint32_t ctx);
 /* Agreement among the members of group only (collective over group). */
 int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx);
+/* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes. */
+int core_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req);
 /* Marks ctx as used locally (world/self at init). */
 void core_ctx_reserve(uint32_t ctx);
 

@@ -1,21 +1,70 @@
 /*
  * Context ids. Each communicator takes an even id and the odd one after it;
- * members agree on the lowest pair free at all of them by a bitwise-AND
- * allreduce of their free masks over the parent communicator.
+ * the members of a new communicator agree on the lowest pair free at all of
+ * them: each sends its free mask to the first member (the leader), which
+ * ANDs them and sends back the chosen id.
+ *
+ * Agreement runs as a state machine advanced by the progress engine, so
+ * MPI_Comm_idup is truly nonblocking and the blocking calls simply wait on
+ * the same machine. Several agreements may be in flight on one rank (idups
+ * on different communicators, or a Comm_dup while an idup is pending), and
+ * the mask a rank sends must stay valid until the leader's answer arrives:
+ * a rank therefore lends its mask to one agreement at a time (the lock); the
+ * others send an empty mask, get "none free" back and try again. An
+ * agreement that fails while an older one (lower parent context, then lower
+ * sequence) waits on this rank hands the lock over, so two ranks that locked
+ * different agreements first do not retry forever.
+ *
+ * Messages travel on the parent's collective context with negative tags,
+ * which collective algorithms never use: comm-wide agreements are numbered
+ * by a per-communicator counter (all members create communicators in the
+ * same order), MPI_Comm_create_group ones by the user's tag (only group
+ * members take part, and concurrent calls must use distinct tags). Between
+ * two members, masks of successive rounds stay in order (MPI's
+ * non-overtaking rule), so rounds need no number of their own.
  */
+#include <stdlib.h>
 #include <string.h>
-#include "collectives/coll.h"
 #include "core/comm.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/request.h"
+#include "core/topo.h"
 #include "p2p/p2p.h"
 
 #define NPAIRS (CORE_CTX_MAX / 2)
 #define NWORDS (NPAIRS / 32)
+#define TAG_BASE (-(1 << 22))
 
 /* Bit set = pair free. Starts all free; world and self reserve theirs. */
 static uint32_t ctx_free_mask[NWORDS];
 static int ctx_mask_ready;
+
+typedef struct ctx_op ctx_op_t;
+struct ctx_op {
+    MPI_Comm parent;          /* retained while the agreement runs */
+    int *members;             /* parent ranks of the participants; [0] leads */
+    int nmembers, me;
+    int tag;
+    uint64_t key;             /* priority: lower goes first (parent ctx, then seq) */
+    int in_round, locked;
+    int answering;            /* leader: the answer is on its way to the members */
+    uint32_t mask[NWORDS];    /* what this rank sent (the leader: the AND so far) */
+    uint32_t *recvbuf;        /* leader: the other members' masks */
+    MPI_Request *reqs;        /* this round's receives and sends */
+    int nreqs;
+    int32_t decision;         /* the leader's answer: an id, or -1 */
+    int done, rc;
+    uint32_t ctx;
+    MPI_Request req;          /* completed when the agreement is */
+    void (*finish)(ctx_op_t *op);   /* called once done (idup builds its communicator) */
+    void *arg;
+    ctx_op_t *next;
+};
+
+static ctx_op_t *ops;         /* agreements in flight on this rank */
+static ctx_op_t *lock_owner;  /* the one our real mask is lent to */
+static int hook_added;
 
 static void mask_init(void)
 {
@@ -48,74 +97,280 @@ static int lowest_free(const uint32_t *mask)
     return -1;
 }
 
-int core_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
+static int older_waiting(const ctx_op_t *op)
 {
-    uint32_t mask[NWORDS];
-    mask_init();
-    int rc = coll_allreduce(ctx_free_mask, mask, NWORDS, MPI_UINT32_T, MPI_BAND, comm);
-    if (rc)
-        return rc;
-    int id = lowest_free(mask);
-    if (id < 0) {
-        core_error("out of communicator context ids (%d communicators exist): free some with "
-                   "MPI_Comm_free", NPAIRS);
-        return CORE_EOTHER;
-    }
-    core_ctx_reserve((uint32_t)id);
-    *ctx = (uint32_t)id;
+    for (const ctx_op_t *o = ops; o; o = o->next)
+        if (o != op && !o->done && o->key < op->key)
+            return 1;
     return 0;
 }
 
-/*
- * Agreement among the members of group only (MPI_Comm_create_group): masks
- * go to the group's first member over the parent's collective context, with
- * a negative tag derived from the user's (collective algorithms use
- * non-negative tags), and the chosen id comes back the same way.
- */
-int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
+/* Starts a round: lend our mask if nobody holds it, post the messages. */
+static int round_start(ctx_op_t *op)
 {
-    uint32_t mask[NWORDS], other[NWORDS];
-    int ptag = -1000 - (tag & 0xfffff);
-    uint32_t cctx = parent->ctx + 1;
-    int me = group->my_rank;
-    int leader = core_group_rank_of(parent->group, group->ranks[0]);
-    int32_t id;
+    uint32_t cctx = op->parent->ctx + 1;
     int rc;
-    mask_init();
-    memcpy(mask, ctx_free_mask, sizeof(mask));
-    if (me == 0) {
-        for (int i = 1; i < group->size; i++) {
-            MPI_Request r;
-            int src = core_group_rank_of(parent->group, group->ranks[i]);
-            if ((rc = p2p_irecv(other, NWORDS, MPI_UINT32_T, src, ptag, parent, cctx, &r)))
+    if (!lock_owner)
+        lock_owner = op;
+    op->locked = lock_owner == op;
+    if (op->locked)
+        memcpy(op->mask, ctx_free_mask, sizeof(op->mask));
+    else
+        memset(op->mask, 0, sizeof(op->mask));
+    op->nreqs = 0;
+    if (op->me == 0) {
+        for (int i = 1; i < op->nmembers; i++) {
+            rc = p2p_irecv(op->recvbuf + (size_t)(i - 1) * NWORDS, NWORDS, MPI_UINT32_T,
+                           op->members[i], op->tag, op->parent, cctx, &op->reqs[op->nreqs]);
+            if (rc)
                 return rc;
-            core_wait_req(r, "MPI_Comm_create_group");
-            core_req_free(r);
-            for (int w = 0; w < NWORDS; w++)
-                mask[w] &= other[w];
-        }
-        id = lowest_free(mask);
-        for (int i = 1; i < group->size; i++) {
-            int dst = core_group_rank_of(parent->group, group->ranks[i]);
-            if ((rc = p2p_send(&id, 1, MPI_INT32_T, dst, ptag, parent, cctx, CORE_MODE_STANDARD,
-                               "MPI_Comm_create_group")))
-                return rc;
+            op->nreqs++;
         }
     } else {
-        if ((rc = p2p_send(mask, NWORDS, MPI_UINT32_T, leader, ptag, parent, cctx,
-                           CORE_MODE_STANDARD, "MPI_Comm_create_group")))
+        int leader = op->members[0];
+        rc = p2p_isend(op->mask, NWORDS, MPI_UINT32_T, leader, op->tag, op->parent, cctx,
+                       CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
+        if (rc)
             return rc;
-        MPI_Request r;
-        if ((rc = p2p_irecv(&id, 1, MPI_INT32_T, leader, ptag, parent, cctx, &r)))
+        op->nreqs++;
+        rc = p2p_irecv(&op->decision, 1, MPI_INT32_T, leader, op->tag, op->parent, cctx,
+                       &op->reqs[op->nreqs]);
+        if (rc)
             return rc;
-        core_wait_req(r, "MPI_Comm_create_group");
-        core_req_free(r);
+        op->nreqs++;
     }
-    if (id < 0) {
-        core_error("out of communicator context ids: free some with MPI_Comm_free");
-        return CORE_EOTHER;
+    op->in_round = 1;
+    return 0;
+}
+
+/* 1 when every request of the round completed (they are freed). */
+static int round_reqs_done(ctx_op_t *op)
+{
+    for (int i = 0; i < op->nreqs; i++)
+        if (!op->reqs[i]->complete)
+            return 0;
+    for (int i = 0; i < op->nreqs; i++)
+        core_req_free(op->reqs[i]);
+    op->nreqs = 0;
+    return 1;
+}
+
+static void op_finish(ctx_op_t *op, int rc)
+{
+    op->done = 1;
+    op->rc = rc;
+    if (lock_owner == op)
+        lock_owner = NULL;
+    if (op->finish)
+        op->finish(op);
+    /* Its request completes once it is off the list (see ctx_progress): a
+     * request the user already freed takes the agreement with it. */
+}
+
+/* Advances one agreement; returns 1 when something happened. */
+static int op_advance(ctx_op_t *op)
+{
+    int rc;
+    if (op->done)
+        return 0;
+    if (!op->in_round) {
+        if ((rc = round_start(op))) {
+            op_finish(op, rc);
+            return 1;
+        }
+        return 1;
     }
-    core_ctx_reserve((uint32_t)id);
-    *ctx = (uint32_t)id;
+    if (!round_reqs_done(op))
+        return 0;
+    if (op->me == 0 && !op->answering) {
+        for (int i = 1; i < op->nmembers; i++)
+            for (int w = 0; w < NWORDS; w++)
+                op->mask[w] &= op->recvbuf[(size_t)(i - 1) * NWORDS + w];
+        op->decision = lowest_free(op->mask);
+        /* Nonblocking sends: this runs inside the progress engine. */
+        uint32_t cctx = op->parent->ctx + 1;
+        for (int i = 1; i < op->nmembers; i++) {
+            rc = p2p_isend(&op->decision, 1, MPI_INT32_T, op->members[i], op->tag, op->parent,
+                           cctx, CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
+            if (rc) {
+                op_finish(op, rc);
+                return 1;
+            }
+            op->nreqs++;
+        }
+        op->answering = 1;
+        return 1;
+    }
+    op->answering = 0;
+    op->in_round = 0;
+    if (op->decision >= 0) {
+        /* Every member lent its real mask, us included: the id is free here. */
+        core_ctx_reserve((uint32_t)op->decision);
+        op->ctx = (uint32_t)op->decision;
+        op_finish(op, 0);
+        return 1;
+    }
+    if (op->locked && lowest_free(ctx_free_mask) < 0) {
+        core_error("out of communicator context ids (%d communicators exist): free some with "
+                   "MPI_Comm_free", NPAIRS);
+        op_finish(op, CORE_EOTHER);
+        return 1;
+    }
+    if (op->locked && older_waiting(op))
+        lock_owner = NULL;   /* the older agreement takes it at its next round */
+    return 1;
+}
+
+static int ctx_progress(void)
+{
+    int events = 0;
+    for (ctx_op_t *op = ops; op; op = op->next)
+        events += op_advance(op);
+    for (ctx_op_t **pp = &ops; *pp;) {
+        ctx_op_t *op = *pp;
+        if (op->done) {
+            *pp = op->next;
+            op->next = NULL;
+            core_req_complete(op->req);
+        } else {
+            pp = &op->next;
+        }
+    }
+    return events;
+}
+
+static void op_free(ctx_op_t *op)
+{
+    core_comm_release(op->parent);
+    free(op->members);
+    free(op->recvbuf);
+    free(op->reqs);
+    free(op);
+}
+
+/* Sets up an agreement among members (parent ranks, leader first). */
+static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag, uint64_t key,
+                    ctx_op_t **out)
+{
+    mask_init();
+    if (!hook_added) {
+        core_progress_add_hook(ctx_progress);
+        hook_added = 1;
+    }
+    ctx_op_t *op = calloc(1, sizeof(*op));
+    if (!op) {
+        free(members);
+        return CORE_ENOMEM;
+    }
+    op->parent = parent;
+    parent->refcount++;
+    op->members = members;
+    op->nmembers = nmembers;
+    op->me = me;
+    op->tag = tag;
+    op->key = key;
+    op->reqs = malloc(sizeof(MPI_Request) * (size_t)(nmembers + 1));
+    if (me == 0 && nmembers > 1)
+        op->recvbuf = malloc(sizeof(uint32_t) * NWORDS * (size_t)(nmembers - 1));
+    op->req = core_req_alloc(CORE_REQ_COLL);
+    if (!op->reqs || (me == 0 && nmembers > 1 && !op->recvbuf) || !op->req) {
+        if (op->req)
+            core_req_free(op->req);
+        op_free(op);
+        return CORE_ENOMEM;
+    }
+    op->req->comm = parent;
+    op->next = ops;
+    ops = op;
+    *out = op;   /* the progress engine starts it */
+    return 0;
+}
+
+/* Agreement over all of comm (Comm_dup/idup, split, create). */
+static int op_start_comm(MPI_Comm comm, ctx_op_t **out)
+{
+    int *members = malloc(sizeof(int) * (size_t)comm->size);
+    if (!members)
+        return CORE_ENOMEM;
+    for (int i = 0; i < comm->size; i++)
+        members[i] = i;
+    uint32_t seq = comm->ctx_seq++;
+    int tag = TAG_BASE - (int)(seq & 0xfffff);
+    uint64_t key = ((uint64_t)comm->ctx << 32) | seq;
+    return op_start(comm, members, comm->size, comm->rank, tag, key, out);
+}
+
+/* Blocks until op is done; returns its result (op is freed). */
+static int op_wait(ctx_op_t *op, const char *fn, uint32_t *ctx)
+{
+    core_wait_req(op->req, fn);
+    int rc = op->rc;
+    *ctx = op->ctx;
+    core_req_free(op->req);
+    op_free(op);
+    return rc;
+}
+
+int core_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
+{
+    ctx_op_t *op;
+    int rc = op_start_comm(comm, &op);
+    return rc ? rc : op_wait(op, "communicator creation", ctx);
+}
+
+int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
+{
+    int *members = malloc(sizeof(int) * (size_t)group->size);
+    if (!members)
+        return CORE_ENOMEM;
+    for (int i = 0; i < group->size; i++)
+        members[i] = core_group_rank_of(parent->group, group->ranks[i]);
+    int t = TAG_BASE - (1 << 20) - (tag & 0xfffff);
+    uint64_t key = ((uint64_t)parent->ctx << 32) | (1u << 31) | (uint32_t)(tag & 0x7fffffff);
+    ctx_op_t *op;
+    int rc = op_start(parent, members, group->size, group->my_rank, t, key, &op);
+    return rc ? rc : op_wait(op, "MPI_Comm_create_group", ctx);
+}
+
+/* ---- MPI_Comm_idup ------------------------------------------------------------------ */
+
+static void idup_finish(ctx_op_t *op)
+{
+    MPI_Comm *out = op->arg;
+    MPI_Comm parent = op->parent;
+    int rc = op->rc;
+    if (!rc)
+        rc = core_comm_create(parent->group, op->ctx, parent->errh, out);
+    if (!rc && parent->topo && !((*out)->topo = core_topo_dup(parent->topo)))
+        rc = CORE_ENOMEM;
+    if (rc) {
+        core_error("MPI_Comm_idup: creating the communicator failed: %s", core_strerror(rc));
+        *out = MPI_COMM_NULL;
+        op->req->status.MPI_ERROR = MPI_ERR_OTHER;
+    }
+}
+
+static void idup_req_free(MPI_Request req)
+{
+    ctx_op_t *op = req->sched;
+    req->sched = NULL;
+    req->free_fn = NULL;
+    op->req = NULL;
+    op_free(op);
+}
+
+int core_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+{
+    ctx_op_t *op;
+    *newcomm = MPI_COMM_NULL;
+    int rc = op_start_comm(comm, &op);
+    if (rc)
+        return rc;
+    /* The request owns the agreement from here: freeing it frees op. */
+    op->req->sched = op;
+    op->req->free_fn = idup_req_free;
+    op->arg = newcomm;
+    op->finish = idup_finish;
+    *req = op->req;
     return 0;
 }

@@ -113,6 +113,82 @@ static void dup_and_compare(void)
     CHECK(dup == MPI_COMM_NULL && idup == MPI_COMM_NULL, "Comm_free did not null the handle");
 }
 
+/* MPI_Comm_idup must not block: rank 0 starts one and then sends to every
+ * other rank, which receive before they start theirs (a blocking idup
+ * would deadlock). Then several idups of different communicators are in
+ * flight at once, started in different orders on different ranks, with a
+ * blocking Comm_dup in the middle; all must yield working communicators. */
+static void idup_nonblocking(void)
+{
+    t_begin("comm-idup-nonblocking");
+    MPI_Comm c;
+    MPI_Request req;
+    int v = 0;
+    if (rank == 0) {
+        MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &c, &req));
+        for (int r = 1; r < size; r++) {
+            v = 100 + r;
+            MPI_Send(&v, 1, MPI_INT, r, 5, MPI_COMM_WORLD);
+        }
+    } else {
+        MPI_Recv(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(v == 100 + rank, "received %d", v);
+        MPI_OK(MPI_Comm_idup(MPI_COMM_WORLD, &c, &req));
+    }
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK(c != MPI_COMM_NULL, "idup gave MPI_COMM_NULL");
+    traffic(c, "idup(world) overlapped with p2p");
+
+    /* two halves and world: three idups in flight, order depending on rank */
+    MPI_Comm half, a, b, d, mid;
+    MPI_Request reqs[2];
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    if (rank % 2) {
+        MPI_OK(MPI_Comm_idup(half, &a, &reqs[0]));
+        MPI_OK(MPI_Comm_idup(c, &b, &reqs[1]));
+    } else {
+        MPI_OK(MPI_Comm_idup(c, &b, &reqs[1]));
+        MPI_OK(MPI_Comm_idup(half, &a, &reqs[0]));
+    }
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &mid));
+    MPI_OK(MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+    MPI_OK(MPI_Comm_dup(a, &d));
+    traffic(a, "idup(half)");
+    traffic(b, "idup(idup(world))");
+    traffic(mid, "dup(world) during idups");
+    traffic(d, "dup(idup(half))");
+    int res;
+    MPI_Comm_compare(half, a, &res);
+    CHECK(res == MPI_CONGRUENT, "compare(half, idup(half)) = %d", res);
+    /* isolation: the same tag on all six at once; each must get its own */
+    MPI_Comm comms[] = { c, half, a, b, d, mid };
+    int got[6], out[6];
+    MPI_Request rq[12];
+    for (int i = 0; i < 6; i++) {
+        int r, n;
+        MPI_Comm_rank(comms[i], &r);
+        MPI_Comm_size(comms[i], &n);
+        MPI_Irecv(&got[i], 1, MPI_INT, (r + n - 1) % n, 9, comms[i], &rq[i]);
+    }
+    for (int i = 5; i >= 0; i--) {
+        int r, n;
+        MPI_Comm_rank(comms[i], &r);
+        MPI_Comm_size(comms[i], &n);
+        out[i] = 1000 * i + r;
+        MPI_Isend(&out[i], 1, MPI_INT, (r + 1) % n, 9, comms[i], &rq[6 + i]);
+    }
+    MPI_OK(MPI_Waitall(12, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 6; i++) {
+        int r, n;
+        MPI_Comm_rank(comms[i], &r);
+        MPI_Comm_size(comms[i], &n);
+        CHECK(got[i] == 1000 * i + (r + n - 1) % n, "communicator %d received %d: contexts mixed",
+              i, got[i]);
+    }
+    for (int i = 0; i < 6; i++)
+        MPI_OK(MPI_Comm_free(&comms[i]));
+}
+
 static void names(void)
 {
     t_begin("comm-names");
@@ -381,6 +457,7 @@ int main(int argc, char **argv)
     CHECK(size <= 64, "this test handles up to 64 ranks");
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     dup_and_compare();
+    idup_nonblocking();
     names();
     split();
     groups();
