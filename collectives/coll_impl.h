@@ -219,6 +219,25 @@ void coll_build_reduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, v
 void coll_build_allreduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                           int count, MPI_Datatype dt, MPI_Op op);
 
+/* ---- blocking fast paths (fast.c) ---------------------------------------- */
+/* The selected algorithm as direct p2p calls, for blocking calls the
+ * dispatchers find eligible (the conditions are in fast.c); each sends the
+ * messages of its schedule builder, so the two mix across ranks. */
+#define COLL_FAST_A2A_MAX 16
+/* Largest message a fast path sends to several peers one after the other:
+ * below the default eager limits of the transports, so the sends leave at
+ * once. (Above an eager limit a send waits for its receiver, which has
+ * posted already: slower, never stuck.) */
+#define COLL_FAST_SERIAL_BYTES ((size_t)8192)
+int coll_fast_barrier(MPI_Comm comm);
+int coll_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int coll_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm);
+int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                        MPI_Datatype rdt, MPI_Comm comm);
+int coll_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, MPI_Comm comm);
+
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {
     COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_GATHER, COLL_GATHERV,

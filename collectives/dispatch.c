@@ -19,15 +19,28 @@ static coll_grp_t whole(MPI_Comm comm)
     return (coll_grp_t){ comm->size, comm->rank, NULL };
 }
 
-/* The selector's view of group g of s's communicator. */
-static coll_query_t query(coll_sched_t *s, const coll_grp_t *g, size_t bytes, int count,
-                          int commute)
+/* The selector's view of group g of comm. */
+static coll_query_t query_comm(MPI_Comm comm, const coll_grp_t *g, size_t bytes, int count,
+                               int commute)
 {
     coll_query_t q = { bytes, g->n, count, commute, 0, 0 };
-    MPI_Comm comm = coll_sched_comm(s);
     if (!g->map && g->n == comm->size)
         coll_comm_nodes(comm, &q.nodes, &q.shared);
     return q;
+}
+
+static coll_query_t query(coll_sched_t *s, const coll_grp_t *g, size_t bytes, int count,
+                          int commute)
+{
+    return query_comm(coll_sched_comm(s), g, bytes, count, commute);
+}
+
+/* The algorithm the selector gives a call on the whole of comm. */
+static enum coll_alg pick(enum coll_id id, MPI_Comm comm, size_t bytes, int count, int commute)
+{
+    coll_grp_t g = whole(comm);
+    coll_query_t q = query_comm(comm, &g, bytes, count, commute);
+    return coll_select(id, &q);
 }
 
 /* Runs (req NULL) or starts s. */
@@ -105,6 +118,8 @@ void coll_build_allreduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
 
 static int barrier(MPI_Comm comm, MPI_Request *req)
 {
+    if (!req && pick(COLL_BARRIER, comm, 0, 0, 1) == COLL_ALG_DISSEMINATION)
+        return coll_fast_barrier(comm);
     coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL);
     if (!s)
         return CORE_ENOMEM;
@@ -118,6 +133,11 @@ int coll_ibarrier(MPI_Comm comm, MPI_Request *req) { return barrier(comm, req); 
 static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                  MPI_Request *req)
 {
+    /* The fast path sends to the children one after the other: fine for
+     * one child (2 ranks) or short messages. */
+    if (!req && (comm->size <= 2 || nbytes(count, dt) <= COLL_FAST_SERIAL_BYTES) &&
+        pick(COLL_BCAST, comm, nbytes(count, dt), count, 1) == COLL_ALG_BINOMIAL)
+        return coll_fast_bcast(buf, count, dt, root, comm);
     coll_sched_t *s = create(comm, COLL_BCAST, req, dt, NULL);
     if (!s)
         return CORE_ENOMEM;
@@ -156,9 +176,19 @@ int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
     return reduce(sbuf, rbuf, count, dt, op, root, comm, req);
 }
 
+/* Whether the blocking fast path runs this allreduce (see coll_fast_allreduce). */
+static int allreduce_fast(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return coll_is_pof2(comm->size) && coll_op_symmetric(op) && core_dt_is_contig(dt) &&
+           dt->true_lb == 0 && dt->extent == (MPI_Aint)dt->size &&
+           pick(COLL_ALLREDUCE, comm, nbytes(count, dt), count, op->commute) == COLL_ALG_RECDBL;
+}
+
 static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm, MPI_Request *req)
 {
+    if (!req && allreduce_fast(count, dt, op, comm))
+        return coll_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
     coll_sched_t *s = create(comm, COLL_ALLREDUCE, req, dt, op);
     if (!s)
         return CORE_ENOMEM;

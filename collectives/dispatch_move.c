@@ -146,14 +146,18 @@ int coll_iscatterv(const void *sbuf, const int *scounts, const int *displs, MPI_
 static int allgather_any(enum coll_id id, const void *sbuf, int scount, MPI_Datatype sdt,
                          const coll_layout_t *rl, MPI_Comm comm, MPI_Request *req)
 {
+    size_t total = 0;
+    for (int i = 0; i < comm->size; i++)
+        total += lay_bytes(rl, i);
+    enum coll_alg alg = pick(id, total, comm);
+    /* Each step sends to one peer: the fast path suits any size. */
+    if (!req && id == COLL_ALLGATHER && alg == COLL_ALG_RECDBL && coll_is_pof2(comm->size))
+        return coll_fast_allgather(sbuf, scount, sdt, rl->buf, rl->count, rl->dt, comm);
     coll_sched_t *s = create(comm, id, req, sbuf == MPI_IN_PLACE ? NULL : sdt, rl->dt);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    size_t total = 0;
-    for (int i = 0; i < comm->size; i++)
-        total += lay_bytes(rl, i);
-    switch (pick(id, total, comm)) {
+    switch (alg) {
     case COLL_ALG_RECDBL: coll_allgather_recdbl(s, &g, sbuf, scount, sdt, rl); break;
     case COLL_ALG_BRUCK: coll_allgather_bruck(s, &g, sbuf, scount, sdt, rl); break;
     default: coll_allgather_ring(s, &g, sbuf, scount, sdt, rl); break;
@@ -220,9 +224,16 @@ static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
 static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    size_t blk = nbytes(rcount, rdt);
+    /* The fast path sends one block after the other: fine for one peer or
+     * short blocks. */
+    if (!req && sbuf != MPI_IN_PLACE && comm->size <= COLL_FAST_A2A_MAX &&
+        (comm->size <= 2 || blk <= COLL_FAST_SERIAL_BYTES) &&
+        pick(COLL_ALLTOALL, blk, comm) == COLL_ALG_LINEAR)
+        return coll_fast_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
-    return alltoall_any(COLL_ALLTOALL, nbytes(rcount, rdt), &sl, &rl, comm, req);
+    return alltoall_any(COLL_ALLTOALL, blk, &sl, &rl, comm, req);
 }
 int coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)

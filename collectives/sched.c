@@ -131,6 +131,24 @@ static int grow(void **arr, int *cap, size_t elem, int want)
     return 0;
 }
 
+int coll_sched_tag(MPI_Comm comm, int id)
+{
+    uint32_t seq = comm->coll_seq++;
+    return (int)(((seq & 0x1fffu) << (5 + COLL_SUBTAG_BITS)) |
+                 ((uint32_t)(id & 31) << COLL_SUBTAG_BITS));
+}
+
+void *coll_scratch_get(size_t *bytes)
+{
+    return block_get(bytes);
+}
+
+void coll_scratch_put(void *p, size_t bytes)
+{
+    if (p)
+        block_put(p, bytes);
+}
+
 coll_sched_t *coll_sched_create(MPI_Comm comm, int id)
 {
     coll_sched_t *s = pool;
@@ -143,9 +161,7 @@ coll_sched_t *coll_sched_create(MPI_Comm comm, int id)
     s->comm = comm;
     comm->refcount++;
     s->id = id;
-    uint32_t seq = comm->coll_seq++;
-    s->tag = (int)(((seq & 0x1fffu) << (5 + COLL_SUBTAG_BITS)) |
-                   ((uint32_t)(id & 31) << COLL_SUBTAG_BITS));
+    s->tag = coll_sched_tag(comm, id);
     s->err = 0;
     s->nsteps = s->cur = s->end = s->pending = s->started = 0;
     s->nbufs = s->nheld = 0;

@@ -39,6 +39,16 @@ typedef struct coll_sched coll_sched_t;
 /* A schedule for collective `id` (enum coll_id) on comm; takes the next
  * collective sequence number of comm. Returns NULL when out of memory. */
 coll_sched_t *coll_sched_create(MPI_Comm comm, int id);
+/* Takes the next collective sequence number of comm and returns the tag
+ * (sub-tag 0) of collective `id` with it: what coll_sched_create does, for
+ * the blocking fast paths (fast.c), which send the same messages without a
+ * schedule. */
+int coll_sched_tag(MPI_Comm comm, int id);
+/* Scratch memory from the schedules' cache of blocks, for code that runs
+ * without a schedule: *bytes is rounded up to what the block holds; give it
+ * back with that size. NULL when out of memory. */
+void *coll_scratch_get(size_t *bytes);
+void coll_scratch_put(void *p, size_t bytes);
 /* Frees a schedule that was never started. */
 void coll_sched_destroy(coll_sched_t *s);
 

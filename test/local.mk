@@ -6,6 +6,8 @@ test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c
 test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c
 test_unit_test_op_CPPFLAGS = $(UNIT_CPPFLAGS)
+# The kernels as the library builds them (vectorized).
+test_unit_test_op_CFLAGS = $(AM_CFLAGS) $(OP_CFLAGS)
 test_unit_test_group_SOURCES = test/unit/test_group.c src/core/group.c
 test_unit_test_group_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_info_SOURCES = test/unit/test_info.c src/core/info.c

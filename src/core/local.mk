@@ -5,4 +5,10 @@ librdmpi_la_SOURCES += \
 	src/core/comm.h src/core/datatype.h src/core/op.h src/core/request.h src/core/progress.h \
 	src/core/log.c src/core/errors.c src/core/config.c src/core/bootstrap.c \
 	src/core/runtime.c src/core/progress.c src/core/comm.c src/core/ctx.c src/core/request.c \
-	src/core/group.c src/core/info.c src/core/datatype.c src/core/op.c
+	src/core/group.c src/core/info.c src/core/datatype.c
+# The reduction kernels: a convenience library of their own, built with
+# OP_CFLAGS (configure.ac) so their loops are vectorized.
+noinst_LTLIBRARIES = librdmpi_op.la
+librdmpi_op_la_SOURCES = src/core/op.c
+librdmpi_op_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OP_CFLAGS)
+librdmpi_la_LIBADD += librdmpi_op.la

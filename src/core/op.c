@@ -8,6 +8,11 @@
  * kernels cannot drift apart. A derived type is reduced through its basic
  * kind: in place when its data is one run, otherwise packed into scratch
  * buffers, reduced there and unpacked into inout.
+ *
+ * The kernels stay plain elementwise loops so the compiler vectorizes them:
+ * this file is built with OP_CFLAGS (configure.ac), which GCC's -O2 lacks;
+ * SSE2 roughly triples the speed of MPI_SUM on floats (1 KiB: about 500
+ * instructions instead of 1600), which large allreduces are bound by.
  */
 #include <stddef.h>
 #include <stdint.h>

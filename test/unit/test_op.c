@@ -539,6 +539,59 @@ static void test_user_op(void)
     report("user_op", !why[0], "%s", why);
 }
 
+/*
+ * The kernels are built vectorized (OP_CFLAGS): every length from 0 to 67
+ * at every alignment, so vector bodies and scalar remainders both run, on
+ * the types reductions use most, against a scalar loop here; and inout ==
+ * in, where a vector loop must not assume the two buffers are apart.
+ */
+#define VEC_MAX 67
+#define VEC_CHECK(T, DT, OPV, EXPR)                                                \
+    do {                                                                           \
+        T a[VEC_MAX + 4], b[VEC_MAX + 4], want[VEC_MAX + 4];                       \
+        for (int len = 0; len <= VEC_MAX; len++) {                                 \
+            for (int off = 0; off < 4; off++) {                                    \
+                for (int i = 0; i < VEC_MAX + 4; i++) {                            \
+                    a[i] = (T)((i * 7 + len) % 13) - (T)5;                         \
+                    b[i] = (T)((i * 5 + off) % 11) - (T)4;                         \
+                    want[i] = b[i];                                                \
+                }                                                                  \
+                for (int i = off; i < off + len; i++) {                            \
+                    T x = a[i], y = b[i];                                          \
+                    want[i] = (EXPR);                                              \
+                }                                                                  \
+                int rc = core_op_apply(OPV, a + off, b + off, len, DT);            \
+                EXPECT(rc == 0 && memcmp(b, want, sizeof(b)) == 0,                 \
+                       "%s on %s, %d items at offset %d: wrong result or "          \
+                       "neighbours touched", (OPV)->name, (DT)->name, len, off);   \
+            }                                                                      \
+        }                                                                          \
+        for (int i = 0; i < VEC_MAX; i++) {                                        \
+            a[i] = (T)(i % 9) - (T)3;                                              \
+            T x = a[i], y = a[i];                                                  \
+            want[i] = (EXPR);                                                      \
+        }                                                                          \
+        EXPECT(core_op_apply(OPV, a, a, VEC_MAX, DT) == 0 &&                       \
+                   memcmp(a, want, sizeof(T) * VEC_MAX) == 0,                      \
+               "%s on %s with inout == in: wrong result", (OPV)->name, (DT)->name);  \
+    } while (0)
+
+static void test_vector_lengths(void)
+{
+    char why[256] = "";
+    VEC_CHECK(float, MPI_FLOAT, MPI_SUM, x + y);
+    VEC_CHECK(double, MPI_DOUBLE, MPI_SUM, x + y);
+    VEC_CHECK(int, MPI_INT, MPI_SUM, x + y);
+    VEC_CHECK(long, MPI_LONG, MPI_SUM, x + y);
+    VEC_CHECK(double, MPI_DOUBLE, MPI_PROD, x * y);
+    VEC_CHECK(float, MPI_FLOAT, MPI_MAX, x > y ? x : y);
+    VEC_CHECK(double, MPI_DOUBLE, MPI_MIN, x < y ? x : y);
+    VEC_CHECK(int, MPI_INT, MPI_MAX, x > y ? x : y);
+    VEC_CHECK(long, MPI_LONG, MPI_MIN, x < y ? x : y);
+    VEC_CHECK(unsigned, MPI_UNSIGNED, MPI_BXOR, x ^ y);
+    report("vector_lengths", !why[0], "%s", why);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -549,5 +602,6 @@ int main(void)
     test_derived();
     test_replace_noop();
     test_user_op();
+    test_vector_lengths();
     return failures ? 1 : 0;
 }

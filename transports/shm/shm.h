@@ -75,6 +75,7 @@ typedef struct tp_shm_in {
     tp_shm_cons_t cons;
     int src;  /* the producer's world rank */
     int lsrc; /* and its local rank */
+    int populated; /* tp_shm_seg_populate has run on the ring */
 } tp_shm_in_t;
 
 typedef struct tp_shm_iface {
@@ -105,6 +106,8 @@ int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size);
 int tp_shm_seg_attach(tp_shm_iface_t *s);
 void tp_shm_seg_destroy(tp_shm_iface_t *s);
 void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
+/* Faults in ring (from tp_shm_seg_ring) before this rank uses it. */
+void tp_shm_seg_populate(tp_shm_iface_t *s, void *ring);
 tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper, uint32_t k);
 
 /* shm_coop.c */

@@ -145,6 +145,7 @@ static int shm_ready(tp_iface_t *iface)
         tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size);
         in->src = s->rt->local_ranks[i];
         in->lsrc = i;
+        in->populated = 0;
     }
     tp_shm_cma_probe(s);
     return 0;
@@ -177,9 +178,11 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         return CORE_EPEER;
     tp_shm_ep_t *ep = &s->eps[lp];
     if (!ep->ready) {
-        int rc = tp_shm_prod_init(&ep->prod, tp_shm_seg_ring(s, s->me, lp), s->ring_size);
+        void *ring = tp_shm_seg_ring(s, s->me, lp);
+        int rc = tp_shm_prod_init(&ep->prod, ring, s->ring_size);
         if (rc)
             return rc;
+        tp_shm_seg_populate(s, ring);
         ep->base.iface = iface;
         ep->base.peer = peer;
         ep->lpeer = lp;
@@ -217,6 +220,12 @@ static int shm_progress(tp_iface_t *iface)
         tp_shm_in_t *in = &s->in[i];
         if (tp_shm_ring_empty(&in->cons))
             continue;
+        if (!in->populated) {
+            /* The first message on this ring: it is in use, so map all of
+             * it now rather than a fault per page on the first lap. */
+            tp_shm_seg_populate(s, tp_shm_seg_ring(s, in->lsrc, s->me));
+            in->populated = 1;
+        }
         tp_shm_rec_t rec;
         for (int k = 0; k < SHM_PROGRESS_BATCH && tp_shm_ring_peek(&in->cons, &rec); k++) {
             if (rec.id < TP_AM_MAX)

@@ -179,6 +179,25 @@ err_unlink:
     return rc;
 }
 
+/* Faults in the pages of a ring this rank uses, the producer's side when
+ * it connects, the consumer's at the first message (Linux >= 5.14;
+ * elsewhere a no-op). Without it the first lap around a ring takes a page
+ * fault every 4 KiB on both sides (the first one also clears the page): at
+ * 1 KiB messages that costs more than the messages (1.5 against 0.4 us for
+ * a 2-rank allreduce of 1 KiB in a run shorter than one lap of the 1 MiB
+ * ring). POPULATE_WRITE maps the pages writable without changing them. */
+void tp_shm_seg_populate(tp_shm_iface_t *s, void *ring)
+{
+#ifdef MADV_POPULATE_WRITE
+    size_t len = ring_stride(s->ring_size);
+    if (madvise(ring, len, MADV_POPULATE_WRITE) != 0)
+        core_debug("shm: cannot populate a ring of %zu bytes: %s", len, strerror(errno));
+#else
+    (void)s;
+    (void)ring;
+#endif
+}
+
 static void unlink_once(tp_shm_iface_t *s)
 {
     tp_shm_seg_hdr_t *hdr = s->seg.base;

@@ -1,0 +1,243 @@
+/*
+ * Blocking fast paths: the barrier, broadcast, allreduce, allgather and
+ * alltoall algorithms the selector picks for short messages and small
+ * communicators, run as direct p2p calls instead of a schedule.
+ *
+ * Why: at 2 and 4 ranks on shared memory a message costs a fraction of a
+ * microsecond, and building, selecting, running and releasing a schedule
+ * (steps, rounds, one request per send, the progress hook) cost as much
+ * again (callgrind: about 1500 instructions per 8-byte allreduce beside
+ * the messages). Here a send leaves through p2p_send, which needs no
+ * request when the transport takes it at once, and the only requests are
+ * the receives, posted before the sends so no send can wait on a partner
+ * that has not posted (rendezvous included).
+ *
+ * Each path sends exactly the messages (peers, order, tags, bytes) of the
+ * schedule builder it stands for, and takes the collective sequence number
+ * the same way, so ranks that take the fast path and ranks that build a
+ * schedule (a different datatype with the same signature) still pair up.
+ * The callers (dispatch*.c) check when a path applies; the conditions are
+ * in the contract of each function below.
+ */
+#include <string.h>
+#include "collectives/coll_impl.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+
+/* One call in progress: where its messages go and what to call it. */
+typedef struct fast {
+    MPI_Comm comm;
+    uint32_t ctx;
+    int tag;
+    const char *fn;
+} fast_t;
+
+static fast_t fast_begin(MPI_Comm comm, int id)
+{
+    return (fast_t){ comm, comm->ctx + 1, coll_sched_tag(comm, id), coll_name(id) };
+}
+
+static int post(const fast_t *f, void *buf, size_t count, MPI_Datatype dt, int peer,
+                MPI_Request *r)
+{
+    return p2p_irecv(buf, count, dt, peer, f->tag, f->comm, f->ctx, r);
+}
+
+static int send(const fast_t *f, const void *buf, size_t count, MPI_Datatype dt, int peer)
+{
+    return p2p_send(buf, count, dt, peer, f->tag, f->comm, f->ctx, CORE_MODE_STANDARD, f->fn);
+}
+
+/* Waits for a posted receive and frees it: its error as a CORE_* code. */
+static int wait(const fast_t *f, MPI_Request r)
+{
+    core_wait_req(r, f->fn);
+    int err = r->status.MPI_ERROR;
+    core_req_free(r);
+    if (err == MPI_SUCCESS)
+        return 0;
+    return err == MPI_ERR_TRUNCATE ? CORE_ETRUNC : CORE_EPEER;
+}
+
+/* Takes back a receive after a failed send (or waits for it if it matched). */
+static void drop(const fast_t *f, MPI_Request r)
+{
+    p2p_cancel(r);
+    (void)wait(f, r);
+}
+
+/* One exchange with peer: receive into rbuf, send sbuf, wait. */
+static int exchange(const fast_t *f, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                    void *rbuf, size_t rcount, MPI_Datatype rdt, int peer)
+{
+    MPI_Request r;
+    int rc = post(f, rbuf, rcount, rdt, peer, &r);
+    if (rc)
+        return rc;
+    rc = send(f, sbuf, scount, sdt, peer);
+    if (rc) {
+        drop(f, r);
+        return rc;
+    }
+    return wait(f, r);
+}
+
+int coll_fast_barrier(MPI_Comm comm)
+{
+    /* coll_barrier_dissemination */
+    fast_t f = fast_begin(comm, COLL_BARRIER);
+    int n = comm->size, r = comm->rank;
+    for (int d = 1; d < n; d <<= 1) {
+        MPI_Request req;
+        int rc = post(&f, NULL, 0, MPI_BYTE, (r - d + n) % n, &req);
+        if (rc)
+            return rc;
+        if ((rc = send(&f, NULL, 0, MPI_BYTE, (r + d) % n))) {
+            drop(&f, req);
+            return rc;
+        }
+        if ((rc = wait(&f, req)))
+            return rc;
+    }
+    return 0;
+}
+
+/* The sends go one after the other: the caller keeps a root with several
+ * children to messages the transport takes at once. */
+int coll_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    /* coll_bcast_binomial (a packed non-contiguous message carries the same bytes) */
+    int n = comm->size, vr = (comm->rank - root + n) % n;
+    fast_t f = fast_begin(comm, COLL_BCAST);
+    if (n == 1 || count == 0 || dt->size == 0)
+        return 0;
+    int mask = 1;
+    while (mask < n && !(vr & mask))
+        mask <<= 1;
+    if (vr != 0) {
+        MPI_Request r;
+        int rc = post(&f, buf, (size_t)count, dt, (vr - mask + root) % n, &r);
+        if (rc || (rc = wait(&f, r)))
+            return rc;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask < n) {
+            int rc = send(&f, buf, (size_t)count, dt, (vr + mask + root) % n);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Conditions: a power-of-two communicator, a predefined operation, and a
+ * datatype whose items are back to back (contiguous, extent == size, lower
+ * bound 0). */
+int coll_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm)
+{
+    /* coll_allreduce_recdbl without fold: the first exchange sends the send
+     * buffer and receives into rbuf; later ones send rbuf and receive into
+     * scratch. Both partners combine the same two operands, which for a
+     * predefined operation gives bitwise the same result in either order. */
+    int n = comm->size, me = comm->rank;
+    fast_t f = fast_begin(comm, COLL_ALLREDUCE);
+    size_t cnt = (size_t)count, bytes = cnt * dt->size;
+    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (count == 0)
+        return 0;
+    if (n == 1)
+        return in == rbuf ? 0 : (memcpy(rbuf, in, bytes), 0);
+    /* Short vectors: scratch on the stack, no look-up of the block cache. */
+    char local[2048];
+    void *tmp = local;
+    size_t tmp_bytes = bytes;
+    int mask = 1, rc = 0;
+    if (in != rbuf) {
+        rc = exchange(&f, in, cnt, dt, rbuf, cnt, dt, me ^ 1);
+        if (rc || (rc = core_op_apply(op, in, rbuf, count, dt)))
+            return rc;
+        mask = 2;
+    }
+    if (mask < n && bytes > sizeof(local) && !(tmp = coll_scratch_get(&tmp_bytes)))
+        return CORE_ENOMEM;
+    for (; mask < n && rc == 0; mask <<= 1) {
+        rc = exchange(&f, rbuf, cnt, dt, tmp, cnt, dt, me ^ mask);
+        if (rc == 0)
+            rc = core_op_apply(op, tmp, rbuf, count, dt);
+    }
+    if (tmp != local)
+        coll_scratch_put(tmp, tmp_bytes);
+    return rc;
+}
+
+/* Conditions: a power-of-two communicator (rl uniform: allgather, not v). */
+int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                        MPI_Datatype rdt, MPI_Comm comm)
+{
+    /* coll_allgather_recdbl: step k swaps runs of 2^k blocks; the own block
+     * leaves from the send buffer the first time and is copied into place
+     * while that message travels. */
+    int n = comm->size, me = comm->rank;
+    fast_t f = fast_begin(comm, COLL_ALLGATHER);
+    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    int own = sbuf != MPI_IN_PLACE;
+    size_t blk = (size_t)rcount;
+    for (int mask = 1; mask < n; mask <<= 1) {
+        int peer = me ^ mask, mine = me & ~(mask - 1), theirs = peer & ~(mask - 1);
+        MPI_Request r;
+        int rc = post(&f, lay_ptr(&rl, theirs), blk * (size_t)mask, rdt, peer, &r);
+        if (rc)
+            return rc;
+        if (own)
+            rc = send(&f, sbuf, (size_t)scount, sdt, peer);
+        else
+            rc = send(&f, lay_ptr(&rl, mine), blk * (size_t)mask, rdt, peer);
+        if (rc == 0 && own) {
+            rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(&rl, me), blk, rdt);
+            own = 0;
+        }
+        if (rc) {
+            drop(&f, r);
+            return rc;
+        }
+        if ((rc = wait(&f, r)))
+            return rc;
+    }
+    return own ? coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(&rl, me), blk, rdt) : 0;
+}
+
+/* Conditions: at most COLL_FAST_A2A_MAX ranks, not MPI_IN_PLACE, and
+ * blocks the transport takes at once (the sends go one after the other). */
+int coll_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, MPI_Comm comm)
+{
+    /* coll_alltoall_linear, one window: every receive, then every send,
+     * then the own block's copy, then the waits. */
+    int n = comm->size, me = comm->rank, rc = 0, posted = 0;
+    fast_t f = fast_begin(comm, COLL_ALLTOALL);
+    coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    MPI_Request r[COLL_FAST_A2A_MAX];
+    for (int i = 1; i < n && rc == 0; i++) {
+        int from = (me + i) % n;
+        rc = post(&f, lay_ptr(&rl, from), (size_t)rcount, rdt, from, &r[posted]);
+        if (rc == 0)
+            posted++;
+    }
+    for (int i = 1; i < n && rc == 0; i++) {
+        int to = (me - i + n) % n;
+        rc = send(&f, lay_ptr(&sl, to), (size_t)scount, sdt, to);
+    }
+    if (rc == 0)
+        rc = coll_copy(lay_ptr(&sl, me), (size_t)scount, sdt, lay_ptr(&rl, me), (size_t)rcount,
+                       rdt);
+    for (int i = 0; i < posted; i++) {
+        if (rc) {
+            drop(&f, r[i]);
+        } else {
+            rc = wait(&f, r[i]);
+        }
+    }
+    return rc;
+}

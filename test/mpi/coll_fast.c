@@ -1,0 +1,220 @@
+/*
+ * coll_fast: the blocking fast paths (collectives/fast.c) against the
+ * schedules they stand for, mixed across the ranks of one call. Allreduce:
+ * odd ranks reduce with a user operation (which takes the schedule), even
+ * ones with MPI_SUM (the fast path on power-of-two communicators), some in
+ * place. Allgather: half the ranks describe a block as one contiguous
+ * datatype, in place and not. Bcast (every root) and alltoall at sizes on
+ * both sides of the fast paths' limits. Blocking collectives (fast) while
+ * nonblocking ones (schedules) on the same communicator are outstanding,
+ * which works only if both number their collectives alike. A barrier may
+ * not let a rank leave before a late one entered. Results are checked
+ * element by element. Runs at any number of ranks; exit 0 on success.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpi.h"
+
+static int rank, size;
+static char cur[128];
+
+#define FAIL(...)                                                     \
+    do {                                                              \
+        fprintf(stderr, "coll_fast: FAIL rank %d: %s: ", rank, cur); \
+        fprintf(stderr, __VA_ARGS__);                                 \
+        fputc('\n', stderr);                                          \
+        MPI_Abort(MPI_COMM_WORLD, 1);                                 \
+    } while (0)
+
+#define CHECK_MPI(call)                         \
+    do {                                        \
+        int rc_ = (call);                       \
+        if (rc_ != MPI_SUCCESS)                 \
+            FAIL("%s returned %d", #call, rc_); \
+    } while (0)
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        FAIL("out of memory");
+    return p;
+}
+
+/* A user-defined float sum: it sends a rank through the allreduce schedule
+ * (the fast path takes predefined operations only). */
+static void fsum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((float *)inout)[i] += ((float *)in)[i];
+}
+
+/* Allreduce of count floats: rank r contributes (r + 1) * (i % 97 + 1).
+ * Odd ranks pass the user sum, even ones MPI_SUM: not what an application
+ * may do (MPI wants one operation), but the sums are exact, and it is the
+ * way to make ranks of one call take the fast path and the schedule. */
+static void allreduce_mixed(int count, int inplace)
+{
+    snprintf(cur, sizeof(cur), "allreduce of %d floats%s", count, inplace ? " (some in place)" : "");
+    MPI_Op user;
+    CHECK_MPI(MPI_Op_create(fsum, 1, &user));
+    int me_inplace = inplace && rank % 4 < 2;
+    float *s = xmalloc(sizeof(float) * (size_t)count);
+    float *r = xmalloc(sizeof(float) * (size_t)count);
+    float *in = me_inplace ? r : s;
+    for (int i = 0; i < count; i++) {
+        r[i] = -1.0f;
+        in[i] = (float)((rank + 1) * (i % 97 + 1));
+    }
+    CHECK_MPI(MPI_Allreduce(me_inplace ? MPI_IN_PLACE : s, r, count, MPI_FLOAT,
+                            rank % 2 ? user : MPI_SUM, MPI_COMM_WORLD));
+    float ranks = (float)(size * (size + 1) / 2);
+    for (int i = 0; i < count; i++) {
+        float want = ranks * (float)(i % 97 + 1);
+        if (r[i] != want)
+            FAIL("element %d is %g, expected %g", i, r[i], want);
+    }
+    free(s);
+    free(r);
+    MPI_Op_free(&user);
+}
+
+static void bcast_all_roots(int bytes)
+{
+    snprintf(cur, sizeof(cur), "bcast of %d bytes", bytes);
+    unsigned char *b = xmalloc((size_t)bytes);
+    for (int root = 0; root < size; root++) {
+        for (int i = 0; i < bytes; i++)
+            b[i] = rank == root ? (unsigned char)(i * 3 + root) : 0xee;
+        CHECK_MPI(MPI_Bcast(b, bytes, MPI_BYTE, root, MPI_COMM_WORLD));
+        for (int i = 0; i < bytes; i++)
+            if (b[i] != (unsigned char)(i * 3 + root))
+                FAIL("root %d: byte %d is %u", root, i, b[i]);
+    }
+    free(b);
+}
+
+/* Allgather of n ints per rank; odd ranks send one contiguous type of n ints. */
+static void allgather_mixed(int n, int inplace)
+{
+    snprintf(cur, sizeof(cur), "allgather of %d ints%s", n, inplace ? " in place" : "");
+    MPI_Datatype blk;
+    CHECK_MPI(MPI_Type_contiguous(n, MPI_INT, &blk));
+    CHECK_MPI(MPI_Type_commit(&blk));
+    int *s = xmalloc(sizeof(int) * (size_t)n);
+    int *r = xmalloc(sizeof(int) * (size_t)n * (size_t)size);
+    for (int i = 0; i < n * size; i++)
+        r[i] = -1;
+    for (int i = 0; i < n; i++)
+        (inplace ? r + rank * n : s)[i] = rank * 100000 + i;
+    if (inplace)
+        CHECK_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD));
+    else if (rank % 2)
+        CHECK_MPI(MPI_Allgather(s, 1, blk, r, n, MPI_INT, MPI_COMM_WORLD));
+    else
+        CHECK_MPI(MPI_Allgather(s, n, MPI_INT, r, 1, blk, MPI_COMM_WORLD));
+    for (int k = 0; k < size; k++)
+        for (int i = 0; i < n; i++)
+            if (r[k * n + i] != k * 100000 + i)
+                FAIL("block %d item %d is %d", k, i, r[k * n + i]);
+    free(s);
+    free(r);
+    MPI_Type_free(&blk);
+}
+
+static void alltoall_sizes(int n)
+{
+    snprintf(cur, sizeof(cur), "alltoall of %d ints per block", n);
+    int *s = xmalloc(sizeof(int) * (size_t)n * (size_t)size);
+    int *r = xmalloc(sizeof(int) * (size_t)n * (size_t)size);
+    for (int k = 0; k < size; k++)
+        for (int i = 0; i < n; i++) {
+            s[k * n + i] = (rank * size + k) * 1000 + i % 1000;
+            r[k * n + i] = -1;
+        }
+    CHECK_MPI(MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD));
+    for (int k = 0; k < size; k++)
+        for (int i = 0; i < n; i++)
+            if (r[k * n + i] != (k * size + rank) * 1000 + i % 1000)
+                FAIL("block from %d item %d is %d", k, i, r[k * n + i]);
+    free(s);
+    free(r);
+}
+
+/* Blocking collectives while nonblocking ones are outstanding. */
+static void interleaved(void)
+{
+    snprintf(cur, sizeof(cur), "blocking collectives among nonblocking ones");
+    for (int it = 0; it < 50; it++) {
+        double a = rank + it, asum = 0, b = 1, bsum = 0;
+        int x = rank == it % size ? it : -1, got[64];
+        MPI_Request req[2];
+        CHECK_MPI(MPI_Iallreduce(&a, &asum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req[0]));
+        CHECK_MPI(MPI_Allreduce(&b, &bsum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &req[1]));
+        CHECK_MPI(MPI_Bcast(&x, 1, MPI_INT, it % size, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Allgather(&rank, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        double want = size * (double)it + size * (size - 1) / 2.0;
+        if (asum != want || bsum != size || x != it)
+            FAIL("round %d: iallreduce %g (want %g), allreduce %g, bcast %d", it, asum, want,
+                 bsum, x);
+        for (int k = 0; k < size && k < 64; k++)
+            if (got[k] != k)
+                FAIL("round %d: allgather block %d is %d", it, k, got[k]);
+    }
+}
+
+/* One rank arrives late: nobody may leave the barrier before it entered.
+ * MPI_Wtime is CLOCK_MONOTONIC, one clock for all processes of a machine
+ * (the suites run on one kernel), so the times compare across ranks. */
+static void barrier_holds(void)
+{
+    for (int it = 0; it < 2 * size; it++) {
+        int late = it % size;
+        snprintf(cur, sizeof(cur), "barrier with rank %d late", late);
+        double entered = 0;
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == late) {
+            double t = MPI_Wtime();
+            while (MPI_Wtime() - t < 0.02)
+                ;
+            entered = MPI_Wtime();
+        }
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        double left = MPI_Wtime();
+        CHECK_MPI(MPI_Bcast(&entered, 1, MPI_DOUBLE, late, MPI_COMM_WORLD));
+        if (left < entered)
+            FAIL("left at %.6f, before rank %d entered at %.6f", left, late, entered);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static const int counts[] = { 1, 2, 3, 31, 256, 511, 4096, 16384, 262144 };
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        allreduce_mixed(counts[i], 0);
+        allreduce_mixed(counts[i], 1);
+    }
+    static const int bytes[] = { 1, 8, 1024, 8192, 8193, 65536, 1 << 20 };
+    for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++)
+        bcast_all_roots(bytes[i]);
+    static const int ints[] = { 1, 2, 256, 2048, 2049, 16384 };
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+        allgather_mixed(ints[i], 0);
+        allgather_mixed(ints[i], 1);
+        alltoall_sizes(ints[i]);
+    }
+    interleaved();
+    barrier_holds();
+    MPI_Finalize();
+    if (rank == 0)
+        printf("coll_fast: OK (%d ranks)\n", size);
+    return 0;
+}
