@@ -30,20 +30,10 @@
 static int wrank;
 static char cur[256];   /* the test running, for failure messages */
 
-#define FAIL(...)                                                            \
-    do {                                                                     \
-        fprintf(stderr, "coll_basic: FAIL rank %d: %s: ", wrank, cur);       \
-        fprintf(stderr, __VA_ARGS__);                                        \
-        fputc('\n', stderr);                                                 \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                        \
-    } while (0)
-
-#define CHECK_MPI(call)                                                      \
-    do {                                                                     \
-        int rc_ = (call);                                                    \
-        if (rc_ != MPI_SUCCESS)                                              \
-            FAIL("%s returned %d", #call, rc_);                              \
-    } while (0)
+#define COLL_TEST "coll_basic"
+#define COLL_RANK wrank
+#define COLL_CUR cur
+#include "coll_check.h"
 
 /* nb: every collective runs as its nonblocking form, completed by a few
  * MPI_Test calls and then MPI_Wait, against the same references. */
@@ -139,14 +129,6 @@ static int Barrier_(MPI_Comm comm)
 {
     MPI_Request q;
     return nb_mode ? complete(MPI_Ibarrier(comm, &q), &q) : MPI_Barrier(comm);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory (%zu bytes)", n);
-    return p;
 }
 
 /* ---- test types: arrays of "base" items, mult per MPI item ------------- */

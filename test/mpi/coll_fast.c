@@ -19,28 +19,10 @@
 static int rank, size;
 static char cur[128];
 
-#define FAIL(...)                                                     \
-    do {                                                              \
-        fprintf(stderr, "coll_fast: FAIL rank %d: %s: ", rank, cur); \
-        fprintf(stderr, __VA_ARGS__);                                 \
-        fputc('\n', stderr);                                          \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-    } while (0)
-
-#define CHECK_MPI(call)                         \
-    do {                                        \
-        int rc_ = (call);                       \
-        if (rc_ != MPI_SUCCESS)                 \
-            FAIL("%s returned %d", #call, rc_); \
-    } while (0)
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory");
-    return p;
-}
+#define COLL_TEST "coll_fast"
+#define COLL_RANK rank
+#define COLL_CUR cur
+#include "coll_check.h"
 
 /* A user-defined float sum: it sends a rank through the allreduce schedule
  * (the fast path takes predefined operations only). */

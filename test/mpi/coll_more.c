@@ -24,28 +24,10 @@
 static int wrank, nb_mode;
 static char cur[256];
 
-#define FAIL(...)                                                     \
-    do {                                                              \
-        fprintf(stderr, "coll_more: FAIL rank %d: %s: ", wrank, cur); \
-        fprintf(stderr, __VA_ARGS__);                                 \
-        fputc('\n', stderr);                                          \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-    } while (0)
-
-#define CHECK_MPI(call)                                 \
-    do {                                                \
-        int rc_ = (call);                               \
-        if (rc_ != MPI_SUCCESS)                         \
-            FAIL("%s returned %d", #call, rc_);         \
-    } while (0)
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory (%zu bytes)", n);
-    return p;
-}
+#define COLL_TEST "coll_more"
+#define COLL_RANK wrank
+#define COLL_CUR cur
+#include "coll_check.h"
 
 static int complete(int rc, MPI_Request *req)
 {

@@ -21,34 +21,16 @@
 static int wrank, wsize;
 static char cur[256];
 
-#define FAIL(...)                                                     \
-    do {                                                              \
-        fprintf(stderr, "coll_topo: FAIL rank %d: %s: ", wrank, cur); \
-        fprintf(stderr, __VA_ARGS__);                                 \
-        fputc('\n', stderr);                                          \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-    } while (0)
-
-#define CHECK_MPI(call)                                 \
-    do {                                                \
-        int rc_ = (call);                               \
-        if (rc_ != MPI_SUCCESS)                         \
-            FAIL("%s returned %d", #call, rc_);         \
-    } while (0)
+#define COLL_TEST "coll_topo"
+#define COLL_RANK wrank
+#define COLL_CUR cur
+#include "coll_check.h"
 
 #define CHECK(cond, ...)          \
     do {                          \
         if (!(cond))              \
             FAIL(__VA_ARGS__);    \
     } while (0)
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        FAIL("out of memory");
-    return p;
-}
 
 /* ---- MPI_Dims_create ------------------------------------------------------------ */
 
