@@ -12,6 +12,9 @@
  * by RDMA where there is an RC connection and by copies through active
  * messages otherwise, and reads a buffer that cannot be registered (read
  * only), which must be copied; flush drains; close says goodbye.
+ * Two more jobs break an RC connection on purpose (a read with a wrong
+ * remote key; messages to a rank that died) and check that the fatal error
+ * names the peer rank, its host, the QP and the completion status in words.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,14 +55,21 @@ void core_log_emit(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Set by the error jobs: a fatal error is expected, and its message must
+ * contain every one of these words (a NULL ends the list). */
+static const char *fatal_want[6];
+static void fatal_expected(const char *msg);
+
 void core_fatal(const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stdout, "FAIL: unit/verbs_iface[%d] fatal: ", (int)getpid());
-    vfprintf(stdout, fmt, ap);
-    fprintf(stdout, "\n");
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    if (fatal_want[0])
+        fatal_expected(msg); /* does not return */
+    fprintf(stdout, "FAIL: unit/verbs_iface[%d] fatal: %s\n", (int)getpid(), msg);
     fflush(stdout);
     _exit(1);
 }
@@ -87,6 +97,7 @@ typedef struct kv {
 typedef struct shared {
     pthread_barrier_t barrier;
     int arrived;   /* progress_barrier */
+    int fatal_seen; /* error jobs: the expected fatal error happened */
     kv_t kv[WORLD][2];
 } shared_t;
 
@@ -363,6 +374,101 @@ static void rdma(void)
     munmap(ro, ro_len);
 }
 
+/* ---- fatal errors: they must name the peer, its host, the QP and the cause ---- */
+
+static void fatal_expected(const char *msg)
+{
+    for (int i = 0; fatal_want[i]; i++)
+        if (!strstr(msg, fatal_want[i])) {
+            fprintf(stdout, "FAIL: unit/verbs_iface/%s rank %d: the fatal error does not say "
+                    "\"%s\": %s\n", t.job, t.rt.rank, fatal_want[i], msg);
+            fflush(stdout);
+            _exit(1);
+        }
+    printf("  rank %d, as expected: %s\n", t.rt.rank, msg);
+    fflush(stdout);
+    __atomic_store_n(&sh->fatal_seen, 1, __ATOMIC_SEQ_CST);
+    _exit(0);
+}
+
+/* Rank 0 makes an error on its RC connection to rank 1: an RDMA read with a
+ * wrong remote key (kind "rkey"), or messages to rank 1 after it died (kind
+ * "dead": the transport retries, then gives up). Rank 0 must end with a
+ * fatal error that names rank 1, its host, the QP and the status in words;
+ * rank 1 may also end with one (its side of the connection broke) that
+ * names rank 0. Nobody closes: the connection is broken. */
+static void errors(const char *kind)
+{
+    static char peer_word[16];
+    int dead = !strcmp(kind, "dead");
+    size_t len = 1u << 20;
+    uint8_t *buf = calloc(1, len);
+    tp_memh_t *m;
+    CHECK(buf, "out of memory");
+    CHECK(t.iface->ops->mem_reg(t.iface, buf, len, &m) == 0 && m->mr, "mem_reg");
+    /* Some messages both ways first: the RC connection comes up. */
+    if (t.rt.rank <= 1) {
+        int peer = 1 - t.rt.rank;
+        keys_hdr_t k;
+        memset(&k, 0, sizeof(k));
+        k.src = (uintptr_t)buf;
+        t.iface->ops->rkey_pack(t.iface, m, k.src_key);
+        send_ctl(peer, AM_KEYS, &k, sizeof(k));
+        while (t.keys_seen < 1)
+            progress();
+        /* Up, and what went on UD before acknowledged: messages now go on RC. */
+        double t0 = core_wtime();
+        while (((vb_peer_t *)ep_to(peer))->path != VB_PATH_RC) {
+            progress();
+            CHECK(core_wtime() - t0 < 60, "the RC connection to %d did not come up", peer);
+        }
+    }
+    progress_barrier();
+    if (t.rt.rank == 1) {
+        if (dead) {
+            printf("  rank 1 dies now\n");
+            fflush(stdout);
+            _exit(0);
+        }
+        snprintf(peer_word, sizeof(peer_word), "rank 0 ");
+        fatal_want[0] = peer_word; /* if our side notices, it names the peer */
+        fatal_want[1] = "QP ";
+    }
+    if (t.rt.rank == 0) {
+        snprintf(peer_word, sizeof(peer_word), "rank 1 ");
+        fatal_want[0] = peer_word;
+        fatal_want[1] = "localhost";
+        fatal_want[2] = "QP ";
+        fatal_want[3] = ibv_wc_status_str(dead ? IBV_WC_RETRY_EXC_ERR : IBV_WC_REM_ACCESS_ERR);
+        tp_ep_t *ep = ep_to(1);
+        if (dead) {
+            usleep(200000); /* rank 1's queue pair is gone */
+            msg_hdr_t h = { 0, 0 };
+            int rc;
+            while ((rc = tp_am_send(ep, AM_REPLY, &h, sizeof(h), NULL, 0)) == CORE_EBUSY)
+                progress();
+            CHECK(rc == 0, "am_send to the dead rank: %d", rc);
+        } else {
+            vb_rkey_t bad;
+            memcpy(&bad, t.keys[1].src_key, sizeof(bad));
+            bad.rkey ^= 0x5a5a00u; /* a key rank 1 never handed out */
+            my_comp_t g = { { comp_done }, 0 };
+            int rc = tp_get(ep, buf, len, m, t.keys[1].src, &bad, &g.base);
+            CHECK(rc == CORE_INPROGRESS, "get with a wrong key: %d", rc);
+        }
+        double t0 = core_wtime();
+        while (core_wtime() - t0 < 60)
+            progress();
+        CHECK(0, "no fatal error within 60 s after %s", dead ? "rank 1 died" : "a read with a "
+              "wrong remote key");
+    }
+    /* ranks 1 (rkey) and 2: wait until rank 0 has its error, then leave */
+    double t0 = core_wtime();
+    while (!__atomic_load_n(&sh->fatal_seen, __ATOMIC_SEQ_CST) && core_wtime() - t0 < 90)
+        progress();
+    _exit(0);
+}
+
 static int child(int rank, const char *env)
 {
     t.job = env;
@@ -391,6 +497,8 @@ static int child(int rank, const char *env)
         return 77;
     CHECK(rc == 0, "open: %d", rc);
     CHECK(tp_verbs_component.ready(t.iface) == 0, "ready");
+    if (getenv("VERBS_IFACE_ERROR"))
+        errors(getenv("VERBS_IFACE_ERROR"));
     stream();
     rdma();
     CHECK(t.replies > 0, "no reply sent from inside a handler arrived");
@@ -457,6 +565,9 @@ int main(int argc, char **argv)
         "RDMPI_VERBS_MODE=hybrid RDMPI_VERBS_MAX_RC=1",
         "RDMPI_VERBS_MODE=ud RDMPI_VERBS_UD_DROP=0.1 RDMPI_VERBS_MTU=256",
         "RDMPI_VERBS_MODE=rc RDMPI_VERBS_UD_DROP=0.1",
+        "RDMPI_VERBS_MODE=rc VERBS_IFACE_ERROR=rkey",
+        "RDMPI_VERBS_MODE=rc VERBS_IFACE_ERROR=dead RDMPI_VERBS_RC_TIMEOUT=12 "
+        "RDMPI_VERBS_PEER_TIMEOUT=90",
     };
     if (getenv("VERBS_IFACE_NMSG"))
         NMSG = (uint32_t)atoi(getenv("VERBS_IFACE_NMSG"));

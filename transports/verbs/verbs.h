@@ -112,7 +112,7 @@ typedef struct vb_rkey {
 
 /* Header of the copied transfers (GET_REQ, GET_RESP, PUT, PUT_ACK). */
 typedef struct vb_xfer {
-    uint64_t op;       /* the requester's vb_op_t */
+    uint64_t op;       /* the requester's vb_op_t id */
     uint64_t raddr;    /* GET_REQ, PUT: the owner's address */
     uint64_t off;      /* GET_RESP, PUT: offset of this chunk */
     uint64_t len;      /* GET_REQ, PUT: bytes of the whole transfer */
@@ -155,7 +155,8 @@ typedef struct vb_sq {
 
 /* An RDMA or copied get/put. */
 typedef struct vb_op {
-    struct vb_op *next;
+    struct vb_op *next;  /* the peer's pending list, then the interface's copies list */
+    uint64_t id;         /* copied: names the op in vb_xfer_t.op (never a pointer) */
     uint8_t kind;        /* VB_OP_GET or VB_OP_PUT */
     uint8_t copied;      /* done through active messages */
     void *local;
@@ -202,6 +203,7 @@ typedef struct vb_rc {
     struct ibv_qp *qp;
     vb_sq_t sq;
     uint32_t psn;        /* our first send psn */
+    uint32_t rqpn;       /* the peer's QP number, for error messages */
     int credits;         /* sends we may still post */
     int owed;            /* credits to return to the peer */
 } vb_rc_t;
@@ -285,6 +287,8 @@ typedef struct vb_iface {
     vb_peer_t **peers;       /* by world rank, created on first contact */
     vb_peer_t *active;       /* peers with timers or queued work */
     vb_job_t *jobs, *jobs_tail;
+    vb_op_t *copies;         /* copied gets/puts in progress, by id */
+    uint64_t next_op_id;
     tp_memh_t *memhs;        /* live registrations */
     uint32_t next_memh_id;
     int reg_warned;

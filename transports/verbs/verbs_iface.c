@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -316,12 +317,17 @@ static int vb_flush(tp_ep_t *ep)
 void vb_wc_fatal(vb_iface_t *s, const struct ibv_wc *wc, int peer, const char *what)
 {
     const char *hint = vb_wc_hint(wc->status);
-    if (peer >= 0)
-        core_fatal("verbs: %s rank %d on %s failed: %s (status %d, vendor error 0x%x) on QP %u "
+    if (peer >= 0 && peer < s->size) {
+        const vb_peer_t *p = s->peers[peer];
+        char rq[48] = "";
+        if (p && p->rc && p->rc->rqpn)
+            snprintf(rq, sizeof(rq), " (connected to its QP %u)", p->rc->rqpn);
+        core_fatal("verbs: %s rank %d on %s failed: %s (status %d, vendor error 0x%x) on QP %u%s "
                    "of %s port %u%s%s",
                    what, peer, core_rank_host(s->rt, peer), ibv_wc_status_str(wc->status),
-                   (int)wc->status, wc->vendor_err, wc->qp_num, s->dev.name, s->dev.port,
+                   (int)wc->status, wc->vendor_err, wc->qp_num, rq, s->dev.name, s->dev.port,
                    *hint ? ": " : "", hint);
+    }
     core_fatal("verbs: %s failed: %s (status %d, vendor error 0x%x) on QP %u of %s port %u%s%s",
                what, ibv_wc_status_str(wc->status), (int)wc->status, wc->vendor_err, wc->qp_num,
                s->dev.name, s->dev.port, *hint ? ": " : "", hint);
@@ -355,9 +361,10 @@ static void async_events(vb_iface_t *s)
             if (s->closing)
                 break;
             if (peer >= 0)
-                core_fatal("verbs: the connection to rank %d on %s failed: %s (QP %u of %s port "
-                           "%u)", peer, core_rank_host(s->rt, peer), ibv_event_type_str(t), qpn,
-                           s->dev.name, s->dev.port);
+                core_fatal("verbs: the connection to rank %d on %s failed: %s (QP %u, connected "
+                           "to its QP %u, of %s port %u)", peer, core_rank_host(s->rt, peer),
+                           ibv_event_type_str(t), qpn, s->peers[peer]->rc->rqpn, s->dev.name,
+                           s->dev.port);
             core_fatal("verbs: the UD queue pair failed: %s (QP %u of %s port %u)",
                        ibv_event_type_str(t), qpn, s->dev.name, s->dev.port);
         case IBV_EVENT_CQ_ERR:

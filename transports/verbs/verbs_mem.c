@@ -109,6 +109,32 @@ static void op_done(vb_op_t *op, int status)
     comp->done(comp, status);
 }
 
+/* The copied op a GET_RESP or PUT_ACK from peer is for, taken off the list
+ * when take. Replies name ops by id, not by address: a reply that arrives
+ * for an op already completed (a duplicate, a bug below us) must find
+ * nothing rather than a newer op allocated at the same address, whose
+ * buffer it would overwrite. */
+static vb_op_t *copy_find(vb_iface_t *s, uint64_t id, int peer, int take)
+{
+    for (vb_op_t **pp = &s->copies; *pp; pp = &(*pp)->next) {
+        vb_op_t *op = *pp;
+        if (op->id != id)
+            continue;
+        if (op->peer != peer)
+            return NULL;
+        if (take)
+            *pp = op->next;
+        return op;
+    }
+    return NULL;
+}
+
+static void copy_done(vb_iface_t *s, vb_op_t *op, int status)
+{
+    copy_find(s, op->id, op->peer, 1);
+    op_done(op, status);
+}
+
 /* ---- copied transfers ---- */
 
 static void job_add(vb_iface_t *s, vb_job_t *j)
@@ -177,8 +203,11 @@ int vb_jobs_progress(vb_iface_t *s)
 void vb_op_copy(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
 {
     vb_xfer_t x;
+    op->id = ++s->next_op_id;
+    op->next = s->copies;
+    s->copies = op;
     memset(&x, 0, sizeof(x));
-    x.op = (uint64_t)(uintptr_t)op;
+    x.op = op->id;
     x.raddr = op->raddr;
     x.len = op->len;
     x.key = op->key;
@@ -195,7 +224,16 @@ void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, cons
 {
     vb_xfer_t x;
     memcpy(&x, hdr, sizeof(x));
-    vb_op_t *op = (vb_op_t *)(uintptr_t)x.op;
+    vb_op_t *op = NULL;
+    if (id == VB_AM_GET_RESP || id == VB_AM_PUT_ACK) {
+        op = copy_find(s, x.op, p->ep.peer, 0);
+        if (!op) {
+            core_error("verbs: rank %d answered a copied %s (id %llu) that is not in progress "
+                       "here; ignored", p->ep.peer, id == VB_AM_GET_RESP ? "read" : "write",
+                       (unsigned long long)x.op);
+            return;
+        }
+    }
     switch (id) {
     case VB_AM_GET_REQ: {
         tp_memh_t *m = find_memh(s, &x.key, x.raddr, x.len);
@@ -216,13 +254,19 @@ void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, cons
     }
     case VB_AM_GET_RESP:
         if (x.status != 0) {
-            op_done(op, x.status);
+            copy_done(s, op, x.status);
+            return;
+        }
+        if (x.off > op->len || len > op->len - x.off) {
+            core_error("verbs: rank %d sent bytes %llu..%llu of a %zu-byte read; ignored",
+                       p->ep.peer, (unsigned long long)x.off, (unsigned long long)(x.off + len),
+                       op->len);
             return;
         }
         memcpy((uint8_t *)op->local + x.off, payload, len);
         op->done += len;
         if (op->done >= op->len)
-            op_done(op, 0);
+            copy_done(s, op, 0);
         return;
     case VB_AM_PUT: {
         tp_memh_t *m = find_memh(s, &x.key, x.raddr, x.len);
@@ -242,7 +286,7 @@ void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, cons
         return;
     }
     case VB_AM_PUT_ACK:
-        op_done(op, x.status);
+        copy_done(s, op, x.status);
         return;
     default:
         return;

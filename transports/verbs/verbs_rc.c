@@ -196,6 +196,7 @@ static int qp_connect(vb_iface_t *s, vb_peer_t *p, const vb_conn_t *c)
 {
     vb_rc_t *rc = p->rc;
     struct ibv_qp_attr a;
+    rc->rqpn = c->qpn;
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTR;
     a.path_mtu = s->dev.pattr.active_mtu < c->mtu ? s->dev.pattr.active_mtu : (enum ibv_mtu)c->mtu;
@@ -212,7 +213,10 @@ static int qp_connect(vb_iface_t *s, vb_peer_t *p, const vb_conn_t *c)
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTS;
     a.timeout = (uint8_t)s->cfg->verbs_rc_timeout;
-    a.retry_cnt = 7;
+    /* 6, not 7: Soft-RoCE (rxe) treats retry_cnt 7 as "retry forever" (as
+     * the spec does only for rnr_retry), so a dead peer would never fail
+     * the send and a job with only RC traffic to it would hang. */
+    a.retry_cnt = 6;
     a.rnr_retry = 7; /* infinite: an empty SRQ only delays */
     a.sq_psn = rc->psn;
     a.max_rd_atomic = (uint8_t)(s->dev.attr.max_qp_init_rd_atom < RD_ATOM_MAX
@@ -513,9 +517,15 @@ void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc)
     uint32_t idx = (uint32_t)(wc->wr_id >> 3);
     s->srq_posted--;
     if (wc->status != IBV_WC_SUCCESS) {
-        if (!(s->closing && wc->status == IBV_WC_WR_FLUSH_ERR))
-            vb_wc_fatal(s, wc, -1, "receiving on an RC queue pair");
-        return;
+        if (s->closing && wc->status == IBV_WC_WR_FLUSH_ERR)
+            return;
+        /* The SRQ is shared: the QP number says which connection failed. */
+        int peer = -1;
+        for (int i = 0; i < s->size && peer < 0; i++)
+            if (s->peers[i] && s->peers[i]->rc && s->peers[i]->rc->qp->qp_num == wc->qp_num)
+                peer = i;
+        vb_wc_fatal(s, wc, peer, peer >= 0 ? "a receive on the RC connection from"
+                                           : "a receive on an RC connection");
     }
     const uint8_t *buf = s->srq_buf + (size_t)idx * s->srq_bufsz;
     const vb_rc_hdr_t *h = (const vb_rc_hdr_t *)buf;
