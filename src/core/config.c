@@ -74,7 +74,8 @@ static const core_config_row_t rows[] = {
       "smallest UD retransmission timeout in seconds (it adapts to the round trip, doubles on "
       "every expiry, up to 1 s)", OFF(verbs_ud_rto), 0, NULL },
     { "RDMPI_VERBS_UD_DROP", CORE_CFG_DOUBLE, "0",
-      "testing: fraction of outgoing UD packets dropped on purpose (0..1)", OFF(verbs_ud_drop), 0,
+      "testing: fraction of outgoing UD packets dropped on purpose (0..0.5); as many again are "
+      "held back and sent after the next packet (reordered)", OFF(verbs_ud_drop), 0,
       NULL },
     { "RDMPI_VERBS_RQ_SIZE", CORE_CFG_INT, "512",
       "receive buffers of the UD queue and of the RC shared receive queue (capped by the device)",
@@ -150,6 +151,8 @@ static const core_config_row_t rows[] = {
       "test suite: VAR=VALUE pairs applied to every MPI test run", 0, 0, NULL },
     { "RDMPI_TEST_TIMEOUT", CORE_CFG_EXTERNAL, "60",
       "test suite: seconds per MPI test run", 0, 0, NULL },
+    { "RDMPI_TEST_TIMEOUT_SCALE", CORE_CFG_EXTERNAL, "1",
+      "test suite: factor applied to every MPI test timeout (slow machines)", 0, 0, NULL },
     { "RDMPI_TEST_BINDIR", CORE_CFG_EXTERNAL, "",
       "test suite: where built MPI test programs are kept and reused", 0, 0, NULL },
     { "RDMPI_TEST_MPICC", CORE_CFG_EXTERNAL, "",

@@ -1,7 +1,8 @@
 /*
- * Delivery under packet loss: with RDMPI_VERBS_UD_DROP=0.05 (5% of the
- * outgoing UD packets of the verbs transport dropped on purpose, set here
- * unless the environment says otherwise) and RDMPI_VERBS_MODE=ud (likewise),
+ * Delivery under packet loss and reordering: with RDMPI_VERBS_UD_DROP=0.05
+ * (5% of the outgoing UD packets of the verbs transport dropped on purpose,
+ * and another 5% held back and sent after the next packet; set here unless
+ * the environment says otherwise) and RDMPI_VERBS_MODE=ud (likewise),
  * every rank streams messages of mixed sizes (empty, single packet,
  * several packets, eager limit, pipelined rendezvous) to its right neighbour
  * in a ring, blocking and nonblocking, and checks that each arrives exactly

@@ -347,10 +347,43 @@ static void window_limit(void)
     printf("PASS: unit/verbs_rel/window\n");
 }
 
+/* verbs_ud.c posts the packets of a message larger than the congestion
+ * window as acks open it (ack clocking): the space must grow with every
+ * ack, by the packets acknowledged and the window's growth, and be the
+ * whole window again once nothing is in flight. */
+static void ack_clocking(void)
+{
+    vb_rel_params_t p = { 256, 64, 0.001, 0.01, 0.002, 0.2, 2.0 };
+    vb_rel_tx_t tx;
+    vb_rel_tx_init(&tx, &p);
+    int req, resend;
+    unsigned first = vb_rel_tx_space(&tx, &p);
+    CHECK(first == 256, "an idle sender may send %u packets, expected the window (256)", first);
+    vb_rel_tx_send(&tx, &p, 0, &req);
+    unsigned cw = (unsigned)tx.cwnd;
+    CHECK(cw >= 2 && cw < 256, "initial congestion window %u", cw);
+    CHECK(vb_rel_tx_space(&tx, &p) == cw - 1, "space %u with 1 of cwnd %u in flight",
+          vb_rel_tx_space(&tx, &p), cw);
+    while (vb_rel_tx_space(&tx, &p) > 0)
+        vb_rel_tx_send(&tx, &p, 0, &req);
+    CHECK(vb_rel_tx_inflight(&tx) == cw, "%u in flight, expected cwnd %u", vb_rel_tx_inflight(&tx), cw);
+    CHECK(vb_rel_tx_ack(&tx, &p, (uint16_t)(cw / 2 - 1), 0, 0.001, &resend) == cw / 2,
+          "half the flight not acknowledged");
+    unsigned sp = vb_rel_tx_space(&tx, &p);
+    CHECK(sp >= cw / 2 && sp == (unsigned)tx.cwnd - vb_rel_tx_inflight(&tx),
+          "space %u after acknowledging %u of %u (cwnd now %.1f)", sp, cw / 2, cw, (double)tx.cwnd);
+    unsigned rest = vb_rel_tx_inflight(&tx);
+    CHECK(vb_rel_tx_ack(&tx, &p, (uint16_t)(tx.next - 1), 0, 0.002, &resend) == rest &&
+          tx.una == tx.next, "the last %u packets not acknowledged", rest);
+    CHECK(vb_rel_tx_space(&tx, &p) == 256, "idle again, space %u", vb_rel_tx_space(&tx, &p));
+    printf("PASS: unit/verbs_rel/ack-clocking (cwnd %u, then %.1f)\n", cw, (double)tx.cwnd);
+}
+
 int main(void)
 {
     rx_rules();
     window_limit();
+    ack_clocking();
     dead_peer();
     ooo_table();
     run("clean", 20000, 0, 0, 0, 64, 0);

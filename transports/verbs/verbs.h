@@ -223,6 +223,8 @@ typedef struct vb_peer {
     vb_rel_tx_t tx;
     vb_rel_rx_t rx;
     vb_tx_t *unacked, *unacked_tail;
+    vb_tx_t *unsent;     /* UD: the first packet of unacked not posted yet (window full) */
+    uint32_t nunsent;
     vb_reasm_t *reasm;
     vb_rc_t *rc;
     vb_op_t *pending, *pending_tail;  /* waiting for the RC connection or queue space */
@@ -230,7 +232,7 @@ typedef struct vb_peer {
 } vb_peer_t;
 
 typedef struct vb_stats {
-    uint64_t ud_sent, ud_resent, ud_dropped, ud_dups, ud_ahead, ud_acks;
+    uint64_t ud_sent, ud_resent, ud_dropped, ud_reordered, ud_dups, ud_ahead, ud_acks;
     uint64_t rc_sent, rc_inline, rdma;
 } vb_stats_t;
 
@@ -296,6 +298,13 @@ typedef struct vb_iface {
     double now, next_timer;
     unsigned tick, timer_ticks;
     double drop;
+    struct {                 /* a packet held back by fault injection (verbs_ud.c) */
+        vb_tx_t *t;          /* its copy, in a send buffer kept for this */
+        struct ibv_ah *ah;
+        uint32_t qpn;
+        uint8_t full;
+        uint32_t after;      /* packets posted since it was held */
+    } hold;
     uint64_t rng;
     int closing;
     vb_stats_t stats;

@@ -6,7 +6,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/config.h"
 #include "transports/verbs/verbs.h"
@@ -117,6 +119,56 @@ static void print_device(struct ibv_device *d, const vb_dev_t *chosen)
     ibv_close_device(ctx);
 }
 
+static size_t heap_used(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+/* Measures what a UD peer costs in this process: allocates the state the
+ * transport allocates for each peer it talks to (vb_peer_t, and an address
+ * handle made by the provider, here to our own GID) for npeers peers and
+ * returns the heap growth per peer, plus the peer's slot in the table of
+ * every rank; 0 when it cannot be measured. Kernel memory behind the
+ * address handle is not seen. */
+static size_t measure_peer(const vb_dev_t *dev, struct ibv_pd *pd, int npeers)
+{
+    struct ibv_ah_attr a;
+    memset(&a, 0, sizeof(a));
+    a.port_num = dev->port;
+    if (dev->pattr.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+        a.dlid = dev->pattr.lid;
+    } else {
+        a.is_global = 1;
+        a.grh.dgid = dev->gid;
+        a.grh.sgid_index = (uint8_t)dev->gid_index;
+        a.grh.hop_limit = 64;
+    }
+    vb_peer_t **p = calloc((size_t)npeers, sizeof(*p));
+    if (!p)
+        return 0;
+    size_t before = heap_used(), bytes = 0;
+    int n = 0;
+    for (; n < npeers; n++) {
+        if (!(p[n] = calloc(1, sizeof(vb_peer_t))))
+            break;
+        if (!(p[n]->ah = ibv_create_ah(pd, &a))) {
+            free(p[n]);
+            break;
+        }
+    }
+    if (n == npeers) {
+        size_t after = heap_used();
+        bytes = (after > before ? after - before : 0) / (size_t)npeers + sizeof(vb_peer_t *);
+    }
+    while (n-- > 0) {
+        ibv_destroy_ah(p[n]->ah);
+        free(p[n]);
+    }
+    free(p);
+    return bytes;
+}
+
 static void print_memory(const core_config_t *cfg, const vb_dev_t *dev)
 {
     int mtu = dev->ctx ? vb_mtu_bytes(dev->pattr.active_mtu) : 4096;
@@ -130,15 +182,26 @@ static void print_memory(const core_config_t *cfg, const vb_dev_t *dev)
     size_t rc_fixed = rq * srq_buf + (size_t)VB_RC_POOL * srq_buf;
     size_t per_peer = sizeof(vb_peer_t) + sizeof(vb_peer_t *);
     size_t per_rc = sizeof(vb_rc_t) + VB_RC_SQ * sizeof(uintptr_t);
-    printf("    memory, UD: %zu KiB per process + %zu bytes per peer (+ one address handle "
-           "in the provider), whatever the job size:\n", ud_fixed / 1024, per_peer);
+    printf("    memory, UD: %zu KiB per process + per peer %zu bytes of state (vb_peer_t %zu, of "
+           "which reliability window %zu + %zu) + an address handle, whatever the job size; "
+           "while a message of several packets arrives from a peer, its reassembly buffer (up "
+           "to %u KiB) too\n", ud_fixed / 1024, per_peer, sizeof(vb_peer_t), sizeof(vb_rel_tx_t),
+           sizeof(vb_rel_rx_t), (VB_UD_MAX_AM + VB_MAX_AM_HDR) / 1024 + 1);
+    struct ibv_pd *pd = dev->ctx ? ibv_alloc_pd(dev->ctx) : NULL;
     int ranks[] = { 2, 16, 256 };
     for (int i = 0; i < 3; i++) {
         size_t peers = (size_t)ranks[i] - 1;
-        printf("      %3d ranks: %zu bytes per peer, %zu KiB in all (%zu KiB fixed + %zu B x %zu)\n",
-               ranks[i], per_peer, (ud_fixed + peers * per_peer) / 1024, ud_fixed / 1024, per_peer,
-               peers);
+        size_t m = pd ? measure_peer(dev, pd, ranks[i] - 1) : 0;
+        if (m)
+            printf("      %3d ranks: %zu bytes per peer measured (state + address handle, user "
+                   "space), %zu KiB in all\n", ranks[i], m, (ud_fixed + peers * m) / 1024);
+        else
+            printf("      %3d ranks: %zu bytes per peer of state + an address handle (not "
+                   "measured: no device), %zu KiB in all without them\n", ranks[i], per_peer,
+                   (ud_fixed + peers * per_peer) / 1024);
     }
+    if (pd)
+        ibv_dealloc_pd(pd);
     printf("    memory, RC (rc/hybrid): + %zu KiB per process (SRQ and bounce buffers) + %zu "
            "bytes per connected peer (+ its QP)\n", rc_fixed / 1024, per_rc);
 }

@@ -10,7 +10,8 @@
  * else from a reassembly buffer. Small packets are posted inline and
  * unsignaled (one in VB_SIG_EVERY is signaled to retire them); packets that
  * the HCA reads from their buffer are signaled so the buffer is not reused
- * under it. RDMPI_VERBS_UD_DROP drops outgoing packets on purpose.
+ * under it. RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on
+ * purpose (inject()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -101,6 +102,8 @@ int vb_ud_open(vb_iface_t *s)
     }
     if ((rc = vb_sq_init(&s->ud_sq, sq)) != 0)
         return rc;
+    if (s->drop > 0)
+        s->hold.t = vb_pool_get(&s->ud_pool); /* kept until close, never acked */
     if (vb_rel_ooo_init(&s->ooo, rq / 4) != 0)
         return CORE_ENOMEM;
     for (uint32_t i = 0; i < rq; i++)
@@ -110,6 +113,8 @@ int vb_ud_open(vb_iface_t *s)
 
 void vb_ud_close(vb_iface_t *s)
 {
+    s->hold.full = 0;
+    s->hold.t = NULL;
     if (s->ud)
         ibv_destroy_qp(s->ud);
     s->ud = NULL;
@@ -179,15 +184,17 @@ int vb_ud_create_ah(vb_iface_t *s, const vb_card_t *c, struct ibv_ah **ah)
 
 void vb_ud_peer_fini(vb_iface_t *s, vb_peer_t *p)
 {
-    (void)s;
     if (p->ah)
         ibv_destroy_ah(p->ah);
+    if (s->hold.full && s->hold.ah == p->ah)
+        s->hold.full = 0; /* a packet held back for it: lost */
     p->ah = NULL;
     if (p->reasm)
         free(p->reasm);
     p->reasm = NULL;
     /* Unacknowledged buffers belong to the pool, freed with it. */
-    p->unacked = p->unacked_tail = NULL;
+    p->unacked = p->unacked_tail = p->unsent = NULL;
+    p->nunsent = 0;
 }
 
 /* ---- sending ---- */
@@ -207,14 +214,37 @@ static void gather(uint8_t *dst, const void *hdr, size_t hdr_len, const void *pa
         memcpy(dst, (const uint8_t *)payload + (off - hdr_len), n);
 }
 
-/* Fills wr for packet t to p. Returns 0 when fault injection drops it. */
-static int prep_wr(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t, struct ibv_send_wr *wr,
-                   struct ibv_sge *sge)
+/* Fault injection (RDMPI_VERBS_UD_DROP=f): a fraction f of the packets is
+ * dropped, and as many again are held back (copied to the hold buffer) and
+ * sent after the next packet posted, or at the next timer tick if none
+ * follows, so the receiver sees them out of order. Returns 1 when packet t
+ * must not be posted now. */
+static int inject(vb_iface_t *s, vb_peer_t *p, const vb_tx_t *t)
 {
-    if (s->drop > 0 && (double)(vb_rand(s) >> 11) / 9007199254740992.0 < s->drop) {
+    double u = (double)(vb_rand(s) >> 11) / 9007199254740992.0;
+    if (u < s->drop) {
         s->stats.ud_dropped++;
-        return 0;
+        return 1;
     }
+    vb_tx_t *h = s->hold.t;
+    if (u >= 2 * s->drop || !h || s->hold.full || h->inflight || t->len > h->pool->bufsz)
+        return 0;
+    memcpy(h->data, t->data, t->len);
+    h->len = t->len;
+    s->hold.ah = p->ah;
+    s->hold.qpn = p->card.qpn;
+    s->hold.full = 1;
+    s->hold.after = 0;
+    s->stats.ud_reordered++;
+    return 1;
+}
+
+/* Fills wr and sge to send buf (len bytes, from a registered send buffer
+ * of the pool, or inline) through ah/qpn. ent is the send-queue entry to
+ * retire when the WQE completes (0 for an inline one). */
+static void fill_wr(vb_iface_t *s, struct ibv_ah *ah, uint32_t qpn, vb_tx_t *t,
+                    struct ibv_send_wr *wr, struct ibv_sge *sge)
+{
     sge->addr = (uintptr_t)t->data;
     sge->length = t->len;
     sge->lkey = t->pool->mr->lkey;
@@ -222,8 +252,8 @@ static int prep_wr(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t, struct ibv_send_wr *
     wr->sg_list = sge;
     wr->num_sge = 1;
     wr->opcode = IBV_WR_SEND;
-    wr->wr.ud.ah = p->ah;
-    wr->wr.ud.remote_qpn = p->card.qpn;
+    wr->wr.ud.ah = ah;
+    wr->wr.ud.remote_qpn = qpn;
     wr->wr.ud.remote_qkey = s->qkey;
     int sig = 0;
     uintptr_t ent = 0;
@@ -238,30 +268,91 @@ static int prep_wr(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t, struct ibv_send_wr *
     if (sig)
         wr->send_flags |= IBV_SEND_SIGNALED;
     wr->wr_id = (uint64_t)slot << 3 | VB_WR_UD_SEND;
+}
+
+/* Fills wr for packet t to p. Returns 0 when fault injection keeps it. */
+static int prep_wr(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t, struct ibv_send_wr *wr,
+                   struct ibv_sge *sge)
+{
+    if (s->drop > 0 && inject(s, p, t))
+        return 0;
+    if (s->hold.full)
+        s->hold.after++;
+    fill_wr(s, p->ah, p->card.qpn, t, wr, sge);
     return 1;
 }
 
-static void post_list(vb_iface_t *s, struct ibv_send_wr *wr, int n)
+static void post_raw(vb_iface_t *s, struct ibv_send_wr *wr)
 {
     struct ibv_send_wr *bad;
-    for (int i = 0; i < n; i++)
-        wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
     if (ibv_post_send(s->ud, wr, &bad) != 0)
         core_fatal("verbs: posting UD sends on %s failed: %s", s->dev.name, strerror(errno));
 }
 
+/* Sends the packet fault injection held back, once one has overtaken it
+ * (or unconditionally: force). */
+static void post_held(vb_iface_t *s, int force)
+{
+    if (!s->hold.full || (!force && !s->hold.after) || vb_sq_free(&s->ud_sq) < 1)
+        return;
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+    s->hold.full = 0;
+    fill_wr(s, s->hold.ah, s->hold.qpn, s->hold.t, &wr, &sge);
+    post_raw(s, &wr);
+}
+
+static void post_list(vb_iface_t *s, struct ibv_send_wr *wr, int n)
+{
+    for (int i = 0; i < n; i++)
+        wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+    post_raw(s, wr);
+    if (s->hold.full)
+        post_held(s, 0);
+}
+
+/* Posts the packets of p that wait for room in its window, giving each its
+ * psn and a fresh ack at the last moment. */
+static void push_unsent(vb_iface_t *s, vb_peer_t *p)
+{
+    struct ibv_send_wr wr[VB_POST_BATCH];
+    struct ibv_sge sge[VB_POST_BATCH];
+    int nw = 0, sent = 0;
+    unsigned space = vb_rel_tx_space(&p->tx, &s->rel);
+    while (p->unsent && space && vb_sq_free(&s->ud_sq) > 8) {
+        vb_tx_t *t = p->unsent;
+        vb_ud_hdr_t *h = (vb_ud_hdr_t *)t->data;
+        int want_ack;
+        h->psn = t->psn = vb_rel_tx_send(&p->tx, &s->rel, s->now, &want_ack);
+        h->ack = vb_rel_rx_ack(&p->rx);
+        h->type = (uint8_t)((h->type & ~VB_UD_WANT_ACK) | (want_ack ? VB_UD_WANT_ACK : 0));
+        p->unsent = t->next;
+        p->nunsent--;
+        space--;
+        sent++;
+        if (prep_wr(s, p, t, &wr[nw], &sge[nw]) && ++nw == VB_POST_BATCH) {
+            post_list(s, wr, nw);
+            nw = 0;
+        }
+    }
+    if (nw)
+        post_list(s, wr, nw);
+    if (sent && !p->rx.nak)
+        vb_rel_rx_acked(&p->rx); /* our ack rode along (a NAK needs its own packet) */
+}
+
+/* Cuts the message into packets at the tail of p's unacknowledged list and
+ * posts what the window lets go now; the rest goes as acks open it. Up to
+ * one message's worth waits behind the window, so the pipe stays full
+ * without one peer taking every send buffer. */
 int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                const void *payload, size_t len)
 {
     size_t total = hdr_len + len;
     unsigned seg = p->seg;
     unsigned nseg = total ? (unsigned)((total + seg - 1) / seg) : 1;
-    if (nseg > vb_rel_tx_space(&p->tx, &s->rel) || nseg > s->ud_pool.nfree ||
-        nseg + 8 > vb_sq_free(&s->ud_sq))
+    if (nseg > s->ud_pool.nfree || (p->nunsent && p->nunsent + nseg > VB_UD_MAX_PKTS))
         return CORE_EBUSY;
-    struct ibv_send_wr wr[VB_POST_BATCH];
-    struct ibv_sge sge[VB_POST_BATCH];
-    int nw = 0;
     size_t off = 0;
     s->now = core_wtime();
     for (unsigned k = 0; k < nseg; k++) {
@@ -269,11 +360,7 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
         size_t n = total - off < seg ? total - off : seg;
         vb_ud_hdr_t *h = (vb_ud_hdr_t *)t->data;
         h->src = (uint32_t)s->me;
-        int want_ack;
-        h->psn = t->psn = vb_rel_tx_send(&p->tx, &s->rel, s->now, &want_ack);
-        h->ack = vb_rel_rx_ack(&p->rx);
-        h->type = VB_UD_DATA | (k == 0 ? VB_UD_FIRST : 0) | (k == nseg - 1 ? VB_UD_LAST : 0) |
-                  (want_ack ? VB_UD_WANT_ACK : 0);
+        h->type = VB_UD_DATA | (k == 0 ? VB_UD_FIRST : 0) | (k == nseg - 1 ? VB_UD_LAST : 0);
         h->id = (uint8_t)id;
         h->hdr_len = (uint16_t)hdr_len;
         h->len = (uint32_t)len;
@@ -284,17 +371,13 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
         else
             p->unacked = t;
         p->unacked_tail = t;
-        if (prep_wr(s, p, t, &wr[nw], &sge[nw]) && ++nw == VB_POST_BATCH) {
-            post_list(s, wr, nw);
-            nw = 0;
-        }
+        if (!p->unsent)
+            p->unsent = t;
+        p->nunsent++;
         off += n;
     }
-    if (nw)
-        post_list(s, wr, nw);
-    if (!p->rx.nak)
-        vb_rel_rx_acked(&p->rx); /* our ack rode along (a NAK needs its own packet) */
     s->stats.ud_sent += nseg;
+    push_unsent(s, p);
     vb_active_add(s, p);
     return 0;
 }
@@ -377,22 +460,27 @@ static void ack_in(vb_iface_t *s, vb_peer_t *p, uint16_t ack, int nak)
         /* Everything the receiver may have dropped, a message's worth at
          * least even when the congestion window has shrunk. */
         unsigned n = (unsigned)p->tx.cwnd > VB_UD_MAX_PKTS ? (unsigned)p->tx.cwnd : VB_UD_MAX_PKTS;
-        for (vb_tx_t *t = p->unacked; t && n--; t = t->next)
+        for (vb_tx_t *t = p->unacked; t && t != p->unsent && n--; t = t->next)
             if (repost(s, p, t) != 0)
                 break;
     }
+    push_unsent(s, p); /* the window may have opened */
 }
 
 int vb_ud_timers(vb_iface_t *s, vb_peer_t *p)
 {
     int ev = 0;
+    if (s->hold.full)
+        post_held(s, 1); /* no packet came to overtake it */
+    if (p->unsent)
+        push_unsent(s, p); /* it found the send queue full */
     if (vb_rel_rx_ack_due(&p->rx, s->now)) {
         vb_ud_send_ack(s, p, 0);
         ev++;
     }
     switch (vb_rel_tx_timer(&p->tx, &s->rel, s->now)) {
     case VB_REL_RESEND_ONE:
-        if (p->unacked)
+        if (p->unacked && p->unacked != p->unsent)
             repost(s, p, p->unacked);
         ev++;
         break;
@@ -409,6 +497,8 @@ int vb_ud_timers(vb_iface_t *s, vb_peer_t *p)
                     vb_pool_put(t);
             }
             p->unacked_tail = NULL;
+            p->unsent = NULL;
+            p->nunsent = 0;
             p->tx.una = p->tx.next;
             p->tx.deadline = 0;
             break;
