@@ -5,6 +5,13 @@
  * child forked from a threaded process (libpmix has threads) may call only
  * async-signal-safe functions before exec. Binding the single thread that
  * then execs binds the whole new process image.
+ *
+ * Hosts that are network namespaces or containers of one machine (the
+ * multinode testbed, a cluster simulated in containers) share its cores:
+ * their ranks are counted together, so such a "cluster" is oversubscribed
+ * when all its ranks outnumber the cores, and the nodes of one machine bind
+ * their ranks to successive cores instead of all starting at core 0. Ranks
+ * that spin on a core that the peer they wait for also needs only starve it.
  */
 #include "launch.h"
 
@@ -12,6 +19,7 @@
 #include <hwloc/glibc-sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The objects ranks are bound to: cores, or PUs when hwloc finds no cores. */
@@ -37,6 +45,39 @@ int launch_binding_init(struct launch_job *job)
     if (job->ncores < 1)
         job->ncores = 1;
     return 0;
+}
+
+/* Decides job->oversubscribed and job->machine_first for this node from
+ * the ranks of every node on its machine, and warns when oversubscribed. */
+void launch_binding_share(struct launch_job *job)
+{
+    const struct launch_node *me = &job->nodes[job->my_node];
+    int total = 0, first = 0, shared = 0;
+    char hosts[512] = "";
+    size_t n = 0;
+
+    for (int i = 0; i < job->nnodes; i++) {
+        const struct launch_node *nd = &job->nodes[i];
+        if (nd->machine != me->machine)
+            continue;
+        total += nd->nranks;
+        if (i < job->my_node)
+            first += nd->nranks;
+        shared += i != job->my_node;
+        if (n + strlen(nd->host) + 8 < sizeof(hosts))
+            n += (size_t)snprintf(hosts + n, sizeof(hosts) - n, "%s%s", n ? "," : "", nd->host);
+    }
+    job->machine_first = first;
+    job->oversubscribed = total > job->ncores;
+    if (!job->oversubscribed)
+        return;
+    if (shared)
+        fprintf(stderr, "%s: warning: %d ranks on %d cores (oversubscribed: hosts %s are one "
+                "machine): ranks will yield the CPU while they wait\n", launch_who, total,
+                job->ncores, hosts);
+    else
+        fprintf(stderr, "%s: warning: %d ranks on %d cores (oversubscribed): ranks will yield "
+                "the CPU while they wait\n", launch_who, total, job->ncores);
 }
 
 static void report(const struct launch_job *job, const struct launch_rank *r,
@@ -66,7 +107,7 @@ int launch_binding_plan(struct launch_job *job)
 
     for (int i = 0; i < job->nranks; i++) {
         struct launch_rank *r = &job->ranks[i];
-        int core = r->local_rank % job->ncores;
+        int core = (job->machine_first + r->local_rank) % job->ncores;
         hwloc_obj_t obj = NULL;
 
         r->core = -1;

@@ -116,10 +116,7 @@ static int start_job(struct daemon *d)
         return rc;
     }
     launch_binding_init(job);
-    job->oversubscribed = job->nlocal > job->ncores;
-    if (job->oversubscribed)
-        fprintf(stderr, "%s: warning: %d ranks on %d cores (oversubscribed): "
-                "ranks will yield the CPU while they wait\n", launch_who, job->nlocal, job->ncores);
+    launch_binding_share(job);
     rc = launch_binding_plan(job);
     if (!rc)
         rc = launch_server_start(job);

@@ -29,6 +29,7 @@ int launch_jobmsg_pack(const struct launch_job *job, struct launch_buf *b)
     for (int i = 0; i < job->nnodes; i++) {
         lbuf_str(b, job->nodes[i].host);
         lbuf_u32(b, (uint32_t)job->nodes[i].vpid);
+        lbuf_u32(b, (uint32_t)job->nodes[i].machine);
     }
     lbuf_u32(b, (uint32_t)job->nranks);
     for (int r = 0; r < job->nranks; r++)
@@ -82,7 +83,7 @@ static int unpack_nodes(struct launch_rd *r, struct launch_job *job, int me)
 {
     uint32_t n = lrd_u32(r);
 
-    if (r->err || n == 0 || n > r->left / 8)
+    if (r->err || n == 0 || n > r->left / 12)
         return -EPROTO;
     job->nodes = calloc(n, sizeof(*job->nodes));
     if (!job->nodes)
@@ -93,8 +94,11 @@ static int unpack_nodes(struct launch_rd *r, struct launch_job *job, int me)
         struct launch_node *nd = &job->nodes[i];
         char *host = lrd_str(r);
         nd->vpid = (int)lrd_u32(r);
-        if (!host)
+        nd->machine = (int)lrd_u32(r);
+        if (!host || nd->machine < 0 || nd->machine >= (int)n) {
+            free(host);
             return -EPROTO;
+        }
         snprintf(nd->host, sizeof(nd->host), "%s", host);
         snprintf(nd->name, sizeof(nd->name), "%s", host);
         free(host);

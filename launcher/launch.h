@@ -68,6 +68,8 @@ struct launch_node {
     int nranks;              /* ranks mapped to it */
     int vpid;                /* its member of the daemon tree; 0 is rdmpirun */
     int is_here;             /* the node rdmpirun runs on */
+    int machine;             /* nodes with equal values are hosts (namespaces, containers)
+                                of one machine and share its cores */
 };
 
 struct launch_rank {
@@ -102,7 +104,9 @@ struct launch_job {
     char prog[PATH_MAX];     /* resolved path of the program */
     int nranks;              /* ranks of the whole job */
     int ncores;
-    int oversubscribed;      /* of this node */
+    int oversubscribed;      /* of this node's machine */
+    int machine_first;       /* ranks on earlier nodes of this node's machine: its ranks
+                                take the cores after theirs */
     struct launch_rank *ranks;
     int nnodes;
     struct launch_node *nodes;
@@ -152,6 +156,7 @@ void launch_wake(int wake_fd, unsigned char what);
 
 /* binding.c */
 int launch_binding_init(struct launch_job *job);
+void launch_binding_share(struct launch_job *job);
 int launch_binding_plan(struct launch_job *job);
 void launch_binding_apply_child(const struct launch_rank *r);
 void launch_binding_fini(struct launch_job *job);

@@ -78,10 +78,8 @@ static int make_ranks(struct launch_job *job)
     rc = launch_hosts_map(job);
     if (rc)
         return rc;
-    job->oversubscribed = job->nlocal > job->ncores;
-    if (job->oversubscribed)
-        fprintf(stderr, "rdmpirun: warning: %d ranks on %d cores (oversubscribed): "
-                "ranks will yield the CPU while they wait\n", job->nlocal, job->ncores);
+    for (int i = 0; i < job->nnodes; i++)
+        job->nodes[i].machine = i; /* until the daemons say where they run */
     return 0;
 }
 
@@ -106,6 +104,8 @@ static int run(struct launch_job *job)
     multi = job->nnodes > 1 || job->my_node < 0;
     if (multi && (rc = launch_remote_start(job)))
         return rc;
+    if (job->my_node >= 0)
+        launch_binding_share(job);
     rc = launch_binding_plan(job);
     if (!rc && job->my_node >= 0)
         rc = launch_server_start(job);

@@ -1,6 +1,7 @@
 /*
  * The plumbing under the daemon tree: payload buffers, listening and
- * connecting TCP sockets, this host's addresses, and the job secret.
+ * connecting TCP sockets, this host's addresses, the job secret, and which
+ * machine this is.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -304,4 +305,19 @@ int launch_net_secret_eq(const char *a, const char *b)
     for (size_t i = 0; i < LAUNCH_SECRET_LEN; i++)
         diff |= (unsigned char)(a[i] ^ b[i]);
     return diff == 0;
+}
+
+/* The kernel's boot id is the same in every network, UTS and mount
+ * namespace of one boot of one machine, and differs between machines. */
+void launch_net_machine_id(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+    buf[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
 }

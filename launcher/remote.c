@@ -411,6 +411,34 @@ static void adopt_hostnames(struct launch_remote *r)
                      launch_tree_member_host(job->tree, job->nodes[i].vpid));
 }
 
+/* The machine a node runs on, as its daemon (or we, for our own) told it. */
+static const char *machine_of(struct launch_job *job, int node, const char *here)
+{
+    int vpid = job->nodes[node].vpid;
+    return vpid ? launch_tree_member_machine(job->tree, vpid) : here;
+}
+
+/* Groups the nodes by the machine they run on (launch_net_machine_id): the
+ * nodes of one group are numbered by the first of them. An unknown machine
+ * is a group of its own. */
+static void group_machines(struct launch_remote *r)
+{
+    struct launch_job *job = r->job;
+    char here[64];
+
+    launch_net_machine_id(here, sizeof(here));
+    for (int i = 0; i < job->nnodes; i++) {
+        const char *a = machine_of(job, i, here);
+        job->nodes[i].machine = i;
+        for (int k = 0; *a && k < i; k++) {
+            if (!strcmp(a, machine_of(job, k, here))) {
+                job->nodes[i].machine = job->nodes[k].machine;
+                break;
+            }
+        }
+    }
+}
+
 /*
  * Starts a daemon on every node but this one and waits until all of them
  * are in the tree. Returns 0, or the exit status after printing why not
@@ -449,8 +477,10 @@ int launch_remote_start(struct launch_job *job)
     if (start_agents(r))
         return LAUNCH_EXIT_INTERNAL;
     rc = wait_up(r);
-    if (!rc)
+    if (!rc) {
         adopt_hostnames(r);
+        group_machines(r);
+    }
     return rc;
 }
 

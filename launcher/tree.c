@@ -52,6 +52,7 @@ struct member {
     int pid, port;
     char host[256];
     char addrs[1024];
+    char machine[64];   /* launch_net_machine_id() of its host */
     struct conn *boot;
 };
 
@@ -59,6 +60,7 @@ struct launch_tree {
     int size, me;
     char secret[LAUNCH_SECRET_LEN + 1];
     char who[300];
+    char machine[64];   /* ours, told in HELLO */
     launch_tree_msg_fn on_msg;
     launch_tree_lost_fn on_lost;
     void *ctx;
@@ -133,6 +135,7 @@ struct launch_tree *launch_tree_create(int size, int me, const char *secret, con
     t->me = me;
     snprintf(t->secret, sizeof(t->secret), "%s", secret);
     snprintf(t->who, sizeof(t->who), "%s", who);
+    launch_net_machine_id(t->machine, sizeof(t->machine));
     t->on_msg = on_msg;
     t->on_lost = on_lost;
     t->ctx = ctx;
@@ -305,6 +308,7 @@ static void send_hello(struct launch_tree *t, struct conn *c, int purpose, const
     lbuf_str(&b, host);
     lbuf_u32(&b, (uint32_t)t->port);
     lbuf_str(&b, addrs);
+    lbuf_str(&b, t->machine);
     if (!b.err)
         queue_frame(c, MSG_HELLO, (uint32_t)launch_tree_parent_of(t->me), (uint32_t)t->me, b.p,
                     b.len);
@@ -355,7 +359,7 @@ static void try_welcome(struct launch_tree *t, int v)
 }
 
 static void on_boot_hello(struct launch_tree *t, struct conn *c, int vpid, int pid,
-                          const char *host, int port, const char *addrs)
+                          const char *host, int port, const char *addrs, const char *machine)
 {
     struct member *m = &t->members[vpid];
     char ip[64];
@@ -365,6 +369,7 @@ static void on_boot_hello(struct launch_tree *t, struct conn *c, int vpid, int p
     m->pid = pid;
     m->port = port;
     snprintf(m->host, sizeof(m->host), "%s", host);
+    snprintf(m->machine, sizeof(m->machine), "%s", machine);
     snprintf(m->addrs, sizeof(m->addrs), "%s%s%s", ip, *addrs ? "," : "", addrs);
     m->boot = c;
     c->role = C_BOOT;
@@ -384,6 +389,7 @@ static void on_hello(struct launch_tree *t, struct conn *c, const char *p, size_
     char *host = lrd_str(&r);
     int port = (int)lrd_u32(&r);
     char *addrs = lrd_str(&r);
+    char *machine = lrd_str(&r);
 
     if (!ok) {
         drop(t, c, secret ? "wrong secret" : "no secret in its hello");
@@ -391,7 +397,7 @@ static void on_hello(struct launch_tree *t, struct conn *c, const char *p, size_
         drop(t, c, "malformed hello");
     } else if (purpose == HELLO_BOOT && t->me == 0 && vpid > 0 && vpid < t->size &&
                !t->members[vpid].booted) {
-        on_boot_hello(t, c, vpid, pid, host, port, addrs);
+        on_boot_hello(t, c, vpid, pid, host, port, addrs, machine);
     } else if (purpose == HELLO_LINK && is_my_child(t, vpid) && !link_to(t, vpid)) {
         c->role = C_CHILD;
         c->vpid = vpid;
@@ -403,6 +409,7 @@ static void on_hello(struct launch_tree *t, struct conn *c, const char *p, size_
     free(secret);
     free(host);
     free(addrs);
+    free(machine);
 }
 
 static void forward(struct launch_tree *t, int type, uint32_t dst, uint32_t src, const char *p,
@@ -814,6 +821,11 @@ int launch_tree_flush(struct launch_tree *t, double timeout)
 const char *launch_tree_member_host(const struct launch_tree *t, int vpid)
 {
     return t->members && vpid > 0 && vpid < t->size ? t->members[vpid].host : "";
+}
+
+const char *launch_tree_member_machine(const struct launch_tree *t, int vpid)
+{
+    return t->members && vpid > 0 && vpid < t->size ? t->members[vpid].machine : "";
 }
 
 int launch_tree_member_pid(const struct launch_tree *t, int vpid)

@@ -34,7 +34,7 @@
 #define LAUNCH_SECRET_LEN 64 /* hex characters */
 
 enum launch_msg {
-    MSG_HELLO = 1,   /* secret, vpid, purpose, pid, hostname, port, addresses */
+    MSG_HELLO = 1,   /* secret, vpid, purpose, pid, hostname, port, addresses, machine id */
     MSG_WELCOME,     /* rdmpirun -> daemon: parent vpid, its port and addresses */
     MSG_UP,          /* daemon -> 0: linked into the tree */
     MSG_LAUNCH,      /* bcast: the job (jobmsg.c) */
@@ -95,6 +95,10 @@ void launch_net_local_addrs(char *buf, size_t len);
 void launch_net_route_addr(const char *host, char *buf, size_t len);
 int launch_net_secret(char out[LAUNCH_SECRET_LEN + 1]);
 int launch_net_secret_eq(const char *a, const char *b);
+/* Names the machine (the running kernel) this process is on: hosts made of
+ * network namespaces or containers of one machine share it, and so share its
+ * cores. "" when unknown. */
+void launch_net_machine_id(char *buf, size_t len);
 
 /* tree.c */
 struct launch_tree;
@@ -126,6 +130,7 @@ int launch_tree_children_done(const struct launch_tree *t);
 int launch_tree_parent_gone(const struct launch_tree *t);
 int launch_tree_flush(struct launch_tree *t, double timeout);
 const char *launch_tree_member_host(const struct launch_tree *t, int vpid);
+const char *launch_tree_member_machine(const struct launch_tree *t, int vpid);
 int launch_tree_member_pid(const struct launch_tree *t, int vpid);
 int launch_tree_me(const struct launch_tree *t);
 int launch_tree_size(const struct launch_tree *t);

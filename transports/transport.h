@@ -40,6 +40,8 @@ typedef struct tp_caps {
     size_t max_am;        /* largest payload of one active message */
     size_t max_inline;    /* payloads up to this are cheapest (informational) */
     size_t eager_limit;   /* suggested largest eager message payload */
+    size_t rndv_frag;     /* preferred chunk of the pipelined rendezvous over active
+                             messages (at most max_am); 0: no preference */
     size_t max_rkey;      /* bytes rkey_pack writes at most */
     unsigned flags;       /* TP_CAP_* */
 } tp_caps_t;
@@ -75,6 +77,13 @@ typedef struct tp_ops {
     int (*progress)(tp_iface_t *iface);
     /* Returns 0 once everything sent on ep has been delivered, CORE_EBUSY until then. */
     int (*flush)(tp_ep_t *ep);
+    /* Finalize, before any transport closes: sends what is still queued, says goodbye where
+     * the transport has a goodbye, and returns 0 once nothing more is owed to or expected
+     * from any peer, CORE_EBUSY until then. The runtime calls it again and again with every
+     * transport's progress in between, until all of them return 0 or a deadline passes: a
+     * peer that waits for our acks on one transport gets them while we wait on another.
+     * Arriving messages are still handled. close() must cope with an unfinished drain. */
+    int (*drain)(tp_iface_t *iface);
 } tp_ops_t;
 
 /* Base of every transport's interface object; embed it first. */

@@ -76,7 +76,8 @@ static void diag_handler(int sig)
     if (w) {
         describe_wait(w, what, sizeof(what));
         n = snprintf(line, sizeof(line), "rdmpi: rank %d on %s (pid %d) is blocked in %s for %.1f s\n",
-                     rt->rank, rt->hostname, (int)getpid(), what, core_wtime() - w->start);
+                     rt->rank, rt->hostname, (int)getpid(), what,
+                     w->start > 0 ? core_wtime() - w->start : 0.0); /* start: after 1024 polls */
     } else {
         n = snprintf(line, sizeof(line),
                      "rdmpi: rank %d on %s (pid %d) is not inside a blocking MPI call\n", rt->rank,

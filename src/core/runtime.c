@@ -18,6 +18,8 @@
 #include "p2p/p2p.h"
 #include "collectives/coll.h"
 
+#define DRAIN_TIMEOUT 10.0 /* seconds finalize waits for the transports' goodbyes */
+
 core_runtime_t *core_rt;
 static char **rank_hosts;  /* lazily looked-up hostnames, by world rank */
 
@@ -59,8 +61,9 @@ static int transport_allowed(const core_runtime_t *rt, const char *name)
 
 static int open_transports(core_runtime_t *rt)
 {
-    /* Whether a node-local transport besides self serves every peer. */
-    int local_covers = rt->size == 1;
+    /* Whether a node-local transport besides self serves every peer (and
+     * self serves us: without it, messages to ourselves need tcp). */
+    int local_covers = rt->size == 1 && transport_allowed(rt, "self");
     for (int i = 0; tp_components[i]; i++) {
         const tp_component_t *c = tp_components[i];
         if (!transport_allowed(rt, c->name))
@@ -79,7 +82,7 @@ static int open_transports(core_runtime_t *rt)
         }
         rt->ifaces[rt->niface++] = iface;
         if (c->node_local && rt->local_size == rt->size && rt->local_size > 1 &&
-            strcmp(c->name, "self") != 0)
+            strcmp(c->name, "self") != 0 && transport_allowed(rt, "self"))
             local_covers = 1;
         core_debug("transport %s open", c->name);
     }
@@ -159,12 +162,47 @@ int core_runtime_init(int argc, char **argv, int required, int *provided)
     return 0;
 }
 
+/*
+ * Every transport finishes with its peers before any is closed (transport.h,
+ * drain): while one waits for goodbyes, the others keep answering, so a peer
+ * that still needs our acks or queued bytes on another transport gets them.
+ * Bounded: a peer that died leaves us closing anyway, with a warning.
+ */
+static void drain_transports(core_runtime_t *rt)
+{
+    double deadline = core_wtime() + DRAIN_TIMEOUT;
+    core_wait_ctx_t w;
+    core_wait_begin(&w, "MPI_Finalize (saying goodbye to peers)", NULL);
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < rt->niface; i++)
+            if (rt->ifaces[i]->ops->drain(rt->ifaces[i]) == CORE_EBUSY)
+                busy |= 1 << i;
+        if (!busy)
+            break;
+        if (core_wtime() > deadline) {
+            char names[128] = "";
+            size_t n = 0;
+            for (int i = 0; i < rt->niface && n + 16 < sizeof(names); i++)
+                if (busy & (1 << i))
+                    n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+                                          rt->ifaces[i]->name);
+            core_warn("MPI_Finalize: transport %s still busy with peers after %.0f s; closing",
+                      names, DRAIN_TIMEOUT);
+            break;
+        }
+        core_wait_idle(&w, core_progress());
+    }
+    core_wait_end(&w);
+}
+
 int core_runtime_fini(void)
 {
     core_runtime_t *rt = core_rt;
     p2p_drain();
     int rc = coll_barrier(MPI_COMM_WORLD);
-    /* Every rank got here: nothing more will arrive. */
+    /* Every rank got here: no message of the application will arrive. */
+    drain_transports(rt);
     for (int i = 0; i < rt->size; i++)
         if (rt->eps[i])
             rt->eps[i]->iface->ops->ep_destroy(rt->eps[i]);

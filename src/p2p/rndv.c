@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "p2p/proto.h"
 
+#define P2P_RNDV_FRAG (64u << 10) /* pipelined chunk when the transport has no preference */
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 static void get_done(tp_comp_t *comp, int status)
@@ -82,7 +83,11 @@ int p2p_rndv_push(MPI_Request s)
 {
     tp_ep_t *ep = p2p.rt->eps[s->world_peer];
     const char *data = s->tmp ? s->tmp : s->buf;
+    /* RDMPI_RNDV_FRAG_SIZE, if set, else what suits the transport: a
+     * socket wants larger chunks than a shared-memory ring. */
     size_t frag = p2p.rt->cfg.rndv_frag_size;
+    if (frag == 0)
+        frag = ep->iface->caps.rndv_frag ? ep->iface->caps.rndv_frag : P2P_RNDV_FRAG;
     if (frag > ep->iface->caps.max_am)
         frag = ep->iface->caps.max_am;
     while (s->offset < s->want) {

@@ -8,7 +8,9 @@
  *   sleep:S, print:N, check-env, read-stdin, dmodex. Default: exit:0.
  * Every rank first puts "mn.key", and (unless its rule is dmodex) fences
  * with PMIX_COLLECT_DATA and reads every peer's key; with dmodex it reads
- * them without any fence, so each lookup is a direct-modex request. Then it
+ * them without any fence, so each lookup of a rank on another host is a
+ * direct-modex request through the launchers (see get_local_peer for the
+ * ranks of its own host). Then it
  * prints one line:
  *   rank R/N host H lrank L lsize S lpeers P nodes M hosts H0,H1,... wireup ok pid X
  * where hosts lists PMIX_HOSTNAME of every rank. With TEST_SHM=1 each rank
@@ -50,8 +52,50 @@ static pmix_value_t *get(pmix_rank_t rank, const char *key, int node_scope)
     PMIX_INFO_LOAD(&info, PMIX_NODE_INFO, &yes, PMIX_BOOL);
     rc = PMIx_Get(&p, key, node_scope ? &info : NULL, node_scope ? 1 : 0, &v);
     PMIX_INFO_DESTRUCT(&info);
-    if (rc != PMIX_SUCCESS)
-        die(key, rc);
+    if (rc != PMIX_SUCCESS) {
+        char what[300];
+        snprintf(what, sizeof(what), "PMIx_Get(%s) of rank %d", key, (int)rank);
+        die(what, rc);
+    }
+    return v;
+}
+
+/* Whether rank is in the comma-separated list. */
+static int in_list(const char *list, pmix_rank_t rank)
+{
+    for (const char *p = list; *p;) {
+        if (strtoul(p, NULL, 10) == rank)
+            return 1;
+        p += strcspn(p, ",");
+        p += *p == ',';
+    }
+    return 0;
+}
+
+/*
+ * A local peer's key without any fence. libpmix 4.2's shared-memory store
+ * (gds ds21) answers NOT-FOUND at once for a sibling that has not committed
+ * yet instead of holding the request, so this is a race between the two
+ * ranks, outside the launcher; keys of ranks on other hosts are what the
+ * launcher's direct modex serves, and those must come on the first try.
+ */
+static pmix_value_t *get_local_peer(pmix_rank_t rank, const char *key)
+{
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIX_ERR_NOT_FOUND;
+
+    PMIX_LOAD_PROCID(&p, me.nspace, rank);
+    for (int i = 0; i < 200 && rc == PMIX_ERR_NOT_FOUND; i++) {
+        if (i)
+            usleep(50000);
+        rc = PMIx_Get(&p, key, NULL, 0, &v);
+    }
+    if (rc != PMIX_SUCCESS) {
+        char what[300];
+        snprintf(what, sizeof(what), "PMIx_Get(%s) of local rank %d for 10 s", key, (int)rank);
+        die(what, rc);
+    }
     return v;
 }
 
@@ -67,6 +111,9 @@ static void wireup(int fence)
 
     v = get(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, 0);
     nprocs = v->data.uint32;
+    PMIX_VALUE_RELEASE(v);
+    v = get(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, 1);
+    snprintf(peers, sizeof(peers), "%s", v->data.string);
     PMIX_VALUE_RELEASE(v);
     snprintf(mine, sizeof(mine), "value-of-%u-in-%s", me.rank, me.nspace);
     PMIX_VALUE_LOAD(&val, mine, PMIX_STRING);
@@ -84,7 +131,8 @@ static void wireup(int fence)
     for (uint32_t r = 0; r < nprocs; r++) {
         uint32_t k = (me.rank + r) % nprocs; /* not all ranks asking rank 0 first */
         snprintf(want, sizeof(want), "value-of-%u-in-%s", k, me.nspace);
-        v = get(k, "mn.key", 0);
+        v = !fence && k != me.rank && in_list(peers, k) ? get_local_peer(k, "mn.key")
+                                                         : get(k, "mn.key", 0);
         if (v->type != PMIX_STRING || strcmp(v->data.string, want)) {
             fprintf(stderr, "rank %u: wrong mn.key of rank %u\n", me.rank, k);
             exit(3);
@@ -103,9 +151,6 @@ static void wireup(int fence)
     PMIX_VALUE_RELEASE(v);
     v = get(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, 1);
     lsize = v->data.uint32;
-    PMIX_VALUE_RELEASE(v);
-    v = get(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, 1);
-    snprintf(peers, sizeof(peers), "%s", v->data.string);
     PMIX_VALUE_RELEASE(v);
     v = get(PMIX_RANK_WILDCARD, PMIX_NUM_NODES, 0);
     nnodes = v->data.uint32;

@@ -99,6 +99,12 @@ static int self_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh
 
 static int self_flush(tp_ep_t *ep) { return 0; }
 
+/* Messages to ourselves wait in the queue until progress hands them over. */
+static int self_drain(tp_iface_t *iface)
+{
+    return ((self_iface_t *)iface)->head ? CORE_EBUSY : 0;
+}
+
 static void self_close(tp_iface_t *iface)
 {
     self_iface_t *s = (self_iface_t *)iface;
@@ -121,6 +127,7 @@ static const tp_ops_t self_ops = {
     .put = self_put,
     .progress = self_progress,
     .flush = self_flush,
+    .drain = self_drain,
 };
 
 static int self_open(core_runtime_t *rt, tp_iface_t **iface_p)

@@ -9,8 +9,10 @@
  * may connect at once; the connection the lower rank made wins. The side
  * that connects sends HELLO, the other answers ACCEPT or REJECT; nothing
  * else is written on a connection until it is accepted, so no byte is ever
- * sent on a losing connection. At close every connection ends with BYE in
- * both directions, so an end of stream without BYE means the peer is gone.
+ * sent on a losing connection. At finalize every connection ends with BYE
+ * in both directions, so an end of stream without BYE means the peer is
+ * gone. Messages to ourselves (only when RDMPI_TRANSPORTS leaves out self)
+ * take a socket pair, already up, whose two ends serve the same endpoint.
  */
 #ifndef RDMPI_TP_TCP_H
 #define RDMPI_TP_TCP_H
@@ -100,6 +102,8 @@ int tp_tcp_parse_hostport(const char *s, struct sockaddr_in *sa);
 int tp_tcp_listen(tp_tcp_iface_t *s);
 /* Starts our connection to e's peer. */
 int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
+/* Connects e, the endpoint to ourselves, through a socket pair. */
+int tp_tcp_connect_self(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
 void tp_tcp_accept_all(tp_tcp_iface_t *s);
 /* Handles readiness of c; returns the active messages it dispatched. */
 int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);

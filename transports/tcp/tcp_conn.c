@@ -230,6 +230,35 @@ int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     return 0;
 }
 
+/* Messages to ourselves (when RDMPI_TRANSPORTS leaves out self) go through
+ * a connected socket pair: ep writes into one end, progress reads the other
+ * like any connection, so they take the same framing, queueing and
+ * goodbye as everyone else's, and a handler never runs inside am_send. */
+int tp_tcp_connect_self(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
+{
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0) {
+        core_error("tcp: socketpair for messages to ourselves: %m");
+        return CORE_EIO;
+    }
+    tp_tcp_conn_t *out = conn_new(s, fds[0], TP_TCP_UP, e->base.peer);
+    if (!out) {
+        close(fds[0]);
+        close(fds[1]);
+        return CORE_ENOMEM;
+    }
+    tp_tcp_conn_t *in = conn_new(s, fds[1], TP_TCP_UP, e->base.peer);
+    if (!in) {
+        tp_tcp_conn_kill(s, out);
+        close(fds[1]);
+        return CORE_ENOMEM;
+    }
+    out->ep = in->ep = e;
+    e->conn = out;
+    update_single(s);
+    return 0;
+}
+
 void tp_tcp_accept_all(tp_tcp_iface_t *s)
 {
     for (;;) {
@@ -361,8 +390,8 @@ static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_
         return;
     }
     memcpy(&m, f->hdr, sizeof(m));
-    if (m.token != s->token || m.rank < 0 || m.rank >= s->rt->size || m.rank == s->rt->rank ||
-        (c->peer >= 0 && m.rank != c->peer)) {
+    if (m.token != s->token || m.rank < 0 || m.rank >= s->rt->size ||
+        (m.rank == s->rt->rank && c->peer != m.rank) || (c->peer >= 0 && m.rank != c->peer)) {
         protocol_error(s, c, "a control frame of another job or rank");
         return;
     }

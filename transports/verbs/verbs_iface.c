@@ -28,6 +28,7 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len);
 static int vb_progress(tp_iface_t *iface);
 static int vb_flush(tp_ep_t *ep);
+static int vb_drain(tp_iface_t *iface);
 
 static const tp_ops_t vb_ops = {
     .close = vb_close,
@@ -41,6 +42,7 @@ static const tp_ops_t vb_ops = {
     .put = vb_put,
     .progress = vb_progress,
     .flush = vb_flush,
+    .drain = vb_drain,
 };
 
 uint64_t vb_rand(vb_iface_t *s)
@@ -310,6 +312,20 @@ static int vb_flush(tp_ep_t *ep)
         return CORE_EBUSY;
     }
     return 0;
+}
+
+/* Finalize: every peer has our data acknowledged and our RC queue empty.
+ * The goodbye over UD stays in close, which answers resends meanwhile. */
+static int vb_drain(tp_iface_t *iface)
+{
+    vb_iface_t *s = vb_iface(iface);
+    int busy = 0;
+    for (int i = 0; s->peers && i < s->size; i++) {
+        vb_peer_t *p = s->peers[i];
+        if (p && !p->gone && vb_flush(&p->ep) == CORE_EBUSY)
+            busy = 1;
+    }
+    return busy ? CORE_EBUSY : 0;
 }
 
 /* ---- errors ---- */
