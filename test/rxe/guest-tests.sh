@@ -68,6 +68,73 @@ mpi_over_verbs() {
     done
 }
 
+# --- a peer that stops answering must end the job, named ---------------------------------------------
+# rxe/ud/peer_dead: rdmpi_latency at np2 over verbs in ud mode with RDMPI_VERBS_PEER_TIMEOUT=5; rank 1
+# gets SIGSTOP once it runs. Rank 0 must report "rank 1 on <host> stopped answering" and rdmpirun must
+# exit with a failure status (not its own --timeout, 124) within ~20 s of the stop, leaving no process.
+peer_dead() {
+    local name=rxe/ud/peer_dead out=/tmp/peer_dead.out args="-m 8:8 -i 100000000 -x 10"
+    local run pid victim="" i rc t_stop waited left host
+    if [ "${RXE_SUITE_VERBS:-0}" != 1 ]; then
+        skip "$name" "rdmpi was built without the verbs transport"
+        return
+    fi
+    host=$(hostname)
+    # shellcheck disable=SC2086  # args: the benchmark's options
+    env -u RDMPI_SRC -u RDMPI_BUILD -u RDMPI_PREFIX \
+        RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=ud RDMPI_VERBS_PEER_TIMEOUT=5 \
+        "$RDMPI_PREFIX/bin/rdmpirun" -n 2 --timeout 120 -x RDMPI_TRANSPORTS -x RDMPI_VERBS_MODE \
+        -x RDMPI_VERBS_PEER_TIMEOUT "$RDMPI_PREFIX/bin/rdmpi_latency" $args > "$out" 2>&1 &
+    run=$!
+    # rank 1: the rdmpi_latency process whose local rank is 1 (one node: local rank = rank)
+    for i in $(seq 150); do
+        for pid in $(pgrep -f "bin/rdmpi_latency $args"); do
+            tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx 'LOCAL_RANK=1' && victim=$pid
+        done
+        [ -n "$victim" ] && break
+        kill -0 "$run" 2>/dev/null || break
+        sleep 0.2
+    done
+    if [ -z "$victim" ]; then
+        kill -KILL "$run" 2>/dev/null; wait "$run" 2>/dev/null
+        fail "$name" "(rank 1 of rdmpi_latency never appeared: $(tail -n 3 "$out" | tr -s ' \t\n' ' ' | cut -c1-300))"
+        return
+    fi
+    # past MPI_Init (rank 0 prints the table's header) and into the timed loop
+    for i in $(seq 300); do
+        grep -q '^# Size' "$out" && break
+        kill -0 "$run" 2>/dev/null || break
+        sleep 0.2
+    done
+    sleep 1
+    kill -STOP "$victim"
+    t_stop=$SECONDS
+    for i in $(seq 300); do
+        kill -0 "$run" 2>/dev/null || break
+        [ $((SECONDS - t_stop)) -ge 40 ] && break
+        sleep 0.2
+    done
+    waited=$((SECONDS - t_stop))
+    if kill -0 "$run" 2>/dev/null; then
+        kill -KILL "$victim" 2>/dev/null
+        wait "$run"; rc=$?
+        fail "$name" "(rdmpirun still running $waited s after rank 1 (pid $victim) was stopped; then status $rc: $(grep -v '^[#0-9]' "$out" | tail -n 3 | tr -s ' \t\n' ' ' | cut -c1-300))"
+        return
+    fi
+    wait "$run"; rc=$?
+    sleep 0.5
+    left=$(pgrep -f "bin/rdmpi_latency $args")
+    # shellcheck disable=SC2086  # left: a list of pids
+    [ -n "$left" ] && kill -KILL $left 2>/dev/null
+    if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$waited" -le 20 ] &&
+        grep -q "rank 1 on $host stopped answering" "$out" && [ -z "$left" ]; then
+        pass "$name"
+        info "$name: rank 1 stopped, rdmpirun exited with status $rc after $waited s: $(grep -m1 'stopped answering' "$out" | cut -c1-160)"
+    else
+        fail "$name" "(status $rc after $waited s$([ -n "$left" ] && echo ", processes left: $left"); expected a failure within 20 s naming \"rank 1 on $host stopped answering\": $(grep -v '^[#0-9]' "$out" | tail -n 3 | tr -s ' \t\n' ' ' | cut -c1-300))"
+    fi
+}
+
 single() {
     if rxe_port_active; then
         pass rxe/boot
@@ -82,6 +149,7 @@ single() {
     pt send_lat_ud_8B ib_send_lat 8 1000 18517 lat -c UD
     pt write_bw_8B ib_write_bw 8 1000 18518 bw
     pt write_bw_1MiB ib_write_bw 1048576 100 18519 bw
+    peer_dead
     mpi_over_verbs
 }
 

@@ -228,6 +228,9 @@ typedef struct vb_peer {
     vb_reasm_t *reasm;
     vb_rc_t *rc;
     vb_op_t *pending, *pending_tail;  /* waiting for the RC connection or queue space */
+    uint64_t stall_sig;  /* state seen by the last timer tick (stall_check) */
+    double stall_since;  /* ... unchanged since then */
+    uint8_t stall_warned;
     struct vb_peer *anext, *aprev;
 } vb_peer_t;
 

@@ -433,6 +433,54 @@ static int peer_idle(const vb_peer_t *p)
            p->path != VB_PATH_DRAIN && !(p->rc && p->rc->owed > 0 && p->path == VB_PATH_RC);
 }
 
+/* A peer that stays busy (on the active list) with nothing about it
+ * changing is stuck: unacknowledged packets nobody answers, a handshake or
+ * RDMA that never starts, a drain that never ends, credits never returned.
+ * The UD timeout ends the job for the first of these; the others would hang
+ * without a word, so say once what the peer is waiting for. */
+static uint64_t stall_sig(const vb_iface_t *s, const vb_peer_t *p)
+{
+    uint64_t h = 1469598103934665603ull;
+    uint64_t v[] = { p->tx.una, p->tx.next, p->rx.expected, p->ctl, p->path, p->rc_state,
+                     (uintptr_t)p->pending, p->rc ? (uint64_t)p->rc->credits : 0,
+                     p->rc ? p->rc->sq.tail : 0, p->rc ? (uint64_t)p->rc->owed : 0,
+                     s->stats.rc_sent };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        h = (h ^ v[i]) * 1099511628211ull;
+    return h;
+}
+
+static void stall_check(vb_iface_t *s, vb_peer_t *p)
+{
+    static const char *const paths[] = { "UD", "draining UD before RC", "RC" };
+    static const char *const states[] = { "none", "request sent", "reply sent", "up", "refused" };
+    uint64_t sig = stall_sig(s, p);
+    double limit = s->rel.peer_timeout / 3;
+    if (sig != p->stall_sig || p->stall_since == 0) {
+        p->stall_sig = sig;
+        p->stall_since = s->now;
+        p->stall_warned = 0;
+        return;
+    }
+    if (p->stall_warned || s->closing || p->bye_rcvd || p->gone ||
+        s->now - p->stall_since < limit)
+        return;
+    p->stall_warned = 1;
+    unsigned jobs = 0, ops = 0;
+    for (const vb_job_t *j = s->jobs; j; j = j->next)
+        jobs += j->peer == p->ep.peer;
+    for (const vb_op_t *op = p->pending; op; op = op->next)
+        ops++;
+    core_warn("verbs: no progress with rank %d on %s for %.0f s: path %s, RC connection %s, "
+              "handshake messages to send 0x%x, %u UD packets unacknowledged (%u not sent yet), "
+              "ack owed %d, %u RDMA operations waiting, %u copied transfers queued, RC credits %d "
+              "(owed to it %d)", p->ep.peer, core_rank_host(s->rt, p->ep.peer),
+              s->now - p->stall_since, paths[p->path < 3 ? p->path : 0],
+              states[p->rc_state < 5 ? p->rc_state : 0], p->ctl, vb_rel_tx_inflight(&p->tx),
+              p->nunsent, vb_rel_rx_ack_owed(&p->rx), ops, jobs, p->rc ? p->rc->credits : 0,
+              p->rc ? p->rc->owed : 0);
+}
+
 static int timers(vb_iface_t *s)
 {
     double now = core_wtime();
@@ -448,8 +496,12 @@ static int timers(vb_iface_t *s)
             vb_rc_timers(s, p);
         if (p->pending)
             vb_ops_start(s, p);
-        if (peer_idle(p))
+        if (peer_idle(p)) {
             active_remove(s, p);
+            p->stall_since = 0;
+        } else {
+            stall_check(s, p);
+        }
     }
     if ((++s->timer_ticks & 63) == 0)
         async_events(s);
