@@ -18,6 +18,7 @@
 #include "mpi.h"
 #include "core/comm.h"
 #include "core/datatype.h"
+#include "core/request.h"
 #include "core/errors.h"
 #include "core/op.h"
 #include "collectives/coll.h"
@@ -43,6 +44,15 @@ int coll_copy(const void *src, size_t scount, MPI_Datatype sdt, void *dst, size_
               MPI_Datatype rdt);
 
 /* Largest power of two <= n (n >= 1). */
+/* A completed receive's error as a CORE_* code (0 when it succeeded). */
+static inline int coll_req_err(MPI_Request r)
+{
+    int err = r->status.MPI_ERROR;
+    if (err == MPI_SUCCESS)
+        return 0;
+    return err == MPI_ERR_TRUNCATE ? CORE_ETRUNC : CORE_EPEER;
+}
+
 static inline int coll_pof2(int n)
 {
     int p = 1;

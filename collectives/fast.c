@@ -52,11 +52,9 @@ static int send(const fast_t *f, const void *buf, size_t count, MPI_Datatype dt,
 static int wait(const fast_t *f, MPI_Request r)
 {
     core_wait_req(r, f->fn);
-    int err = r->status.MPI_ERROR;
+    int rc = coll_req_err(r);
     core_req_free(r);
-    if (err == MPI_SUCCESS)
-        return 0;
-    return err == MPI_ERR_TRUNCATE ? CORE_ETRUNC : CORE_EPEER;
+    return rc;
 }
 
 /* Takes back a receive after a failed send (or waits for it if it matched). */
@@ -66,15 +64,15 @@ static void drop(const fast_t *f, MPI_Request r)
     (void)wait(f, r);
 }
 
-/* One exchange with peer: receive into rbuf, send sbuf, wait. */
-static int exchange(const fast_t *f, const void *sbuf, size_t scount, MPI_Datatype sdt,
-                    void *rbuf, size_t rcount, MPI_Datatype rdt, int peer)
+/* One step: receive into rbuf from src, send sbuf to dst, wait. */
+static int exchange(const fast_t *f, const void *sbuf, size_t scount, MPI_Datatype sdt, int dst,
+                    void *rbuf, size_t rcount, MPI_Datatype rdt, int src)
 {
     MPI_Request r;
-    int rc = post(f, rbuf, rcount, rdt, peer, &r);
+    int rc = post(f, rbuf, rcount, rdt, src, &r);
     if (rc)
         return rc;
-    rc = send(f, sbuf, scount, sdt, peer);
+    rc = send(f, sbuf, scount, sdt, dst);
     if (rc) {
         drop(f, r);
         return rc;
@@ -88,15 +86,8 @@ int coll_fast_barrier(MPI_Comm comm)
     fast_t f = fast_begin(comm, COLL_BARRIER);
     int n = comm->size, r = comm->rank;
     for (int d = 1; d < n; d <<= 1) {
-        MPI_Request req;
-        int rc = post(&f, NULL, 0, MPI_BYTE, (r - d + n) % n, &req);
+        int rc = exchange(&f, NULL, 0, MPI_BYTE, (r + d) % n, NULL, 0, MPI_BYTE, (r - d + n) % n);
         if (rc)
-            return rc;
-        if ((rc = send(&f, NULL, 0, MPI_BYTE, (r + d) % n))) {
-            drop(&f, req);
-            return rc;
-        }
-        if ((rc = wait(&f, req)))
             return rc;
     }
     return 0;
@@ -154,7 +145,7 @@ int coll_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
     size_t tmp_bytes = bytes;
     int mask = 1, rc = 0;
     if (in != rbuf) {
-        rc = exchange(&f, in, cnt, dt, rbuf, cnt, dt, me ^ 1);
+        rc = exchange(&f, in, cnt, dt, me ^ 1, rbuf, cnt, dt, me ^ 1);
         if (rc || (rc = core_op_apply(op, in, rbuf, count, dt)))
             return rc;
         mask = 2;
@@ -162,7 +153,7 @@ int coll_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
     if (mask < n && bytes > sizeof(local) && !(tmp = coll_scratch_get(&tmp_bytes)))
         return CORE_ENOMEM;
     for (; mask < n && rc == 0; mask <<= 1) {
-        rc = exchange(&f, rbuf, cnt, dt, tmp, cnt, dt, me ^ mask);
+        rc = exchange(&f, rbuf, cnt, dt, me ^ mask, tmp, cnt, dt, me ^ mask);
         if (rc == 0)
             rc = core_op_apply(op, tmp, rbuf, count, dt);
     }

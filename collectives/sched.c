@@ -382,8 +382,8 @@ void coll_sched_destroy(coll_sched_t *s)
 static void reap(coll_sched_t *s, step_t *t)
 {
     MPI_Request r = t->req;
-    if (r->status.MPI_ERROR != MPI_SUCCESS && !s->err)
-        s->err = r->status.MPI_ERROR == MPI_ERR_TRUNCATE ? CORE_ETRUNC : CORE_EPEER;
+    if (!s->err)
+        s->err = coll_req_err(r);
     core_req_free(r);
     t->req = NULL;
 }
