@@ -82,7 +82,8 @@ typedef struct tp_ops {
      * from any peer, CORE_EBUSY until then. The runtime calls it again and again with every
      * transport's progress in between, until all of them return 0 or a deadline passes: a
      * peer that waits for our acks on one transport gets them while we wait on another.
-     * Arriving messages are still handled. close() must cope with an unfinished drain. */
+     * Arriving messages are still handled. close() must cope with an unfinished drain.
+     * NULL: nothing is ever owed at finalize. */
     int (*drain)(tp_iface_t *iface);
 } tp_ops_t;
 

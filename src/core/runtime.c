@@ -175,9 +175,11 @@ static void drain_transports(core_runtime_t *rt)
     core_wait_begin(&w, "MPI_Finalize (saying goodbye to peers)", NULL);
     for (;;) {
         int busy = 0;
-        for (int i = 0; i < rt->niface; i++)
-            if (rt->ifaces[i]->ops->drain(rt->ifaces[i]) == CORE_EBUSY)
+        for (int i = 0; i < rt->niface; i++) {
+            tp_iface_t *tp = rt->ifaces[i];
+            if (tp->ops->drain && tp->ops->drain(tp) == CORE_EBUSY)
                 busy |= 1 << i;
+        }
         if (!busy)
             break;
         if (core_wtime() > deadline) {
