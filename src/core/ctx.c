@@ -34,10 +34,13 @@
 
 #define NPAIRS (CORE_CTX_MAX / 2)
 #define NWORDS (NPAIRS / 32)
+#define MSGWORDS (NWORDS + 1)   /* a mask, then 1 when it is the real one (lent) */
 #define TAG_BASE (-(1 << 22))
 
 /* Bit set = pair free. Starts all free; world and self reserve theirs. */
 static uint32_t ctx_free_mask[NWORDS];
+
+enum { RETRY = -1, EXHAUSTED = -2 };
 static int ctx_mask_ready;
 
 typedef struct ctx_op ctx_op_t;
@@ -49,11 +52,11 @@ struct ctx_op {
     uint64_t key;             /* priority: lower goes first (parent ctx, then seq) */
     int in_round, locked;
     int answering;            /* leader: the answer is on its way to the members */
-    uint32_t mask[NWORDS];    /* what this rank sent (the leader: the AND so far) */
+    uint32_t mask[MSGWORDS];  /* what this rank sent (the leader: the AND so far) */
     uint32_t *recvbuf;        /* leader: the other members' masks */
     MPI_Request *reqs;        /* this round's receives and sends */
     int nreqs;
-    int32_t decision;         /* the leader's answer: an id, or -1 */
+    int32_t decision;         /* the leader's answer: an id, RETRY or EXHAUSTED */
     int done, rc;
     uint32_t ctx;
     MPI_Request req;          /* completed when the agreement is */
@@ -114,13 +117,14 @@ static int round_start(ctx_op_t *op)
         lock_owner = op;
     op->locked = lock_owner == op;
     if (op->locked)
-        memcpy(op->mask, ctx_free_mask, sizeof(op->mask));
+        memcpy(op->mask, ctx_free_mask, sizeof(ctx_free_mask));
     else
-        memset(op->mask, 0, sizeof(op->mask));
+        memset(op->mask, 0, sizeof(ctx_free_mask));
+    op->mask[NWORDS] = (uint32_t)op->locked;
     op->nreqs = 0;
     if (op->me == 0) {
         for (int i = 1; i < op->nmembers; i++) {
-            rc = p2p_irecv(op->recvbuf + (size_t)(i - 1) * NWORDS, NWORDS, MPI_UINT32_T,
+            rc = p2p_irecv(op->recvbuf + (size_t)(i - 1) * MSGWORDS, MSGWORDS, MPI_UINT32_T,
                            op->members[i], op->tag, op->parent, cctx, &op->reqs[op->nreqs]);
             if (rc)
                 return rc;
@@ -128,7 +132,7 @@ static int round_start(ctx_op_t *op)
         }
     } else {
         int leader = op->members[0];
-        rc = p2p_isend(op->mask, NWORDS, MPI_UINT32_T, leader, op->tag, op->parent, cctx,
+        rc = p2p_isend(op->mask, MSGWORDS, MPI_UINT32_T, leader, op->tag, op->parent, cctx,
                        CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
         if (rc)
             return rc;
@@ -184,9 +188,12 @@ static int op_advance(ctx_op_t *op)
         return 0;
     if (op->me == 0 && !op->answering) {
         for (int i = 1; i < op->nmembers; i++)
-            for (int w = 0; w < NWORDS; w++)
-                op->mask[w] &= op->recvbuf[(size_t)(i - 1) * NWORDS + w];
+            for (int w = 0; w < MSGWORDS; w++)
+                op->mask[w] &= op->recvbuf[(size_t)(i - 1) * MSGWORDS + w];
+        /* No id in real masks of every member: there is none left. */
         op->decision = lowest_free(op->mask);
+        if (op->decision < 0)
+            op->decision = op->mask[NWORDS] ? EXHAUSTED : RETRY;
         /* Nonblocking sends: this runs inside the progress engine. */
         uint32_t cctx = op->parent->ctx + 1;
         for (int i = 1; i < op->nmembers; i++) {
@@ -210,9 +217,9 @@ static int op_advance(ctx_op_t *op)
         op_finish(op, 0);
         return 1;
     }
-    if (op->locked && lowest_free(ctx_free_mask) < 0) {
-        core_error("out of communicator context ids (%d communicators exist): free some with "
-                   "MPI_Comm_free", NPAIRS);
+    if (op->decision == EXHAUSTED) {
+        core_error("out of communicator context ids (%d communicators exist on some member): "
+                   "free some with MPI_Comm_free", NPAIRS);
         op_finish(op, CORE_EOTHER);
         return 1;
     }
@@ -271,7 +278,7 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
     op->key = key;
     op->reqs = malloc(sizeof(MPI_Request) * (size_t)(nmembers + 1));
     if (me == 0 && nmembers > 1)
-        op->recvbuf = malloc(sizeof(uint32_t) * NWORDS * (size_t)(nmembers - 1));
+        op->recvbuf = malloc(sizeof(uint32_t) * MSGWORDS * (size_t)(nmembers - 1));
     op->req = core_req_alloc(CORE_REQ_COLL);
     if (!op->reqs || (me == 0 && nmembers > 1 && !op->recvbuf) || !op->req) {
         if (op->req)
