@@ -112,17 +112,26 @@ grep -q 'loglevel=[4-9]' /proc/cmdline || echo 3 > /proc/sys/kernel/printk
 for m in $(cat /modules.list); do
     insmod "/modules/${m##*/}" $( [ "${m##*/}" = dummy.ko ] && echo numdummies=0 ) || echo "rxe-vm-init: insmod $m failed"
 done
-share=; guest=1
+share=; guest=1; vis=
 for a in $(cat /proc/cmdline); do
     case $a in
     rdmpi_rxe_share=*) share=${a#*=} ;;
     rdmpi_rxe_guest=*) guest=${a#*=} ;;
+    rdmpi_rxe_vis=*) vis=${a#*=} ;;
     esac
 done
 [ -n "$share" ] || die "no rdmpi_rxe_share= on the command line"
 o=trans=virtio,version=9p2000.L,msize=1048576
 mount -t 9p -o ro,$o,cache=loose hostroot /mnt || die "cannot mount the host root over 9p"
+# The guest's own /tmp hides the host's; directories of the host's /tmp the
+# caller needs (a build tree there) stay visible, read-only, at their paths.
+[ -z "$vis" ] || { mkdir -p /hosttmp && mount -o bind /mnt/tmp /hosttmp; } || die "cannot keep the host's /tmp"
 mount -t tmpfs -o mode=1777 tmpfs /mnt/tmp || die "cannot mount /tmp"
+IFS=,
+for d in $vis; do
+    mkdir -p "/mnt$d" && mount -o bind "/hosttmp${d#/tmp}" "/mnt$d" || echo "rxe-vm-init: cannot show $d"
+done
+IFS=' '
 case $share in /tmp/*) mkdir -p "/mnt$share" ;; esac
 mount -t 9p -o $o rxeshare "/mnt$share" || die "cannot mount the share at $share"
 mount --move /proc /mnt/proc && mount --move /sys /mnt/sys && mount --move /dev /mnt/dev ||
@@ -297,9 +306,24 @@ _rxe_vm_run_main() {
     esac
     mkdir -p "$share/.rxe" && rm -f "$share"/.rxe/rc.* "$share"/.rxe/out.* || return 3
     cp "$RXE_VM_SELF" "$share/.rxe/vm.sh"
+    # Top directories under /tmp of the rdmpi trees (RDMPI_SRC, _BUILD, _PREFIX) and of
+    # RXE_VISIBLE (colon-separated): the guests see them at the same paths.
+    local vis='' v top
+    local IFS_save=$IFS; IFS=:
+    for v in ${RDMPI_SRC:-} ${RDMPI_BUILD:-} ${RDMPI_PREFIX:-} ${RXE_VISIBLE:-}; do
+        case $v in
+        /tmp/?*) top=${v#/tmp/}; top=/tmp/${top%%/*}
+                 case ,$vis, in *,"$top",*) ;; *) vis=${vis:+$vis,}$top ;; esac ;;
+        esac
+    done
+    IFS=$IFS_save
     case $script in
     "$share"/*) ;;
-    /tmp/* | /dev/* | /proc/* | /sys/*)
+    /tmp/*) top=${script#/tmp/}; top=/tmp/${top%%/*}
+        case ,$vis, in *,"$top",*) ;; *)
+        cp "$script" "$share/.rxe/$(basename "$script")" && script=$share/.rxe/$(basename "$script") ;;
+        esac ;;
+    /dev/* | /proc/* | /sys/*)
         cp "$script" "$share/.rxe/$(basename "$script")" && script=$share/.rxe/$(basename "$script") ;;
     esac
 
@@ -343,7 +367,7 @@ _rxe_vm_run_main() {
             -machine q35 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
             -display none -monitor none -no-reboot -serial "file:$rundir/console.$g.log" \
             -kernel "$kimg" -initrd "$initrd" \
-            -append "console=ttyS0 quiet loglevel=3 ${RXE_VM_APPEND:-} panic=-1 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nopnp i8042.dumbkbd cryptomgr.notests rdmpi_rxe_share=$share rdmpi_rxe_guest=$g" \
+            -append "console=ttyS0 quiet loglevel=3 ${RXE_VM_APPEND:-} panic=-1 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nopnp i8042.dumbkbd cryptomgr.notests rdmpi_rxe_share=$share rdmpi_rxe_guest=$g${vis:+ rdmpi_rxe_vis=$vis}" \
             -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
             -virtfs "local,path=$share,mount_tag=rxeshare,security_model=none,multidevs=remap" \
             "${net[@]}" > "$rundir/qemu.$g.log" 2>&1 < /dev/null &
