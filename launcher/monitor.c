@@ -110,8 +110,12 @@ static void check_abort(struct monitor *m)
     m->abort_seen = 1;
     if (m->phase != RUNNING)
         return;
-    fprintf(stderr, "rdmpirun: rank %d on host %s called MPI_Abort with error code %d%s%s\n",
-            rank, launch_rank_host(job, rank), status, msg[0] ? ": " : "", msg);
+    /* The library's MPI_Abort message starts with the call; any other abort
+     * (a fatal transport error, an error handler, a bare PMIx client) is
+     * the rank stopping the job, not the application asking to. */
+    const char *how = strncmp(msg, "MPI_Abort(", 10) ? "aborted the job" : "called MPI_Abort";
+    fprintf(stderr, "rdmpirun: rank %d on host %s %s with error code %d%s%s\n", rank,
+            launch_rank_host(job, rank), how, status, msg[0] ? ": " : "", msg);
     set_exit(m, status ? status : 1);
     begin_terminate(m);
 }
