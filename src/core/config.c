@@ -86,6 +86,15 @@ static const core_config_row_t rows[] = {
     { "RDMPI_VERBS_RC_TIMEOUT", CORE_CFG_INT, "18",
       "RC ack timeout exponent: 4.096 us * 2^value per try, 7 tries (18: about 1 s)",
       OFF(verbs_rc_timeout), 0, NULL },
+    { "RDMPI_VERBS_RCACHE", CORE_CFG_BOOL, "1",
+      "keep rendezvous buffers registered between messages (0: register per message); on only "
+      "when the memory hooks that see every free/munmap/madvise/brk install and self-test",
+      OFF(verbs_rcache), 0, NULL },
+    { "RDMPI_VERBS_RCACHE_MAX", CORE_CFG_SIZE, "1G",
+      "registration cache: most bytes kept registered while unused (least recently used go "
+      "first; at most half of the locked-memory limit unless root)", OFF(verbs_rcache_max), 0, NULL },
+    { "RDMPI_VERBS_RCACHE_ENTRIES", CORE_CFG_INT, "1024",
+      "registration cache: most regions kept registered", OFF(verbs_rcache_entries), 0, NULL },
     { "RDMPI_TCP_IF", CORE_CFG_STRING, "",
       "tcp: interfaces (eth0) or networks (10.1.0.0/16) to use, comma separated; empty: the "
       "first non-loopback IPv4 interface that is up, else loopback", OFF(tcp_if),

@@ -33,6 +33,9 @@ typedef struct core_config {
     int verbs_rq_size;          /* RDMPI_VERBS_RQ_SIZE: UD receive queue and SRQ depth */
     int verbs_rc_credits;       /* RDMPI_VERBS_RC_CREDITS: RC sends in flight per peer */
     int verbs_rc_timeout;       /* RDMPI_VERBS_RC_TIMEOUT: IB ack timeout exponent */
+    int verbs_rcache;           /* RDMPI_VERBS_RCACHE: cache registrations (needs memory hooks) */
+    size_t verbs_rcache_max;    /* RDMPI_VERBS_RCACHE_MAX: bytes the cache keeps registered */
+    int verbs_rcache_entries;   /* RDMPI_VERBS_RCACHE_ENTRIES: regions the cache keeps */
     /* tcp transport (transports/tcp) */
     char tcp_if[128];           /* RDMPI_TCP_IF: interfaces or CIDRs ("": first non-loopback) */
     size_t tcp_eager_limit;     /* RDMPI_TCP_EAGER_LIMIT */

@@ -14,19 +14,49 @@
  *   mmap     munmap + mmap(MAP_FIXED) at the same address (always reused)
  *   madvise  MADV_DONTNEED on a private mapping: new zero pages, same address
  *   realloc  realloc to twice the size and back
+ *   bigmalloc free + malloc of 40 MiB: above glibc's largest mmap threshold,
+ *            so free() always unmaps it (inside glibc, not through the
+ *            application's munmap) and the next malloc usually gets the
+ *            same address
+ *   heap     free + malloc of 1 MiB from the brk heap (mmap threshold
+ *            raised, trim threshold lowered): free() shrinks the heap with
+ *            brk when the block is on top, malloc grows it back
  * Every round checks every byte. With one rank the messages go to self;
  * other ranks only wait.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
 
 static const size_t sizes[] = { (64u << 10) + 1, 1u << 20, (4u << 20) - 3 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+static const size_t big_size[] = { 40u << 20 };
+static const size_t heap_size[] = { 1u << 20 };
 
-typedef enum { K_MALLOC, K_MMAP, K_MADVISE, K_REALLOC, K_END } kind_t;
-static const char *const kind_name[] = { "malloc", "mmap", "madvise", "realloc" };
+typedef enum { K_MALLOC, K_MMAP, K_MADVISE, K_REALLOC, K_BIGMALLOC, K_HEAP, K_END } kind_t;
+static const char *const kind_name[] = { "malloc", "mmap", "madvise", "realloc", "bigmalloc",
+                                         "heap" };
+
+static const size_t *kind_sizes(kind_t k, size_t *n)
+{
+    if (k == K_BIGMALLOC) {
+        *n = 1;
+        return big_size;
+    }
+    if (k == K_HEAP) {
+        *n = 1;
+        return heap_size;
+    }
+    *n = NSIZES;
+    return sizes;
+}
+
+static int is_malloc(kind_t k)
+{
+    return k == K_MALLOC || k == K_REALLOC || k == K_BIGMALLOC || k == K_HEAP;
+}
 
 typedef struct buf {
     unsigned char *p;
@@ -43,7 +73,7 @@ static void buf_new(buf_t *b, kind_t k, size_t len)
 {
     b->len = len;
     b->maplen = page_round(len);
-    if (k == K_MALLOC || k == K_REALLOC) {
+    if (is_malloc(k)) {
         b->p = malloc(len);
         CHECK(b->p, "cannot allocate %zu bytes", len);
     } else {
@@ -58,6 +88,8 @@ static int buf_replace(buf_t *b, kind_t k)
     unsigned char *old = b->p;
     switch (k) {
     case K_MALLOC:
+    case K_BIGMALLOC:
+    case K_HEAP:
         free(b->p);
         b->p = malloc(b->len);
         CHECK(b->p, "cannot allocate %zu bytes", b->len);
@@ -88,7 +120,7 @@ static int buf_replace(buf_t *b, kind_t k)
 
 static void buf_free(buf_t *b, kind_t k)
 {
-    if (k == K_MALLOC || k == K_REALLOC)
+    if (is_malloc(k))
         free(b->p);
     else
         munmap(b->p, b->maplen);
@@ -137,13 +169,19 @@ int main(int argc, char **argv)
     int reused[K_END] = { 0 }, rounds = 3;
     for (kind_t k = K_MALLOC; k < K_END; k++) {
         t_begin(kind_name[k]);
-        for (size_t i = 0; i < NSIZES; i++) {
+        size_t nsizes;
+        const size_t *ksizes = kind_sizes(k, &nsizes);
+        if (k == K_HEAP) {
+            mallopt(M_MMAP_THRESHOLD, 64 << 20);
+            mallopt(M_TRIM_THRESHOLD, 128 << 10);
+        }
+        for (size_t i = 0; i < nsizes; i++) {
             buf_t sb = { 0 }, rb = { 0 };
             int me_send = t_rank == from, me_recv = t_rank == to;
             if (me_send)
-                buf_new(&sb, k, sizes[i]);
+                buf_new(&sb, k, ksizes[i]);
             if (me_recv)
-                buf_new(&rb, k, sizes[i]);
+                buf_new(&rb, k, ksizes[i]);
             for (int gen = 1; gen <= rounds; gen++) {
                 if (gen > 1) {
                     /* Both sides' buffers change between rounds: the sender's is read
@@ -167,10 +205,12 @@ int main(int argc, char **argv)
             if (me_recv)
                 buf_free(&rb, k);
         }
+        if (k == K_HEAP)
+            mallopt(M_MMAP_THRESHOLD, 128 << 10);
         if (t_rank == 0)
             printf("verbs_regcache: %s: %d of %d replacements at the same address\n",
                    kind_name[k], reused[k],
-                   (int)(NSIZES * (rounds - 1)) * (from == to ? 2 : 1));
+                   (int)(nsizes * (size_t)(rounds - 1)) * (from == to ? 2 : 1));
     }
     t_begin("same-address");
     if (t_rank == 0)

@@ -469,6 +469,55 @@ static void errors(const char *kind)
     _exit(0);
 }
 
+/* The registration cache, locally: a buffer inside a cached region shares
+ * its registration (each mem_reg still has its own handle); munmap and
+ * madvise(MADV_DONTNEED) kill the region at once, before anything is
+ * mapped again at the address; a new registration there is a new region.
+ * Without the cache every mem_reg has its own MR. */
+static void rcache(void)
+{
+    vb_iface_t *s = vb_iface(t.iface);
+    size_t len = 256u << 10;
+    uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    tp_memh_t *a, *b;
+    CHECK(p != MAP_FAILED, "mmap");
+    memset(p, 1, len);
+    CHECK(t.iface->ops->mem_reg(t.iface, p, len, &a) == 0 && a->mr, "mem_reg");
+    CHECK(t.iface->ops->mem_reg(t.iface, p + 4096, 1000, &b) == 0 && b->mr, "mem_reg inside");
+    CHECK(a->id != b->id, "two mem_reg calls share a handle id");
+    if (!s->rcache) {
+        CHECK(!a->region && !b->region && a->mr != b->mr, "no cache, yet registrations shared");
+        t.iface->ops->mem_dereg(t.iface, a);
+        t.iface->ops->mem_dereg(t.iface, b);
+        munmap(p, len);
+        return;
+    }
+    CHECK(a->region && a->region == b->region && a->mr == b->mr,
+          "a buffer inside a cached region got a registration of its own");
+    vb_region_t *r = a->region;
+    t.iface->ops->mem_dereg(t.iface, a);
+    t.iface->ops->mem_dereg(t.iface, b);
+    CHECK(!r->dead, "an unused region died without a memory event");
+    munmap(p, len);
+    CHECK(r->dead, "munmap did not kill the cached region");
+    uint8_t *q = mmap(p, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                      -1, 0);
+    CHECK(q == p, "mmap(MAP_FIXED)");
+    CHECK(t.iface->ops->mem_reg(t.iface, q, len, &a) == 0 && a->region && !a->region->dead,
+          "mem_reg after munmap + mmap");
+    r = a->region;
+    madvise(q, len, MADV_DONTNEED);
+    CHECK(r->dead, "madvise(MADV_DONTNEED) did not kill the cached region");
+    CHECK(t.iface->ops->mem_reg(t.iface, q, len, &b) == 0 && b->region != r && !b->region->dead,
+          "a dead region was returned again");
+    t.iface->ops->mem_dereg(t.iface, a);
+    t.iface->ops->mem_dereg(t.iface, b);
+    munmap(q, len);
+    if (t.rt.rank == 0)
+        printf("  registration cache: shared, killed by munmap and madvise, never reused\n");
+    fflush(stdout);
+}
+
 static int child(int rank, const char *env)
 {
     t.job = env;
@@ -501,6 +550,7 @@ static int child(int rank, const char *env)
         errors(getenv("VERBS_IFACE_ERROR"));
     stream();
     rdma();
+    rcache();
     CHECK(t.replies > 0, "no reply sent from inside a handler arrived");
     for (int d = 0; d < WORLD; d++) {
         if (d == t.rt.rank)
@@ -561,6 +611,7 @@ int main(int argc, char **argv)
     static const char *const jobs[] = {
         "RDMPI_VERBS_MODE=ud",
         "RDMPI_VERBS_MODE=rc",
+        "RDMPI_VERBS_MODE=rc RDMPI_VERBS_RCACHE=0",
         "RDMPI_VERBS_MODE=hybrid RDMPI_VERBS_RC_MSGS=40",
         "RDMPI_VERBS_MODE=hybrid RDMPI_VERBS_MAX_RC=1",
         "RDMPI_VERBS_MODE=ud RDMPI_VERBS_UD_DROP=0.1 RDMPI_VERBS_MTU=256",

@@ -5,6 +5,7 @@
  *   verbs_ud.c     the UD QP: packets, segmentation, reliability (verbs_rel.c);
  *   verbs_rc.c     RC QPs: handshake over UD, SRQ, credits, sends, RDMA;
  *   verbs_mem.c    registration, remote keys, get/put (RDMA or copied over AMs);
+ *   verbs_rcache.c the registration cache (invalidated through core/memhooks.h);
  *   verbs_info.c   what rdmpi_info prints about RDMA devices.
  *
  * Every peer starts on UD: one UD QP per process, addressed by the (GID or
@@ -180,8 +181,22 @@ typedef struct vb_job {
     size_t len;
 } vb_job_t;
 
+/* A registered range of the registration cache (verbs_rcache.c). */
+typedef struct vb_region {
+    struct vb_region *prev, *next;  /* the cache's list, most recently used first */
+    uintptr_t start, end;           /* page-aligned */
+    struct ibv_mr *mr;              /* NULL while being registered */
+    int refs;                       /* messages using it */
+    uint8_t dead;                   /* its pages changed: never found again */
+} vb_region_t;
+
+typedef struct vb_rcache vb_rcache_t;
+
+/* One per mem_reg call (one message), even when the cache supplies the MR:
+ * its id and range are what a peer's copied accesses are checked against. */
 struct tp_memh {
     struct ibv_mr *mr;   /* NULL: registration failed, transfers are copied */
+    vb_region_t *region; /* the cache's region that mr belongs to, or NULL: mr is ours */
     uint8_t *addr;
     size_t len;
     uint32_t id;
@@ -295,6 +310,7 @@ typedef struct vb_iface {
     vb_op_t *copies;         /* copied gets/puts in progress, by id */
     uint64_t next_op_id;
     tp_memh_t *memhs;        /* live registrations */
+    vb_rcache_t *rcache;     /* NULL: registration per message */
     uint32_t next_memh_id;
     int reg_warned;
     /* timing, fault injection, teardown */
@@ -425,5 +441,18 @@ void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, cons
                  size_t len);
 int vb_jobs_progress(vb_iface_t *s);
 void vb_mem_close(vb_iface_t *s);
+
+/* verbs_rcache.c */
+/* The cache, or NULL with *why saying why there is none (disabled, no
+ * memory hooks on this platform, their self-test failed). */
+vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const core_config_t *cfg, const char **why);
+/* Deregisters everything; no region may be in use any more. */
+void vb_rcache_destroy(vb_rcache_t *c);
+/* Whether lookups may be made (0 once the memory hooks stopped being ours). */
+int vb_rcache_on(vb_rcache_t *c);
+/* A live region covering [addr, addr + len), in use until vb_rcache_put;
+ * NULL when registration failed. */
+vb_region_t *vb_rcache_get(vb_rcache_t *c, void *addr, size_t len);
+void vb_rcache_put(vb_rcache_t *c, vb_region_t *r);
 
 #endif

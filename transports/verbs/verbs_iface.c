@@ -653,6 +653,10 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
         rc = CORE_ENOMEM;
         goto err_close;
     }
+    const char *why;
+    s->rcache = vb_rcache_create(s->pd, cfg, &why);
+    if (!s->rcache)
+        core_info("verbs: registration cache off: %s; registering per message", why);
     /* One CQ for every queue: UD send + receive, the SRQ, and the RC send
      * queues, whose number the CQ's size then bounds. */
     int want = VB_UD_SQ + cfg->verbs_rq_size * 2 + 64;

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include "core/config.h"
+#include "core/memhooks.h"
 #include "transports/verbs/verbs.h"
 
 void tp_verbs_info_print(const core_config_t *cfg);
@@ -206,11 +209,36 @@ static void print_memory(const core_config_t *cfg, const vb_dev_t *dev)
            "bytes per connected peer (+ its QP)\n", rc_fixed / 1024, per_rc);
 }
 
+/* Whether the registration cache would be on in a process like this one
+ * (the memory hooks are installed and self-tested here, as at MPI_Init). */
+static void print_rcache(const core_config_t *cfg)
+{
+    const char *why = NULL;
+    if (!cfg->verbs_rcache)
+        why = "RDMPI_VERBS_RCACHE=0";
+    else if (core_memhooks_install(&why) != 0 && !why)
+        why = "the memory hooks did not install";
+    if (why) {
+        printf("  registration cache: off (%s): rendezvous buffers are registered per message\n",
+               why);
+        return;
+    }
+    size_t max = cfg->verbs_rcache_max;
+    struct rlimit rl;
+    if (geteuid() != 0 && getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        max > rl.rlim_cur / 2)
+        max = rl.rlim_cur / 2;
+    printf("  registration cache: on (memory hooks on munmap, mremap, madvise, brk, shmat, "
+           "shmdt, mmap installed and self-tested), up to %zu MiB and %d regions unused\n",
+           max >> 20, cfg->verbs_rcache_entries);
+}
+
 void tp_verbs_info_print(const core_config_t *cfg)
 {
     int n = 0;
     struct ibv_device **list = ibv_get_device_list(&n);
     printf("\nRDMA (verbs transport):\n");
+    print_rcache(cfg);
     if (!list || n == 0) {
         printf("  no RDMA device found (the verbs transport stays off; on Linux: modprobe the "
                "driver, or rdma link add rxe0 type rxe netdev <if> for Soft-RoCE)\n");

@@ -1,15 +1,16 @@
 /*
  * Memory for rendezvous: registration, remote keys, get and put.
  *
- * Registration is per message: mem_reg pins the buffer with ibv_reg_mr and
- * mem_dereg (at the message's completion) unpins it. There is deliberately
- * no cache: a cached key is only safe if every free/munmap/madvise/brk of
- * the application is seen, and glibc's free() unmaps large blocks through
- * internal calls that no symbol interposition catches; without a proven
- * invalidation hook a cache could hand out a key to pages that were unmapped
- * and replaced at the same address (wrong data, silently). Per-message
- * registration is always correct; its cost is small next to the transfer of
- * a message above the eager limit.
+ * Registration goes through the registration cache (verbs_rcache.c) when it
+ * is on: the buffer's region stays registered after the message, and the
+ * memory hooks (core/memhooks.h) kill it before its pages are freed,
+ * unmapped, discarded or replaced, so a reused address never gets a stale
+ * key. Without proven hooks (other architectures, a static libc, a malloc
+ * that unmaps without libc such as AddressSanitizer's, or
+ * RDMPI_VERBS_RCACHE=0) every message registers its buffer with ibv_reg_mr
+ * and deregisters it at completion: always correct, only slower.
+ * Either way each mem_reg makes its own handle (id, range), which is what
+ * copied accesses are checked against.
  *
  * When registration fails (locked-memory limit), mem_reg still succeeds
  * with a software handle, and transfers involving it are copied through
@@ -40,10 +41,14 @@ int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
     if (++s->next_memh_id & VB_KEY_SOFT)
         s->next_memh_id = 1;
     m->id = s->next_memh_id;
-    if (len)
+    if (len && vb_rcache_on(s->rcache)) {
+        m->region = vb_rcache_get(s->rcache, addr, len);
+        m->mr = m->region ? m->region->mr : NULL;
+    } else if (len) {
         m->mr = ibv_reg_mr(s->pd, addr, len,
                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
                                IBV_ACCESS_REMOTE_WRITE);
+    }
     if (!m->mr && len && !s->reg_warned++) {
         struct rlimit rl;
         char lim[32] = "unlimited";
@@ -71,7 +76,9 @@ void vb_mem_dereg(tp_iface_t *iface, tp_memh_t *m)
         s->memhs = m->next;
     if (m->next)
         m->next->prev = m->prev;
-    if (m->mr)
+    if (m->region)
+        vb_rcache_put(s->rcache, m->region);
+    else if (m->mr)
         ibv_dereg_mr(m->mr);
     free(m);
 }
@@ -379,4 +386,6 @@ void vb_mem_close(vb_iface_t *s)
     s->jobs_tail = NULL;
     while (s->memhs)
         vb_mem_dereg(&s->base, s->memhs);
+    vb_rcache_destroy(s->rcache);
+    s->rcache = NULL;
 }
