@@ -175,28 +175,35 @@ mpi2() {
 }
 
 mpi_two_guests() {
-    local bin=$RXE_SHARE/mpi2 v
+    local bin=${RDMPI_TEST_BINDIR:-$RXE_SHARE/mpi2} v wrap=/tmp/rdmpirun-2guests out=/tmp/mpi2-suite.out rc
     if [ "${RXE_SUITE_VERBS:-0}" != 1 ]; then
         if [ "$RXE_GUEST" = 1 ]; then
-            skip rxe/2guests/mpi/p2p_basic "rdmpi was built without the verbs transport"
-            skip rxe/2guests/mpi/latency "rdmpi was built without the verbs transport"
+            skip rxe/2guests/mpi "rdmpi was built without the verbs transport"
         fi
         return 0
     fi
     if [ "$RXE_GUEST" != 1 ]; then
-        RXE_AGENT_TIMEOUT=${RXE_AGENT_TIMEOUT:-200} "$here/share-agent.sh" serve
+        RXE_AGENT_TIMEOUT=$((${RXE_PAIR_MPI_TIMEOUT:-900} + 120)) "$here/share-agent.sh" serve
         return 0
     fi
     mkdir -p "$bin"
-    if ! "$RDMPI_PREFIX/bin/rdmpicc" -O1 -o "$bin/p2p_basic" "$RDMPI_SRC/test/mpi/p2p_basic.c" \
-        > /tmp/mpi2-cc.out 2>&1; then
-        fail rxe/2guests/mpi/p2p_basic "(does not compile: $(head -n 3 /tmp/mpi2-cc.out | tr '\n' ' '))"
-    else
-        mpi2 p2p_basic 90 "$bin/p2p_basic"
-    fi
     mpi2 latency 60 "$RDMPI_PREFIX/bin/rdmpi_latency" -m 8:8 -i 200 -x 20
     v=$(awk '$1 == 8 {print $2}' /tmp/mpi2-latency.out | tail -n 1)
     [ -n "$v" ] && info "rxe/2guests/mpi/latency: 8 B: $v us one way (rdmpi over rc, across the guests)"
+    # test/mpi/run's programs across the guests: ranks alternate between them (--map-by node), every
+    # byte over verbs in the default (hybrid) mode; the programs live where both guests see them
+    printf '#!/bin/sh\nexec "%s" --launch-agent "%s run" --host guest1:4,guest2:4 --map-by node "$@"\n' \
+        "$RDMPI_PREFIX/bin/rdmpirun" "$here/share-agent.sh" > "$wrap"
+    chmod +x "$wrap"
+    # shellcheck disable=SC2086  # RDMPI_RXE_PAIR_TESTS: a selection for test/mpi/run
+    RDMPI_TEST_BINDIR=$bin RDMPI_TEST_MPIRUN=$wrap RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=hybrid" \
+        RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-8} timeout -k 10 "${RXE_PAIR_MPI_TIMEOUT:-900}" \
+        "$RDMPI_SRC/test/mpi/run" ${RDMPI_RXE_PAIR_TESTS:-} 2>&1 |
+        tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): mpi/#\1: rxe/2guests/mpi/#p"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' "$out"; then
+        fail "rxe/2guests/mpi-runner" "exited with status $rc$([ "$rc" = 124 ] && echo ' (timeout)'): $(tail -n 3 "$out" | tr '\n' ' ' | cut -c1-300)"
+    fi
     touch "$RXE_SHARE/agent/quit"
 }
 

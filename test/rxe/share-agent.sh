@@ -7,7 +7,8 @@
 # The agent forwards rdmpirun's boot line (the first line of its stdin), streams the remote
 # command's output back, ends the remote stdin when its own stdin ends (which is how rdmpid learns
 # that rdmpirun is gone) and exits with the remote command's status. Everything is bounded by
-# RXE_AGENT_TIMEOUT seconds (default 300). Files in $RXE_SHARE/agent:
+# RXE_AGENT_TIMEOUT seconds (default 300): serve's whole run and each command it runs; run's wait
+# for its request to be taken. Files in $RXE_SHARE/agent:
 #   req.ID    argument lines, then "--", then the boot line (written whole, then renamed)
 #   out.ID    the remote command's stdout+stderr;  rc.ID its exit status;  stop.ID end its stdin
 set -u
@@ -32,7 +33,11 @@ serve_one() {
 }
 
 serve() {
-    local f id t0=$SECONDS
+    local f id t0=$SECONDS v
+    # the harnesses' own RDMPI_* variables (guest environment) are not for rdmpid and its ranks
+    for v in $(compgen -e); do
+        case $v in RDMPI_SRC | RDMPI_BUILD | RDMPI_PREFIX | RDMPI_RXE_* | RDMPI_TEST_*) unset "$v" ;; esac
+    done
     mkdir -p "$dir"
     while [ ! -e "$dir/quit" ] && [ $((SECONDS - t0)) -lt "$tmo" ]; do
         for f in "$dir"/req.*; do
@@ -58,7 +63,8 @@ run() {
     tail -n +1 -s 0.3 -F "$dir/out.$id" 2>/dev/null &
     tailpid=$!
     while [ ! -e "$dir/rc.$id" ]; do
-        if [ $((SECONDS - t0)) -ge "$tmo" ]; then
+        # once taken, the remote command runs as long as rdmpirun keeps this agent
+        if [ -e "$dir/req.$id" ] && [ $((SECONDS - t0)) -ge "$tmo" ]; then
             echo "share-agent: no answer from $1 within $tmo s (is 'share-agent.sh serve' running there?)" >&2
             break
         fi
