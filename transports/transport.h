@@ -33,6 +33,7 @@ typedef struct tp_memh tp_memh_t; /* opaque, transport-defined */
 enum {
     TP_CAP_GET = 1u << 0, /* get() reads remote registered memory */
     TP_CAP_PUT = 1u << 1, /* put() writes remote registered memory */
+    TP_CAP_WAIT = 1u << 2, /* arm() lets an idle rank sleep until something arrives */
 };
 
 typedef struct tp_caps {
@@ -85,6 +86,12 @@ typedef struct tp_ops {
      * Arriving messages are still handled. close() must cope with an unfinished drain.
      * NULL: nothing is ever owed at finalize. */
     int (*drain)(tp_iface_t *iface);
+    /* Before an idle rank sleeps (only with TP_CAP_WAIT): returns 0 when nothing is pending,
+     * with *fd a descriptor that becomes readable as soon as anything arrives or completes
+     * from now on (-1: nothing can arrive unasked), after lowering *max_sleep (seconds) if
+     * timers need a call to progress sooner; CORE_EBUSY when there is work to do now (the
+     * caller polls again instead of sleeping). May run progress itself. */
+    int (*arm)(tp_iface_t *iface, int *fd, double *max_sleep);
 } tp_ops_t;
 
 /* Base of every transport's interface object; embed it first. */

@@ -18,6 +18,7 @@ typedef struct core_config {
     int spin_count;             /* RDMPI_SPIN_COUNT: polls before yielding the CPU */
     int yield_mode;             /* RDMPI_YIELD: auto, always, never */
     double wait_warn;           /* RDMPI_WAIT_WARN: seconds before a blocked call says so */
+    double wait_sleep;          /* RDMPI_WAIT_SLEEP: idle seconds before sleeping (0: never) */
     /* verbs transport (transports/verbs) */
     char verbs_device[64];      /* RDMPI_VERBS_DEVICE: "name[:port]" ("": nearest to our cores) */
     int verbs_gid_index;        /* RDMPI_VERBS_GID_INDEX (-1: RoCE v2 IPv4-mapped, found) */

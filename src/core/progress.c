@@ -2,6 +2,7 @@
  * The progress engine and the wait policy (see progress.h).
  */
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,9 +103,45 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->fn = fn;
     w->req = req;
     w->start = 0;
+    w->idle_since = 0;
     w->spins = 0;
+    w->sleeping = 0;
     w->warned = 0;
     current_wait = w;
+}
+
+#define SLEEP_MAX 0.01 /* longest sleep: a missed wake-up costs no more */
+
+void core_wait_policy(core_runtime_t *rt)
+{
+    unsigned all = TP_CAP_WAIT;
+    for (int i = 0; i < rt->niface; i++)
+        all &= rt->ifaces[i]->caps.flags;
+    rt->wait_sleep = all && rt->cfg.wait_sleep > 0 ? rt->cfg.wait_sleep : 0;
+    if (rt->wait_sleep > 0)
+        core_debug("blocked calls sleep after %g s without progress", rt->wait_sleep);
+}
+
+/* Sleeps until a transport has something or max_sleep passes; returns
+ * without sleeping when one of them has work now. */
+static void sleep_on_transports(core_runtime_t *rt)
+{
+    struct pollfd pfd[CORE_MAX_TRANSPORTS];
+    double max_sleep = SLEEP_MAX;
+    int n = 0;
+    for (int i = 0; i < rt->niface; i++) {
+        int fd = -1;
+        tp_iface_t *iface = rt->ifaces[i];
+        if (iface->ops->arm(iface, &fd, &max_sleep) != 0)
+            return;
+        if (fd >= 0) {
+            pfd[n].fd = fd;
+            pfd[n].events = POLLIN;
+            pfd[n++].revents = 0;
+        }
+    }
+    int ms = (int)(max_sleep * 1000);
+    poll(pfd, (nfds_t)n, ms > 0 ? ms : 1);
 }
 
 void core_wait_idle(core_wait_ctx_t *w, int events)
@@ -112,12 +149,23 @@ void core_wait_idle(core_wait_ctx_t *w, int events)
     core_runtime_t *rt = core_rt;
     if (events) {
         w->spins = 0;
+        w->idle_since = 0;
+        w->sleeping = 0;
         return;
     }
     w->spins++;
-    if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
-        (rt->cfg.yield_mode == CORE_YIELD_AUTO &&
-         (rt->oversubscribed || w->spins > rt->cfg.spin_count)))
+    if (!w->sleeping && rt->wait_sleep > 0 && (w->spins & 63) == 0) {
+        double now = core_wtime();
+        if (w->idle_since == 0)
+            w->idle_since = now;
+        else if (now - w->idle_since >= rt->wait_sleep)
+            w->sleeping = 1;
+    }
+    if (w->sleeping)
+        sleep_on_transports(rt);
+    else if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
+             (rt->cfg.yield_mode == CORE_YIELD_AUTO &&
+              (rt->oversubscribed || w->spins > rt->cfg.spin_count)))
         sched_yield();
     /* Look at the clock only now and then: it is not free. */
     if ((w->spins & 1023) != 1023 || rt->cfg.wait_warn <= 0)

@@ -156,6 +156,7 @@ int core_runtime_init(int argc, char **argv, int required, int *provided)
     if ((rc = p2p_init(rt)) || (rc = open_transports(rt)) || (rc = core_boot_fence(rt)) ||
         (rc = ready_transports(rt)))
         return rc;
+    core_wait_policy(rt);
     if ((rc = core_comm_init_predefined(rt)) || (rc = coll_init()))
         return rc;
     core_info_env_init(argc, argv);

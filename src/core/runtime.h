@@ -25,6 +25,7 @@ typedef struct core_runtime {
     char nspace[256];          /* the job's name ("singleton" when alone) */
     int singleton;
     int oversubscribed;        /* ranks on this node outnumber its cores */
+    double wait_sleep;         /* idle seconds before a blocked call sleeps; 0: never */
     int ncores;
 
     /* Transports: the open interfaces and, per world rank, its endpoint

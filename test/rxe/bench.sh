@@ -6,8 +6,10 @@
 # Prints a table with ratios to ib_send_lat (latency) and ib_write_bw (bandwidth). Not part of the
 # suite. Absolute figures under TCG mean little; the ratios within one run are the point.
 # Usage: test/rxe/bench.sh [--rounds R (3; medians over them)] [--timeout S] [--smp N] [--mem MB] [--keep] [--no-ompi] [--no-rdmpi]
-#                          [--lat-iters N] [--bw-iters N] [--window W]
+#                          [--lat-iters N] [--bw-iters N] [--window W] [--also NAME=PREFIX]...
 # Environment: RDMPI_PREFIX (rdmpi installation, default: <repo>/_inst).
+# --also NAME=PREFIX runs another rdmpi installation too, in the same rounds (rows "NAME verbs <mode>"):
+# a change and its baseline measured in one boot, e.g. --also base=/tmp/rdmpi-before/_inst.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -72,15 +74,18 @@ guest() {
             )
         fi
         if [ "$RDMPI" = 1 ]; then
-            local mode
-            for mode in ud rc hybrid; do
-                (
-                    export RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode
-                    mpib "rdmpi verbs $mode" lat "$RDMPI_PREFIX/bin/rdmpirun" -n 2 --bind-to none \
-                        "$RDMPI_PREFIX/bin/rdmpi_latency" "${latargs[@]}"
-                    mpib "rdmpi verbs $mode" bw "$RDMPI_PREFIX/bin/rdmpirun" -n 2 --bind-to none \
-                        "$RDMPI_PREFIX/bin/rdmpi_bw" "${bwargs[@]}"
-                )
+            local mode inst name pfx
+            for inst in "rdmpi=$RDMPI_PREFIX" $ALSO; do
+                name=${inst%%=*} pfx=${inst#*=}
+                for mode in ud rc hybrid; do
+                    (
+                        export RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode
+                        mpib "$name verbs $mode" lat "$pfx/bin/rdmpirun" -n 2 --bind-to none \
+                            "$pfx/bin/rdmpi_latency" "${latargs[@]}"
+                        mpib "$name verbs $mode" bw "$pfx/bin/rdmpirun" -n 2 --bind-to none \
+                            "$pfx/bin/rdmpi_bw" "${bwargs[@]}"
+                    )
+                done
             done
         fi
     done
@@ -90,7 +95,7 @@ if [ "${1:-}" = __guest ]; then guest "$2"; exit 0; fi
 
 # ---------------------------------------------------------------------------------------------------
 # On the host.
-tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16
+tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also=
 while [ $# -gt 0 ]; do
     case $1 in
     --timeout) tmo=$2; shift 2 ;;
@@ -102,6 +107,12 @@ while [ $# -gt 0 ]; do
     --lat-iters) lat_iters=$2; shift 2 ;;
     --bw-iters) bw_iters=$2; shift 2 ;;
     --window) window=$2; shift 2 ;;
+    --also)
+        case $2 in
+        *=/*) also="$also $2" ;;
+        *) echo "bench.sh: --also wants NAME=/absolute/prefix, not '$2'" >&2; exit 2 ;;
+        esac
+        shift 2 ;;
     -h | --help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
     esac
@@ -133,6 +144,7 @@ fi
 bw_iters_pt=$(( bw_iters * window > 100 ? bw_iters * window : 100 ))
 cat > "$share/bench.conf" <<EOF
 ROUNDS=$rounds OMPI=$ompi RDMPI=$rdmpi LAT_ITERS=$lat_iters BW_ITERS=$bw_iters BW_ITERS_PT=$bw_iters_pt WINDOW=$window
+ALSO="$also"
 EOF
 
 load=$(cut -d' ' -f1 /proc/loadavg)

@@ -105,6 +105,14 @@ static int self_drain(tp_iface_t *iface)
     return ((self_iface_t *)iface)->head ? CORE_EBUSY : 0;
 }
 
+/* Only this process queues messages to itself: idle, nothing can come. */
+static int self_arm(tp_iface_t *iface, int *fd, double *max_sleep)
+{
+    (void)max_sleep;
+    *fd = -1;
+    return ((self_iface_t *)iface)->head ? CORE_EBUSY : 0;
+}
+
 static void self_close(tp_iface_t *iface)
 {
     self_iface_t *s = (self_iface_t *)iface;
@@ -128,6 +136,7 @@ static const tp_ops_t self_ops = {
     .progress = self_progress,
     .flush = self_flush,
     .drain = self_drain,
+    .arm = self_arm,
 };
 
 static int self_open(core_runtime_t *rt, tp_iface_t **iface_p)
@@ -143,7 +152,7 @@ static int self_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.caps.max_inline = 0;
     s->base.caps.eager_limit = 64 * 1024;
     s->base.caps.max_rkey = 0;
-    s->base.caps.flags = TP_CAP_GET | TP_CAP_PUT;
+    s->base.caps.flags = TP_CAP_GET | TP_CAP_PUT | TP_CAP_WAIT;
     s->ep.iface = &s->base;
     s->ep.peer = rt->rank;
     *iface_p = &s->base;

@@ -273,6 +273,7 @@ typedef struct vb_iface {
     vb_dev_t dev;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
+    struct ibv_comp_channel *chan; /* wakes a sleeping rank (arm); NULL: cannot sleep */
     int cq_size;
     uint32_t qkey;
     enum ibv_mtu mtu;        /* UD packets we send and receive at most */

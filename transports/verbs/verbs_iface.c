@@ -3,7 +3,8 @@
  * the UD QP, and in rc/hybrid mode the SRQ), publishing the address card,
  * peers created on first contact, the progress loop (CQ polled in batches,
  * receive queues refilled in batches, timers every 200 us for the peers on
- * the active list), the routing of active messages between UD and RC, and
+ * the active list), the routing of active messages between UD and RC,
+ * arming the CQ's completion channel for a rank about to sleep (arm), and
  * an orderly close (RC queues flushed, BYE exchanged, then teardown).
  */
 #include <errno.h>
@@ -29,6 +30,7 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
 static int vb_progress(tp_iface_t *iface);
 static int vb_flush(tp_ep_t *ep);
 static int vb_drain(tp_iface_t *iface);
+static int vb_arm(tp_iface_t *iface, int *fd, double *max_sleep);
 
 static const tp_ops_t vb_ops = {
     .close = vb_close,
@@ -43,6 +45,7 @@ static const tp_ops_t vb_ops = {
     .progress = vb_progress,
     .flush = vb_flush,
     .drain = vb_drain,
+    .arm = vb_arm,
 };
 
 uint64_t vb_rand(vb_iface_t *s)
@@ -534,6 +537,41 @@ static int vb_progress(tp_iface_t *iface)
     return ev;
 }
 
+/* ---- sleeping ---- */
+
+/* Takes the completion events that woke us (or came while awake) off the
+ * channel: each must be acknowledged before the CQ can be destroyed. */
+static void chan_drain(vb_iface_t *s)
+{
+    struct ibv_cq *cq;
+    void *ctx;
+    unsigned n = 0;
+    while (ibv_get_cq_event(s->chan, &cq, &ctx) == 0)
+        n++;
+    if (n)
+        ibv_ack_cq_events(s->cq, n);
+}
+
+/* Asks for an event at the next completion, then polls once more: what
+ * completed before the request would raise no event. Peers with timers
+ * (UD acks and resends, credits to return) shorten the sleep. */
+static int vb_arm(tp_iface_t *iface, int *fd, double *max_sleep)
+{
+    vb_iface_t *s = vb_iface(iface);
+    chan_drain(s);
+    if (s->jobs || s->hold.full)
+        return CORE_EBUSY;
+    if (s->active) {
+        double t = s->next_timer - core_wtime();
+        if (t < *max_sleep)
+            *max_sleep = t > 0 ? t : 0;
+    }
+    if (ibv_req_notify_cq(s->cq, 0) != 0 || vb_progress(iface) > 0)
+        return CORE_EBUSY;
+    *fd = s->chan->fd;
+    return 0;
+}
+
 /* ---- open and close ---- */
 
 static void set_caps(vb_iface_t *s)
@@ -558,6 +596,8 @@ static void set_caps(vb_iface_t *s)
         c->max_inline = s->rc_inline > sizeof(vb_rc_hdr_t) ? s->rc_inline - sizeof(vb_rc_hdr_t) : 0;
         c->flags = TP_CAP_GET | TP_CAP_PUT;
     }
+    if (s->chan)
+        c->flags |= TP_CAP_WAIT;
 }
 
 static void check_memlock(vb_iface_t *s)
@@ -673,7 +713,15 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     if (s->max_rc < 0)
         s->max_rc = 0;
     s->rc_msgs = s->mode == CORE_VERBS_RC ? 1 : cfg->verbs_rc_msgs > 0 ? cfg->verbs_rc_msgs : 1;
-    s->cq = ibv_create_cq(s->dev.ctx, s->cq_size, NULL, NULL, 0);
+    s->chan = ibv_create_comp_channel(s->dev.ctx);
+    if (s->chan) {
+        flags = fcntl(s->chan->fd, F_GETFL);
+        fcntl(s->chan->fd, F_SETFL, flags | O_NONBLOCK);
+    } else {
+        core_debug("verbs: no completion channel on %s (%s): ranks poll while they wait",
+                   s->dev.name, strerror(errno));
+    }
+    s->cq = ibv_create_cq(s->dev.ctx, s->cq_size, NULL, s->chan, 0);
     if (!s->cq) {
         core_error("verbs: cannot create a completion queue of %d entries on %s: %s",
                    s->cq_size, s->dev.name, strerror(errno));
@@ -810,8 +858,13 @@ static void vb_close(tp_iface_t *iface)
     vb_mem_close(s);
     vb_rc_close(s);
     vb_ud_close(s);
-    if (s->cq)
+    if (s->cq) {
+        if (s->chan)
+            chan_drain(s);
         ibv_destroy_cq(s->cq);
+    }
+    if (s->chan)
+        ibv_destroy_comp_channel(s->chan);
     if (s->pd)
         ibv_dealloc_pd(s->pd);
     vb_dev_close(&s->dev);

@@ -102,8 +102,12 @@ unsigned vb_rel_tx_ack(vb_rel_tx_t *tx, const vb_rel_params_t *p, uint16_t ack, 
         }
         tx->deadline = now + tx->rto;
         if (tx->recovering) {
-            /* Still recovering from a timeout: the next one may be lost too. */
-            *resend = VB_REL_RESEND_ONE;
+            /* The probe sent at the timeout got through. A timeout with no
+             * NAK means the tail of what we sent was lost (typically a
+             * burst that overflowed the receive queue): resend all of it
+             * now, rather than one packet per round trip and a timeout,
+             * with its doubled RTO, for every packet after the next. */
+            *resend = VB_REL_RESEND_ALL;
             tx->recovering = 0;
         }
     }

@@ -23,7 +23,7 @@
  * holds. When half the window is in flight the sender asks for an ack in
  * the packet it sends. Its timer (adaptive: srtt + 4 rttvar, clamped to
  * [rto_min, rto_max], doubling on every expiry) resends the oldest packet;
- * the next ack that advances resends the next one. A peer whose oldest
+ * the next ack that advances resends everything still unacknowledged. A peer whose oldest
  * packet stays unacknowledged for peer_timeout seconds is reported dead.
  */
 #ifndef RDMPI_TP_VERBS_REL_H
