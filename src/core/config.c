@@ -18,6 +18,7 @@ extern char **environ;
 static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
 static const char *const yield_modes[] = { "auto", "always", "never", NULL };
 static const char *const verbs_modes[] = { "ud", "rc", "hybrid", NULL };
+static const char *const rndv_protos[] = { "read", "write", "pipelined", NULL };
 
 static const core_config_row_t rows[] = {
     { "RDMPI_LOG_LEVEL", CORE_CFG_ENUM, "warn",
@@ -34,6 +35,11 @@ static const core_config_row_t rows[] = {
     { "RDMPI_SHM_CMA", CORE_CFG_BOOL, "1",
       "single-copy large messages with process_vm_readv (0: pipelined copy)", OFF(shm_cma), 0,
       NULL },
+    { "RDMPI_RNDV_PROTO", CORE_CFG_ENUM, "read",
+      "rendezvous of large messages: read (the receiver reads the sender's buffer: RDMA read, "
+      "CMA), write (the sender writes into the receiver's buffer once it is matched), "
+      "pipelined (copied in chunks through active messages); a transport that cannot do the "
+      "one asked uses the other zero-copy one, else pipelined", OFF(rndv_proto), 0, rndv_protos },
     { "RDMPI_RNDV_FRAG_SIZE", CORE_CFG_SIZE, "0",
       "chunk size of the pipelined rendezvous (transports without RDMA get); 0: the "
       "transport's preferred size (tcp 512k, others 64k)", OFF(rndv_frag_size), 0, NULL },

@@ -14,6 +14,7 @@ typedef struct core_config {
     size_t shm_eager_limit;     /* RDMPI_SHM_EAGER_LIMIT */
     size_t shm_ring_size;       /* RDMPI_SHM_RING_SIZE (0: sized from the node's rank count) */
     int shm_cma;                /* RDMPI_SHM_CMA: single copy through process_vm_readv */
+    int rndv_proto;             /* RDMPI_RNDV_PROTO: CORE_RNDV_READ, _WRITE, _PIPELINED */
     size_t rndv_frag_size;      /* RDMPI_RNDV_FRAG_SIZE: pipelined rendezvous chunk */
     int spin_count;             /* RDMPI_SPIN_COUNT: polls before yielding the CPU */
     int yield_mode;             /* RDMPI_YIELD: auto, always, never */
@@ -46,6 +47,7 @@ typedef struct core_config {
 
 enum { CORE_YIELD_AUTO = 0, CORE_YIELD_ALWAYS, CORE_YIELD_NEVER };
 enum { CORE_VERBS_UD = 0, CORE_VERBS_RC, CORE_VERBS_HYBRID };
+enum { CORE_RNDV_READ = 0, CORE_RNDV_WRITE, CORE_RNDV_PIPELINED };
 
 enum core_config_type { CORE_CFG_BOOL, CORE_CFG_INT, CORE_CFG_SIZE, CORE_CFG_STRING,
                         CORE_CFG_ENUM, CORE_CFG_DOUBLE, CORE_CFG_EXTERNAL };

@@ -6,6 +6,12 @@
  * Rendezvous with get (transports with TP_CAP_GET): RTS(match, len, sreq,
  *         buffer address, rkey) -> the receiver matches, reads the data with
  *         tp_get, sends FIN(sreq).
+ * Rendezvous with put (RDMPI_RNDV_PROTO=write, transports with TP_CAP_PUT):
+ *         RTS(match, len, sreq, F_PUT) -> the receiver matches, registers
+ *         its buffer, answers RTR(sreq, rreq, bytes wanted, address, rkey)
+ *         -> the sender writes with tp_put and, once the write completed
+ *         (the data is in place), sends PUT_FIN(rreq). If the receiver
+ *         cannot register, it answers CTS instead (pipelined).
  * Pipelined rendezvous (no get, or registration failed): RTS without an
  *         address -> CTS(sreq, rreq, bytes wanted) -> DATA(rreq, offset)
  *         chunks of RDMPI_RNDV_FRAG_SIZE; the last chunk completes both.
@@ -18,9 +24,11 @@
 #include "p2p/p2p.h"
 #include "core/comm.h"
 
-enum { P2P_AM_EAGER = 0, P2P_AM_RTS, P2P_AM_CTS, P2P_AM_DATA, P2P_AM_FIN, P2P_AM_ACK };
-enum { P2P_PROTO_EAGER = 1, P2P_PROTO_RNDV_GET, P2P_PROTO_RNDV_PIPE };
+enum { P2P_AM_EAGER = 0, P2P_AM_RTS, P2P_AM_CTS, P2P_AM_DATA, P2P_AM_FIN, P2P_AM_ACK,
+       P2P_AM_RTR, P2P_AM_PUT_FIN };
+enum { P2P_PROTO_EAGER = 1, P2P_PROTO_RNDV_GET, P2P_PROTO_RNDV_PUT, P2P_PROTO_RNDV_PIPE };
 #define P2P_F_SYNC 1u
+#define P2P_F_PUT 2u   /* RTS: the sender's buffer is registered for put: answer RTR */
 
 typedef struct p2p_hdr {
     uint32_t ctx;
@@ -47,11 +55,18 @@ typedef struct p2p_cts_hdr {
     uint64_t sreq, rreq, want;
 } p2p_cts_hdr_t;
 
+typedef struct p2p_rtr_hdr {
+    uint64_t sreq, rreq, want;
+    uint64_t raddr;      /* the receiver's buffer */
+    uint32_t rkey_len;
+    uint8_t rkey[P2P_MAX_RKEY];
+} p2p_rtr_hdr_t;
+
 typedef struct p2p_data_hdr {
     uint64_t rreq, offset;
 } p2p_data_hdr_t;
 
-typedef struct p2p_req_hdr {   /* FIN and ACK */
+typedef struct p2p_req_hdr {   /* FIN, PUT_FIN and ACK */
     uint64_t req;
 } p2p_req_hdr_t;
 

@@ -17,7 +17,7 @@ typedef struct p2p_ctrl {
     int dest;
     unsigned id;
     size_t len;
-    uint64_t hdr[4];
+    uint64_t hdr[];   /* len bytes */
 } p2p_ctrl_t;
 
 p2p_mq_t *p2p_mq_get(uint32_t ctx)
@@ -41,7 +41,7 @@ void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len)
         core_error("cannot send a control message to rank %d: %s", world_dest, core_strerror(rc));
         return;
     }
-    p2p_ctrl_t *c = malloc(sizeof(*c));
+    p2p_ctrl_t *c = malloc(sizeof(*c) + len);
     if (!c)
         core_fatal("out of memory receiving a message");
     c->next = NULL;
@@ -143,7 +143,9 @@ static void rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, con
     u.src = h->m.src;
     u.tag = h->m.tag;
     u.world_src = src;
-    u.proto = h->raddr ? P2P_PROTO_RNDV_GET : P2P_PROTO_RNDV_PIPE;
+    u.proto = h->raddr                      ? P2P_PROTO_RNDV_GET
+              : (h->m.flags & P2P_F_PUT) ? P2P_PROTO_RNDV_PUT
+                                         : P2P_PROTO_RNDV_PIPE;
     u.flags = h->m.flags;
     u.len = h->len;
     u.sreq = h->sreq;

@@ -1,8 +1,10 @@
 /*
  * Rendezvous: large messages move once the receive has matched. With
  * TP_CAP_GET the receiver reads the sender's buffer directly (zero copy on
- * RDMA, single copy on shm through CMA) and answers FIN; otherwise it asks
- * for the data with CTS and the sender streams DATA chunks.
+ * RDMA, single copy on shm through CMA) and answers FIN; with put
+ * (RDMPI_RNDV_PROTO=write) it sends the address of its own buffer (RTR) and
+ * the sender writes into it, then says PUT_FIN; otherwise it asks for the
+ * data with CTS and the sender streams DATA chunks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,30 @@ static void start_get(MPI_Request r, const p2p_unexp_t *u, void *dst)
                    core_strerror(rc));
 }
 
+/* Offers the sender our buffer to write into. Returns 0 if the receive could not be
+ * registered: the caller falls back to the pipelined rendezvous. */
+static int start_rtr(MPI_Request r, const p2p_unexp_t *u, void *dst)
+{
+    tp_ep_t *ep;
+    int rc = core_ep_get(p2p.rt, u->world_src, &ep);
+    if (rc == 0)
+        rc = ep->iface->ops->mem_reg(ep->iface, dst, r->want, &r->memh);
+    if (rc != 0) {
+        core_debug("registration of a %zu-byte receive failed (%s): pipelined rendezvous",
+                   r->want, core_strerror(rc));
+        r->memh = NULL;
+        return 0;
+    }
+    p2p_rtr_hdr_t rtr;
+    rtr.sreq = u->sreq;
+    rtr.rreq = p2p_req_id(r);
+    rtr.want = r->want;
+    rtr.raddr = (uint64_t)(uintptr_t)dst;
+    rtr.rkey_len = (uint32_t)ep->iface->ops->rkey_pack(ep->iface, r->memh, rtr.rkey);
+    p2p_send_ctrl(u->world_src, P2P_AM_RTR, &rtr, offsetof(p2p_rtr_hdr_t, rkey) + rtr.rkey_len);
+    return 1;
+}
+
 void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
 {
     size_t cap = r->count * r->dt->size;
@@ -70,6 +96,9 @@ void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
         get_done(&r->comp, 0);
         return;
     }
+    /* r->offset keeps the message length until PUT_FIN. */
+    if (u->proto == P2P_PROTO_RNDV_PUT && r->want > 0 && start_rtr(r, u, dst))
+        return;
     p2p_cts_hdr_t cts = { u->sreq, p2p_req_id(r), r->want };
     /* Pipelined: count what arrives in want's place; len keeps the message length. */
     r->len = u->len;
@@ -117,6 +146,43 @@ static void cts_handler(void *arg, int src, const void *hdr, size_t hdr_len, con
         p2p_queue_data(s);
 }
 
+static void put_done(tp_comp_t *comp, int status)
+{
+    MPI_Request s = container_of(comp, struct rdmpi_request, comp);
+    if (status != 0)
+        core_fatal("writing a %zu-byte message to rank %d failed: %s", s->want, s->world_peer,
+                   core_strerror(status));
+    p2p_req_hdr_t fin = { s->remote };
+    p2p_send_ctrl(s->world_peer, P2P_AM_PUT_FIN, &fin, sizeof(fin));
+    p2p_send_done(s);
+}
+
+/* The receiver matched and registered its buffer: write the message into it. */
+static void rtr_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                        size_t len)
+{
+    const p2p_rtr_hdr_t *h = hdr;
+    MPI_Request s = p2p_req_of(h->sreq);
+    tp_ep_t *ep = p2p.rt->eps[s->world_peer];
+    s->remote = h->rreq;
+    s->want = h->want;
+    s->comp.done = put_done;
+    int rc = tp_put(ep, s->tmp ? s->tmp : s->buf, s->want, s->memh, h->raddr, h->rkey, &s->comp);
+    if (rc == 0)
+        put_done(&s->comp, 0);
+    else if (rc != CORE_INPROGRESS)
+        core_fatal("cannot write a %zu-byte message to rank %d: %s", s->want, s->world_peer,
+                   core_strerror(rc));
+}
+
+/* The sender's write into our buffer is complete. */
+static void put_fin_handler(void *arg, int src, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len)
+{
+    MPI_Request r = p2p_req_of(((const p2p_req_hdr_t *)hdr)->req);
+    p2p_recv_done(r, r->want, r->offset);
+}
+
 static void data_handler(void *arg, int src, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len)
 {
@@ -140,4 +206,6 @@ void p2p_rndv_register(void)
     tp_am_table[P2P_AM_CTS] = (tp_am_entry_t){ cts_handler, NULL };
     tp_am_table[P2P_AM_DATA] = (tp_am_entry_t){ data_handler, NULL };
     tp_am_table[P2P_AM_FIN] = (tp_am_entry_t){ fin_handler, NULL };
+    tp_am_table[P2P_AM_RTR] = (tp_am_entry_t){ rtr_handler, NULL };
+    tp_am_table[P2P_AM_PUT_FIN] = (tp_am_entry_t){ put_fin_handler, NULL };
 }

@@ -78,6 +78,8 @@ static int send_first(MPI_Request s, tp_ep_t *ep)
     if (s->proto == P2P_PROTO_RNDV_GET) {
         h.raddr = (uint64_t)(uintptr_t)data;
         h.rkey_len = (uint32_t)ep->iface->ops->rkey_pack(ep->iface, s->memh, h.rkey);
+    } else if (s->proto == P2P_PROTO_RNDV_PUT) {
+        h.m.flags |= P2P_F_PUT;
     }
     return tp_am_send(ep, P2P_AM_RTS, &h, offsetof(p2p_rts_hdr_t, rkey) + h.rkey_len, NULL, 0);
 }
@@ -89,7 +91,21 @@ static void first_sent(MPI_Request s)
         p2p_send_done(s);
 }
 
-/* Chooses the protocol and registers memory for a rendezvous with get. */
+/* The rendezvous RDMPI_RNDV_PROTO asks for, if the transport can; else the other zero-copy one;
+ * else pipelined. */
+static int rndv_proto(unsigned caps)
+{
+    int want = p2p.rt->cfg.rndv_proto;
+    if (want == CORE_RNDV_PIPELINED)
+        return P2P_PROTO_RNDV_PIPE;
+    if (want == CORE_RNDV_WRITE && (caps & TP_CAP_PUT))
+        return P2P_PROTO_RNDV_PUT;
+    if (caps & TP_CAP_GET)
+        return P2P_PROTO_RNDV_GET;
+    return (caps & TP_CAP_PUT) ? P2P_PROTO_RNDV_PUT : P2P_PROTO_RNDV_PIPE;
+}
+
+/* Chooses the protocol and registers memory for a zero-copy rendezvous. */
 static int send_prepare(MPI_Request s, tp_ep_t *ep)
 {
     const void *data;
@@ -100,14 +116,14 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
         s->proto = P2P_PROTO_EAGER;
         return 0;
     }
-    s->proto = P2P_PROTO_RNDV_PIPE;
-    if (ep->iface->caps.flags & TP_CAP_GET) {
+    s->proto = rndv_proto(ep->iface->caps.flags);
+    if (s->proto != P2P_PROTO_RNDV_PIPE) {
         rc = ep->iface->ops->mem_reg(ep->iface, (void *)data, s->len, &s->memh);
-        if (rc == 0)
-            s->proto = P2P_PROTO_RNDV_GET;
-        else
+        if (rc != 0) {
             core_debug("registration of %zu bytes failed (%s): pipelined rendezvous", s->len,
                        core_strerror(rc));
+            s->proto = P2P_PROTO_RNDV_PIPE;
+        }
     }
     return 0;
 }
