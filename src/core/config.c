@@ -51,9 +51,10 @@ static const core_config_row_t rows[] = {
     { "RDMPI_WAIT_WARN", CORE_CFG_DOUBLE, "60",
       "seconds a blocking call may wait before it reports where it is stuck (0: never)",
       OFF(wait_warn), 0, NULL },
-    { "RDMPI_WAIT_SLEEP", CORE_CFG_DOUBLE, "0",
+    { "RDMPI_WAIT_SLEEP", CORE_CFG_DOUBLE, "-1",
       "seconds a blocked call polls without result before it sleeps until a message arrives "
-      "(only when every transport in use can wake it: self, verbs); 0: never sleep",
+      "(only when every transport in use can wake it: self, verbs); 0: never sleep; -1: "
+      "0.0001 when the node has more ranks than cores (and RDMPI_YIELD is not never), else never",
       OFF(wait_sleep), 0, NULL },
     { "RDMPI_VERBS_DEVICE", CORE_CFG_STRING, "",
       "RDMA device and port to use, \"name[:port]\" (empty: the one nearest to the rank's cores)",
