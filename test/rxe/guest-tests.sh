@@ -43,7 +43,8 @@ mpi_over_verbs() {
             # shellcheck disable=SC2086  # RDMPI_RXE_MPI_TESTS: a selection, e.g. "p2p_basic/np2 hello"
             # TCG runs the tests 10-50x slower than hardware: 60 s per run is too short for
             # p2p_sizes or coll_basic at 3-4 ranks (p2p_sizes/np3 takes ~45 s over tcp alone)
-            RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode" \
+            # np1 is skipped: a 1-rank job runs over self alone and never opens verbs
+            RDMPI_TEST_MIN_NP=2 RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode" \
                 RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-4} timeout -k 10 "${RXE_MPI_TIMEOUT:-1500}" "$runner" ${RDMPI_RXE_MPI_TESTS:-} 2>&1 |
                 tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): #\\1: rxe/$mode/#p"
             rc=${PIPESTATUS[0]}

@@ -373,8 +373,11 @@ _rxe_vm_run_main() {
             net+=(-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$g,romfile=")
         fi
         : > "$rundir/console.$g.log"
+        # qemu64 (SSE2, cx16), not max: with AVX2 and ERMS advertised, glibc's and the kernel's
+        # memcpy pick vector and rep-movsb variants that TCG emulates slowly (p2p_large at np2:
+        # 31-35 s with max, 20-21 s with qemu64). RXE_QEMU_CPU overrides.
         setpriv --pdeathsig KILL -- qemu-system-x86_64 -nodefaults -no-user-config \
-            -machine q35 -accel tcg,thread=multi -cpu max -smp "$smp" -m "$mem" \
+            -machine q35 -accel tcg,thread=multi -cpu "${RXE_QEMU_CPU:-qemu64}" -smp "$smp" -m "$mem" \
             -display none -monitor none -no-reboot -serial "file:$rundir/console.$g.log" \
             -kernel "$kimg" -initrd "$initrd" \
             -append "console=ttyS0 quiet loglevel=3 ${RXE_VM_APPEND:-} panic=-1 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nopnp i8042.dumbkbd cryptomgr.notests rdmpi_rxe_share=$share rdmpi_rxe_guest=$g${vis:+ rdmpi_rxe_vis=$vis}" \
