@@ -154,7 +154,10 @@ if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > n) }'; then
 fi
 t0=$SECONDS
 echo "booting the guest (TCG, slow): perftest$([ $ompi = 1 ] && echo ', Open MPI+UCX')$([ $rdmpi = 1 ] && echo ', rdmpi verbs ud/rc/hybrid')"
-"$here/vm.sh" run --timeout "$tmo" --share "$share" "${vmopts[@]}" -- "$here/bench.sh" __guest "$share"
+# The figures in the issue notes were taken with -cpu max; under the tests' qemu64 rdmpi's small-
+# message latency relative to perftest and UCX is worse (1.44x vs 1.2x ib_send_lat), not explained
+# yet. Keep max for comparisons until it is.
+RXE_QEMU_CPU=${RXE_QEMU_CPU:-max} "$here/vm.sh" run --timeout "$tmo" --share "$share" "${vmopts[@]}" -- "$here/bench.sh" __guest "$share"
 rc=$?
 echo "guest run: status $rc, $((SECONDS - t0)) s"
 [ -s "$share/results.tsv" ] || { echo "no results"; exit 1; }
