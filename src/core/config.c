@@ -174,7 +174,10 @@ static const core_config_row_t rows[] = {
     { "RDMPI_TEST_TIMEOUT_SCALE", CORE_CFG_EXTERNAL, "1",
       "test suite: factor applied to every MPI test timeout (slow machines)", 0, 0, NULL },
     { "RDMPI_TEST_NPS", CORE_CFG_EXTERNAL, "",
-      "test suite: rank counts every MPI test line runs at instead of its own", 0, 0, NULL },
+      "test suite: rank counts every MPI test line runs at instead of its own (max: the "
+      "largest of its own)", 0, 0, NULL },
+    { "RDMPI_TEST_MIN_NP", CORE_CFG_EXTERNAL, "1",
+      "test suite: MPI test runs with fewer ranks are skipped", 0, 0, NULL },
     { "RDMPI_TEST_BINDIR", CORE_CFG_EXTERNAL, "",
       "test suite: where built MPI test programs are kept and reused", 0, 0, NULL },
     { "RDMPI_TEST_MPICC", CORE_CFG_EXTERNAL, "",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test/rxe/guest-tests.sh: the rxe suite's tests, run INSIDE vm.sh guests by test/rxe/run.
 #   guest-tests.sh single   one guest: boot check, perftest sanity, rdmpi over verbs (if built)
-#   guest-tests.sh pair     two guests: perftest across them, a two-guest MPI job (if possible)
+#   guest-tests.sh pair     two guests: perftest across them, MPI jobs across them over ssh
 # Prints PASS/FAIL/SKIP lines (guest 1 only; guest 2's output is informational) and exits 0.
 # Environment from the host: RXE_SUITE_VERBS=1 when rdmpi has the verbs transport; RDMPI_SRC,
 # RDMPI_BUILD, RDMPI_PREFIX; RXE_MPI_TIMEOUT (seconds per mode of the MPI runner).
@@ -155,17 +155,59 @@ single() {
 }
 
 # --- two guests --------------------------------------------------------------------------------------
-# (e) An MPI job with one rank on each guest, over verbs (RC). The guests have no sshd: rdmpirun on
-# guest 1 starts rdmpid on guest 2 through share-agent.sh (a test-only launch agent that passes the
-# command through files in the writable share $RXE_SHARE to `share-agent.sh serve` on guest 2).
-# Guest 1 reports PASS/FAIL; guest 2 serves until guest 1 says quit (or its timeout).
-# mpi2 NAME TIMEOUT PROGRAM [ARGS...]: one two-guest job; its output in /tmp/mpi2-NAME.out.
+# (e) MPI jobs across the guests, launched the way a cluster launches them: rdmpirun on guest 1
+# starts rdmpid on guest 2 over ssh (its default launch agent), to an sshd that guest 2 runs for the
+# test. Keys and configuration live in each guest's own /tmp (a tmpfs over /root gives ssh a
+# writable ~/.ssh and guest 2's shell no start-up files); only the public key crosses the share.
+ssh_dir=$RXE_SHARE/ssh
+
+# Both guests: guest 1 makes the client key and config; guest 2 runs sshd with that key allowed.
+pair_ssh_setup() {
+    mount -t tmpfs -o mode=700 tmpfs /root || return 1
+    mkdir -p /root/.ssh
+    [ -d /run/sshd ] || { mount -t tmpfs tmpfs /run && mkdir -p /run/sshd; } || return 1
+    if [ "$RXE_GUEST" = 1 ]; then
+        ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519 || return 1
+        cp /root/.ssh/id_ed25519.pub "$ssh_dir/authorized_keys"
+        # one connection per guest, reused by every job (key exchange under TCG takes seconds)
+        cat > /root/.ssh/config <<EOS
+Host guest1 guest2
+  StrictHostKeyChecking no
+  UserKnownHostsFile /dev/null
+  LogLevel ERROR
+  ConnectTimeout 30
+  ControlMaster auto
+  ControlPath /tmp/.ssh-cm-%h
+  ControlPersist 3600
+EOS
+        return 0
+    fi
+    local i
+    for i in $(seq 600); do [ -s "$ssh_dir/authorized_keys" ] && break; sleep 0.2; done
+    ssh-keygen -q -t ed25519 -N '' -f /tmp/ssh_host_key || return 1
+    cat > /tmp/sshd_config <<EOS
+ListenAddress $RXE_IP_SELF:22
+HostKey /tmp/ssh_host_key
+PidFile /tmp/sshd.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AuthorizedKeysFile $ssh_dir/authorized_keys
+StrictModes no
+UsePAM no
+PrintMotd no
+MaxStartups 100:30:200
+MaxSessions 100
+EOS
+    /usr/sbin/sshd -f /tmp/sshd_config -E /tmp/sshd.log
+}
+
+# mpi2 NAME TIMEOUT PROGRAM [ARGS...]: one job with a rank on each guest, over verbs (RC).
 mpi2() {
     local name=rxe/2guests/mpi/$1 tmo=$2 t0=$SECONDS rc out=/tmp/mpi2-$1.out
     shift 2
-    timeout -k 10 "$tmo" "$RDMPI_PREFIX/bin/rdmpirun" --launch-agent "$here/share-agent.sh run" \
-        --host guest1:1,guest2:1 -n 2 -x RDMPI_TRANSPORTS=self,verbs -x RDMPI_VERBS_MODE=rc \
-        "$@" > "$out" 2>&1
+    timeout -k 10 "$tmo" "$RDMPI_PREFIX/bin/rdmpirun" --host guest1:1,guest2:1 -n 2 \
+        -x RDMPI_TRANSPORTS=self,verbs -x RDMPI_VERBS_MODE=rc "$@" > "$out" 2>&1
     rc=$?
     if [ "$rc" = 0 ]; then
         pass "$name"
@@ -175,42 +217,86 @@ mpi2() {
     fi
 }
 
+# Guest 2 at the end: what the jobs left behind there (daemons, ranks, shared memory).
+pair_leftovers() {
+    local left
+    sleep 1
+    left=$(pgrep -a -f "rdmpid|$RDMPI_TEST_BINDIR/" | grep -v pgrep; ls -d /dev/shm/rdmpi.* 2>/dev/null)
+    echo "${left:-none}" > "$ssh_dir/leftovers.tmp" && mv "$ssh_dir/leftovers.tmp" "$ssh_dir/leftovers"
+}
+
 mpi_two_guests() {
-    local bin=${RDMPI_TEST_BINDIR:-$RXE_SHARE/mpi2} v wrap=/tmp/rdmpirun-2guests out=/tmp/mpi2-suite.out rc
+    local bin=${RDMPI_TEST_BINDIR:-$RXE_SHARE/mpi2} v out=/tmp/mpi2-suite.out rc i t0=$SECONDS
+    RDMPI_TEST_BINDIR=$bin
     if [ "${RXE_SUITE_VERBS:-0}" != 1 ]; then
-        if [ "$RXE_GUEST" = 1 ]; then
-            skip rxe/2guests/mpi "rdmpi was built without the verbs transport"
-        fi
+        [ "$RXE_GUEST" = 1 ] && skip rxe/2guests/mpi "rdmpi was built without the verbs transport"
+        return 0
+    fi
+    if ! command -v sshd > /dev/null || ! command -v ssh > /dev/null; then
+        [ "$RXE_GUEST" = 1 ] && skip rxe/2guests/mpi "no ssh or sshd (apt-get install openssh-server openssh-client)"
         return 0
     fi
     if [ "$RXE_GUEST" != 1 ]; then
-        RXE_AGENT_TIMEOUT=$((${RXE_PAIR_MPI_TIMEOUT:-900} + 120)) "$here/share-agent.sh" serve
+        pair_ssh_setup || echo "guest2: sshd setup failed: $(tail -n 2 /tmp/sshd.log 2>/dev/null)"
+        for i in $(seq $((${RXE_PAIR_MPI_TIMEOUT:-900} * 2 + 600))); do
+            [ -e "$ssh_dir/quit" ] && break
+            sleep 0.5
+        done
+        pair_leftovers
         return 0
     fi
+    if ! pair_ssh_setup; then
+        fail rxe/2guests/ssh "(guest1: could not set up the ssh client)"
+        touch "$ssh_dir/quit"
+        return 0
+    fi
+    for i in $(seq 120); do
+        ssh guest2 true 2> /tmp/ssh.err && break
+        sleep 1
+    done
+    if ! ssh guest2 true 2>> /tmp/ssh.err; then
+        fail rxe/2guests/ssh "(ssh guest1 -> guest2 failed for 120 s: $(tail -n 2 /tmp/ssh.err | tr '\n' ' '))"
+        touch "$ssh_dir/quit"
+        return 0
+    fi
+    pass rxe/2guests/ssh
+    info "rxe/2guests/ssh: sshd on guest2 answers ($((SECONDS - t0)) s)"
     mkdir -p "$bin"
     mpi2 latency 60 "$RDMPI_PREFIX/bin/rdmpi_latency" -m 8:8 -i 200 -x 20
     v=$(awk '$1 == 8 {print $2}' /tmp/mpi2-latency.out | tail -n 1)
     [ -n "$v" ] && info "rxe/2guests/mpi/latency: 8 B: $v us one way (rdmpi over rc, across the guests)"
-    # test/mpi/run's programs across the guests: ranks alternate between them (--map-by node), every
-    # byte over verbs in the default (hybrid) mode; the programs live where both guests see them
-    printf '#!/bin/sh\nexec "%s" --launch-agent "%s run" --host guest1:4,guest2:4 --map-by node "$@"\n' \
-        "$RDMPI_PREFIX/bin/rdmpirun" "$here/share-agent.sh" > "$wrap"
-    chmod +x "$wrap"
+    # test/mpi/run's whole list across the guests: every line once, at the largest of its rank
+    # counts (the one-guest runs sweep the counts), ranks alternating between the guests
+    # (--map-by node), every byte over verbs in the default (hybrid) mode. The guests' 4 CPUs share
+    # the host's 2 cores: a rank spinning on one guest takes the core the other guest's kernel
+    # needs to deliver its packet, so blocked ranks sleep on the completion channel (WAIT_SLEEP).
+    printf '#!/bin/sh\nexec "%s" --host guest1:4,guest2:4 --map-by node "$@"\n' \
+        "$RDMPI_PREFIX/bin/rdmpirun" > /tmp/rdmpirun-2guests
+    chmod +x /tmp/rdmpirun-2guests
     # shellcheck disable=SC2086  # RDMPI_RXE_PAIR_TESTS: a selection for test/mpi/run
-    RDMPI_TEST_BINDIR=$bin RDMPI_TEST_MPIRUN=$wrap RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=hybrid" \
-        RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-8} timeout -k 10 "${RXE_PAIR_MPI_TIMEOUT:-900}" \
-        "$RDMPI_SRC/test/mpi/run" ${RDMPI_RXE_PAIR_TESTS:-} 2>&1 |
+    RDMPI_TEST_BINDIR=$bin RDMPI_TEST_MPIRUN=/tmp/rdmpirun-2guests RDMPI_TEST_NPS=${RDMPI_RXE_PAIR_NPS:-max} \
+        RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=hybrid RDMPI_WAIT_SLEEP=0.0001" \
+        RDMPI_TEST_MIN_NP=2 RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-8} \
+        timeout -k 10 "${RXE_PAIR_MPI_TIMEOUT:-900}" "$RDMPI_SRC/test/mpi/run" ${RDMPI_RXE_PAIR_TESTS:-} 2>&1 |
         tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): mpi/#\1: rxe/2guests/mpi/#p"
     rc=${PIPESTATUS[0]}
     if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' "$out"; then
         fail "rxe/2guests/mpi-runner" "exited with status $rc$([ "$rc" = 124 ] && echo ' (timeout)'): $(tail -n 3 "$out" | tr '\n' ' ' | cut -c1-300)"
     fi
-    touch "$RXE_SHARE/agent/quit"
+    ssh -O exit guest2 2> /dev/null
+    touch "$ssh_dir/quit"
+    for i in $(seq 120); do [ -e "$ssh_dir/leftovers" ] && break; sleep 0.5; done
+    v=$(cat "$ssh_dir/leftovers" 2> /dev/null)
+    if [ "$v" = none ]; then
+        pass rxe/2guests/cleanup
+    else
+        fail rxe/2guests/cleanup "(left on guest2 after the jobs: $(echo "${v:-no answer from guest2}" | tr '\n' ';' | cut -c1-300))"
+    fi
 }
 
 pair() {
     local gid port=18600 t0=$SECONDS v rc i peerout
-    [ "$RXE_GUEST" = 1 ] && rm -rf "$RXE_SHARE/agent" && mkdir -p "$RXE_SHARE/agent"
+    [ "$RXE_GUEST" = 1 ] && rm -rf "$ssh_dir" && mkdir -p "$ssh_dir"
     gid=$(rxe_gid_index)
     if ! rxe_port_active; then
         fail "rxe/2guests/send_lat" "(guest$RXE_GUEST: rxe0 not PORT_ACTIVE)"
