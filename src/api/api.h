@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/runtime.h"
 #include "core/comm.h"
+#include "core/datatype.h"
 
 /* Makes MPI_name a weak alias of PMPI_name; use once per function, after its definition. */
 #define API_ALIAS(name) __attribute__((weak, alias("P" #name)))
@@ -43,6 +44,23 @@ int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt, co
 int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn);
 /* tag may be MPI_ANY_TAG when any_ok. */
 int api_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
+
+/* The point-to-point arguments in one expression, for the common case that
+ * all are valid: a send or receive of a few bytes is a few hundred
+ * instructions in all, and the separate checks above cost ~130 of them.
+ * Callers run the separate checks (which say what is wrong) when this
+ * fails. peer may be MPI_PROC_NULL; any_ok admits MPI_ANY_SOURCE/TAG. */
+static inline int api_p2p_args_ok(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                                  int peer, int tag, int any_ok)
+{
+    return api_initialized && !api_finalized && comm != MPI_COMM_NULL && comm->refcount > 0 &&
+           comm->group && count >= 0 && dt != MPI_DATATYPE_NULL &&
+           (dt->flags & CORE_DT_COMMITTED) &&
+           (buf != NULL || count == 0 || dt->size == 0 || dt->true_lb != 0) &&
+           ((peer >= 0 && peer < comm->size) || peer == MPI_PROC_NULL ||
+            (any_ok && peer == MPI_ANY_SOURCE)) &&
+           (tag >= 0 || (any_ok && tag == MPI_ANY_TAG));
+}
 
 /* Reports a truncated receive (status holds source and tag; cap is the buffer size). */
 int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *fn);
