@@ -11,6 +11,9 @@
 # tb_down removes all of it, killing what still runs in the namespaces;
 # it is safe to call twice and after a partial tb_up.
 
+# shellcheck source=../sshd-config.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../sshd-config.sh"
+
 tb_log() { [ -n "${TB_VERBOSE:-}" ] && echo "testbed: $*" >&2; return 0; }
 
 # tb_up N: sets TB, TB_ID, TB_NET, TB_NS_PREFIX, TB_SSH (1 if sshds run).
@@ -79,21 +82,8 @@ Host node$k
   ConnectTimeout 5
 EOS
         [ "$k" = X ] && continue
-        cat >"$TB/sshd_node$k.conf" <<EOS
-ListenAddress $ip:22
-HostKey $TB/hostkey
-PidFile $TB/sshd_node$k.pid
-PermitRootLogin prohibit-password
-PubkeyAuthentication yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-AuthorizedKeysFile $TB/authorized_keys
-StrictModes no
-UsePAM no
-PrintMotd no
-MaxStartups 100:30:200
-MaxSessions 100
-EOS
+        sshd_test_config "$ip:22" "$TB/hostkey" "$TB/sshd_node$k.pid" "$TB/authorized_keys" \
+            >"$TB/sshd_node$k.conf"
         "$TB/nodeexec" "node$k" /usr/sbin/sshd -f "$TB/sshd_node$k.conf" || return 1
     done
     for k in $(seq 1 "$n"); do

@@ -9,6 +9,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib-guest.sh
 . "$here/lib-guest.sh"
+# shellcheck source=../sshd-config.sh
+. "$here/../sshd-config.sh"
 
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1 $2"; }
@@ -185,20 +187,8 @@ EOS
     local i
     for i in $(seq 600); do [ -s "$ssh_dir/authorized_keys" ] && break; sleep 0.2; done
     ssh-keygen -q -t ed25519 -N '' -f /tmp/ssh_host_key || return 1
-    cat > /tmp/sshd_config <<EOS
-ListenAddress $RXE_IP_SELF:22
-HostKey /tmp/ssh_host_key
-PidFile /tmp/sshd.pid
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-AuthorizedKeysFile $ssh_dir/authorized_keys
-StrictModes no
-UsePAM no
-PrintMotd no
-MaxStartups 100:30:200
-MaxSessions 100
-EOS
+    sshd_test_config "$RXE_IP_SELF:22" /tmp/ssh_host_key /tmp/sshd.pid "$ssh_dir/authorized_keys" \
+        > /tmp/sshd_config
     /usr/sbin/sshd -f /tmp/sshd_config -E /tmp/sshd.log
 }
 
