@@ -34,39 +34,6 @@ int api_raise(MPI_Comm comm, int cls, const char *fn, const char *msg);
 /* The MPI error class of a CORE_* code. */
 int api_class_of(int code);
 
-/* Checks shared by many calls; each returns 0 or the result of api_error. */
-int api_check_init(const char *fn);
-int api_check_comm(MPI_Comm comm, const char *fn);
-int api_check_count(MPI_Comm comm, int count, const char *fn);
-int api_check_type(MPI_Comm comm, MPI_Datatype dt, const char *fn);
-int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt, const char *fn);
-/* rank may also be MPI_PROC_NULL; any_ok admits MPI_ANY_SOURCE. */
-int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn);
-/* tag may be MPI_ANY_TAG when any_ok. */
-int api_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
-
-/* The point-to-point arguments in one expression, for the common case that
- * all are valid: a send or receive of a few bytes is a few hundred
- * instructions in all, and the separate checks above cost ~130 of them.
- * Callers run the separate checks (which say what is wrong) when this
- * fails. peer may be MPI_PROC_NULL; any_ok admits MPI_ANY_SOURCE/TAG. */
-static inline int api_p2p_args_ok(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
-                                  int peer, int tag, int any_ok)
-{
-    return api_initialized && !api_finalized && comm != MPI_COMM_NULL && comm->refcount > 0 &&
-           comm->group && count >= 0 && dt != MPI_DATATYPE_NULL &&
-           (dt->flags & CORE_DT_COMMITTED) &&
-           (buf != NULL || count == 0 || dt->size == 0 || dt->true_lb != 0) &&
-           ((peer >= 0 && peer < comm->size) || peer == MPI_PROC_NULL ||
-            (any_ok && peer == MPI_ANY_SOURCE)) &&
-           (tag >= 0 || (any_ok && tag == MPI_ANY_TAG));
-}
-
-/* Reports a truncated receive (status holds source and tag; cap is the buffer size). */
-int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *fn);
-
-#define API_TAG_UB 0x7fffffff
-
 /* Run a check and return its error class on failure. */
 #define API_CHECK(expr)          \
     do {                         \
@@ -74,5 +41,68 @@ int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *
         if (api_rc_ != 0)        \
             return api_rc_;      \
     } while (0)
+
+/* Checks shared by many calls; each returns 0 or the result of api_error.
+ * The test is inline and the report out of line (api_bad_*, error.c): a
+ * send or receive of a few bytes is a few hundred instructions in all, and
+ * calling five checks cost ~130 of them. */
+int api_bad_init(const char *fn) __attribute__((cold));
+int api_bad_comm(MPI_Comm comm, const char *fn) __attribute__((cold));
+int api_bad_count(MPI_Comm comm, int count, const char *fn) __attribute__((cold));
+int api_bad_type(MPI_Comm comm, MPI_Datatype dt, const char *fn) __attribute__((cold));
+int api_bad_buf(MPI_Comm comm, int count, const char *fn) __attribute__((cold));
+int api_bad_rank(MPI_Comm comm, int rank, const char *fn) __attribute__((cold));
+int api_bad_tag(MPI_Comm comm, int tag, const char *fn) __attribute__((cold));
+
+static inline int api_check_init(const char *fn)
+{
+    return api_initialized && !api_finalized ? 0 : api_bad_init(fn);
+}
+
+static inline int api_check_comm(MPI_Comm comm, const char *fn)
+{
+    return comm != MPI_COMM_NULL && comm->refcount > 0 && comm->group ? 0 : api_bad_comm(comm, fn);
+}
+
+static inline int api_check_count(MPI_Comm comm, int count, const char *fn)
+{
+    return count >= 0 ? 0 : api_bad_count(comm, count, fn);
+}
+
+static inline int api_check_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
+{
+    return dt != MPI_DATATYPE_NULL && (dt->flags & CORE_DT_COMMITTED) ? 0
+                                                                       : api_bad_type(comm, dt, fn);
+}
+
+static inline int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                                const char *fn)
+{
+    API_CHECK(api_check_count(comm, count, fn));
+    API_CHECK(api_check_type(comm, dt, fn));
+    if (buf == NULL && count > 0 && dt->size > 0 && dt->true_lb == 0)
+        return api_bad_buf(comm, count, fn);
+    return 0;
+}
+
+/* rank may also be MPI_PROC_NULL; any_ok admits MPI_ANY_SOURCE. */
+static inline int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn)
+{
+    if ((rank >= 0 && rank < comm->size) || rank == MPI_PROC_NULL ||
+        (any_ok && rank == MPI_ANY_SOURCE))
+        return 0;
+    return api_bad_rank(comm, rank, fn);
+}
+
+/* tag may be MPI_ANY_TAG when any_ok. */
+static inline int api_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn)
+{
+    return tag >= 0 || (any_ok && tag == MPI_ANY_TAG) ? 0 : api_bad_tag(comm, tag, fn);
+}
+
+/* Reports a truncated receive (status holds source and tag; cap is the buffer size). */
+int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *fn);
+
+#define API_TAG_UB 0x7fffffff
 
 #endif

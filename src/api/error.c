@@ -2,7 +2,7 @@
  * The API's error path: CORE_* codes become MPI error classes here, and the
  * communicator's error handler runs. MPI_ERRORS_ARE_FATAL prints which rank
  * on which host failed in which call and why, then ends the whole job.
- * Also the argument checks shared by many entry points.
+ * Also what the argument checks of api.h report when one fails.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,66 +87,46 @@ int api_raise(MPI_Comm comm, int cls, const char *fn, const char *msg)
     return raise_error(comm, cls, fn, msg);
 }
 
-int api_check_init(const char *fn)
+int api_bad_init(const char *fn)
 {
-    if (api_initialized && !api_finalized)
-        return 0;
     fprintf(stderr, "rdmpi: %s called %s MPI_Init; aborting\n", fn,
             api_finalized ? "after MPI_Finalize, outside" : "before");
     fflush(stderr);
     core_boot_abort(core_rt, MPI_ERR_OTHER, "MPI call outside MPI_Init/MPI_Finalize");
 }
 
-int api_check_comm(MPI_Comm comm, const char *fn)
+int api_bad_comm(MPI_Comm comm, const char *fn)
 {
     if (comm == MPI_COMM_NULL)
         return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "the communicator is MPI_COMM_NULL");
-    if (comm->refcount <= 0 || !comm->group)
-        return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "invalid communicator (freed?)");
-    return 0;
+    return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "invalid communicator (freed?)");
 }
 
-int api_check_count(MPI_Comm comm, int count, const char *fn)
+int api_bad_count(MPI_Comm comm, int count, const char *fn)
 {
-    if (count < 0)
-        return api_error(comm, CORE_ECOUNT, fn, "negative count %d", count);
-    return 0;
+    return api_error(comm, CORE_ECOUNT, fn, "negative count %d", count);
 }
 
-int api_check_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
+int api_bad_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
 {
     if (dt == MPI_DATATYPE_NULL)
         return api_error(comm, CORE_ETYPE, fn, "the datatype is MPI_DATATYPE_NULL");
-    if (!(dt->flags & CORE_DT_COMMITTED))
-        return api_error(comm, CORE_ETYPE, fn, "datatype %s is not committed (MPI_Type_commit)",
-                         dt->name[0] ? dt->name : "(derived)");
-    return 0;
+    return api_error(comm, CORE_ETYPE, fn, "datatype %s is not committed (MPI_Type_commit)",
+                     dt->name[0] ? dt->name : "(derived)");
 }
 
-int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt, const char *fn)
+int api_bad_buf(MPI_Comm comm, int count, const char *fn)
 {
-    API_CHECK(api_check_count(comm, count, fn));
-    API_CHECK(api_check_type(comm, dt, fn));
-    if (buf == NULL && count > 0 && dt->size > 0 && dt->true_lb == 0)
-        return api_error(comm, CORE_EBUFFER, fn, "NULL buffer for %d elements", count);
-    return 0;
+    return api_error(comm, CORE_EBUFFER, fn, "NULL buffer for %d elements", count);
 }
 
-int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn)
+int api_bad_rank(MPI_Comm comm, int rank, const char *fn)
 {
-    if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE))
-        return 0;
-    if (rank < 0 || rank >= comm->size)
-        return api_error(comm, CORE_ERANK, fn, "rank %d is out of range: %s has %d rank%s", rank,
-                         core_comm_label(comm), comm->size, comm->size == 1 ? "" : "s");
-    return 0;
+    return api_error(comm, CORE_ERANK, fn, "rank %d is out of range: %s has %d rank%s", rank,
+                     core_comm_label(comm), comm->size, comm->size == 1 ? "" : "s");
 }
 
-int api_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn)
+int api_bad_tag(MPI_Comm comm, int tag, const char *fn)
 {
-    if (any_ok && tag == MPI_ANY_TAG)
-        return 0;
-    if (tag < 0)
-        return api_error(comm, CORE_ETAG, fn, "invalid tag %d (tags are 0..%d)", tag, API_TAG_UB);
-    return 0;
+    return api_error(comm, CORE_ETAG, fn, "invalid tag %d (tags are 0..%d)", tag, API_TAG_UB);
 }
