@@ -61,6 +61,7 @@ struct coll_sched {
 /* Schedules of nonblocking collectives that are running, oldest first, and
  * the pool of free ones. */
 static coll_sched_t *active_head, *active_tail, *pool;
+static int hook_id = -1;       /* progress hook: woken while schedules are active */
 static int pool_size, in_hook;
 static struct buf cache[CACHE_SLOTS];
 static size_t cache_bytes;
@@ -529,6 +530,7 @@ int coll_sched_start(coll_sched_t *s, MPI_Request *req)
         else
             active_head = s;
         active_tail = s;
+        core_progress_wake(hook_id);
     }
     *req = r;
     return 0;
@@ -553,7 +555,7 @@ int coll_sched_run(coll_sched_t *s)
 /* The progress hook: advances every running nonblocking schedule once. */
 static int sched_progress(void)
 {
-    if (!active_head || in_hook)
+    if (in_hook)
         return 0;
     in_hook = 1;
     int events = 0;
@@ -575,16 +577,15 @@ static int sched_progress(void)
         events++;
     }
     in_hook = 0;
+    if (!active_head)
+        core_progress_rest(hook_id);
     return events;
 }
 
 void coll_sched_init(void)
 {
-    static int hooked;
-    if (!hooked) {
-        core_progress_add_hook(sched_progress);
-        hooked = 1;
-    }
+    if (hook_id < 0)
+        hook_id = core_progress_add_hook(sched_progress);
 }
 
 void coll_sched_fini(void)

@@ -67,7 +67,7 @@ struct ctx_op {
 
 static ctx_op_t *ops;         /* agreements in flight on this rank */
 static ctx_op_t *lock_owner;  /* the one our real mask is lent to */
-static int hook_added;
+static int hook_id = -1;     /* progress hook: woken while agreements are in flight */
 
 static void mask_init(void)
 {
@@ -243,6 +243,8 @@ static int ctx_progress(void)
             pp = &op->next;
         }
     }
+    if (!ops)
+        core_progress_rest(hook_id);
     return events;
 }
 
@@ -260,10 +262,8 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
                     ctx_op_t **out)
 {
     mask_init();
-    if (!hook_added) {
-        core_progress_add_hook(ctx_progress);
-        hook_added = 1;
-    }
+    if (hook_id < 0)
+        hook_id = core_progress_add_hook(ctx_progress);
     ctx_op_t *op = calloc(1, sizeof(*op));
     if (!op) {
         free(members);
@@ -289,6 +289,7 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
     op->req->comm = parent;
     op->next = ops;
     ops = op;
+    core_progress_wake(hook_id);
     *out = op;   /* the progress engine starts it */
     return 0;
 }

@@ -3,6 +3,7 @@
  */
 #include <sched.h>
 #include <poll.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +19,9 @@
 
 static core_progress_hook_t hooks[MAX_HOOKS];
 static int nhooks;
+unsigned core_progress_pending;
 static core_wait_ctx_t *volatile current_wait;
+int core_wait_quiet; /* 0 until core_wait_policy: every idle poll takes the slow path */
 
 double core_wtime(void)
 {
@@ -27,10 +30,12 @@ double core_wtime(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void core_progress_add_hook(core_progress_hook_t fn)
+int core_progress_add_hook(core_progress_hook_t fn)
 {
-    if (nhooks < MAX_HOOKS)
-        hooks[nhooks++] = fn;
+    if (nhooks >= MAX_HOOKS)
+        core_fatal("internal error: more than %d progress hooks", MAX_HOOKS);
+    hooks[nhooks] = fn;
+    return nhooks++;
 }
 
 int core_progress(void)
@@ -39,8 +44,10 @@ int core_progress(void)
     int events = 0;
     for (int i = 0; i < rt->niface; i++)
         events += tp_progress(rt->ifaces[i]);
-    for (int i = 0; i < nhooks; i++)
-        events += hooks[i]();
+    if (core_progress_pending)
+        for (int i = 0; i < nhooks; i++)
+            if (core_progress_pending & (1u << i))
+                events += hooks[i]();
     return events;
 }
 
@@ -126,6 +133,20 @@ void core_wait_policy(core_runtime_t *rt)
     rt->wait_sleep = all && ws > 0 ? ws : 0;
     if (rt->wait_sleep > 0)
         core_debug("blocked calls sleep after %g s without progress", rt->wait_sleep);
+    /* The first idle poll at which core_wait_idle_slow can do something:
+     * yield (at once, or after spin_count), look at the clock (every 64th
+     * poll when it may sleep, every 1024th for the stuck-call warning). */
+    int quiet = INT_MAX;
+    if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
+        (rt->cfg.yield_mode == CORE_YIELD_AUTO && rt->oversubscribed))
+        quiet = 1;
+    else if (rt->cfg.yield_mode == CORE_YIELD_AUTO && rt->cfg.spin_count < quiet - 1)
+        quiet = rt->cfg.spin_count + 1;
+    if (rt->wait_sleep > 0 && quiet > 64)
+        quiet = 64;
+    if (rt->cfg.wait_warn > 0 && quiet > 1023)
+        quiet = 1023;
+    core_wait_quiet = quiet > 1 ? quiet : 1;
 }
 
 /* Sleeps until a transport has something or max_sleep passes; returns
@@ -150,16 +171,11 @@ static void sleep_on_transports(core_runtime_t *rt)
     poll(pfd, (nfds_t)n, ms > 0 ? ms : 1);
 }
 
-void core_wait_idle(core_wait_ctx_t *w, int events)
+/* An idle poll once w->spins reached core_wait_quiet: the checks below
+ * cannot fire before that. */
+void core_wait_idle_slow(core_wait_ctx_t *w)
 {
     core_runtime_t *rt = core_rt;
-    if (events) {
-        w->spins = 0;
-        w->idle_since = 0;
-        w->sleeping = 0;
-        return;
-    }
-    w->spins++;
     if (!w->sleeping && rt->wait_sleep > 0 && (w->spins & 63) == 0) {
         double now = core_wtime();
         if (w->idle_since == 0)

@@ -23,9 +23,23 @@ struct core_runtime;
 /* Polls everything once; returns the number of events handled. */
 int core_progress(void);
 
-/* Progress hooks of the layers above transports. */
+/* Progress hooks of the layers above transports (queued sends, collective
+ * schedules, context agreements). A hook runs only while its layer has work:
+ * the layer wakes it when it queues something, and the hook rests itself
+ * when it leaves its queues empty. An idle pass then costs one test instead
+ * of a call per layer: a blocked 8-byte receive polls on its critical path. */
 typedef int (*core_progress_hook_t)(void);
-void core_progress_add_hook(core_progress_hook_t fn);
+/* Returns the hook's id for core_progress_wake/rest. */
+int core_progress_add_hook(core_progress_hook_t fn);
+extern unsigned core_progress_pending; /* bit per hook id: has work */
+static inline void core_progress_wake(int id)
+{
+    core_progress_pending |= 1u << id;
+}
+static inline void core_progress_rest(int id)
+{
+    core_progress_pending &= ~(1u << id);
+}
 
 /* Describes a blocking call for diagnostics while it waits. */
 typedef struct core_wait_ctx {
@@ -39,8 +53,22 @@ typedef struct core_wait_ctx {
 } core_wait_ctx_t;
 
 void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req);
-/* Called once per loop iteration with the events the last poll handled. */
-void core_wait_idle(core_wait_ctx_t *w, int events);
+void core_wait_idle_slow(core_wait_ctx_t *w);
+extern int core_wait_quiet; /* idle polls before core_wait_idle needs its slow path */
+
+/* Called once per loop iteration with the events the last poll handled.
+ * Inline for the common cases, a poll that found work or a short idle
+ * spell: a blocked receive runs this between every two polls. */
+static inline void core_wait_idle(core_wait_ctx_t *w, int events)
+{
+    if (events) {
+        w->spins = 0;
+        w->idle_since = 0;
+        w->sleeping = 0;
+    } else if (++w->spins >= core_wait_quiet) {
+        core_wait_idle_slow(w);
+    }
+}
 void core_wait_end(core_wait_ctx_t *w);
 
 /* Waits until req completes. */

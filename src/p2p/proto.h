@@ -80,6 +80,7 @@ typedef struct p2p_state {
     int *queued;                          /* per world rank: sends waiting in sendq */
     uint64_t *busy_pass;                  /* per world rank: sendq pass it was found busy in */
     uint64_t sendq_pass;
+    int hook;                             /* progress hook id: woken when a queue gets work */
 } p2p_state_t;
 
 extern p2p_state_t p2p;

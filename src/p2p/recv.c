@@ -54,6 +54,7 @@ void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len)
     else
         p2p.ctrlq_head = c;
     p2p.ctrlq_tail = c;
+    core_progress_wake(p2p.hook);
 }
 
 static int ctrlq_progress(void)
@@ -278,7 +279,10 @@ int p2p_cancel(MPI_Request req)
 
 static int p2p_progress(void)
 {
-    return ctrlq_progress() + p2p_send_progress();
+    int events = ctrlq_progress() + p2p_send_progress();
+    if (!p2p.ctrlq_head && !p2p.sendq_head && !p2p.dataq_head)
+        core_progress_rest(p2p.hook);
+    return events;
 }
 
 int p2p_init(core_runtime_t *rt)
@@ -292,7 +296,7 @@ int p2p_init(core_runtime_t *rt)
     tp_am_table[P2P_AM_RTS] = (tp_am_entry_t){ rts_handler, NULL };
     tp_am_table[P2P_AM_ACK] = (tp_am_entry_t){ ack_handler, NULL };
     p2p_rndv_register();
-    core_progress_add_hook(p2p_progress);
+    p2p.hook = core_progress_add_hook(p2p_progress);
     return 0;
 }
 

@@ -52,6 +52,7 @@ static void sendq_push(MPI_Request s)
         p2p.sendq_head = s;
     p2p.sendq_tail = s;
     p2p.queued[s->world_peer]++;
+    core_progress_wake(p2p.hook);
 }
 
 /* Tries to hand the first message of s (EAGER or RTS) to the transport. */
@@ -268,6 +269,7 @@ void p2p_queue_data(MPI_Request s)
     else
         p2p.dataq_head = s;
     p2p.dataq_tail = s;
+    core_progress_wake(p2p.hook);
 }
 
 static int dataq_progress(void)

@@ -7,9 +7,13 @@
 # suite. Absolute figures under TCG mean little; the ratios within one run are the point.
 # Usage: test/rxe/bench.sh [--rounds R (3; medians over them)] [--timeout S] [--smp N] [--mem MB] [--keep] [--no-ompi] [--no-rdmpi]
 #                          [--lat-iters N] [--bw-iters N] [--window W] [--also NAME=PREFIX]...
+#                          [--lat-only] [--modes "ud rc hybrid"]
 # Environment: RDMPI_PREFIX (rdmpi installation, default: <repo>/_inst).
 # --also NAME=PREFIX runs another rdmpi installation too, in the same rounds (rows "NAME verbs <mode>"):
 # a change and its baseline measured in one boot, e.g. --also base=/tmp/rdmpi-before/_inst.
+# --lat-only runs only the 8-byte latencies (ib_send_lat, UCX, rdmpi), back to back in each round: many
+# short rounds then give paired ratios (each run against ib_send_lat of its own round, column
+# "paired"), which drift less with the host's load than the medians of the separate runs do.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -61,29 +65,33 @@ guest() {
     local latargs=(-m 8:8 -i "$LAT_ITERS" -x 100) bwargs=(-m "$MIB:$MIB" -i "$BW_ITERS" -x 2 -W "$WINDOW")
     for round in $(seq "$ROUNDS"); do
         perf "perftest ib_send_lat" ib_send_lat 8 "$LAT_ITERS" 18515 lat
-        perf "perftest ib_write_lat" ib_write_lat 8 "$LAT_ITERS" 18516 lat
-        perf "perftest ib_write_bw" ib_write_bw $MIB "$BW_ITERS_PT" 18517 bw
-        perf "perftest ib_read_bw" ib_read_bw $MIB "$BW_ITERS_PT" 18518 bw
+        if [ "$LAT_ONLY" = 0 ]; then
+            perf "perftest ib_write_lat" ib_write_lat 8 "$LAT_ITERS" 18516 lat
+            perf "perftest ib_write_bw" ib_write_bw $MIB "$BW_ITERS_PT" 18517 bw
+            perf "perftest ib_read_bw" ib_read_bw $MIB "$BW_ITERS_PT" 18518 bw
+        fi
         if [ "$OMPI" = 1 ]; then
             (
                 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                     OMPI_MCA_pml=ucx OMPI_MCA_btl='^vader,tcp,openib' UCX_TLS=rc_verbs,ud_verbs:aux,self \
                     UCX_NET_DEVICES=rxe0:1 UCX_UD_ETH_DGID_CHECK=n UCX_WARN_UNUSED_ENV_VARS=n
                 mpib "Open MPI+UCX rc_verbs" lat mpirun.openmpi -np 2 --bind-to none "$share/ompi_latency" "${latargs[@]}"
-                mpib "Open MPI+UCX rc_verbs" bw mpirun.openmpi -np 2 --bind-to none "$share/ompi_bw" "${bwargs[@]}"
+                [ "$LAT_ONLY" = 1 ] ||
+                    mpib "Open MPI+UCX rc_verbs" bw mpirun.openmpi -np 2 --bind-to none "$share/ompi_bw" "${bwargs[@]}"
             )
         fi
         if [ "$RDMPI" = 1 ]; then
             local mode inst name pfx
             for inst in "rdmpi=$RDMPI_PREFIX" $ALSO; do
                 name=${inst%%=*} pfx=${inst#*=}
-                for mode in ud rc hybrid; do
+                for mode in $MODES; do
                     (
                         export RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode
                         mpib "$name verbs $mode" lat "$pfx/bin/rdmpirun" -n 2 --bind-to none \
                             "$pfx/bin/rdmpi_latency" "${latargs[@]}"
-                        mpib "$name verbs $mode" bw "$pfx/bin/rdmpirun" -n 2 --bind-to none \
-                            "$pfx/bin/rdmpi_bw" "${bwargs[@]}"
+                        [ "$LAT_ONLY" = 1 ] ||
+                            mpib "$name verbs $mode" bw "$pfx/bin/rdmpirun" -n 2 --bind-to none \
+                                "$pfx/bin/rdmpi_bw" "${bwargs[@]}"
                     )
                 done
             done
@@ -95,7 +103,8 @@ if [ "${1:-}" = __guest ]; then guest "$2"; exit 0; fi
 
 # ---------------------------------------------------------------------------------------------------
 # On the host.
-tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also=
+tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also= lat_only=0
+modes="ud rc hybrid"
 while [ $# -gt 0 ]; do
     case $1 in
     --timeout) tmo=$2; shift 2 ;;
@@ -107,6 +116,12 @@ while [ $# -gt 0 ]; do
     --lat-iters) lat_iters=$2; shift 2 ;;
     --bw-iters) bw_iters=$2; shift 2 ;;
     --window) window=$2; shift 2 ;;
+    --lat-only) lat_only=1; shift ;;
+    --modes)
+        for m in $2; do
+            case $m in ud | rc | hybrid) ;; *) echo "bench.sh: --modes: unknown mode '$m'" >&2; exit 2 ;; esac
+        done
+        modes=$2; shift 2 ;;
     --also)
         case $2 in
         *=/*) also="$also $2" ;;
@@ -144,7 +159,7 @@ fi
 bw_iters_pt=$(( bw_iters * window > 100 ? bw_iters * window : 100 ))
 cat > "$share/bench.conf" <<EOF
 ROUNDS=$rounds OMPI=$ompi RDMPI=$rdmpi LAT_ITERS=$lat_iters BW_ITERS=$bw_iters BW_ITERS_PT=$bw_iters_pt WINDOW=$window
-ALSO="$also"
+ALSO="$also" LAT_ONLY=$lat_only MODES="$modes"
 EOF
 
 load=$(cut -d' ' -f1 /proc/loadavg)
@@ -165,6 +180,11 @@ echo "guest run: status $rc, $((SECONDS - t0)) s"
 echo
 # medians over the rounds (of the runs that worked; "*": some rounds failed)
 awk -F'\t' '
+    function lowest(list,   a, n, i, m) {
+        n = split(list, a, " "); m = a[1] + 0
+        for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0
+        return m
+    }
     function median(list,   a, n, i, j, t) {
         n = split(list, a, " ")
         for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -174,7 +194,7 @@ awk -F'\t' '
         k = $2 SUBSEP $3
         if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
         tried[k]++
-        if ($4 != "fail") vals[k] = vals[k] " " $4
+        if ($4 != "fail") { vals[k] = vals[k] " " $4; at[$1, k] = $4; rounds[$1] = 1 }
     }
     END {
         for (k in tried) {
@@ -182,18 +202,31 @@ awk -F'\t' '
             if ((k in vals) && split(vals[k], t, " ") < tried[k]) star[k] = "*"
         }
         reflat = med["perftest ib_send_lat" SUBSEP "lat"]; refbw = med["perftest ib_write_bw" SUBSEP "bw"]
-        printf "%-26s %12s %8s %15s %8s\n", "over rxe (one TCG guest)", "8 B lat us", "vs send", "1 MiB bw MB/s", "vs write"
+        kref = "perftest ib_send_lat" SUBSEP "lat"; kbref = "perftest ib_write_bw" SUBSEP "bw"
+        printf "%-26s %12s %8s %7s %7s %15s %8s %7s\n", "over rxe (one TCG guest)", "8 B lat us", "vs send", "paired", "best", "1 MiB bw MB/s", "vs write", "paired"
         for (j = 1; j <= n; j++) {
             name = order[j]; kl = name SUBSEP "lat"; kb = name SUBSEP "bw"
             l = (kl in med) ? med[kl] star[kl] : "-"; b = (kb in med) ? med[kb] star[kb] : "-"
             rl = (med[kl] ~ /^[0-9.]+$/ && reflat + 0 > 0) ? sprintf("%.2fx", med[kl] / reflat) : ""
             rb = (med[kb] ~ /^[0-9.]+$/ && refbw + 0 > 0) ? sprintf("%.2fx", med[kb] / refbw) : ""
-            printf "%-26s %12s %8s %15s %8s\n", name, l, rl, b, rb
+            # paired: the median over rounds of the ratio to the reference run of the same round
+            pl = ""; pb = ""
+            for (r in rounds) {
+                if (((r, kl) in at) && ((r, kref) in at) && at[r, kref] > 0) pl = pl " " at[r, kl] / at[r, kref]
+                if (((r, kb) in at) && ((r, kbref) in at) && at[r, kbref] > 0) pb = pb " " at[r, kb] / at[r, kbref]
+            }
+            pl = pl != "" ? sprintf("%.2fx", median(pl)) : ""; pb = pb != "" ? sprintf("%.2fx", median(pb)) : ""
+            # best: the lowest latency of the rounds, as a ratio to the lowest ib_send_lat
+            bl = ""
+            if ((kl in vals) && (kref in vals)) bl = sprintf("%.2fx", lowest(vals[kl]) / lowest(vals[kref]))
+            printf "%-26s %12s %8s %7s %7s %15s %8s %7s\n", name, l, rl, pl, bl, b, rb, pb
         }
         for (j = 1; j <= n; j++) if ((order[j] SUBSEP "p50") in med) p50 = p50 sprintf("  %s %s us;", substr(order[j], 10), med[order[j] SUBSEP "p50"])
         if (p50 != "") print "perftest medians (t_typical):" p50
     }' "$share/results.tsv"
 echo "(medians of $rounds round(s) in one boot; latency: mean one-way, lower is better, ratio to"
 echo " ib_send_lat's t_avg; bandwidth: MB = 10^6 B, higher is better, ratio to ib_write_bw; MPI bw:"
-echo " window $window x $bw_iters iterations; TCG timing is noisy: compare ratios, not absolute figures)"
+echo " window $window x $bw_iters iterations; TCG timing is noisy: compare ratios, not absolute figures;"
+echo " paired: median over the rounds of the ratio to the reference run of the same round; best:"
+echo " lowest latency of the rounds over the lowest of ib_send_lat: the cost when the host left the guest alone)"
 exit 0

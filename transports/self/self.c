@@ -52,6 +52,8 @@ static int self_progress(tp_iface_t *iface)
     int n = 0;
     /* Deliver only what is queued now: handlers may queue more. */
     self_msg_t *m = s->head;
+    if (!m)
+        return 0;
     s->head = s->tail = NULL;
     while (m) {
         self_msg_t *next = m->next;

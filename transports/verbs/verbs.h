@@ -370,7 +370,17 @@ static inline uint32_t vb_sq_free(const vb_sq_t *q)
 /* Records a WQE about to be posted; returns its slot; *signal says whether it
  * must be signaled (forced by the caller, or every VB_SIG_EVERY, or when
  * the queue is nearly full). */
-uint32_t vb_sq_push(vb_sq_t *q, uintptr_t ent, int *signal);
+static inline uint32_t vb_sq_push(vb_sq_t *q, uintptr_t ent, int *signal)
+{
+    uint32_t slot = q->head % q->size;
+    q->ent[slot] = ent;
+    q->head++;
+    if (*signal || ++q->unsig >= VB_SIG_EVERY || vb_sq_free(q) < 4) {
+        *signal = 1;
+        q->unsig = 0;
+    }
+    return slot;
+}
 /* Retires every WQE up to slot; fills done[] with the ops that completed. */
 unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max);
 

@@ -74,18 +74,6 @@ void vb_sq_fini(vb_sq_t *q)
     q->ent = NULL;
 }
 
-uint32_t vb_sq_push(vb_sq_t *q, uintptr_t ent, int *signal)
-{
-    uint32_t slot = q->head % q->size;
-    q->ent[slot] = ent;
-    q->head++;
-    if (*signal || ++q->unsig >= VB_SIG_EVERY || vb_sq_free(q) < 4) {
-        *signal = 1;
-        q->unsig = 0;
-    }
-    return slot;
-}
-
 unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
 {
     uint32_t n = (slot + q->size - q->tail % q->size) % q->size + 1;
@@ -527,12 +515,21 @@ static int vb_progress(tp_iface_t *iface)
             }
         for (int i = 0; i < n; i++)
             handle_wc(s, &wc[i]);
-        if (s->ud_nrefill >= VB_POST_BATCH || s->ud_rq_posted < s->ud_rq / 2)
+        /* Used receive buffers go back in batches on a pass that finds
+         * nothing (below), not between a message and the reply it may
+         * trigger (~100 instructions per message on rxe); here only when
+         * the queue runs low. */
+        if (s->ud_rq_posted < s->ud_rq / 2)
             vb_ud_post_recvs(s);
-        if (s->srq && (s->srq_nrefill >= VB_POST_BATCH || s->srq_posted < s->srq_size / 2))
+        if (s->srq && s->srq_posted < s->srq_size / 2)
             vb_rc_post_recvs(s);
         ev = n;
-    } else if (n < 0) {
+    } else if (n == 0) {
+        if (s->ud_nrefill >= VB_POST_BATCH)
+            vb_ud_post_recvs(s);
+        if (s->srq_nrefill >= VB_POST_BATCH)
+            vb_rc_post_recvs(s);
+    } else {
         core_fatal("verbs: polling the completion queue of %s failed", s->dev.name);
     }
     if (s->jobs)
