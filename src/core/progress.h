@@ -1,7 +1,8 @@
 /*
  * The progress engine and the wait policy. Progress is driven from MPI calls
- * (no hidden threads): each call polls every transport, retries queued
- * sends and advances collective schedules. A blocked call spins for
+ * (no hidden threads): each call polls every transport and, when there are
+ * any, retries queued sends and advances collective schedules (the hooks
+ * below). A blocked call spins for
  * RDMPI_SPIN_COUNT polls, then yields the CPU between polls; when this
  * node's ranks outnumber its cores it yields at once. With RDMPI_WAIT_SLEEP
  * set, and when every open transport can wake a sleeping rank

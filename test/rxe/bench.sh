@@ -168,7 +168,7 @@ if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > n) }'; then
     echo "         dominated by that (compare perftest's medians below with its means)"
 fi
 t0=$SECONDS
-echo "booting the guest (TCG, slow): perftest$([ $ompi = 1 ] && echo ', Open MPI+UCX')$([ $rdmpi = 1 ] && echo ', rdmpi verbs ud/rc/hybrid')"
+echo "booting the guest (TCG, slow): perftest$([ $ompi = 1 ] && echo ', Open MPI+UCX')$([ $rdmpi = 1 ] && echo ", rdmpi verbs ${modes// //}")"
 # The figures in the issue notes were taken with -cpu max; under the tests' qemu64 rdmpi's small-
 # message latency relative to perftest and UCX is worse (1.44x vs 1.2x ib_send_lat), not explained
 # yet. Keep max for comparisons until it is.
