@@ -74,7 +74,9 @@ typedef struct tp_ops {
     /* Writes len bytes from local to the peer's raddr. */
     int (*put)(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                const void *rkey, tp_comp_t *comp);
-    /* Polls for arrivals and completions; returns how many events it handled. */
+    /* Polls for arrivals and completions; returns how many events it handled. NULL for a
+     * transport whose work can only come from this process (self): it runs from a progress
+     * hook it wakes itself, and idle polls skip it. */
     int (*progress)(tp_iface_t *iface);
     /* Returns 0 once everything sent on ep has been delivered, CORE_EBUSY until then. */
     int (*flush)(tp_ep_t *ep);
@@ -160,7 +162,7 @@ static inline int tp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *
 
 static inline int tp_progress(tp_iface_t *iface)
 {
-    return iface->ops->progress(iface);
+    return iface->ops->progress ? iface->ops->progress(iface) : 0;
 }
 
 #endif

@@ -7,8 +7,8 @@
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
-static int check_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                      const char *fn)
+CORE_INLINE int check_recv(void *buf, int count, MPI_Datatype dt, int src, int tag,
+                           MPI_Comm comm, const char *fn)
 {
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));

@@ -5,8 +5,8 @@
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
-static int check_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                      MPI_Comm comm, const char *fn)
+CORE_INLINE int check_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                             MPI_Comm comm, const char *fn)
 {
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -16,8 +16,8 @@ static int check_send(const void *buf, int count, MPI_Datatype dt, int dest, int
     return 0;
 }
 
-static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                         MPI_Comm comm, int mode, const char *fn)
+CORE_INLINE int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                              MPI_Comm comm, int mode, const char *fn)
 {
     API_CHECK(check_send(buf, count, dt, dest, tag, comm, fn));
     int rc = p2p_send(buf, (size_t)count, dt, dest, tag, comm, comm->ctx, mode, fn);

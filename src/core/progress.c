@@ -15,7 +15,7 @@
 #include "core/request.h"
 #include "core/runtime.h"
 
-#define MAX_HOOKS 4
+#define MAX_HOOKS 8
 
 static core_progress_hook_t hooks[MAX_HOOKS];
 static int nhooks;
@@ -38,17 +38,23 @@ int core_progress_add_hook(core_progress_hook_t fn)
     return nhooks++;
 }
 
-int core_progress(void)
+/* Inline in core_wait_req: a blocked call polls in a loop. */
+static inline int progress_once(void)
 {
     core_runtime_t *rt = core_rt;
     int events = 0;
-    for (int i = 0; i < rt->niface; i++)
-        events += tp_progress(rt->ifaces[i]);
+    for (int i = 0; i < rt->npolled; i++)
+        events += rt->polled[i]->ops->progress(rt->polled[i]);
     if (core_progress_pending)
         for (int i = 0; i < nhooks; i++)
             if (core_progress_pending & (1u << i))
                 events += hooks[i]();
     return events;
+}
+
+int core_progress(void)
+{
+    return progress_once();
 }
 
 /* Formats what w waits for: "MPI_Recv(source=0, tag=5, comm=MPI_COMM_WORLD)". */
@@ -219,6 +225,6 @@ void core_wait_req(MPI_Request req, const char *fn)
     core_wait_ctx_t w;
     core_wait_begin(&w, fn, req);
     while (!req->complete)
-        core_wait_idle(&w, core_progress());
+        core_wait_idle(&w, progress_once());
     core_wait_end(&w);
 }

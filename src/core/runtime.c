@@ -81,6 +81,8 @@ static int open_transports(core_runtime_t *rt)
             return rc;
         }
         rt->ifaces[rt->niface++] = iface;
+        if (iface->ops->progress)
+            rt->polled[rt->npolled++] = iface;
         if (c->node_local && rt->local_size == rt->size && rt->local_size > 1 &&
             strcmp(c->name, "self") != 0 && transport_allowed(rt, "self"))
             local_covers = 1;

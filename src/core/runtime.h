@@ -12,6 +12,10 @@
 
 #define CORE_MAX_TRANSPORTS 8
 
+/* For the few small functions on the message path that the compiler would
+ * otherwise keep out of line (each level costs a call, a frame and a return). */
+#define CORE_INLINE static inline __attribute__((always_inline))
+
 typedef struct core_runtime {
     core_config_t cfg;
 
@@ -32,6 +36,8 @@ typedef struct core_runtime {
      * (created on first use) and the interface chosen for it. */
     tp_iface_t *ifaces[CORE_MAX_TRANSPORTS];
     int niface;
+    tp_iface_t *polled[CORE_MAX_TRANSPORTS];  /* those with a progress function */
+    int npolled;
     tp_ep_t **eps;
 
     int thread_level;

@@ -91,8 +91,8 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
 }
 
 /* Delivers an eager payload into the matched receive r. */
-static void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src, const void *payload,
-                          size_t len, uint64_t sreq)
+CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
+                               const void *payload, size_t len, uint64_t sreq)
 {
     size_t cap = r->count * r->dt->size;
     size_t n = len < cap ? len : cap;

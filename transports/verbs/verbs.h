@@ -354,8 +354,18 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank);
 void vb_active_add(vb_iface_t *s, vb_peer_t *p);
 int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
             const void *payload, size_t len);
-void vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-                 const void *payload, size_t len);
+void vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len);
+/* Hands an arrived message to its handler: an upper layer's (inline, the
+ * common case) or the transport's own. */
+static inline void vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
+                               size_t hdr_len, const void *payload, size_t len)
+{
+    if (id < TP_AM_MAX && tp_am_table[id].cb)
+        tp_am_dispatch(id, p->ep.peer, hdr, hdr_len, payload, len);
+    else
+        vb_dispatch_other(s, p, id, hdr, hdr_len, payload, len);
+}
 void vb_wc_fatal(vb_iface_t *s, const struct ibv_wc *wc, int peer, const char *what)
     __attribute__((noreturn));
 uint64_t vb_rand(vb_iface_t *s);

@@ -253,19 +253,19 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len)
 {
     vb_iface_t *s = vb_iface(ep->iface);
+    vb_peer_t *p = (vb_peer_t *)ep;
     if (id >= TP_AM_MAX || hdr_len > VB_MAX_AM_HDR || len > s->base.caps.max_am)
         return CORE_EINVAL;
-    return vb_send(s, (vb_peer_t *)ep, id, hdr, hdr_len, payload, len);
+    if (p->path == VB_PATH_RC) /* vb_send's first case, one call less */
+        return vb_rc_send(s, p, id, hdr, hdr_len, payload, len);
+    return vb_send(s, p, id, hdr, hdr_len, payload, len);
 }
 
-void vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-                 const void *payload, size_t len)
+void vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len)
 {
     if (id < TP_AM_MAX) {
-        if (tp_am_table[id].cb)
-            tp_am_dispatch(id, p->ep.peer, hdr, hdr_len, payload, len);
-        else
-            core_error("verbs: message with unknown handler %u from rank %d", id, p->ep.peer);
+        core_error("verbs: message with unknown handler %u from rank %d", id, p->ep.peer);
         return;
     }
     switch (id) {
