@@ -1,8 +1,9 @@
 /*
  * The progress engine and the wait policy. Progress is driven from MPI calls
- * (no hidden threads): each call polls every transport and, when there are
- * any, retries queued sends and advances collective schedules (the hooks
- * below). A blocked call spins for
+ * (no hidden threads): each call polls every transport that has a progress
+ * function and, when there are any, retries queued sends, advances
+ * collective schedules and delivers messages to self (the hooks below:
+ * woken when work is queued, not polled). A blocked call spins for
  * RDMPI_SPIN_COUNT polls, then yields the CPU between polls; when this
  * node's ranks outnumber its cores it yields at once. With RDMPI_WAIT_SLEEP
  * set, and when every open transport can wake a sleeping rank

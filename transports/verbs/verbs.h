@@ -352,8 +352,19 @@ const char *vb_wc_hint(enum ibv_wc_status st);
 /* verbs_iface.c */
 vb_peer_t *vb_peer_get(vb_iface_t *s, int rank);
 void vb_active_add(vb_iface_t *s, vb_peer_t *p);
-int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-            const void *payload, size_t len);
+int vb_send_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                  const void *payload, size_t len);
+int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+               const void *payload, size_t len);
+/* Sends an active message on the peer's current path: RC once it is up (inline, the common
+ * case), else UD (which may also start the RC handshake, or wait for UD to drain). */
+static inline int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
+                          size_t hdr_len, const void *payload, size_t len)
+{
+    if (p->path == VB_PATH_RC)
+        return vb_rc_send(s, p, id, hdr, hdr_len, payload, len);
+    return vb_send_other(s, p, id, hdr, hdr_len, payload, len);
+}
 void vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                        const void *payload, size_t len);
 /* Hands an arrived message to its handler: an upper layer's (inline, the
@@ -437,8 +448,6 @@ int vb_rc_open(vb_iface_t *s);
 void vb_rc_close(vb_iface_t *s);
 int vb_rc_post_recvs(vb_iface_t *s);
 void vb_rc_connect(vb_iface_t *s, vb_peer_t *p);
-int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-               const void *payload, size_t len);
 void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc);
 void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc);
 void vb_rc_conn_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t len);

@@ -230,11 +230,9 @@ static void vb_ep_destroy(tp_ep_t *ep)
 
 /* ---- active messages ---- */
 
-int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-            const void *payload, size_t len)
+int vb_send_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                  const void *payload, size_t len)
 {
-    if (p->path == VB_PATH_RC)
-        return vb_rc_send(s, p, id, hdr, hdr_len, payload, len);
     if (p->path == VB_PATH_DRAIN) {
         /* RC is up, but what went on UD must be acknowledged first. */
         if (!p->ackreq_sent) {
@@ -256,8 +254,6 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
     vb_peer_t *p = (vb_peer_t *)ep;
     if (id >= TP_AM_MAX || hdr_len > VB_MAX_AM_HDR || len > s->base.caps.max_am)
         return CORE_EINVAL;
-    if (p->path == VB_PATH_RC) /* vb_send's first case, one call less */
-        return vb_rc_send(s, p, id, hdr, hdr_len, payload, len);
     return vb_send(s, p, id, hdr, hdr_len, payload, len);
 }
 
