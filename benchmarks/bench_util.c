@@ -34,6 +34,9 @@ static void usage(const struct bench_spec *spec)
            BENCH_LARGE_SIZE, spec->warmup_small, spec->warmup_large, BENCH_LARGE_SIZE);
     if (spec->has_window)
         printf("  -W WINDOW     messages in flight per iteration (default %d)\n", DEFAULT_WINDOW);
+    if (spec->has_median)
+        printf("  -t            also print the median of the per-iteration times (perftest's\n"
+               "                t_typical), which the host's scheduling noise moves less than the mean\n");
     printf("  -h            this help\n");
     if (spec->ranks == BENCH_RANKS_TWO)
         printf("Runs on exactly 2 ranks.\n");
@@ -133,7 +136,7 @@ static void parse_args(struct bench_opts *o, int argc, char **argv)
     int c;
 
     opterr = 0;
-    while ((c = getopt(argc, argv, ":m:i:x:W:h")) != -1) {
+    while ((c = getopt(argc, argv, ":m:i:x:W:th")) != -1) {
         switch (c) {
         case 'm':
             parse_sizes(o, optarg);
@@ -152,6 +155,11 @@ static void parse_args(struct bench_opts *o, int argc, char **argv)
             if (parse_int(optarg, 1, MAX_WINDOW, &o->window))
                 die(o, 1, "-W: window must be a whole number from 1 to %d, not '%s'", MAX_WINDOW,
                     optarg);
+            break;
+        case 't':
+            if (!spec->has_median)
+                die(o, 1, "-t: this benchmark has no per-iteration median");
+            o->median = 1;
             break;
         case 'h':
             if (o->rank == 0)
@@ -199,7 +207,10 @@ void bench_start(int *argc, char ***argv, const struct bench_spec *spec, struct 
     printf("# rdmpi %s v1.0\n", spec->title);
     if (spec->ranks == BENCH_RANKS_EVEN && spec->has_window)
         printf("# [ pairs: %d ] [ window size: %d ]\n", o->nranks / 2, o->window);
-    printf("%s\n", spec->columns);
+    if (o->median)
+        printf("%s%18s\n", spec->columns, "Median (us)");
+    else
+        printf("%s\n", spec->columns);
     fflush(stdout);
 }
 
@@ -226,6 +237,19 @@ int bench_warmup(const struct bench_opts *o, size_t size)
     if (o->warmup >= 0)
         return o->warmup;
     return size > BENCH_LARGE_SIZE ? o->spec->warmup_large : o->spec->warmup_small;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 void *bench_alloc(const struct bench_opts *o, size_t bytes)

@@ -1,6 +1,6 @@
 /*
- * What the point-to-point benchmarks share: the command line (-m, -i, -x, -W, -h), the rank-count
- * check, page-aligned buffers, and output in the OSU micro-benchmarks' format, so that rdmpi's,
+ * What the point-to-point benchmarks share: the command line (-m, -i, -x, -W, -t, -h), the rank-count
+ * check, page-aligned buffers, a median, and output in the OSU micro-benchmarks' format, so that rdmpi's,
  * Open MPI's and MPICH's numbers read, and parse, the same way. Standard MPI only: the same sources
  * build with any MPI's mpicc.
  */
@@ -26,6 +26,7 @@ struct bench_spec {
     const char *columns; /* the column header line, OSU's spelling */
     enum bench_ranks ranks;
     int has_window; /* accepts -W; window-based benchmarks also print pairs/window for EVEN */
+    int has_median; /* accepts -t: a second column, the median of the per-iteration times */
     int iters_small, warmup_small;
     int iters_large, warmup_large;
 };
@@ -36,6 +37,7 @@ struct bench_opts {
     size_t min_size, max_size;
     int iters, warmup; /* -1: the spec's default for the size */
     int window;
+    int median; /* -t given */
     int rank, nranks;
 };
 
@@ -54,6 +56,9 @@ size_t bench_next_size(size_t size);
 
 int bench_iters(const struct bench_opts *o, size_t size);
 int bench_warmup(const struct bench_opts *o, size_t size);
+
+/* The median of n values (n >= 1); reorders them. */
+double bench_median(double *v, int n);
 
 /* A page-aligned buffer of at least one byte, written once so its pages exist before timing.
  * Aborts the job if the memory is not there. Release with free(). */

@@ -1,7 +1,9 @@
 /*
  * rdmpi_latency: ping-pong between two ranks. Rank 0 sends, rank 1 answers with a message of the
  * same size; the one-way latency is half the round trip, averaged over the timed iterations.
- * Output as OSU's osu_latency.
+ * Output as OSU's osu_latency. With -t rank 0 also times each round trip and prints half their
+ * median, as perftest's t_typical: one descheduled iteration then moves the figure by nothing
+ * rather than by its whole delay over the count.
  */
 #include "bench_util.h"
 
@@ -13,20 +15,28 @@ static const struct bench_spec spec = {
     .title = "Latency Test",
     .columns = "# Size          Latency (us)",
     .ranks = BENCH_RANKS_TWO,
+    .has_median = 1,
     .iters_small = 10000, .warmup_small = 100,
     .iters_large = 1000, .warmup_large = 10,
 };
 
-/* One-way latency in microseconds, as measured by rank 0. */
-static double pingpong(const struct bench_opts *o, char *sbuf, char *rbuf, size_t size)
+/* One-way latency in microseconds, as measured by rank 0: the mean, and when lap is not NULL (an
+ * array of the size's iteration count) the median, in *median. */
+static double pingpong(const struct bench_opts *o, char *sbuf, char *rbuf, size_t size,
+                       double *lap, double *median)
 {
     int iters = bench_iters(o, size), warmup = bench_warmup(o, size);
     int count = (int)size, peer = 1 - o->rank;
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), t = t0;
 
     for (int i = 0; i < warmup + iters; i++) {
         if (i == warmup)
-            t0 = MPI_Wtime();
+            t0 = t = MPI_Wtime();
+        if (lap && i > warmup) {
+            double now = MPI_Wtime();
+            lap[i - warmup - 1] = now - t;
+            t = now;
+        }
         if (o->rank == 0) {
             MPI_Send(sbuf, count, MPI_CHAR, peer, BENCH_DATA_TAG, MPI_COMM_WORLD);
             MPI_Recv(rbuf, count, MPI_CHAR, peer, BENCH_DATA_TAG, MPI_COMM_WORLD,
@@ -37,7 +47,12 @@ static double pingpong(const struct bench_opts *o, char *sbuf, char *rbuf, size_
             MPI_Send(sbuf, count, MPI_CHAR, peer, BENCH_DATA_TAG, MPI_COMM_WORLD);
         }
     }
-    return (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
+    double end = MPI_Wtime();
+    if (lap) {
+        lap[iters - 1] = end - t;
+        *median = bench_median(lap, iters) * 1e6 / 2.0;
+    }
+    return (end - t0) * 1e6 / (2.0 * iters);
 }
 
 int main(int argc, char **argv)
@@ -47,11 +62,23 @@ int main(int argc, char **argv)
     bench_start(&argc, &argv, &spec, &o);
     char *sbuf = bench_alloc(&o, o.max_size);
     char *rbuf = bench_alloc(&o, o.max_size);
+    double *lap = NULL;
 
     for (size_t size = o.min_size; size <= o.max_size; size = bench_next_size(size)) {
+        double mean, median;
+
+        if (o.median && o.rank == 0) {
+            free(lap);
+            lap = bench_alloc(&o, (size_t)bench_iters(&o, size) * sizeof(*lap));
+        }
         MPI_Barrier(MPI_COMM_WORLD);
-        bench_row(&o, size, pingpong(&o, sbuf, rbuf, size));
+        mean = pingpong(&o, sbuf, rbuf, size, lap, &median);
+        if (lap)
+            bench_row2(&o, size, mean, median);
+        else
+            bench_row(&o, size, mean);
     }
+    free(lap);
     free(sbuf);
     free(rbuf);
     return bench_finish();
