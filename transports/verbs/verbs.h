@@ -23,6 +23,7 @@
 #include <infiniband/verbs.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/list.h"
 #include "core/runtime.h"
 #include "transports/transport.h"
 #include "transports/verbs/verbs_rel.h"
@@ -183,7 +184,8 @@ typedef struct vb_job {
 
 /* A registered range of the registration cache (verbs_rcache.c). */
 typedef struct vb_region {
-    struct vb_region *prev, *next;  /* the cache's list, most recently used first */
+    core_list_t link;               /* the cache's list, most recently used first */
+    struct vb_region *next_out;     /* tidy: the regions taken off, to deregister */
     uintptr_t start, end;           /* page-aligned */
     struct ibv_mr *mr;              /* NULL while being registered */
     int refs;                       /* messages using it */
@@ -200,7 +202,7 @@ struct tp_memh {
     uint8_t *addr;
     size_t len;
     uint32_t id;
-    struct tp_memh *next, *prev;
+    core_list_t link;    /* on the interface's memhs */
 };
 
 /* Receive-side state of a message arriving in several UD packets. */
@@ -231,7 +233,6 @@ typedef struct vb_peer {
     uint16_t seg;        /* payload bytes per UD packet to this peer */
     uint8_t path;        /* VB_PATH_* */
     uint8_t rc_state;    /* VB_RC_* */
-    uint8_t active;      /* on the interface's active list */
     uint8_t bye_rcvd, bye_sent, gone, ackreq_sent;
     uint8_t ctl;         /* VB_CTL_*: handshake messages still to send */
     uint32_t nmsgs;      /* hybrid: messages sent, towards RC */
@@ -246,7 +247,7 @@ typedef struct vb_peer {
     uint64_t stall_sig;  /* state seen by the last timer tick (stall_check) */
     double stall_since;  /* ... unchanged since then */
     uint8_t stall_warned;
-    struct vb_peer *anext, *aprev;
+    core_list_t alink;   /* on the interface's active list */
 } vb_peer_t;
 
 typedef struct vb_stats {
@@ -306,11 +307,11 @@ typedef struct vb_iface {
     int nrc, max_rc, rc_msgs;
     /* peers and pending work */
     vb_peer_t **peers;       /* by world rank, created on first contact */
-    vb_peer_t *active;       /* peers with timers or queued work */
+    core_list_t active;      /* peers with timers or queued work (vb_peer_t.alink) */
     vb_job_t *jobs, *jobs_tail;
     vb_op_t *copies;         /* copied gets/puts in progress, by id */
     uint64_t next_op_id;
-    tp_memh_t *memhs;        /* live registrations */
+    core_list_t memhs;       /* live registrations (tp_memh_t.link) */
     vb_rcache_t *rcache;     /* NULL: registration per message */
     uint32_t next_memh_id;
     int reg_warned;

@@ -143,26 +143,8 @@ void vb_pool_fini(vb_pool_t *pl)
 
 void vb_active_add(vb_iface_t *s, vb_peer_t *p)
 {
-    if (p->active)
-        return;
-    p->active = 1;
-    p->aprev = NULL;
-    p->anext = s->active;
-    if (s->active)
-        s->active->aprev = p;
-    s->active = p;
-}
-
-static void active_remove(vb_iface_t *s, vb_peer_t *p)
-{
-    if (p->aprev)
-        p->aprev->anext = p->anext;
-    else
-        s->active = p->anext;
-    if (p->anext)
-        p->anext->aprev = p->aprev;
-    p->anext = p->aprev = NULL;
-    p->active = 0;
+    if (!core_list_linked(&p->alink))
+        core_list_push_front(&s->active, &p->alink);
 }
 
 /* The peer of a world rank, set up from its card on first contact (a send
@@ -198,6 +180,7 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
     if (!p)
         return NULL;
     p->card = card;
+    core_list_init(&p->alink);
     if (vb_ud_create_ah(s, &card, &p->ah) != 0) {
         free(p);
         return NULL;
@@ -476,15 +459,16 @@ static int timers(vb_iface_t *s)
     s->now = now;
     s->next_timer = now + TIMER_PERIOD;
     int ev = 0;
-    for (vb_peer_t *p = s->active, *next; p; p = next) {
-        next = p->anext;
+    core_list_t *it, *tmp;
+    core_list_each_safe(it, tmp, &s->active) {
+        vb_peer_t *p = core_list_elem(it, vb_peer_t, alink);
         ev += vb_ud_timers(s, p);
         if (p->rc)
             vb_rc_timers(s, p);
         if (p->pending)
             vb_ops_start(s, p);
         if (peer_idle(p)) {
-            active_remove(s, p);
+            core_list_unlink(&p->alink);
             p->stall_since = 0;
         } else {
             stall_check(s, p);
@@ -560,7 +544,7 @@ static int vb_arm(tp_iface_t *iface, int *fd, double *max_sleep)
     chan_drain(s);
     if (s->jobs || s->hold.full)
         return CORE_EBUSY;
-    if (s->active) {
+    if (!core_list_empty(&s->active)) {
         double t = s->next_timer - core_wtime();
         if (t < *max_sleep)
             *max_sleep = t > 0 ? t : 0;
@@ -649,6 +633,8 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)rt->rank << 32) ^ (uint64_t)getpid();
     s->drop = cfg->verbs_ud_drop;
     s->qkey = job_qkey(rt->nspace);
+    core_list_init(&s->active);
+    core_list_init(&s->memhs);
     int rc = vb_dev_open(cfg, &s->dev, 0);
     if (rc) {
         free(s);

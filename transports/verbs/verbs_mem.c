@@ -57,10 +57,7 @@ int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
         core_warn("verbs: registering %zu bytes failed: %s (locked-memory limit %s); such "
                   "messages are copied instead of read by RDMA", len, strerror(errno), lim);
     }
-    m->next = s->memhs;
-    if (s->memhs)
-        s->memhs->prev = m;
-    s->memhs = m;
+    core_list_push_front(&s->memhs, &m->link);
     *memh_p = m;
     return 0;
 }
@@ -70,12 +67,7 @@ void vb_mem_dereg(tp_iface_t *iface, tp_memh_t *m)
     vb_iface_t *s = vb_iface(iface);
     if (!m)
         return;
-    if (m->prev)
-        m->prev->next = m->next;
-    else
-        s->memhs = m->next;
-    if (m->next)
-        m->next->prev = m->prev;
+    core_list_unlink(&m->link);
     if (m->region)
         vb_rcache_put(s->rcache, m->region);
     else if (m->mr)
@@ -98,7 +90,9 @@ size_t vb_rkey_pack(tp_iface_t *iface, tp_memh_t *m, void *buf)
 /* The live registration that covers [addr, addr + len) under key. */
 static tp_memh_t *find_memh(vb_iface_t *s, const vb_rkey_t *key, uint64_t addr, uint64_t len)
 {
-    for (tp_memh_t *m = s->memhs; m; m = m->next) {
+    core_list_t *it;
+    core_list_each(it, &s->memhs) {
+        tp_memh_t *m = core_list_elem(it, tp_memh_t, link);
         if (m->id != (key->id & ~VB_KEY_SOFT))
             continue;
         uint64_t base = (uint64_t)(uintptr_t)m->addr;
@@ -384,8 +378,8 @@ void vb_mem_close(vb_iface_t *s)
         free(j);
     }
     s->jobs_tail = NULL;
-    while (s->memhs)
-        vb_mem_dereg(&s->base, s->memhs);
+    while (!core_list_empty(&s->memhs))
+        vb_mem_dereg(&s->base, core_list_elem(s->memhs.next, tp_memh_t, link));
     vb_rcache_destroy(s->rcache);
     s->rcache = NULL;
 }

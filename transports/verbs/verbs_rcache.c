@@ -38,7 +38,7 @@
 
 struct vb_rcache {
     atomic_flag lock;
-    vb_region_t *head, *tail;  /* most recently used first */
+    core_list_t regions;       /* vb_region_t.link, most recently used first */
     _Atomic size_t bytes, n;   /* of every region on the list (changed under the lock) */
     size_t max_bytes, max_n;
     _Atomic uintptr_t lo, hi;  /* every region lies within: the hook's quick miss */
@@ -67,30 +67,7 @@ static void unlock(vb_rcache_t *c)
     atomic_flag_clear_explicit(&c->lock, memory_order_release);
 }
 
-/* List operations: the caller holds the lock. */
-static void unlink_region(vb_rcache_t *c, vb_region_t *r)
-{
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        c->head = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    else
-        c->tail = r->prev;
-    r->prev = r->next = NULL;
-}
-
-static void push_front(vb_rcache_t *c, vb_region_t *r)
-{
-    r->prev = NULL;
-    r->next = c->head;
-    if (c->head)
-        c->head->prev = r;
-    else
-        c->tail = r;
-    c->head = r;
-}
+#define region_of(l) core_list_elem(l, vb_region_t, link)
 
 static void mark_dead(vb_rcache_t *c, vb_region_t *r)
 {
@@ -104,7 +81,7 @@ static void mark_dead(vb_rcache_t *c, vb_region_t *r)
  * unlocking. */
 static void take(vb_rcache_t *c, vb_region_t *r, vb_region_t **out)
 {
-    unlink_region(c, r);
+    core_list_unlink(&r->link);
     if (r->dead)
         atomic_fetch_sub(&c->ndead, 1);
     c->bytes -= r->end - r->start;
@@ -113,7 +90,7 @@ static void take(vb_rcache_t *c, vb_region_t *r, vb_region_t **out)
         atomic_store(&c->lo, UINTPTR_MAX);
         atomic_store(&c->hi, 0);
     }
-    r->next = *out;
+    r->next_out = *out;
     *out = r;
 }
 
@@ -121,7 +98,7 @@ static void release(vb_region_t *list)
 {
     while (list) {
         vb_region_t *r = list;
-        list = r->next;
+        list = r->next_out;
         if (r->mr)
             ibv_dereg_mr(r->mr);
         free(r);
@@ -135,12 +112,15 @@ static void on_event(void *arg, uintptr_t start, uintptr_t end, int event)
     (void)event;
     if (start >= atomic_load(&c->hi) || end <= atomic_load(&c->lo))
         return;
+    core_list_t *it;
     lock(c);
-    for (vb_region_t *r = c->head; r; r = r->next)
+    core_list_each(it, &c->regions) {
+        vb_region_t *r = region_of(it);
         if (r->start < end && r->end > start && !r->dead) {
             mark_dead(c, r);
             c->invalidated++;
         }
+    }
     unlock(c);
 }
 
@@ -151,9 +131,10 @@ static void tidy(vb_rcache_t *c, int all)
     if (!all && atomic_load(&c->ndead) == 0 && c->bytes <= c->max_bytes && c->n <= c->max_n)
         return;
     vb_region_t *out = NULL;
+    core_list_t *it, *tmp;
     lock(c);
-    for (vb_region_t *r = c->tail, *prev; r; r = prev) {
-        prev = r->prev;
+    core_list_each_backward_safe(it, tmp, &c->regions) {
+        vb_region_t *r = region_of(it);
         if (r->refs)
             continue;
         if (r->dead) {
@@ -181,6 +162,7 @@ vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const core_config_t *cfg, const
         return NULL;
     }
     atomic_flag_clear(&c->lock);
+    core_list_init(&c->regions);
     atomic_store(&c->lo, UINTPTR_MAX);
     atomic_store(&c->on, 1);
     c->pd = pd;
@@ -211,8 +193,8 @@ void vb_rcache_destroy(vb_rcache_t *c)
                (unsigned long long)c->misses, (unsigned long long)c->evicted,
                (unsigned long long)c->invalidated);
     vb_region_t *out = NULL;
-    while (c->head)
-        take(c, c->head, &out);
+    while (!core_list_empty(&c->regions))
+        take(c, region_of(c->regions.next), &out);
     release(out);
     free(c);
 }
@@ -225,9 +207,10 @@ int vb_rcache_on(vb_rcache_t *c)
         return 1;
     /* Events may have been missed since the patches changed: trust nothing. */
     atomic_store(&c->on, 0);
+    core_list_t *it;
     lock(c);
-    for (vb_region_t *r = c->head; r; r = r->next)
-        mark_dead(c, r);
+    core_list_each(it, &c->regions)
+        mark_dead(c, region_of(it));
     unlock(c);
     tidy(c, 1);
     core_warn("verbs: the memory hooks were overwritten (another library patches libc's "
@@ -241,29 +224,30 @@ vb_region_t *vb_rcache_get(vb_rcache_t *c, void *addr, size_t len)
     uintptr_t start = (uintptr_t)addr & ~(pg - 1);
     uintptr_t end = ((uintptr_t)addr + len + pg - 1) & ~(pg - 1);
     tidy(c, 0);
+    core_list_t *it;
     lock(c);
-    vb_region_t *r;
-    for (r = c->head; r; r = r->next)
-        if (r->mr && !r->dead && r->start <= start && r->end >= end)
-            break;
-    if (r) {
-        r->refs++;
-        unlink_region(c, r);
-        push_front(c, r);
-        c->hits++;
-        unlock(c);
-        return r;
+    core_list_each(it, &c->regions) {
+        vb_region_t *r = region_of(it);
+        if (r->mr && !r->dead && r->start <= start && r->end >= end) {
+            r->refs++;
+            core_list_unlink(&r->link);
+            core_list_push_front(&c->regions, &r->link);
+            c->hits++;
+            unlock(c);
+            return r;
+        }
     }
     c->misses++;
     unlock(c);
 
-    if (!(r = calloc(1, sizeof(*r))))
+    vb_region_t *r = calloc(1, sizeof(*r));
+    if (!r)
         return NULL;
     r->start = start;
     r->end = end;
     r->refs = 1;
     lock(c);
-    push_front(c, r);
+    core_list_push_front(&c->regions, &r->link);
     c->n++;
     c->bytes += end - start;
     if (start < atomic_load(&c->lo))
