@@ -129,10 +129,20 @@ typedef struct tp_component {
 /* Components in order of preference for a peer: self, shm, verbs, tcp. */
 extern const tp_component_t *const tp_components[];
 
+/* A handler's optional second form, for a message taken in pieces: the piece's n bytes at
+ * offset off of the len-byte payload, with the message's whole header each time. A transport
+ * that cuts a message into packets may, for an id that has one, call it once per packet as the
+ * packets arrive, in order, the pieces covering the payload exactly once, instead of
+ * reassembling the message to call cb: the payload is then copied once, from the packet to
+ * where the handler puts it, not twice. */
+typedef void (*tp_am_piece_t)(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
+                              const void *data, size_t n, size_t len);
+
 /* Handler table, filled by p2p before transports open. */
 typedef struct tp_am_entry {
     tp_am_handler_t cb;
     void *arg;
+    tp_am_piece_t piece; /* NULL: whole messages only */
 } tp_am_entry_t;
 extern tp_am_entry_t tp_am_table[TP_AM_MAX];
 

@@ -183,16 +183,24 @@ static void put_fin_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     p2p_recv_done(r, r->want, r->offset);
 }
 
-static void data_handler(void *arg, int src, const void *hdr, size_t hdr_len,
-                         const void *payload, size_t len)
+/* Bytes [off, off + n) of a DATA message's payload; the receive completes with its last byte,
+ * whichever message or piece of one brings it. */
+static void data_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
+                       const void *data, size_t n, size_t len)
 {
     const p2p_data_hdr_t *h = hdr;
     MPI_Request r = p2p_req_of(h->rreq);
     char *dst = r->tmp ? r->tmp : r->buf;
-    memcpy(dst + h->offset, payload, len);
-    r->offset += len;
+    memcpy(dst + h->offset + off, data, n);
+    r->offset += n;
     if (r->offset == r->want)
         p2p_recv_done(r, r->want, r->len);
+}
+
+static void data_handler(void *arg, int src, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len)
+{
+    data_piece(arg, src, hdr, hdr_len, 0, payload, len, len);
 }
 
 static void fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
@@ -204,7 +212,7 @@ static void fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, con
 void p2p_rndv_register(void)
 {
     tp_am_table[P2P_AM_CTS] = (tp_am_entry_t){ cts_handler, NULL };
-    tp_am_table[P2P_AM_DATA] = (tp_am_entry_t){ data_handler, NULL };
+    tp_am_table[P2P_AM_DATA] = (tp_am_entry_t){ data_handler, NULL, data_piece };
     tp_am_table[P2P_AM_FIN] = (tp_am_entry_t){ fin_handler, NULL };
     tp_am_table[P2P_AM_RTR] = (tp_am_entry_t){ rtr_handler, NULL };
     tp_am_table[P2P_AM_PUT_FIN] = (tp_am_entry_t){ put_fin_handler, NULL };

@@ -8,7 +8,8 @@
  * most, and with 10% of the UD packets dropped and tiny packets): every
  * rank streams messages of mixed sizes to the others, handlers reply from
  * inside progress (re-entrant am_send), order and content are checked per
- * source; then every rank reads (get) and writes (put) the others' buffers,
+ * source (a third of them go to a handler that takes pieces: over UD the
+ * large ones arrive packet by packet); then every rank reads (get) and writes (put) the others' buffers,
  * by RDMA where there is an RC connection and by copies through active
  * messages otherwise, and reads a buffer that cannot be registered (read
  * only), which must be copied; flush drains; close says goodbye.
@@ -129,7 +130,8 @@ int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, siz
 
 /* ---- the test ---- */
 
-enum { AM_DATA = 3, AM_REPLY = 4, AM_KEYS = 5, AM_PUTDONE = 6 };
+/* AM_PIECES: the stream's messages too (every third), to a handler that also takes pieces. */
+enum { AM_DATA = 3, AM_REPLY = 4, AM_KEYS = 5, AM_PUTDONE = 6, AM_PIECES = 7 };
 
 typedef struct msg_hdr {
     uint32_t seq, from;
@@ -149,6 +151,12 @@ static struct {
     int keys_seen;
     keys_hdr_t keys[WORLD];
     int comps;
+    struct {
+        uint32_t seq;
+        size_t got;
+        int open;
+    } piecing[WORLD];  /* the message from each source arriving in pieces */
+    int pieced;        /* messages that came in pieces */
 } t;
 
 #define CHECK(cond, ...)                                                                \
@@ -234,6 +242,41 @@ static void on_data(void *arg, int src, const void *hdr, size_t hdr_len, const v
     }
 }
 
+/* A message of the stream in pieces: in order, each piece right after the one before, the
+ * header the same every time, the bytes right, the pieces adding up to the length. */
+static void on_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
+                     const void *data, size_t n, size_t len)
+{
+    msg_hdr_t h;
+    CHECK(hdr_len == sizeof(h), "piece: header length %zu", hdr_len);
+    memcpy(&h, hdr, sizeof(h));
+    CHECK((int)h.from == src, "piece: src %d but header says %u", src, h.from);
+    if (!t.piecing[src].open) {
+        CHECK(off == 0, "from %d seq %u: first piece at offset %zu", src, h.seq, off);
+        CHECK(h.seq == t.next_seq[src], "from %d: seq %u in pieces, want %u", src, h.seq,
+              t.next_seq[src]);
+        CHECK(len == msg_len(h.seq, src, t.iface->caps.max_am), "from %d seq %u: length %zu",
+              src, h.seq, len);
+        t.piecing[src].open = 1;
+        t.piecing[src].seq = h.seq;
+        t.piecing[src].got = 0;
+    }
+    CHECK(h.seq == t.piecing[src].seq, "from %d: a piece of seq %u inside seq %u", src, h.seq,
+          t.piecing[src].seq);
+    CHECK(off == t.piecing[src].got && off + n <= len, "from %d seq %u: piece [%zu, +%zu) after "
+          "%zu of %zu bytes", src, h.seq, off, n, t.piecing[src].got, len);
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++)
+        CHECK(p[i] == msg_byte(h.seq, src, off + i), "from %d seq %u: byte %zu differs", src,
+              h.seq, off + i);
+    t.piecing[src].got += n;
+    if (t.piecing[src].got == len) {
+        t.piecing[src].open = 0;
+        t.next_seq[src]++;
+        t.pieced++;
+    }
+}
+
 static void on_reply(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
                      size_t len)
 {
@@ -286,7 +329,8 @@ static void stream(void)
             size_t len = msg_len(h.seq, t.rt.rank, max);
             for (size_t i = 0; i < len; i++)
                 buf[i] = msg_byte(h.seq, t.rt.rank, i);
-            int rc = tp_am_send(ep_to(d), AM_DATA, &h, sizeof(h), buf, len);
+            int rc = tp_am_send(ep_to(d), h.seq % 3 == 1 ? AM_PIECES : AM_DATA, &h, sizeof(h),
+                                buf, len);
             CHECK(rc == 0 || rc == CORE_EBUSY, "am_send: %d", rc);
             if (rc == 0)
                 sent[d]++;
@@ -540,6 +584,7 @@ static int child(int rank, const char *env)
     tp_am_table[AM_REPLY] = (tp_am_entry_t){ on_reply, NULL };
     tp_am_table[AM_KEYS] = (tp_am_entry_t){ on_keys, NULL };
     tp_am_table[AM_PUTDONE] = (tp_am_entry_t){ on_putdone, NULL };
+    tp_am_table[AM_PIECES] = (tp_am_entry_t){ on_data, NULL, on_piece };
     int rc = tp_verbs_component.open(&t.rt, &t.iface);
     pthread_barrier_wait(&sh->barrier);
     if (rc == CORE_EUNSUPPORTED)
@@ -549,6 +594,9 @@ static int child(int rank, const char *env)
     if (getenv("VERBS_IFACE_ERROR"))
         errors(getenv("VERBS_IFACE_ERROR"));
     stream();
+    /* UD cuts the stream's largest messages into packets; RC sends every message whole. */
+    if (strstr(env, "MODE=ud"))
+        CHECK(t.pieced > 0, "no message of the stream came in pieces over UD");
     rdma();
     rcache();
     CHECK(t.replies > 0, "no reply sent from inside a handler arrived");

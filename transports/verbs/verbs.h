@@ -205,11 +205,14 @@ struct tp_memh {
     core_list_t link;    /* on the interface's memhs */
 };
 
-/* Receive-side state of a message arriving in several UD packets. */
+/* Receive-side state of a message arriving in several UD packets: the whole message, or, when
+ * its handler takes pieces (tp_am_piece_t), only its header, the payload going to the handler
+ * packet by packet. */
 typedef struct vb_reasm {
-    uint8_t *buf;
-    uint32_t hdr_len, len, got;
+    uint8_t *buf;        /* hdr_len + len bytes, or hdr_len when pieces */
+    uint32_t hdr_len, len, got;  /* got: of header and payload, as sent */
     uint8_t id;
+    uint8_t pieces;
 } vb_reasm_t;
 
 enum { VB_PATH_UD = 0, VB_PATH_DRAIN, VB_PATH_RC };

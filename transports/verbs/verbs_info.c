@@ -188,7 +188,8 @@ static void print_memory(const core_config_t *cfg, const vb_dev_t *dev)
     printf("    memory, UD: %zu KiB per process + per peer %zu bytes of state (vb_peer_t %zu, of "
            "which reliability window %zu + %zu) + an address handle, whatever the job size; "
            "while a message of several packets arrives from a peer, its reassembly buffer (up "
-           "to %u KiB) too\n", ud_fixed / 1024, per_peer, sizeof(vb_peer_t), sizeof(vb_rel_tx_t),
+           "to %u KiB; only the header for rendezvous data, which goes packet by packet to the "
+           "user's buffer) too\n", ud_fixed / 1024, per_peer, sizeof(vb_peer_t), sizeof(vb_rel_tx_t),
            sizeof(vb_rel_rx_t), (VB_UD_MAX_AM + VB_MAX_AM_HDR) / 1024 + 1);
     struct ibv_pd *pd = dev->ctx ? ibv_alloc_pd(dev->ctx) : NULL;
     int ranks[] = { 2, 16, 256 };

@@ -6,8 +6,10 @@
  * send buffer until acknowledged (verbs_rel.c decides what to resend and
  * when); packets that arrive past a gap stay in their receive buffer, in the
  * process-wide out-of-order store, until the gap is filled. A message is
- * handed to its handler from the receive buffer when it fits one packet,
- * else from a reassembly buffer. Small packets are posted inline and
+ * handed to its handler from the receive buffer when it fits one packet;
+ * a longer one goes to its handler packet by packet when the handler takes
+ * pieces (p2p's rendezvous data: one copy, packet to user buffer), else it
+ * is put together in a reassembly buffer first. Small packets are posted inline and
  * unsignaled (one in VB_SIG_EVERY is signaled to retire them); packets that
  * the HCA reads from their buffer are signaled so the buffer is not reused
  * under it. RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on
@@ -536,10 +538,12 @@ static void deliver(vb_iface_t *s, vb_peer_t *p, const uint8_t *pkt, uint32_t n)
     vb_reasm_t *r = p->reasm;
     if (fl & VB_UD_FIRST) {
         uint64_t total = (uint64_t)h->hdr_len + h->len;
+        /* the header comes whole in the first packet (VB_MAX_AM_HDR is far below a packet) */
+        int pieces = h->id < TP_AM_MAX && tp_am_table[h->id].piece && h->hdr_len <= dn;
         free(r);
         p->reasm = NULL;
         if (total > VB_REASM_MAX || dn > total ||
-            !(r = malloc(sizeof(*r) + (size_t)total))) {
+            !(r = malloc(sizeof(*r) + (size_t)(pieces ? h->hdr_len : total)))) {
             core_error("verbs: cannot reassemble a %llu-byte message from rank %d",
                        (unsigned long long)total, p->ep.peer);
             return;
@@ -549,19 +553,31 @@ static void deliver(vb_iface_t *s, vb_peer_t *p, const uint8_t *pkt, uint32_t n)
         r->len = h->len;
         r->id = h->id;
         r->got = 0;
+        r->pieces = (uint8_t)pieces;
         p->reasm = r;
     } else if (!r || r->got + dn > r->hdr_len + r->len) {
         core_error("verbs: packet of no message from rank %d", p->ep.peer);
         return;
     }
-    memcpy(r->buf + r->got, d, dn);
+    if (r->pieces) {
+        uint32_t skip = 0;
+        if (r->got == 0) {   /* first packet: keep the header */
+            memcpy(r->buf, d, r->hdr_len);
+            skip = r->hdr_len;
+        }
+        const tp_am_entry_t *e = &tp_am_table[r->id];
+        e->piece(e->arg, p->ep.peer, r->buf, r->hdr_len, r->got + skip - r->hdr_len, d + skip,
+                 dn - skip, r->len);
+    } else {
+        memcpy(r->buf + r->got, d, dn);
+    }
     r->got += dn;
     if (fl & VB_UD_LAST) {
         p->reasm = NULL;
-        if (r->got == r->hdr_len + r->len)
-            vb_dispatch(s, p, r->id, r->buf, r->hdr_len, r->buf + r->hdr_len, r->len);
-        else
+        if (r->got != r->hdr_len + r->len)
             core_error("verbs: truncated message from rank %d", p->ep.peer);
+        else if (!r->pieces)
+            vb_dispatch(s, p, r->id, r->buf, r->hdr_len, r->buf + r->hdr_len, r->len);
         free(r);
     }
 }
