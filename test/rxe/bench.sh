@@ -7,13 +7,16 @@
 # suite. Absolute figures under TCG mean little; the ratios within one run are the point.
 # Usage: test/rxe/bench.sh [--rounds R (3; medians over them)] [--timeout S] [--smp N] [--mem MB] [--keep] [--no-ompi] [--no-rdmpi]
 #                          [--lat-iters N] [--bw-iters N] [--window W] [--also NAME=PREFIX]...
-#                          [--lat-only] [--modes "ud rc hybrid"]
+#                          [--lat-only] [--modes "ud rc hybrid"] [--no-pin]
 # Environment: RDMPI_PREFIX (rdmpi installation, default: <repo>/_inst).
 # --also NAME=PREFIX runs another rdmpi installation too, in the same rounds (rows "NAME verbs <mode>"):
 # a change and its baseline measured in one boot, e.g. --also base=/tmp/rdmpi-before/_inst.
 # --lat-only runs only the 8-byte latencies (ib_send_lat, UCX, rdmpi), back to back in each round: many
 # short rounds then give paired ratios (each run against ib_send_lat of its own round, column
 # "paired"), which drift less with the host's load than the medians of the separate runs do.
+# Every run's two processes sit on CPUs 0 and 1 (perftest with taskset, the MPI jobs with
+# --bind-to core): left to the guest's scheduler (--no-pin) single runs of the same program differed
+# by up to 1.5x, and the ratios with them; pinned, ten runs' per-iteration medians stayed within 5%.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -65,6 +68,11 @@ guest() {
         record "$name" "$kind" "$v" "$((p1 - p0))"
     }
     local latargs=(-m 8:8 -i "$LAT_ITERS" -x 100 -t) bwargs=(-m "$MIB:$MIB" -i "$BW_ITERS" -x 2 -W "$WINDOW")
+    local bind=none
+    if [ "$PIN" = 1 ]; then   # one process per CPU: perftest's server on 0, client on 1; ranks 0, 1
+        export RXE_PT_SRV_CPU=0 RXE_PT_CLI_CPU=1
+        bind=core
+    fi
     for round in $(seq "$ROUNDS"); do
         perf "perftest ib_send_lat" ib_send_lat 8 "$LAT_ITERS" 18515 lat
         if [ "$LAT_ONLY" = 0 ]; then
@@ -77,9 +85,9 @@ guest() {
                 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                     OMPI_MCA_pml=ucx OMPI_MCA_btl='^vader,tcp,openib' UCX_TLS=rc_verbs,ud_verbs:aux,self \
                     UCX_NET_DEVICES=rxe0:1 UCX_UD_ETH_DGID_CHECK=n UCX_WARN_UNUSED_ENV_VARS=n
-                mpib "Open MPI+UCX rc_verbs" lat mpirun.openmpi -np 2 --bind-to none "$share/ompi_latency" "${latargs[@]}"
+                mpib "Open MPI+UCX rc_verbs" lat mpirun.openmpi -np 2 --bind-to "$bind" "$share/ompi_latency" "${latargs[@]}"
                 [ "$LAT_ONLY" = 1 ] ||
-                    mpib "Open MPI+UCX rc_verbs" bw mpirun.openmpi -np 2 --bind-to none "$share/ompi_bw" "${bwargs[@]}"
+                    mpib "Open MPI+UCX rc_verbs" bw mpirun.openmpi -np 2 --bind-to "$bind" "$share/ompi_bw" "${bwargs[@]}"
             )
         fi
         if [ "$RDMPI" = 1 ]; then
@@ -89,10 +97,10 @@ guest() {
                 for mode in $MODES; do
                     (
                         export RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode
-                        mpib "$name verbs $mode" lat "$pfx/bin/rdmpirun" -n 2 --bind-to none \
+                        mpib "$name verbs $mode" lat "$pfx/bin/rdmpirun" -n 2 --bind-to "$bind" \
                             "$pfx/bin/rdmpi_latency" "${latargs[@]}"
                         [ "$LAT_ONLY" = 1 ] ||
-                            mpib "$name verbs $mode" bw "$pfx/bin/rdmpirun" -n 2 --bind-to none \
+                            mpib "$name verbs $mode" bw "$pfx/bin/rdmpirun" -n 2 --bind-to "$bind" \
                                 "$pfx/bin/rdmpi_bw" "${bwargs[@]}"
                     )
                 done
@@ -105,7 +113,7 @@ if [ "${1:-}" = __guest ]; then guest "$2"; exit 0; fi
 
 # ---------------------------------------------------------------------------------------------------
 # On the host.
-tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also= lat_only=0
+tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also= lat_only=0 pin=1
 modes="ud rc hybrid"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -119,6 +127,8 @@ while [ $# -gt 0 ]; do
     --bw-iters) bw_iters=$2; shift 2 ;;
     --window) window=$2; shift 2 ;;
     --lat-only) lat_only=1; shift ;;
+    --pin) pin=1; shift ;;
+    --no-pin) pin=0; shift ;;
     --modes)
         for m in $2; do
             case $m in ud | rc | hybrid) ;; *) echo "bench.sh: --modes: unknown mode '$m'" >&2; exit 2 ;; esac
@@ -161,7 +171,7 @@ fi
 bw_iters_pt=$(( bw_iters * window > 100 ? bw_iters * window : 100 ))
 cat > "$share/bench.conf" <<EOF
 ROUNDS=$rounds OMPI=$ompi RDMPI=$rdmpi LAT_ITERS=$lat_iters BW_ITERS=$bw_iters BW_ITERS_PT=$bw_iters_pt WINDOW=$window
-ALSO="$also" LAT_ONLY=$lat_only MODES="$modes"
+ALSO="$also" LAT_ONLY=$lat_only MODES="$modes" PIN=$pin
 EOF
 
 load=$(cut -d' ' -f1 /proc/loadavg)

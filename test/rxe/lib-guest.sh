@@ -56,7 +56,8 @@ rxe_pt_value() {
 }
 
 # rxe_perftest_pair TOOL SIZE ITERS PORT [OPTS...]: server and client of perftest TOOL on this
-# guest's rxe device, talking to its own address. Client output in $RXE_PT_DIR/TOOL-SIZE-PORT.cli,
+# guest's rxe device, talking to its own address; RXE_PT_SRV_CPU / RXE_PT_CLI_CPU, when set, pin
+# the server / client to that CPU (as MPI ranks bound to cores are). Client output in $RXE_PT_DIR/TOOL-SIZE-PORT.cli,
 # server's in .srv; sets RXE_PT_FILE to the client file. Status 0 when both succeeded with a result.
 RXE_PT_DIR=${RXE_PT_DIR:-/tmp/rxe-perftest}
 RXE_PT_TIMEOUT=${RXE_PT_TIMEOUT:-120}
@@ -67,7 +68,10 @@ rxe_perftest_pair() {
     mkdir -p "$RXE_PT_DIR"
     base=$RXE_PT_DIR/$tool-$size-$port
     RXE_PT_FILE=$base.cli
-    timeout -k 5 "$RXE_PT_TIMEOUT" "$tool" -d "$RXE_DEV" -F -x "$gid" -s "$size" -n "$iters" -p "$port" \
+    local spin=() cpin=()
+    [ -n "${RXE_PT_SRV_CPU:-}" ] && spin=(taskset -c "$RXE_PT_SRV_CPU")
+    [ -n "${RXE_PT_CLI_CPU:-}" ] && cpin=(taskset -c "$RXE_PT_CLI_CPU")
+    timeout -k 5 "$RXE_PT_TIMEOUT" "${spin[@]}" "$tool" -d "$RXE_DEV" -F -x "$gid" -s "$size" -n "$iters" -p "$port" \
         "$@" > "$base.srv" 2>&1 &
     srv=$!
     if ! rxe_wait_listen "$port" 30; then
@@ -75,7 +79,7 @@ rxe_perftest_pair() {
         kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
         return 1
     fi
-    timeout -k 5 "$RXE_PT_TIMEOUT" "$tool" -d "$RXE_DEV" -F -x "$gid" -s "$size" -n "$iters" \
+    timeout -k 5 "$RXE_PT_TIMEOUT" "${cpin[@]}" "$tool" -d "$RXE_DEV" -F -x "$gid" -s "$size" -n "$iters" \
         -p "$port" "$@" "$RXE_IP_SELF" > "$RXE_PT_FILE" 2>&1
     rc_c=$?
     wait "$srv"; rc_s=$?

@@ -559,6 +559,8 @@ static void deliver(vb_iface_t *s, vb_peer_t *p, const uint8_t *pkt, uint32_t n)
         core_error("verbs: packet of no message from rank %d", p->ep.peer);
         return;
     }
+    if (fl & VB_UD_LAST)
+        p->reasm = NULL; /* detached before its last handler call, as a whole message is */
     if (r->pieces) {
         uint32_t skip = 0;
         if (r->got == 0) {   /* first packet: keep the header */
@@ -573,7 +575,6 @@ static void deliver(vb_iface_t *s, vb_peer_t *p, const uint8_t *pkt, uint32_t n)
     }
     r->got += dn;
     if (fl & VB_UD_LAST) {
-        p->reasm = NULL;
         if (r->got != r->hdr_len + r->len)
             core_error("verbs: truncated message from rank %d", p->ep.peer);
         else if (!r->pieces)
