@@ -7,7 +7,7 @@
 # suite. Absolute figures under TCG mean little; the ratios within one run are the point.
 # Usage: test/rxe/bench.sh [--rounds R (3; medians over them)] [--timeout S] [--smp N] [--mem MB] [--keep] [--no-ompi] [--no-rdmpi]
 #                          [--lat-iters N] [--bw-iters N] [--window W] [--also NAME=PREFIX]...
-#                          [--lat-only] [--modes "ud rc hybrid"] [--no-pin]
+#                          [--lat-only] [--modes "ud rc hybrid"] [--no-pin] [--settle S]
 # Environment: RDMPI_PREFIX (rdmpi installation, default: <repo>/_inst).
 # --also NAME=PREFIX runs another rdmpi installation too, in the same rounds (rows "NAME verbs <mode>"):
 # a change and its baseline measured in one boot, e.g. --also base=/tmp/rdmpi-before/_inst.
@@ -17,6 +17,7 @@
 # Every run's two processes sit on CPUs 0 and 1 (perftest with taskset, the MPI jobs with
 # --bind-to core): left to the guest's scheduler (--no-pin) single runs of the same program differed
 # by up to 1.5x, and the ratios with them; pinned, ten runs' per-iteration medians stayed within 5%.
+# --settle S waits S seconds before every MPI run (to see whether one job slows the next).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -57,6 +58,7 @@ guest() {
     mpib() {
         local name=$1 kind=$2 size=8 v p0 p1 out=/tmp/mpib.out
         shift 2
+        [ "$SETTLE" = 0 ] || sleep "$SETTLE"
         [ "$kind" = bw ] && size=$MIB
         p0=$(pkts)
         timeout -k 10 300 "$@" > "$out" 2>&1
@@ -113,7 +115,7 @@ if [ "${1:-}" = __guest ]; then guest "$2"; exit 0; fi
 
 # ---------------------------------------------------------------------------------------------------
 # On the host.
-tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also= lat_only=0 pin=1
+tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also= lat_only=0 pin=1 settle=0
 modes="ud rc hybrid"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -129,6 +131,9 @@ while [ $# -gt 0 ]; do
     --lat-only) lat_only=1; shift ;;
     --pin) pin=1; shift ;;
     --no-pin) pin=0; shift ;;
+    --settle)
+        case $2 in '' | *[!0-9.]*) echo "bench.sh: --settle wants seconds, not '$2'" >&2; exit 2 ;; esac
+        settle=$2; shift 2 ;;
     --modes)
         for m in $2; do
             case $m in ud | rc | hybrid) ;; *) echo "bench.sh: --modes: unknown mode '$m'" >&2; exit 2 ;; esac
@@ -171,7 +176,7 @@ fi
 bw_iters_pt=$(( bw_iters * window > 100 ? bw_iters * window : 100 ))
 cat > "$share/bench.conf" <<EOF
 ROUNDS=$rounds OMPI=$ompi RDMPI=$rdmpi LAT_ITERS=$lat_iters BW_ITERS=$bw_iters BW_ITERS_PT=$bw_iters_pt WINDOW=$window
-ALSO="$also" LAT_ONLY=$lat_only MODES="$modes" PIN=$pin
+ALSO="$also" LAT_ONLY=$lat_only MODES="$modes" PIN=$pin SETTLE=$settle
 EOF
 
 load=$(cut -d' ' -f1 /proc/loadavg)
