@@ -8,16 +8,21 @@
 # Usage: test/rxe/bench.sh [--rounds R (3; medians over them)] [--timeout S] [--smp N] [--mem MB] [--keep] [--no-ompi] [--no-rdmpi]
 #                          [--lat-iters N] [--bw-iters N] [--window W] [--also NAME=PREFIX]...
 #                          [--lat-only] [--modes "ud rc hybrid"] [--no-pin] [--settle S]
+#                          [--variant NAME=VAR=VALUE[,VAR=VALUE...]]...
 # Environment: RDMPI_PREFIX (rdmpi installation, default: <repo>/_inst).
 # --also NAME=PREFIX runs another rdmpi installation too, in the same rounds (rows "NAME verbs <mode>"):
 # a change and its baseline measured in one boot, e.g. --also base=/tmp/rdmpi-before/_inst.
+# --variant NAME=SETTINGS runs rdmpi again with those settings in its environment (rows "NAME verbs
+# <mode>"), e.g. --variant write=RDMPI_RNDV_PROTO=write.
 # --lat-only runs only the 8-byte latencies (ib_send_lat, UCX, rdmpi), back to back in each round: many
 # short rounds then give paired ratios (each run against ib_send_lat of its own round, column
 # "paired"), which drift less with the host's load than the medians of the separate runs do.
 # Every run's two processes sit on CPUs 0 and 1 (perftest with taskset, the MPI jobs with
 # --bind-to core): left to the guest's scheduler (--no-pin) single runs of the same program differed
 # by up to 1.5x, and the ratios with them; pinned, ten runs' per-iteration medians stayed within 5%.
-# --settle S waits S seconds before every MPI run (to see whether one job slows the next).
+# --settle S waits S seconds before every MPI run (to see whether one job slows the next: in a test of
+# six rounds it did not; the guest has slow phases of minutes in which every latency is ~1.35x, so each
+# round runs its latencies back to back, next to ib_send_lat, and its bandwidths after them).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -40,11 +45,11 @@ guest() {
         echo "  round $round: $1 ($2): ${3:-fail}${4:+, $4 rxe packets}"
     }
     # perftest: the mean latency (t_avg, as the MPI benchmarks report), bandwidth in MB/s (10^6 B)
-    perf() { # NAME TOOL SIZE ITERS PORT lat|bw
+    perf() { # NAME TOOL SIZE ITERS PORT lat|bw [TOOL OPTIONS...]
         local v p0 p1 k=$6
         [ "$k" = lat ] && k=latavg
         p0=$(pkts)
-        if rxe_perftest_pair "$2" "$3" "$4" "$5"; then
+        if rxe_perftest_pair "$2" "$3" "$4" "$5" "${@:7}"; then
             v=$(rxe_pt_value "$RXE_PT_FILE" "$3" "$k")
             [ "$6" = lat ] && record "$1" p50 "$(rxe_pt_value "$RXE_PT_FILE" "$3" lat)"
             [ "$6" = bw ] && v=$(awk -v v="$v" 'BEGIN { printf "%.2f", v * 1.048576 }')
@@ -75,39 +80,56 @@ guest() {
         export RXE_PT_SRV_CPU=0 RXE_PT_CLI_CPU=1
         bind=core
     fi
-    for round in $(seq "$ROUNDS"); do
-        perf "perftest ib_send_lat" ib_send_lat 8 "$LAT_ITERS" 18515 lat
-        if [ "$LAT_ONLY" = 0 ]; then
-            perf "perftest ib_write_lat" ib_write_lat 8 "$LAT_ITERS" 18516 lat
-            perf "perftest ib_write_bw" ib_write_bw $MIB "$BW_ITERS_PT" 18517 bw
-            perf "perftest ib_read_bw" ib_read_bw $MIB "$BW_ITERS_PT" 18518 bw
-        fi
+    # the MPI jobs of one round: mpi_runs lat|bw
+    mpi_runs() {
+        local kind=$1 mode inst name pfx sets
         if [ "$OMPI" = 1 ]; then
             (
                 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
                     OMPI_MCA_pml=ucx OMPI_MCA_btl='^vader,tcp,openib' UCX_TLS=rc_verbs,ud_verbs:aux,self \
                     UCX_NET_DEVICES=rxe0:1 UCX_UD_ETH_DGID_CHECK=n UCX_WARN_UNUSED_ENV_VARS=n
-                mpib "Open MPI+UCX rc_verbs" lat mpirun.openmpi -np 2 --bind-to "$bind" "$share/ompi_latency" "${latargs[@]}"
-                [ "$LAT_ONLY" = 1 ] ||
+                if [ "$kind" = lat ]; then
+                    mpib "Open MPI+UCX rc_verbs" lat mpirun.openmpi -np 2 --bind-to "$bind" "$share/ompi_latency" "${latargs[@]}"
+                else
                     mpib "Open MPI+UCX rc_verbs" bw mpirun.openmpi -np 2 --bind-to "$bind" "$share/ompi_bw" "${bwargs[@]}"
+                fi
             )
         fi
-        if [ "$RDMPI" = 1 ]; then
-            local mode inst name pfx
-            for inst in "rdmpi=$RDMPI_PREFIX" $ALSO; do
-                name=${inst%%=*} pfx=${inst#*=}
-                for mode in $MODES; do
-                    (
-                        export RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode
+        [ "$RDMPI" = 1 ] || return 0
+        for inst in "rdmpi=$RDMPI_PREFIX" $ALSO; do
+            name=${inst%%=*} pfx=${inst#*=} sets=
+            case $pfx in *@*) sets=${pfx#*@} pfx=${pfx%%@*} ;; esac
+            for mode in $MODES; do
+                (
+                    export RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode
+                    # shellcheck disable=SC2086  # sets: VAR=VALUE words
+                    [ -z "$sets" ] || export ${sets//,/ }
+                    if [ "$kind" = lat ]; then
                         mpib "$name verbs $mode" lat "$pfx/bin/rdmpirun" -n 2 --bind-to "$bind" \
                             "$pfx/bin/rdmpi_latency" "${latargs[@]}"
-                        [ "$LAT_ONLY" = 1 ] ||
-                            mpib "$name verbs $mode" bw "$pfx/bin/rdmpirun" -n 2 --bind-to "$bind" \
-                                "$pfx/bin/rdmpi_bw" "${bwargs[@]}"
-                    )
-                done
+                    else
+                        mpib "$name verbs $mode" bw "$pfx/bin/rdmpirun" -n 2 --bind-to "$bind" \
+                            "$pfx/bin/rdmpi_bw" "${bwargs[@]}"
+                    fi
+                )
             done
-        fi
+        done
+    }
+    # Each round runs its latencies back to back, then its bandwidths: the guest has slow phases of
+    # minutes (every latency ~1.35x, whatever ran before it: session 9's afterbw experiment), so the
+    # runs compared with ib_send_lat ("paired") are kept as close to it in time as they can be.
+    for round in $(seq "$ROUNDS"); do
+        perf "perftest ib_send_lat" ib_send_lat 8 "$LAT_ITERS" 18515 lat
+        [ "$LAT_ONLY" = 1 ] || perf "perftest ib_write_lat" ib_write_lat 8 "$LAT_ITERS" 18516 lat
+        mpi_runs lat
+        [ "$LAT_ONLY" = 1 ] && continue
+        perf "perftest ib_write_bw" ib_write_bw $MIB "$BW_ITERS_PT" 18517 bw
+        perf "perftest ib_read_bw" ib_read_bw $MIB "$BW_ITERS_PT" 18518 bw
+        # UD's ceiling: a UD message is at most one MTU, so this is what any UD protocol can reach
+        case " $MODES " in
+        *" ud "*) perf "perftest ib_send_bw UD 1 KiB" ib_send_bw 1024 $((BW_ITERS_PT * 1024)) 18519 bw -c UD ;;
+        esac
+        mpi_runs bw
     done
 }
 
@@ -143,6 +165,12 @@ while [ $# -gt 0 ]; do
         case $2 in
         *=/*) also="$also $2" ;;
         *) echo "bench.sh: --also wants NAME=/absolute/prefix, not '$2'" >&2; exit 2 ;;
+        esac
+        shift 2 ;;
+    --variant)
+        case $2 in
+        [A-Za-z]*=RDMPI_*=*) also="$also ${2%%=*}=$RDMPI_PREFIX@${2#*=}" ;;
+        *) echo "bench.sh: --variant wants NAME=RDMPI_VAR=VALUE[,RDMPI_VAR=VALUE...], not '$2'" >&2; exit 2 ;;
         esac
         shift 2 ;;
     -h | --help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
@@ -251,4 +279,8 @@ echo " higher is better, ratio to ib_write_bw; MPI bw: window $window x $bw_iter
 echo " noisy: compare ratios, not absolute figures; paired: median over the rounds of the ratio to the"
 echo " reference run of the same round; best: lowest mean latency of the rounds over the lowest of"
 echo " ib_send_lat: the cost when the host left the guest alone)"
+case " $modes " in
+*" ud "*) echo "ib_send_bw UD 1 KiB: perftest's UD sends of 1 KiB (a UD message is at most one MTU, 1 KiB on rxe"
+          echo " over a 1500-byte Ethernet MTU): the packet rate any protocol over UD, rdmpi's ud mode too, works with" ;;
+esac
 exit 0
