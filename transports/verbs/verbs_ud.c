@@ -9,10 +9,10 @@
  * handed to its handler from the receive buffer when it fits one packet;
  * a longer one goes to its handler packet by packet when the handler takes
  * pieces (p2p's rendezvous data: one copy, packet to user buffer), else it
- * is put together in a reassembly buffer first. Small packets are posted inline and
- * unsignaled (one in VB_SIG_EVERY is signaled to retire them); packets that
- * the HCA reads from their buffer are signaled so the buffer is not reused
- * under it. RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on
+ * is put together in a reassembly buffer first. Sends are unsignaled but for
+ * one in VB_SIG_EVERY and the last of every posted list that has a packet
+ * the HCA reads from its buffer: that buffer is not reused (nor freed once
+ * acknowledged) before a completion at or after its WQE. RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on
  * purpose (inject()).
  */
 #include <errno.h>
@@ -262,8 +262,7 @@ static void fill_wr(vb_iface_t *s, struct ibv_ah *ah, uint32_t qpn, vb_tx_t *t,
     if (t->len <= s->ud_inline) {
         wr->send_flags = IBV_SEND_INLINE; /* copied at post: the buffer is free at once */
     } else {
-        sig = 1;
-        ent = (uintptr_t)t | VB_SQ_TX;
+        ent = (uintptr_t)t | VB_SQ_TX; /* retired by its own or a later completion */
         t->inflight++;
     }
     uint32_t slot = vb_sq_push(&s->ud_sq, ent, &sig);
@@ -284,9 +283,26 @@ static int prep_wr(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t, struct ibv_send_wr *
     return 1;
 }
 
-static void post_raw(vb_iface_t *s, struct ibv_send_wr *wr)
+/* Posts wr[0..n). A packet sent from its buffer stays unusable until a
+ * completion at or after its WQE retires it, so a list holding one after
+ * its last signaled WQE gets its last WQE signaled: one completion per
+ * list of packets instead of one per packet, and none left waiting for a
+ * later send that may never come. */
+static void post_raw(vb_iface_t *s, struct ibv_send_wr *wr, int n)
 {
     struct ibv_send_wr *bad;
+    int open = 0;
+    for (int i = 0; i < n; i++) {
+        wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+        if (wr[i].send_flags & IBV_SEND_SIGNALED)
+            open = 0;
+        else if (!(wr[i].send_flags & IBV_SEND_INLINE))
+            open = 1;
+    }
+    if (open) {
+        wr[n - 1].send_flags |= IBV_SEND_SIGNALED;
+        s->ud_sq.unsig = 0;
+    }
     if (ibv_post_send(s->ud, wr, &bad) != 0)
         core_fatal("verbs: posting UD sends on %s failed: %s", s->dev.name, strerror(errno));
 }
@@ -301,14 +317,12 @@ static void post_held(vb_iface_t *s, int force)
     struct ibv_sge sge;
     s->hold.full = 0;
     fill_wr(s, s->hold.ah, s->hold.qpn, s->hold.t, &wr, &sge);
-    post_raw(s, &wr);
+    post_raw(s, &wr, 1);
 }
 
 static void post_list(vb_iface_t *s, struct ibv_send_wr *wr, int n)
 {
-    for (int i = 0; i < n; i++)
-        wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
-    post_raw(s, wr);
+    post_raw(s, wr, n);
     if (s->hold.full)
         post_held(s, 0);
 }
