@@ -12,8 +12,9 @@
  * is put together in a reassembly buffer first. Sends are unsignaled but for
  * one in VB_SIG_EVERY and the last of every posted list that has a packet
  * the HCA reads from its buffer: that buffer is not reused (nor freed once
- * acknowledged) before a completion at or after its WQE. RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on
- * purpose (inject()).
+ * acknowledged) before a completion at or after its WQE.
+ * RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on purpose
+ * (inject()).
  */
 #include <errno.h>
 #include <stdlib.h>
