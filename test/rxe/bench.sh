@@ -116,7 +116,7 @@ guest() {
         done
     }
     # Each round runs its latencies back to back, then its bandwidths: the guest has slow phases of
-    # minutes (every latency ~1.35x, whatever ran before it: session 9's afterbw experiment), so the
+    # minutes (every latency ~1.35x, whatever ran before it, in a six-round test of that), so the
     # runs compared with ib_send_lat ("paired") are kept as close to it in time as they can be.
     for round in $(seq "$ROUNDS"); do
         perf "perftest ib_send_lat" ib_send_lat 8 "$LAT_ITERS" 18515 lat
