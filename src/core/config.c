@@ -97,6 +97,17 @@ static const core_config_row_t rows[] = {
     { "RDMPI_VERBS_RC_TIMEOUT", CORE_CFG_INT, "18",
       "RC ack timeout exponent: 4.096 us * 2^value per try, 7 tries (18: about 1 s)",
       OFF(verbs_rc_timeout), 0, NULL },
+    { "RDMPI_VERBS_FP_PEERS", CORE_CFG_INT, "16",
+      "RDMA-write eager fast path: RC peers per process whose small messages are written "
+      "straight into a ring of this process's memory that it polls, instead of sent (0: "
+      "none; not offered by a rank that sleeps while it waits, see RDMPI_WAIT_SLEEP)",
+      OFF(verbs_fp_peers), 0, NULL },
+    { "RDMPI_VERBS_FP_SLOTS", CORE_CFG_INT, "32",
+      "RDMA-write fast path: messages in flight per peer (slots of its ring)",
+      OFF(verbs_fp_slots), 0, NULL },
+    { "RDMPI_VERBS_FP_SIZE", CORE_CFG_SIZE, "2k",
+      "RDMA-write fast path: bytes per slot (larger messages are sent, in order with the "
+      "written ones)", OFF(verbs_fp_size), 0, NULL },
     { "RDMPI_VERBS_RCACHE", CORE_CFG_BOOL, "1",
       "keep rendezvous buffers registered between messages (0: register per message); on only "
       "when the memory hooks that see every free/munmap/madvise/brk install and self-test",

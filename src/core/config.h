@@ -35,6 +35,9 @@ typedef struct core_config {
     int verbs_rq_size;          /* RDMPI_VERBS_RQ_SIZE: UD receive queue and SRQ depth */
     int verbs_rc_credits;       /* RDMPI_VERBS_RC_CREDITS: RC sends in flight per peer */
     int verbs_rc_timeout;       /* RDMPI_VERBS_RC_TIMEOUT: IB ack timeout exponent */
+    int verbs_fp_peers;         /* RDMPI_VERBS_FP_PEERS: RC peers with an RDMA-write ring */
+    int verbs_fp_slots;         /* RDMPI_VERBS_FP_SLOTS: slots of each ring */
+    size_t verbs_fp_size;       /* RDMPI_VERBS_FP_SIZE: bytes of each slot */
     int verbs_rcache;           /* RDMPI_VERBS_RCACHE: cache registrations (needs memory hooks) */
     size_t verbs_rcache_max;    /* RDMPI_VERBS_RCACHE_MAX: bytes the cache keeps registered */
     int verbs_rcache_entries;   /* RDMPI_VERBS_RCACHE_ENTRIES: regions the cache keeps */

@@ -597,6 +597,13 @@ static int child(int rank, const char *env)
     /* UD cuts the stream's largest messages into packets; RC sends every message whole. */
     if (strstr(env, "MODE=ud"))
         CHECK(t.pieced > 0, "no message of the stream came in pieces over UD");
+    /* Over RC the small messages are RDMA-written into the receiver's ring, unless that is off;
+     * with a ring of two small slots most are sent, and the receiver puts both kinds in order. */
+    if (strstr(env, "MODE=rc") && !strstr(env, "FP_PEERS=0"))
+        CHECK(vb_iface(t.iface)->stats.fp_sent > 0, "no message was RDMA-written into a ring");
+    if (strstr(env, "FP_PEERS=0"))
+        CHECK(vb_iface(t.iface)->stats.fp_sent == 0, "%llu messages RDMA-written with the fast "
+              "path off", (unsigned long long)vb_iface(t.iface)->stats.fp_sent);
     rdma();
     rcache();
     CHECK(t.replies > 0, "no reply sent from inside a handler arrived");
@@ -671,6 +678,8 @@ int main(int argc, char **argv)
         "RDMPI_VERBS_MODE=ud",
         "RDMPI_VERBS_MODE=rc",
         "RDMPI_VERBS_MODE=rc RDMPI_VERBS_RCACHE=0",
+        "RDMPI_VERBS_MODE=rc RDMPI_VERBS_FP_SLOTS=2 RDMPI_VERBS_FP_SIZE=128",
+        "RDMPI_VERBS_MODE=rc RDMPI_VERBS_FP_PEERS=0",
         "RDMPI_VERBS_MODE=hybrid RDMPI_VERBS_RC_MSGS=40",
         "RDMPI_VERBS_MODE=hybrid RDMPI_VERBS_MAX_RC=1",
         "RDMPI_VERBS_MODE=ud RDMPI_VERBS_UD_DROP=0.1 RDMPI_VERBS_MTU=256",

@@ -1,5 +1,5 @@
 # transports/verbs: RDMA over rdma-core: one UD QP per process made reliable
-# in software, RC QPs on demand (handshake over UD), RDMA read/write.
+# in software, RC QPs on demand (handshake over UD), RDMA read/write, the RDMA-write fast path.
 librdmpi_la_SOURCES += \
 	transports/verbs/verbs.h \
 	transports/verbs/verbs_rel.h \
@@ -8,6 +8,7 @@ librdmpi_la_SOURCES += \
 	transports/verbs/verbs_iface.c \
 	transports/verbs/verbs_ud.c \
 	transports/verbs/verbs_rc.c \
+	transports/verbs/verbs_fp.c \
 	transports/verbs/verbs_mem.c \
 	transports/verbs/verbs_rcache.c
 librdmpi_la_CFLAGS += $(VERBS_CFLAGS)
@@ -28,7 +29,8 @@ test_unit_test_verbs_rel_CPPFLAGS = $(AM_CPPFLAGS)
 check_PROGRAMS += test/unit/test_verbs_iface
 test_unit_test_verbs_iface_SOURCES = test/unit/test_verbs_iface.c transports/verbs/verbs_rel.c \
 	transports/verbs/verbs_dev.c transports/verbs/verbs_iface.c transports/verbs/verbs_ud.c \
-	transports/verbs/verbs_rc.c transports/verbs/verbs_mem.c transports/verbs/verbs_rcache.c \
+	transports/verbs/verbs_rc.c transports/verbs/verbs_fp.c transports/verbs/verbs_mem.c \
+	transports/verbs/verbs_rcache.c \
 	src/core/memhooks.c src/core/config.c src/core/errors.c
 test_unit_test_verbs_iface_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS)
 test_unit_test_verbs_iface_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS) -lpthread

@@ -4,6 +4,7 @@
  *   verbs_iface.c  the component: open/ready/reachable, peers, progress, close;
  *   verbs_ud.c     the UD QP: packets, segmentation, reliability (verbs_rel.c);
  *   verbs_rc.c     RC QPs: handshake over UD, SRQ, credits, sends, RDMA;
+ *   verbs_fp.c     the RDMA-write eager fast path: rings the sender writes into;
  *   verbs_mem.c    registration, remote keys, get/put (RDMA or copied over AMs);
  *   verbs_rcache.c the registration cache (invalidated through core/memhooks.h);
  *   verbs_info.c   what rdmpi_info prints about RDMA devices.
@@ -77,13 +78,31 @@ enum { VB_UD_DATA = 1, VB_UD_ACK = 2 };
 #define VB_UD_NAK 0x40      /* on ACK: VB_REL_NAK */
 #define VB_UD_NAK_ALL 0x80  /* on ACK: VB_REL_NAK_ALL */
 
-/* RC wire header, first in every RC send (8 bytes). */
+/* RC wire header, first in every RC send (12 bytes). */
 typedef struct vb_rc_hdr {
     uint8_t id;
     uint8_t hdr_len;
     uint16_t credits;  /* credits returned to the receiver */
     uint32_t src;
+    uint16_t seq;      /* counted messages: number among the RC messages to this peer */
+    uint16_t fcredits; /* ring slots returned to the receiver (verbs_fp.c) */
 } vb_rc_hdr_t;
+
+/* Start of an RDMA-written message in a ring slot (verbs_fp.c); the byte
+ * after the message repeats mark, so the slot is whole once both are set
+ * (16 bytes). */
+typedef struct vb_fp_hdr {
+    uint32_t len;      /* AM header + payload bytes */
+    uint16_t seq;      /* as vb_rc_hdr_t.seq: written and sent messages share the numbers */
+    uint16_t fcredits;
+    uint16_t credits;
+    uint8_t id;
+    uint8_t hdr_len;
+    uint8_t pad[3];
+    uint8_t mark;      /* VB_FP_MARK */
+} vb_fp_hdr_t;
+
+#define VB_FP_MARK 0xa5
 
 /* What a rank publishes: all a peer needs to reach its UD QP. */
 typedef struct vb_card {
@@ -97,11 +116,15 @@ typedef struct vb_card {
     uint8_t gid[16];
 } vb_card_t;
 
-/* RC handshake body. */
+/* RC handshake body (REQ and REP). */
 typedef struct vb_conn {
     uint32_t qpn, psn;
     uint8_t mtu;
-    uint8_t pad[7];
+    uint8_t pad[3];
+    uint32_t fp_rkey;    /* the sender's ring for the RDMA-write fast path: */
+    uint64_t fp_addr;
+    uint32_t fp_size;    /* bytes per slot */
+    uint32_t fp_slots;   /* 0: none offered */
 } vb_conn_t;
 
 /* Packed remote key: a hardware rkey, or a software id for memory that could
@@ -219,6 +242,14 @@ enum { VB_PATH_UD = 0, VB_PATH_DRAIN, VB_PATH_RC };
 enum { VB_CTL_REQ = 1, VB_CTL_REP = 2, VB_CTL_RTU = 4, VB_CTL_REJ = 8 };
 enum { VB_RC_NONE = 0, VB_RC_REQ_SENT, VB_RC_REP_SENT, VB_RC_UP, VB_RC_REFUSED };
 
+/* A ring this process polls and one peer RDMA-writes its messages into. */
+typedef struct vb_fp_ring {
+    uint8_t *buf;
+    struct ibv_mr *mr;
+    uint32_t size, n;    /* bytes per slot, slots */
+    uint32_t head;       /* the slot the next message lands in */
+} vb_fp_ring_t;
+
 typedef struct vb_rc {
     struct ibv_qp *qp;
     vb_sq_t sq;
@@ -226,6 +257,14 @@ typedef struct vb_rc {
     uint32_t rqpn;       /* the peer's QP number, for error messages */
     int credits;         /* sends we may still post */
     int owed;            /* credits to return to the peer */
+    uint16_t tx_seq;     /* counted messages sent (written or sent) */
+    uint16_t rx_seq;     /* ... and taken from the peer */
+    /* The fast path: the peer's ring we write into, and ours it writes into. */
+    uint64_t fp_raddr;
+    uint32_t fp_rkey, fp_size, fp_n, fp_head;
+    int fp_credits;      /* free slots of the peer's ring (0: none, or no ring) */
+    int fp_owed;         /* slots of ours taken since we last said so */
+    vb_fp_ring_t *fpr;   /* NULL: we offered none */
 } vb_rc_t;
 
 /* Everything about one peer; the endpoint p2p holds is its first member. */
@@ -255,7 +294,7 @@ typedef struct vb_peer {
 
 typedef struct vb_stats {
     uint64_t ud_sent, ud_resent, ud_dropped, ud_reordered, ud_dups, ud_ahead, ud_acks;
-    uint64_t rc_sent, rc_inline, rdma;
+    uint64_t rc_sent, rc_inline, rdma, fp_sent;
 } vb_stats_t;
 
 /* The chosen device, port and address (verbs_dev.c). */
@@ -308,6 +347,8 @@ typedef struct vb_iface {
     uint32_t rc_inline;
     int rc_sge;
     int nrc, max_rc, rc_msgs;
+    vb_peer_t **fp;          /* peers whose writes land in a ring of ours (verbs_fp.c) */
+    int nfp, max_fp;
     /* peers and pending work */
     vb_peer_t **peers;       /* by world rank, created on first contact */
     core_list_t active;      /* peers with timers or queued work (vb_peer_t.alink) */
@@ -362,11 +403,17 @@ int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
                const void *payload, size_t len);
 /* Sends an active message on the peer's current path: RC once it is up (inline, the common
  * case), else UD (which may also start the RC handshake, or wait for UD to drain). */
+int vb_fp_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+               const void *payload, size_t len);
 static inline int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
                           size_t hdr_len, const void *payload, size_t len)
 {
-    if (p->path == VB_PATH_RC)
+    if (p->path == VB_PATH_RC) {
+        if (p->rc->fp_credits > 0 &&
+            sizeof(vb_fp_hdr_t) + hdr_len + len < p->rc->fp_size)
+            return vb_fp_send(s, p, id, hdr, hdr_len, payload, len);
         return vb_rc_send(s, p, id, hdr, hdr_len, payload, len);
+    }
     return vb_send_other(s, p, id, hdr, hdr_len, payload, len);
 }
 void vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
@@ -458,8 +505,26 @@ void vb_rc_conn_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, s
 /* Retries handshake messages and credit returns that found no room. */
 void vb_rc_timers(vb_iface_t *s, vb_peer_t *p);
 int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op);
+void vb_rc_post(vb_iface_t *s, vb_peer_t *p, struct ibv_send_wr *wr);
+/* Credits for the peer's SRQ buffers and our ring slots it took: to return now, in a message
+ * of their own (or at the next timer tick when the queue is full). */
+void vb_rc_return_credits(vb_iface_t *s, vb_peer_t *p);
 int vb_rc_flush(vb_iface_t *s, vb_peer_t *p);
 void vb_rc_peer_fini(vb_iface_t *s, vb_peer_t *p);
+
+/* verbs_fp.c: the RDMA-write eager fast path */
+int vb_fp_open(vb_iface_t *s);
+void vb_fp_close(vb_iface_t *s);
+/* Our ring for a peer being connected (none past RDMPI_VERBS_FP_PEERS or when this rank may
+ * sleep); its address goes in the handshake. */
+void vb_fp_ring_create(vb_iface_t *s, vb_peer_t *p);
+void vb_fp_ring_destroy(vb_iface_t *s, vb_peer_t *p);
+void vb_fp_conn_fill(const vb_peer_t *p, vb_conn_t *c);
+void vb_fp_conn_take(vb_iface_t *s, vb_peer_t *p, const vb_conn_t *c);
+/* Takes every message that has landed, in order, from every ring. */
+int vb_fp_poll(vb_iface_t *s);
+/* A sent message numbered seq arrived: first take the written ones before it. */
+void vb_fp_catch_up(vb_iface_t *s, vb_peer_t *p, uint16_t seq);
 
 /* verbs_mem.c */
 int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);

@@ -400,7 +400,8 @@ static void handle_wc(vb_iface_t *s, const struct ibv_wc *wc)
 static int peer_idle(const vb_peer_t *p)
 {
     return !p->unacked && !vb_rel_rx_ack_owed(&p->rx) && !p->pending && !p->ctl &&
-           p->path != VB_PATH_DRAIN && !(p->rc && p->rc->owed > 0 && p->path == VB_PATH_RC);
+           p->path != VB_PATH_DRAIN &&
+           !(p->rc && (p->rc->owed > 0 || p->rc->fp_owed > 0) && p->path == VB_PATH_RC);
 }
 
 /* A peer that stays busy (on the active list) with nothing about it
@@ -483,8 +484,8 @@ static int vb_progress(tp_iface_t *iface)
 {
     vb_iface_t *s = vb_iface(iface);
     struct ibv_wc wc[VB_POLL_BATCH];
+    int ev = s->nfp ? vb_fp_poll(s) : 0;
     int n = ibv_poll_cq(s->cq, VB_POLL_BATCH, wc);
-    int ev = 0;
     if (n > 0) {
         /* Only UD's reliability needs the time of arrival: an RC message
          * is not worth a clock read (~30 instructions, ~10% of its path). */
@@ -503,7 +504,7 @@ static int vb_progress(tp_iface_t *iface)
             vb_ud_post_recvs(s);
         if (s->srq && s->srq_posted < s->srq_size / 2)
             vb_rc_post_recvs(s);
-        ev = n;
+        ev += n;
     } else if (n == 0) {
         if (s->ud_nrefill >= VB_POST_BATCH)
             vb_ud_post_recvs(s);
@@ -720,6 +721,8 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
         vb_rc_close(s);
         s->mode = CORE_VERBS_UD;
     }
+    if ((rc = vb_fp_open(s)) != 0)
+        goto err_close;
     set_caps(s);
     if ((rc = publish_card(s)) != 0)
         goto err_close;
@@ -827,11 +830,13 @@ static void vb_close(tp_iface_t *iface)
     if (s->ud && s->peers)
         close_peers(s);
     core_debug("verbs: UD packets sent %llu, resent %llu, dropped on purpose %llu, duplicates "
-               "%llu, held out of order %llu; RC sends %llu (%llu inline), RDMA %llu",
+               "%llu, held out of order %llu; RC sends %llu (%llu inline), RDMA-written messages "
+               "%llu, RDMA %llu",
                (unsigned long long)s->stats.ud_sent, (unsigned long long)s->stats.ud_resent,
                (unsigned long long)s->stats.ud_dropped, (unsigned long long)s->stats.ud_dups,
                (unsigned long long)s->stats.ud_ahead, (unsigned long long)s->stats.rc_sent,
-               (unsigned long long)s->stats.rc_inline, (unsigned long long)s->stats.rdma);
+               (unsigned long long)s->stats.rc_inline, (unsigned long long)s->stats.fp_sent,
+               (unsigned long long)s->stats.rdma);
     for (int i = 0; s->peers && i < s->size; i++) {
         vb_peer_t *p = s->peers[i];
         if (!p)
@@ -841,6 +846,7 @@ static void vb_close(tp_iface_t *iface)
         free(p);
     }
     vb_mem_close(s);
+    vb_fp_close(s);
     vb_rc_close(s);
     vb_ud_close(s);
     if (s->cq) {

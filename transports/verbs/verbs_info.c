@@ -276,6 +276,14 @@ void tp_verbs_info_print(const core_config_t *cfg)
            "%d credits per peer, %d receive buffers shared, signaled 1 in %d, rnr_retry 7\n",
            cfg->verbs_rc_msgs, cfg->verbs_max_rc, cfg->verbs_rc_credits, cfg->verbs_rq_size,
            VB_SIG_EVERY);
+    if (cfg->verbs_fp_peers > 0)
+        printf("    RDMA-write fast path: the first %d RC peers write messages up to %zu bytes into "
+               "a ring of %d slots (%zu KiB per peer) that the receiver polls; not offered by "
+               "ranks that sleep while they wait\n", cfg->verbs_fp_peers,
+               cfg->verbs_fp_size - sizeof(vb_fp_hdr_t) - 1, cfg->verbs_fp_slots,
+               (size_t)cfg->verbs_fp_slots * ((cfg->verbs_fp_size + 63) & ~(size_t)63) / 1024);
+    else
+        printf("    RDMA-write fast path: off (RDMPI_VERBS_FP_PEERS=0)\n");
     print_memory(cfg, have ? &dev : &(vb_dev_t){ 0 });
     if (have)
         vb_dev_close(&dev);

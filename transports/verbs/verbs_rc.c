@@ -189,6 +189,7 @@ static int qp_create(vb_iface_t *s, vb_peer_t *p)
     rc->credits = s->cfg->verbs_rc_credits > 0 ? s->cfg->verbs_rc_credits : 1;
     p->rc = rc;
     s->nrc++;
+    vb_fp_ring_create(s, p);
     return 0;
 }
 
@@ -197,6 +198,7 @@ static int qp_connect(vb_iface_t *s, vb_peer_t *p, const vb_conn_t *c)
     vb_rc_t *rc = p->rc;
     struct ibv_qp_attr a;
     rc->rqpn = c->qpn;
+    vb_fp_conn_take(s, p, c);
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTR;
     a.path_mtu = s->dev.pattr.active_mtu < c->mtu ? s->dev.pattr.active_mtu : (enum ibv_mtu)c->mtu;
@@ -239,6 +241,7 @@ void vb_rc_peer_fini(vb_iface_t *s, vb_peer_t *p)
         return;
     if (rc->qp)
         ibv_destroy_qp(rc->qp);
+    vb_fp_ring_destroy(s, p); /* after the QP: nothing can be written into it any more */
     /* Bounce buffers still posted go with the pool. */
     vb_sq_fini(&rc->sq);
     free(rc);
@@ -253,6 +256,7 @@ static int ctl_send(vb_iface_t *s, vb_peer_t *p, unsigned id)
     if (p->rc) {
         c.qpn = p->rc->qp->qp_num;
         c.psn = p->rc->psn;
+        vb_fp_conn_fill(p, &c);
     }
     c.mtu = (uint8_t)s->dev.pattr.active_mtu;
     int hlen = id == VB_AM_CONN_REQ || id == VB_AM_CONN_REP ? (int)sizeof(c) : 0;
@@ -360,13 +364,21 @@ void vb_rc_timers(vb_iface_t *s, vb_peer_t *p)
 {
     if (p->ctl)
         ctl_flush(s, p);
-    if (p->rc && p->path == VB_PATH_RC && p->rc->owed > 0 && !p->bye_rcvd && !s->closing)
+    if (p->rc && p->path == VB_PATH_RC && (p->rc->owed > 0 || p->rc->fp_owed > 0) &&
+        !p->bye_rcvd && !s->closing)
         vb_rc_send(s, p, VB_AM_CREDIT, NULL, 0, NULL, 0);
+}
+
+void vb_rc_return_credits(vb_iface_t *s, vb_peer_t *p)
+{
+    if (p->rc && !p->bye_rcvd && !s->closing &&
+        vb_rc_send(s, p, VB_AM_CREDIT, NULL, 0, NULL, 0) != 0)
+        vb_active_add(s, p);
 }
 
 /* ---- sending ---- */
 
-static void post(vb_iface_t *s, vb_peer_t *p, struct ibv_send_wr *wr)
+void vb_rc_post(vb_iface_t *s, vb_peer_t *p, struct ibv_send_wr *wr)
 {
     struct ibv_send_wr *bad;
     if (ibv_post_send(p->rc->qp, wr, &bad) != 0)
@@ -388,6 +400,8 @@ int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     rh.hdr_len = (uint8_t)hdr_len;
     rh.credits = (uint16_t)(rc->owed < 0xffff ? rc->owed : 0xffff);
     rh.src = (uint32_t)s->me;
+    rh.seq = counted ? rc->tx_seq : 0;
+    rh.fcredits = (uint16_t)(rc->fp_owed < 0xffff ? rc->fp_owed : 0xffff);
     size_t total = sizeof(rh) + hdr_len + len;
     /* Only the fields a provider reads for a send on an RC QP (rxe also copies the first 16
      * bytes of the wr union): zeroing all 128 bytes cost more. */
@@ -441,10 +455,13 @@ int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     wr.opcode = IBV_WR_SEND;
     if (sig)
         wr.send_flags |= IBV_SEND_SIGNALED;
-    post(s, p, &wr);
+    vb_rc_post(s, p, &wr);
     rc->owed -= rh.credits;
-    if (counted)
+    rc->fp_owed -= rh.fcredits;
+    if (counted) {
         rc->credits--;
+        rc->tx_seq++;
+    }
     s->stats.rc_sent++;
     return 0;
 }
@@ -486,7 +503,7 @@ int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
         if (nw > 0)
             wr[nw - 1].next = &wr[nw];
         if (++nw == VB_POST_BATCH || last) {
-            post(s, p, wr);
+            vb_rc_post(s, p, wr);
             nw = 0;
         }
         off += n;
@@ -545,13 +562,16 @@ void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc)
     } else {
         vb_rc_t *rc = p->rc;
         rc->credits += h->credits;
+        rc->fp_credits += h->fcredits;
         if (h->id != VB_AM_CREDIT && h->id != VB_AM_NOP) {
+            if (h->seq != rc->rx_seq)
+                vb_fp_catch_up(s, p, h->seq);
+            rc->rx_seq++;
             rc->owed++;
             vb_dispatch(s, p, h->id, buf + sizeof(*h), h->hdr_len, buf + sizeof(*h) + h->hdr_len,
                         wc->byte_len - sizeof(*h) - h->hdr_len);
-            if (p->rc && rc->owed >= (s->cfg->verbs_rc_credits + 1) / 2 && !p->bye_rcvd &&
-                !s->closing && vb_rc_send(s, p, VB_AM_CREDIT, NULL, 0, NULL, 0) != 0)
-                vb_active_add(s, p);
+            if (p->rc == rc && rc->owed >= (s->cfg->verbs_rc_credits + 1) / 2)
+                vb_rc_return_credits(s, p);
         }
     }
     s->srq_refill[s->srq_nrefill++] = idx;
