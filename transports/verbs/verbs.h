@@ -478,6 +478,28 @@ static inline void vb_pool_put(vb_tx_t *t)
     pl->free = t;
     pl->nfree++;
 }
+/* A send WR with only the fields a provider reads for an RC send or RDMA write set (rxe also
+ * copies the first 16 bytes of the wr union): zeroing all 128 bytes cost more. */
+static inline void vb_wr_init(struct ibv_send_wr *wr)
+{
+    wr->next = NULL;
+    wr->imm_data = 0;
+    wr->send_flags = 0;
+    wr->wr.ud.ah = NULL;
+    wr->wr.ud.remote_qpn = 0;
+    wr->wr.ud.remote_qkey = 0;
+}
+/* An RC bounce buffer for a signaled WQE of len bytes (its completion frees it), or NULL. */
+static inline vb_tx_t *vb_rc_bounce(vb_pool_t *pl, size_t len)
+{
+    vb_tx_t *t = vb_pool_get(pl);
+    if (t) {
+        t->len = (uint32_t)len;
+        t->acked = 1;
+        t->inflight = 1;
+    }
+    return t;
+}
 /* A tx whose WQE retired: back to its pool once nothing else holds it. */
 void vb_tx_retired(vb_tx_t *t);
 

@@ -144,12 +144,7 @@ int vb_fp_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     uint8_t *buf = stage;
     struct ibv_sge sge = { 0, (uint32_t)total, 0 };
     struct ibv_send_wr wr;
-    wr.next = NULL;
-    wr.imm_data = 0;
-    wr.send_flags = 0;
-    wr.wr.ud.ah = NULL;
-    wr.wr.ud.remote_qpn = 0;
-    wr.wr.ud.remote_qkey = 0;
+    vb_wr_init(&wr);
     int sig = 0;
     uintptr_t ent = 0;
     if (total <= s->rc_inline) {
@@ -157,13 +152,10 @@ int vb_fp_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     } else {
         if (total > s->rc_pool.bufsz) /* the peer's slots are larger than our buffers */
             return vb_rc_send(s, p, id, hdr, hdr_len, payload, len);
-        vb_tx_t *t = vb_pool_get(&s->rc_pool);
+        vb_tx_t *t = vb_rc_bounce(&s->rc_pool, total);
         if (!t)
             return CORE_EBUSY;
         buf = t->data;
-        t->len = (uint32_t)total;
-        t->acked = 1;
-        t->inflight = 1;
         sge.lkey = t->pool->mr->lkey;
         sig = 1;
         ent = (uintptr_t)t | VB_SQ_TX;

@@ -403,15 +403,8 @@ int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     rh.seq = counted ? rc->tx_seq : 0;
     rh.fcredits = (uint16_t)(rc->fp_owed < 0xffff ? rc->fp_owed : 0xffff);
     size_t total = sizeof(rh) + hdr_len + len;
-    /* Only the fields a provider reads for a send on an RC QP (rxe also copies the first 16
-     * bytes of the wr union): zeroing all 128 bytes cost more. */
     struct ibv_send_wr wr;
-    wr.next = NULL;
-    wr.imm_data = 0;
-    wr.send_flags = 0;
-    wr.wr.ud.ah = NULL;
-    wr.wr.ud.remote_qpn = 0;
-    wr.wr.ud.remote_qkey = 0;
+    vb_wr_init(&wr);
     struct ibv_sge sge[3];
     uint8_t stage[VB_INLINE_WANT + 20];
     int sig = id == VB_AM_NOP, n = 0;
@@ -434,16 +427,13 @@ int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
         wr.send_flags = IBV_SEND_INLINE;
         s->stats.rc_inline++;
     } else {
-        vb_tx_t *t = vb_pool_get(&s->rc_pool);
+        vb_tx_t *t = vb_rc_bounce(&s->rc_pool, total);
         if (!t)
             return CORE_EBUSY;
         memcpy(t->data, &rh, sizeof(rh));
         memcpy(t->data + sizeof(rh), hdr, hdr_len);
         if (len)
             memcpy(t->data + sizeof(rh) + hdr_len, payload, len);
-        t->len = (uint32_t)total;
-        t->acked = 1;
-        t->inflight = 1;
         sge[n++] = (struct ibv_sge){ (uintptr_t)t->data, (uint32_t)total, t->pool->mr->lkey };
         sig = 1;
         ent = (uintptr_t)t | VB_SQ_TX;
