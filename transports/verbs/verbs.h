@@ -401,10 +401,11 @@ int vb_send_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, siz
                   const void *payload, size_t len);
 int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                const void *payload, size_t len);
-/* Sends an active message on the peer's current path: RC once it is up (inline, the common
- * case), else UD (which may also start the RC handshake, or wait for UD to drain). */
 int vb_fp_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                const void *payload, size_t len);
+/* Sends an active message on the peer's current path: RC once it is up (written into the
+ * peer's ring when it fits and a slot is free, the common case; else sent), else UD (which may
+ * also start the RC handshake, or wait for UD to drain). */
 static inline int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
                           size_t hdr_len, const void *payload, size_t len)
 {
@@ -542,7 +543,7 @@ void vb_fp_close(vb_iface_t *s);
 void vb_fp_ring_create(vb_iface_t *s, vb_peer_t *p);
 void vb_fp_ring_destroy(vb_iface_t *s, vb_peer_t *p);
 void vb_fp_conn_fill(const vb_peer_t *p, vb_conn_t *c);
-void vb_fp_conn_take(vb_iface_t *s, vb_peer_t *p, const vb_conn_t *c);
+void vb_fp_conn_take(vb_peer_t *p, const vb_conn_t *c);
 /* Takes every message that has landed, in order, from every ring. */
 int vb_fp_poll(vb_iface_t *s);
 /* A sent message numbered seq arrived: first take the written ones before it. */

@@ -108,9 +108,8 @@ void vb_fp_conn_fill(const vb_peer_t *p, vb_conn_t *c)
     c->fp_slots = r->n;
 }
 
-void vb_fp_conn_take(vb_iface_t *s, vb_peer_t *p, const vb_conn_t *c)
+void vb_fp_conn_take(vb_peer_t *p, const vb_conn_t *c)
 {
-    (void)s;
     vb_rc_t *rc = p->rc;
     if (c->fp_slots == 0 || c->fp_size < sizeof(vb_fp_hdr_t) + 64)
         return;

@@ -198,7 +198,7 @@ static int qp_connect(vb_iface_t *s, vb_peer_t *p, const vb_conn_t *c)
     vb_rc_t *rc = p->rc;
     struct ibv_qp_attr a;
     rc->rqpn = c->qpn;
-    vb_fp_conn_take(s, p, c);
+    vb_fp_conn_take(p, c);
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTR;
     a.path_mtu = s->dev.pattr.active_mtu < c->mtu ? s->dev.pattr.active_mtu : (enum ibv_mtu)c->mtu;
