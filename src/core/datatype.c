@@ -1,5 +1,6 @@
 /*
- * Datatypes: the predefined type objects, the constructors (contiguous, dup),
+ * Datatypes: the predefined type objects, the constructors (contiguous, dup,
+ * pieces for vector/indexed/struct, resized),
  * reference counting, the pack engine and element counting.
  *
  * A type is the list of byte runs (blocks) of one item, in type-map order,
@@ -10,10 +11,10 @@
  * more ways of producing a block list and bounds, so they fit the same
  * representation.
  *
- * Element counting relies on every type built so far having a signature made
- * of copies of one predefined type (`basic`). A struct of mixed types will
- * need its own signature; until it exists core_dt_elements only counts whole
- * items for such types.
+ * Element counting relies on a signature made of copies of one predefined
+ * type (`basic`). A struct of mixed types has none (basic NONE): for it
+ * core_dt_elements counts whole items only, and reductions refuse it, as
+ * MPI's predefined ops are only defined on predefined element types.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ enum { PREDEF_FLAGS = CORE_DT_PREDEFINED | CORE_DT_COMMITTED };
         .kind = K,                                                                 \
         .basic = K,                                                                \
         .nbasic = 1,                                                               \
+        .align = _Alignof(T),                                                      \
         .nblocks = 1,                                                              \
         .blocks = &obj.block0,                                                     \
         .block0 = {0, sizeof(T)},                                                  \
@@ -104,6 +106,7 @@ struct pair_ldouble_int { long double v; int i; };
         .kind = K,                                                                 \
         .basic = K,                                                                \
         .nbasic = 2,                                                               \
+        .align = _Alignof(P),                                                      \
         .nblocks = PAIR_DENSE(P, A) ? 1 : 2,                                       \
         .blocks = (core_dt_block_t[]){                                             \
             {0, PAIR_DENSE(P, A) ? sizeof(P) : sizeof(A)},                         \
@@ -177,34 +180,49 @@ static void dt_set_contig(MPI_Datatype t)
         t->flags &= ~(unsigned)CORE_DT_CONTIG;
 }
 
-/*
- * The runs of count items of old placed old->extent apart, touching runs
- * merged. Writes them to out when out is not NULL; returns how many there are
- * (so a first call with NULL sizes the array).
- */
-static size_t repeat_blocks(core_dt_block_t *out, size_t count, MPI_Datatype old)
-{
-    size_t n = 0;
-    MPI_Aint end = 0; /* end of run n - 1 */
+/* The runs of a type being built, as they are appended: how many, and where the last ends. */
+typedef struct runs {
+    size_t n;
+    MPI_Aint end;
+} runs_t;
 
-    for (size_t i = 0; i < count; i++) {
-        for (size_t j = 0; j < old->nblocks; j++) {
-            MPI_Aint off = (MPI_Aint)i * old->extent + old->blocks[j].off;
-            size_t len = old->blocks[j].len;
+/*
+ * Appends the runs of count items of old, the first at disp and the others
+ * old->extent apart, merging a run that starts where the last one ends.
+ * Writes them to out when out is not NULL (so a first pass with NULL sizes
+ * the array).
+ */
+static void add_runs(core_dt_block_t *out, runs_t *st, size_t count, MPI_Datatype old,
+                     MPI_Aint disp)
+{
+    int whole = core_dt_is_contig(old); /* the items touch: count of them are one run */
+    size_t nitems = whole ? (count > 0) : count;
+    size_t nruns = whole ? 1 : old->nblocks;
+    for (size_t i = 0; i < nitems; i++) {
+        for (size_t j = 0; j < nruns; j++) {
+            MPI_Aint off = disp + (MPI_Aint)i * old->extent + (whole ? 0 : old->blocks[j].off);
+            size_t len = whole ? count * old->size : old->blocks[j].len;
             if (len == 0)
                 continue;
-            if (n > 0 && off == end) {
+            if (st->n > 0 && off == st->end) {
                 if (out)
-                    out[n - 1].len += len;
+                    out[st->n - 1].len += len;
             } else {
                 if (out)
-                    out[n] = (core_dt_block_t){off, len};
-                n++;
+                    out[st->n] = (core_dt_block_t){off, len};
+                st->n++;
             }
-            end = off + (MPI_Aint)len;
+            st->end = off + (MPI_Aint)len;
         }
     }
-    return n;
+}
+
+/* The runs of count items of old placed old->extent apart (see add_runs). */
+static size_t repeat_blocks(core_dt_block_t *out, size_t count, MPI_Datatype old)
+{
+    runs_t st = {0, 0};
+    add_runs(out, &st, count, old, 0);
+    return st.n;
 }
 
 /* Bounds [lo, hi) of count copies of [lb, lb + extent) placed step bytes apart. */
@@ -245,6 +263,8 @@ int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
     t->size = (size_t)bytes;
     t->basic = old->basic;
     t->nbasic = n * old->nbasic;
+    t->align = old->align;
+    t->flags |= old->flags & CORE_DT_MARKED;
     if (n > 0) {
         MPI_Aint lo, hi;
         repeat_bounds(n, old->lb, old->extent, old->extent, &lo, &hi);
@@ -256,6 +276,97 @@ int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
     }
     dt_set_contig(t);
     *out = t;
+    return 0;
+}
+
+/* Widens [*lo, *hi) to cover [l, h); *have says whether it covers anything yet. */
+static void widen(MPI_Aint *lo, MPI_Aint *hi, int *have, MPI_Aint l, MPI_Aint h)
+{
+    if (!*have || l < *lo)
+        *lo = l;
+    if (!*have || h > *hi)
+        *hi = h;
+    *have = 1;
+}
+
+int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *out)
+{
+    size_t bytes = 0, nbasic = 0, align = 1;
+    enum core_dt_kind basic = CORE_DT_NONE;
+    int have_basic = 0, have = 0, have_true = 0;
+    unsigned marked = 0;
+    MPI_Aint lo = 0, hi = 0, tlo = 0, thi = 0;
+    runs_t st = {0, 0};
+
+    for (size_t i = 0; i < n; i++) {
+        MPI_Datatype old = p[i].type;
+        size_t c = p[i].count, b, e;
+        if (c == 0)
+            continue;
+        MPI_Aint span, tail;
+        if (__builtin_mul_overflow(c, old->size, &b) || __builtin_add_overflow(bytes, b, &bytes) ||
+            __builtin_mul_overflow(c, old->nbasic, &e) ||
+            __builtin_add_overflow(nbasic, e, &nbasic) ||
+            __builtin_mul_overflow((MPI_Aint)(c - 1), old->extent, &span) ||
+            __builtin_add_overflow(p[i].disp, span, &tail))
+            return CORE_EINVAL;
+        if (old->align > align)
+            align = old->align;
+        marked |= old->flags & CORE_DT_MARKED;
+        MPI_Aint l, h;
+        repeat_bounds(c, old->lb, old->extent, old->extent, &l, &h);
+        widen(&lo, &hi, &have, p[i].disp + l, p[i].disp + h);
+        if (old->size == 0)
+            continue; /* no data: no element kind, no true bounds */
+        if (!have_basic)
+            basic = old->basic;
+        else if (old->basic != basic)
+            basic = CORE_DT_NONE;
+        have_basic = 1;
+        repeat_bounds(c, old->true_lb, old->true_extent, old->extent, &l, &h);
+        widen(&tlo, &thi, &have_true, p[i].disp + l, p[i].disp + h);
+        add_runs(NULL, &st, c, old, p[i].disp);
+    }
+
+    MPI_Datatype t = dt_alloc();
+    if (!t)
+        return CORE_ENOMEM;
+    if (dt_alloc_blocks(t, st.n) != 0) {
+        dt_free(t);
+        return CORE_ENOMEM;
+    }
+    st = (runs_t){0, 0};
+    for (size_t i = 0; i < n; i++)
+        if (p[i].count > 0 && p[i].type->size > 0)
+            add_runs(t->blocks, &st, p[i].count, p[i].type, p[i].disp);
+
+    t->size = bytes;
+    t->basic = basic;
+    t->nbasic = nbasic;
+    t->align = align;
+    t->flags |= marked;
+    t->lb = lo;
+    t->extent = hi - lo;
+    t->true_lb = tlo;
+    t->true_extent = thi - tlo;
+    if (pad && !marked && t->extent > 0 && t->extent % (MPI_Aint)align)
+        t->extent += (MPI_Aint)align - t->extent % (MPI_Aint)align;
+    dt_set_contig(t);
+    *out = t;
+    return 0;
+}
+
+int core_dt_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out)
+{
+    int rc = core_dt_dup(old, out);
+    if (rc != 0)
+        return rc;
+    MPI_Datatype t = *out;
+    t->lb = lb;
+    t->extent = extent;
+    t->flags |= CORE_DT_MARKED;
+    t->flags &= ~(unsigned)CORE_DT_COMMITTED;
+    dt_set_contig(t);
     return 0;
 }
 

@@ -29,7 +29,10 @@ enum core_dt_kind {
     CORE_DT_NKINDS
 };
 
-enum { CORE_DT_PREDEFINED = 1u, CORE_DT_COMMITTED = 2u, CORE_DT_CONTIG = 4u };
+/* CORE_DT_MARKED: the bounds were set by Type_create_resized (in this type or
+ * one it is built from), so a struct containing it is not padded to its
+ * members' alignment. */
+enum { CORE_DT_PREDEFINED = 1u, CORE_DT_COMMITTED = 2u, CORE_DT_CONTIG = 4u, CORE_DT_MARKED = 8u };
 
 typedef struct core_dt_block {
     MPI_Aint off;   /* from the item's start */
@@ -45,6 +48,7 @@ struct rdmpi_datatype {
     enum core_dt_kind kind;   /* predefined: its own kind; derived: CORE_DT_NONE */
     enum core_dt_kind basic;  /* the single predefined kind all elements share, or NONE */
     size_t nbasic;            /* predefined elements per item (pair types count 2) */
+    size_t align;             /* the strictest alignment of its predefined elements */
     size_t nblocks;
     core_dt_block_t *blocks;  /* nblocks runs of one item */
     core_dt_block_t block0;   /* storage for predefined single-block types */
@@ -60,6 +64,24 @@ static inline int core_dt_is_contig(MPI_Datatype dt)
 void core_dt_init(void);
 int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out);
 int core_dt_dup(MPI_Datatype old, MPI_Datatype *out);
+
+/* One piece of a type being built: count items of type, the first at byte
+ * displacement disp, the others type->extent bytes apart. */
+typedef struct core_dt_piece {
+    size_t count;
+    MPI_Aint disp;
+    MPI_Datatype type;
+} core_dt_piece_t;
+
+/*
+ * The type made of pieces p[0..n) in that order: what vector, indexed and
+ * struct constructors all describe. pad: round the extent up to the
+ * strictest alignment of the members, as MPI defines a struct's extent
+ * (not done when a member's bounds were set explicitly).
+ */
+int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *out);
+/* old with its lower bound and extent replaced (MPI_Type_create_resized). */
+int core_dt_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out);
 void core_dt_retain(MPI_Datatype dt);
 void core_dt_release(MPI_Datatype dt);
 

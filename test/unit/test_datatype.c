@@ -1,7 +1,8 @@
 /*
  * Unit test of src/core/datatype.c: the layout of every predefined type
  * against the C compiler's sizeof/offsetof, contiguous and dup
- * constructors (bounds, block merging, flags), pack/unpack round trips of
+ * constructors (bounds, block merging, flags), the pieces and resized
+ * constructors behind vector/indexed/struct, pack/unpack round trips of
  * pair types and contiguous types of pairs, partial unpacks that stop
  * mid-item, and MPI_Get_elements counting.
  */
@@ -466,6 +467,86 @@ static void test_elements(void)
     report("elements", !why[0], "%s", why);
 }
 
+/* Builds the type of pieces p[0..n) or reports why not. */
+static MPI_Datatype pieces(size_t n, const core_dt_piece_t *p, int pad)
+{
+    MPI_Datatype t = NULL;
+    int rc = core_dt_pieces(n, p, pad, &t);
+    if (rc != 0) {
+        fprintf(stderr, "core_dt_pieces(%zu pieces) failed: %d\n", n, rc);
+        exit(1);
+    }
+    return t;
+}
+
+/* Pieces: runs merged across pieces, element kinds, alignment padding, resized bounds. */
+static void test_pieces(void)
+{
+    char why[256] = "";
+    /* Two pieces that touch are one run: the type is contiguous. */
+    MPI_Datatype t = pieces(2, (core_dt_piece_t[]){{2, 0, MPI_INT}, {3, 8, MPI_INT}}, 0);
+    EXPECT(t->nblocks == 1 && t->blocks[0].len == 20 && core_dt_is_contig(t) && t->size == 20 &&
+               t->basic == CORE_DT_INT && t->nbasic == 5,
+           "touching pieces: %zu blocks, contig %d, basic %d", t->nblocks, core_dt_is_contig(t),
+           (int)t->basic);
+    core_dt_release(t);
+
+    /* Out of order pieces keep type-map order; bounds cover both; empty pieces add nothing. */
+    t = pieces(3, (core_dt_piece_t[]){{1, 16, MPI_DOUBLE}, {0, -64, MPI_INT}, {1, 0, MPI_DOUBLE}},
+               0);
+    EXPECT(t->nblocks == 2 && t->blocks[0].off == 16 && t->blocks[1].off == 0 && t->lb == 0 &&
+               t->extent == 24 && t->true_lb == 0 && t->true_extent == 24 && !core_dt_is_contig(t),
+           "out-of-order pieces: %zu blocks, first at %ld, lb %ld extent %ld", t->nblocks,
+           (long)t->blocks[0].off, (long)t->lb, (long)t->extent);
+    core_dt_release(t);
+
+    /* Mixed element kinds: no basic kind; padding to the double's alignment when asked. */
+    core_dt_piece_t mixed[] = {{1, 0, MPI_DOUBLE}, {1, 8, MPI_CHAR}};
+    t = pieces(2, mixed, 1);
+    EXPECT(t->basic == CORE_DT_NONE && t->nbasic == 2 && t->size == 9 && t->extent == 16 &&
+               t->true_extent == 9 && t->align == _Alignof(double),
+           "padded struct: basic %d size %zu extent %ld align %zu", (int)t->basic, t->size,
+           (long)t->extent, t->align);
+    MPI_Datatype unpadded = pieces(2, mixed, 0);
+    EXPECT(unpadded->extent == 9, "unpadded extent %ld", (long)unpadded->extent);
+    core_dt_release(unpadded);
+
+    /* Resized: bounds replaced, data kept; a struct of it is not padded again. */
+    MPI_Datatype r = NULL;
+    EXPECT(core_dt_resized(t, -4, 12, &r) == 0, "resized failed");
+    if (r) {
+        EXPECT(r->lb == -4 && r->extent == 12 && r->true_extent == 9 && r->size == 9 &&
+                   (r->flags & CORE_DT_MARKED) && !core_dt_is_contig(r),
+               "resized: lb %ld extent %ld", (long)r->lb, (long)r->extent);
+        MPI_Datatype s = pieces(1, (core_dt_piece_t[]){{2, 0, r}}, 1);
+        EXPECT(s->lb == -4 && s->extent == 24 && s->size == 18 && s->nblocks == 2,
+               "struct of resized: lb %ld extent %ld blocks %zu", (long)s->lb, (long)s->extent,
+               s->nblocks);
+        core_dt_release(s);
+        core_dt_release(r);
+    }
+    /* Resizing MPI_INT to its own bounds keeps it contiguous. */
+    EXPECT(core_dt_resized(MPI_INT, 0, sizeof(int), &r) == 0 && core_dt_is_contig(r),
+           "resized MPI_INT not contiguous");
+    core_dt_release(r);
+    core_dt_release(t);
+
+    /* A negative stride: bounds from the lowest item. */
+    t = pieces(3, (core_dt_piece_t[]){{1, 0, MPI_INT}, {1, -8, MPI_INT}, {1, -16, MPI_INT}}, 0);
+    EXPECT(t->lb == -16 && t->extent == 20 && t->nblocks == 3, "negative stride: lb %ld extent %ld",
+           (long)t->lb, (long)t->extent);
+    int src[5] = {1, 2, 3, 4, 5}, out[3];
+    core_dt_pack(out, src + 4, 1, t);
+    EXPECT(out[0] == 5 && out[1] == 3 && out[2] == 1, "negative stride pack %d %d %d", out[0],
+           out[1], out[2]);
+    core_dt_release(t);
+
+    /* Displacements that overflow are refused. */
+    EXPECT(core_dt_pieces(1, (core_dt_piece_t[]){{4, PTRDIFF_MAX - 8, MPI_INT}}, 0, &t) ==
+               CORE_EINVAL, "overflowing displacement accepted");
+    report("pieces", !why[0], "%s", why);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -475,5 +556,6 @@ int main(void)
     test_pack_round_trip();
     test_partial_unpack();
     test_elements();
+    test_pieces();
     return failures ? 1 : 0;
 }
