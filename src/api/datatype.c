@@ -114,6 +114,11 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     API_CHECK(check_dt(oldtype, fn));
     API_CHECK(check_ptr(newtype, "newtype", fn));
     int rc = core_dt_contiguous(count, oldtype, newtype);
+    if (rc == 0 && (rc = core_dt_set_args(*newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1,
+                                          &oldtype)) != 0) {
+        core_dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+    }
     if (rc != 0)
         return api_error(MPI_COMM_NULL, rc, fn, "cannot build %d copies of the type", count);
     return MPI_SUCCESS;
@@ -151,6 +156,11 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     API_CHECK(check_dt(oldtype, "MPI_Type_dup"));
     API_CHECK(check_ptr(newtype, "newtype", "MPI_Type_dup"));
     int rc = core_dt_dup(oldtype, newtype);
+    if (rc == 0 && (rc = core_dt_set_args(*newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1,
+                                          &oldtype)) != 0) {
+        core_dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+    }
     if (rc != 0)
         return api_error(MPI_COMM_NULL, rc, "MPI_Type_dup", "cannot duplicate the type");
     return MPI_SUCCESS;

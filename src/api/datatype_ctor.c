@@ -1,6 +1,7 @@
 /*
  * MPI entry points for the derived-datatype constructors beyond contiguous:
- * vector and hvector, the indexed family, struct, resized and subarray. Each
+ * vector and hvector, the indexed family, struct, resized and subarray, and
+ * MPI_Type_get_envelope/get_contents, which return what they recorded. Each
  * checks its arguments and turns them into pieces (core_dt_piece_t: count
  * items of a type at a byte displacement) for core_dt_pieces, which owns the
  * layout rules; subarray is built from such types level by level.
@@ -60,6 +61,23 @@ static int build(core_dt_piece_t *p, int n, int pad, MPI_Datatype *newtype, cons
     return MPI_SUCCESS;
 }
 
+/*
+ * Records how *newtype was made (for MPI_Type_get_contents); on failure frees
+ * it and reports fn's error. Returns MPI_SUCCESS when rc already failed.
+ */
+static int record(int rc, MPI_Datatype *newtype, int combiner, int ni, const int *ints, int na,
+                  const MPI_Aint *aints, int nd, const MPI_Datatype *types, const char *fn)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (core_dt_set_args(*newtype, combiner, ni, ints, na, aints, nd, types) != 0) {
+        core_dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return api_error(MPI_COMM_NULL, CORE_ENOMEM, fn, "out of memory");
+    }
+    return MPI_SUCCESS;
+}
+
 /* count blocks of blocklength items of old, block i at byte displacement i * stride. */
 static int strided(int count, int blocklength, MPI_Aint stride, MPI_Datatype old,
                    MPI_Datatype *newtype, const char *fn)
@@ -91,7 +109,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     if (oldtype != MPI_DATATYPE_NULL &&
         __builtin_mul_overflow((MPI_Aint)stride, oldtype->extent, &bytes))
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "stride %d overflows", stride);
-    return strided(count, blocklength, bytes, oldtype, newtype, fn);
+    int rc = strided(count, blocklength, bytes, oldtype, newtype, fn);
+    return record(rc, newtype, MPI_COMBINER_VECTOR, 3, (const int[]){count, blocklength, stride},
+                  0, NULL, 1, &oldtype, fn);
 }
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                     MPI_Datatype *newtype) API_ALIAS(MPI_Type_vector);
@@ -99,7 +119,10 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
-    return strided(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector");
+    static const char fn[] = "MPI_Type_create_hvector";
+    int rc = strided(count, blocklength, stride, oldtype, newtype, fn);
+    return record(rc, newtype, MPI_COMBINER_HVECTOR, 2, (const int[]){count, blocklength}, 1,
+                  &stride, 1, &oldtype, fn);
 }
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_hvector);
@@ -109,9 +132,9 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
  * when blocklengths is NULL) items of types[i] (or old), at displacement
  * idisp[i] * old's extent (unit_extent) or adisp[i] bytes.
  */
-static int indexed(int count, const int blocklengths[], int blocklength, const int idisp[],
-                   const MPI_Aint adisp[], const MPI_Datatype types[], MPI_Datatype old,
-                   MPI_Datatype *newtype, const char *fn)
+static int indexed(int combiner, int count, const int blocklengths[], int blocklength,
+                   const int idisp[], const MPI_Aint adisp[], const MPI_Datatype types[],
+                   MPI_Datatype old, MPI_Datatype *newtype, const char *fn)
 {
     API_CHECK(api_check_init(fn));
     API_CHECK(check_count(count, "count", -1, fn));
@@ -145,15 +168,35 @@ static int indexed(int count, const int blocklengths[], int blocklength, const i
         }
         p[i] = (core_dt_piece_t){(size_t)(blocklengths ? blocklengths[i] : blocklength), d, t};
     }
-    return build(p, count, types != NULL, newtype, fn);
+    int rc = build(p, count, types != NULL, newtype, fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* the integer arguments: count, the block length(s), the int displacements */
+    int ni = 1 + (blocklengths ? count : 1) + (idisp ? count : 0);
+    int *ints = malloc((size_t)ni * sizeof(int));
+    if (!ints) {
+        core_dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return api_error(MPI_COMM_NULL, CORE_ENOMEM, fn, "out of memory");
+    }
+    int k = 0;
+    ints[k++] = count;
+    for (int i = 0; i < (blocklengths ? count : 1); i++)
+        ints[k++] = blocklengths ? blocklengths[i] : blocklength;
+    for (int i = 0; idisp && i < count; i++)
+        ints[k++] = idisp[i];
+    rc = record(MPI_SUCCESS, newtype, combiner, ni, ints, adisp ? count : 0, adisp,
+                types ? count : 1, types ? types : &old, fn);
+    free(ints);
+    return rc;
 }
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
-    return indexed(count, array_of_blocklengths, 0, array_of_displacements, NULL, NULL, oldtype,
-                   newtype, "MPI_Type_indexed");
+    return indexed(MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0, array_of_displacements,
+                   NULL, NULL, oldtype, newtype, "MPI_Type_indexed");
 }
 int MPI_Type_indexed(int count, const int array_of_blocklengths[],
                      const int array_of_displacements[], MPI_Datatype oldtype,
@@ -163,8 +206,8 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
-    return indexed(count, array_of_blocklengths, 0, NULL, array_of_displacements, NULL, oldtype,
-                   newtype, "MPI_Type_create_hindexed");
+    return indexed(MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0, NULL,
+                   array_of_displacements, NULL, oldtype, newtype, "MPI_Type_create_hindexed");
 }
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
@@ -173,8 +216,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return indexed(count, NULL, blocklength, array_of_displacements, NULL, NULL, oldtype, newtype,
-                   "MPI_Type_create_indexed_block");
+    return indexed(MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength, array_of_displacements,
+                   NULL, NULL, oldtype, newtype, "MPI_Type_create_indexed_block");
 }
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -184,7 +227,8 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
-    return indexed(count, NULL, blocklength, NULL, array_of_displacements, NULL, oldtype, newtype,
+    return indexed(MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, NULL,
+                   array_of_displacements, NULL, oldtype, newtype,
                    "MPI_Type_create_hindexed_block");
 }
 int MPI_Type_create_hindexed_block(int count, int blocklength,
@@ -201,7 +245,8 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
         API_CHECK(api_check_init(fn));
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "array_of_types is NULL");
     }
-    return indexed(count, array_of_blocklengths, 0, NULL, array_of_displacements,
+    return indexed(MPI_COMBINER_STRUCT, count, array_of_blocklengths, 0, NULL,
+                   array_of_displacements,
                    array_of_types ? array_of_types : (const MPI_Datatype[]){MPI_BYTE},
                    MPI_DATATYPE_NULL, newtype, fn);
 }
@@ -220,7 +265,8 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     int rc = core_dt_resized(oldtype, lb, extent, newtype);
     if (rc != 0)
         return api_error(MPI_COMM_NULL, rc, fn, "out of memory");
-    return MPI_SUCCESS;
+    return record(MPI_SUCCESS, newtype, MPI_COMBINER_RESIZED, 0, NULL, 2,
+                  (const MPI_Aint[]){lb, extent}, 1, &oldtype, fn);
 }
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_resized);
@@ -292,9 +338,86 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
         return api_error(MPI_COMM_NULL, rc, fn,
                          rc == CORE_ENOMEM ? "out of memory building the type"
                                            : "the array's extent overflows MPI_Aint");
-    return MPI_SUCCESS;
+    int *ints = malloc((3 * (size_t)ndims + 2) * sizeof(int));
+    if (ints) {
+        ints[0] = ndims;
+        for (int d = 0; d < ndims; d++) {
+            ints[1 + d] = array_of_sizes[d];
+            ints[1 + ndims + d] = array_of_subsizes[d];
+            ints[1 + 2 * ndims + d] = array_of_starts[d];
+        }
+        ints[1 + 3 * ndims] = order;
+        rc = record(MPI_SUCCESS, newtype, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1,
+                    &oldtype, fn);
+        free(ints);
+        return rc;
+    }
+    core_dt_release(*newtype);
+    *newtype = MPI_DATATYPE_NULL;
+    return api_error(MPI_COMM_NULL, CORE_ENOMEM, fn, "out of memory");
 }
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                              const int array_of_subsizes[], const int array_of_starts[],
                              int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
     API_ALIAS(MPI_Type_create_subarray);
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    static const char fn[] = "MPI_Type_get_envelope";
+    API_CHECK(api_check_init(fn));
+    API_CHECK(check_type(datatype, "datatype", -1, fn));
+    if (!num_integers || !num_addresses || !num_datatypes || !combiner)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "an output argument is NULL");
+    const core_dt_args_t *a = datatype->args;
+    if (!a) {
+        /* predefined, or a type rdmpi made itself (none is handed out yet) */
+        *num_integers = *num_addresses = *num_datatypes = 0;
+        *combiner = MPI_COMBINER_NAMED;
+        return MPI_SUCCESS;
+    }
+    *num_integers = a->ni;
+    *num_addresses = a->na;
+    *num_datatypes = a->nd;
+    *combiner = a->combiner;
+    return MPI_SUCCESS;
+}
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner) API_ALIAS(MPI_Type_get_envelope);
+
+/* Derived types come back as handles the caller frees (MPI says so): the same
+ * objects, one more reference each. */
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    static const char fn[] = "MPI_Type_get_contents";
+    API_CHECK(api_check_init(fn));
+    API_CHECK(check_type(datatype, "datatype", -1, fn));
+    const core_dt_args_t *a = datatype->args;
+    if (!a)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, fn,
+                         "%s is a named type: it has no contents (see MPI_Type_get_envelope)",
+                         datatype->name[0] ? datatype->name : "the type");
+    if (max_integers < a->ni || max_addresses < a->na || max_datatypes < a->nd)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, fn,
+                         "room for %d integers, %d addresses, %d datatypes; the type has %d, "
+                         "%d, %d", max_integers, max_addresses, max_datatypes, a->ni, a->na,
+                         a->nd);
+    API_CHECK(check_array(array_of_integers, a->ni, "array_of_integers", fn));
+    API_CHECK(check_array(array_of_addresses, a->na, "array_of_addresses", fn));
+    API_CHECK(check_array(array_of_datatypes, a->nd, "array_of_datatypes", fn));
+    for (int i = 0; i < a->ni; i++)
+        array_of_integers[i] = a->ints[i];
+    for (int i = 0; i < a->na; i++)
+        array_of_addresses[i] = a->aints[i];
+    for (int i = 0; i < a->nd; i++) {
+        core_dt_retain(a->types[i]);
+        array_of_datatypes[i] = a->types[i];
+    }
+    return MPI_SUCCESS;
+}
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[],
+                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+    API_ALIAS(MPI_Type_get_contents);

@@ -165,6 +165,11 @@ static int dt_alloc_blocks(MPI_Datatype t, size_t n)
 
 static void dt_free(MPI_Datatype t)
 {
+    if (t->args) {
+        for (int i = 0; i < t->args->nd; i++)
+            core_dt_release(t->args->types[i]);
+        free(t->args);
+    }
     if (t->blocks != &t->block0)
         free(t->blocks);
     free(t);
@@ -356,6 +361,35 @@ int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *ou
     return 0;
 }
 
+int core_dt_set_args(MPI_Datatype t, int combiner, int ni, const int *ints, int na,
+                     const MPI_Aint *aints, int nd, const MPI_Datatype *types)
+{
+    /* one allocation: the header, then the addresses, the types, the ints (widest first) */
+    core_dt_args_t *a = malloc(sizeof(*a) + (size_t)na * sizeof(MPI_Aint) +
+                               (size_t)nd * sizeof(MPI_Datatype) + (size_t)ni * sizeof(int));
+    if (!a)
+        return CORE_ENOMEM;
+    *a = (core_dt_args_t){combiner, ni, na, nd, NULL, NULL, NULL};
+    a->aints = (MPI_Aint *)(a + 1);
+    a->types = (MPI_Datatype *)(a->aints + na);
+    a->ints = (int *)(a->types + nd);
+    if (na)
+        memcpy(a->aints, aints, (size_t)na * sizeof(MPI_Aint));
+    if (ni)
+        memcpy(a->ints, ints, (size_t)ni * sizeof(int));
+    for (int i = 0; i < nd; i++) {
+        a->types[i] = types[i];
+        core_dt_retain(types[i]);
+    }
+    if (t->args) {
+        for (int i = 0; i < t->args->nd; i++)
+            core_dt_release(t->args->types[i]);
+        free(t->args);
+    }
+    t->args = a;
+    return 0;
+}
+
 int core_dt_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out)
 {
     int rc = core_dt_dup(old, out);
@@ -377,6 +411,7 @@ int core_dt_dup(MPI_Datatype old, MPI_Datatype *out)
         return CORE_ENOMEM;
     *t = *old;
     t->refcount = 1;
+    t->args = NULL;
     t->flags &= ~(unsigned)CORE_DT_PREDEFINED;
     t->kind = CORE_DT_NONE;
     t->name[0] = '\0';

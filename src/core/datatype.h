@@ -39,6 +39,16 @@ typedef struct core_dt_block {
     size_t len;
 } core_dt_block_t;
 
+/* How a derived type was made, for MPI_Type_get_envelope/get_contents: the
+ * combiner and the constructor's integer, address and type arguments. */
+typedef struct core_dt_args {
+    int combiner;               /* MPI_COMBINER_* */
+    int ni, na, nd;
+    MPI_Aint *aints;
+    MPI_Datatype *types;        /* each retained while the args live */
+    int *ints;
+} core_dt_args_t;
+
 struct rdmpi_datatype {
     int refcount;
     unsigned flags;           /* CORE_DT_* */
@@ -52,6 +62,7 @@ struct rdmpi_datatype {
     size_t nblocks;
     core_dt_block_t *blocks;  /* nblocks runs of one item */
     core_dt_block_t block0;   /* storage for predefined single-block types */
+    core_dt_args_t *args;     /* derived: how it was made (NULL: built internally) */
     char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -80,6 +91,9 @@ typedef struct core_dt_piece {
  * (not done when a member's bounds were set explicitly).
  */
 int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *out);
+/* Records how t was made (copies the arrays, retains the types). */
+int core_dt_set_args(MPI_Datatype t, int combiner, int ni, const int *ints, int na,
+                     const MPI_Aint *aints, int nd, const MPI_Datatype *types);
 /* old with its lower bound and extent replaced (MPI_Type_create_resized). */
 int core_dt_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out);
 void core_dt_retain(MPI_Datatype dt);

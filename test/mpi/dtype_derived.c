@@ -1,6 +1,7 @@
 /*
  * Derived datatypes: vector, hvector, indexed, hindexed, indexed_block,
- * hindexed_block, struct, resized and subarray. For each: the size, bounds
+ * hindexed_block, struct, resized and subarray, and what
+ * MPI_Type_get_envelope/get_contents say of them. For each: the size, bounds
  * and true bounds MPI defines; MPI_Pack's output against the type map worked
  * out by hand; and messages of it between ranks (eager and rendezvous sizes,
  * typed on one side and packed or contiguous on the other), with the bytes
@@ -361,11 +362,98 @@ static void test_collectives(void)
     MPI_OK(MPI_Type_free(&gcolv));
 }
 
+/* What MPI_Type_get_envelope/get_contents say of a few constructions. */
+static void check_envelope(MPI_Datatype t, int combiner, int ni, int na, int nd, const char *what)
+{
+    int i, a, d, c;
+    MPI_OK(MPI_Type_get_envelope(t, &i, &a, &d, &c));
+    CHECK(c == combiner && i == ni && a == na && d == nd,
+          "%s: envelope combiner %d, %d ints, %d addresses, %d types; want %d, %d, %d, %d", what,
+          c, i, a, d, combiner, ni, na, nd);
+}
+
+/* get_contents with the counts the envelope gave (Open MPI 4.1 crashes on larger maxima). */
+static void contents(MPI_Datatype t, int *ints, MPI_Aint *aints, MPI_Datatype *types)
+{
+    int i, a, d, c;
+    MPI_OK(MPI_Type_get_envelope(t, &i, &a, &d, &c));
+    MPI_OK(MPI_Type_get_contents(t, i, a, d, ints, aints, types));
+}
+
+static void test_envelope(void)
+{
+    t_begin("envelope");
+    check_envelope(MPI_INT, MPI_COMBINER_NAMED, 0, 0, 0, "MPI_INT");
+    check_envelope(MPI_DOUBLE_INT, MPI_COMBINER_NAMED, 0, 0, 0, "MPI_DOUBLE_INT");
+
+    MPI_Datatype v, r, s, sub, got[3];
+    int ints[16];
+    MPI_Aint aints[4];
+    MPI_OK(MPI_Type_vector(3, 2, 5, MPI_DOUBLE, &v));
+    check_envelope(v, MPI_COMBINER_VECTOR, 3, 0, 1, "vector");
+    contents(v, ints, aints, got);
+    CHECK(ints[0] == 3 && ints[1] == 2 && ints[2] == 5 && got[0] == MPI_DOUBLE,
+          "vector contents %d %d %d", ints[0], ints[1], ints[2]);
+
+    MPI_OK(MPI_Type_create_resized(v, -8, 128, &r));
+    check_envelope(r, MPI_COMBINER_RESIZED, 0, 2, 1, "resized");
+    contents(r, ints, aints, got);
+    CHECK(aints[0] == -8 && aints[1] == 128, "resized contents %ld %ld", (long)aints[0],
+          (long)aints[1]);
+    /* a derived type comes back as a handle of its own, which the caller frees */
+    check_envelope(got[0], MPI_COMBINER_VECTOR, 3, 0, 1, "resized's old type");
+    MPI_OK(MPI_Type_free(&got[0]));
+    MPI_OK(MPI_Type_free(&v));
+    MPI_OK(MPI_Type_commit(&r)); /* the vector inside lives on in r */
+    int size;
+    MPI_OK(MPI_Type_size(r, &size));
+    CHECK(size == 48, "resized vector's size %d after freeing the handles", size);
+
+    MPI_OK(MPI_Type_create_struct(2, (const int[]){1, 3}, (const MPI_Aint[]){0, 16},
+                                  (const MPI_Datatype[]){MPI_INT, r}, &s));
+    check_envelope(s, MPI_COMBINER_STRUCT, 3, 2, 2, "struct");
+    contents(s, ints, aints, got);
+    CHECK(ints[0] == 2 && ints[1] == 1 && ints[2] == 3 && aints[1] == 16 && got[0] == MPI_INT,
+          "struct contents");
+    MPI_OK(MPI_Type_free(&got[1]));
+    MPI_OK(MPI_Type_free(&s));
+    MPI_OK(MPI_Type_free(&r));
+
+    MPI_OK(MPI_Type_create_subarray(2, (const int[]){4, 6}, (const int[]){2, 3},
+                                    (const int[]){1, 2}, MPI_ORDER_FORTRAN, MPI_FLOAT, &sub));
+    check_envelope(sub, MPI_COMBINER_SUBARRAY, 8, 0, 1, "subarray");
+    contents(sub, ints, aints, got);
+    CHECK(ints[0] == 2 && ints[1] == 4 && ints[4] == 3 && ints[6] == 2 &&
+              ints[7] == MPI_ORDER_FORTRAN && got[0] == MPI_FLOAT, "subarray contents");
+    MPI_OK(MPI_Type_free(&sub));
+
+    MPI_OK(MPI_Type_contiguous(4, MPI_SHORT, &v));
+    check_envelope(v, MPI_COMBINER_CONTIGUOUS, 1, 0, 1, "contiguous");
+    MPI_OK(MPI_Type_dup(v, &r));
+    check_envelope(r, MPI_COMBINER_DUP, 0, 0, 1, "dup");
+    MPI_OK(MPI_Type_free(&r));
+    MPI_OK(MPI_Type_free(&v));
+    MPI_OK(MPI_Type_create_indexed_block(2, 3, (const int[]){4, 0}, MPI_INT, &v));
+    check_envelope(v, MPI_COMBINER_INDEXED_BLOCK, 4, 0, 1, "indexed_block");
+    MPI_OK(MPI_Type_free(&v));
+    MPI_OK(MPI_Type_create_hindexed(2, (const int[]){3, 1}, (const MPI_Aint[]){0, 40}, MPI_INT,
+                                    &v));
+    check_envelope(v, MPI_COMBINER_HINDEXED, 3, 2, 1, "hindexed");
+    MPI_OK(MPI_Type_free(&v));
+
+    /* a named type has no contents */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Type_get_contents(MPI_INT, 16, 4, 3, ints, aints, got);
+    CHECK(rc != MPI_SUCCESS, "get_contents of MPI_INT succeeded");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     test_constructors();
     test_struct();
+    test_envelope();
     test_messages();
     test_collectives();
     t_finish();
