@@ -66,6 +66,25 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Dataty
 #define MPI_ROOT (-3)
 #define MPI_UNDEFINED (-32766)
 #define MPI_KEYVAL_INVALID (-1)
+
+/* Attribute caching: callbacks and the predefined keyvals (communicators). */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;      /* MPI-1 names */
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_LASTUSEDCODE 6
+#define MPI_APPNUM 7
 #define MPI_BSEND_OVERHEAD 128
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512
@@ -425,6 +444,21 @@ RDMPI_API int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], co
 RDMPI_API int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm);
 RDMPI_API int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm);
 RDMPI_API int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+RDMPI_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
+RDMPI_API int MPI_Comm_free_keyval(int *comm_keyval);
+RDMPI_API int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+RDMPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+RDMPI_API int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+RDMPI_API int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+RDMPI_API int MPI_Type_free_keyval(int *type_keyval);
+RDMPI_API int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+RDMPI_API int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+RDMPI_API int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+RDMPI_API int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+RDMPI_API int MPI_Keyval_free(int *keyval);
+RDMPI_API int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+RDMPI_API int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+RDMPI_API int MPI_Attr_delete(MPI_Comm comm, int keyval);
 RDMPI_API int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner);
 RDMPI_API int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
 
@@ -624,6 +658,41 @@ RDMPI_API int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], c
 RDMPI_API int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm);
 RDMPI_API int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm);
 RDMPI_API int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
+RDMPI_API int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state);
+RDMPI_API int PMPI_Comm_free_keyval(int *comm_keyval);
+RDMPI_API int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val);
+RDMPI_API int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+RDMPI_API int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+RDMPI_API int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state);
+RDMPI_API int PMPI_Type_free_keyval(int *type_keyval);
+RDMPI_API int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+RDMPI_API int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+RDMPI_API int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+RDMPI_API int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
+RDMPI_API int PMPI_Keyval_free(int *keyval);
+RDMPI_API int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+RDMPI_API int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+RDMPI_API int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+
+/* The predefined attribute callbacks (functions, as MPI defines them). */
+RDMPI_API int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+RDMPI_API int MPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *, int *);
+RDMPI_API int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
+RDMPI_API int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
+RDMPI_API int MPI_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int MPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int MPI_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+RDMPI_API int PMPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int PMPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int PMPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+RDMPI_API int PMPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *, int *);
+RDMPI_API int PMPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
+RDMPI_API int PMPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
+RDMPI_API int PMPI_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int PMPI_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+RDMPI_API int PMPI_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
 RDMPI_API int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner);
 RDMPI_API int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
 

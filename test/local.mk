@@ -3,9 +3,9 @@ UNIT_CPPFLAGS = $(AM_CPPFLAGS) -DCORE_UNIT_TEST
 check_PROGRAMS += test/unit/test_datatype test/unit/test_op test/unit/test_group \
 	test/unit/test_info test/unit/test_config test/unit/test_match test/unit/test_memhooks \
 	test/unit/test_list
-test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c
+test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c src/core/attr.c
 test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
-test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c
+test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c src/core/attr.c
 test_unit_test_op_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The kernels as the library builds them (vectorized).
 test_unit_test_op_CFLAGS = $(AM_CFLAGS) $(OP_CFLAGS)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api/api.h"
+#include "api/attr.h"
 #include "collectives/coll.h"
 #include "core/group_ops.h"
 #include "core/request.h"
@@ -54,6 +55,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     /* A duplicate keeps the topology (MPI 7.4). */
     if (rc == MPI_SUCCESS && comm->topo && !((*newcomm)->topo = core_topo_dup(comm->topo)))
         return api_error(comm, CORE_ENOMEM, "MPI_Comm_dup", "out of memory");
+    if (rc == MPI_SUCCESS && (rc = api_attr_comm_copy(comm, *newcomm, "MPI_Comm_dup"))) {
+        api_attr_comm_delete_all(*newcomm, "MPI_Comm_dup");
+        core_comm_release(*newcomm);
+        *newcomm = MPI_COMM_NULL;
+    }
     return rc;
 }
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) API_ALIAS(MPI_Comm_dup);
@@ -66,9 +72,14 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     API_CHECK(api_check_comm(comm, "MPI_Comm_idup"));
     if (!newcomm || !req)
         return api_error(comm, CORE_EINVAL, "MPI_Comm_idup", "NULL argument");
-    int rc = core_comm_idup(comm, newcomm, req);
-    if (rc)
+    /* the copy callbacks run now, on comm; the copies go to the new communicator */
+    core_attr_t *attrs = NULL;
+    API_CHECK(api_attr_comm_copy_list(comm, &attrs, "MPI_Comm_idup"));
+    int rc = core_comm_idup(comm, attrs, newcomm, req);
+    if (rc) {
+        core_attr_discard(&attrs);
         return api_error(comm, rc, "MPI_Comm_idup", "%s", core_strerror(rc));
+    }
     return MPI_SUCCESS;
 }
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req) API_ALIAS(MPI_Comm_idup);
@@ -213,9 +224,11 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if ((*comm)->predefined)
         return api_error(*comm, CORE_ECOMM, "MPI_Comm_free", "cannot free %s",
                          core_comm_label(*comm));
+    /* a failing delete callback is reported, and the communicator freed all the same */
+    int rc = api_attr_comm_delete_all(*comm, "MPI_Comm_free");
     core_comm_release(*comm);
     *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
+    return rc;
 }
 int MPI_Comm_free(MPI_Comm *comm) API_ALIAS(MPI_Comm_free);
 

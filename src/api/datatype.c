@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/attr.h"
 #include "core/datatype.h"
 
 /* Checks a datatype argument that only has to exist (not be committed). */
@@ -144,9 +145,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if ((*datatype)->flags & CORE_DT_PREDEFINED)
         return api_error(MPI_COMM_NULL, CORE_ETYPE, "MPI_Type_free",
                          "%s is predefined and cannot be freed", (*datatype)->name);
+    int rc = api_attr_type_delete_all(*datatype, "MPI_Type_free");
     core_dt_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
-    return MPI_SUCCESS;
+    return rc;
 }
 int MPI_Type_free(MPI_Datatype *datatype) API_ALIAS(MPI_Type_free);
 
@@ -163,7 +165,12 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     }
     if (rc != 0)
         return api_error(MPI_COMM_NULL, rc, "MPI_Type_dup", "cannot duplicate the type");
-    return MPI_SUCCESS;
+    if ((rc = api_attr_type_copy(oldtype, *newtype, "MPI_Type_dup")) != MPI_SUCCESS) {
+        api_attr_type_delete_all(*newtype, "MPI_Type_dup");
+        core_dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+    }
+    return rc;
 }
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) API_ALIAS(MPI_Type_dup);
 

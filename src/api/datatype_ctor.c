@@ -385,8 +385,7 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                           int *num_datatypes, int *combiner) API_ALIAS(MPI_Type_get_envelope);
 
-/* Derived types come back as handles the caller frees (MPI says so): the same
- * objects, one more reference each. */
+/* Derived types come back as new handles the caller frees (MPI says so). */
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
@@ -412,8 +411,22 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     for (int i = 0; i < a->na; i++)
         array_of_addresses[i] = a->aints[i];
     for (int i = 0; i < a->nd; i++) {
-        core_dt_retain(a->types[i]);
-        array_of_datatypes[i] = a->types[i];
+        MPI_Datatype t = a->types[i], d = t;
+        if (!(t->flags & CORE_DT_PREDEFINED)) {
+            /* a new object (its own attributes, freed on its own), made the same way */
+            const core_dt_args_t *ta = t->args;
+            int rc = core_dt_dup(t, &d);
+            if (rc == 0 && ta &&
+                (rc = core_dt_set_args(d, ta->combiner, ta->ni, ta->ints, ta->na, ta->aints,
+                                       ta->nd, ta->types)) != 0)
+                core_dt_release(d);
+            if (rc != 0) {
+                for (int j = 0; j < i; j++)
+                    core_dt_release(array_of_datatypes[j]);
+                return api_error(MPI_COMM_NULL, rc, fn, "out of memory");
+            }
+        }
+        array_of_datatypes[i] = d;
     }
     return MPI_SUCCESS;
 }

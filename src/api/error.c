@@ -44,6 +44,7 @@ int api_class_of(int code)
     case CORE_EDIMS: return MPI_ERR_DIMS;
     case CORE_ETOPOLOGY: return MPI_ERR_TOPOLOGY;
     case CORE_EINTERN: return MPI_ERR_INTERN;
+    case CORE_EKEYVAL: return MPI_ERR_KEYVAL;
     default: return MPI_ERR_OTHER;
     }
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/attr.h"
 #include "api/errstring.h"
 
 typedef struct class_text {
@@ -155,6 +156,7 @@ static int user_add(int cls, int *value)
     int v = MPI_ERR_LASTCODE + 1 + nuser;
     user_codes[nuser++] = (user_code_t){ cls < 0 ? v : cls, NULL };
     *value = v;
+    core_attr_set_predefined(MPI_LASTUSEDCODE, v);
     return 0;
 }
 

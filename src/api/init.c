@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include "api/api.h"
+#include "api/attr.h"
 #include "core/bootstrap.h"
 #include "core/progress.h"
 
@@ -24,6 +25,7 @@ static int do_init(int *argc, char ***argv, int required, int *provided, const c
     }
     main_thread = pthread_self();
     api_initialized = 1;
+    api_attr_init();
     if (provided)
         *provided = prov;
     return MPI_SUCCESS;
@@ -77,11 +79,16 @@ int MPI_Is_thread_main(int *flag) API_ALIAS(MPI_Is_thread_main);
 int PMPI_Finalize(void)
 {
     API_CHECK(api_check_init("MPI_Finalize"));
+    /* MPI: MPI_COMM_SELF's attributes are deleted first, while everything still works
+     * (libraries hook their own clean-up there); then MPI_COMM_WORLD's */
+    int arc = api_attr_comm_delete_all(MPI_COMM_SELF, "MPI_Finalize");
+    if (arc == MPI_SUCCESS)
+        arc = api_attr_comm_delete_all(MPI_COMM_WORLD, "MPI_Finalize");
     int rc = core_runtime_fini();
     api_finalized = 1;
     if (rc)
         return api_error(MPI_COMM_NULL, rc, "MPI_Finalize", "%s", core_strerror(rc));
-    return MPI_SUCCESS;
+    return arc;
 }
 int MPI_Finalize(void) API_ALIAS(MPI_Finalize);
 

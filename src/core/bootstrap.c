@@ -97,6 +97,8 @@ static int init_singleton(core_runtime_t *rt)
     rt->singleton = 1;
     rt->rank = 0;
     rt->size = 1;
+    rt->appnum = -1;
+    rt->universe_size = 1;
     snprintf(rt->nspace, sizeof(rt->nspace), "singleton-%d", (int)getpid());
     rt->local_ranks = calloc(1, sizeof(int));
     if (!rt->local_ranks)
@@ -145,6 +147,9 @@ int core_boot_init(core_runtime_t *rt)
     }
     if (get_uint(&wild, PMIX_NODE_OVERSUBSCRIBED, 0, &v) == 0 && v)
         rt->oversubscribed = 1;
+    rt->appnum = get_uint(&boot_me, PMIX_APPNUM, 0, &v) == 0 ? (int)v : -1;
+    rt->universe_size = get_uint(&wild, PMIX_UNIV_SIZE, 0, &v) == 0 && v >= (unsigned long)rt->size
+                            ? (int)v : rt->size;
     return 0;
 }
 

@@ -59,6 +59,7 @@ void core_comm_release(MPI_Comm c)
     core_errhandler_release(c->errh);
     free(c->node_of);
     core_topo_free(c->topo);
+    core_attr_discard(&c->attrs); /* normally deleted, with callbacks, by MPI_Comm_free */
     free(c);
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "mpi.h"
+#include "core/attr.h"
 #include "core/group.h"
 
 enum { CORE_ERRH_FATAL = 0, CORE_ERRH_RETURN, CORE_ERRH_ABORT, CORE_ERRH_USER };
@@ -34,6 +35,7 @@ struct rdmpi_comm {
     uint32_t ctx_seq;     /* counts context agreements over this communicator (core/ctx.c) */
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
     struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
+    core_attr_t *attrs;       /* cached attributes (their callbacks run in the API layer) */
 };
 
 /* Builds a communicator over group (retained) with context id ctx. */
@@ -48,8 +50,9 @@ int core_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
 void core_ctx_free(uint32_t ctx);
 /* Agreement among the members of group only (collective over group). */
 int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx);
-/* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes. */
-int core_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req);
+/* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes and
+ * gets attrs (the copies made at the call; discarded if the dup fails). */
+int core_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req);
 /* Marks ctx as used locally (world/self at init). */
 void core_ctx_reserve(uint32_t ctx);
 

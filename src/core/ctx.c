@@ -62,6 +62,7 @@ struct ctx_op {
     MPI_Request req;          /* completed when the agreement is */
     void (*finish)(ctx_op_t *op);   /* called once done (idup builds its communicator) */
     void *arg;
+    core_attr_t *attrs;       /* idup: the new communicator's attributes */
     ctx_op_t *next;
 };
 
@@ -251,6 +252,7 @@ static int ctx_progress(void)
 static void op_free(ctx_op_t *op)
 {
     core_comm_release(op->parent);
+    core_attr_discard(&op->attrs);
     free(op->members);
     free(op->recvbuf);
     free(op->reqs);
@@ -351,6 +353,10 @@ static void idup_finish(ctx_op_t *op)
         rc = core_comm_create(parent->group, op->ctx, parent->errh, out);
     if (!rc && parent->topo && !((*out)->topo = core_topo_dup(parent->topo)))
         rc = CORE_ENOMEM;
+    if (!rc) {
+        (*out)->attrs = op->attrs;
+        op->attrs = NULL;
+    }
     if (rc) {
         core_error("MPI_Comm_idup: creating the communicator failed: %s", core_strerror(rc));
         *out = MPI_COMM_NULL;
@@ -367,13 +373,14 @@ static void idup_req_free(MPI_Request req)
     op_free(op);
 }
 
-int core_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
+int core_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req)
 {
     ctx_op_t *op;
     *newcomm = MPI_COMM_NULL;
     int rc = op_start_comm(comm, &op);
     if (rc)
         return rc;
+    op->attrs = attrs;
     /* The request owns the agreement from here: freeing it frees op. */
     op->req->sched = op;
     op->req->free_fn = idup_req_free;

@@ -165,6 +165,7 @@ static int dt_alloc_blocks(MPI_Datatype t, size_t n)
 
 static void dt_free(MPI_Datatype t)
 {
+    core_attr_discard(&t->attrs);
     if (t->args) {
         for (int i = 0; i < t->args->nd; i++)
             core_dt_release(t->args->types[i]);
@@ -412,6 +413,7 @@ int core_dt_dup(MPI_Datatype old, MPI_Datatype *out)
     *t = *old;
     t->refcount = 1;
     t->args = NULL;
+    t->attrs = NULL;
     t->flags &= ~(unsigned)CORE_DT_PREDEFINED;
     t->kind = CORE_DT_NONE;
     t->name[0] = '\0';

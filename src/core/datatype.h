@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "mpi.h"
+#include "core/attr.h"
 
 /* The kind of a predefined type's elements: what reduction ops compute on. */
 enum core_dt_kind {
@@ -63,6 +64,7 @@ struct rdmpi_datatype {
     core_dt_block_t *blocks;  /* nblocks runs of one item */
     core_dt_block_t block0;   /* storage for predefined single-block types */
     core_dt_args_t *args;     /* derived: how it was made (NULL: built internally) */
+    core_attr_t *attrs;       /* cached attributes (deleted by MPI_Type_free) */
     char name[MPI_MAX_OBJECT_NAME];
 };
 

@@ -40,6 +40,7 @@ const char *core_strerror(int code)
     case CORE_EDIMS: return "invalid dimensions";
     case CORE_ETOPOLOGY: return "invalid topology";
     case CORE_ECANCELLED: return "operation cancelled";
+    case CORE_EKEYVAL: return "invalid keyval";
     default: return "unknown error code";
     }
 }

@@ -40,6 +40,7 @@ enum {
     CORE_EDIMS = -29,
     CORE_ETOPOLOGY = -30,
     CORE_ECANCELLED = -31,
+    CORE_EKEYVAL = -32,
 };
 
 /* A short English description of a CORE_* code. */

@@ -29,6 +29,8 @@ typedef struct core_runtime {
     char nspace[256];          /* the job's name ("singleton" when alone) */
     int singleton;
     int oversubscribed;        /* ranks on this node outnumber its cores */
+    int appnum;                /* the launcher's application number (PMIX_APPNUM), or -1 */
+    int universe_size;         /* PMIX_UNIV_SIZE, else the job's size */
     double wait_sleep;         /* idle seconds before a blocked call sleeps; 0: never */
     int ncores;
 

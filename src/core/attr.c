@@ -1,0 +1,223 @@
+/*
+ * Keyvals and attribute lists (see attr.h).
+ *
+ * Keyval handles are small integers: the predefined ones (MPI_TAG_UB ...
+ * MPI_APPNUM, 1-7) answer from a table of process-wide values on every
+ * communicator and cannot be set or deleted; user keyvals start at
+ * KEYVAL_BASE and index a growing table. MPI lets a program free a keyval
+ * while objects still cache attributes of it: the entry then stays, marked
+ * freed, until the last of those attributes is deleted, so the callbacks are
+ * still there to be called.
+ */
+#include <stdlib.h>
+
+#include "core/attr.h"
+#include "core/errors.h"
+
+enum { NPREDEF = 8, KEYVAL_BASE = 16 };
+
+typedef struct keyval {
+    enum core_attr_kind kind; /* 0: unused slot */
+    int freed;
+    int holders;              /* attributes of this keyval still attached */
+    core_attr_fn_t copy_fn, delete_fn;
+    void *extra;
+} keyval_t;
+
+static keyval_t *keyvals;
+static int nkeyvals, capkeyvals;
+
+static int predef_value[NPREDEF];
+static int predef_set[NPREDEF];
+
+void core_attr_set_predefined(int keyval, int value)
+{
+    if (keyval > 0 && keyval < NPREDEF) {
+        predef_value[keyval] = value;
+        predef_set[keyval] = 1;
+    }
+}
+
+int core_attr_predefined(int keyval, void **value)
+{
+    if (keyval <= 0 || keyval >= NPREDEF || !predef_set[keyval])
+        return 0;
+    *value = &predef_value[keyval];
+    return 1;
+}
+
+static keyval_t *lookup(int keyval)
+{
+    int i = keyval - KEYVAL_BASE;
+    return i >= 0 && i < nkeyvals && keyvals[i].kind ? &keyvals[i] : NULL;
+}
+
+int core_attr_keyval_create(enum core_attr_kind kind, core_attr_fn_t copy_fn,
+                            core_attr_fn_t delete_fn, void *extra, int *keyval)
+{
+    int i = 0;
+    while (i < nkeyvals && keyvals[i].kind)
+        i++;
+    if (i == nkeyvals) {
+        if (nkeyvals == capkeyvals) {
+            int cap = capkeyvals ? 2 * capkeyvals : 16;
+            keyval_t *k = realloc(keyvals, (size_t)cap * sizeof(*k));
+            if (!k)
+                return CORE_ENOMEM;
+            keyvals = k;
+            capkeyvals = cap;
+        }
+        nkeyvals++;
+    }
+    keyvals[i] = (keyval_t){kind, 0, 0, copy_fn, delete_fn, extra};
+    *keyval = KEYVAL_BASE + i;
+    return 0;
+}
+
+/* Releases the slot of a freed keyval nobody holds. */
+static void maybe_drop(keyval_t *k)
+{
+    if (k->freed && k->holders == 0)
+        k->kind = 0;
+}
+
+int core_attr_keyval_check(enum core_attr_kind kind, int keyval, int predef_ok, int freed_ok)
+{
+    if (keyval > 0 && keyval < NPREDEF)
+        return predef_ok && kind == CORE_ATTR_COMM ? 0 : CORE_EINVAL;
+    keyval_t *k = lookup(keyval);
+    return k && (freed_ok || !k->freed) && k->kind == kind ? 0 : CORE_EINVAL;
+}
+
+int core_attr_keyval_free(enum core_attr_kind kind, int keyval)
+{
+    int rc = core_attr_keyval_check(kind, keyval, 0, 0);
+    if (rc != 0)
+        return rc;
+    keyval_t *k = lookup(keyval);
+    k->freed = 1;
+    maybe_drop(k);
+    return 0;
+}
+
+static core_attr_t **find(core_attr_t **list, int keyval)
+{
+    for (; *list; list = &(*list)->next)
+        if ((*list)->keyval == keyval)
+            return list;
+    return NULL;
+}
+
+static int call_delete(void *obj, core_attr_call_t call, const core_attr_t *a)
+{
+    keyval_t *k = lookup(a->keyval);
+    if (!k || !k->delete_fn)
+        return MPI_SUCCESS;
+    return call(obj, a->keyval, k->delete_fn, k->extra, a->value, NULL, NULL, 0);
+}
+
+static void unlink_attr(core_attr_t **at)
+{
+    core_attr_t *a = *at;
+    *at = a->next;
+    keyval_t *k = lookup(a->keyval);
+    if (k) {
+        k->holders--;
+        maybe_drop(k);
+    }
+    free(a);
+}
+
+static int attach(core_attr_t **list, int keyval, void *value)
+{
+    core_attr_t *a = malloc(sizeof(*a));
+    if (!a)
+        return CORE_ENOMEM;
+    *a = (core_attr_t){keyval, value, *list};
+    *list = a;
+    lookup(keyval)->holders++;
+    return 0;
+}
+
+int core_attr_set(core_attr_t **list, void *obj, core_attr_call_t call, int keyval, void *value,
+                  int *cb_rc)
+{
+    core_attr_t **at = find(list, keyval);
+    if (at) {
+        /* MPI: replacing a value deletes the old one first, through its callback */
+        *cb_rc = call_delete(obj, call, *at);
+        if (*cb_rc != MPI_SUCCESS)
+            return CORE_EOTHER;
+        (*at)->value = value;
+        return 0;
+    }
+    return attach(list, keyval, value);
+}
+
+void core_attr_get(core_attr_t *list, int keyval, void **value, int *flag)
+{
+    core_attr_t **at = find(&list, keyval);
+    *flag = at != NULL;
+    if (at)
+        *value = (*at)->value;
+}
+
+int core_attr_delete(core_attr_t **list, void *obj, core_attr_call_t call, int keyval,
+                     int *cb_rc)
+{
+    core_attr_t **at = find(list, keyval);
+    if (!at)
+        return CORE_ENOTFOUND;
+    *cb_rc = call_delete(obj, call, *at);
+    if (*cb_rc != MPI_SUCCESS)
+        return CORE_EOTHER; /* MPI: the attribute stays when its callback fails */
+    unlink_attr(at);
+    return 0;
+}
+
+int core_attr_copy(core_attr_t *from, void *from_obj, core_attr_t **to, void *to_obj,
+                   core_attr_call_t call, int *cb_rc)
+{
+    (void)to_obj;
+    /* oldest first, so the copy's list keeps the original's order */
+    int n = 0;
+    for (core_attr_t *a = from; a; a = a->next)
+        n++;
+    for (int i = n - 1; i >= 0; i--) {
+        core_attr_t *a = from;
+        for (int j = 0; j < i; j++)
+            a = a->next;
+        keyval_t *k = lookup(a->keyval);
+        if (!k || !k->copy_fn)
+            continue;
+        void *out = NULL;
+        int keep = 0;
+        *cb_rc = call(from_obj, a->keyval, k->copy_fn, k->extra, a->value, &out, &keep, 1);
+        if (*cb_rc != MPI_SUCCESS)
+            return CORE_EOTHER;
+        if (keep && attach(to, a->keyval, out) != 0)
+            return CORE_ENOMEM;
+    }
+    return 0;
+}
+
+int core_attr_delete_all(core_attr_t **list, void *obj, core_attr_call_t call, int *cb_rc)
+{
+    int ret = 0;
+    *cb_rc = MPI_SUCCESS;
+    while (*list) {
+        int rc = call_delete(obj, call, *list);
+        if (rc != MPI_SUCCESS && ret == 0) {
+            *cb_rc = rc;
+            ret = CORE_EOTHER;
+        }
+        unlink_attr(list);
+    }
+    return ret;
+}
+
+void core_attr_discard(core_attr_t **list)
+{
+    while (*list)
+        unlink_attr(list);
+}

@@ -1,0 +1,61 @@
+/*
+ * Attribute caching (MPI keyvals): a table of keyvals, each with the user's
+ * copy and delete callbacks, and per-object attribute lists. The module does
+ * not know what an object is: the callbacks are called through a small
+ * trampoline the API layer passes in (core_attr_call_t), which casts them to
+ * the communicator or datatype signature.
+ */
+#ifndef RDMPI_CORE_ATTR_H
+#define RDMPI_CORE_ATTR_H
+
+#include "mpi.h"
+
+enum core_attr_kind { CORE_ATTR_COMM = 1, CORE_ATTR_TYPE };
+
+/* A user callback, stored untyped; the trampoline casts it back. */
+typedef void (*core_attr_fn_t)(void);
+
+/* One cached attribute; a list is most recently set first. */
+typedef struct core_attr {
+    int keyval;
+    void *value;
+    struct core_attr *next;
+} core_attr_t;
+
+/*
+ * Calls keyval's copy callback (copy != 0: the value for the new object in
+ * *out, *keep says whether to attach it) or its delete callback, on the
+ * object obj; returns the callback's MPI error code.
+ */
+typedef int (*core_attr_call_t)(void *obj, int keyval, core_attr_fn_t fn, void *extra, void *value,
+                                void **out, int *keep, int copy);
+
+/* A new keyval of kind with the user's callbacks (NULL: the null functions). */
+int core_attr_keyval_create(enum core_attr_kind kind, core_attr_fn_t copy_fn, core_attr_fn_t delete_fn,
+                            void *extra, int *keyval);
+/* Marks keyval freed: it goes once no object holds an attribute of it. */
+int core_attr_keyval_free(enum core_attr_kind kind, int keyval);
+/* CORE_EINVAL unless keyval is a keyval of kind: a predefined one only when
+ * predef_ok, one the program freed (whose attributes remain) only when
+ * freed_ok (reading and deleting them stays allowed). */
+int core_attr_keyval_check(enum core_attr_kind kind, int keyval, int predef_ok, int freed_ok);
+
+int core_attr_set(core_attr_t **list, void *obj, core_attr_call_t call, int keyval, void *value,
+                  int *cb_rc);
+/* *flag = 0 when obj has no attribute of keyval. */
+void core_attr_get(core_attr_t *list, int keyval, void **value, int *flag);
+int core_attr_delete(core_attr_t **list, void *obj, core_attr_call_t call, int keyval,
+                     int *cb_rc);
+/* The attributes of from that their copy callbacks keep, attached to to. */
+int core_attr_copy(core_attr_t *from, void *from_obj, core_attr_t **to, void *to_obj,
+                   core_attr_call_t call, int *cb_rc);
+/* Frees the list without calling any callback (a copy that was never handed out). */
+void core_attr_discard(core_attr_t **list);
+/* Deletes every attribute, most recently set first; the first failing callback's code in *cb_rc. */
+int core_attr_delete_all(core_attr_t **list, void *obj, core_attr_call_t call, int *cb_rc);
+
+/* The predefined keyvals on communicators (MPI_TAG_UB, ...): their values, set at init. */
+int core_attr_predefined(int keyval, void **value);
+void core_attr_set_predefined(int keyval, int value);
+
+#endif
