@@ -137,7 +137,7 @@ static int cb_error(MPI_Comm comm, int cb_rc, const char *fn, const char *what)
 int api_attr_comm_copy(MPI_Comm from, MPI_Comm to, const char *fn)
 {
     int cb_rc;
-    int rc = core_attr_copy(from->attrs, from, &to->attrs, to, comm_call, &cb_rc);
+    int rc = core_attr_copy(from->attrs, from, &to->attrs, comm_call, &cb_rc);
     if (rc == CORE_EOTHER)
         return cb_error(from, cb_rc, fn, "copy");
     if (rc != 0)
@@ -148,7 +148,7 @@ int api_attr_comm_copy(MPI_Comm from, MPI_Comm to, const char *fn)
 int api_attr_comm_copy_list(MPI_Comm from, core_attr_t **list, const char *fn)
 {
     int cb_rc;
-    int rc = core_attr_copy(from->attrs, from, list, NULL, comm_call, &cb_rc);
+    int rc = core_attr_copy(from->attrs, from, list, comm_call, &cb_rc);
     if (rc != 0)
         core_attr_discard(list);
     if (rc == CORE_EOTHER)
@@ -169,7 +169,7 @@ int api_attr_comm_delete_all(MPI_Comm comm, const char *fn)
 int api_attr_type_copy(MPI_Datatype from, MPI_Datatype to, const char *fn)
 {
     int cb_rc;
-    int rc = core_attr_copy(from->attrs, from, &to->attrs, to, type_call, &cb_rc);
+    int rc = core_attr_copy(from->attrs, from, &to->attrs, type_call, &cb_rc);
     if (rc == CORE_EOTHER)
         return cb_error(MPI_COMM_NULL, cb_rc, fn, "copy");
     if (rc != 0)

@@ -175,10 +175,9 @@ int core_attr_delete(core_attr_t **list, void *obj, core_attr_call_t call, int k
     return 0;
 }
 
-int core_attr_copy(core_attr_t *from, void *from_obj, core_attr_t **to, void *to_obj,
-                   core_attr_call_t call, int *cb_rc)
+int core_attr_copy(core_attr_t *from, void *from_obj, core_attr_t **to, core_attr_call_t call,
+                   int *cb_rc)
 {
-    (void)to_obj;
     /* oldest first, so the copy's list keeps the original's order */
     int n = 0;
     for (core_attr_t *a = from; a; a = a->next)

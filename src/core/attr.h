@@ -46,9 +46,9 @@ int core_attr_set(core_attr_t **list, void *obj, core_attr_call_t call, int keyv
 void core_attr_get(core_attr_t *list, int keyval, void **value, int *flag);
 int core_attr_delete(core_attr_t **list, void *obj, core_attr_call_t call, int keyval,
                      int *cb_rc);
-/* The attributes of from that their copy callbacks keep, attached to to. */
-int core_attr_copy(core_attr_t *from, void *from_obj, core_attr_t **to, void *to_obj,
-                   core_attr_call_t call, int *cb_rc);
+/* The attributes of from (on from_obj) that their copy callbacks keep, added to *to. */
+int core_attr_copy(core_attr_t *from, void *from_obj, core_attr_t **to, core_attr_call_t call,
+                   int *cb_rc);
 /* Frees the list without calling any callback (a copy that was never handed out). */
 void core_attr_discard(core_attr_t **list);
 /* Deletes every attribute, most recently set first; the first failing callback's code in *cb_rc. */
