@@ -163,14 +163,17 @@ static int dt_alloc_blocks(MPI_Datatype t, size_t n)
     return t->blocks ? 0 : CORE_ENOMEM;
 }
 
+static void args_free(core_dt_args_t *a)
+{
+    for (int i = 0; a && i < a->nd; i++)
+        core_dt_release(a->types[i]);
+    free(a);
+}
+
 static void dt_free(MPI_Datatype t)
 {
     core_attr_discard(&t->attrs);
-    if (t->args) {
-        for (int i = 0; i < t->args->nd; i++)
-            core_dt_release(t->args->types[i]);
-        free(t->args);
-    }
+    args_free(t->args);
     if (t->blocks != &t->block0)
         free(t->blocks);
     free(t);
@@ -223,14 +226,6 @@ static void add_runs(core_dt_block_t *out, runs_t *st, size_t count, MPI_Datatyp
     }
 }
 
-/* The runs of count items of old placed old->extent apart (see add_runs). */
-static size_t repeat_blocks(core_dt_block_t *out, size_t count, MPI_Datatype old)
-{
-    runs_t st = {0, 0};
-    add_runs(out, &st, count, old, 0);
-    return st.n;
-}
-
 /* Bounds [lo, hi) of count copies of [lb, lb + extent) placed step bytes apart. */
 static void repeat_bounds(size_t count, MPI_Aint lb, MPI_Aint extent, MPI_Aint step,
                           MPI_Aint *lo, MPI_Aint *hi)
@@ -238,51 +233,6 @@ static void repeat_bounds(size_t count, MPI_Aint lb, MPI_Aint extent, MPI_Aint s
     MPI_Aint last = (MPI_Aint)(count - 1) * step;
     *lo = lb + (step < 0 ? last : 0);
     *hi = lb + extent + (step < 0 ? 0 : last);
-}
-
-int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
-{
-    MPI_Aint span, bytes;
-
-    if (count < 0)
-        return CORE_ECOUNT;
-    if (__builtin_mul_overflow((MPI_Aint)count, old->extent, &span) ||
-        __builtin_mul_overflow((MPI_Aint)count, (MPI_Aint)old->size, &bytes))
-        return CORE_EINVAL;
-
-    MPI_Datatype t = dt_alloc();
-    if (!t)
-        return CORE_ENOMEM;
-    size_t n = (size_t)count;
-    size_t nblocks = core_dt_is_contig(old) ? (bytes > 0) : repeat_blocks(NULL, n, old);
-    if (dt_alloc_blocks(t, nblocks) != 0) {
-        dt_free(t);
-        return CORE_ENOMEM;
-    }
-    if (core_dt_is_contig(old)) {
-        if (nblocks)
-            t->blocks[0] = (core_dt_block_t){0, (size_t)bytes};
-    } else {
-        repeat_blocks(t->blocks, n, old);
-    }
-
-    t->size = (size_t)bytes;
-    t->basic = old->basic;
-    t->nbasic = n * old->nbasic;
-    t->align = old->align;
-    t->flags |= old->flags & CORE_DT_MARKED;
-    if (n > 0) {
-        MPI_Aint lo, hi;
-        repeat_bounds(n, old->lb, old->extent, old->extent, &lo, &hi);
-        t->lb = lo;
-        t->extent = hi - lo;
-        repeat_bounds(n, old->true_lb, old->true_extent, old->extent, &lo, &hi);
-        t->true_lb = lo;
-        t->true_extent = hi - lo;
-    }
-    dt_set_contig(t);
-    *out = t;
-    return 0;
 }
 
 /* Widens [*lo, *hi) to cover [l, h); *have says whether it covers anything yet. */
@@ -382,11 +332,7 @@ int core_dt_set_args(MPI_Datatype t, int combiner, int ni, const int *ints, int 
         a->types[i] = types[i];
         core_dt_retain(types[i]);
     }
-    if (t->args) {
-        for (int i = 0; i < t->args->nd; i++)
-            core_dt_release(t->args->types[i]);
-        free(t->args);
-    }
+    args_free(t->args);
     t->args = a;
     return 0;
 }
@@ -403,6 +349,26 @@ int core_dt_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype
     t->flags &= ~(unsigned)CORE_DT_COMMITTED;
     dt_set_contig(t);
     return 0;
+}
+
+int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
+{
+    MPI_Aint span, bytes;
+
+    if (count < 0)
+        return CORE_ECOUNT;
+    if (__builtin_mul_overflow((MPI_Aint)count, old->extent, &span) ||
+        __builtin_mul_overflow((MPI_Aint)count, (MPI_Aint)old->size, &bytes))
+        return CORE_EINVAL;
+    core_dt_piece_t p = {(size_t)count, 0, old};
+    int rc = core_dt_pieces(1, &p, 0, out);
+    if (rc == 0) {
+        /* even empty, it keeps old's element kind and alignment */
+        (*out)->basic = old->basic;
+        (*out)->align = old->align;
+        (*out)->flags |= old->flags & CORE_DT_MARKED;
+    }
+    return rc;
 }
 
 int core_dt_dup(MPI_Datatype old, MPI_Datatype *out)
