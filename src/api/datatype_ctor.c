@@ -4,7 +4,7 @@
  * MPI_Type_get_envelope/get_contents, which return what they recorded. Each
  * checks its arguments and turns them into pieces (core_dt_piece_t: count
  * items of a type at a byte displacement) for core_dt_pieces, which owns the
- * layout rules; subarray is built from such types level by level.
+ * layout rules (subarray: core_dt_subarray).
  */
 #include <stdlib.h>
 
@@ -271,12 +271,6 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_resized);
 
-/*
- * A subarray, built from the fastest-varying dimension out: each level is
- * subsizes[d] copies of the level below, one row of the full array (stride)
- * apart; the whole is then moved to the start corner and given the full
- * array's bounds, [0, product of sizes * old's extent).
- */
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               const int array_of_subsizes[], const int array_of_starts[],
                               int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -301,39 +295,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                              "0 <= subsize <= size, 0 <= start <= size - subsize)", d, n, s, o);
     }
 
-    MPI_Datatype t = oldtype, next;
-    MPI_Aint stride = oldtype->extent, corner = 0;
-    int rc = 0;
-    for (int k = 0; k < ndims && rc == 0; k++) {
-        int d = order == MPI_ORDER_C ? ndims - 1 - k : k;
-        core_dt_piece_t *p = pieces_alloc(array_of_subsizes[d]);
-        if (!p) {
-            rc = CORE_ENOMEM;
-            break;
-        }
-        for (int j = 0; j < array_of_subsizes[d]; j++)
-            p[j] = (core_dt_piece_t){1, (MPI_Aint)j * stride, t};
-        rc = core_dt_pieces((size_t)array_of_subsizes[d], p, 0, &next);
-        free(p);
-        if (rc == 0) {
-            if (t != oldtype)
-                core_dt_release(t);
-            t = next;
-            corner += (MPI_Aint)array_of_starts[d] * stride;
-            if (__builtin_mul_overflow(stride, (MPI_Aint)array_of_sizes[d], &stride))
-                rc = CORE_EINVAL;
-        }
-    }
-    if (rc == 0) {
-        core_dt_piece_t at = {1, corner, t};
-        rc = core_dt_pieces(1, &at, 0, &next);
-    }
-    if (t != oldtype)
-        core_dt_release(t);
-    if (rc == 0) {
-        rc = core_dt_resized(next, 0, stride, newtype);
-        core_dt_release(next);
-    }
+    int rc = core_dt_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+                              order == MPI_ORDER_C, oldtype, newtype);
     if (rc != 0)
         return api_error(MPI_COMM_NULL, rc, fn,
                          rc == CORE_ENOMEM ? "out of memory building the type"

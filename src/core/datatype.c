@@ -351,6 +351,51 @@ int core_dt_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype
     return 0;
 }
 
+/*
+ * Built from the fastest-varying dimension out: each level is subsizes[d]
+ * copies of the level below, one row of the full array (stride) apart; the
+ * whole is then moved to the start corner and given the full array's bounds,
+ * [0, product of sizes * old's extent).
+ */
+int core_dt_subarray(int ndims, const int *sizes, const int *subsizes, const int *starts,
+                     int c_order, MPI_Datatype old, MPI_Datatype *out)
+{
+    MPI_Datatype t = old, next;
+    MPI_Aint stride = old->extent, corner = 0;
+    int rc = 0;
+    for (int k = 0; k < ndims && rc == 0; k++) {
+        int d = c_order ? ndims - 1 - k : k;
+        core_dt_piece_t *p = malloc((subsizes[d] > 0 ? (size_t)subsizes[d] : 1) * sizeof(*p));
+        if (!p) {
+            rc = CORE_ENOMEM;
+            break;
+        }
+        for (int j = 0; j < subsizes[d]; j++)
+            p[j] = (core_dt_piece_t){1, (MPI_Aint)j * stride, t};
+        rc = core_dt_pieces((size_t)subsizes[d], p, 0, &next);
+        free(p);
+        if (rc == 0) {
+            if (t != old)
+                core_dt_release(t);
+            t = next;
+            corner += (MPI_Aint)starts[d] * stride;
+            if (__builtin_mul_overflow(stride, (MPI_Aint)sizes[d], &stride))
+                rc = CORE_EINVAL;
+        }
+    }
+    if (rc == 0) {
+        core_dt_piece_t at = {1, corner, t};
+        rc = core_dt_pieces(1, &at, 0, &next);
+    }
+    if (t != old)
+        core_dt_release(t);
+    if (rc == 0) {
+        rc = core_dt_resized(next, 0, stride, out);
+        core_dt_release(next);
+    }
+    return rc;
+}
+
 int core_dt_contiguous(int count, MPI_Datatype old, MPI_Datatype *out)
 {
     MPI_Aint span, bytes;

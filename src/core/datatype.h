@@ -93,6 +93,10 @@ typedef struct core_dt_piece {
  * (not done when a member's bounds were set explicitly).
  */
 int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *out);
+/* The subarray of an array of sizes[] items of old (MPI_Type_create_subarray; the
+ * arguments already checked); c_order: the last dimension varies fastest. */
+int core_dt_subarray(int ndims, const int *sizes, const int *subsizes, const int *starts,
+                     int c_order, MPI_Datatype old, MPI_Datatype *out);
 /* Records how t was made (copies the arrays, retains the types). */
 int core_dt_set_args(MPI_Datatype t, int combiner, int ni, const int *ints, int na,
                      const MPI_Aint *aints, int nd, const MPI_Datatype *types);
