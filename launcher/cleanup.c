@@ -37,14 +37,14 @@ int launch_cleanup_tmpdir(const char *dir)
     return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
-int launch_cleanup_shm(const char *nspace)
+int launch_cleanup_shm(const char *nspace, const uint8_t job_key[CORE_KEY_LEN])
 {
     char prefix[300];
     struct dirent *de;
     DIR *d;
     size_t plen;
 
-    core_shm_job_prefix(prefix, sizeof(prefix), nspace);
+    core_shm_job_prefix(prefix, sizeof(prefix), nspace, job_key);
     plen = strlen(prefix);
     d = opendir(SHM_DIR);
     if (!d)
@@ -88,7 +88,7 @@ static int has_env(const char *pid, const char *entry)
  * they forked), the job's shared-memory objects and the daemon's tmpdir.
  * Returns the number of processes killed.
  */
-int launch_cleanup_node(const char *nspace, int vpid)
+int launch_cleanup_node(const char *nspace, int vpid, const uint8_t job_key[CORE_KEY_LEN])
 {
     char entry[256], pattern[PATH_MAX];
     const char *base = getenv("TMPDIR");
@@ -105,7 +105,8 @@ int launch_cleanup_node(const char *nspace, int vpid)
     }
     if (d)
         closedir(d);
-    launch_cleanup_shm(nspace);
+    if (job_key)
+        launch_cleanup_shm(nspace, job_key);
     if (!base || !*base || strlen(base) > 64)
         base = "/tmp";
     snprintf(pattern, sizeof(pattern), "%s/rdmpid-%.40s-%d.*", base, nspace, vpid);

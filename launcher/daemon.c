@@ -397,7 +397,7 @@ static void finish(struct daemon *d)
     launch_stdin_destroy(job);
     launch_binding_fini(job);
     if (job->nspace[0])
-        launch_cleanup_shm(job->nspace);
+        launch_cleanup_shm(job->nspace, job->job_key);
     launch_cleanup_tmpdir(job->tmpdir);
     if (!d->orphaned)
         launch_tree_send_parent(job->tree, MSG_BYE, NULL, 0);
@@ -442,6 +442,10 @@ static int boot(struct daemon *d)
         return -EINVAL;
     }
     snprintf(launch_who, sizeof(launch_who), "rdmpid (%s)", name);
+    if (core_crypto_init() || launch_net_job_key(secret, d->job.job_key)) {
+        fprintf(stderr, "%s: malformed job secret on the start line\n", launch_who);
+        return -EINVAL;
+    }
     d->job.tree = launch_tree_create(size, vpid, secret, launch_who, on_msg, on_lost, d);
     memset(secret, 0, sizeof(secret));
     if (!d->job.tree || launch_fence_create(&d->job) || launch_dmodex_create(&d->job))
@@ -470,8 +474,15 @@ int main(int argc, char **argv)
     int rc;
 
     if (argc == 4 && !strcmp(argv[1], "--cleanup")) {
+        /* stdin: "RDMPIDC1 <secret>", from which the job's shm names follow; without it
+         * only processes and directories are removed. */
+        char line[LAUNCH_SECRET_LEN + 16], secret[LAUNCH_SECRET_LEN + 2];
+        uint8_t key[CORE_KEY_LEN];
+        int have_key = core_crypto_init() == 0 && read_boot(line, sizeof(line)) == 0 &&
+                       sscanf(line, "RDMPIDC1 %65s", secret) == 1 &&
+                       launch_net_job_key(secret, key) == 0;
         snprintf(launch_who, sizeof(launch_who), "rdmpid --cleanup");
-        launch_cleanup_node(argv[2], atoi(argv[3]));
+        launch_cleanup_node(argv[2], atoi(argv[3]), have_key ? key : NULL);
         return 0;
     }
     if (argc != 1)

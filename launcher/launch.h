@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "core/secret.h"
 
 /* Exit statuses of rdmpirun itself, besides the ones taken from ranks. */
 #define LAUNCH_EXIT_USAGE 2      /* bad command line */
@@ -99,6 +100,8 @@ struct launch_dmodex;
 struct launch_job {
     const struct launch_opts *opts;
     char nspace[64];
+    uint8_t job_key[CORE_KEY_LEN]; /* the ranks' job key (core/secret.h): random on one node,
+                                      derived from the daemons' secret across nodes */
     char host[256];          /* this node's name in the job map */
     char tmpdir[PATH_MAX];   /* private PMIx tmpdir; "" until created */
     char prog[PATH_MAX];     /* resolved path of the program */
@@ -236,8 +239,8 @@ void launch_record_abort(struct launch_job *job, int rank, int status, const cha
 
 /* cleanup.c */
 int launch_cleanup_tmpdir(const char *dir);
-int launch_cleanup_shm(const char *nspace);
-int launch_cleanup_node(const char *nspace, int vpid);
+int launch_cleanup_shm(const char *nspace, const uint8_t job_key[CORE_KEY_LEN]);
+int launch_cleanup_node(const char *nspace, int vpid, const uint8_t job_key[CORE_KEY_LEN]);
 
 /* Monotonic clock in seconds (signals.c). */
 double launch_now(void);

@@ -20,7 +20,9 @@ LAUNCH_COMMON = \
 	launcher/tree.c \
 	launcher/jobmsg.c \
 	launcher/fence.c \
-	launcher/dmodex.c
+	launcher/dmodex.c \
+	src/core/secret.h \
+	src/core/secret.c
 
 bin_PROGRAMS += rdmpirun rdmpid
 rdmpirun_SOURCES = $(LAUNCH_COMMON) \
@@ -31,14 +33,14 @@ rdmpirun_SOURCES = $(LAUNCH_COMMON) \
 	launcher/monitor.c \
 	launcher/remote.c \
 	launcher/agent.c
-rdmpirun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
-rdmpirun_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS)
+rdmpirun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(SODIUM_CFLAGS)
+rdmpirun_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS) $(SODIUM_LIBS)
 rdmpirun_LDFLAGS = -Wl,-rpath,$(PMIX_LIBDIR)
 
 rdmpid_SOURCES = $(LAUNCH_COMMON) \
 	launcher/daemon.c
-rdmpid_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
-rdmpid_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS)
+rdmpid_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(SODIUM_CFLAGS)
+rdmpid_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS) $(SODIUM_LIBS)
 rdmpid_LDFLAGS = -Wl,-rpath,$(PMIX_LIBDIR)
 EXTRA_DIST += test/launch/run test/launch/pmix_client.c \
 	test/multinode/run test/multinode/testbed.sh test/multinode/mn_client.c \

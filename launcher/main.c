@@ -88,6 +88,12 @@ static int run(struct launch_job *job)
 {
     int rc = launch_signals_install(job->wake_fd[1]), multi;
 
+    if (core_crypto_init()) {
+        fprintf(stderr, "rdmpirun: cannot initialize libsodium\n");
+        return LAUNCH_EXIT_INTERNAL;
+    }
+    core_random(job->job_key, sizeof(job->job_key)); /* remote.c derives it across nodes */
+
     if (!rc)
         rc = launch_binding_init(job);
     if (!rc)
@@ -131,7 +137,7 @@ static void teardown(struct launch_job *job)
     launch_io_destroy(job);
     launch_stdin_destroy(job);
     launch_binding_fini(job);
-    launch_cleanup_shm(job->nspace);
+    launch_cleanup_shm(job->nspace, job->job_key);
     if (launch_cleanup_tmpdir(job->tmpdir))
         fprintf(stderr, "rdmpirun: warning: could not remove %s\n", job->tmpdir);
     free(job->ranks);

@@ -307,6 +307,23 @@ int launch_net_secret_eq(const char *a, const char *b)
     return diff == 0;
 }
 
+int launch_net_job_key(const char *secret, uint8_t key[CORE_KEY_LEN])
+{
+    uint8_t raw[CORE_KEY_LEN];
+
+    if (strlen(secret) != LAUNCH_SECRET_LEN || LAUNCH_SECRET_LEN != 2 * CORE_KEY_LEN)
+        return -EINVAL;
+    for (size_t i = 0; i < CORE_KEY_LEN; i++) {
+        unsigned v;
+        if (sscanf(secret + 2 * i, "%2x", &v) != 1)
+            return -EINVAL;
+        raw[i] = (uint8_t)v;
+    }
+    core_kdf(raw, "rdmpi job key", key, CORE_KEY_LEN);
+    memset(raw, 0, sizeof(raw));
+    return 0;
+}
+
 /* The kernel's boot id is the same in every network, UTS and mount
  * namespace of one boot of one machine, and differs between machines. */
 void launch_net_machine_id(char *buf, size_t len)

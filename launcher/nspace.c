@@ -117,6 +117,9 @@ static pmix_status_t add_job_info(void *list, const struct launch_job *job, cons
     add(list, &rc, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
     if (job->oversubscribed)
         add(list, &rc, PMIX_NODE_OVERSUBSCRIBED, &yes, PMIX_BOOL);
+    /* Served by this node's PMIx server only to the job's own ranks (over its local socket). */
+    pmix_byte_object_t key = {.bytes = (char *)job->job_key, .size = sizeof(job->job_key)};
+    add(list, &rc, CORE_JOB_KEY_PMIX, &key, PMIX_BYTE_OBJECT);
     for (int i = 0; rc == PMIX_SUCCESS && i < job->nranks; i++)
         rc = add_proc_data(list, job, i);
     return rc;

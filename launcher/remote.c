@@ -462,7 +462,7 @@ int launch_remote_start(struct launch_job *job)
             dmn(r, job->nodes[i].vpid)->node = i;
     if (find_rdmpid(r))
         return LAUNCH_EXIT_INTERNAL;
-    if (launch_net_secret(r->secret)) {
+    if (launch_net_secret(r->secret) || launch_net_job_key(r->secret, job->job_key)) {
         fprintf(stderr, "rdmpirun: cannot make a job secret: %s\n", strerror(errno));
         return LAUNCH_EXIT_INTERNAL;
     }
@@ -715,11 +715,14 @@ static void cleanup_pass(struct launch_remote *r, struct daemon *d)
 {
     struct launch_job *job = r->job;
     struct launch_agent a;
-    char vpid[16], how[1024];
+    char vpid[16], how[1024], line[LAUNCH_SECRET_LEN + 16];
     char *extra[] = {r->rdmpid, "--cleanup", job->nspace, vpid, NULL};
 
     snprintf(vpid, sizeof(vpid), "%d", job->nodes[d->node].vpid);
-    if (launch_agent_start(&a, job->opts->agent, job->nodes[d->node].name, extra, NULL))
+    /* The secret goes on stdin (through the agent, never on a command line): from it the
+     * cleanup finds the job's shm objects and no other job's. */
+    snprintf(line, sizeof(line), "RDMPIDC1 %s\n", r->secret);
+    if (launch_agent_start(&a, job->opts->agent, job->nodes[d->node].name, extra, line))
         return;
     if (launch_agent_wait(&a, CLEANUP_TIMEOUT)) {
         launch_agent_kill(&a, SIGKILL);

@@ -29,6 +29,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/secret.h"
 
 #define LAUNCH_TREE_BCAST 0xffffffffu
 #define LAUNCH_SECRET_LEN 64 /* hex characters */
@@ -95,6 +96,9 @@ void launch_net_local_addrs(char *buf, size_t len);
 void launch_net_route_addr(const char *host, char *buf, size_t len);
 int launch_net_secret(char out[LAUNCH_SECRET_LEN + 1]);
 int launch_net_secret_eq(const char *a, const char *b);
+/* The ranks' job key, derived from the daemons' secret (hex): rdmpirun and every rdmpid
+ * compute the same key without sending it. -EINVAL if secret is not LAUNCH_SECRET_LEN hex. */
+int launch_net_job_key(const char *secret, uint8_t key[CORE_KEY_LEN]);
 /* Names the machine (the running kernel) this process is on: hosts made of
  * network namespaces or containers of one machine share it, and so share its
  * cores. "" when unknown. */

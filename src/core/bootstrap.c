@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/secret.h"
 
 static pmix_proc_t boot_me;
 static int boot_pmix_up;
@@ -105,12 +106,82 @@ static int init_singleton(core_runtime_t *rt)
         return CORE_ENOMEM;
     rt->local_size = 1;
     rt->local_rank = 0;
+    core_random(rt->job_key, sizeof(rt->job_key));
     return 0;
+}
+
+/* The job key from the launcher's job data (rdmpirun puts it there). */
+static int job_key_from_launcher(core_runtime_t *rt, const pmix_proc_t *wild)
+{
+    pmix_value_t *val = NULL;
+    if (PMIx_Get(wild, CORE_JOB_KEY_PMIX, NULL, 0, &val) != PMIX_SUCCESS || !val)
+        return CORE_ENOTFOUND;
+    int ret = CORE_EINVAL;
+    if (val->type == PMIX_BYTE_OBJECT && val->data.bo.size == CORE_KEY_LEN) {
+        memcpy(rt->job_key, val->data.bo.bytes, CORE_KEY_LEN);
+        ret = 0;
+    }
+    PMIX_VALUE_RELEASE(val);
+    return ret;
+}
+
+/*
+ * Under a launcher that does not know rdmpi (Slurm, Open MPI's mpirun),
+ * rank 0 makes the key and the others read it after a fence of their own.
+ * PMIx data is served only to processes the PMIx server authenticated as
+ * the job's, over its local socket, so the key stays within the job. The
+ * extra fence carries only this key; it is paid once, at startup.
+ */
+static int job_key_from_rank0(core_runtime_t *rt)
+{
+    static const char key[] = "rdmpi.job_key.r0";
+    if (rt->rank == 0) {
+        core_random(rt->job_key, sizeof(rt->job_key));
+        pmix_value_t pv;
+        PMIX_VALUE_CONSTRUCT(&pv);
+        pv.type = PMIX_BYTE_OBJECT;
+        pv.data.bo.bytes = (char *)rt->job_key;
+        pv.data.bo.size = CORE_KEY_LEN;
+        if (PMIx_Put(PMIX_GLOBAL, key, &pv) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS) {
+            core_error("cannot publish the job key through PMIx");
+            return CORE_EPEER;
+        }
+    }
+    pmix_info_t info;
+    PMIX_INFO_CONSTRUCT(&info);
+    bool collect = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    pmix_status_t prc = PMIx_Fence(NULL, 0, &info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+    if (prc != PMIX_SUCCESS) {
+        core_error("the job-key fence failed: %s", PMIx_Error_string(prc));
+        return CORE_EPEER;
+    }
+    if (rt->rank == 0)
+        return 0;
+    pmix_proc_t zero;
+    PMIX_PROC_LOAD(&zero, boot_me.nspace, 0);
+    pmix_value_t *val = NULL;
+    int ret = CORE_EPEER;
+    if (PMIx_Get(&zero, key, NULL, 0, &val) == PMIX_SUCCESS && val &&
+        val->type == PMIX_BYTE_OBJECT && val->data.bo.size == CORE_KEY_LEN) {
+        memcpy(rt->job_key, val->data.bo.bytes, CORE_KEY_LEN);
+        ret = 0;
+    } else {
+        core_error("rank 0 did not provide the job key");
+    }
+    if (val)
+        PMIX_VALUE_RELEASE(val);
+    return ret;
 }
 
 int core_boot_init(core_runtime_t *rt)
 {
     gethostname(rt->hostname, sizeof(rt->hostname) - 1);
+    if (core_crypto_init()) {
+        core_error("cannot initialize libsodium (no entropy source?)");
+        return CORE_EINTERN;
+    }
     if (!have_pmix_server())
         return init_singleton(rt);
 
@@ -150,7 +221,12 @@ int core_boot_init(core_runtime_t *rt)
     rt->appnum = get_uint(&boot_me, PMIX_APPNUM, 0, &v) == 0 ? (int)v : -1;
     rt->universe_size = get_uint(&wild, PMIX_UNIV_SIZE, 0, &v) == 0 && v >= (unsigned long)rt->size
                             ? (int)v : rt->size;
-    return 0;
+    rc = job_key_from_launcher(rt, &wild);
+    if (rc == CORE_EINVAL) {
+        core_error("the launcher's job key (%s) is malformed", CORE_JOB_KEY_PMIX);
+        return CORE_EPEER;
+    }
+    return rc == 0 ? 0 : job_key_from_rank0(rt);
 }
 
 int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t len, int local_only)

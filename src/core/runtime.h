@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "core/config.h"
 #include "core/errors.h"
+#include "core/secret.h"
 #include "transports/transport.h"
 
 #define CORE_MAX_TRANSPORTS 8
@@ -31,6 +32,7 @@ typedef struct core_runtime {
     int oversubscribed;        /* ranks on this node outnumber its cores */
     int appnum;                /* the launcher's application number (PMIX_APPNUM), or -1 */
     int universe_size;         /* PMIX_UNIV_SIZE, else the job's size */
+    uint8_t job_key[CORE_KEY_LEN]; /* shared by every member of the job (core/secret.h) */
     double wait_sleep;         /* idle seconds before a blocked call sleeps; 0: never */
     int ncores;
 

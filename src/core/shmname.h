@@ -2,20 +2,27 @@
  * The naming rule for rdmpi's POSIX shared-memory objects, shared by the shm
  * transport (which creates them) and the launcher (which removes whatever a
  * failed job left behind). Every object of a job is named
- *   /rdmpi.<nspace>.<suffix>
- * with characters outside [A-Za-z0-9_-] in the nspace replaced by '_', so a
- * launcher that knows its nspace can sweep /dev/shm by prefix.
+ *   /rdmpi.<nspace>.<tag>.<suffix>
+ * with characters outside [A-Za-z0-9_-] in the nspace replaced by '_', and
+ * <tag> 16 hex digits derived from the job key: another user cannot predict
+ * the name (to create it first, or to attach), two jobs with the same nspace
+ * (the same pid on two login nodes) get different names, and a launcher that
+ * knows its job's key sweeps /dev/shm by prefix without touching another
+ * job's objects.
  */
 #ifndef RDMPI_CORE_SHMNAME_H
 #define RDMPI_CORE_SHMNAME_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include "core/secret.h"
 
 #define CORE_SHM_PREFIX "rdmpi."
 
-/* Writes "rdmpi.<sanitized nspace>." into buf (no leading slash). */
-static inline void core_shm_job_prefix(char *buf, size_t len, const char *nspace)
+/* Writes "rdmpi.<sanitized nspace>.<tag>." into buf (no leading slash). */
+static inline void core_shm_job_prefix(char *buf, size_t len, const char *nspace,
+                                       const uint8_t job_key[CORE_KEY_LEN])
 {
     size_t n = (size_t)snprintf(buf, len, "%s", CORE_SHM_PREFIX);
     for (const char *p = nspace; *p && n + 2 < len; p++) {
@@ -24,9 +31,14 @@ static inline void core_shm_job_prefix(char *buf, size_t len, const char *nspace
                  (c >= '0' && c <= '9') || c == '_' || c == '-';
         buf[n++] = ok ? c : '_';
     }
-    if (n + 1 < len)
-        buf[n++] = '.';
-    buf[n < len ? n : len - 1] = '\0';
+    uint8_t tag[16];
+    char hex[2 * sizeof(tag) + 1];
+    core_kdf(job_key, "rdmpi shm name", tag, sizeof(tag));
+    core_hex(tag, 8, hex);
+    if (n < len)
+        snprintf(buf + n, len - n, ".%s.", hex);
+    else
+        buf[len - 1] = '\0';
 }
 
 #endif

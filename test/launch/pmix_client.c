@@ -162,7 +162,18 @@ static void create_shm(void)
     char prefix[300], name[400];
     int fd;
 
-    core_shm_job_prefix(prefix, sizeof(prefix), me.nspace);
+    uint8_t key[CORE_KEY_LEN];
+    pmix_proc_t wild;
+    pmix_value_t *val = NULL;
+    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
+    if (PMIx_Get(&wild, CORE_JOB_KEY_PMIX, NULL, 0, &val) != PMIX_SUCCESS || !val ||
+        val->type != PMIX_BYTE_OBJECT || val->data.bo.size != CORE_KEY_LEN) {
+        fprintf(stderr, "rank %u: no job key (%s) in the job data\n", me.rank, CORE_JOB_KEY_PMIX);
+        exit(6);
+    }
+    memcpy(key, val->data.bo.bytes, CORE_KEY_LEN);
+    PMIX_VALUE_RELEASE(val);
+    core_shm_job_prefix(prefix, sizeof(prefix), me.nspace, key);
     snprintf(name, sizeof(name), "/%stest%u", prefix, me.rank);
     fd = shm_open(name, O_CREAT | O_RDWR, 0600);
     if (fd < 0 || ftruncate(fd, 4096)) {

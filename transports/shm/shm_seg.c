@@ -87,7 +87,7 @@ static int fit_free_space(tp_shm_iface_t *s, int fd, size_t *ring_size)
 static void seg_name(tp_shm_iface_t *s)
 {
     char prefix[256];
-    core_shm_job_prefix(prefix, sizeof(prefix), s->rt->nspace);
+    core_shm_job_prefix(prefix, sizeof(prefix), s->rt->nspace, s->rt->job_key);
     /* Names longer than NAME_MAX fail: cut the hostname, never the prefix. */
     snprintf(s->seg.name, sizeof(s->seg.name), "/%s%.64s.seg", prefix, s->rt->hostname);
     for (char *p = s->seg.name + 1; *p; p++)
