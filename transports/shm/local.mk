@@ -17,5 +17,7 @@ test_unit_test_shm_ring_CPPFLAGS = $(AM_CPPFLAGS)
 check_PROGRAMS += test/unit/test_shm_iface
 test_unit_test_shm_iface_SOURCES = test/unit/test_shm_iface.c transports/shm/shm_ring.c \
 	transports/shm/shm_seg.c transports/shm/shm_iface.c transports/shm/shm_cma.c \
-	transports/shm/shm_coop.c
+	transports/shm/shm_coop.c src/core/secret.c
 test_unit_test_shm_iface_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_test_shm_iface_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
+test_unit_test_shm_iface_LDADD = $(SODIUM_LIBS)
