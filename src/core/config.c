@@ -4,6 +4,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,70 +47,73 @@ static const core_config_row_t rows[] = {
       "chunk size of the pipelined rendezvous (transports without RDMA get); 0: the "
       "transport's preferred size (tcp 512k, others 64k)", OFF(rndv_frag_size), 0, NULL },
     { "RDMPI_SPIN_COUNT", CORE_CFG_INT, "50000",
-      "progress polls before a blocked call starts yielding the CPU", OFF(spin_count), 0, NULL },
+      "progress polls before a blocked call starts yielding the CPU", OFF(spin_count), 0, NULL,
+      0, INT_MAX },
     { "RDMPI_YIELD", CORE_CFG_ENUM, "auto",
       "yield the CPU while waiting: auto (at once when oversubscribed), always, never",
       OFF(yield_mode), 0, yield_modes },
     { "RDMPI_WAIT_WARN", CORE_CFG_DOUBLE, "60",
       "seconds a blocking call may wait before it reports where it is stuck (0: never)",
-      OFF(wait_warn), 0, NULL },
+      OFF(wait_warn), 0, NULL, 0, 1e9 },
     { "RDMPI_WAIT_SLEEP", CORE_CFG_DOUBLE, "-1",
       "seconds a blocked call polls without result before it sleeps until a message arrives "
       "(only when every transport in use can wake it: self, verbs); 0: never sleep; -1: "
       "0.0001 when the node has more ranks than cores (and RDMPI_YIELD is not never), else never",
-      OFF(wait_sleep), 0, NULL },
+      OFF(wait_sleep), 0, NULL, -1, 1e9 },
     { "RDMPI_VERBS_DEVICE", CORE_CFG_STRING, "",
       "RDMA device and port to use, \"name[:port]\" (empty: the one nearest to the rank's cores)",
       OFF(verbs_device), sizeof(((core_config_t *)0)->verbs_device), NULL },
     { "RDMPI_VERBS_GID_INDEX", CORE_CFG_INT, "-1",
       "RoCE GID table index (-1: the RoCE v2 IPv4-mapped GID, found by querying the table)",
-      OFF(verbs_gid_index), 0, NULL },
+      OFF(verbs_gid_index), 0, NULL, -1, 65535 },
     { "RDMPI_VERBS_MODE", CORE_CFG_ENUM, "hybrid",
       "verbs connections: ud (datagrams only), rc (connected QP per peer), hybrid (UD, and RC "
       "for peers that exchange large or many messages)", OFF(verbs_mode), 0, verbs_modes },
     { "RDMPI_VERBS_MAX_RC", CORE_CFG_INT, "64",
       "hybrid mode: most RC connections per process (others stay on UD)", OFF(verbs_max_rc), 0,
-      NULL },
+      NULL, 0, INT_MAX },
     { "RDMPI_VERBS_RC_MSGS", CORE_CFG_INT, "16",
       "hybrid mode: messages to a peer before it gets an RC connection (RDMA reads connect at "
-      "once)", OFF(verbs_rc_msgs), 0, NULL },
+      "once)", OFF(verbs_rc_msgs), 0, NULL, 0, INT_MAX },
     { "RDMPI_VERBS_EAGER_LIMIT", CORE_CFG_SIZE, "8k",
       "largest message sent eagerly over RDMA (larger ones: rendezvous)", OFF(verbs_eager_limit),
       0, NULL },
     { "RDMPI_VERBS_MTU", CORE_CFG_SIZE, "0",
-      "largest UD packet, 256..4096 (0: the port's active MTU)", OFF(verbs_mtu), 0, NULL },
+      "largest UD packet, 256..4096 (0: the port's active MTU)", OFF(verbs_mtu), 0, NULL, 0,
+      65536 },
     { "RDMPI_VERBS_PEER_TIMEOUT", CORE_CFG_DOUBLE, "30",
       "seconds a peer may leave packets unacknowledged before it is reported dead",
-      OFF(verbs_peer_timeout), 0, NULL },
+      OFF(verbs_peer_timeout), 0, NULL, 0, 1e9 },
     { "RDMPI_VERBS_UD_WINDOW", CORE_CFG_INT, "256",
-      "UD packets in flight per peer, unacknowledged", OFF(verbs_ud_window), 0, NULL },
+      "UD packets in flight per peer, unacknowledged (the sequence numbers are 16 bits)",
+      OFF(verbs_ud_window), 0, NULL, 2, 32767 },
     { "RDMPI_VERBS_UD_RTO", CORE_CFG_DOUBLE, "0.01",
       "smallest UD retransmission timeout in seconds (it adapts to the round trip, doubles on "
-      "every expiry, up to 1 s)", OFF(verbs_ud_rto), 0, NULL },
+      "every expiry, up to 1 s)", OFF(verbs_ud_rto), 0, NULL, 0, 10 },
     { "RDMPI_VERBS_UD_DROP", CORE_CFG_DOUBLE, "0",
       "testing: fraction of outgoing UD packets dropped on purpose (0..0.5); as many again are "
       "held back and sent after the next packet (reordered)", OFF(verbs_ud_drop), 0,
-      NULL },
+      NULL, 0, 0.5 },
     { "RDMPI_VERBS_RQ_SIZE", CORE_CFG_INT, "512",
       "receive buffers of the UD queue and of the RC shared receive queue (capped by the device)",
-      OFF(verbs_rq_size), 0, NULL },
+      OFF(verbs_rq_size), 0, NULL, 1, 1 << 20 },
     { "RDMPI_VERBS_RC_CREDITS", CORE_CFG_INT, "32",
       "RC messages a rank may send to one peer before the peer returns credits",
-      OFF(verbs_rc_credits), 0, NULL },
+      OFF(verbs_rc_credits), 0, NULL, 1, 65535 },
     { "RDMPI_VERBS_RC_TIMEOUT", CORE_CFG_INT, "18",
       "RC ack timeout exponent: 4.096 us * 2^value per try, 7 tries (18: about 1 s)",
-      OFF(verbs_rc_timeout), 0, NULL },
+      OFF(verbs_rc_timeout), 0, NULL, 0, 31 },
     { "RDMPI_VERBS_FP_PEERS", CORE_CFG_INT, "16",
       "RDMA-write eager fast path: RC peers per process whose small messages are written "
       "straight into a ring of this process's memory that it polls, instead of sent (0: "
       "none; not offered by a rank that sleeps while it waits, see RDMPI_WAIT_SLEEP)",
-      OFF(verbs_fp_peers), 0, NULL },
+      OFF(verbs_fp_peers), 0, NULL, 0, INT_MAX },
     { "RDMPI_VERBS_FP_SLOTS", CORE_CFG_INT, "32",
       "RDMA-write fast path: messages in flight per peer (slots of its ring)",
-      OFF(verbs_fp_slots), 0, NULL },
+      OFF(verbs_fp_slots), 0, NULL, 0, 65535 },
     { "RDMPI_VERBS_FP_SIZE", CORE_CFG_SIZE, "2k",
       "RDMA-write fast path: bytes per slot (larger messages are sent, in order with the "
-      "written ones)", OFF(verbs_fp_size), 0, NULL },
+      "written ones)", OFF(verbs_fp_size), 0, NULL, 0, 1 << 20 },
     { "RDMPI_VERBS_RCACHE", CORE_CFG_BOOL, "1",
       "keep rendezvous buffers registered between messages (0: register per message); on only "
       "when the memory hooks that see every free/munmap/madvise/brk install and self-test",
@@ -116,7 +122,8 @@ static const core_config_row_t rows[] = {
       "registration cache: most bytes kept registered while unused (least recently used go "
       "first; at most half of the locked-memory limit unless root)", OFF(verbs_rcache_max), 0, NULL },
     { "RDMPI_VERBS_RCACHE_ENTRIES", CORE_CFG_INT, "1024",
-      "registration cache: most regions kept registered", OFF(verbs_rcache_entries), 0, NULL },
+      "registration cache: most regions kept registered", OFF(verbs_rcache_entries), 0, NULL, 0,
+      INT_MAX },
     { "RDMPI_TCP_IF", CORE_CFG_STRING, "",
       "tcp: interfaces (eth0) or networks (10.1.0.0/16) to use, comma separated; empty: the "
       "first non-loopback IPv4 interface that is up, else loopback", OFF(tcp_if),
@@ -208,21 +215,22 @@ const core_config_row_t *core_config_table(size_t *n)
 int core_config_parse_size(const char *s, size_t *out)
 {
     char *end;
+    /* strtoull would also take blanks and a sign, and "-1" as its largest value. */
+    if (!isdigit((unsigned char)*s))
+        return CORE_EINVAL;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || errno != 0 || *s == '-')
+    if (errno != 0)
         return CORE_EINVAL;
     unsigned long long mult = 1;
     switch (tolower((unsigned char)*end)) {
-    case '\0': break;
     case 'k': mult = 1ull << 10; end++; break;
     case 'm': mult = 1ull << 20; end++; break;
     case 'g': mult = 1ull << 30; end++; break;
-    default: return CORE_EINVAL;
     }
     if (*end == 'b' || *end == 'B')
         end++;
-    if (*end != '\0')
+    if (*end != '\0' || v > SIZE_MAX / mult)
         return CORE_EINVAL;
     *out = (size_t)(v * mult);
     return 0;
@@ -240,6 +248,11 @@ static int parse_bool(const char *s, int *out)
     return 0;
 }
 
+static int in_bounds(const core_config_row_t *r, double v)
+{
+    return (r->min == 0 && r->max == 0) || (v >= r->min && v <= r->max);
+}
+
 /* Stores the text value s into the row's field; CORE_EINVAL leaves it alone. */
 static int set_value(core_config_t *cfg, const core_config_row_t *r, const char *s)
 {
@@ -249,21 +262,28 @@ static int set_value(core_config_t *cfg, const core_config_row_t *r, const char 
     case CORE_CFG_BOOL:
         return parse_bool(s, (int *)field);
     case CORE_CFG_INT: {
+        errno = 0;
         long v = strtol(s, &end, 10);
-        if (end == s || *end)
+        if (end == s || *end || errno || v < INT_MIN || v > INT_MAX || !in_bounds(r, (double)v))
             return CORE_EINVAL;
         *(int *)field = (int)v;
         return 0;
     }
     case CORE_CFG_DOUBLE: {
+        errno = 0;
         double v = strtod(s, &end);
-        if (end == s || *end)
+        if (end == s || *end || errno || !isfinite(v) || !in_bounds(r, v))
             return CORE_EINVAL;
         *(double *)field = v;
         return 0;
     }
-    case CORE_CFG_SIZE:
-        return core_config_parse_size(s, (size_t *)field);
+    case CORE_CFG_SIZE: {
+        size_t v;
+        if (core_config_parse_size(s, &v) || !in_bounds(r, (double)v))
+            return CORE_EINVAL;
+        *(size_t *)field = v;
+        return 0;
+    }
     case CORE_CFG_STRING:
         if (strlen(s) >= r->size)
             return CORE_EINVAL;
@@ -300,8 +320,11 @@ int core_config_load(core_config_t *cfg)
         set_value(cfg, r, r->defval);
         const char *env = getenv(r->name);
         if (env && set_value(cfg, r, env) != 0) {
-            core_warn("%s=\"%s\" is not a valid value (%s); using the default %s", r->name, env,
-                      r->help, r->defval);
+            char range[64] = "";
+            if (r->min != 0 || r->max != 0)
+                snprintf(range, sizeof(range), ", from %g to %g", r->min, r->max);
+            core_warn("%s=\"%s\" is not a valid value (%s%s); using the default %s", r->name,
+                      env, r->help, range, r->defval);
             set_value(cfg, r, r->defval);
         }
     }

@@ -63,6 +63,8 @@ typedef struct core_config_row {
     size_t offset;             /* into core_config_t; unused for CORE_CFG_EXTERNAL */
     size_t size;               /* of a string field */
     const char *const *choices; /* CORE_CFG_ENUM: NULL-terminated names, value = index */
+    double min, max;           /* INT, SIZE, DOUBLE: the values accepted (both 0: any that fits
+                                  the field; a DOUBLE must be finite either way) */
 } core_config_row_t;
 
 /* Fills cfg from defaults and the environment; warns about unknown RDMPI_*
@@ -73,7 +75,8 @@ const core_config_row_t *core_config_table(size_t *n);
 /* Formats a row's current value; *origin is "default" or "environment". */
 void core_config_format(const core_config_t *cfg, const core_config_row_t *row, char *buf,
                         size_t len, const char **origin);
-/* Parses sizes like "16384", "16k", "4M", "1G". Returns 0 or CORE_EINVAL. */
+/* Parses sizes like "16384", "16k", "4M", "1G" (digits first: no sign or
+ * blanks; a value that does not fit a size_t is refused). 0 or CORE_EINVAL. */
 int core_config_parse_size(const char *s, size_t *out);
 
 #endif

@@ -18,19 +18,40 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void fuzz_make_seeds(void);
 /* Writes one seed file named name into the target's corpus directory. */
 void fuzz_seed(const char *name, const void *data, size_t len);
 
+/* Where FUZZ_CHECK reports: stderr, unless fuzz_quiet() silenced it. */
+static FILE *fuzz_err;
+
 #define FUZZ_CHECK(cond)                                                               \
     do {                                                                               \
         if (!(cond)) {                                                                 \
-            fprintf(stderr, "fuzz check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+            fprintf(fuzz_err ? fuzz_err : stderr, "fuzz check failed: %s (%s:%d)\n",    \
+                    #cond, __FILE__, __LINE__);                                        \
             abort();                                                                   \
         }                                                                              \
     } while (0)
+
+/* Sends what the code under test prints to stdout and stderr to /dev/null
+ * (millions of "invalid value" lines would slow the fuzzer down); the
+ * sanitizers write their reports to file descriptor 2 and still show. */
+static inline void fuzz_quiet(void)
+{
+    if (fuzz_err)
+        return;
+    int fd = dup(2);
+    FILE *null = fopen("/dev/null", "w");
+    if (fd < 0 || !null || !(fuzz_err = fdopen(fd, "w")))
+        abort();
+    setvbuf(fuzz_err, NULL, _IONBF, 0);
+    stderr = null;
+    stdout = null;
+}
 
 /* Reads the input front to back; past its end every read gives zeros. */
 typedef struct fuzz_in {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "fuzz.h"
 
 static const char *seed_dir;
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
     }
     seed_dir = argv[1];
     fuzz_make_seeds();
-    printf("%d seeds written to %s\n", nseeds, seed_dir);
+    /* stdout may have been silenced by fuzz_quiet(); its descriptor was not. */
+    dprintf(STDOUT_FILENO, "%d seeds written to %s\n", nseeds, seed_dir);
     return 0;
 }

@@ -29,6 +29,12 @@ int main(void)
     CHECK("size_bad_suffix", core_config_parse_size("12q", &v) == CORE_EINVAL);
     CHECK("size_negative", core_config_parse_size("-1", &v) == CORE_EINVAL);
     CHECK("size_empty", core_config_parse_size("", &v) == CORE_EINVAL);
+    CHECK("size_bytes", core_config_parse_size("512B", &v) == 0 && v == 512);
+    /* strtoull alone would read these as huge values */
+    CHECK("size_blank_negative", core_config_parse_size(" -1", &v) == CORE_EINVAL);
+    CHECK("size_plus", core_config_parse_size("+5", &v) == CORE_EINVAL);
+    CHECK("size_wraps", core_config_parse_size("17179869184G", &v) == CORE_EINVAL);
+    CHECK("size_too_long", core_config_parse_size("99999999999999999999", &v) == CORE_EINVAL);
 
     core_config_t cfg;
     unsetenv("RDMPI_SHM_EAGER_LIMIT");
@@ -52,6 +58,31 @@ int main(void)
     core_config_load(&cfg);
     CHECK("bad_int_default", cfg.spin_count == 50000);
     CHECK("bad_enum_default", cfg.yield_mode == CORE_YIELD_AUTO);
+
+    /* Out of the row's bounds, out of an int, not finite: the default stays. */
+    setenv("RDMPI_VERBS_UD_WINDOW", "40000", 1);
+    setenv("RDMPI_VERBS_RQ_SIZE", "4294967297", 1);
+    setenv("RDMPI_VERBS_RC_TIMEOUT", "32", 1);
+    setenv("RDMPI_WAIT_WARN", "nan", 1);
+    setenv("RDMPI_VERBS_UD_DROP", "0.6", 1);
+    setenv("RDMPI_VERBS_FP_SIZE", "2M", 1);
+    core_config_load(&cfg);
+    CHECK("bound_window", cfg.verbs_ud_window == 256);
+    CHECK("int_range", cfg.verbs_rq_size == 512);
+    CHECK("bound_int", cfg.verbs_rc_timeout == 18);
+    CHECK("double_nan", cfg.wait_warn == 60);
+    CHECK("bound_double", cfg.verbs_ud_drop == 0);
+    CHECK("bound_size", cfg.verbs_fp_size == 2048);
+    setenv("RDMPI_VERBS_UD_WINDOW", "32767", 1);
+    setenv("RDMPI_VERBS_UD_DROP", "0.5", 1);
+    core_config_load(&cfg);
+    CHECK("bound_inclusive", cfg.verbs_ud_window == 32767 && cfg.verbs_ud_drop == 0.5);
+    unsetenv("RDMPI_VERBS_UD_WINDOW");
+    unsetenv("RDMPI_VERBS_RQ_SIZE");
+    unsetenv("RDMPI_VERBS_RC_TIMEOUT");
+    unsetenv("RDMPI_WAIT_WARN");
+    unsetenv("RDMPI_VERBS_UD_DROP");
+    unsetenv("RDMPI_VERBS_FP_SIZE");
 
     size_t n;
     const core_config_row_t *rows = core_config_table(&n);
