@@ -422,6 +422,8 @@ static void forward(struct launch_tree *t, int type, uint32_t dst, uint32_t src,
         return;
     }
     int d = (int)dst;
+    if (d < 0 || d >= t->size)
+        return; /* no such member (child_toward would never end for d >= 2^31) */
     struct conn *c = (t->me == 0 || launch_tree_in_subtree(t, t->me, d)) && d != t->me
                          ? link_to(t, child_toward(t, d))
                          : parent_link(t);
