@@ -148,6 +148,13 @@ void fuzz_make_seeds(void)
          "node1 slots=0\n");
     seed("too-many-slots", 0, (const char *[]){ "--host", "a:65535,a:65535,b:99999", "x", NULL },
          NULL);
+    /* Names of 255 bytes: the longest that fit. */
+    char longname[300], hf[320];
+    memset(longname, 'n', 255);
+    strcpy(longname + 255, ":2,b");
+    seed("long-name", 0, (const char *[]){ "--host", longname, "-n", "3", "x", NULL }, NULL);
+    snprintf(hf, sizeof(hf), "%.255s slots=2\n", longname);
+    seed("long-name-hostfile", 0, (const char *[]){ "--hostfile", "f", "x", NULL }, hf);
     seed("no-program", 0, (const char *[]){ "--oversubscribe", "--report-bindings", NULL }, NULL);
     seed("unknown", 0, (const char *[]){ "--no-such", "-np", "x", NULL }, NULL);
 }
