@@ -97,6 +97,8 @@ struct launch_tree *launch_tree_create(int size, int me, const char *secret, con
     return t;
 }
 
+static void ratelog_roll(struct launch_tree *t, struct ratelog *l, double now);
+
 static void conn_free(struct conn *c)
 {
     struct frame *f = c->head;
@@ -115,6 +117,9 @@ void launch_tree_destroy(struct launch_tree *t)
 {
     if (!t)
         return;
+    ratelog_roll(t, &t->drops, tree_now() + LOG_WINDOW); /* what it kept quiet */
+    ratelog_roll(t, &t->refusals, tree_now() + LOG_WINDOW);
+    ratelog_roll(t, &t->fds, tree_now() + LOG_WINDOW);
     for (int i = 0; i < t->nconns; i++)
         conn_free(t->conns[i]);
     if (t->listen_fd >= 0)
@@ -252,8 +257,8 @@ static void ratelog_roll(struct launch_tree *t, struct ratelog *l, double now)
     if (now - l->start < LOG_WINDOW)
         return;
     if (l->suppressed)
-        fprintf(stderr, "%s: %d more %s in %g s (not shown)\n", t->who, l->suppressed, l->what,
-                LOG_WINDOW);
+        fprintf(stderr, "%s: %d more %s within %g s (not shown)\n", t->who, l->suppressed,
+                l->what, LOG_WINDOW);
     l->start = now;
     l->n = l->suppressed = 0;
 }

@@ -19,7 +19,7 @@
 #define MAX_UNAUTH_CONNS 32
 #define LISTEN_PAUSE 0.25 /* no accept() for this long when out of descriptors */
 #define LOG_WINDOW 10.0   /* at most LOG_BURST lines of one kind per window */
-#define LOG_BURST 10
+#define LOG_BURST 20
 
 enum role {
     C_NEW,        /* accepted; waits for HELLO */
