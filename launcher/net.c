@@ -224,19 +224,25 @@ int launch_net_connect_any(const char *addrs, int port, double timeout, char *er
     return rc;
 }
 
+/* Appends ip to the comma list in buf unless it is there already or the list holds
+ * LAUNCH_ADDRS_COUNT addresses (the most a peer takes in one list). */
 static void append_addr(char *buf, size_t len, const char *ip)
 {
     size_t have = strlen(buf), n = strlen(ip);
     const char *p = buf;
+    int count = 0;
 
     while (*p) { /* skip duplicates */
         size_t k = strcspn(p, ",");
         if (k == n && !strncmp(p, ip, n))
             return;
+        count++;
         p += k;
         if (*p)
             p++;
     }
+    if (count >= LAUNCH_ADDRS_COUNT)
+        return;
     if (have + n + 2 <= len)
         snprintf(buf + have, len - have, "%s%s", have ? "," : "", ip);
 }
