@@ -11,13 +11,16 @@
  * rdmpirun through the agent) goes away, rdmpirun is gone or this part of
  * the tree is cut off: it ends its ranks, cleans up and leaves.
  *
- *   rdmpid --cleanup NSPACE VPID   removes what a killed daemon left
+ *   rdmpid --cleanup NSPACE VPID   removes what a killed daemon left; stdin
+ *                                  has "RDMPIDC1 <secret>", from which the
+ *                                  job's shm names follow (exit 1 without it)
  */
 #include "jobmsg.h"
 #include "server.h"
 #include "tree.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,6 +142,15 @@ static int start_job(struct daemon *d)
     return rc;
 }
 
+/* Every node of the job has a member of our tree. */
+static int vpids_in_tree(const struct launch_job *job)
+{
+    for (int i = 0; i < job->nnodes; i++)
+        if (job->nodes[i].vpid >= launch_tree_size(job->tree))
+            return 0;
+    return 1;
+}
+
 static void on_launch(struct daemon *d, const char *p, size_t n)
 {
     struct launch_job *job = &d->job;
@@ -147,7 +159,12 @@ static void on_launch(struct daemon *d, const char *p, size_t n)
     if (d->launched)
         return;
     d->launched = 1;
-    if (launch_jobmsg_unpack(p, n, me, job, &d->jm)) {
+    if (launch_jobmsg_unpack(p, n, me, job, &d->jm) || !vpids_in_tree(job)) {
+        launch_jobmsg_release(job, &d->jm); /* nothing of it is used */
+        job->my_node = -1;
+        job->nspace[0] = '\0';
+        fprintf(stderr, "%s: malformed job description (%zu bytes) from rdmpirun\n", launch_who,
+                n);
         send_text(d, MSG_START_FAIL, LAUNCH_EXIT_INTERNAL, "rdmpid (vpid %d) got a malformed job",
                   me);
         return;
@@ -167,34 +184,54 @@ static void apply_signal(struct daemon *d, int sig, int how)
     }
 }
 
+/* A SIGNAL payload: a signal number kill() takes and a known way to apply it. */
+static int signal_ok(struct launch_rd *rd, int *sig, int *how)
+{
+    uint32_t s = lrd_u32(rd), h = lrd_u32(rd);
+
+    if (rd->err || rd->left || s == 0 || s > (uint32_t)SIGRTMAX ||
+        (h != SIG_GROUPS_ALL && h != SIG_GROUPS_ALIVE && h != SIG_PIDS_ALIVE))
+        return 0;
+    *sig = (int)s;
+    *how = (int)h;
+    return 1;
+}
+
+/* The tree delivers only what its direction rules let through (tree.h): commands come
+ * from rdmpirun (src 0) through our parent link. */
 static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
 {
     struct daemon *d = ctx;
     struct launch_rd rd = {p, n, 0};
+    int sig, how;
 
     switch (type) {
     case MSG_LAUNCH:
-        on_launch(d, p, n);
+        if (src == 0)
+            on_launch(d, p, n);
         break;
-    case MSG_SIGNAL: {
-        int sig = (int)lrd_u32(&rd), how = (int)lrd_u32(&rd);
-        if (!rd.err && d->launched)
+    case MSG_SIGNAL:
+        if (src != 0 || !d->launched)
+            break;
+        if (signal_ok(&rd, &sig, &how))
             apply_signal(d, sig, how);
+        else
+            fprintf(stderr, "%s: ignored a malformed SIGNAL from rdmpirun\n", launch_who);
         break;
-    }
     case MSG_STDIN:
-        launch_stdin_push(&d->job, p, n);
+        if (src == 0)
+            launch_stdin_push(&d->job, p, n);
         break;
     case MSG_FENCE_UP:
     case MSG_FENCE_DOWN:
-        launch_fence_msg(&d->job, type, p, n);
+        launch_fence_msg(&d->job, type, src, p, n);
         break;
     case MSG_DMODEX_REQ:
     case MSG_DMODEX_RESP:
         launch_dmodex_msg(&d->job, type, src, p, n);
         break;
     case MSG_SHUTDOWN:
-        if (!d->shutdown) {
+        if (src == 0 && !d->shutdown) {
             d->shutdown = 1;
             d->shutdown_at = launch_now();
         }
@@ -481,9 +518,14 @@ int main(int argc, char **argv)
         int have_key = core_crypto_init() == 0 && read_boot(line, sizeof(line)) == 0 &&
                        sscanf(line, "RDMPIDC1 %65s", secret) == 1 &&
                        launch_net_job_key(secret, key) == 0;
+        memset(line, 0, sizeof(line));
+        memset(secret, 0, sizeof(secret));
         snprintf(launch_who, sizeof(launch_who), "rdmpid --cleanup");
         launch_cleanup_node(argv[2], atoi(argv[3]), have_key ? key : NULL);
-        return 0;
+        if (!have_key) /* rdmpirun says the cleanup failed, with this line */
+            fprintf(stderr, "rdmpid --cleanup: no valid RDMPIDC1 line on stdin: the job's "
+                            "shared-memory objects were left\n");
+        return have_key ? 0 : 1;
     }
     if (argc != 1)
         return usage();

@@ -11,6 +11,7 @@
 #include "tree.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,10 +195,24 @@ static struct request *take_pending(struct launch_dmodex *d, uint32_t id)
     return NULL;
 }
 
+static struct request *find_pending(struct launch_dmodex *d, uint32_t id)
+{
+    for (struct request *r = d->pending; r; r = r->next)
+        if (r->id == id)
+            return r;
+    return NULL;
+}
+
+/* The member serving the node of the rank r asks for. */
+static int target_of(const struct launch_job *job, const struct request *r)
+{
+    return job->nodes[job->ranks[r->rank].node].vpid;
+}
+
 static void send_request(struct launch_job *job, struct request *r)
 {
     struct launch_dmodex *d = job->dmodex;
-    int target = job->nodes[job->ranks[r->rank].node].vpid;
+    int target = target_of(job, r);
     struct launch_buf b = {0};
 
     for (struct request *p = d->pending; p; p = p->next) {
@@ -279,22 +294,30 @@ void launch_dmodex_progress(struct launch_job *job)
     }
 }
 
+/* A request is served only for a rank of our own node; an answer is taken only for a
+ * request of ours in flight and only from the member we asked. */
 void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p, size_t n)
 {
-    struct launch_rd r = {p, n, 0};
-    uint32_t id = lrd_u32(&r);
+    struct launch_dmodex_msg m;
+    const char *why = NULL;
 
-    if (!job->dmodex)
+    if (!job->dmodex || !job->ranks)
         return;
-    if (type == MSG_DMODEX_REQ) {
-        uint32_t rank = lrd_u32(&r);
-        if (!r.err && rank < (uint32_t)job->nranks)
-            serve(job, src, id, rank);
-        return;
+    if (launch_dmodex_decode(type, p, n, job->nranks, &m, &why)) {
+        /* why is set */
+    } else if (type == MSG_DMODEX_REQ) {
+        if (job->ranks[m.rank].node == job->my_node)
+            serve(job, src, m.id, m.rank);
+        else
+            why = "a request for a rank of another node";
+    } else {
+        struct request *r = find_pending(job->dmodex, m.id);
+        if (r && target_of(job, r) == src)
+            finish(job, m.id, m.status, m.data, m.len);
+        else
+            why = "an answer to no request of ours";
     }
-    pmix_status_t status = (pmix_status_t)lrd_u32(&r);
-    size_t len;
-    const char *data = lrd_bytes(&r, &len);
-    if (!r.err)
-        finish(job, id, status, data, len);
+    if (why)
+        fprintf(stderr, "%s: ignored a direct-modex message from member %d: %s\n", launch_who,
+                src, why);
 }

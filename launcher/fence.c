@@ -35,6 +35,7 @@ struct coll {
     char *sig;
     uint32_t seq;
     int expected, got;
+    uint32_t from;      /* children that contributed: bit k for child me + 2^k */
     struct entry *e;
     int ne, cap;
     pmix_modex_cbfunc_t cbfunc; /* our own server's, once it contributed */
@@ -390,33 +391,50 @@ void launch_fence_progress(struct launch_job *job)
     }
 }
 
-static void on_up(struct launch_job *job, struct launch_rd *r, const char *sig, uint32_t seq)
+/* A child's subtree contributed (FENCE_UP from src): its nodes' blobs, each from a node
+ * of that subtree that takes part in the fence, once. */
+static void on_up(struct launch_job *job, int src, const struct launch_fence_msg *m)
 {
-    uint32_t n = lrd_u32(r);
-    struct coll *c = r->err ? NULL : find_coll(job, sig, seq);
+    int me = launch_tree_me(job->tree), size = launch_tree_size(job->tree);
+    struct coll *c = find_coll(job, m->sig, m->seq);
+    uint32_t bit;
+    char *part = malloc((size_t)job->nnodes);
+    const char *why = NULL;
 
-    if (!c)
+    if (!c || !part) {
+        free(part);
         return;
-    for (uint32_t i = 0; i < n && !r->err; i++) {
-        uint32_t node = lrd_u32(r);
-        size_t len;
-        const char *blob = lrd_bytes(r, &len);
-        if (blob)
-            add_entry(c, node, blob, len);
     }
+    participants(job, m->sig, part);
+    bit = (uint32_t)1 << (31 - __builtin_clz((unsigned)(src - me))); /* src = me + 2^k */
+    if (c->from & bit)
+        why = "a second contribution from one child";
+    for (uint32_t i = 0; !why && i < m->n; i++) {
+        int node = (int)m->e[i].node;
+        if (!launch_tree_subtree_has(size, src, job->nodes[node].vpid) || !part[node])
+            why = "a contribution for a node that is not its own or not in the fence";
+        for (int k = 0; !why && k < c->ne; k++)
+            if (c->e[k].node == m->e[i].node)
+                why = "a node that already contributed";
+    }
+    free(part);
+    if (why) {
+        fprintf(stderr, "%s: ignored a fence message from member %d: %s\n", launch_who, src, why);
+        return;
+    }
+    c->from |= bit;
+    for (uint32_t i = 0; i < m->n; i++)
+        add_entry(c, m->e[i].node, m->e[i].blob, m->e[i].len);
     c->got++;
     check(job, c);
 }
 
-static void on_down(struct launch_job *job, struct launch_rd *r, const char *sig, uint32_t seq)
+static void on_down(struct launch_job *job, const struct launch_fence_msg *m)
 {
-    size_t len;
-    const char *all = lrd_bytes(r, &len);
-
     for (struct coll *c = job->fence->colls; c; c = c->next) {
-        if (c->seq == seq && !strcmp(c->sig, sig)) {
-            if (c->cbfunc && all)
-                deliver(c, PMIX_SUCCESS, all, len);
+        if (c->seq == m->seq && !strcmp(c->sig, m->sig)) {
+            if (c->cbfunc)
+                deliver(c, PMIX_SUCCESS, m->all, m->all_len);
             unlink_coll(job, c);
             coll_free(c);
             return;
@@ -424,17 +442,20 @@ static void on_down(struct launch_job *job, struct launch_rd *r, const char *sig
     }
 }
 
-void launch_fence_msg(struct launch_job *job, int type, const char *p, size_t n)
+/* The tree's direction rules let FENCE_UP come only from a child (one hop, src is that
+ * child) and FENCE_DOWN only from rdmpirun through the parent. */
+void launch_fence_msg(struct launch_job *job, int type, int src, const char *p, size_t n)
 {
-    struct launch_rd r = {p, n, 0};
-    char *sig = lrd_str(&r);
-    uint32_t seq = lrd_u32(&r);
+    struct launch_fence_msg m;
+    const char *why;
 
-    if (sig && !r.err && job->fence) {
-        if (type == MSG_FENCE_UP)
-            on_up(job, &r, sig, seq);
-        else
-            on_down(job, &r, sig, seq);
-    }
-    free(sig);
+    if (!job->fence || !job->tree)
+        return;
+    if (launch_fence_decode(type, p, n, job->nranks, job->nnodes, &m, &why))
+        fprintf(stderr, "%s: ignored a fence message from member %d: %s\n", launch_who, src, why);
+    else if (type == MSG_FENCE_UP && src > launch_tree_me(job->tree))
+        on_up(job, src, &m);
+    else if (type == MSG_FENCE_DOWN)
+        on_down(job, &m);
+    launch_fence_msg_free(&m);
 }

@@ -7,6 +7,7 @@
 #include "jobmsg.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,45 +67,69 @@ static int unpack_strings(struct launch_rd *r, char ***out, uint32_t *count)
     uint32_t n = lrd_u32(r);
     char **v;
 
-    if (r->err || n > r->left / 4)
+    if (r->err || n > r->left / 4) /* each takes at least its length word */
         return -EPROTO;
     v = calloc((size_t)n + 1, sizeof(*v));
     if (!v)
         return -ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        if (!(v[i] = lrd_str(r)))
-            break;
     *out = v;
     *count = n;
-    return r->err ? -EPROTO : 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!(v[i] = lrd_str(r)))
+            return -EPROTO;
+    return 0;
+}
+
+/* A name fit for a host, nspace or path component: printable, no blanks, no '/'. */
+static int word_ok(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > max)
+        return 0;
+    for (; *s; s++)
+        if (*s <= ' ' || *s > '~' || *s == '/')
+            return 0;
+    return 1;
 }
 
 static int unpack_nodes(struct launch_rd *r, struct launch_job *job, int me)
 {
     uint32_t n = lrd_u32(r);
+    char *seen;
 
     if (r->err || n == 0 || n > r->left / 12)
         return -EPROTO;
     job->nodes = calloc(n, sizeof(*job->nodes));
-    if (!job->nodes)
+    seen = calloc((size_t)n + 1, 1);
+    if (!job->nodes || !seen) {
+        free(seen);
         return -ENOMEM;
+    }
     job->nnodes = (int)n;
     job->my_node = -1;
     for (uint32_t i = 0; i < n; i++) {
         struct launch_node *nd = &job->nodes[i];
-        char *host = lrd_str(r);
-        nd->vpid = (int)lrd_u32(r);
-        nd->machine = (int)lrd_u32(r);
-        if (!host || nd->machine < 0 || nd->machine >= (int)n) {
+        char *host = lrd_str_max(r, sizeof(nd->host) - 1);
+        uint32_t vpid = lrd_u32(r), machine = lrd_u32(r);
+        /* every node has its own member of the tree (rdmpirun numbers them from 0 or 1
+         * up), and groups name one of the nodes */
+        if (!host || !word_ok(host, sizeof(nd->host) - 1) || vpid > n ||
+            seen[vpid] || machine >= n) {
             free(host);
+            free(seen);
             return -EPROTO;
         }
+        seen[vpid] = 1;
+        nd->vpid = (int)vpid;
+        nd->machine = (int)machine;
         snprintf(nd->host, sizeof(nd->host), "%s", host);
         snprintf(nd->name, sizeof(nd->name), "%s", host);
         free(host);
         if (nd->vpid == me)
             job->my_node = (int)i;
     }
+    free(seen);
     return r->err || job->my_node < 0 ? -EPROTO : 0;
 }
 
@@ -112,7 +137,7 @@ static int unpack_ranks(struct launch_rd *r, struct launch_job *job)
 {
     uint32_t n = lrd_u32(r);
 
-    if (r->err || n == 0 || n > r->left / 4)
+    if (r->err || n == 0 || n > r->left / 4 || n > 0x7fffffffu)
         return -EPROTO;
     job->ranks = calloc(n, sizeof(*job->ranks));
     if (!job->ranks)
@@ -136,16 +161,26 @@ static int unpack_ranks(struct launch_rd *r, struct launch_job *job)
     return 0;
 }
 
+/* -x exports arrive resolved: "NAME=value" with a name before the '='. */
+static int exports_ok(char **v)
+{
+    for (; *v; v++)
+        if (!strchr(*v, '=') || **v == '=')
+            return 0;
+    return 1;
+}
+
 int launch_jobmsg_unpack(const char *p, size_t n, int me, struct launch_job *job,
                          struct launch_jobmsg *jm)
 {
     struct launch_rd r = {p, n, 0};
-    char *nspace = lrd_str(&r);
-    uint32_t flags = lrd_u32(&r), bind = lrd_u32(&r), argc, nexp;
+    char *nspace = lrd_str_max(&r, sizeof(job->nspace) - 1);
+    uint32_t flags = lrd_u32(&r), bind = lrd_u32(&r), argc = 0, nexp = 0;
     int rc;
 
     memset(jm, 0, sizeof(*jm));
-    if (!nspace || r.err) {
+    if (!nspace || r.err || !word_ok(nspace, sizeof(job->nspace) - 1) ||
+        (flags & ~(uint32_t)(FLAG_TAG | FLAG_REPORT)) || bind > LAUNCH_BIND_NONE || me <= 0) {
         free(nspace);
         return -EPROTO;
     }
@@ -157,14 +192,16 @@ int launch_jobmsg_unpack(const char *p, size_t n, int me, struct launch_job *job
     rc = unpack_nodes(&r, job, me);
     if (!rc)
         rc = unpack_ranks(&r, job);
-    if (!rc && !(jm->cwd = lrd_str(&r)))
+    if (!rc && (!(jm->cwd = lrd_str_max(&r, PATH_MAX - 1)) || jm->cwd[0] != '/'))
         rc = -EPROTO;
     if (!rc)
         rc = unpack_strings(&r, &jm->argv, &argc);
-    if (!rc && argc == 0)
+    if (!rc && (argc == 0 || !jm->argv[0][0]))
         rc = -EPROTO;
     if (!rc)
         rc = unpack_strings(&r, &jm->exports, &nexp);
+    if (!rc && (!exports_ok(jm->exports) || nexp > 0x7fffffffu || r.left))
+        rc = -EPROTO; /* every byte is accounted for */
     if (rc)
         return rc;
     jm->opts.argv = jm->argv;
@@ -189,4 +226,14 @@ void launch_jobmsg_free(struct launch_jobmsg *jm)
     free_strings(jm->exports);
     free(jm->cwd);
     memset(jm, 0, sizeof(*jm));
+}
+
+void launch_jobmsg_release(struct launch_job *job, struct launch_jobmsg *jm)
+{
+    launch_jobmsg_free(jm);
+    free(job->nodes);
+    free(job->ranks);
+    job->nodes = NULL;
+    job->ranks = NULL;
+    job->nnodes = job->nranks = job->nlocal = 0;
 }

@@ -18,6 +18,9 @@ LAUNCH_COMMON = \
 	launcher/cleanup.c \
 	launcher/net.c \
 	launcher/tree.c \
+	launcher/tree_impl.h \
+	launcher/treeauth.c \
+	launcher/treewire.c \
 	launcher/jobmsg.c \
 	launcher/fence.c \
 	launcher/dmodex.c \
@@ -42,6 +45,13 @@ rdmpid_SOURCES = $(LAUNCH_COMMON) \
 rdmpid_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(SODIUM_CFLAGS)
 rdmpid_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS) $(SODIUM_LIBS)
 rdmpid_LDFLAGS = -Wl,-rpath,$(PMIX_LIBDIR)
-EXTRA_DIST += test/launch/run test/launch/pmix_client.c \
+# The wire decoders, direction rules and handshake, without PMIx (test/unit).
+check_PROGRAMS += test/unit/test_launch_wire
+test_unit_test_launch_wire_SOURCES = test/unit/test_launch_wire.c launcher/net.c \
+	launcher/tree.c launcher/treeauth.c launcher/treewire.c launcher/jobmsg.c src/core/secret.c
+test_unit_test_launch_wire_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
+test_unit_test_launch_wire_LDADD = $(SODIUM_LIBS)
+
+EXTRA_DIST += test/launch/run test/launch/pmix_client.c test/launch/treepeer.py \
 	test/multinode/run test/multinode/testbed.sh test/multinode/mn_client.c \
 	test/engines/run test/engines/startup

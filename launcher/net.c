@@ -9,6 +9,7 @@
 #include "tree.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -103,7 +104,7 @@ const char *lrd_bytes(struct launch_rd *r, size_t *n)
     return p;
 }
 
-char *lrd_str(struct launch_rd *r)
+char *lrd_str_max(struct launch_rd *r, size_t max)
 {
     size_t n;
     const char *p = lrd_bytes(r, &n);
@@ -111,6 +112,10 @@ char *lrd_str(struct launch_rd *r)
 
     if (!p)
         return NULL;
+    if (n > max || memchr(p, '\0', n)) {
+        r->err = 1;
+        return NULL;
+    }
     s = malloc(n + 1);
     if (!s) {
         r->err = 1;
@@ -119,6 +124,11 @@ char *lrd_str(struct launch_rd *r)
     memcpy(s, p, n);
     s[n] = '\0';
     return s;
+}
+
+char *lrd_str(struct launch_rd *r)
+{
+    return lrd_str_max(r, LAUNCH_STR_MAX);
 }
 
 /* A TCP socket listening on every address, on a port the kernel picks. */
@@ -214,19 +224,25 @@ int launch_net_connect_any(const char *addrs, int port, double timeout, char *er
     return rc;
 }
 
+/* Appends ip to the comma list in buf unless it is there already or the list holds
+ * LAUNCH_ADDRS_COUNT addresses (the most a peer takes in one list). */
 static void append_addr(char *buf, size_t len, const char *ip)
 {
     size_t have = strlen(buf), n = strlen(ip);
     const char *p = buf;
+    int count = 0;
 
     while (*p) { /* skip duplicates */
         size_t k = strcspn(p, ",");
         if (k == n && !strncmp(p, ip, n))
             return;
+        count++;
         p += k;
         if (*p)
             p++;
     }
+    if (count >= LAUNCH_ADDRS_COUNT)
+        return;
     if (have + n + 2 <= len)
         snprintf(buf + have, len - have, "%s%s", have ? "," : "", ip);
 }
@@ -294,20 +310,7 @@ int launch_net_secret(char out[LAUNCH_SECRET_LEN + 1])
     return 0;
 }
 
-/* Compares in time independent of where the strings differ. */
-int launch_net_secret_eq(const char *a, const char *b)
-{
-    unsigned char diff = 0;
-    size_t la = strlen(a), lb = strlen(b);
-
-    if (la != LAUNCH_SECRET_LEN || lb != LAUNCH_SECRET_LEN)
-        return 0;
-    for (size_t i = 0; i < LAUNCH_SECRET_LEN; i++)
-        diff |= (unsigned char)(a[i] ^ b[i]);
-    return diff == 0;
-}
-
-int launch_net_job_key(const char *secret, uint8_t key[CORE_KEY_LEN])
+int launch_net_derive_key(const char *secret, const char *label, uint8_t key[CORE_KEY_LEN])
 {
     uint8_t raw[CORE_KEY_LEN];
 
@@ -315,13 +318,40 @@ int launch_net_job_key(const char *secret, uint8_t key[CORE_KEY_LEN])
         return -EINVAL;
     for (size_t i = 0; i < CORE_KEY_LEN; i++) {
         unsigned v;
-        if (sscanf(secret + 2 * i, "%2x", &v) != 1)
+        if (!isxdigit((unsigned char)secret[2 * i]) || !isxdigit((unsigned char)secret[2 * i + 1]) ||
+            sscanf(secret + 2 * i, "%2x", &v) != 1)
             return -EINVAL;
         raw[i] = (uint8_t)v;
     }
-    core_kdf(raw, "rdmpi job key", key, CORE_KEY_LEN);
+    core_kdf(raw, label, key, CORE_KEY_LEN);
     memset(raw, 0, sizeof(raw));
     return 0;
+}
+
+int launch_net_job_key(const char *secret, uint8_t key[CORE_KEY_LEN])
+{
+    return launch_net_derive_key(secret, "rdmpi job key", key);
+}
+
+int launch_net_addrs_ok(const char *s, int max)
+{
+    int n = 0;
+
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        char ip[INET_ADDRSTRLEN];
+        struct in_addr a;
+        if (len == 0 || len >= sizeof(ip) || ++n > max)
+            return 0;
+        memcpy(ip, s, len);
+        ip[len] = '\0';
+        if (inet_pton(AF_INET, ip, &a) != 1)
+            return 0;
+        s += len;
+        if (*s && !*++s)
+            return 0; /* a trailing comma */
+    }
+    return 1;
 }
 
 /* The kernel's boot id is the same in every network, UTS and mount

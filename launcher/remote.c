@@ -96,52 +96,76 @@ int launch_remote_next_event(struct launch_job *job, struct launch_event *ev)
     return 1;
 }
 
-static void on_exit_msg(struct launch_remote *r, int src, struct launch_rd *rd)
+/* True when the payload was read to its last byte without running short. */
+static int read_all(const struct launch_rd *rd)
+{
+    return !rd->err && rd->left == 0;
+}
+
+/* True when rank runs on the node served by member src: a daemon speaks only for its
+ * own ranks. */
+static int rank_of(const struct launch_job *job, int src, uint32_t rank)
+{
+    return rank < (uint32_t)job->nranks && job->nodes[job->ranks[rank].node].vpid == src;
+}
+
+static int on_exit_msg(struct launch_remote *r, int src, struct launch_rd *rd)
 {
     struct launch_job *job = r->job;
     struct launch_event ev = {.kind = LAUNCH_EV_EXIT};
     uint32_t rank = lrd_u32(rd);
 
     ev.status = (int)lrd_u32(rd);
-    int connected = (int)lrd_u32(rd), finalized = (int)lrd_u32(rd);
-    if (rd->err || rank >= (uint32_t)job->nranks ||
-        job->nodes[job->ranks[rank].node].vpid != src)
-        return;
-    atomic_store(&job->ranks[rank].connected, connected);
-    atomic_store(&job->ranks[rank].finalized, finalized);
+    uint32_t connected = lrd_u32(rd), finalized = lrd_u32(rd);
+    if (!read_all(rd) || !rank_of(job, src, rank) || connected > 1 || finalized > 1)
+        return -EPROTO;
+    atomic_store(&job->ranks[rank].connected, (int)connected);
+    atomic_store(&job->ranks[rank].finalized, (int)finalized);
     ev.rank = (int)rank;
     push_event(r, &ev);
+    return 0;
 }
 
-static void on_started(struct launch_remote *r, struct launch_rd *rd)
+static int on_started(struct launch_remote *r, int src, struct launch_rd *rd)
 {
     uint32_t n = lrd_u32(rd);
 
-    for (uint32_t i = 0; i < n && !rd->err; i++) {
+    if (rd->err || n > (uint32_t)r->job->nranks || n > rd->left / 8)
+        return -EPROTO;
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t rank = lrd_u32(rd), pid = lrd_u32(rd);
-        if (!rd->err && rank < (uint32_t)r->job->nranks)
-            r->job->ranks[rank].pid = (pid_t)pid;
+        if (rd->err || !rank_of(r->job, src, rank) || pid == 0 || pid > 0x7fffffffu)
+            return -EPROTO;
+        r->job->ranks[rank].pid = (pid_t)pid;
     }
+    return read_all(rd) ? 0 : -EPROTO;
 }
 
 static void on_lost(void *ctx, int vpid, const char *why);
 
+/* What the daemons report. The tree lets through only reports that come up from the
+ * subtree of src (tree.h); each field is checked here before it is used. */
 static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
 {
     struct launch_remote *r = ctx;
     struct launch_job *job = r->job;
     struct launch_rd rd = {p, n, 0};
     struct daemon *d = dmn(r, src);
+    int bad = 0;
 
+    if (!d)
+        return;
     switch (type) {
     case MSG_STARTED:
-        on_started(r, &rd);
+        bad = on_started(r, src, &rd);
         break;
     case MSG_START_FAIL: {
         struct launch_event ev = {.kind = LAUNCH_EV_START_FAIL};
-        ev.status = (int)lrd_u32(&rd);
-        char *text = lrd_str(&rd);
-        if (d && text) {
+        uint32_t code = lrd_u32(&rd);
+        char *text = lrd_str_max(&rd, sizeof(ev.text) - 1);
+        bad = !text || !read_all(&rd) || code == 0 || code > 255;
+        if (!bad) {
+            ev.status = (int)code;
             ev.node = d->node;
             snprintf(ev.text, sizeof(ev.text), "%s", text);
             push_event(r, &ev);
@@ -150,12 +174,13 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
         break;
     }
     case MSG_EXIT:
-        on_exit_msg(r, src, &rd);
+        bad = on_exit_msg(r, src, &rd);
         break;
     case MSG_ABORT: {
         uint32_t rank = lrd_u32(&rd), status = lrd_u32(&rd);
-        char *msg = lrd_str(&rd);
-        if (msg && rank < (uint32_t)job->nranks)
+        char *msg = lrd_str_max(&rd, sizeof(job->abort_msg) - 1);
+        bad = !msg || !read_all(&rd) || !rank_of(job, src, rank);
+        if (!bad)
             launch_record_abort(job, (int)rank, (int)status, msg);
         free(msg);
         break;
@@ -164,29 +189,33 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
         uint32_t rank = lrd_u32(&rd), is_err = lrd_u32(&rd);
         size_t len;
         const char *data = lrd_bytes(&rd, &len);
-        if (data)
+        bad = !data || !read_all(&rd) || !rank_of(job, src, rank) || is_err > 1;
+        if (!bad)
             launch_io_remote(job, (int)rank, (int)is_err, data, len);
         break;
     }
     case MSG_FENCE_UP:
     case MSG_FENCE_DOWN:
-        launch_fence_msg(job, type, p, n);
+        launch_fence_msg(job, type, src, p, n);
         break;
     case MSG_DMODEX_REQ:
     case MSG_DMODEX_RESP:
         launch_dmodex_msg(job, type, src, p, n);
         break;
     case MSG_ERROR: {
-        char *text = lrd_str(&rd);
-        if (d && text)
+        char *text = lrd_str_max(&rd, sizeof(d->last_words) - 1);
+        bad = !text || !read_all(&rd);
+        if (!bad)
             snprintf(d->last_words, sizeof(d->last_words), "%s", text);
         free(text);
         break;
     }
     case MSG_LOST: {
         uint32_t vpid = lrd_u32(&rd);
-        char *why = lrd_str(&rd);
-        if (why && launch_tree_in_subtree(job->tree, src, (int)vpid) && (int)vpid != src)
+        char *why = lrd_str_max(&rd, sizeof(d->why) - 1);
+        bad = !why || !read_all(&rd) || !launch_tree_in_subtree(job->tree, src, (int)vpid) ||
+              (int)vpid == src;
+        if (!bad)
             on_lost(r, (int)vpid, why);
         free(why);
         break;
@@ -197,6 +226,9 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
                 dmn(r, v)->bye = 1;
         break;
     }
+    if (bad)
+        fprintf(stderr, "rdmpirun: ignored a malformed %s from member %d (host %s)\n",
+                launch_msg_name(type), src, job->nodes[d->node].host);
 }
 
 static void on_lost(void *ctx, int vpid, const char *why)

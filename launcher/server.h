@@ -31,7 +31,7 @@ pmix_status_t launch_fence_upcall(struct launch_job *job, const pmix_proc_t proc
                                   size_t nprocs, const char *data, size_t ndata,
                                   pmix_modex_cbfunc_t cbfunc, void *cbdata);
 void launch_fence_progress(struct launch_job *job);
-void launch_fence_msg(struct launch_job *job, int type, const char *p, size_t n);
+void launch_fence_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
 
 int launch_dmodex_create(struct launch_job *job);
 void launch_dmodex_destroy(struct launch_job *job);

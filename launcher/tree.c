@@ -1,16 +1,19 @@
 /*
- * The daemon tree's links: accepting and authenticating connections, the
- * joining protocol (tree.h), framing, and routing messages hop by hop.
- * Sockets are non-blocking and serviced from the owner's poll loop, except
- * while a daemon joins, which it does before it has anything else to do.
+ * The daemon tree's links: accepting connections (with a cap on those not
+ * yet authenticated, and without spinning when out of descriptors),
+ * framing, the direction rules on what comes in, and routing messages hop
+ * by hop. The handshake and joining are in treeauth.c. Sockets are
+ * non-blocking and serviced from the owner's poll loop, except while a
+ * daemon joins, which it does before it has anything else to do.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "tree.h"
+#include "tree_impl.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,71 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HDR_LEN 16
-#define HELLO_TIMEOUT 3.0          /* to present the secret after connecting */
-#define MAX_UNAUTH 4096            /* largest frame before the secret is shown */
-#define MAX_FRAME (256u << 20)
+#define ACCEPT_BURST 256 /* accept() calls per pass, so one pass cannot take forever */
 
-enum role { C_NEW, C_BOOT, C_CHILD, C_PARENT };
-
-struct frame {
-    struct frame *next;
-    size_t len;
-    char data[];
-};
-
-struct conn {
-    int fd;
-    enum role role;
-    int vpid;           /* peer, once it said HELLO */
-    double deadline;    /* C_NEW: hello deadline */
-    char peer[64];      /* ip:port, for messages */
-    char *in;
-    size_t in_len, in_cap;
-    struct frame *head, *tail;
-    size_t off;         /* bytes of head already written */
-    int bye;            /* a child that said BYE */
-    int dead;           /* closed; freed after the current pass */
-};
-
-/* What rdmpirun knows of each member, from its boot HELLO. */
-struct member {
-    int booted, welcomed, up;
-    int pid, port;
-    char host[256];
-    char addrs[1024];
-    char machine[64];   /* launch_net_machine_id() of its host */
-    struct conn *boot;
-};
-
-struct launch_tree {
-    int size, me;
-    char secret[LAUNCH_SECRET_LEN + 1];
-    char who[300];
-    char machine[64];   /* ours, told in HELLO */
-    launch_tree_msg_fn on_msg;
-    launch_tree_lost_fn on_lost;
-    void *ctx;
-    int listen_fd, port;
-    struct conn **conns;
-    int nconns;
-    struct conn **polled; /* conns in the order of the last fill_pollfds */
-    int npolled, listen_polled;
-    struct member *members; /* rdmpirun only */
-    int nup;
-    int parent_gone;
-};
-
-static double now_s(void)
+double tree_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static unsigned lowbit(unsigned v)
-{
-    return v & (~v + 1);
 }
 
 int launch_tree_me(const struct launch_tree *t)
@@ -104,12 +49,10 @@ int launch_tree_parent_of(int vpid)
 /* True when vpid is in the subtree rooted at root. */
 int launch_tree_in_subtree(const struct launch_tree *t, int root, int vpid)
 {
-    if (root == 0)
-        return vpid >= 0 && vpid < t->size;
-    return vpid >= root && (unsigned)vpid < (unsigned)root + lowbit((unsigned)root);
+    return launch_tree_subtree_has(t->size, root, vpid);
 }
 
-static int is_my_child(const struct launch_tree *t, int vpid)
+int tree_is_my_child(const struct launch_tree *t, int vpid)
 {
     return vpid > t->me && vpid < t->size && launch_tree_parent_of(vpid) == t->me;
 }
@@ -131,21 +74,30 @@ struct launch_tree *launch_tree_create(int size, int me, const char *secret, con
 
     if (!t)
         return NULL;
+    if (size < 1 || me < 0 || me >= size ||
+        launch_net_derive_key(secret, LAUNCH_TREE_AUTH_LABEL, t->key)) {
+        free(t);
+        return NULL;
+    }
     t->size = size;
     t->me = me;
-    snprintf(t->secret, sizeof(t->secret), "%s", secret);
     snprintf(t->who, sizeof(t->who), "%s", who);
     launch_net_machine_id(t->machine, sizeof(t->machine));
     t->on_msg = on_msg;
     t->on_lost = on_lost;
     t->ctx = ctx;
-    t->listen_fd = -1;
+    t->listen_fd = t->reserve_fd = -1;
+    t->drops.what = "connections dropped";
+    t->refusals.what = "messages refused";
+    t->fds.what = "connections closed for want of descriptors";
     if (me == 0 && !(t->members = calloc((size_t)size, sizeof(*t->members)))) {
         free(t);
         return NULL;
     }
     return t;
 }
+
+static void ratelog_roll(struct launch_tree *t, struct ratelog *l, double now);
 
 static void conn_free(struct conn *c)
 {
@@ -165,17 +117,23 @@ void launch_tree_destroy(struct launch_tree *t)
 {
     if (!t)
         return;
+    ratelog_roll(t, &t->drops, tree_now() + LOG_WINDOW); /* what it kept quiet */
+    ratelog_roll(t, &t->refusals, tree_now() + LOG_WINDOW);
+    ratelog_roll(t, &t->fds, tree_now() + LOG_WINDOW);
     for (int i = 0; i < t->nconns; i++)
         conn_free(t->conns[i]);
     if (t->listen_fd >= 0)
         close(t->listen_fd);
+    if (t->reserve_fd >= 0)
+        close(t->reserve_fd);
     free(t->conns);
     free(t->polled);
     free(t->members);
+    memset(t->key, 0, sizeof(t->key));
     free(t);
 }
 
-static struct conn *conn_add(struct launch_tree *t, int fd, enum role role)
+struct conn *tree_conn_add(struct launch_tree *t, int fd, enum role role)
 {
     struct conn *c = calloc(1, sizeof(*c));
     struct conn **cs = realloc(t->conns, (size_t)(t->nconns + 1) * sizeof(*cs));
@@ -192,8 +150,9 @@ static struct conn *conn_add(struct launch_tree *t, int fd, enum role role)
     c->fd = fd;
     c->role = role;
     c->vpid = -1;
-    c->deadline = now_s() + HELLO_TIMEOUT;
-    if (getpeername(fd, (struct sockaddr *)&sa, &len) == 0)
+    c->deadline = tree_now() + HELLO_TIMEOUT;
+    c->seq = ++t->accepted;
+    if (fd >= 0 && getpeername(fd, (struct sockaddr *)&sa, &len) == 0 && sa.sin_family == AF_INET)
         snprintf(c->peer, sizeof(c->peer), "%s:%d", inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
     else
         snprintf(c->peer, sizeof(c->peer), "?");
@@ -201,7 +160,7 @@ static struct conn *conn_add(struct launch_tree *t, int fd, enum role role)
     return c;
 }
 
-static void conn_close(struct conn *c)
+void tree_conn_close(struct conn *c)
 {
     if (c->fd >= 0)
         close(c->fd);
@@ -210,7 +169,7 @@ static void conn_close(struct conn *c)
 }
 
 /* Frees the conns closed during the last pass. */
-static void sweep(struct launch_tree *t)
+void tree_sweep(struct launch_tree *t)
 {
     int k = 0;
     for (int i = 0; i < t->nconns; i++) {
@@ -226,7 +185,7 @@ static void sweep(struct launch_tree *t)
     t->nconns = k;
 }
 
-static struct conn *link_to(const struct launch_tree *t, int vpid)
+struct conn *tree_link_to(const struct launch_tree *t, int vpid)
 {
     for (int i = 0; i < t->nconns; i++) {
         struct conn *c = t->conns[i];
@@ -245,25 +204,21 @@ static struct conn *parent_link(const struct launch_tree *t)
 }
 
 /* Queues one frame; it is written as the socket takes it. */
-static int queue_frame(struct conn *c, int type, uint32_t dst, uint32_t src, const void *p,
-                       size_t n)
+int tree_queue_frame(struct conn *c, int type, uint32_t dst, uint32_t src, const void *p, size_t n)
 {
     struct frame *f;
-    uint32_t h[4];
 
     if (c->dead)
         return -ENOTCONN;
-    f = malloc(sizeof(*f) + HDR_LEN + n);
+    if (n > LAUNCH_TREE_MAX_FRAME)
+        return -EMSGSIZE;
+    f = malloc(sizeof(*f) + LAUNCH_TREE_HDR_LEN + n);
     if (!f)
         return -ENOMEM;
-    h[0] = htonl((uint32_t)n);
-    h[1] = htonl((uint32_t)type << 16);
-    h[2] = htonl(dst);
-    h[3] = htonl(src);
-    memcpy(f->data, h, HDR_LEN);
+    launch_tree_frame_encode(f->data, type, dst, src, (uint32_t)n);
     if (n)
-        memcpy(f->data + HDR_LEN, p, n);
-    f->len = HDR_LEN + n;
+        memcpy(f->data + LAUNCH_TREE_HDR_LEN, p, n);
+    f->len = LAUNCH_TREE_HDR_LEN + n;
     f->next = NULL;
     if (c->tail)
         c->tail->next = f;
@@ -274,9 +229,9 @@ static int queue_frame(struct conn *c, int type, uint32_t dst, uint32_t src, con
 }
 
 /* Writes what the socket takes now. Returns -1 when the peer is gone. */
-static int conn_write(struct conn *c)
+int tree_conn_write(struct conn *c)
 {
-    while (c->head) {
+    while (c->head && c->fd >= 0) {
         struct frame *f = c->head;
         ssize_t n = send(c->fd, f->data + c->off, f->len - c->off, MSG_NOSIGNAL);
         if (n < 0) {
@@ -296,29 +251,39 @@ static int conn_write(struct conn *c)
     return 0;
 }
 
-static void send_hello(struct launch_tree *t, struct conn *c, int purpose, const char *host,
-                       const char *addrs)
+/* Prints the summary of what a log kept quiet once its window is over. */
+static void ratelog_roll(struct launch_tree *t, struct ratelog *l, double now)
 {
-    struct launch_buf b = {0};
-
-    lbuf_str(&b, t->secret);
-    lbuf_u32(&b, (uint32_t)t->me);
-    lbuf_u32(&b, (uint32_t)purpose);
-    lbuf_u32(&b, (uint32_t)getpid());
-    lbuf_str(&b, host);
-    lbuf_u32(&b, (uint32_t)t->port);
-    lbuf_str(&b, addrs);
-    lbuf_str(&b, t->machine);
-    if (!b.err)
-        queue_frame(c, MSG_HELLO, (uint32_t)launch_tree_parent_of(t->me), (uint32_t)t->me, b.p,
-                    b.len);
-    lbuf_free(&b);
+    if (now - l->start < LOG_WINDOW)
+        return;
+    if (l->suppressed)
+        fprintf(stderr, "%s: %d more %s within %g s (not shown)\n", t->who, l->suppressed,
+                l->what, LOG_WINDOW);
+    l->start = now;
+    l->n = l->suppressed = 0;
 }
 
-static void drop(struct launch_tree *t, struct conn *c, const char *why)
+void tree_note(struct launch_tree *t, struct ratelog *l, const char *fmt, ...)
 {
-    fprintf(stderr, "%s: dropped a connection from %s: %s\n", t->who, c->peer, why);
-    conn_close(c);
+    va_list ap;
+
+    ratelog_roll(t, l, tree_now());
+    if (l->n >= LOG_BURST) {
+        l->suppressed++;
+        return;
+    }
+    l->n++;
+    fprintf(stderr, "%s: ", t->who);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void tree_drop(struct launch_tree *t, struct conn *c, const char *why)
+{
+    tree_note(t, &t->drops, "dropped a connection from %s: %s", c->peer, why);
+    tree_conn_close(c);
 }
 
 static void lost(struct launch_tree *t, struct conn *c, const char *why)
@@ -326,7 +291,7 @@ static void lost(struct launch_tree *t, struct conn *c, const char *why)
     int vpid = c->vpid;
     enum role role = c->role;
 
-    conn_close(c);
+    tree_conn_close(c);
     if (role == C_PARENT) {
         t->parent_gone = 1;
         t->on_lost(t->ctx, -1, why);
@@ -335,125 +300,65 @@ static void lost(struct launch_tree *t, struct conn *c, const char *why)
     }
 }
 
-/* rdmpirun: answers a booted daemon once its parent is known. */
-static void try_welcome(struct launch_tree *t, int v)
-{
-    struct member *m = &t->members[v];
-    int p = launch_tree_parent_of(v);
-    struct launch_buf b = {0};
-
-    if (!m->booted || m->welcomed || !m->boot || (p != 0 && !t->members[p].booted))
-        return;
-    lbuf_u32(&b, (uint32_t)p);
-    lbuf_u32(&b, p ? (uint32_t)t->members[p].port : 0);
-    lbuf_str(&b, p ? t->members[p].addrs : "");
-    if (!b.err) {
-        queue_frame(m->boot, MSG_WELCOME, (uint32_t)v, 0, b.p, b.len);
-        m->welcomed = 1;
-        if (p == 0) {
-            m->boot->role = C_CHILD; /* the boot connection is the link */
-            m->boot = NULL;
-        }
-    }
-    lbuf_free(&b);
-}
-
-static void on_boot_hello(struct launch_tree *t, struct conn *c, int vpid, int pid,
-                          const char *host, int port, const char *addrs, const char *machine)
-{
-    struct member *m = &t->members[vpid];
-    char ip[64];
-
-    snprintf(ip, sizeof(ip), "%.*s", (int)strcspn(c->peer, ":"), c->peer);
-    m->booted = 1;
-    m->pid = pid;
-    m->port = port;
-    snprintf(m->host, sizeof(m->host), "%s", host);
-    snprintf(m->machine, sizeof(m->machine), "%s", machine);
-    snprintf(m->addrs, sizeof(m->addrs), "%s%s%s", ip, *addrs ? "," : "", addrs);
-    m->boot = c;
-    c->role = C_BOOT;
-    c->vpid = vpid;
-    try_welcome(t, vpid);
-    for (int k = 1; k < t->size; k++) /* its children may be waiting for it */
-        if (launch_tree_parent_of(k) == vpid)
-            try_welcome(t, k);
-}
-
-static void on_hello(struct launch_tree *t, struct conn *c, const char *p, size_t n)
-{
-    struct launch_rd r = {p, n, 0};
-    char *secret = lrd_str(&r);
-    int ok = secret && launch_net_secret_eq(secret, t->secret);
-    int vpid = (int)lrd_u32(&r), purpose = (int)lrd_u32(&r), pid = (int)lrd_u32(&r);
-    char *host = lrd_str(&r);
-    int port = (int)lrd_u32(&r);
-    char *addrs = lrd_str(&r);
-    char *machine = lrd_str(&r);
-
-    if (!ok) {
-        drop(t, c, secret ? "wrong secret" : "no secret in its hello");
-    } else if (r.err) {
-        drop(t, c, "malformed hello");
-    } else if (purpose == HELLO_BOOT && t->me == 0 && vpid > 0 && vpid < t->size &&
-               !t->members[vpid].booted) {
-        on_boot_hello(t, c, vpid, pid, host, port, addrs, machine);
-    } else if (purpose == HELLO_LINK && is_my_child(t, vpid) && !link_to(t, vpid)) {
-        c->role = C_CHILD;
-        c->vpid = vpid;
-    } else {
-        char why[96];
-        snprintf(why, sizeof(why), "unexpected hello from member %d", vpid);
-        drop(t, c, why);
-    }
-    free(secret);
-    free(host);
-    free(addrs);
-    free(machine);
-}
-
 static void forward(struct launch_tree *t, int type, uint32_t dst, uint32_t src, const char *p,
                     size_t n)
 {
     if (dst == LAUNCH_TREE_BCAST) {
         for (int i = 0; i < t->nconns; i++)
             if (!t->conns[i]->dead && t->conns[i]->role == C_CHILD)
-                queue_frame(t->conns[i], type, dst, src, p, n);
+                tree_queue_frame(t->conns[i], type, dst, src, p, n);
         return;
     }
     int d = (int)dst;
     if (d < 0 || d >= t->size)
         return; /* no such member (child_toward would never end for d >= 2^31) */
     struct conn *c = (t->me == 0 || launch_tree_in_subtree(t, t->me, d)) && d != t->me
-                         ? link_to(t, child_toward(t, d))
+                         ? tree_link_to(t, child_toward(t, d))
                          : parent_link(t);
     if (c)
-        queue_frame(c, type, dst, src, p, n);
+        tree_queue_frame(c, type, dst, src, p, n);
 }
 
-static void on_link_frame(struct launch_tree *t, struct conn *c, int type, uint32_t dst,
-                          uint32_t src, const char *p, size_t n)
+/* A frame on an authenticated link: checked against the direction rules, then taken,
+ * passed on, or both. */
+static void on_link_frame(struct launch_tree *t, struct conn *c, const struct launch_frame_hdr *h,
+                          const char *p)
 {
-    if (type == MSG_BYE && c->role == C_CHILD) {
-        c->bye = 1;
-        t->on_msg(t->ctx, type, c->vpid, p, n);
+    const char *why;
+    int link = c->role == C_PARENT ? LAUNCH_LINK_PARENT : LAUNCH_LINK_CHILD;
+
+    if (launch_tree_route_check(t->size, t->me, link, c->vpid, h->type, h->dst, h->src, &why)) {
+        char dst[16];
+        if (h->dst == LAUNCH_TREE_BCAST)
+            snprintf(dst, sizeof(dst), "all");
+        else
+            snprintf(dst, sizeof(dst), "%u", h->dst);
+        tree_note(t, &t->refusals, "refused %s from member %u to %s on the link to %s %d (%s): %s",
+                  launch_msg_name(h->type), h->src, dst,
+                  link == LAUNCH_LINK_PARENT ? "its parent" : "its child", c->vpid, c->peer, why);
         return;
     }
-    if (dst == LAUNCH_TREE_BCAST) {
-        if (c->role != C_PARENT)
-            return;
-        forward(t, type, dst, src, p, n);
-        t->on_msg(t->ctx, type, (int)src, p, n);
-    } else if ((int)dst == t->me) {
-        if (type == MSG_UP && t->me == 0 && (int)src > 0 && (int)src < t->size) {
-            if (!t->members[src].up++)
+    if (h->type == MSG_BYE) {
+        c->bye = 1;
+        t->on_msg(t->ctx, h->type, c->vpid, p, h->len);
+    } else if (h->dst == LAUNCH_TREE_BCAST) {
+        forward(t, h->type, h->dst, h->src, p, h->len);
+        t->on_msg(t->ctx, h->type, (int)h->src, p, h->len);
+    } else if ((int)h->dst == t->me) {
+        if (h->type == MSG_UP && t->me == 0) {
+            if (!t->members[h->src].up++)
                 t->nup++;
             return;
         }
-        t->on_msg(t->ctx, type, (int)src, p, n);
+        t->on_msg(t->ctx, h->type, (int)h->src, p, h->len);
     } else {
-        forward(t, type, dst, src, p, n);
+        forward(t, h->type, h->dst, h->src, p, h->len);
     }
+}
+
+static int unauthenticated(const struct conn *c)
+{
+    return c->role == C_NEW || c->role == C_CHALLENGED;
 }
 
 /* Takes every complete frame out of c's input. */
@@ -461,30 +366,34 @@ static void parse(struct launch_tree *t, struct conn *c)
 {
     size_t off = 0;
 
-    while (!c->dead && c->in_len - off >= HDR_LEN) {
-        uint32_t h[4];
-        memcpy(h, c->in + off, HDR_LEN);
-        uint32_t len = ntohl(h[0]);
-        int type = (int)(ntohl(h[1]) >> 16);
-        if ((c->role == C_NEW && len > MAX_UNAUTH) || len > MAX_FRAME) {
-            if (c->role == C_NEW)
-                drop(t, c, "oversized first message");
-            else
-                lost(t, c, "oversized message");
+    while (!c->dead) {
+        struct launch_frame_hdr h;
+        const char *why = "";
+        int rc = launch_tree_frame_decode(c->in + off, c->in_len - off,
+                                          unauthenticated(c) ? LAUNCH_TREE_MAX_UNAUTH
+                                                             : LAUNCH_TREE_MAX_FRAME,
+                                          &h, &why);
+        if (rc == 1)
+            break;
+        if (rc < 0) {
+            if (unauthenticated(c)) {
+                tree_drop(t, c, why);
+            } else {
+                char msg[128];
+                snprintf(msg, sizeof(msg), "%s from %s", why, c->peer);
+                fprintf(stderr, "%s: closing the link to member %d: %s\n", t->who, c->vpid, msg);
+                lost(t, c, msg);
+            }
             return;
         }
-        if (c->in_len - off < HDR_LEN + len)
-            break;
-        const char *p = c->in + off + HDR_LEN;
-        off += HDR_LEN + len;
-        if (c->role == C_NEW) {
-            if (type == MSG_HELLO)
-                on_hello(t, c, p, len);
-            else
-                drop(t, c, "first message is not a hello with the job secret");
-        } else if (c->role == C_CHILD || c->role == C_PARENT) {
-            on_link_frame(t, c, type, ntohl(h[2]), ntohl(h[3]), p, len);
-        }
+        const char *p = c->in + off + LAUNCH_TREE_HDR_LEN;
+        off += LAUNCH_TREE_HDR_LEN + h.len;
+        if (unauthenticated(c))
+            tree_auth_frame(t, c, h.type, p, h.len);
+        else if (c->role == C_CHILD || c->role == C_PARENT)
+            on_link_frame(t, c, &h, p);
+        else /* C_BOOT: the daemon must wait for WELCOME */
+            tree_drop(t, c, "a message before its welcome on a boot connection");
     }
     if (!c->dead && off) {
         memmove(c->in, c->in + off, c->in_len - off);
@@ -513,10 +422,10 @@ static void conn_read(struct launch_tree *t, struct conn *c)
         }
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             return;
-        if (c->role == C_NEW)
-            drop(t, c, "closed before presenting the job secret");
+        if (unauthenticated(c))
+            tree_drop(t, c, "closed before it authenticated");
         else if (c->role == C_BOOT)
-            conn_close(c); /* a daemon leaving its boot connection, as it should */
+            tree_conn_close(c); /* a daemon leaving its boot connection, as it should */
         else
             lost(t, c, n == 0 ? "connection closed" : strerror(errno));
         return;
@@ -530,6 +439,7 @@ int launch_tree_listen(struct launch_tree *t)
     if (fd < 0)
         return fd;
     t->listen_fd = fd;
+    t->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     return 0;
 }
 
@@ -538,139 +448,113 @@ int launch_tree_port(const struct launch_tree *t)
     return t->port;
 }
 
-static void accept_all(struct launch_tree *t)
+/* How many unauthenticated connections may be held: MAX_UNAUTH_CONNS, plus one for each
+ * member that is still to connect to us, so that a legitimate crowd never meets it. */
+static int unauth_cap(const struct launch_tree *t)
 {
-    while (1) {
-        int fd = accept4(t->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
-            return;
-        if (!conn_add(t, fd, C_NEW))
-            close(fd);
-    }
-}
+    int expect = 0;
 
-/* Blocks until c holds one complete frame, for the joining protocol. */
-static int read_frame_blocking(struct conn *c, double until, int *type,
-                               const char **p, size_t *n)
-{
-    while (1) {
-        if (c->in_len >= HDR_LEN) {
-            uint32_t h[4];
-            memcpy(h, c->in, HDR_LEN);
-            *n = ntohl(h[0]);
-            if (*n > MAX_UNAUTH)
-                return -EPROTO;
-            if (c->in_len >= HDR_LEN + *n) {
-                *type = (int)(ntohl(h[1]) >> 16);
-                *p = c->in + HDR_LEN;
-                return 0;
-            }
-        }
-        if (conn_write(c) < 0)
-            return -EPIPE;
-        /* stdin is rdmpirun's pipe: its EOF means rdmpirun gave up on us */
-        struct pollfd pfd[2] = {{.fd = c->fd, .events = POLLIN | (c->head ? POLLOUT : 0)},
-                                {.fd = STDIN_FILENO, .events = POLLIN}};
-        double left = until - now_s();
-        if (left <= 0)
-            return -ETIMEDOUT;
-        if (poll(pfd, 2, (int)(left * 1000) + 1) < 0 && errno != EINTR)
-            return -errno;
-        if (pfd[1].revents) {
-            char b[64];
-            ssize_t got = read(STDIN_FILENO, b, sizeof(b));
-            if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
-                return -ECANCELED;
-        }
-        if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            continue;
-        if (c->in_cap - c->in_len < 4096) {
-            char *in = realloc(c->in, c->in_cap + 8192);
-            if (!in)
-                return -ENOMEM;
-            c->in = in;
-            c->in_cap += 8192;
-        }
-        ssize_t got = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
-        if (got == 0)
-            return -ECONNRESET;
-        if (got < 0 && errno != EAGAIN && errno != EINTR)
-            return -errno;
-        if (got > 0)
-            c->in_len += (size_t)got;
+    for (int v = t->me + 1; v < t->size; v++) {
+        if (t->members)
+            expect += !t->members[v].booted;
+        else
+            expect += tree_is_my_child(t, v) && !tree_link_to(t, v);
     }
+    return MAX_UNAUTH_CONNS + expect;
 }
 
 /*
- * A daemon joins: boot connection to rdmpirun, WELCOME, link to the parent,
- * UP. Blocks for at most `timeout` seconds. Prints why on failure.
+ * Keeps the number of unauthenticated connections at most unauth_cap() by closing the
+ * oldest of them. Refusing new ones instead would let whoever holds the slots with idle
+ * sockets (renewed every HELLO_TIMEOUT) keep every daemon out; evicting the oldest means
+ * an attacker has to open connections faster than a daemon completes one round trip.
  */
-int launch_tree_join(struct launch_tree *t, const char *root_addrs, int root_port, double timeout)
+static void enforce_cap(struct launch_tree *t)
 {
-    char err[1024], host[256] = "", addrs[1024] = "";
-    double until = now_s() + timeout;
-    const char *p = NULL;
-    size_t n = 0;
-    int type = 0, rc, fd;
+    int n = 0, cap = unauth_cap(t);
+    struct conn *oldest = NULL;
 
-    gethostname(host, sizeof(host) - 1);
-    launch_net_local_addrs(addrs, sizeof(addrs));
-    fd = launch_net_connect_any(root_addrs, root_port, 2.0, err, sizeof(err));
-    if (fd < 0) {
-        fprintf(stderr, "%s: cannot connect back to rdmpirun: %s\n", t->who, err);
-        return fd;
+    for (int i = 0; i < t->nconns; i++) {
+        struct conn *c = t->conns[i];
+        if (c->dead || !unauthenticated(c))
+            continue;
+        n++;
+        if (!oldest || c->seq < oldest->seq)
+            oldest = c;
     }
-    struct conn *c = conn_add(t, fd, C_PARENT);
-    if (!c) {
-        close(fd);
-        return -ENOMEM;
-    }
-    c->vpid = 0;
-    send_hello(t, c, HELLO_BOOT, host, addrs);
-    rc = read_frame_blocking(c, until, &type, &p, &n);
-    if (rc || type != MSG_WELCOME) {
-        fprintf(stderr, "%s: no welcome from rdmpirun: %s\n", t->who,
-                rc ? strerror(-rc) : "unexpected message");
-        return rc ? rc : -EPROTO;
-    }
-    struct launch_rd r = {p, n, 0};
-    int parent = (int)lrd_u32(&r), pport = (int)lrd_u32(&r);
-    char *paddrs = lrd_str(&r);
-    c->in_len -= HDR_LEN + n;
-    memmove(c->in, c->in + HDR_LEN + n, c->in_len);
-    if (r.err || parent != launch_tree_parent_of(t->me)) {
-        free(paddrs);
-        fprintf(stderr, "%s: malformed welcome from rdmpirun\n", t->who);
-        return -EPROTO;
-    }
-    if (parent != 0) {
-        conn_close(c);
-        sweep(t);
-        fd = launch_net_connect_any(paddrs, pport, 2.0, err, sizeof(err));
-        if (fd < 0) {
-            fprintf(stderr, "%s: cannot connect to its parent daemon %d: %s\n", t->who, parent,
-                    err);
-            free(paddrs);
-            return fd;
-        }
-        c = conn_add(t, fd, C_PARENT);
-        if (!c) {
+    if (n > cap)
+        tree_drop(t, oldest, "too many unauthenticated connections (closed the oldest)");
+}
+
+/*
+ * Out of file descriptors: the pending connection keeps the listening socket readable,
+ * so the poll loop would spin. Gives up the reserve descriptor to accept that connection
+ * and close it at once, and takes the reserve back; when that fails too, the listening
+ * socket is left out of the poll set for LISTEN_PAUSE. Returns 1 when a connection was
+ * shed (there may be more to take).
+ */
+static int shed(struct launch_tree *t, int err)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof(sa);
+    char peer[64] = "?";
+    int fd = -1;
+
+    if (t->reserve_fd >= 0) {
+        close(t->reserve_fd);
+        fd = accept4(t->listen_fd, (struct sockaddr *)&sa, &len, SOCK_CLOEXEC);
+        if (fd >= 0) {
+            if (sa.sin_family == AF_INET)
+                snprintf(peer, sizeof(peer), "%s:%d", inet_ntoa(sa.sin_addr), ntohs(sa.sin_port));
             close(fd);
-            free(paddrs);
-            return -ENOMEM;
         }
-        c->vpid = parent;
-        send_hello(t, c, HELLO_LINK, host, addrs);
+        t->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     }
-    free(paddrs);
-    queue_frame(c, MSG_UP, 0, (uint32_t)t->me, NULL, 0);
-    return 0;
+    if (fd >= 0)
+        tree_note(t, &t->fds, "warning: out of file descriptors (%s): closed the connection "
+                  "from %s at once", strerror(err), peer);
+    else
+        tree_note(t, &t->fds, "warning: out of file descriptors (%s): not accepting "
+                  "connections for %g s", strerror(err), LISTEN_PAUSE);
+    if (fd < 0 || t->reserve_fd < 0) {
+        t->listen_paused_until = tree_now() + LISTEN_PAUSE;
+        return 0;
+    }
+    return 1;
+}
+
+static void accept_all(struct launch_tree *t)
+{
+    for (int i = 0; i < ACCEPT_BURST; i++) {
+        int fd = accept4(t->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            int err = errno;
+            if (err == EINTR || err == ECONNABORTED)
+                continue;
+            if (err == EAGAIN || err == EWOULDBLOCK)
+                return;
+            if ((err == EMFILE || err == ENFILE) && shed(t, err))
+                continue;
+            if (err != EMFILE && err != ENFILE) { /* ENOBUFS, ENOMEM: also wait a little */
+                tree_note(t, &t->fds, "warning: accept: %s", strerror(err));
+                t->listen_paused_until = tree_now() + LISTEN_PAUSE;
+            }
+            return;
+        }
+        if (!tree_conn_add(t, fd, C_NEW)) {
+            close(fd);
+            continue;
+        }
+        enforce_cap(t);
+    }
 }
 
 int launch_tree_send(struct launch_tree *t, int type, uint32_t dst, const void *p, size_t n)
 {
     if (dst == (uint32_t)t->me)
         return -EINVAL;
+    if (n > LAUNCH_TREE_MAX_FRAME)
+        return -EMSGSIZE;
     forward(t, type, dst, (uint32_t)t->me, p, n);
     return 0;
 }
@@ -678,7 +562,7 @@ int launch_tree_send(struct launch_tree *t, int type, uint32_t dst, const void *
 int launch_tree_send_parent(struct launch_tree *t, int type, const void *p, size_t n)
 {
     struct conn *c = parent_link(t);
-    return c ? queue_frame(c, type, (uint32_t)c->vpid, (uint32_t)t->me, p, n) : -ENOTCONN;
+    return c ? tree_queue_frame(c, type, (uint32_t)c->vpid, (uint32_t)t->me, p, n) : -ENOTCONN;
 }
 
 int launch_tree_npollfds(const struct launch_tree *t)
@@ -695,7 +579,7 @@ int launch_tree_fill_pollfds(struct launch_tree *t, struct pollfd *pfd, int max)
         return 0;
     t->polled = polled;
     t->listen_polled = 0;
-    if (t->listen_fd >= 0 && n < max) {
+    if (t->listen_fd >= 0 && n < max && tree_now() >= t->listen_paused_until) {
         pfd[n].fd = t->listen_fd;
         pfd[n].events = POLLIN;
         pfd[n++].revents = 0;
@@ -729,39 +613,42 @@ void launch_tree_handle(struct launch_tree *t, const struct pollfd *pfd, int n)
             continue;
         if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
             conn_read(t, c);
-        if (!c->dead && (pfd[k].revents & POLLOUT) && conn_write(c) < 0)
+        if (!c->dead && (pfd[k].revents & POLLOUT) && tree_conn_write(c) < 0)
             lost(t, c, "connection reset");
     }
     /* Frames queued while handling go out at once when the socket takes them. */
     for (int i = 0; i < t->nconns; i++) {
         struct conn *c = t->conns[i];
-        if (!c->dead && c->head && conn_write(c) < 0)
+        if (!c->dead && c->head && tree_conn_write(c) < 0)
             lost(t, c, "connection reset");
     }
     t->npolled = 0;
-    sweep(t);
+    tree_sweep(t);
 }
 
-/* Drops connections that did not present the secret in time. */
+/* Drops connections that did not authenticate in time. */
 void launch_tree_tick(struct launch_tree *t, double now)
 {
     for (int i = 0; i < t->nconns; i++) {
         struct conn *c = t->conns[i];
-        if (!c->dead && c->role == C_NEW && now >= c->deadline) {
+        if (!c->dead && unauthenticated(c) && now >= c->deadline) {
             char why[64];
-            snprintf(why, sizeof(why), "no job secret within %g s", HELLO_TIMEOUT);
-            drop(t, c, why);
+            snprintf(why, sizeof(why), "did not authenticate within %g s", HELLO_TIMEOUT);
+            tree_drop(t, c, why);
         }
     }
+    ratelog_roll(t, &t->drops, now);
+    ratelog_roll(t, &t->refusals, now);
+    ratelog_roll(t, &t->fds, now);
     if (t->npolled == 0)
-        sweep(t);
+        tree_sweep(t);
 }
 
 double launch_tree_next_deadline(const struct launch_tree *t)
 {
-    double next = 0;
+    double next = t->listen_paused_until > tree_now() ? t->listen_paused_until : 0;
     for (int i = 0; i < t->nconns; i++)
-        if (!t->conns[i]->dead && t->conns[i]->role == C_NEW &&
+        if (!t->conns[i]->dead && unauthenticated(t->conns[i]) &&
             (next == 0 || t->conns[i]->deadline < next))
             next = t->conns[i]->deadline;
     return next;
@@ -794,17 +681,17 @@ int launch_tree_parent_gone(const struct launch_tree *t)
 /* Writes out everything queued, for at most timeout seconds. */
 int launch_tree_flush(struct launch_tree *t, double timeout)
 {
-    double until = now_s() + timeout;
+    double until = tree_now() + timeout;
 
-    while (now_s() < until) {
+    while (tree_now() < until) {
         struct pollfd pfd[64];
         int n = 0;
         for (int i = 0; i < t->nconns && n < 64; i++) {
             struct conn *c = t->conns[i];
             if (c->dead || !c->head)
                 continue;
-            if (conn_write(c) < 0) {
-                conn_close(c);
+            if (tree_conn_write(c) < 0) {
+                tree_conn_close(c);
                 continue;
             }
             if (c->head) {
@@ -833,4 +720,32 @@ const char *launch_tree_member_machine(const struct launch_tree *t, int vpid)
 int launch_tree_member_pid(const struct launch_tree *t, int vpid)
 {
     return t->members && vpid > 0 && vpid < t->size ? t->members[vpid].pid : 0;
+}
+
+int launch_tree_feed(struct launch_tree *t, int state, int peer, const void *bytes, size_t len)
+{
+    enum role role = state == LAUNCH_FEED_PARENT  ? C_PARENT
+                     : state == LAUNCH_FEED_CHILD ? C_CHILD
+                                                  : C_NEW;
+    struct conn *c = tree_conn_add(t, -1, role);
+    int open;
+
+    if (!c)
+        return 0;
+    snprintf(c->peer, sizeof(c->peer), "(fed)");
+    if (role != C_NEW)
+        c->vpid = peer;
+    c->in = malloc(len ? len : 1);
+    if (c->in) {
+        memcpy(c->in, bytes, len);
+        c->in_len = c->in_cap = len;
+        parse(t, c);
+    }
+    open = !c->dead;
+    /* Frames queued to the other (fed) links stay until those are swept; ours go now. */
+    for (int i = 0; i < t->nconns; i++)
+        if (t->conns[i]->fd < 0)
+            t->conns[i]->dead = 1;
+    tree_sweep(t);
+    return open;
 }

@@ -5,7 +5,8 @@
  * Usage: mn_client [WHO:ACTION[:ARG]]...  (other arguments are ignored, so a
  * test can add a marker to find its processes)
  *   WHO is a rank number or '*'. ACTION: exit:N, abort:N, kill-self:SIG,
- *   sleep:S, print:N, check-env, read-stdin, dmodex. Default: exit:0.
+ *   sleep:S, print:N, check-env, read-stdin, dmodex, gate (wait for the
+ *   file $TEST_GATE, then fence again). Default: exit:0.
  * Every rank first puts "mn.key", and (unless its rule is dmodex) fences
  * with PMIX_COLLECT_DATA and reads every peer's key; with dmodex it reads
  * them without any fence, so each lookup of a rank on another host is a
@@ -251,6 +252,17 @@ int main(int argc, char **argv)
         const char *l = getenv("MPI_LOCALRANKID"), *s = getenv("MPI_LOCALNRANKS");
         printf("rank %u env TEST_XVAR=%s TEST_YVAR=%s MPI_LOCALRANKID=%s MPI_LOCALNRANKS=%s\n",
                me.rank, x ? x : "(unset)", y ? y : "(unset)", l ? l : "(unset)", s ? s : "(unset)");
+    } else if (IS("gate")) {
+        /* waits for the file $TEST_GATE (at most 90 s), then fences across the job once
+         * more: the daemon tree still carries the job after whatever happened meanwhile */
+        const char *gate = getenv("TEST_GATE");
+        bool yes = true;
+        pmix_info_t info;
+        for (int i = 0; gate && i < 1800 && access(gate, F_OK); i++)
+            usleep(50000);
+        PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+        rc = PMIx_Fence(NULL, 0, &info, 1);
+        printf("rank %u gate %s\n", me.rank, rc == PMIX_SUCCESS ? "fence ok" : PMIx_Error_string(rc));
     } else if (IS("read-stdin")) {
         char buf[256];
         ssize_t got = read(STDIN_FILENO, buf, sizeof(buf) - 1);
