@@ -2,7 +2,7 @@
 UNIT_CPPFLAGS = $(AM_CPPFLAGS) -DCORE_UNIT_TEST
 check_PROGRAMS += test/unit/test_datatype test/unit/test_op test/unit/test_group \
 	test/unit/test_info test/unit/test_config test/unit/test_match test/unit/test_memhooks \
-	test/unit/test_list
+	test/unit/test_list test/unit/test_itree
 test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c src/core/attr.c
 test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c src/core/attr.c
@@ -19,6 +19,8 @@ test_unit_test_match_SOURCES = test/unit/test_match.c src/p2p/match.c
 test_unit_test_match_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_list_SOURCES = test/unit/test_list.c
 test_unit_test_list_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_itree_SOURCES = test/unit/test_itree.c src/core/itree.c
+test_unit_test_itree_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The memory-event hooks the verbs registration cache relies on (no device needed).
 test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c
 test_unit_test_memhooks_CPPFLAGS = $(UNIT_CPPFLAGS)
