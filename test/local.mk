@@ -22,6 +22,14 @@ test_unit_test_list_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_itree_SOURCES = test/unit/test_itree.c src/core/itree.c
 test_unit_test_itree_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The memory-event hooks the verbs registration cache relies on (no device needed).
-test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c
+test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c src/core/patch.c
 test_unit_test_memhooks_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_memhooks_LDADD = -lpthread
+# librdmpi itself loaded with dlopen: its hooks outlive dlclose (-z nodelete),
+# and it leaves libc alone when loaded into a program that has threads.
+check_PROGRAMS += test/unit/test_memhooks_dlopen
+test_unit_test_memhooks_dlopen_SOURCES = test/unit/test_memhooks_dlopen.c
+test_unit_test_memhooks_dlopen_CPPFLAGS = $(UNIT_CPPFLAGS) \
+	-DRDMPI_TEST_LIBDIR=\"$(abs_top_builddir)/.libs\"
+test_unit_test_memhooks_dlopen_LDADD = -ldl -lpthread
+EXTRA_test_unit_test_memhooks_dlopen_DEPENDENCIES = librdmpi.la

@@ -154,7 +154,7 @@ vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const core_config_t *cfg, const
         *why = "RDMPI_VERBS_RCACHE=0";
         return NULL;
     }
-    if (core_memhooks_install(why) != 0)
+    if (core_memhooks_status(why) != 0)
         return NULL;
     vb_rcache_t *c = calloc(1, sizeof(*c));
     if (!c) {
