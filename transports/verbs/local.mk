@@ -35,3 +35,10 @@ test_unit_test_verbs_iface_SOURCES = test/unit/test_verbs_iface.c transports/ver
 test_unit_test_verbs_iface_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS)
 test_unit_test_verbs_iface_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS) -lpthread
 
+# The registration cache's lookups and invalidation, with stand-ins for
+# ibv_reg_mr/ibv_dereg_mr and the real memory hooks (no device needed).
+check_PROGRAMS += test/unit/test_verbs_rcache
+test_unit_test_verbs_rcache_SOURCES = test/unit/test_verbs_rcache.c src/core/memhooks.c \
+	src/core/patch.c src/core/itree.c src/core/log.c
+test_unit_test_verbs_rcache_CPPFLAGS = $(AM_CPPFLAGS) $(VERBS_CFLAGS)
+test_unit_test_verbs_rcache_LDADD = -lpthread
