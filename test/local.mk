@@ -2,7 +2,7 @@
 UNIT_CPPFLAGS = $(AM_CPPFLAGS) -DCORE_UNIT_TEST
 check_PROGRAMS += test/unit/test_datatype test/unit/test_op test/unit/test_group \
 	test/unit/test_info test/unit/test_config test/unit/test_match test/unit/test_memhooks \
-	test/unit/test_list
+	test/unit/test_list test/unit/test_itree
 test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c src/core/attr.c
 test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c src/core/attr.c
@@ -19,7 +19,17 @@ test_unit_test_match_SOURCES = test/unit/test_match.c src/p2p/match.c
 test_unit_test_match_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_list_SOURCES = test/unit/test_list.c
 test_unit_test_list_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_itree_SOURCES = test/unit/test_itree.c src/core/itree.c
+test_unit_test_itree_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The memory-event hooks the verbs registration cache relies on (no device needed).
-test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c
+test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c src/core/patch.c
 test_unit_test_memhooks_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_memhooks_LDADD = -lpthread
+# librdmpi itself loaded with dlopen: its hooks outlive dlclose (-z nodelete),
+# and it leaves libc alone when loaded into a program that has threads.
+check_PROGRAMS += test/unit/test_memhooks_dlopen
+test_unit_test_memhooks_dlopen_SOURCES = test/unit/test_memhooks_dlopen.c
+test_unit_test_memhooks_dlopen_CPPFLAGS = $(UNIT_CPPFLAGS) \
+	-DRDMPI_TEST_LIBDIR=\"$(abs_top_builddir)/.libs\"
+test_unit_test_memhooks_dlopen_LDADD = -ldl -lpthread
+EXTRA_test_unit_test_memhooks_dlopen_DEPENDENCIES = librdmpi.la

@@ -3,7 +3,8 @@ librdmpi_la_SOURCES += \
 	src/core/errors.h src/core/log.h src/core/config.h src/core/runtime.h \
 	src/core/bootstrap.h src/core/shmname.h src/core/group.h src/core/info.h \
 	src/core/comm.h src/core/attr.h src/core/datatype.h src/core/op.h src/core/request.h src/core/progress.h \
-	src/core/memhooks.h src/core/memhooks.c src/core/list.h src/core/secret.h src/core/secret.c \
+	src/core/memhooks.h src/core/memhooks.c src/core/patch.h src/core/patch.c \
+	src/core/itree.h src/core/itree.c src/core/list.h src/core/secret.h src/core/secret.c \
 	src/core/log.c src/core/errors.c src/core/config.c src/core/bootstrap.c \
 	src/core/runtime.c src/core/progress.c src/core/comm.c src/core/attr.c src/core/ctx.c src/core/request.c \
 	src/core/group.c src/core/info.c src/core/datatype.c
@@ -13,3 +14,6 @@ noinst_LTLIBRARIES = librdmpi_op.la
 librdmpi_op_la_SOURCES = src/core/op.c
 librdmpi_op_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(OP_CFLAGS)
 librdmpi_la_LIBADD += librdmpi_op.la
+# The memory hooks (memhooks.c) point libc's code at handlers in this
+# library: it must never be unmapped, even by a dlclose.
+librdmpi_la_LDFLAGS += -Wl,-z,nodelete

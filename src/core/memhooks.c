@@ -1,23 +1,24 @@
 /*
- * Memory events (memhooks.h): the patches on libc's entry points, their
- * handlers, the subscribers and the self-test.
+ * Memory events (memhooks.h): the handlers that libc's patched memory
+ * functions jump to, the subscribers, the installation at load time and its
+ * self-test. The patching itself is core/patch.c.
  *
  * Why patch code and not symbols: glibc's own callers (free's munmap_chunk,
  * realloc's mremap_chunk, malloc_trim's madvise, sbrk's brk) call the same
  * code address without going through the PLT, so interposing the symbol
- * misses exactly the events that matter. So the first instruction(s) of each
- * function are replaced with a 5-byte relative jump to a trampoline page
- * mapped within 2 GiB of libc, whose slots jump to the handlers here.
+ * misses exactly the events that matter.
  *
- * Why 5 bytes, and not a 13-byte absolute jump: the syscall stubs (munmap,
- * madvise, brk, shmat, shmdt) start with "mov $nr,%eax; syscall; ...". A
- * thread that is inside the system call while we patch returns to the byte
- * after the syscall instruction: a jump longer than the mov would have
- * overwritten it. The 5 bytes (plus int3 padding up to the next instruction
- * boundary, found by a small decoder that also refuses entries it does not
- * know, such as a jump another library already put there) are written with
- * one 16-byte atomic compare-and-swap, so a thread that enters the function
- * while we write sees either the old entry or the new one.
+ * Why at load time, from a constructor: patching code that another thread
+ * may be executing is not safe on x86 without making that thread serialize
+ * (patch.c), which a library cannot do. In a program linked with librdmpi
+ * the constructor runs before main(), before PMIx or the application start
+ * any thread. When librdmpi is dlopen'ed by a program that already has
+ * threads (Python with a thread pool, say), nothing is patched: the reason
+ * is kept for core_memhooks_status(), and the verbs transport registers per
+ * message. The cost for a process that never uses verbs is the patching and
+ * the self-test once (a few mprotect calls and a 64 MiB mmap/munmap, about
+ * a hundred microseconds) and one call more per munmap, mremap, madvise,
+ * brk, shmat, shmdt and mmap (a load and a compare while nobody subscribes).
  *
  * The handlers report first and then make the system call themselves
  * (syscall(2)); brk also keeps glibc's __curbrk up to date as the original
@@ -27,18 +28,20 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "core/errors.h"
 #include "core/memhooks.h"
+#include "core/patch.h"
 
 #define PAGE_DOWN(a) ((uintptr_t)(a) & ~(uintptr_t)(page - 1))
 #define PAGE_UP(a) (((uintptr_t)(a) + page - 1) & ~(uintptr_t)(page - 1))
@@ -259,221 +262,57 @@ static void *h_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t o
     return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-/* ---- patching (x86_64) ---- */
+/* ---- the patches ---- */
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__)
 
 #define NTARGETS 7
-#define TRAMP_SLOT 16
 
-typedef struct target {
+static const struct {
     const char *name;
     void *handler;
-    uint8_t *entry;         /* libc's code */
-    uint8_t orig[16];       /* the 16-byte block at entry, before */
-    uint8_t patched[16];    /* ... and after */
-    int done;
-} target_t;
-
-static target_t targets[NTARGETS] = {
-    { "munmap", (void *)h_munmap, NULL, { 0 }, { 0 }, 0 },
-    { "mremap", (void *)h_mremap, NULL, { 0 }, { 0 }, 0 },
-    { "madvise", (void *)h_madvise, NULL, { 0 }, { 0 }, 0 },
-    { "brk", (void *)h_brk, NULL, { 0 }, { 0 }, 0 },
-    { "shmat", (void *)h_shmat, NULL, { 0 }, { 0 }, 0 },
-    { "shmdt", (void *)h_shmdt, NULL, { 0 }, { 0 }, 0 },
-    { "mmap", (void *)h_mmap, NULL, { 0 }, { 0 }, 0 },
+} hooked[NTARGETS] = {
+    { "munmap", (void *)h_munmap },  { "mremap", (void *)h_mremap }, { "madvise", (void *)h_madvise },
+    { "brk", (void *)h_brk },        { "shmat", (void *)h_shmat },   { "shmdt", (void *)h_shmdt },
+    { "mmap", (void *)h_mmap },
 };
+static core_patch_t patches[NTARGETS];
 static atomic_int hooks_on;
-
-/* Bytes taken by a ModRM operand (ModRM, SIB, displacement). */
-static int modrm_len(const uint8_t *p)
-{
-    int mod = p[0] >> 6, rm = p[0] & 7, n = 1;
-    if (mod == 3)
-        return 1;
-    if (rm == 4) {
-        n++;
-        if (mod == 0 && (p[1] & 7) == 5)
-            n += 4;
-    } else if (mod == 0 && rm == 5) {
-        n += 4; /* RIP-relative: fine, the code is never run again */
-    }
-    return n + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
-}
-
-/* Length of one instruction of the kinds function entries start with, or 0
- * for anything else: a jump, a breakpoint, or code we do not know, which we
- * then refuse to overwrite. */
-static int insn_len(const uint8_t *p)
-{
-    static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-    if (!memcmp(p, endbr64, 4))
-        return 4;
-    int n = 0, rexw = 0;
-    if ((p[0] & 0xf0) == 0x40) {
-        rexw = p[0] & 8;
-        n++;
-    }
-    uint8_t op = p[n++];
-    if (op >= 0x50 && op <= 0x57)             /* push reg */
-        return n;
-    if (op >= 0xb8 && op <= 0xbf)             /* mov $imm, reg */
-        return n + (rexw ? 8 : 4);
-    switch (op) {
-    case 0x01: case 0x03: case 0x09: case 0x0b: case 0x21: case 0x23: case 0x29: case 0x2b:
-    case 0x31: case 0x33: case 0x39: case 0x3b: case 0x85: case 0x89: case 0x8b: case 0x8d:
-        return n + modrm_len(p + n);         /* add/or/and/sub/xor/cmp/test/mov/lea r, r/m */
-    case 0x83:
-        return n + modrm_len(p + n) + 1;     /* group 1, imm8 */
-    case 0x81:
-        return n + modrm_len(p + n) + 4;     /* group 1, imm32 */
-    case 0xc7:
-    case 0xf7:                               /* mov/test r/m, imm32 */
-        return ((p[n] >> 3) & 7) == 0 ? n + modrm_len(p + n) + 4 : 0;
-    default:
-        return 0;
-    }
-}
-
-/* One 16-byte atomic compare-and-swap on code: a thread entering the
- * function sees the old bytes or the new ones, never a mix. */
-static int cas16(uint8_t *p, const uint8_t old[16], const uint8_t new_[16])
-{
-    uint64_t o[2], n[2];
-    unsigned char ok;
-    memcpy(o, old, 16);
-    memcpy(n, new_, 16);
-    __asm__ __volatile__("lock cmpxchg16b %1\n\tsete %0"
-                         : "=q"(ok), "+m"(*(volatile unsigned __int128 *)(void *)p),
-                           "+a"(o[0]), "+d"(o[1])
-                         : "b"(n[0]), "c"(n[1])
-                         : "memory", "cc");
-    return ok;
-}
-
-static int write_code(uint8_t *p, const uint8_t old[16], const uint8_t new_[16])
-{
-    uint8_t *pg = (uint8_t *)PAGE_DOWN(p);
-    if (mprotect(pg, page, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
-        return -1;
-    int ok = cas16(p, old, new_);
-    mprotect(pg, page, PROT_READ | PROT_EXEC);
-    return ok ? 0 : -1;
-}
-
-/* A page within 2 GiB of near holding one absolute jump per target. */
-static uint8_t *tramp_create(uintptr_t near)
-{
-    const uintptr_t step = 16u << 20, reach = 0x7fff0000u;
-    for (int i = 1; i <= 120; i++) {
-        uintptr_t hint = (i & 1) ? near - (uintptr_t)((i + 1) / 2) * step
-                                 : near + (uintptr_t)(i / 2) * step;
-        uint8_t *t = mmap((void *)PAGE_DOWN(hint), page, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (t == MAP_FAILED)
-            return NULL;
-        uintptr_t d = (uintptr_t)t > near ? (uintptr_t)t - near : near - (uintptr_t)t;
-        if (d < reach)
-            return t;
-        munmap(t, page);
-    }
-    return NULL;
-}
-
-/* Plans the patch of t: where the jump goes and what the 16 bytes become. */
-static const char *plan(target_t *t, const uint8_t *slot)
-{
-    ElfW(Sym) *sym = NULL;
-    Dl_info info;
-    if (((uintptr_t)t->entry & 15) != 0)
-        return "a libc entry point is not 16-byte aligned";
-    if (!dladdr1(t->entry, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
-        return "the size of a libc function is unknown";
-    memcpy(t->orig, t->entry, 16);
-    int off = insn_len(t->orig) == 4 && t->orig[0] == 0xf3 ? 4 : 0; /* keep endbr64 */
-    int end = off;
-    while (end < off + 5) {
-        int n = end < 12 ? insn_len(t->orig + end) : 0;
-        if (n == 0)
-            return "a libc memory function does not start with code we know how to patch "
-                   "(already patched by another library, or a debugger breakpoint?)";
-        end += n;
-    }
-    if (end > 16 || (size_t)end > sym->st_size)
-        return "a libc memory function is too short to patch";
-    memcpy(t->patched, t->orig, 16);
-    int32_t rel = (int32_t)((intptr_t)slot - (intptr_t)(t->entry + off + 5));
-    t->patched[off] = 0xe9;
-    memcpy(t->patched + off + 1, &rel, 4);
-    memset(t->patched + off + 5, 0xcc, (size_t)(end - off - 5));
-    return NULL;
-}
-
-static void unpatch_all(void)
-{
-    atomic_store(&hooks_on, 0);
-    for (int i = NTARGETS - 1; i >= 0; i--) {
-        if (targets[i].done && write_code(targets[i].entry, targets[i].patched,
-                                          targets[i].orig) == 0)
-            targets[i].done = 0;
-    }
-}
 
 static const char *patch_all(void)
 {
     void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
     if (!libc)
         return "libc.so.6 is not loaded (static link?)";
-    for (int i = 0; i < NTARGETS; i++)
-        targets[i].entry = dlsym(libc, targets[i].name);
+    for (int i = 0; i < NTARGETS; i++) {
+        patches[i].entry = dlsym(libc, hooked[i].name);
+        patches[i].handler = hooked[i].handler;
+    }
     curbrk = dlsym(libc, "__curbrk");
     dlclose(libc);
     for (int i = 0; i < NTARGETS; i++)
-        if (!targets[i].entry)
+        if (!patches[i].entry)
             return "a libc memory function was not found";
     if (!curbrk)
         return "glibc's __curbrk was not found";
-    uint8_t *tramp = tramp_create((uintptr_t)targets[0].entry);
-    if (!tramp)
-        return "no page for jump slots within 2 GiB of libc";
-    for (int i = 0; i < NTARGETS; i++) {
-        uint8_t *slot = tramp + i * TRAMP_SLOT;
-        uint64_t to = (uint64_t)(uintptr_t)targets[i].handler;
-        static const uint8_t jmp_abs[6] = { 0xff, 0x25, 0, 0, 0, 0 }; /* jmp *0(%rip) */
-        memcpy(slot, jmp_abs, 6);
-        memcpy(slot + 6, &to, 8);
-        slot[14] = slot[15] = 0xcc;
-        uintptr_t d = (uintptr_t)slot > (uintptr_t)targets[i].entry
-                          ? (uintptr_t)slot - (uintptr_t)targets[i].entry
-                          : (uintptr_t)targets[i].entry - (uintptr_t)slot;
-        if (d >= 0x7fff0000u)
-            return "libc's memory functions are too far apart";
-        const char *why = plan(&targets[i], slot);
-        if (why)
-            return why;
-    }
-    if (mprotect(tramp, page, PROT_READ | PROT_EXEC) != 0)
-        return "the jump slots cannot be made executable";
-    for (int i = 0; i < NTARGETS; i++) {
-        if (write_code(targets[i].entry, targets[i].orig, targets[i].patched) != 0) {
-            unpatch_all();
-            return "libc's code cannot be made writable (mprotect refused)";
-        }
-        targets[i].done = 1;
-    }
-    atomic_store(&hooks_on, 1);
-    return NULL;
+    const char *why = core_patch_prepare(patches, NTARGETS);
+    if (!why)
+        why = core_patch_apply(patches, NTARGETS);
+    if (!why)
+        atomic_store(&hooks_on, 1);
+    return why;
+}
+
+static void unpatch_all(void)
+{
+    atomic_store(&hooks_on, 0);
+    core_patch_revert(patches, NTARGETS);
 }
 
 int core_memhooks_intact(void)
 {
-    if (!atomic_load_explicit(&hooks_on, memory_order_acquire))
-        return 0;
-    for (int i = 0; i < NTARGETS; i++)
-        if (memcmp(targets[i].entry, targets[i].patched, 16) != 0)
-            return 0;
-    return 1;
+    return atomic_load_explicit(&hooks_on, memory_order_acquire) &&
+           core_patch_intact(patches, NTARGETS);
 }
 
 #else
@@ -560,30 +399,99 @@ out:
     return why;
 }
 
-static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
-static int install_rc = 1; /* 1: not tried yet */
-static const char *install_why;
+/* ---- installation, once, at load time ---- */
 
-int core_memhooks_install(const char **why)
+/* Written only by the constructor, while no other thread exists. */
+static int install_rc = CORE_EUNSUPPORTED;
+static const char *install_why = "the memory hooks were never installed (the library's "
+                                 "constructor did not run)";
+
+/* The number of threads of this process (/proc/self/status), or -1. */
+static int threads_now(void)
 {
-    pthread_mutex_lock(&install_lock);
-    if (install_rc == 1) {
-        long pg = sysconf(_SC_PAGESIZE);
-        if (pg > 0)
-            page = (uintptr_t)pg;
-        install_why = patch_all();
-        if (!install_why) {
-            install_why = self_test();
-            if (install_why)
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *t = strstr(buf, "\nThreads:");
+    return t ? atoi(t + 9) : -1;
+}
+
+/* The settings that turn the registration cache off, read here because the
+ * constructor runs before the configuration is loaded (core/config.c has
+ * the same rows: RDMPI_VERBS_RCACHE is a boolean, RDMPI_TRANSPORTS a comma
+ * separated list). Without a cache nobody needs the hooks. */
+static const char *not_wanted(void)
+{
+    const char *v = getenv("RDMPI_VERBS_RCACHE");
+    if (v && (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") ||
+              !strcasecmp(v, "off")))
+        return "RDMPI_VERBS_RCACHE=0: no memory hooks installed";
+    v = getenv("RDMPI_TRANSPORTS");
+    if (!v)
+        return NULL;
+    for (const char *p = v; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 5 && !strncmp(p, "verbs", 5))
+            return NULL;
+        p += len + (end ? 1 : 0);
+    }
+    return "RDMPI_TRANSPORTS does not allow verbs: no memory hooks installed";
+}
+
+static void install(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    if (pg > 0)
+        page = (uintptr_t)pg;
+    const char *why = not_wanted();
+    if (!why) {
+        int n = threads_now();
+        if (n < 0)
+            why = "the number of threads is unknown (no /proc): libc is not patched, as "
+                  "another thread could be running the code being changed";
+        else if (n > 1)
+            why = "other threads were already running when the library was loaded (dlopen "
+                  "from a threaded program?): libc is not patched, as they could be running "
+                  "the code being changed";
+    }
+    if (!why) {
+        why = patch_all();
+        if (!why) {
+            why = self_test();
+            if (why)
                 unpatch_all();
         }
-        if (!install_why)
-            pthread_atfork(NULL, NULL, atfork_child);
-        install_rc = install_why ? CORE_EUNSUPPORTED : 0;
     }
+    if (!why)
+        pthread_atfork(NULL, NULL, atfork_child);
+    install_why = why;
+    install_rc = why ? CORE_EUNSUPPORTED : 0;
+}
+
+/* Runs when the code holding this file is loaded: before main() in a
+ * program linked with librdmpi, inside dlopen() otherwise. */
+__attribute__((constructor)) static void memhooks_at_load(void)
+{
+    install();
+}
+
+int core_memhooks_status(const char **why)
+{
+    const char *w = install_why;
     int rc = install_rc;
+    if (rc == 0 && !core_memhooks_intact()) {
+        rc = CORE_EUNSUPPORTED;
+        w = "the memory hooks were overwritten (another library patches libc's memory "
+            "functions too)";
+    }
     if (why)
-        *why = install_why;
-    pthread_mutex_unlock(&install_lock);
+        *why = rc ? w : NULL;
     return rc;
 }

@@ -7,14 +7,17 @@
  * shrinking the heap). A registration cache needs exactly this to never hand
  * out a key for pages that are gone.
  *
- * It works by patching the entry of libc's munmap, mremap, madvise, brk,
- * shmat, shmdt and mmap (x86_64 Linux with glibc only) with a jump to
- * handlers here, which report the range and then make the system call
- * themselves; the original code is never run again. Installation proves
- * itself with a self-test (a freed 64 MiB malloc block must be seen, so must
- * munmap and madvise(MADV_DONTNEED)); when anything is unusual the patches
- * are taken back and core_memhooks_install fails with a reason, and callers
- * must then do without a cache.
+ * It works by patching libc's munmap, mremap, madvise, brk, shmat, shmdt and
+ * mmap (x86_64 Linux with glibc only; core/patch.h) with jumps to handlers
+ * here, which report the range and then make the system call themselves.
+ * The patches are made once, when the library is loaded (a constructor:
+ * before main(), or inside dlopen()), and only if no other thread exists
+ * then; they prove themselves with a self-test (a freed 64 MiB malloc block
+ * must be seen, so must munmap and madvise(MADV_DONTNEED)), are taken back
+ * when it fails, and are never taken back otherwise (librdmpi is never
+ * unloaded: -z nodelete). RDMPI_VERBS_RCACHE=0, or an RDMPI_TRANSPORTS
+ * without verbs, means no patches at all. The rest of the runtime only asks
+ * core_memhooks_status() and must do without a cache when it says no.
  */
 #ifndef RDMPI_CORE_MEMHOOKS_H
 #define RDMPI_CORE_MEMHOOKS_H
@@ -40,10 +43,10 @@ typedef void (*core_mem_cb_t)(void *arg, uintptr_t start, uintptr_t end, int eve
 
 #define CORE_MEMHOOKS_MAX_SUBS 8
 
-/* Installs the hooks once per process (later calls return the first
- * result). Returns 0 when every hook is in place and the self-test passed;
- * else a negative CORE_E* code and *why (a static string) says why. */
-int core_memhooks_install(const char **why);
+/* Whether the hooks are usable: 0 when they were installed at load time,
+ * passed the self-test and are still intact; else CORE_EUNSUPPORTED, and
+ * *why (when why is not NULL; a static string) says why. Cheap. */
+int core_memhooks_status(const char **why);
 /* Whether the hooks are installed and still ours (another library patching
  * the same functions after us would silently take events away). Cheap: a
  * few loads. */

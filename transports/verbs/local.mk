@@ -16,7 +16,7 @@ librdmpi_la_LIBADD += $(VERBS_LIBS)
 
 # rdmpi_info lists the RDMA devices, ports, GIDs, limits and thresholds.
 rdmpi_info_SOURCES += transports/verbs/verbs_info.c transports/verbs/verbs_dev.c \
-	src/core/memhooks.c
+	src/core/memhooks.c src/core/patch.c
 rdmpi_info_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS)
 rdmpi_info_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS)
 
@@ -31,6 +31,14 @@ test_unit_test_verbs_iface_SOURCES = test/unit/test_verbs_iface.c transports/ver
 	transports/verbs/verbs_dev.c transports/verbs/verbs_iface.c transports/verbs/verbs_ud.c \
 	transports/verbs/verbs_rc.c transports/verbs/verbs_fp.c transports/verbs/verbs_mem.c \
 	transports/verbs/verbs_rcache.c \
-	src/core/memhooks.c src/core/config.c src/core/errors.c
+	src/core/memhooks.c src/core/patch.c src/core/itree.c src/core/config.c src/core/errors.c
 test_unit_test_verbs_iface_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS)
 test_unit_test_verbs_iface_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS) -lpthread
+
+# The registration cache's lookups and invalidation, with stand-ins for
+# ibv_reg_mr/ibv_dereg_mr and the real memory hooks (no device needed).
+check_PROGRAMS += test/unit/test_verbs_rcache
+test_unit_test_verbs_rcache_SOURCES = test/unit/test_verbs_rcache.c src/core/memhooks.c \
+	src/core/patch.c src/core/itree.c src/core/log.c
+test_unit_test_verbs_rcache_CPPFLAGS = $(AM_CPPFLAGS) $(VERBS_CFLAGS)
+test_unit_test_verbs_rcache_LDADD = -lpthread

@@ -24,6 +24,7 @@
 #include <infiniband/verbs.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/itree.h"
 #include "core/list.h"
 #include "core/runtime.h"
 #include "transports/transport.h"
@@ -209,7 +210,8 @@ typedef struct vb_job {
 typedef struct vb_region {
     core_list_t link;               /* the cache's list, most recently used first */
     struct vb_region *next_out;     /* tidy: the regions taken off, to deregister */
-    uintptr_t start, end;           /* page-aligned */
+    core_itree_node_t range;        /* [start, end), page-aligned; in the cache's tree while
+                                     * on its list */
     struct ibv_mr *mr;              /* NULL while being registered */
     int refs;                       /* messages using it */
     uint8_t dead;                   /* its pages changed: never found again */

@@ -210,15 +210,17 @@ static void print_memory(const core_config_t *cfg, const vb_dev_t *dev)
            "bytes per connected peer (+ its QP)\n", rc_fixed / 1024, per_rc);
 }
 
-/* Whether the registration cache would be on in a process like this one
- * (the memory hooks are installed and self-tested here, as at MPI_Init). */
+/* Whether the registration cache would be on in a process like this one:
+ * the memory hooks are installed (or not) when the library is loaded, as in
+ * an MPI program started the same way; a program that dlopens librdmpi
+ * while it already has threads gets no hooks (the reason says so). */
 static void print_rcache(const core_config_t *cfg)
 {
     const char *why = NULL;
     if (!cfg->verbs_rcache)
         why = "RDMPI_VERBS_RCACHE=0";
-    else if (core_memhooks_install(&why) != 0 && !why)
-        why = "the memory hooks did not install";
+    else if (core_memhooks_status(&why) != 0 && !why)
+        why = "the memory hooks are not installed";
     if (why) {
         printf("  registration cache: off (%s): rendezvous buffers are registered per message\n",
                why);
@@ -230,8 +232,8 @@ static void print_rcache(const core_config_t *cfg)
         max > rl.rlim_cur / 2)
         max = rl.rlim_cur / 2;
     printf("  registration cache: on (memory hooks on munmap, mremap, madvise, brk, shmat, "
-           "shmdt, mmap installed and self-tested), up to %zu MiB and %d regions unused\n",
-           max >> 20, cfg->verbs_rcache_entries);
+           "shmdt, mmap installed at load time, before any thread, and self-tested), up to "
+           "%zu MiB and %d regions unused\n", max >> 20, cfg->verbs_rcache_entries);
 }
 
 void tp_verbs_info_print(const core_config_t *cfg)

@@ -4,21 +4,26 @@
  * ibv_reg_mr/ibv_dereg_mr.
  *
  * A region is a page-aligned range with its memory region (MR), a count of
- * the messages using it, and its place on a list kept in recently-used
- * order. A lookup returns a live region covering the whole buffer, else
- * registers a new one. Unused regions are deregistered, least recently used
- * first, beyond RDMPI_VERBS_RCACHE_MAX bytes or RDMPI_VERBS_RCACHE_ENTRIES
- * regions, and all of them when a registration fails (locked memory full).
+ * the messages using it, its place on a list kept in recently-used order,
+ * and its node in an interval tree (core/itree.h) keyed by address. A
+ * lookup asks the tree for a live region covering the whole buffer (O(log
+ * n)), else registers a new one. Unused regions are deregistered, least
+ * recently used first (the list), beyond RDMPI_VERBS_RCACHE_MAX bytes or
+ * RDMPI_VERBS_RCACHE_ENTRIES regions, and all of them when a registration
+ * fails (locked memory full).
  *
  * Correctness rests on invalidation: the memory hooks (core/memhooks.h)
  * report every unmap, remap, discard, heap shrink, detach and fixed mapping
  * before it happens, and the callback marks every region overlapping it
  * dead. A dead region is never returned again; it is deregistered later,
  * outside the hook, once no message uses it. The callback runs inside
- * malloc/free in any thread, so it only takes the cache's spinlock and sets
- * flags; the cache in turn never calls anything that may allocate, free,
- * map or unmap (malloc, free, ibv_*) while it holds the lock, or the hook
- * would wait for itself.
+ * malloc/free in any thread, on every munmap of the process, so it first
+ * looks, without the lock, at the region count and at the range that holds
+ * every region (nothing to do: a few loads), then takes the cache's
+ * spinlock and asks the tree for the overlapping regions (O(log n + k)),
+ * and only sets flags; the cache in turn never calls anything that may
+ * allocate, free, map or unmap (malloc, free, ibv_*) while it holds the
+ * lock, or the hook would wait for itself.
  *
  * A region is on the list before ibv_reg_mr runs (without an MR, so no
  * lookup returns it), so an event during the registration marks it too.
@@ -39,6 +44,7 @@
 struct vb_rcache {
     atomic_flag lock;
     core_list_t regions;       /* vb_region_t.link, most recently used first */
+    core_itree_t tree;         /* vb_region_t.range: the same regions, by address */
     _Atomic size_t bytes, n;   /* of every region on the list (changed under the lock) */
     size_t max_bytes, max_n;
     _Atomic uintptr_t lo, hi;  /* every region lies within: the hook's quick miss */
@@ -82,9 +88,10 @@ static void mark_dead(vb_rcache_t *c, vb_region_t *r)
 static void take(vb_rcache_t *c, vb_region_t *r, vb_region_t **out)
 {
     core_list_unlink(&r->link);
+    core_itree_remove(&c->tree, &r->range);
     if (r->dead)
         atomic_fetch_sub(&c->ndead, 1);
-    c->bytes -= r->end - r->start;
+    c->bytes -= r->range.end - r->range.start;
     c->n--;
     if (c->n == 0) {
         atomic_store(&c->lo, UINTPTR_MAX);
@@ -105,22 +112,27 @@ static void release(vb_region_t *list)
     }
 }
 
+static int kill_overlap(core_itree_node_t *n, void *arg)
+{
+    vb_rcache_t *c = arg;
+    vb_region_t *r = core_itree_elem(n, vb_region_t, range);
+    if (!r->dead) {
+        mark_dead(c, r);
+        c->invalidated++;
+    }
+    return 0;
+}
+
 /* The memory hook: runs before [start, end) changes, in any thread. */
 static void on_event(void *arg, uintptr_t start, uintptr_t end, int event)
 {
     vb_rcache_t *c = arg;
     (void)event;
-    if (start >= atomic_load(&c->hi) || end <= atomic_load(&c->lo))
+    if (atomic_load_explicit(&c->n, memory_order_acquire) == 0 ||
+        start >= atomic_load(&c->hi) || end <= atomic_load(&c->lo))
         return;
-    core_list_t *it;
     lock(c);
-    core_list_each(it, &c->regions) {
-        vb_region_t *r = region_of(it);
-        if (r->start < end && r->end > start && !r->dead) {
-            mark_dead(c, r);
-            c->invalidated++;
-        }
-    }
+    core_itree_overlaps(&c->tree, start, end, kill_overlap, c);
     unlock(c);
 }
 
@@ -154,7 +166,7 @@ vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const core_config_t *cfg, const
         *why = "RDMPI_VERBS_RCACHE=0";
         return NULL;
     }
-    if (core_memhooks_install(why) != 0)
+    if (core_memhooks_status(why) != 0)
         return NULL;
     vb_rcache_t *c = calloc(1, sizeof(*c));
     if (!c) {
@@ -163,6 +175,7 @@ vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const core_config_t *cfg, const
     }
     atomic_flag_clear(&c->lock);
     core_list_init(&c->regions);
+    core_itree_init(&c->tree);
     atomic_store(&c->lo, UINTPTR_MAX);
     atomic_store(&c->on, 1);
     c->pd = pd;
@@ -218,24 +231,42 @@ int vb_rcache_on(vb_rcache_t *c)
     return 0;
 }
 
+typedef struct cover {
+    uintptr_t end;
+    vb_region_t *found;
+} cover_t;
+
+/* Visited for the regions holding a buffer's first page: takes the first
+ * live registered one that reaches its last page too. */
+static int covers(core_itree_node_t *n, void *arg)
+{
+    cover_t *cv = arg;
+    vb_region_t *r = core_itree_elem(n, vb_region_t, range);
+    if (r->mr && !r->dead && n->end >= cv->end) {
+        cv->found = r;
+        return 1;
+    }
+    return 0;
+}
+
 vb_region_t *vb_rcache_get(vb_rcache_t *c, void *addr, size_t len)
 {
     uintptr_t pg = c->page;
     uintptr_t start = (uintptr_t)addr & ~(pg - 1);
     uintptr_t end = ((uintptr_t)addr + len + pg - 1) & ~(pg - 1);
+    if (end == start)
+        end = start + pg;
     tidy(c, 0);
-    core_list_t *it;
+    cover_t cv = { end, NULL };
     lock(c);
-    core_list_each(it, &c->regions) {
-        vb_region_t *r = region_of(it);
-        if (r->mr && !r->dead && r->start <= start && r->end >= end) {
-            r->refs++;
-            core_list_unlink(&r->link);
-            core_list_push_front(&c->regions, &r->link);
-            c->hits++;
-            unlock(c);
-            return r;
-        }
+    if (core_itree_overlaps(&c->tree, start, start + 1, covers, &cv)) {
+        vb_region_t *r = cv.found;
+        r->refs++;
+        core_list_unlink(&r->link);
+        core_list_push_front(&c->regions, &r->link);
+        c->hits++;
+        unlock(c);
+        return r;
     }
     c->misses++;
     unlock(c);
@@ -243,11 +274,12 @@ vb_region_t *vb_rcache_get(vb_rcache_t *c, void *addr, size_t len)
     vb_region_t *r = calloc(1, sizeof(*r));
     if (!r)
         return NULL;
-    r->start = start;
-    r->end = end;
+    r->range.start = start;
+    r->range.end = end;
     r->refs = 1;
     lock(c);
     core_list_push_front(&c->regions, &r->link);
+    core_itree_insert(&c->tree, &r->range);
     c->n++;
     c->bytes += end - start;
     if (start < atomic_load(&c->lo))
