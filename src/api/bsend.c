@@ -113,6 +113,8 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
                 MPI_Request *req)
 {
     API_CHECK(check(buf, count, dt, dest, tag, comm, "MPI_Ibsend"));
+    if (!req)
+        return api_error(comm, CORE_EREQUEST, "MPI_Ibsend", "the request argument is NULL");
     int rc = api_bsend(buf, count, dt, dest, tag, comm, "MPI_Ibsend");
     if (rc != MPI_SUCCESS)
         return rc;

@@ -98,7 +98,7 @@ int api_bad_init(const char *fn)
 
 /* What is wrong with handle p of a kind (named what, whose null handle is
  * null_name) that failed its pool's check. Does not read *p. */
-static const char *bad_handle(const core_handle_pool_t *pool, const void *p, const char *what,
+static const char *bad_handle(core_handle_pool_t *pool, const void *p, const char *what,
                               const char *null_name, char *buf, size_t n)
 {
     if (!p)
@@ -173,7 +173,7 @@ int api_bad_req(MPI_Comm comm, MPI_Request r, const char *fn)
 {
     if (r == MPI_REQUEST_NULL)
         return api_error(comm, CORE_EREQUEST, fn, "the request is MPI_REQUEST_NULL");
-    if (core_handle_valid(&core_handles.req, r))   /* a slot of the request memory */
+    if (core_handle_in_slabs(&core_handles.req, (uintptr_t)r))   /* a slot of the request memory */
         return api_error(comm, CORE_EREQUEST, fn, "the request %p was freed or completed", r);
     return api_error(comm, CORE_EREQUEST, fn, "%p is not a request handle", r);
 }

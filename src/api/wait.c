@@ -62,17 +62,27 @@ static inline int check_one(MPI_Request *req, const char *fn)
     return api_check_req(*req, 1, fn);
 }
 
-/* A count and an array of requests, each null or live. */
-static int check_array(int n, MPI_Request reqs[], const char *fn)
+/* The report of check_array (out of line: the checks run on every call). */
+static __attribute__((cold, noinline)) int bad_array(int n, MPI_Request reqs[], const char *fn)
 {
     API_CHECK(api_check_count(MPI_COMM_NULL, n, fn));
-    if (n > 0)
-        API_CHECK(api_check_ptr(MPI_COMM_NULL, reqs, "array_of_requests", fn));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, reqs, "array_of_requests", fn));
     for (int i = 0; i < n; i++)
         if (reqs[i] != MPI_REQUEST_NULL && !core_req_valid(reqs[i]))
             return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn,
                              "array_of_requests[%d] = %p is not a live request (freed, "
                              "completed, or not a request)", i, (void *)reqs[i]);
+    return 0;
+}
+
+/* A count and an array of requests, each null or live. */
+CORE_INLINE int check_array(int n, MPI_Request reqs[], const char *fn)
+{
+    if (n < 0 || (n > 0 && !reqs))
+        return bad_array(n, reqs, fn);
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !core_req_valid(reqs[i]))
+            return bad_array(n, reqs, fn);
     return 0;
 }
 

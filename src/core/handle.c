@@ -35,6 +35,7 @@
  * so no pointer whatsoever is found in it.
  */
 const uintptr_t core_handle_no_pre[2] = { UINTPTR_MAX, 1 };
+const char core_handle_no_object;
 
 core_handles_t core_handles = {
     .comm = CORE_HANDLE_POOL_INIT, .dt = CORE_HANDLE_POOL_INIT, .group = CORE_HANDLE_POOL_INIT,
@@ -94,7 +95,7 @@ int core_handle_valid_slow(const core_handle_pool_t *pool, uintptr_t a)
     return !(off & (CORE_HANDLE_GRAIN - 1)) && s->live[off / CORE_HANDLE_GRAIN];
 }
 
-int core_handle_state(const core_handle_pool_t *pool, const void *p)
+int core_handle_state(core_handle_pool_t *pool, const void *p)
 {
     if (core_handle_valid(pool, p))
         return CORE_HANDLE_LIVE;
@@ -169,6 +170,8 @@ void core_handle_free(core_handle_pool_t *pool, void *obj)
     if (!s || off % pool->slot || !s->live[off / CORE_HANDLE_GRAIN])
         return;   /* not a live object of this pool: nothing to free */
     s->live[off / CORE_HANDLE_GRAIN] = 0;
+    if (pool->last == (uintptr_t)obj)
+        pool->last = (uintptr_t)&core_handle_no_object;
     mark_dead(obj, pool->slot);
     pool->ring[(pool->ring_head + pool->nfree) % pool->ring_cap] = obj;
     pool->nfree++;

@@ -35,6 +35,9 @@ typedef struct core_handle_slab {
 } core_handle_slab_t;
 
 typedef struct core_handle_pool {
+    /* the object found valid most recently (cleared when it is freed): a loop
+     * on one communicator and one datatype pays one compare per check */
+    uintptr_t last;
     /* predefined objects: pre[(p * pre_mult) >> pre_shift] == p */
     const uintptr_t *pre;
     uint64_t pre_mult;
@@ -52,32 +55,48 @@ typedef struct core_handle_pool {
     uintptr_t *pre_table;      /* owned storage behind pre */
 } core_handle_pool_t;
 
-/* A pool with no predefined objects and no slabs yet (static initializer). */
+/* A pool with no predefined objects and no slabs yet (static initializer).
+ * last starts at a hidden object of the library that no handle can name. */
 extern const uintptr_t core_handle_no_pre[2];
-#define CORE_HANDLE_POOL_INIT { .pre = core_handle_no_pre, .pre_mult = 1, .pre_shift = 63 }
+extern const char core_handle_no_object;
+#define CORE_HANDLE_POOL_INIT                                                               \
+    {                                                                                       \
+        .last = (uintptr_t)&core_handle_no_object, .pre = core_handle_no_pre, .pre_mult = 1, \
+        .pre_shift = 63                                                                     \
+    }
 
 enum { CORE_HANDLE_FOREIGN = 0, CORE_HANDLE_LIVE = 1, CORE_HANDLE_DEAD = 2 };
 
 int core_handle_valid_slow(const core_handle_pool_t *pool, uintptr_t a);
 
-/*
- * 1 if p is a live object of pool (predefined, or allocated and not freed),
- * else 0 (NULL, freed, another kind's, or not an object at all). Never reads
- * *p. Valid from the pool's static initialization on.
- */
-static inline int core_handle_valid(const core_handle_pool_t *pool, const void *p)
+/* Whether a is the start of a live slot of one of pool's slabs. */
+static inline int core_handle_in_slabs(const core_handle_pool_t *pool, uintptr_t a)
 {
-    uintptr_t a = (uintptr_t)p;
-    if (pool->pre[(uint64_t)a * pool->pre_mult >> pool->pre_shift] == a)
-        return 1;
     uintptr_t off = a - pool->hot_base;
     if (off < pool->slab_bytes)
         return !(off & (CORE_HANDLE_GRAIN - 1)) && pool->hot_live[off / CORE_HANDLE_GRAIN];
     return core_handle_valid_slow(pool, a);
 }
 
+/*
+ * 1 if p is a live object of pool (predefined, or allocated and not freed),
+ * else 0 (NULL, freed, another kind's, or not an object at all). Never reads
+ * *p. Valid from the pool's static initialization on.
+ */
+static inline int core_handle_valid(core_handle_pool_t *pool, const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (a == pool->last)
+        return 1;
+    if (pool->pre[(uint64_t)a * pool->pre_mult >> pool->pre_shift] != a &&
+        !core_handle_in_slabs(pool, a))
+        return 0;
+    pool->last = a;
+    return 1;
+}
+
 /* LIVE, DEAD (a freed slot: a stale handle) or FOREIGN, for error messages. */
-int core_handle_state(const core_handle_pool_t *pool, const void *p);
+int core_handle_state(core_handle_pool_t *pool, const void *p);
 
 /* A zeroed object of size bytes (every call on a pool passes the same size),
  * or NULL when out of memory. */

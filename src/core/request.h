@@ -78,7 +78,7 @@ MPI_Request core_req_alloc(int kind);
  */
 static inline int core_req_valid(MPI_Request r)
 {
-    return core_handle_valid(&core_handles.req, r) && r->live && !r->freed;
+    return core_handle_in_slabs(&core_handles.req, (uintptr_t)r) && r->live && !r->freed;
 }
 /* Keeps a derived datatype alive while req uses it: MPI lets the user free
  * it right after starting the operation. Predefined types need nothing. */

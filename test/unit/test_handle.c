@@ -66,7 +66,8 @@ static void basic(void)
                                !core_handle_valid(&pool, (void *)(UINTPTR_MAX - 15)));
     free(heap);
 
-    core_handle_free(&pool, a);
+    CHECK("last-hit", core_handle_valid(&pool, a) && pool.last == (uintptr_t)a);
+    core_handle_free(&pool, a);   /* the object checked last */
     CHECK("freed", !core_handle_valid(&pool, a) && core_handle_valid(&pool, b));
     CHECK("state-dead", core_handle_state(&pool, a) == CORE_HANDLE_DEAD);
     core_handle_free(&pool, a);   /* a second free is ignored */
