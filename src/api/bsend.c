@@ -149,6 +149,9 @@ int MPI_Buffer_attach(void *buffer, int size) API_ALIAS(MPI_Buffer_attach);
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     API_CHECK(api_check_init("MPI_Buffer_detach"));
+    if (!buffer_addr || !size)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Buffer_detach",
+                         "buffer_addr or size is NULL");
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Buffer_detach", NULL);
     for (reclaim(); blocks; reclaim())
