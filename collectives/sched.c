@@ -337,10 +337,10 @@ void coll_sched_hold_op(coll_sched_t *s, MPI_Op op)
 {
     if (!op || op->predefined || s->err)
         return;
-    op->refcount++;
+    core_op_retain(op);
     hold(s, op, 1);
     if (s->err)
-        op->refcount--;
+        core_op_release(op);
 }
 
 /* Releases everything the schedule holds and returns it to the pool. */
@@ -351,9 +351,7 @@ static void release(coll_sched_t *s)
     for (int i = 0; i < s->nheld; i++) {
         uintptr_t v = (uintptr_t)s->held[i];
         if (v & 1) {
-            MPI_Op op = (MPI_Op)(v & ~(uintptr_t)1);
-            if (--op->refcount == 0)
-                free(op);
+            core_op_release((MPI_Op)(v & ~(uintptr_t)1));
         } else {
             core_dt_release((MPI_Datatype)v);
         }

@@ -2,16 +2,18 @@
 UNIT_CPPFLAGS = $(AM_CPPFLAGS) -DCORE_UNIT_TEST
 check_PROGRAMS += test/unit/test_datatype test/unit/test_op test/unit/test_group \
 	test/unit/test_info test/unit/test_config test/unit/test_match test/unit/test_memhooks \
-	test/unit/test_list test/unit/test_itree
-test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c src/core/attr.c
+	test/unit/test_list test/unit/test_itree test/unit/test_handle
+test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c src/core/attr.c \
+	src/core/handle.c
 test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
-test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c src/core/attr.c
+test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c src/core/attr.c \
+	src/core/handle.c
 test_unit_test_op_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The kernels as the library builds them (vectorized).
 test_unit_test_op_CFLAGS = $(AM_CFLAGS) $(OP_CFLAGS)
-test_unit_test_group_SOURCES = test/unit/test_group.c src/core/group.c
+test_unit_test_group_SOURCES = test/unit/test_group.c src/core/group.c src/core/handle.c
 test_unit_test_group_CPPFLAGS = $(UNIT_CPPFLAGS)
-test_unit_test_info_SOURCES = test/unit/test_info.c src/core/info.c
+test_unit_test_info_SOURCES = test/unit/test_info.c src/core/info.c src/core/handle.c
 test_unit_test_info_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_config_SOURCES = test/unit/test_config.c src/core/config.c src/core/log.c src/core/errors.c
 test_unit_test_config_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -21,6 +23,9 @@ test_unit_test_list_SOURCES = test/unit/test_list.c
 test_unit_test_list_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_itree_SOURCES = test/unit/test_itree.c src/core/itree.c
 test_unit_test_itree_CPPFLAGS = $(UNIT_CPPFLAGS)
+# Handle pools: slabs, live slots, the predefined objects' hash (core/handle.h).
+test_unit_test_handle_SOURCES = test/unit/test_handle.c src/core/handle.c
+test_unit_test_handle_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The memory-event hooks the verbs registration cache relies on (no device needed).
 test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c src/core/patch.c
 test_unit_test_memhooks_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -14,6 +14,8 @@
 #include "core/runtime.h"
 #include "core/comm.h"
 #include "core/datatype.h"
+#include "core/handle.h"
+#include "core/request.h"
 
 /* Makes MPI_name a weak alias of PMPI_name; use once per function, after its definition. */
 #define API_ALIAS(name) __attribute__((weak, alias("P" #name)))
@@ -45,14 +47,24 @@ int api_class_of(int code);
 /* Checks shared by many calls; each returns 0 or the result of api_error.
  * The test is inline and the report out of line (api_bad_*, error.c): a
  * send or receive of a few bytes is a few hundred instructions in all, and
- * calling five checks cost ~130 of them. */
+ * calling five checks cost ~130 of them.
+ * A handle is checked against its kind's pool (core/handle.h) before it is
+ * dereferenced, so a freed or made-up handle gives its error class, never a
+ * read of freed memory or a crash; the reports do not read it either. */
 int api_bad_init(const char *fn) __attribute__((cold));
 int api_bad_comm(MPI_Comm comm, const char *fn) __attribute__((cold));
 int api_bad_count(MPI_Comm comm, int count, const char *fn) __attribute__((cold));
 int api_bad_type(MPI_Comm comm, MPI_Datatype dt, const char *fn) __attribute__((cold));
+int api_bad_dt(MPI_Comm comm, MPI_Datatype dt, const char *fn) __attribute__((cold));
 int api_bad_buf(MPI_Comm comm, int count, const char *fn) __attribute__((cold));
 int api_bad_rank(MPI_Comm comm, int rank, const char *fn) __attribute__((cold));
 int api_bad_tag(MPI_Comm comm, int tag, const char *fn) __attribute__((cold));
+int api_bad_group(MPI_Group g, const char *fn) __attribute__((cold));
+int api_bad_op(MPI_Comm comm, MPI_Op op, const char *fn) __attribute__((cold));
+int api_bad_info(MPI_Comm comm, MPI_Info info, const char *fn) __attribute__((cold));
+int api_bad_errh(MPI_Comm comm, MPI_Errhandler e, const char *fn) __attribute__((cold));
+int api_bad_req(MPI_Comm comm, MPI_Request r, const char *fn) __attribute__((cold));
+int api_bad_ptr(MPI_Comm comm, const char *what, const char *fn) __attribute__((cold));
 
 static inline int api_check_init(const char *fn)
 {
@@ -61,7 +73,7 @@ static inline int api_check_init(const char *fn)
 
 static inline int api_check_comm(MPI_Comm comm, const char *fn)
 {
-    return comm != MPI_COMM_NULL && comm->refcount > 0 && comm->group ? 0 : api_bad_comm(comm, fn);
+    return core_handle_valid(&core_handles.comm, comm) ? 0 : api_bad_comm(comm, fn);
 }
 
 static inline int api_check_count(MPI_Comm comm, int count, const char *fn)
@@ -69,10 +81,54 @@ static inline int api_check_count(MPI_Comm comm, int count, const char *fn)
     return count >= 0 ? 0 : api_bad_count(comm, count, fn);
 }
 
+/* A datatype to communicate with: valid and committed. */
 static inline int api_check_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
 {
-    return dt != MPI_DATATYPE_NULL && (dt->flags & CORE_DT_COMMITTED) ? 0
-                                                                       : api_bad_type(comm, dt, fn);
+    return core_handle_valid(&core_handles.dt, dt) && (dt->flags & CORE_DT_COMMITTED)
+               ? 0
+               : api_bad_type(comm, dt, fn);
+}
+
+/* A datatype that only has to exist (constructors, queries, commit, free). */
+static inline int api_check_dt(MPI_Comm comm, MPI_Datatype dt, const char *fn)
+{
+    return core_handle_valid(&core_handles.dt, dt) ? 0 : api_bad_dt(comm, dt, fn);
+}
+
+static inline int api_check_group(MPI_Group g, const char *fn)
+{
+    return core_handle_valid(&core_handles.group, g) ? 0 : api_bad_group(g, fn);
+}
+
+static inline int api_check_op(MPI_Comm comm, MPI_Op op, const char *fn)
+{
+    return core_handle_valid(&core_handles.op, op) ? 0 : api_bad_op(comm, op, fn);
+}
+
+/* null_ok: MPI_INFO_NULL is allowed (an info argument of a constructor). */
+static inline int api_check_info(MPI_Comm comm, MPI_Info info, int null_ok, const char *fn)
+{
+    return (null_ok && info == MPI_INFO_NULL) || core_handle_valid(&core_handles.info, info)
+               ? 0
+               : api_bad_info(comm, info, fn);
+}
+
+static inline int api_check_errh(MPI_Comm comm, MPI_Errhandler e, const char *fn)
+{
+    return core_handle_valid(&core_handles.errh, e) ? 0 : api_bad_errh(comm, e, fn);
+}
+
+/* A request handle (core_req_valid); null_ok admits MPI_REQUEST_NULL. */
+static inline int api_check_req(MPI_Request r, int null_ok, const char *fn)
+{
+    return core_req_valid(r) || (null_ok && r == MPI_REQUEST_NULL) ? 0
+                                                                   : api_bad_req(MPI_COMM_NULL, r, fn);
+}
+
+/* A pointer argument that must not be NULL (MPI_ERR_ARG). */
+static inline int api_check_ptr(MPI_Comm comm, const void *p, const char *what, const char *fn)
+{
+    return p ? 0 : api_bad_ptr(comm, what, fn);
 }
 
 static inline int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,

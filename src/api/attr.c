@@ -343,8 +343,7 @@ int MPI_Type_free_keyval(int *keyval) API_ALIAS(MPI_Type_free_keyval);
 static int type_keyval(MPI_Datatype type, int keyval, int freed_ok, const char *fn)
 {
     API_CHECK(api_check_init(fn));
-    if (type == MPI_DATATYPE_NULL)
-        return api_error(MPI_COMM_NULL, CORE_ETYPE, fn, "datatype is MPI_DATATYPE_NULL");
+    API_CHECK(api_check_dt(MPI_COMM_NULL, type, fn));
     if (core_attr_keyval_check(CORE_ATTR_TYPE, keyval, 0, freed_ok) != 0)
         return api_error(MPI_COMM_NULL, CORE_EKEYVAL, fn, "%d is not a datatype keyval", keyval);
     return MPI_SUCCESS;

@@ -113,6 +113,8 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
                 MPI_Request *req)
 {
     API_CHECK(check(buf, count, dt, dest, tag, comm, "MPI_Ibsend"));
+    if (!req)
+        return api_error(comm, CORE_EREQUEST, "MPI_Ibsend", "the request argument is NULL");
     int rc = api_bsend(buf, count, dt, dest, tag, comm, "MPI_Ibsend");
     if (rc != MPI_SUCCESS)
         return rc;
@@ -147,6 +149,9 @@ int MPI_Buffer_attach(void *buffer, int size) API_ALIAS(MPI_Buffer_attach);
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     API_CHECK(api_check_init("MPI_Buffer_detach"));
+    if (!buffer_addr || !size)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Buffer_detach",
+                         "buffer_addr or size is NULL");
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Buffer_detach", NULL);
     for (reclaim(); blocks; reclaim())

@@ -4,7 +4,6 @@
  * the blocking and nonblocking form of each call), one call down to
  * collectives/, and the error-handler dispatch of api_error.
  */
-#include <stdlib.h>
 #include "api/coll_check.h"
 #include "collectives/coll.h"
 #include "core/datatype.h"
@@ -294,15 +293,8 @@ RDMPI_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op
     if (!user_fn || !op)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "%s is NULL",
                          user_fn ? "the handle pointer" : "the function");
-    MPI_Op o = calloc(1, sizeof(*o));
-    if (!o)
+    if (core_op_create(user_fn, commute, op) != 0)
         return api_error(MPI_COMM_NULL, CORE_ENOMEM, fn, "out of memory");
-    o->refcount = 1;
-    o->kind = CORE_OP_USER;
-    o->commute = commute != 0;
-    o->fn = user_fn;
-    o->name = "a user-defined operation";
-    *op = o;
     return MPI_SUCCESS;
 }
 RDMPI_API int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
@@ -313,13 +305,12 @@ RDMPI_API int PMPI_Op_free(MPI_Op *op)
 {
     static const char fn[] = "MPI_Op_free";
     API_CHECK(api_check_init(fn));
-    if (!op || *op == MPI_OP_NULL)
-        return api_error(MPI_COMM_NULL, CORE_EOP, fn, "the operation is MPI_OP_NULL");
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, op, "op", fn));
+    API_CHECK(api_check_op(MPI_COMM_NULL, *op, fn));
     if ((*op)->predefined)
         return api_error(MPI_COMM_NULL, CORE_EOP, fn, "%s is predefined and cannot be freed",
                          (*op)->name ? (*op)->name : "the operation");
-    if (--(*op)->refcount == 0)
-        free(*op);
+    core_op_release(*op);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
@@ -329,8 +320,7 @@ RDMPI_API int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
     static const char fn[] = "MPI_Op_commutative";
     API_CHECK(api_check_init(fn));
-    if (op == MPI_OP_NULL)
-        return api_error(MPI_COMM_NULL, CORE_EOP, fn, "the operation is MPI_OP_NULL");
+    API_CHECK(api_check_op(MPI_COMM_NULL, op, fn));
     if (!commute)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "commute is NULL");
     *commute = op->commute;

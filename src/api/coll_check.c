@@ -35,8 +35,7 @@ int api_coll_data(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt, co
 
 int api_coll_op(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fn)
 {
-    if (op == MPI_OP_NULL)
-        return api_error(comm, CORE_EOP, fn, "the operation is MPI_OP_NULL");
+    API_CHECK(api_check_op(comm, op, fn));
     if (!core_op_valid(op, dt))
         return api_error(comm, CORE_EOP, fn, "%s is not defined for datatype %s",
                          op->name ? op->name : "the operation", dt->name);

@@ -15,6 +15,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     API_CHECK(api_check_init("MPI_Comm_rank"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_rank"));
+    API_CHECK(api_check_ptr(comm, rank, "rank", "MPI_Comm_rank"));
     *rank = comm->rank;
     return MPI_SUCCESS;
 }
@@ -24,6 +25,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     API_CHECK(api_check_init("MPI_Comm_size"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_size"));
+    API_CHECK(api_check_ptr(comm, size, "size", "MPI_Comm_size"));
     *size = comm->size;
     return MPI_SUCCESS;
 }
@@ -51,6 +53,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     API_CHECK(api_check_init("MPI_Comm_dup"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_dup"));
+    API_CHECK(api_check_ptr(comm, newcomm, "newcomm", "MPI_Comm_dup"));
     int rc = make_comm(comm, comm->group, 1, newcomm, "MPI_Comm_dup");
     /* A duplicate keeps the topology (MPI 7.4). */
     if (rc == MPI_SUCCESS && comm->topo && !((*newcomm)->topo = core_topo_dup(comm->topo)))
@@ -138,6 +141,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     API_CHECK(api_check_init("MPI_Comm_split"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_split"));
+    API_CHECK(api_check_ptr(comm, newcomm, "newcomm", "MPI_Comm_split"));
     if (color < 0 && color != MPI_UNDEFINED)
         return api_error(comm, CORE_EINVAL, "MPI_Comm_split",
                          "color %d is negative (and not MPI_UNDEFINED)", color);
@@ -153,6 +157,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     const char *fn = "MPI_Comm_split_type";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
+    API_CHECK(api_check_info(comm, info, 1, fn));
+    API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
     int color = MPI_UNDEFINED;
     if (split_type == MPI_COMM_TYPE_SHARED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
         split_type == MPI_COMM_TYPE_HW_GUIDED) {
@@ -182,8 +188,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     const char *fn = "MPI_Comm_create";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
-    if (group == MPI_GROUP_NULL)
-        return api_error(comm, CORE_EGROUP, fn, "the group is MPI_GROUP_NULL");
+    API_CHECK(api_check_group(group, fn));
+    API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
     if (!is_subgroup(group, comm))
         return api_error(comm, CORE_EGROUP, fn, "the group is not a subset of the communicator");
     return make_comm(comm, group, group->my_rank != MPI_UNDEFINED, newcomm, fn);
@@ -196,8 +202,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
     API_CHECK(api_check_tag(comm, tag, 0, fn));
-    if (group == MPI_GROUP_NULL)
-        return api_error(comm, CORE_EGROUP, fn, "the group is MPI_GROUP_NULL");
+    API_CHECK(api_check_group(group, fn));
+    API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
     if (!is_subgroup(group, comm))
         return api_error(comm, CORE_EGROUP, fn, "the group is not a subset of the communicator");
     if (group->my_rank == MPI_UNDEFINED) {
@@ -237,6 +243,7 @@ int PMPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
     API_CHECK(api_check_init("MPI_Comm_compare"));
     API_CHECK(api_check_comm(c1, "MPI_Comm_compare"));
     API_CHECK(api_check_comm(c2, "MPI_Comm_compare"));
+    API_CHECK(api_check_ptr(c1, result, "result", "MPI_Comm_compare"));
     if (c1 == c2) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
@@ -251,6 +258,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     API_CHECK(api_check_init("MPI_Comm_group"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_group"));
+    API_CHECK(api_check_ptr(comm, group, "group", "MPI_Comm_group"));
     core_group_retain(comm->group);
     *group = comm->group;
     return MPI_SUCCESS;
@@ -261,6 +269,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
     API_CHECK(api_check_init("MPI_Comm_set_name"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_set_name"));
+    API_CHECK(api_check_ptr(comm, name, "comm_name", "MPI_Comm_set_name"));
     strncpy(comm->name, name, MPI_MAX_OBJECT_NAME - 1);
     comm->name[MPI_MAX_OBJECT_NAME - 1] = '\0';
     return MPI_SUCCESS;
@@ -271,6 +280,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
     API_CHECK(api_check_init("MPI_Comm_get_name"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_get_name"));
+    API_CHECK(api_check_ptr(comm, name, "comm_name", "MPI_Comm_get_name"));
+    API_CHECK(api_check_ptr(comm, resultlen, "resultlen", "MPI_Comm_get_name"));
     strcpy(name, comm->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
@@ -281,6 +292,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     API_CHECK(api_check_init("MPI_Comm_test_inter"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_test_inter"));
+    API_CHECK(api_check_ptr(comm, flag, "flag", "MPI_Comm_test_inter"));
     *flag = 0;
     return MPI_SUCCESS;
 }

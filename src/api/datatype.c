@@ -15,9 +15,7 @@
 /* Checks a datatype argument that only has to exist (not be committed). */
 static int check_dt(MPI_Datatype dt, const char *fn)
 {
-    if (dt == MPI_DATATYPE_NULL)
-        return api_error(MPI_COMM_NULL, CORE_ETYPE, fn, "datatype is MPI_DATATYPE_NULL");
-    return 0;
+    return api_check_dt(MPI_COMM_NULL, dt, fn);
 }
 
 static int check_ptr(const void *p, const char *what, const char *fn)

@@ -11,13 +11,15 @@
 #include "api/api.h"
 #include "core/datatype.h"
 
+/* A live datatype handle (it need not be committed). */
 static int check_type(MPI_Datatype t, const char *what, int i, const char *fn)
 {
-    if (t == MPI_DATATYPE_NULL)
-        return i < 0 ? api_error(MPI_COMM_NULL, CORE_ETYPE, fn, "%s is MPI_DATATYPE_NULL", what)
-                     : api_error(MPI_COMM_NULL, CORE_ETYPE, fn, "%s[%d] is MPI_DATATYPE_NULL",
-                                 what, i);
-    return 0;
+    if (core_handle_valid(&core_handles.dt, t))
+        return 0;
+    int freed = t && core_handle_state(&core_handles.dt, t) == CORE_HANDLE_DEAD;
+    const char *why = !t ? "MPI_DATATYPE_NULL" : freed ? "a freed datatype" : "not a datatype";
+    return i < 0 ? api_error(MPI_COMM_NULL, CORE_ETYPE, fn, "%s is %s", what, why)
+                 : api_error(MPI_COMM_NULL, CORE_ETYPE, fn, "%s[%d] is %s", what, i, why);
 }
 
 static int check_count(int n, const char *what, int i, const char *fn)
@@ -106,7 +108,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 {
     static const char fn[] = "MPI_Type_vector";
     MPI_Aint bytes = 0;
-    if (oldtype != MPI_DATATYPE_NULL &&
+    if (core_handle_valid(&core_handles.dt, oldtype) &&
         __builtin_mul_overflow((MPI_Aint)stride, oldtype->extent, &bytes))
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "stride %d overflows", stride);
     int rc = strided(count, blocklength, bytes, oldtype, newtype, fn);
@@ -126,6 +128,15 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 }
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_hvector);
+
+/* The calls with an array of block lengths: it must be there when count > 0
+ * (indexed() takes NULL for the common block length of the _block forms). */
+static int check_blocklengths(int count, const int blocklengths[], const char *fn)
+{
+    API_CHECK(api_check_init(fn));
+    API_CHECK(check_count(count, "count", -1, fn));
+    return check_array(blocklengths, count, "array_of_blocklengths", fn);
+}
 
 /*
  * The indexed family: block i has blocklengths[i] (or the common blocklength
@@ -195,6 +206,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    API_CHECK(check_blocklengths(count, array_of_blocklengths, "MPI_Type_indexed"));
     return indexed(MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0, array_of_displacements,
                    NULL, NULL, oldtype, newtype, "MPI_Type_indexed");
 }
@@ -206,6 +218,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    API_CHECK(check_blocklengths(count, array_of_blocklengths, "MPI_Type_create_hindexed"));
     return indexed(MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0, NULL,
                    array_of_displacements, NULL, oldtype, newtype, "MPI_Type_create_hindexed");
 }
@@ -241,6 +254,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_create_struct";
+    API_CHECK(check_blocklengths(count, array_of_blocklengths, fn));
     if (array_of_types == NULL && count > 0) {
         API_CHECK(api_check_init(fn));
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "array_of_types is NULL");

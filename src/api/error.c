@@ -96,11 +96,26 @@ int api_bad_init(const char *fn)
     core_boot_abort(core_rt, MPI_ERR_OTHER, "MPI call outside MPI_Init/MPI_Finalize");
 }
 
+/* What is wrong with handle p of a kind (named what, whose null handle is
+ * null_name) that failed its pool's check. Does not read *p. */
+static const char *bad_handle(core_handle_pool_t *pool, const void *p, const char *what,
+                              const char *null_name, char *buf, size_t n)
+{
+    if (!p)
+        snprintf(buf, n, "the %s is %s", what, null_name);
+    else if (core_handle_state(pool, p) == CORE_HANDLE_DEAD)
+        snprintf(buf, n, "the %s %p was freed", what, p);
+    else
+        snprintf(buf, n, "%p is not a %s handle", p, what);
+    return buf;
+}
+
 int api_bad_comm(MPI_Comm comm, const char *fn)
 {
-    if (comm == MPI_COMM_NULL)
-        return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "the communicator is MPI_COMM_NULL");
-    return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "invalid communicator (freed?)");
+    char b[96];
+    return api_error(MPI_COMM_NULL, CORE_ECOMM, fn, "%s",
+                     bad_handle(&core_handles.comm, comm, "communicator", "MPI_COMM_NULL", b,
+                                sizeof(b)));
 }
 
 int api_bad_count(MPI_Comm comm, int count, const char *fn)
@@ -108,12 +123,64 @@ int api_bad_count(MPI_Comm comm, int count, const char *fn)
     return api_error(comm, CORE_ECOUNT, fn, "negative count %d", count);
 }
 
+int api_bad_dt(MPI_Comm comm, MPI_Datatype dt, const char *fn)
+{
+    char b[96];
+    return api_error(comm, CORE_ETYPE, fn, "%s",
+                     bad_handle(&core_handles.dt, dt, "datatype", "MPI_DATATYPE_NULL", b,
+                                sizeof(b)));
+}
+
 int api_bad_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
 {
-    if (dt == MPI_DATATYPE_NULL)
-        return api_error(comm, CORE_ETYPE, fn, "the datatype is MPI_DATATYPE_NULL");
+    if (!core_handle_valid(&core_handles.dt, dt))
+        return api_bad_dt(comm, dt, fn);
     return api_error(comm, CORE_ETYPE, fn, "datatype %s is not committed (MPI_Type_commit)",
                      dt->name[0] ? dt->name : "(derived)");
+}
+
+int api_bad_group(MPI_Group g, const char *fn)
+{
+    char b[96];
+    return api_error(MPI_COMM_NULL, CORE_EGROUP, fn, "%s",
+                     bad_handle(&core_handles.group, g, "group", "MPI_GROUP_NULL", b, sizeof(b)));
+}
+
+int api_bad_op(MPI_Comm comm, MPI_Op op, const char *fn)
+{
+    char b[96];
+    return api_error(comm, CORE_EOP, fn, "%s",
+                     bad_handle(&core_handles.op, op, "operation", "MPI_OP_NULL", b, sizeof(b)));
+}
+
+int api_bad_info(MPI_Comm comm, MPI_Info info, const char *fn)
+{
+    char b[96];
+    return api_error(comm, CORE_EINFO, fn, "%s",
+                     bad_handle(&core_handles.info, info, "info object", "MPI_INFO_NULL", b,
+                                sizeof(b)));
+}
+
+int api_bad_errh(MPI_Comm comm, MPI_Errhandler e, const char *fn)
+{
+    char b[96];
+    return api_error(comm, CORE_EERRHANDLER, fn, "%s",
+                     bad_handle(&core_handles.errh, e, "error handler", "MPI_ERRHANDLER_NULL", b,
+                                sizeof(b)));
+}
+
+int api_bad_req(MPI_Comm comm, MPI_Request r, const char *fn)
+{
+    if (r == MPI_REQUEST_NULL)
+        return api_error(comm, CORE_EREQUEST, fn, "the request is MPI_REQUEST_NULL");
+    if (core_handle_in_slabs(&core_handles.req, (uintptr_t)r))   /* a slot of the request memory */
+        return api_error(comm, CORE_EREQUEST, fn, "the request %p was freed or completed", r);
+    return api_error(comm, CORE_EREQUEST, fn, "%p is not a request handle", r);
+}
+
+int api_bad_ptr(MPI_Comm comm, const char *what, const char *fn)
+{
+    return api_error(comm, CORE_EINVAL, fn, "%s is NULL", what);
 }
 
 int api_bad_buf(MPI_Comm comm, int count, const char *fn)

@@ -7,12 +7,11 @@
 #include "core/group.h"
 #include "core/group_ops.h"
 
-/* A group argument must be a group handle. */
+/* A group argument must be a live group handle (not MPI_GROUP_NULL, not freed). */
 static int check_group(MPI_Group g, const char *what, const char *fn)
 {
-    if (g == MPI_GROUP_NULL)
-        return api_error(MPI_COMM_NULL, CORE_EGROUP, fn, "%s is MPI_GROUP_NULL", what);
-    return 0;
+    (void)what;
+    return api_check_group(g, fn);
 }
 
 /* A NULL pointer argument is an argument error. */

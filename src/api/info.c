@@ -9,11 +9,10 @@
 #include "core/info.h"
 #include "core/info_ops.h"
 
+/* A live info object (not MPI_INFO_NULL, not freed). */
 static int check_info(MPI_Info info, const char *fn)
 {
-    if (info == MPI_INFO_NULL)
-        return api_error(MPI_COMM_NULL, CORE_EINFO, fn, "info is MPI_INFO_NULL");
-    return 0;
+    return api_check_info(MPI_COMM_NULL, info, 0, fn);
 }
 
 static int check_writable(MPI_Info info, const char *fn)

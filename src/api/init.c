@@ -97,7 +97,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     char msg[128];
     core_runtime_t *rt = core_rt;
     snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called by rank %d",
-             comm && api_initialized ? core_comm_label(comm) : "?", errorcode, rt ? rt->rank : 0);
+             api_initialized && core_handle_valid(&core_handles.comm, comm) ? core_comm_label(comm)
+                                                                            : "?",
+             errorcode, rt ? rt->rank : 0);
     fflush(stdout);
     fflush(stderr);
     if (!rt || rt->singleton)

@@ -26,6 +26,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     if (position == NULL)
         return api_error(comm, CORE_EINVAL, fn, "position is NULL");
     MPI_Aint n = packed_bytes(incount, datatype);
+    if (n > 0 && !outbuf)
+        return api_error(comm, CORE_EBUFFER, fn, "outbuf is NULL");
     if (*position < 0 || outsize < 0 || n < 0 || n > (MPI_Aint)outsize - *position)
         return api_error(comm, CORE_ETRUNC, fn,
                          "%d items of %zu bytes do not fit at position %d of a %d-byte buffer",
@@ -48,6 +50,8 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     if (position == NULL)
         return api_error(comm, CORE_EINVAL, fn, "position is NULL");
     MPI_Aint n = packed_bytes(outcount, datatype);
+    if (n > 0 && (!inbuf || !outbuf))
+        return api_error(comm, CORE_EBUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
     if (*position < 0 || insize < 0 || n < 0 || n > (MPI_Aint)insize - *position)
         return api_error(comm, CORE_ETRUNC, fn,
                          "%d items of %zu bytes need more than the %d bytes left after "

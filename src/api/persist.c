@@ -18,6 +18,8 @@ static int make(void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Co
     API_CHECK(api_check_buf(comm, buf, count, dt, fn));
     API_CHECK(api_check_rank(comm, peer, kind == CORE_REQ_RECV, fn));
     API_CHECK(api_check_tag(comm, tag, kind == CORE_REQ_RECV, fn));
+    if (!req)
+        return api_error(comm, CORE_EREQUEST, fn, "the request argument is NULL");
     MPI_Request r = core_req_alloc(kind);
     if (!r)
         return api_error(comm, CORE_ENOMEM, fn, "out of memory");
@@ -62,7 +64,8 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
 
 static int start(MPI_Request r, const char *fn)
 {
-    if (r == MPI_REQUEST_NULL || !r->persistent)
+    API_CHECK(api_check_req(r, 0, fn));
+    if (!r->persistent)
         return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn, "not a persistent request");
     if (r->active)
         return api_error(r->comm, CORE_EREQUEST, fn, "the request is already active");
@@ -84,6 +87,8 @@ static int start(MPI_Request r, const char *fn)
 int PMPI_Start(MPI_Request *req)
 {
     API_CHECK(api_check_init("MPI_Start"));
+    if (!req)
+        return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Start", "the request pointer is NULL");
     return start(*req, "MPI_Start");
 }
 int MPI_Start(MPI_Request *req) API_ALIAS(MPI_Start);
@@ -91,6 +96,16 @@ int MPI_Start(MPI_Request *req) API_ALIAS(MPI_Start);
 int PMPI_Startall(int n, MPI_Request reqs[])
 {
     API_CHECK(api_check_init("MPI_Startall"));
+    API_CHECK(api_check_count(MPI_COMM_NULL, n, "MPI_Startall"));
+    if (n > 0)
+        API_CHECK(api_check_ptr(MPI_COMM_NULL, reqs, "array_of_requests", "MPI_Startall"));
+    /* every request is checked before any starts */
+    for (int i = 0; i < n; i++) {
+        API_CHECK(api_check_req(reqs[i], 0, "MPI_Startall"));
+        if (!reqs[i]->persistent || reqs[i]->active)
+            return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Startall",
+                             "array_of_requests[%d] is not an inactive persistent request", i);
+    }
     for (int i = 0; i < n; i++)
         API_CHECK(start(reqs[i], "MPI_Startall"));
     return MPI_SUCCESS;

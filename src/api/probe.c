@@ -1,6 +1,8 @@
 /*
  * Probes and matched receives (MPI_Mprobe/MPI_Mrecv): a matched probe takes
- * the message out of matching, so no other receive can steal it.
+ * the message out of matching, so no other receive can steal it. Message
+ * handles come from their own pool (core_handles.msg), so a message already
+ * received is refused (MPI_ERR_REQUEST) without reading freed memory.
  */
 #include <stdlib.h>
 #include "api/api.h"
@@ -39,6 +41,9 @@ static int probe(int src, int tag, MPI_Comm comm, int block, int *flag, MPI_Stat
                  MPI_Message *msg, const char *fn)
 {
     API_CHECK(check_probe(src, tag, comm, fn));
+    API_CHECK(api_check_ptr(comm, flag, "flag", fn));
+    if (msg)
+        API_CHECK(api_check_ptr(comm, msg, "message", fn));
     if (src == MPI_PROC_NULL) {
         proc_null_status(st);
         *flag = 1;
@@ -59,7 +64,7 @@ static int probe(int src, int tag, MPI_Comm comm, int block, int *flag, MPI_Stat
     }
     core_wait_end(&w);
     if (msg && *flag) {
-        MPI_Message m = malloc(sizeof(*m));
+        MPI_Message m = core_handle_alloc(&core_handles.msg, sizeof(*m));
         if (!m)
             return api_error(comm, CORE_ENOMEM, fn, "out of memory");
         m->msg = u;
@@ -105,8 +110,12 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI
 {
     const char *fn = "MPI_Imrecv";
     API_CHECK(api_check_init(fn));
-    if (!message || *message == MPI_MESSAGE_NULL)
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, message, "message", fn));
+    if (*message == MPI_MESSAGE_NULL)
         return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn, "the message is MPI_MESSAGE_NULL");
+    if (*message != MPI_MESSAGE_NO_PROC && !core_handle_valid(&core_handles.msg, *message))
+        return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn,
+                         "%p is not a message handle (already received?)", (void *)*message);
     if (*message == MPI_MESSAGE_NO_PROC) {
         int rc = p2p_irecv(buf, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, 0, req);
         *message = MPI_MESSAGE_NULL;
@@ -114,10 +123,11 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI
     }
     MPI_Message m = *message;
     API_CHECK(api_check_buf(m->comm, buf, count, dt, fn));
+    API_CHECK(api_check_ptr(m->comm, req, "request", fn));
     int rc = p2p_imrecv(buf, (size_t)count, dt, m->comm, m->msg, req);
     if (rc)
         return api_error(m->comm, rc, fn, "%s", core_strerror(rc));
-    free(m);
+    core_handle_free(&core_handles.msg, m);
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
 }
@@ -127,8 +137,8 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
     MPI_Request r;
-    MPI_Comm comm = message && *message != MPI_MESSAGE_NULL && *message != MPI_MESSAGE_NO_PROC
-                        ? (*message)->comm : MPI_COMM_NULL;
+    MPI_Comm comm = message && core_handle_valid(&core_handles.msg, *message) ? (*message)->comm
+                                                                              : MPI_COMM_NULL;
     int rc = PMPI_Imrecv(buf, count, dt, message, &r);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -100,6 +100,7 @@ RDMPI_API int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
     static const char fn[] = "MPI_Cartdim_get";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
+    API_CHECK(api_check_ptr(comm, ndims, "ndims", fn));
     *ndims = t->ndims;
     return MPI_SUCCESS;
 }
@@ -113,6 +114,8 @@ RDMPI_API int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[
     if (maxdims < t->ndims)
         return api_error(comm, CORE_EINVAL, fn, "maxdims %d is below the %d dimensions",
                          maxdims, t->ndims);
+    if (t->ndims > 0 && (!dims || !periods || !coords))
+        return api_error(comm, CORE_EINVAL, fn, "dims, periods or coords is NULL");
     int c[t->ndims > 0 ? t->ndims : 1];
     core_cart_coords(t, comm->rank, c);
     for (int d = 0; d < t->ndims; d++) {
@@ -135,6 +138,8 @@ RDMPI_API int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[
     if (maxdims < t->ndims)
         return api_error(comm, CORE_EINVAL, fn, "maxdims %d is below the %d dimensions",
                          maxdims, t->ndims);
+    if (t->ndims > 0)
+        API_CHECK(api_check_ptr(comm, coords, "coords", fn));
     core_cart_coords(t, rank, coords);
     return MPI_SUCCESS;
 }
@@ -146,6 +151,9 @@ RDMPI_API int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     static const char fn[] = "MPI_Cart_rank";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
+    API_CHECK(api_check_ptr(comm, rank, "rank", fn));
+    if (t->ndims > 0)
+        API_CHECK(api_check_ptr(comm, coords, "coords", fn));
     if (core_cart_rank(t, coords, rank))
         return api_error(comm, CORE_ERANK, fn,
                          "the coordinates lie outside a non-periodic dimension");
@@ -162,6 +170,8 @@ RDMPI_API int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *sourc
     if (direction < 0 || direction >= t->ndims)
         return api_error(comm, CORE_EINVAL, fn, "direction %d: the grid has %d dimensions",
                          direction, t->ndims);
+    if (!source || !dest)
+        return api_error(comm, CORE_EINVAL, fn, "rank_source or rank_dest is NULL");
     core_cart_shift(t, comm->rank, direction, disp, source, dest);
     return MPI_SUCCESS;
 }
@@ -174,6 +184,9 @@ RDMPI_API int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *ne
     static const char fn[] = "MPI_Cart_sub";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
+    API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
+    if (t->ndims > 0)
+        API_CHECK(api_check_ptr(comm, remain_dims, "remain_dims", fn));
     int nd = t->ndims, kept = 0, color = 0, key = 0;
     int c[nd > 0 ? nd : 1], dims[nd > 0 ? nd : 1], periods[nd > 0 ? nd : 1];
     core_cart_coords(t, comm->rank, c);
@@ -216,9 +229,9 @@ RDMPI_API int PMPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const
                                               MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
-    (void)info;
     (void)reorder;
     API_CHECK(enter(comm, fn));
+    API_CHECK(api_check_info(comm, info, 1, fn));
     if (indegree < 0 || outdegree < 0 || (indegree && !sources) || (outdegree && !dests) ||
         !newcomm)
         return api_error(comm, CORE_EINVAL, fn, "a degree is negative or an array is NULL");
@@ -325,9 +338,9 @@ RDMPI_API int PMPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
                                      MPI_Comm *newcomm)
 {
     static const char fn[] = "MPI_Dist_graph_create";
-    (void)info;
     (void)reorder;
     API_CHECK(enter(comm, fn));
+    API_CHECK(api_check_info(comm, info, 1, fn));
     if (n < 0 || (n > 0 && (!sources || !degrees)) || !newcomm)
         return api_error(comm, CORE_EINVAL, fn, "n %d or a NULL argument", n);
     long edges = 0;
@@ -364,6 +377,8 @@ RDMPI_API int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int 
     static const char fn[] = "MPI_Dist_graph_neighbors_count";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_DIST_GRAPH, &t, fn));
+    if (!indegree || !outdegree || !weighted)
+        return api_error(comm, CORE_EINVAL, fn, "indegree, outdegree or weighted is NULL");
     *indegree = t->indegree;
     *outdegree = t->outdegree;
     *weighted = t->weighted;
@@ -383,6 +398,8 @@ RDMPI_API int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sour
     if (maxindegree < t->indegree || maxoutdegree < t->outdegree)
         return api_error(comm, CORE_EINVAL, fn, "room for %d/%d neighbors, %d/%d needed",
                          maxindegree, maxoutdegree, t->indegree, t->outdegree);
+    if ((t->indegree > 0 && !sources) || (t->outdegree > 0 && !dests))
+        return api_error(comm, CORE_EINVAL, fn, "sources or destinations is NULL");
     for (int i = 0; i < t->indegree; i++) {
         sources[i] = t->sources[i];
         if (t->weighted && sweights != MPI_UNWEIGHTED && sweights)
@@ -403,6 +420,7 @@ RDMPI_API int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
     static const char fn[] = "MPI_Topo_test";
     API_CHECK(enter(comm, fn));
+    API_CHECK(api_check_ptr(comm, status, "status", fn));
     *status = !comm->topo                          ? MPI_UNDEFINED
               : comm->topo->kind == CORE_TOPO_CART ? MPI_CART
                                                    : MPI_DIST_GRAPH;

@@ -57,6 +57,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     API_CHECK(api_check_init("MPI_Alloc_mem"));
     if (size < 0)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Alloc_mem", "negative size %ld", size);
+    API_CHECK(api_check_info(MPI_COMM_NULL, info, 1, "MPI_Alloc_mem"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, baseptr, "baseptr", "MPI_Alloc_mem"));
     void *p = NULL;
     if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0)
         return api_error(MPI_COMM_NULL, CORE_ENOMEM, "MPI_Alloc_mem",

@@ -2,6 +2,16 @@
  * Completion calls: the Wait and Test families, request release, status
  * queries and cancel. An inactive persistent request or MPI_REQUEST_NULL
  * completes at once with an empty status.
+ *
+ * Arguments are checked before anything completes: a negative count is
+ * MPI_ERR_COUNT; a request that is neither MPI_REQUEST_NULL nor live (freed,
+ * completed and released, or not a request at all) is MPI_ERR_REQUEST, as
+ * is a NULL pointer to the one request of Wait/Test/Start/Cancel/
+ * Request_free (the request argument itself is unusable); a NULL array of
+ * requests (count > 0) or a NULL flag, index, outcount or array of indices
+ * is MPI_ERR_ARG, an argument "of some other kind" (MPI-4.1 9.4; MPICH
+ * agrees, Open MPI says MPI_ERR_REQUEST for the array). MPI_STATUS_IGNORE
+ * and MPI_STATUSES_IGNORE are NULL and always allowed.
  */
 #include "api/api.h"
 #include "core/progress.h"
@@ -44,6 +54,38 @@ static int finish(MPI_Request *rp, MPI_Status *st)
     return err;
 }
 
+/* The request pointer of Wait/Test/...: present, and the request null or live. */
+static inline int check_one(MPI_Request *req, const char *fn)
+{
+    if (!req)
+        return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn, "the request pointer is NULL");
+    return api_check_req(*req, 1, fn);
+}
+
+/* The report of check_array (out of line: the checks run on every call). */
+static __attribute__((cold, noinline)) int bad_array(int n, MPI_Request reqs[], const char *fn)
+{
+    API_CHECK(api_check_count(MPI_COMM_NULL, n, fn));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, reqs, "array_of_requests", fn));
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !core_req_valid(reqs[i]))
+            return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn,
+                             "array_of_requests[%d] = %p is not a live request (freed, "
+                             "completed, or not a request)", i, (void *)reqs[i]);
+    return 0;
+}
+
+/* A count and an array of requests, each null or live. */
+CORE_INLINE int check_array(int n, MPI_Request reqs[], const char *fn)
+{
+    if (n < 0 || (n > 0 && !reqs))
+        return bad_array(n, reqs, fn);
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !core_req_valid(reqs[i]))
+            return bad_array(n, reqs, fn);
+    return 0;
+}
+
 static int report(MPI_Request r, int err, const char *fn)
 {
     MPI_Comm comm = r ? r->comm : MPI_COMM_NULL;
@@ -55,8 +97,7 @@ static int report(MPI_Request r, int err, const char *fn)
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 {
     API_CHECK(api_check_init("MPI_Wait"));
-    if (!req)
-        return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Wait", "request pointer is NULL");
+    API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
     if (!is_inert(r))
         core_wait_req(r, "MPI_Wait");
@@ -68,6 +109,8 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status) API_ALIAS(MPI_Wait);
 int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
     API_CHECK(api_check_init("MPI_Test"));
+    API_CHECK(check_one(req, "MPI_Test"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Test"));
     MPI_Request r = *req;
     if (!is_inert(r) && !r->complete) {
         core_progress();
@@ -103,6 +146,7 @@ static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], MPI_Request *
 int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
     API_CHECK(api_check_init("MPI_Waitall"));
+    API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Waitall", NULL);
     for (int i = 0; i < n; i++) {
@@ -125,6 +169,8 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) API_ALIAS(MPI_Waita
 int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     API_CHECK(api_check_init("MPI_Testall"));
+    API_CHECK(check_array(n, reqs, "MPI_Testall"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Testall"));
     core_progress();
     for (int i = 0; i < n; i++)
         if (!is_inert(reqs[i]) && !reqs[i]->complete) {
@@ -158,6 +204,8 @@ static int find_done(int n, MPI_Request reqs[])
 int PMPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
     API_CHECK(api_check_init("MPI_Waitany"));
+    API_CHECK(check_array(n, reqs, "MPI_Waitany"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, index, "index", "MPI_Waitany"));
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Waitany", NULL);
     int i;
@@ -178,6 +226,9 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) API_A
 int PMPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
     API_CHECK(api_check_init("MPI_Testany"));
+    API_CHECK(check_array(n, reqs, "MPI_Testany"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, index, "index", "MPI_Testany"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Testany"));
     core_progress();
     int i = find_done(n, reqs);
     *flag = i != -1;
@@ -223,9 +274,19 @@ static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI
     return MPI_SUCCESS;
 }
 
+static int check_some(int n, MPI_Request reqs[], int *outcount, int idx[], const char *fn)
+{
+    API_CHECK(check_array(n, reqs, fn));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, outcount, "outcount", fn));
+    if (n > 0)
+        API_CHECK(api_check_ptr(MPI_COMM_NULL, idx, "array_of_indices", fn));
+    return 0;
+}
+
 int PMPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
 {
     API_CHECK(api_check_init("MPI_Waitsome"));
+    API_CHECK(check_some(n, reqs, outcount, idx, "MPI_Waitsome"));
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Waitsome", NULL);
     while (find_done(n, reqs) == -1)
@@ -239,6 +300,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
 int PMPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
 {
     API_CHECK(api_check_init("MPI_Testsome"));
+    API_CHECK(check_some(n, reqs, outcount, idx, "MPI_Testsome"));
     core_progress();
     return collect_some(n, reqs, outcount, idx, sts, "MPI_Testsome");
 }
@@ -248,9 +310,8 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
 int PMPI_Request_free(MPI_Request *req)
 {
     API_CHECK(api_check_init("MPI_Request_free"));
-    if (!req || *req == MPI_REQUEST_NULL)
-        return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Request_free",
-                         "the request is MPI_REQUEST_NULL");
+    API_CHECK(check_one(req, "MPI_Request_free"));
+    API_CHECK(api_check_req(*req, 0, "MPI_Request_free"));
     MPI_Request r = *req;
     *req = MPI_REQUEST_NULL;
     if (r->complete || (r->persistent && !r->active))
@@ -264,6 +325,8 @@ int MPI_Request_free(MPI_Request *req) API_ALIAS(MPI_Request_free);
 int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
     API_CHECK(api_check_init("MPI_Request_get_status"));
+    API_CHECK(api_check_req(req, 1, "MPI_Request_get_status"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Request_get_status"));
     if (is_inert(req)) {
         *flag = 1;
         empty_status(status);
@@ -282,9 +345,8 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 int PMPI_Cancel(MPI_Request *req)
 {
     API_CHECK(api_check_init("MPI_Cancel"));
-    if (!req || *req == MPI_REQUEST_NULL)
-        return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Cancel",
-                         "the request is MPI_REQUEST_NULL");
+    API_CHECK(check_one(req, "MPI_Cancel"));
+    API_CHECK(api_check_req(*req, 0, "MPI_Cancel"));
     int rc = p2p_cancel(*req);
     if (rc)
         return api_error((*req)->comm, rc, "MPI_Cancel", "%s", core_strerror(rc));

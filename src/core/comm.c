@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/comm.h"
+#include "core/handle.h"
 #include "core/runtime.h"
 #include "core/topo.h"
 
@@ -13,6 +14,27 @@ struct rdmpi_comm rdmpi_comm_self = { .refcount = 1, .predefined = 1 };
 struct rdmpi_errhandler rdmpi_errors_are_fatal = { 1, 1, CORE_ERRH_FATAL, NULL };
 struct rdmpi_errhandler rdmpi_errors_return = { 1, 1, CORE_ERRH_RETURN, NULL };
 struct rdmpi_errhandler rdmpi_errors_abort = { 1, 1, CORE_ERRH_ABORT, NULL };
+
+/* The predefined handles are valid for as long as the library is loaded. */
+__attribute__((constructor)) static void comm_predefine(void)
+{
+    const void *comms[] = { MPI_COMM_WORLD, MPI_COMM_SELF };
+    const void *errhs[] = { MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN, MPI_ERRORS_ABORT };
+    core_handle_predefine(&core_handles.comm, comms, 2);
+    core_handle_predefine(&core_handles.errh, errhs, 3);
+}
+
+int core_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *out)
+{
+    MPI_Errhandler e = core_handle_alloc(&core_handles.errh, sizeof(*e));
+    if (!e)
+        return CORE_ENOMEM;
+    e->refcount = 1;
+    e->kind = CORE_ERRH_USER;
+    e->fn = fn;
+    *out = e;
+    return 0;
+}
 
 void core_errhandler_retain(MPI_Errhandler e)
 {
@@ -23,7 +45,7 @@ void core_errhandler_retain(MPI_Errhandler e)
 void core_errhandler_release(MPI_Errhandler e)
 {
     if (e && !e->predefined && --e->refcount == 0)
-        free(e);
+        core_handle_free(&core_handles.errh, e);
 }
 
 static void comm_setup(MPI_Comm c, MPI_Group group, uint32_t ctx, MPI_Errhandler errh)
@@ -40,7 +62,7 @@ static void comm_setup(MPI_Comm c, MPI_Group group, uint32_t ctx, MPI_Errhandler
 
 int core_comm_create(MPI_Group group, uint32_t ctx, MPI_Errhandler errh, MPI_Comm *out)
 {
-    MPI_Comm c = calloc(1, sizeof(*c));
+    MPI_Comm c = core_handle_alloc(&core_handles.comm, sizeof(*c));
     if (!c)
         return CORE_ENOMEM;
     c->refcount = 1;
@@ -60,7 +82,7 @@ void core_comm_release(MPI_Comm c)
     free(c->node_of);
     core_topo_free(c->topo);
     core_attr_discard(&c->attrs); /* normally deleted, with callbacks, by MPI_Comm_free */
-    free(c);
+    core_handle_free(&core_handles.comm, c);
 }
 
 int core_comm_init_predefined(core_runtime_t *rt)

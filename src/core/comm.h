@@ -61,6 +61,8 @@ struct core_runtime;
 int core_comm_init_predefined(struct core_runtime *rt);
 void core_comm_fini_predefined(void);
 
+/* A user error handler (MPI_Comm_create_errhandler) with one reference. */
+int core_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *out);
 void core_errhandler_retain(MPI_Errhandler e);
 void core_errhandler_release(MPI_Errhandler e);
 

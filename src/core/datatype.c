@@ -22,6 +22,7 @@
 
 #include "core/datatype.h"
 #include "core/errors.h"
+#include "core/handle.h"
 
 enum { PREDEF_FLAGS = CORE_DT_PREDEFINED | CORE_DT_COMMITTED };
 
@@ -142,10 +143,25 @@ void core_dt_init(void)
     /* Every predefined type is a static initializer; nothing to build. */
 }
 
+/* The predefined types are valid handles for as long as the library is loaded. */
+__attribute__((constructor)) static void dt_predefine(void)
+{
+    const void *types[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_PACKED, MPI_SHORT,
+        MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL,
+        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
+        MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_C_FLOAT_COMPLEX,
+        MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT,
+        MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+    };
+    core_handle_predefine(&core_handles.dt, types, sizeof(types) / sizeof(types[0]));
+}
+
 /* A new derived type with no data; its owner fills in the layout. */
 static MPI_Datatype dt_alloc(void)
 {
-    MPI_Datatype t = calloc(1, sizeof(*t));
+    MPI_Datatype t = core_handle_alloc(&core_handles.dt, sizeof(*t));
     if (t)
         t->refcount = 1;
     return t;
@@ -176,7 +192,7 @@ static void dt_free(MPI_Datatype t)
     args_free(t->args);
     if (t->blocks != &t->block0)
         free(t->blocks);
-    free(t);
+    core_handle_free(&core_handles.dt, t);
 }
 
 /* A type is contiguous when its data is one run filling [0, extent) with lb 0. */
@@ -429,8 +445,7 @@ int core_dt_dup(MPI_Datatype old, MPI_Datatype *out)
     t->kind = CORE_DT_NONE;
     t->name[0] = '\0';
     if (dt_alloc_blocks(t, old->nblocks) != 0) {
-        t->blocks = NULL;
-        free(t);
+        core_handle_free(&core_handles.dt, t);
         return CORE_ENOMEM;
     }
     if (old->nblocks)

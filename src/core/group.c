@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "core/group.h"
 #include "core/group_ops.h"
+#include "core/handle.h"
 
 struct rdmpi_group rdmpi_group_empty = {
     .refcount = 1,
@@ -23,15 +24,22 @@ struct rdmpi_group rdmpi_group_empty = {
     .ranks = NULL,
 };
 
+/* MPI_GROUP_EMPTY is a valid handle for as long as the library is loaded. */
+__attribute__((constructor)) static void group_predefine(void)
+{
+    const void *empty = MPI_GROUP_EMPTY;
+    core_handle_predefine(&core_handles.group, &empty, 1);
+}
+
 /* Allocates a group of n members (n > 0) for the caller to fill. */
 static struct rdmpi_group *group_alloc(int n)
 {
-    struct rdmpi_group *g = malloc(sizeof(*g));
+    struct rdmpi_group *g = core_handle_alloc(&core_handles.group, sizeof(*g));
     if (!g)
         return NULL;
     g->ranks = malloc((size_t)n * sizeof(int));
     if (!g->ranks) {
-        free(g);
+        core_handle_free(&core_handles.group, g);
         return NULL;
     }
     g->refcount = 1;
@@ -80,7 +88,7 @@ void core_group_release(MPI_Group g)
         return;
     if (--g->refcount == 0) {
         free(g->ranks);
-        free(g);
+        core_handle_free(&core_handles.group, g);
     }
 }
 

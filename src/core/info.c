@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/errors.h"
+#include "core/handle.h"
 #include "core/info.h"
 #include "core/info_ops.h"
 #ifndef CORE_UNIT_TEST
@@ -18,9 +19,17 @@
 
 struct rdmpi_info rdmpi_info_env = { .predefined = 1 };
 
+/* MPI_INFO_ENV is a valid handle from load time on: MPI-4 lets the info
+ * calls run before MPI_Init. */
+__attribute__((constructor)) static void info_predefine(void)
+{
+    const void *env = MPI_INFO_ENV;
+    core_handle_predefine(&core_handles.info, &env, 1);
+}
+
 int core_info_create(MPI_Info *out)
 {
-    struct rdmpi_info *info = calloc(1, sizeof(*info));
+    struct rdmpi_info *info = core_handle_alloc(&core_handles.info, sizeof(*info));
     if (!info)
         return CORE_ENOMEM;
     *out = info;
@@ -43,7 +52,7 @@ void core_info_destroy(MPI_Info info)
     if (!info || info->predefined)
         return;
     info_clear(info);
-    free(info);
+    core_handle_free(&core_handles.info, info);
 }
 
 static int find(MPI_Info info, const char *key)

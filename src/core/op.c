@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "core/handle.h"
 #include "core/op.h"
 
 #define PREDEF_OP(obj, K, label)                                                    \
@@ -41,6 +42,40 @@ PREDEF_OP(rdmpi_op_minloc, CORE_OP_MINLOC, "MPI_MINLOC");
 PREDEF_OP(rdmpi_op_maxloc, CORE_OP_MAXLOC, "MPI_MAXLOC");
 PREDEF_OP(rdmpi_op_replace, CORE_OP_REPLACE, "MPI_REPLACE");
 PREDEF_OP(rdmpi_op_no_op, CORE_OP_NO_OP, "MPI_NO_OP");
+
+/* The predefined ops are valid handles for as long as the library is loaded. */
+__attribute__((constructor)) static void op_predefine(void)
+{
+    const void *ops[] = { MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,    MPI_LOR,
+                          MPI_BOR,  MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP };
+    core_handle_predefine(&core_handles.op, ops, sizeof(ops) / sizeof(ops[0]));
+}
+
+int core_op_create(MPI_User_function *fn, int commute, MPI_Op *out)
+{
+    MPI_Op o = core_handle_alloc(&core_handles.op, sizeof(*o));
+    if (!o)
+        return CORE_ENOMEM;
+    o->refcount = 1;
+    o->kind = CORE_OP_USER;
+    o->commute = commute != 0;
+    o->fn = fn;
+    o->name = "a user-defined operation";
+    *out = o;
+    return 0;
+}
+
+void core_op_retain(MPI_Op op)
+{
+    if (!op->predefined)
+        op->refcount++;
+}
+
+void core_op_release(MPI_Op op)
+{
+    if (!op->predefined && --op->refcount == 0)
+        core_handle_free(&core_handles.op, op);
+}
 
 /*
  * Type lists: X(kind, C type, W), where W is the type sums and products are

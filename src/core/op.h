@@ -23,6 +23,11 @@ struct rdmpi_op {
     const char *name;
 };
 
+/* A user op (MPI_Op_create) with one reference; retain/release count
+ * references (predefined ops are not counted). */
+int core_op_create(MPI_User_function *fn, int commute, MPI_Op *out);
+void core_op_retain(MPI_Op op);
+void core_op_release(MPI_Op op);
 /* Whether op is defined for dt (predefined ops only on their types). */
 int core_op_valid(MPI_Op op, MPI_Datatype dt);
 /* inout = in op inout, over count items of dt (both in packed == native layout

@@ -15,10 +15,11 @@ MPI_Request core_req_alloc(int kind)
     MPI_Request req = req_free_list;
     if (req)
         req_free_list = req->next;
-    else if (!(req = malloc(sizeof(*req))))
-        return NULL;
+    else if (!(req = core_handle_alloc(&core_handles.req, sizeof(*req))))
+        return NULL;   /* memory that stays mapped: see core_req_valid */
     memset(req, 0, sizeof(*req));
     req->kind = (uint8_t)kind;
+    req->live = 1;
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;
     req->status.MPI_TAG = MPI_ANY_TAG;
     return req;
@@ -34,6 +35,7 @@ void core_req_free(MPI_Request req)
         if (req->comm)
             core_comm_release(req->comm);
     }
+    req->live = 0;
     req->next = req_free_list;
     req_free_list = req;
 }

@@ -11,6 +11,7 @@
 #include "mpi.h"
 #include "transports/transport.h"
 #include "datatype.h"
+#include "core/handle.h"
 
 enum core_req_kind {
     CORE_REQ_SEND = 1,
@@ -32,6 +33,7 @@ struct rdmpi_request {
     uint8_t mode;            /* send mode */
     uint8_t cancelled;
     uint8_t dt_held;         /* holds a reference on a derived dt (MPI_Type_free may come first) */
+    uint8_t live;            /* between core_req_alloc and core_req_free (core_req_valid) */
     volatile int complete;
     MPI_Status status;
 
@@ -65,6 +67,19 @@ struct rdmpi_request {
 };
 
 MPI_Request core_req_alloc(int kind);
+
+/*
+ * Whether r is a request the application may still pass to MPI: made by
+ * core_req_alloc, not yet returned by core_req_free, and not given up with
+ * MPI_Request_free. Never reads *r unless r is a slot of the request
+ * memory (slabs of core_handles.req, which stay mapped); a pointer that is
+ * not one gives 0 (MPI_REQUEST_NULL too). A slot reused by a new request
+ * makes an old handle to it valid again: only generations would tell.
+ */
+static inline int core_req_valid(MPI_Request r)
+{
+    return core_handle_in_slabs(&core_handles.req, (uintptr_t)r) && r->live && !r->freed;
+}
 /* Keeps a derived datatype alive while req uses it: MPI lets the user free
  * it right after starting the operation. Predefined types need nothing. */
 static inline void core_req_hold_dt(MPI_Request req, MPI_Datatype dt)

@@ -1,0 +1,119 @@
+/*
+ * Handle validation. An MPI handle (MPI_Comm, MPI_Datatype, ...) is the
+ * address of the object, so a freed or made-up handle is a pointer the
+ * library must not follow. Each kind of object therefore comes from its own
+ * pool, which can say whether a pointer is a live object of that kind
+ * without reading the memory it points to:
+ *  - predefined objects (MPI_COMM_WORLD, MPI_INT, ...) are found in a small
+ *    collision-free hash table of their addresses. A range check would not
+ *    do: a program that takes their address gets copies of them in its own
+ *    data (copy relocations), and only those it uses;
+ *  - other objects live in slabs that are never returned to malloc, so a
+ *    freed handle still points into mapped memory; a handle is valid when it
+ *    lies in one of the pool's slabs, at the start of a slot, and the slot is
+ *    marked live in the slab's side table (one byte per CORE_HANDLE_GRAIN).
+ * The slab of the latest allocation is checked first, so a check costs a
+ * hash probe and a few compares; other slabs are found by binary search.
+ * Freed slots are reused oldest first, which keeps a stale handle detectable
+ * for as long as possible (a slot that is reused makes the old handle name
+ * the new object: there are no generations in a pointer).
+ * Under AddressSanitizer (and valgrind) dead slots are poisoned, so the
+ * library's own use of a freed object is still reported.
+ * Not thread-safe: callers serialize (rdmpi provides MPI_THREAD_SERIALIZED).
+ */
+#ifndef RDMPI_CORE_HANDLE_H
+#define RDMPI_CORE_HANDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CORE_HANDLE_GRAIN 16   /* slot alignment and side-table granularity */
+
+typedef struct core_handle_slab {
+    uintptr_t base;
+    uint8_t *live;             /* 1 at the grain that starts a live slot */
+} core_handle_slab_t;
+
+typedef struct core_handle_pool {
+    /* the object found valid most recently (cleared when it is freed): a loop
+     * on one communicator and one datatype pays one compare per check */
+    uintptr_t last;
+    /* predefined objects: pre[(p * pre_mult) >> pre_shift] == p */
+    const uintptr_t *pre;
+    uint64_t pre_mult;
+    unsigned pre_shift;
+    /* the slab of the latest allocation */
+    uintptr_t hot_base;
+    const uint8_t *hot_live;
+    size_t slab_bytes;         /* 0 until the first allocation */
+    size_t slot;               /* object size rounded up to the grain */
+    core_handle_slab_t *slabs; /* sorted by base */
+    size_t nslabs;
+    void **ring;               /* dead slots, oldest first (ring of ring_cap) */
+    size_t ring_cap, ring_head, nfree;
+    size_t nlive;
+    uintptr_t *pre_table;      /* owned storage behind pre */
+} core_handle_pool_t;
+
+/* A pool with no predefined objects and no slabs yet (static initializer).
+ * last starts at a hidden object of the library that no handle can name. */
+extern const uintptr_t core_handle_no_pre[2];
+extern const char core_handle_no_object;
+#define CORE_HANDLE_POOL_INIT                                                               \
+    {                                                                                       \
+        .last = (uintptr_t)&core_handle_no_object, .pre = core_handle_no_pre, .pre_mult = 1, \
+        .pre_shift = 63                                                                     \
+    }
+
+enum { CORE_HANDLE_FOREIGN = 0, CORE_HANDLE_LIVE = 1, CORE_HANDLE_DEAD = 2 };
+
+int core_handle_valid_slow(const core_handle_pool_t *pool, uintptr_t a);
+
+/* Whether a is the start of a live slot of one of pool's slabs. */
+static inline int core_handle_in_slabs(const core_handle_pool_t *pool, uintptr_t a)
+{
+    uintptr_t off = a - pool->hot_base;
+    if (off < pool->slab_bytes)
+        return !(off & (CORE_HANDLE_GRAIN - 1)) && pool->hot_live[off / CORE_HANDLE_GRAIN];
+    return core_handle_valid_slow(pool, a);
+}
+
+/*
+ * 1 if p is a live object of pool (predefined, or allocated and not freed),
+ * else 0 (NULL, freed, another kind's, or not an object at all). Never reads
+ * *p. Valid from the pool's static initialization on.
+ */
+static inline int core_handle_valid(core_handle_pool_t *pool, const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (a == pool->last)
+        return 1;
+    if (pool->pre[(uint64_t)a * pool->pre_mult >> pool->pre_shift] != a &&
+        !core_handle_in_slabs(pool, a))
+        return 0;
+    pool->last = a;
+    return 1;
+}
+
+/* LIVE, DEAD (a freed slot: a stale handle) or FOREIGN, for error messages. */
+int core_handle_state(core_handle_pool_t *pool, const void *p);
+
+/* A zeroed object of size bytes (every call on a pool passes the same size),
+ * or NULL when out of memory. */
+void *core_handle_alloc(core_handle_pool_t *pool, size_t size);
+/* Marks obj (from core_handle_alloc on pool) dead; its memory stays mapped. */
+void core_handle_free(core_handle_pool_t *pool, void *obj);
+/* Makes objs[0..n) valid handles of pool (the predefined objects); replaces
+ * an earlier set. Returns 0 or CORE_ENOMEM. */
+int core_handle_predefine(core_handle_pool_t *pool, const void *const *objs, size_t n);
+/* Frees the pool's slabs and tables (every object in it goes): for tests. */
+void core_handle_pool_destroy(core_handle_pool_t *pool);
+
+/* The pools of the library's object kinds. */
+typedef struct core_handles {
+    core_handle_pool_t comm, dt, group, op, info, errh, req, msg;
+} core_handles_t;
+
+extern core_handles_t core_handles;
+
+#endif
