@@ -308,6 +308,12 @@ static void test_malformed(void)
     tp_tcp_auth_accept(&a, key, 5, SIZE);
     check(tp_tcp_auth_recv(&a, p.challenge, MSG, out) == CORE_EPEER, "malformed",
           "a CHALLENGE passed as a HELLO");
+    /* A reader drops a peer at its first wrong byte. */
+    check(tp_tcp_auth_plausible("", 0) && tp_tcp_auth_plausible("rd", 2) &&
+              tp_tcp_auth_plausible(p.hello, MSG), "malformed", "a right prefix was refused");
+    check(!tp_tcp_auth_plausible("x", 1) && !tp_tcp_auth_plausible("rdTB", 4) &&
+              !tp_tcp_auth_plausible("\0\0\0\0\xff\xff\x10", 7), "malformed",
+          "a wrong prefix was taken");
     /* Random bytes behind a right magic and version, at both sides' first step. */
     int passed = 0;
     for (int i = 0; i < 20000; i++) {

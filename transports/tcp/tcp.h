@@ -109,7 +109,8 @@ struct tp_tcp_iface {
     int npending;             /* accepted connections not yet authenticated */
     int max_pending;          /* the cap on them */
     double listen_resume;     /* accept failed for want of descriptors: paused until then */
-    unsigned refusals;        /* failed handshakes logged so far (the log is capped) */
+    unsigned refusals;        /* failed handshakes so far (the log is capped) */
+    unsigned drops;           /* pending connections that sent nothing, dropped */
 };
 
 static inline tp_tcp_iface_t *tp_tcp_iface(tp_iface_t *iface)
@@ -163,5 +164,7 @@ void tp_tcp_hs_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
 void tp_tcp_hs_timers(tp_tcp_iface_t *s);
 /* A connection of ours in the handshake ended: tries again, a few times. */
 void tp_tcp_hs_retry(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why);
+/* At close: how many connections were refused or dropped, if not all were reported. */
+void tp_tcp_hs_summary(tp_tcp_iface_t *s);
 
 #endif

@@ -120,7 +120,7 @@ static int check_frame(tp_tcp_auth_t *a, const uint8_t *m, size_t len)
     if (len != TP_TCP_AUTH_MSG)
         return fail(a, "a handshake message of the wrong size");
     if (memcmp(m, magic, sizeof(magic)) != 0)
-        return fail(a, "no handshake (not an rdmpi tcp peer, or another version)");
+        return fail(a, "no handshake (not an rdmpi tcp peer)");
     unsigned version = (unsigned)m[4] | (unsigned)m[5] << 8;
     if (version != TP_TCP_AUTH_VERSION)
         return fail(a, "another version of the handshake");
@@ -144,6 +144,11 @@ static int check_frame(tp_tcp_auth_t *a, const uint8_t *m, size_t len)
                   : !all_zero(m + OFF_NONCE, TP_TCP_AUTH_NONCE))
         return fail(a, "a malformed handshake message");
     return 0;
+}
+
+int tp_tcp_auth_plausible(const void *in, size_t n)
+{
+    return memcmp(in, magic, n < sizeof(magic) ? n : sizeof(magic)) == 0;
 }
 
 static int mac_ok(const tp_tcp_auth_t *a, const uint8_t *m)

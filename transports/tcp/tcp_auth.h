@@ -80,6 +80,11 @@ void tp_tcp_auth_accept(tp_tcp_auth_t *a, const uint8_t *key, int me, int size);
  * the connection must then be closed. */
 int tp_tcp_auth_recv(tp_tcp_auth_t *a, const void *in, size_t len, uint8_t out[TP_TCP_AUTH_MSG]);
 
+/* Whether the first n bytes received of a message can begin one: lets a
+ * reader drop a peer that speaks something else at once, before the whole
+ * message is in. */
+int tp_tcp_auth_plausible(const void *in, size_t n);
+
 /* The acceptor's answer once the peer proved membership (TP_TCP_AUTH_DECIDE). */
 void tp_tcp_auth_verdict(tp_tcp_auth_t *a, int accept, uint8_t out[TP_TCP_AUTH_MSG]);
 

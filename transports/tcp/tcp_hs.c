@@ -135,6 +135,16 @@ static void decide(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     tp_tcp_conn_up(s, c, e);
 }
 
+/* The handshake on c failed: a peer at an address the job published (ours
+ * to a rank) cannot be reached at all; one that connected to us is refused. */
+static void failed(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why)
+{
+    if (c->auth.connector)
+        core_fatal("tcp: rank %d on %s failed the connection handshake: %s", c->peer,
+                   core_rank_host(s->rt, c->peer), why);
+    refuse(s, c, why);
+}
+
 /* A whole handshake message is in c->hs: act on it. */
 static void step(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
@@ -142,10 +152,7 @@ static void step(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     int rc = tp_tcp_auth_recv(&c->auth, c->hs, sizeof(c->hs), out);
     c->hs_have = 0;
     if (rc < 0) {
-        if (c->auth.connector)
-            core_fatal("tcp: rank %d on %s failed the connection handshake: %s", c->peer,
-                       core_rank_host(s->rt, c->peer), c->auth.why);
-        refuse(s, c, c->auth.why);
+        failed(s, c, c->auth.why);
         return;
     }
     switch (rc) {
@@ -176,8 +183,11 @@ void tp_tcp_hs_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
         ssize_t r = recv(c->fd, c->hs + c->hs_have, sizeof(c->hs) - c->hs_have, MSG_DONTWAIT);
         if (r > 0) {
             c->hs_have += (size_t)r;
-            if (c->hs_have == sizeof(c->hs))
+            if (c->hs_have == sizeof(c->hs)) {
                 step(s, c);
+            } else if (!tp_tcp_auth_plausible(c->hs, c->hs_have)) {
+                failed(s, c, "no handshake (not an rdmpi tcp peer)");
+            }
         } else if (r == 0) {
             if (c->hs_have && !c->auth.connector) {
                 refuse(s, c, "a handshake message cut short");
@@ -201,6 +211,29 @@ static tp_tcp_conn_t *oldest_pending(tp_tcp_iface_t *s)
         if (c->pending)
             old = c;
     return old;
+}
+
+/* Drops a pending connection that never sent a byte (a port scan, a flood,
+ * or a peer too slow): a flood would fill the log with these, so only the
+ * first is reported, and close says how many there were. */
+static void drop_silent(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why)
+{
+    if (!s->drops++)
+        core_warn("tcp: dropped a connection from %s that sent nothing: %s (more such drops "
+                  "are counted, not reported)", c->from, why);
+    else
+        core_debug("tcp: dropped a connection from %s that sent nothing: %s", c->from, why);
+    tp_tcp_conn_kill(s, c);
+}
+
+/* Makes room by dropping the oldest pending connection. */
+static void drop_oldest(tp_tcp_iface_t *s, const char *why)
+{
+    tp_tcp_conn_t *c = oldest_pending(s);
+    if (c->auth.peer < 0 && c->hs_have == 0)
+        drop_silent(s, c, why);
+    else
+        refuse(s, c, why);
 }
 
 static void set_listening(tp_tcp_iface_t *s, int on)
@@ -245,7 +278,7 @@ void tp_tcp_accept_all(tp_tcp_iface_t *s)
             if ((err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) && !freed &&
                 s->npending) {
                 /* Out of descriptors: a connection that has proven nothing makes room. */
-                refuse(s, oldest_pending(s), "dropped to make room (out of file descriptors)");
+                drop_oldest(s, "out of file descriptors: dropping the oldest unproven connection");
                 freed = 1;
                 continue;
             }
@@ -256,8 +289,7 @@ void tp_tcp_accept_all(tp_tcp_iface_t *s)
             return;
         }
         if (s->npending >= s->max_pending)
-            refuse(s, oldest_pending(s), "dropped for a newer one (too many unauthenticated "
-                                         "connections)");
+            drop_oldest(s, "too many unauthenticated connections: dropping the oldest");
         add_pending(s, fd, &sa);
     }
 }
@@ -271,8 +303,22 @@ void tp_tcp_hs_timers(tp_tcp_iface_t *s)
     }
     if (!s->npending)
         return;
-    for (tp_tcp_conn_t *c = s->conns; c; c = c->next)
-        if (c->pending && t > c->deadline)
-            refuse(s, c, c->auth.peer < 0 ? "no handshake in time"
+    for (tp_tcp_conn_t *c = s->conns; c; c = c->next) {
+        if (!c->pending || t <= c->deadline)
+            continue;
+        if (c->auth.peer < 0 && c->hs_have == 0)
+            drop_silent(s, c, "no handshake in time");
+        else
+            refuse(s, c, c->auth.peer < 0 ? "no complete handshake in time"
                                            : "no proof of the job key in time");
+    }
+}
+
+void tp_tcp_hs_summary(tp_tcp_iface_t *s)
+{
+    unsigned unreported = s->drops - (s->drops > 0) +
+                          (s->refusals > REFUSALS_LOGGED ? s->refusals - REFUSALS_LOGGED : 0);
+    if (unreported)
+        core_warn("tcp: refused %u connections that failed the handshake and dropped %u that "
+                  "sent nothing", s->refusals, s->drops);
 }

@@ -376,6 +376,7 @@ static void tcp_close(tp_iface_t *iface)
     for (tp_tcp_conn_t *c = s->conns; c; c = c->next)
         tp_tcp_conn_kill(s, c);
     tp_tcp_reap(s);
+    tp_tcp_hs_summary(s);
     for (int p = 0; p < s->rt->size; p++)
         if (s->eps[p]) {
             tp_tcp_txq_free(&s->eps[p]->txq);
