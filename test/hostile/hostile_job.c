@@ -20,6 +20,9 @@
  *             of idle connections past the cap. Each must be closed by
  *             rank 0 (H checks, and counts a connection left open as an
  *             error), and the job must then finish correctly.
+ *   emfile    the runner, with rank 0's descriptors limited, floods its port
+ *             from outside the job (H writes the address to the file
+ *             $HOSTILE_ADDR_FILE and waits for $HOSTILE_ADDR_FILE.done).
  *   oversize, badid, trunc, badreq
  *             as a MEMBER (H holds the job key from PMIx and completes a
  *             valid handshake as itself), then a malformed frame: a payload
@@ -289,6 +292,31 @@ static void attack_forge(void)
     expect_closed(idle, "idle-connection", end - now() > 0.2 ? end - now() : 0.2);
 }
 
+/* The runner floods rank 0 (whose descriptors it limited) from outside the
+ * job: it learns the address from us, and tells us when it is done. */
+static void attack_emfile(void)
+{
+    const char *file = getenv("HOSTILE_ADDR_FILE");
+    if (!file) {
+        fprintf(stderr, "hostile_job: emfile needs HOSTILE_ADDR_FILE\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    char tmp[512], done[512], ip[INET_ADDRSTRLEN];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+    snprintf(done, sizeof(done), "%s.done", file);
+    inet_ntop(AF_INET, &victim.sin_addr, ip, sizeof(ip));
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%s %u\n", ip, (unsigned)ntohs(victim.sin_port)) < 0 || fclose(f) ||
+        rename(tmp, file)) {
+        perror("hostile_job: writing the address");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    double end = now() + 60;
+    while (access(done, F_OK) != 0 && now() < end)
+        usleep(50000);
+    printf("hostile_job: attack emfile: the runner's flood is over\n");
+}
+
 /* ---- attacks by a member ---------------------------------------------------- */
 
 /* A valid handshake with rank 0, as ourselves (H): returns the socket, accepted. */
@@ -426,6 +454,8 @@ int main(int argc, char **argv)
         learn();
         if (!strcmp(attack, "forge"))
             attack_forge();
+        else if (!strcmp(attack, "emfile"))
+            attack_emfile();
         else if (strcmp(attack, "none") != 0)
             attack_member(attack);
         fflush(stdout);

@@ -111,6 +111,7 @@ struct tp_tcp_iface {
     double listen_resume;     /* accept failed for want of descriptors: paused until then */
     unsigned refusals;        /* failed handshakes so far (the log is capped) */
     unsigned drops;           /* pending connections that sent nothing, dropped */
+    unsigned pauses;          /* times accept ran out of descriptors */
 };
 
 static inline tp_tcp_iface_t *tp_tcp_iface(tp_iface_t *iface)

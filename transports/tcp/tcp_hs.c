@@ -283,7 +283,12 @@ void tp_tcp_accept_all(tp_tcp_iface_t *s)
                 continue;
             }
             /* The connection stays in the backlog; polling the listener now would spin. */
-            core_warn("tcp: accept: %s; not accepting for %.1f s", strerror(err), LISTEN_PAUSE);
+            if (!s->pauses++)
+                core_warn("tcp: accept: %s; not accepting for %.1f s (and again as needed, "
+                          "without a report)", strerror(err), LISTEN_PAUSE);
+            else
+                core_debug("tcp: accept: %s; not accepting for %.1f s", strerror(err),
+                           LISTEN_PAUSE);
             set_listening(s, 0);
             s->listen_resume = now() + LISTEN_PAUSE;
             return;
