@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "core/runtime.h"
 #include "transports/shm/shm_ring.h"
@@ -103,7 +104,12 @@ static inline tp_shm_iface_t *tp_shm_iface(tp_iface_t *iface)
 /* shm_seg.c */
 size_t tp_shm_ring_size_pick(const core_runtime_t *rt);
 int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size);
-int tp_shm_seg_attach(tp_shm_iface_t *s);
+/* Maps the segment named s->seg.name, which local rank 0 made expect bytes long. */
+int tp_shm_seg_attach(tp_shm_iface_t *s, size_t expect);
+/* Whether the object st describes may be the segment: a regular object of
+ * user uid, open to no other user, of expect bytes. 0, or CORE_EPERM/CORE_EIO
+ * with what is wrong in why. */
+int tp_shm_seg_check(const struct stat *st, uid_t uid, size_t expect, char *why, size_t len);
 void tp_shm_seg_destroy(tp_shm_iface_t *s);
 void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
 /* Faults in ring (from tp_shm_seg_ring) before this rank uses it. */

@@ -9,6 +9,8 @@
  * the producer side of the my->peer ring; progress() drains the peer->me
  * rings, handing records to the handlers in place.
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/bootstrap.h"
@@ -16,6 +18,13 @@
 #include "transports/shm/shm.h"
 
 #define SHM_KEY_SEG "rdmpi.shm.seg"
+
+/* What local rank 0 publishes (node-local) about the segment: the others
+ * open that name and map it only if it has that size. */
+typedef struct seg_card {
+    uint64_t len;
+    char name[sizeof(((tp_shm_seg_t *)0)->name)]; /* NUL-terminated; only the string is sent */
+} seg_card_t;
 #define SHM_PROGRESS_BATCH 32 /* records per ring per progress call */
 
 static void shm_close(tp_iface_t *iface);
@@ -87,7 +96,10 @@ static int shm_open_iface(core_runtime_t *rt, tp_iface_t **iface_p)
         rc = tp_shm_seg_create(s, s->ring_size);
         if (rc)
             goto err_free;
-        rc = core_boot_put(rt, SHM_KEY_SEG, s->seg.name, strlen(s->seg.name) + 1, 1);
+        seg_card_t card = {.len = s->seg.len};
+        memcpy(card.name, s->seg.name, sizeof(card.name));
+        rc = core_boot_put(rt, SHM_KEY_SEG, &card,
+                           offsetof(seg_card_t, name) + strlen(card.name) + 1, 1);
         if (rc)
             goto err_destroy;
     }
@@ -105,9 +117,9 @@ err_free:
     return rc;
 }
 
-/* Finds the segment local rank 0 published; a rank 0 that failed to make
- * one has said why, so the others bow out quietly. */
-static int find_segment(tp_shm_iface_t *s)
+/* Finds the segment local rank 0 published and its size; a rank 0 that
+ * failed to make one has said why, so the others bow out quietly. */
+static int find_segment(tp_shm_iface_t *s, size_t *expect)
 {
     void *val;
     size_t len;
@@ -118,13 +130,18 @@ static int find_segment(tp_shm_iface_t *s)
     }
     if (rc)
         return rc;
-    if (len == 0 || len > sizeof(s->seg.name) || ((char *)val)[len - 1] != '\0') {
+    size_t off = offsetof(seg_card_t, name);
+    if (len <= off || len - off > sizeof(s->seg.name) || ((char *)val)[len - 1] != '\0' ||
+        strlen((char *)val + off) != len - off - 1) {
         core_error("shm: malformed segment name from local rank 0");
         free(val);
         return CORE_EINTERN;
     }
-    memcpy(s->seg.name, val, len);
+    uint64_t seg_len;
+    memcpy(&seg_len, val, sizeof(seg_len));
+    memcpy(s->seg.name, (char *)val + off, len - off);
     free(val);
+    *expect = seg_len > SIZE_MAX ? 0 : (size_t)seg_len;
     return 0;
 }
 
@@ -133,7 +150,8 @@ static int shm_ready(tp_iface_t *iface)
     tp_shm_iface_t *s = tp_shm_iface(iface);
     int rc;
     if (!s->seg.base) {
-        if ((rc = find_segment(s)) != 0 || (rc = tp_shm_seg_attach(s)) != 0)
+        size_t expect = 0;
+        if ((rc = find_segment(s, &expect)) != 0 || (rc = tp_shm_seg_attach(s, expect)) != 0)
             return rc;
     }
     set_limits(s);

@@ -6,6 +6,14 @@
  * diagonal is never touched). tmpfs allocates pages lazily, so only the
  * rings that are used cost memory. The last rank to attach removes the name,
  * so nothing is left in /dev/shm even if the job later crashes.
+ *
+ * /dev/shm is shared by every user of the node. The name carries a tag from
+ * the job key (core/shmname.h), so nobody outside the job can predict it;
+ * it is created exclusively, so a name that exists already is an error and
+ * never reused or removed (another user, or another job, may own it); and
+ * the other ranks map it only once fstat shows it is this user's, open to
+ * nobody else, and of the size local rank 0 published through PMIx. With
+ * /dev/shm's sticky bit nobody else can rename or remove it meanwhile.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -119,24 +127,70 @@ static const char *hint(int err)
     return "";
 }
 
+int tp_shm_seg_check(const struct stat *st, uid_t uid, size_t expect, char *why, size_t len)
+{
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(why, len, "it is not a shared-memory object (file type %o)",
+                 (unsigned)(st->st_mode & S_IFMT) >> 12);
+        return CORE_EPERM;
+    }
+    if (st->st_uid != uid) {
+        snprintf(why, len, "it belongs to uid %u, not to this user (uid %u)",
+                 (unsigned)st->st_uid, (unsigned)uid);
+        return CORE_EPERM;
+    }
+    if (st->st_mode & (S_IRWXG | S_IRWXO)) {
+        snprintf(why, len, "other users may open it (mode %04o, expected 0600)",
+                 (unsigned)(st->st_mode & 07777));
+        return CORE_EPERM;
+    }
+    if (st->st_size < 0 || (uint64_t)st->st_size != (uint64_t)expect) {
+        snprintf(why, len, "it has %lld bytes, local rank 0 made %zu", (long long)st->st_size,
+                 expect);
+        return CORE_EIO;
+    }
+    return 0;
+}
+
+/* The name exists already: never ours to reuse or remove (the tag makes it
+ * this job's name, so someone either guessed it or is another job with our
+ * key). Says who owns it, when we may know. */
+static void report_exists(tp_shm_iface_t *s)
+{
+    char path[400];
+    struct stat st;
+    snprintf(path, sizeof(path), "/dev/shm%s", s->seg.name);
+    if (stat(path, &st) == 0)
+        core_error("shm: cannot create segment %s: it already exists (owner uid %u, mode %04o); "
+                   "another process made it: it is neither reused nor removed",
+                   s->seg.name, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    else
+        core_error("shm: cannot create segment %s: it already exists; another process made it: "
+                   "it is neither reused nor removed", s->seg.name);
+}
+
 /* Local rank 0, before the fence: create, size and map the segment, write
  * its header and mark it ready. Only the header page is touched. */
 int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size)
 {
     seg_name(s);
     int fd = shm_open(s->seg.name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        /* A dead job with the same nspace: its segment is of no use to anyone. */
-        core_warn("shm: removing stale segment %s", s->seg.name);
-        shm_unlink(s->seg.name);
-        fd = shm_open(s->seg.name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
     if (fd < 0) {
         int err = errno;
+        if (err == EEXIST) {
+            report_exists(s);
+            return CORE_EPERM;
+        }
         core_error("shm: cannot create segment %s: %s%s", s->seg.name, strerror(err), hint(err));
         return errno_code(err);
     }
-    int rc = fit_free_space(s, fd, &ring_size);
+    /* Exactly 0600 whatever the umask: the other ranks refuse anything else. */
+    int rc = fchmod(fd, 0600) == 0 ? 0 : CORE_EIO;
+    if (rc) {
+        core_error("shm: cannot set the mode of segment %s: %s", s->seg.name, strerror(errno));
+        goto err_unlink;
+    }
+    rc = fit_free_space(s, fd, &ring_size);
     if (rc)
         goto err_unlink;
     size_t len = seg_bytes(s->nlocal, ring_size);
@@ -205,11 +259,13 @@ static void unlink_once(tp_shm_iface_t *s)
         shm_unlink(s->seg.name);
 }
 
-/* The other local ranks, after the fence: map the segment rank 0 made
- * (name from the bootstrap) and count ourselves; the last one unlinks it. */
-int tp_shm_seg_attach(tp_shm_iface_t *s)
+/* The other local ranks, after the fence: map the segment rank 0 made (name
+ * and size from the bootstrap) once it proves to be it, and count
+ * ourselves; the last one unlinks it. */
+int tp_shm_seg_attach(tp_shm_iface_t *s, size_t expect)
 {
     int rc;
+    /* glibc's shm_open adds O_NOFOLLOW: a symlink planted under the name is not followed. */
     int fd = shm_open(s->seg.name, O_RDWR, 0);
     if (fd < 0) {
         int err = errno;
@@ -217,12 +273,23 @@ int tp_shm_seg_attach(tp_shm_iface_t *s)
         return errno_code(err);
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < TP_SHM_SEG_HDR) {
-        core_error("shm: segment %s is too small or unreadable", s->seg.name);
+    char why[160];
+    if (fstat(fd, &st) != 0) {
+        core_error("shm: cannot check segment %s: %s", s->seg.name, strerror(errno));
         rc = CORE_EIO;
         goto err_close;
     }
-    size_t len = (size_t)st.st_size;
+    if (expect < TP_SHM_SEG_HDR) {
+        core_error("shm: local rank 0 published a size of %zu bytes for segment %s", expect,
+                   s->seg.name);
+        rc = CORE_EINTERN;
+        goto err_close;
+    }
+    if ((rc = tp_shm_seg_check(&st, geteuid(), expect, why, sizeof(why))) != 0) {
+        core_error("shm: not using segment %s: %s", s->seg.name, why);
+        goto err_close;
+    }
+    size_t len = expect;
     void *base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
         int err = errno;

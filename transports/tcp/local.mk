@@ -3,8 +3,11 @@ librdmpi_la_SOURCES += \
 	transports/tcp/tcp.h \
 	transports/tcp/tcp_frame.h \
 	transports/tcp/tcp_frame.c \
+	transports/tcp/tcp_auth.h \
+	transports/tcp/tcp_auth.c \
 	transports/tcp/tcp_addr.c \
 	transports/tcp/tcp_conn.c \
+	transports/tcp/tcp_hs.c \
 	transports/tcp/tcp_iface.c
 
 # Framing and reassembly alone: streams split at every point.
@@ -17,3 +20,11 @@ check_PROGRAMS += test/unit/test_tcp_addr
 test_unit_test_tcp_addr_SOURCES = test/unit/test_tcp_addr.c transports/tcp/tcp_addr.c \
 	src/core/log.c
 test_unit_test_tcp_addr_CPPFLAGS = $(AM_CPPFLAGS)
+
+# The connection handshake's messages: forged, reflected, replayed and cut-short proofs.
+check_PROGRAMS += test/unit/test_tcp_auth
+test_unit_test_tcp_auth_SOURCES = test/unit/test_tcp_auth.c transports/tcp/tcp_auth.c \
+	src/core/secret.c
+test_unit_test_tcp_auth_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_test_tcp_auth_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
+test_unit_test_tcp_auth_LDADD = $(SODIUM_LIBS)

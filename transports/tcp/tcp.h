@@ -1,18 +1,24 @@
 /*
  * Internal declarations of the tcp transport, shared by its files:
- * tcp_frame.c (frames, send queue, reassembly: pure code), tcp_addr.c
- * (which address to listen on, address strings), tcp_conn.c (sockets, the
- * connection handshake, reading and writing) and tcp_iface.c (the component,
- * active messages, progress, close).
+ * tcp_frame.c (frames, send queue, reassembly: pure code), tcp_auth.c (the
+ * connection handshake's messages: pure code), tcp_addr.c (which address to
+ * listen on, address strings), tcp_conn.c (sockets, reading and writing,
+ * lost connections), tcp_hs.c (accepting, and the handshake on a socket)
+ * and tcp_iface.c (the component, active messages, progress, close).
  *
- * One connection per pair of ranks, made on first use by either side. Both
- * may connect at once; the connection the lower rank made wins. The side
- * that connects sends HELLO, the other answers ACCEPT or REJECT; nothing
- * else is written on a connection until it is accepted, so no byte is ever
- * sent on a losing connection. At finalize every connection ends with BYE
- * in both directions, so an end of stream without BYE means the peer is
- * gone. Messages to ourselves (only when RDMPI_TRANSPORTS leaves out self)
- * take a socket pair, already up, whose two ends serve the same endpoint.
+ * One connection per pair of ranks, made on first use by either side. A
+ * connection carries frames only after the handshake of tcp_auth.h: both
+ * sides prove they hold the job key, and until then a connection we
+ * accepted is bound to no rank, holds at most one fixed-size handshake
+ * message, dies at a deadline, and counts against a cap on such
+ * connections. Both may connect at once; the connection the lower rank
+ * made wins (the acceptor decides once the connector has proven itself, and
+ * answers ACCEPT or REJECT); nothing else is written on a connection until
+ * it is accepted, so no frame is ever sent on a losing connection. At
+ * finalize every connection ends with BYE in both directions, so an end of
+ * stream without BYE means the peer is gone. Messages to ourselves (only
+ * when RDMPI_TRANSPORTS leaves out self) take a socket pair, already up,
+ * whose two ends serve the same endpoint.
  */
 #ifndef RDMPI_TP_TCP_H
 #define RDMPI_TP_TCP_H
@@ -20,25 +26,35 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include "core/runtime.h"
+#include "transports/tcp/tcp_auth.h"
 #include "transports/tcp/tcp_frame.h"
 #include "transports/transport.h"
 
 #define TP_TCP_MAX_AM_HDR 256
 #define TP_TCP_KEY_ADDR "rdmpi.tcp.addr"
 
-/* Control frames (handler id TP_TCP_CTRL_ID); the header is tp_tcp_ctrl_t. */
-enum { TP_TCP_HELLO = 1, TP_TCP_ACCEPT, TP_TCP_REJECT, TP_TCP_BYE };
+/* Unauthenticated connections we accepted: each must finish the handshake
+ * within this many seconds, and past this many (or the job's size, if
+ * larger: everyone may connect to us at once) the oldest is dropped for a
+ * new one. */
+#define TP_TCP_AUTH_TIMEOUT 5.0
+#define TP_TCP_AUTH_MAX_PENDING 64
+/* Handshakes in a row our peer may end before we give up on reaching it (a
+ * peer drops a handshake that is too slow, or too many at once). */
+#define TP_TCP_AUTH_RETRIES 8
+
+/* Control frames (handler id TP_TCP_CTRL_ID) after the handshake; the
+ * header is tp_tcp_ctrl_t. */
+enum { TP_TCP_BYE = 1 };
 
 typedef struct tp_tcp_ctrl {
     uint32_t type;
-    int32_t rank;    /* the sender's world rank */
-    uint64_t token;  /* the job's: a connection from another job is refused */
+    int32_t rank; /* the sender's world rank */
 } tp_tcp_ctrl_t;
 
 enum tp_tcp_conn_state {
     TP_TCP_CONNECTING, /* our connect() is under way */
-    TP_TCP_HELLO_SENT, /* our HELLO is out, waiting for ACCEPT or REJECT */
-    TP_TCP_ACCEPTED,   /* accepted by our listener, waiting for the peer's HELLO */
+    TP_TCP_AUTH,       /* the handshake is under way (auth says which side and step) */
     TP_TCP_UP,         /* carries frames of ep */
     TP_TCP_DEAD,       /* closed; freed at the end of progress */
 };
@@ -49,10 +65,18 @@ typedef struct tp_tcp_iface tp_tcp_iface_t;
 typedef struct tp_tcp_conn {
     int fd;
     enum tp_tcp_conn_state state;
-    int peer;        /* world rank; -1 until an accepted connection says HELLO */
+    int peer;        /* world rank; -1 until an accepted connection proved who it is */
     tp_tcp_ep_t *ep; /* the endpoint it serves or tries to */
     uint32_t events; /* registered with epoll */
-    tp_tcp_rx_t rx;
+    tp_tcp_rx_t rx;  /* frames, once up */
+    /* The handshake: what the peer sent of the message due (never more), and
+     * for connections we accepted, until they prove membership: */
+    tp_tcp_auth_t auth;
+    uint8_t hs[TP_TCP_AUTH_MSG];
+    size_t hs_have;
+    int pending;          /* accepted and not yet authenticated: counted in npending */
+    double deadline;      /* when a pending connection is dropped */
+    char from[48];        /* the address it came from, "ip:port", for the log */
     struct tp_tcp_conn *next; /* in the interface's list */
 } tp_tcp_conn_t;
 
@@ -63,6 +87,7 @@ struct tp_tcp_ep {
     tp_tcp_txq_t txq;       /* frames not yet written, in order */
     int bye_sent, bye_rcvd;
     int gone;               /* the connection ended after BYE: drop further sends */
+    int retries;            /* handshakes the peer ended in a row (TP_TCP_AUTH_RETRIES) */
 };
 
 struct tp_tcp_iface {
@@ -71,7 +96,7 @@ struct tp_tcp_iface {
     int epfd, listen_fd;
     struct sockaddr_in addr;  /* where we listen */
     char addr_str[64];        /* "ip:port", published */
-    uint64_t token;
+    uint8_t auth_key[CORE_KEY_LEN]; /* tcp_auth.h: derived from the job key */
     tp_tcp_ep_t **eps;        /* by world rank, created on first use (by either side) */
     tp_tcp_conn_t *conns;     /* every connection, dead ones until progress frees them */
     int nconn;                /* live connections */
@@ -81,6 +106,12 @@ struct tp_tcp_iface {
     size_t sockbuf;           /* SO_SNDBUF/SO_RCVBUF, 0: the kernel's autotuning */
     int closing;              /* in close: frames are no longer dispatched */
     unsigned poll_skip;
+    int npending;             /* accepted connections not yet authenticated */
+    int max_pending;          /* the cap on them */
+    double listen_resume;     /* accept failed for want of descriptors: paused until then */
+    unsigned refusals;        /* failed handshakes so far (the log is capped) */
+    unsigned drops;           /* pending connections that sent nothing, dropped */
+    unsigned pauses;          /* times accept ran out of descriptors */
 };
 
 static inline tp_tcp_iface_t *tp_tcp_iface(tp_iface_t *iface)
@@ -104,7 +135,12 @@ int tp_tcp_listen(tp_tcp_iface_t *s);
 int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
 /* Connects e, the endpoint to ourselves, through a socket pair. */
 int tp_tcp_connect_self(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
-void tp_tcp_accept_all(tp_tcp_iface_t *s);
+/* A new connection on fd, registered with epoll; NULL (fd untouched) on failure. */
+tp_tcp_conn_t *tp_tcp_conn_new(tp_tcp_iface_t *s, int fd, enum tp_tcp_conn_state state, int peer);
+/* c carries frames for e from now on; what e queued meanwhile follows. */
+void tp_tcp_conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e);
+/* A connection ended (err 0: end of stream) or failed. */
+void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err);
 /* Handles readiness of c; returns the active messages it dispatched. */
 int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
 void tp_tcp_conn_writable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
@@ -117,5 +153,19 @@ void tp_tcp_conn_watch(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
 void tp_tcp_conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
 void tp_tcp_reap(tp_tcp_iface_t *s);
 tp_tcp_ep_t *tp_tcp_ep_new(tp_tcp_iface_t *s, int peer);
+
+/* tcp_hs.c */
+/* Our connect() completed: sends HELLO. */
+void tp_tcp_hs_connected(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+/* Accepts what the listener has, as pending connections. */
+void tp_tcp_accept_all(tp_tcp_iface_t *s);
+/* Reads the handshake of c as far as the socket has it. */
+void tp_tcp_hs_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+/* Drops pending connections past their deadline and resumes a paused listener. */
+void tp_tcp_hs_timers(tp_tcp_iface_t *s);
+/* A connection of ours in the handshake ended: tries again, a few times. */
+void tp_tcp_hs_retry(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why);
+/* At close: how many connections were refused or dropped, if not all were reported. */
+void tp_tcp_hs_summary(tp_tcp_iface_t *s);
 
 #endif

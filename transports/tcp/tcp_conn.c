@@ -1,15 +1,13 @@
 /*
  * The tcp transport's sockets: the listener, connections made on first use,
- * the HELLO/ACCEPT/REJECT handshake that settles two connections made at
- * once (the lower rank's wins), reading frames into a connection's
- * reassembly buffer and handing them on, writing an endpoint's queue, and
- * what a lost connection means (see tcp.h for the protocol).
+ * reading frames into a connection's reassembly buffer and handing them on,
+ * writing an endpoint's queue, and what a lost connection means (see tcp.h
+ * for the protocol; the handshake and accepting are tcp_hs.c's).
  *
  * Connections are never freed while progress may still hold a pointer to
  * them (an epoll event, a frame being handled): tp_tcp_conn_kill closes the
  * socket and marks them dead, tp_tcp_reap frees them at the end of progress.
  */
-#define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -49,7 +47,7 @@ static void update_single(tp_tcp_iface_t *s)
         }
 }
 
-static tp_tcp_conn_t *conn_new(tp_tcp_iface_t *s, int fd, enum tp_tcp_conn_state state, int peer)
+tp_tcp_conn_t *tp_tcp_conn_new(tp_tcp_iface_t *s, int fd, enum tp_tcp_conn_state state, int peer)
 {
     tp_tcp_conn_t *c = calloc(1, sizeof(*c));
     if (!c)
@@ -81,6 +79,10 @@ void tp_tcp_conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     c->fd = -1;
     c->state = TP_TCP_DEAD;
     s->ndead++;
+    if (c->pending) {
+        c->pending = 0;
+        s->npending--;
+    }
     if (c->ep && c->ep->conn == c)
         c->ep->conn = NULL;
     if (c->ep && c->ep->attempt == c)
@@ -157,34 +159,6 @@ int tp_tcp_listen(tp_tcp_iface_t *s)
     return 0;
 }
 
-/* Writes one control frame on a fresh connection, whose empty socket
- * buffer takes it whole. Returns 0 or an errno. */
-static int send_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, unsigned type)
-{
-    tp_tcp_ctrl_t m = { type, s->rt->rank, s->token };
-    tp_tcp_frame_hdr_t fh;
-    struct iovec iov[TP_TCP_FRAME_IOV];
-    struct msghdr mh = { .msg_iov = iov };
-    mh.msg_iovlen = (size_t)tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
-    ssize_t w;
-    do
-        w = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-    while (w < 0 && errno == EINTR);
-    if (w == (ssize_t)tp_tcp_frame_size(sizeof(m), 0))
-        return 0;
-    return w < 0 ? errno : EAGAIN;
-}
-
-static void connected(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
-{
-    int err = send_ctrl(s, c, TP_TCP_HELLO);
-    if (err)
-        core_fatal("tcp: cannot greet rank %d on %s: %s", c->peer,
-                   core_rank_host(s->rt, c->peer), strerror(err));
-    c->state = TP_TCP_HELLO_SENT;
-    tp_tcp_conn_watch(s, c);
-}
-
 int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
 {
     int peer = e->base.peer;
@@ -218,7 +192,7 @@ int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     }
     core_debug("tcp: connecting to rank %d at %s", peer, (char *)val);
     free(val);
-    tp_tcp_conn_t *c = conn_new(s, fd, TP_TCP_CONNECTING, peer);
+    tp_tcp_conn_t *c = tp_tcp_conn_new(s, fd, TP_TCP_CONNECTING, peer);
     if (!c) {
         close(fd);
         return CORE_ENOMEM;
@@ -226,7 +200,7 @@ int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     c->ep = e;
     e->attempt = c;
     if (done)
-        connected(s, c);
+        tp_tcp_hs_connected(s, c);
     return 0;
 }
 
@@ -241,13 +215,13 @@ int tp_tcp_connect_self(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
         core_error("tcp: socketpair for messages to ourselves: %m");
         return CORE_EIO;
     }
-    tp_tcp_conn_t *out = conn_new(s, fds[0], TP_TCP_UP, e->base.peer);
+    tp_tcp_conn_t *out = tp_tcp_conn_new(s, fds[0], TP_TCP_UP, e->base.peer);
     if (!out) {
         close(fds[0]);
         close(fds[1]);
         return CORE_ENOMEM;
     }
-    tp_tcp_conn_t *in = conn_new(s, fds[1], TP_TCP_UP, e->base.peer);
+    tp_tcp_conn_t *in = tp_tcp_conn_new(s, fds[1], TP_TCP_UP, e->base.peer);
     if (!in) {
         tp_tcp_conn_kill(s, out);
         close(fds[1]);
@@ -259,36 +233,25 @@ int tp_tcp_connect_self(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     return 0;
 }
 
-void tp_tcp_accept_all(tp_tcp_iface_t *s)
-{
-    for (;;) {
-        int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                core_warn("tcp: accept: %m");
-            return;
-        }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        if (!conn_new(s, fd, TP_TCP_ACCEPTED, -1))
-            close(fd);
-    }
-}
-
-/* A connection ended (err 0: end of stream) or failed. */
-static void conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
+void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
 {
     const char *why = err ? strerror(err) : "closed by the peer";
     tp_tcp_ep_t *e = c->ep;
     switch (c->state) {
-    case TP_TCP_ACCEPTED: /* never said who it is: nothing was lost */
     case TP_TCP_DEAD:
-        tp_tcp_conn_kill(s, c);
         return;
+    case TP_TCP_AUTH:
+        if (!c->auth.connector) { /* never proved who it is: nothing was lost */
+            core_debug("tcp: a connection from %s ended in the handshake: %s", c->from, why);
+            tp_tcp_conn_kill(s, c);
+            return;
+        }
+        if (!err || err == ECONNRESET || err == EPIPE) {
+            tp_tcp_hs_retry(s, c, why); /* the peer may have dropped a slow handshake */
+            return;
+        }
+        /* fall through */
     case TP_TCP_CONNECTING:
-    case TP_TCP_HELLO_SENT:
         core_fatal("tcp: cannot connect to rank %d on %s: %s", c->peer,
                    core_rank_host(s->rt, c->peer), why);
     case TP_TCP_UP:
@@ -307,7 +270,7 @@ static void conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
 void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err)
 {
     if (e->conn)
-        conn_lost(s, e->conn, err);
+        tp_tcp_conn_lost(s, e->conn, err);
 }
 
 size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
@@ -336,12 +299,16 @@ size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     return total;
 }
 
-/* c carries frames for e from now on; what e queued meanwhile follows. */
-static void conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
+void tp_tcp_conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
 {
+    if (c->pending) {
+        c->pending = 0;
+        s->npending--;
+    }
     c->state = TP_TCP_UP;
     c->ep = e;
     e->conn = c;
+    e->retries = 0;
     if (e->attempt == c)
         e->attempt = NULL;
     core_debug("tcp: connected to rank %d", c->peer);
@@ -349,36 +316,8 @@ static void conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
     tp_tcp_ep_write(s, e);
 }
 
-/* An accepted connection said HELLO: keep it unless our own connection to
- * that peer wins (ours, when we are the lower rank) or one is already up. */
-static void on_hello(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int peer)
-{
-    tp_tcp_ep_t *e = s->eps[peer];
-    if (!e && !(e = tp_tcp_ep_new(s, peer)))
-        core_fatal("tcp: out of memory accepting rank %d", peer);
-    c->peer = peer;
-    if (e->conn || (e->attempt && peer > s->rt->rank)) {
-        core_debug("tcp: refusing a second connection from rank %d", peer);
-        send_ctrl(s, c, TP_TCP_REJECT); /* its sender may have dropped it already */
-        tp_tcp_conn_kill(s, c);
-        return;
-    }
-    if (e->attempt)
-        tp_tcp_conn_kill(s, e->attempt); /* never used: no byte was written on it */
-    int err = send_ctrl(s, c, TP_TCP_ACCEPT);
-    if (err)
-        core_fatal("tcp: cannot answer rank %d on %s: %s", peer, core_rank_host(s->rt, peer),
-                   strerror(err));
-    conn_up(s, c, e);
-}
-
 static void protocol_error(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *what)
 {
-    if (c->state == TP_TCP_ACCEPTED) {
-        core_warn("tcp: dropping a connection that sent %s", what);
-        tp_tcp_conn_kill(s, c);
-        return;
-    }
     core_fatal("tcp: %s from rank %d on %s", what, c->peer, core_rank_host(s->rt, c->peer));
 }
 
@@ -390,18 +329,11 @@ static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_
         return;
     }
     memcpy(&m, f->hdr, sizeof(m));
-    if (m.token != s->token || m.rank < 0 || m.rank >= s->rt->size ||
-        (m.rank == s->rt->rank && c->peer != m.rank) || (c->peer >= 0 && m.rank != c->peer)) {
-        protocol_error(s, c, "a control frame of another job or rank");
+    if (m.rank != c->peer) {
+        protocol_error(s, c, "a control frame naming another rank");
         return;
     }
-    if (c->state == TP_TCP_ACCEPTED && m.type == TP_TCP_HELLO)
-        on_hello(s, c, m.rank);
-    else if (c->state == TP_TCP_HELLO_SENT && m.type == TP_TCP_ACCEPT)
-        conn_up(s, c, c->ep);
-    else if (c->state == TP_TCP_HELLO_SENT && m.type == TP_TCP_REJECT)
-        tp_tcp_conn_kill(s, c); /* the peer's own connection is on its way */
-    else if (c->state == TP_TCP_UP && m.type == TP_TCP_BYE)
+    if (m.type == TP_TCP_BYE)
         c->ep->bye_rcvd = 1;
     else
         protocol_error(s, c, "an unexpected control frame");
@@ -429,6 +361,10 @@ static int parse(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
     int events = 0;
+    if (c->state == TP_TCP_AUTH) {
+        tp_tcp_hs_readable(s, c);
+        return 1;
+    }
     for (int k = 0; k < READS_PER_CALL && c->state != TP_TCP_DEAD; k++) {
         void *p;
         size_t room;
@@ -446,11 +382,11 @@ int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
             if ((size_t)r < room)
                 break;
         } else if (r == 0) {
-            conn_lost(s, c, 0);
+            tp_tcp_conn_lost(s, c, 0);
             break;
         } else if (errno != EINTR) {
             if (errno != EAGAIN && errno != EWOULDBLOCK)
-                conn_lost(s, c, errno);
+                tp_tcp_conn_lost(s, c, errno);
             break;
         }
     }
@@ -465,9 +401,9 @@ void tp_tcp_conn_writable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
         if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
             err = errno;
         if (err)
-            conn_lost(s, c, err);
+            tp_tcp_conn_lost(s, c, err);
         else
-            connected(s, c);
+            tp_tcp_hs_connected(s, c);
     } else if (c->state == TP_TCP_UP) {
         tp_tcp_ep_write(s, c->ep);
     }

@@ -83,16 +83,6 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* FNV-1a of the job's name: HELLO carries it so a stray connection from
- * another job that reused our port is refused. */
-static uint64_t job_token(const char *nspace)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char *p = (const unsigned char *)nspace; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ull;
-    return h;
-}
-
 static void set_caps(tp_tcp_iface_t *s)
 {
     const core_config_t *cfg = &s->rt->cfg;
@@ -112,11 +102,12 @@ static void set_caps(tp_tcp_iface_t *s)
     caps->flags = 0;
 }
 
-/* A connection per peer in use: make room when the soft limit is low. */
-static void raise_fd_limit(int size)
+/* A connection per peer in use, and up to max_pending that have not proven
+ * themselves yet: make room when the soft limit is low. */
+static void raise_fd_limit(int size, int max_pending)
 {
     struct rlimit rl;
-    rlim_t want = (rlim_t)size + 256;
+    rlim_t want = (rlim_t)size + (rlim_t)max_pending + 256;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
         return;
     rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
@@ -138,7 +129,8 @@ static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->epfd = s->listen_fd = -1;
     s->queue_limit = rt->cfg.tcp_queue_limit;
     s->sockbuf = rt->cfg.tcp_sockbuf;
-    s->token = job_token(rt->nspace);
+    tp_tcp_auth_key(rt->job_key, s->auth_key);
+    s->max_pending = rt->size > TP_TCP_AUTH_MAX_PENDING ? rt->size : TP_TCP_AUTH_MAX_PENDING;
     set_caps(s);
     int rc = CORE_ENOMEM;
     s->eps = calloc((size_t)rt->size, sizeof(*s->eps));
@@ -165,7 +157,7 @@ static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
     rc = core_boot_put(rt, TP_TCP_KEY_ADDR, s->addr_str, strlen(s->addr_str) + 1, 0);
     if (rc)
         goto err_close_listen;
-    raise_fd_limit(rt->size);
+    raise_fd_limit(rt->size, s->max_pending);
     core_debug("tcp: listening on %s (%s)", s->addr_str, ifname);
     *iface_p = &s->base;
     return 0;
@@ -277,6 +269,8 @@ static int poll_all(tp_tcp_iface_t *s, int timeout_ms)
     struct epoll_event evs[TCP_MAX_EVENTS];
     int n = epoll_wait(s->epfd, evs, TCP_MAX_EVENTS, timeout_ms);
     int events = 0;
+    if (s->npending || s->listen_resume > 0)
+        tp_tcp_hs_timers(s);
     for (int i = 0; i < n; i++) {
         tp_tcp_conn_t *c = evs[i].data.ptr;
         uint32_t ev = evs[i].events;
@@ -335,7 +329,7 @@ static int close_step(tp_tcp_iface_t *s)
         if (!e || e->gone)
             continue;
         if (e->conn && !e->bye_sent) {
-            tp_tcp_ctrl_t m = { TP_TCP_BYE, s->rt->rank, s->token };
+            tp_tcp_ctrl_t m = { TP_TCP_BYE, s->rt->rank };
             struct iovec iov[TP_TCP_FRAME_IOV];
             tp_tcp_frame_hdr_t fh;
             int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
@@ -351,8 +345,9 @@ static int close_step(tp_tcp_iface_t *s)
             busy = 1;
     }
     for (tp_tcp_conn_t *c = s->conns; c && !busy; c = c->next)
-        if (c->state == TP_TCP_ACCEPTED)
-            busy = 1; /* a late peer says HELLO: answer it, so it gets a BYE */
+        if (c->state == TP_TCP_AUTH && !c->auth.connector)
+            busy = 1; /* a late peer's handshake: answer it, so it gets a BYE (or the
+                         deadline of a connection that proves nothing ends it) */
     return busy;
 }
 
@@ -381,6 +376,7 @@ static void tcp_close(tp_iface_t *iface)
     for (tp_tcp_conn_t *c = s->conns; c; c = c->next)
         tp_tcp_conn_kill(s, c);
     tp_tcp_reap(s);
+    tp_tcp_hs_summary(s);
     for (int p = 0; p < s->rt->size; p++)
         if (s->eps[p]) {
             tp_tcp_txq_free(&s->eps[p]->txq);
@@ -389,6 +385,7 @@ static void tcp_close(tp_iface_t *iface)
     close(s->listen_fd);
     close(s->epfd);
     free(s->eps);
+    memset(s->auth_key, 0, sizeof(s->auth_key));
     free(s);
 }
 

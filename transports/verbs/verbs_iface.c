@@ -17,6 +17,7 @@
 #include "core/bootstrap.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/secret.h"
 #include "transports/verbs/verbs.h"
 
 #define TIMER_PERIOD 0.0002
@@ -593,12 +594,16 @@ static void check_memlock(vb_iface_t *s)
                   "(raise ulimit -l)", (unsigned long long)rl.rlim_cur / 1024);
 }
 
-static uint32_t job_qkey(const char *nspace)
+/* The UD Q_Key from the job key: a UD QP of another job (or a process
+ * outside any job) on the fabric cannot guess it, so its datagrams are
+ * dropped by our QP's hardware. */
+static uint32_t job_qkey(const uint8_t job_key[CORE_KEY_LEN])
 {
-    uint32_t h = 2166136261u;
-    for (const char *c = nspace; *c; c++)
-        h = (h ^ (uint8_t)*c) * 16777619u;
-    return (h & 0x7fffffffu) | 1u; /* high bit clear: not a controlled QKey */
+    uint8_t d[16];
+    core_kdf(job_key, "rdmpi ud qkey", d, sizeof(d));
+    uint32_t q = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 |
+                 (uint32_t)d[3] << 24;
+    return (q & 0x7fffffffu) | 1u; /* high bit clear: not a controlled (privileged) Q_Key */
 }
 
 static int publish_card(vb_iface_t *s)
@@ -633,7 +638,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->size = rt->size;
     s->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)rt->rank << 32) ^ (uint64_t)getpid();
     s->drop = cfg->verbs_ud_drop;
-    s->qkey = job_qkey(rt->nspace);
+    s->qkey = job_qkey(rt->job_key);
     core_list_init(&s->active);
     core_list_init(&s->memhs);
     int rc = vb_dev_open(cfg, &s->dev, 0);
