@@ -5,7 +5,7 @@ librdmpi_la_SOURCES += \
 	src/core/comm.h src/core/attr.h src/core/datatype.h src/core/op.h src/core/request.h src/core/progress.h \
 	src/core/memhooks.h src/core/memhooks.c src/core/list.h \
 	src/core/log.c src/core/errors.c src/core/config.c src/core/bootstrap.c \
-	src/core/runtime.c src/core/progress.c src/core/comm.c src/core/attr.c src/core/ctx.c src/core/request.c \
+	src/core/runtime.c src/core/wire.c src/core/progress.c src/core/comm.c src/core/attr.c src/core/ctx.c src/core/request.c \
 	src/core/group.c src/core/info.c src/core/datatype.c
 # The reduction kernels: a convenience library of their own, built with
 # OP_CFLAGS (configure.ac) so their loops are vectorized.

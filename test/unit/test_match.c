@@ -45,10 +45,10 @@ int main(void)
     p2p_mq_post(&mq, recv_req(0, 1, 5));
     p2p_mq_post(&mq, recv_req(1, MPI_ANY_SOURCE, 5));
     p2p_mq_post(&mq, recv_req(2, 2, MPI_ANY_TAG));
-    CHECK("posted_first_match", p2p_mq_take_posted(&mq, 2, 5) == &reqs[1]);
-    CHECK("posted_anytag", p2p_mq_take_posted(&mq, 2, 9) == &reqs[2]);
-    CHECK("posted_no_match", p2p_mq_take_posted(&mq, 3, 9) == NULL);
-    CHECK("posted_exact", p2p_mq_take_posted(&mq, 1, 5) == &reqs[0]);
+    CHECK("posted_first_match", p2p_mq_take_posted(&mq, 2, 5, -1, NULL) == &reqs[1]);
+    CHECK("posted_anytag", p2p_mq_take_posted(&mq, 2, 9, -1, NULL) == &reqs[2]);
+    CHECK("posted_no_match", p2p_mq_take_posted(&mq, 3, 9, -1, NULL) == NULL);
+    CHECK("posted_exact", p2p_mq_take_posted(&mq, 1, 5, -1, NULL) == &reqs[0]);
     CHECK("posted_empty", mq.posted_head == NULL && mq.posted_tail == NULL);
 
     /* Unposting from the middle keeps the rest in order (MPI_Cancel). */
@@ -57,8 +57,8 @@ int main(void)
     p2p_mq_post(&mq, recv_req(5, 0, 1));
     CHECK("unpost_middle", p2p_mq_unpost(&mq, &reqs[4]) == 1);
     CHECK("unpost_absent", p2p_mq_unpost(&mq, &reqs[4]) == 0);
-    CHECK("unpost_order", p2p_mq_take_posted(&mq, 0, 1) == &reqs[3] &&
-                              p2p_mq_take_posted(&mq, 0, 1) == &reqs[5]);
+    CHECK("unpost_order", p2p_mq_take_posted(&mq, 0, 1, -1, NULL) == &reqs[3] &&
+                              p2p_mq_take_posted(&mq, 0, 1, -1, NULL) == &reqs[5]);
     p2p_mq_post(&mq, recv_req(6, 0, 2));
     CHECK("unpost_tail", p2p_mq_unpost(&mq, &reqs[6]) == 1 && mq.posted_tail == NULL);
 

@@ -165,7 +165,7 @@ static void test_full_and_wrap(void)
     CHECK(tp_shm_ring_record_len(0, 0) == 8 && tp_shm_ring_record_len(8, 48) == 64 &&
               tp_shm_ring_record_len(8, 49) == 72 && tp_shm_ring_record_len(1, 0) == 16,
           "record_len");
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0 && tp_shm_ring_empty(&c), "new ring not empty");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0 && tp_shm_ring_empty(&c), "new ring not empty");
     CHECK(tp_shm_ring_drained(&p), "new ring not drained");
 
     /* 127 empty records of 8 bytes = 1016 = size - 8: exactly full. */
@@ -174,16 +174,16 @@ static void test_full_and_wrap(void)
     CHECK(tp_shm_ring_push(&p, 0, NULL, 0, NULL, 0) == CORE_EBUSY, "push into a full ring");
     CHECK(!tp_shm_ring_drained(&p), "full ring says drained");
     for (int i = 0; i < 127; i++) {
-        CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == (unsigned)i && rec.len == 0 &&
+        CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == (unsigned)i && rec.len == 0 &&
                   rec.hdr_len == 0, "pop %d of 127", i);
         tp_shm_ring_release(&c);
     }
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0, "drained ring not empty");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0, "drained ring not empty");
     CHECK(tp_shm_ring_drained(&p), "ring not drained after popping everything");
 
     /* Head is at 1016: a 24-byte record must wrap behind an 8-byte pad. */
     CHECK(tp_shm_ring_push(&p, 7, hbuf, 3, pbuf, 8) == 0, "wrapping push");
-    CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == 7 && rec.hdr_len == 3 && rec.len == 8,
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == 7 && rec.hdr_len == 3 && rec.len == 8,
           "record after pad");
     CHECK((uint8_t *)rec.hdr == c.data + 8, "wrapped record not at offset 0");
     tp_shm_ring_release(&c);
@@ -197,16 +197,16 @@ static void test_full_and_wrap(void)
     CHECK(tp_shm_ring_push(&p, 15, hbuf, 8, NULL, 0) == 0, "16-byte push at offset 0");
     CHECK(tp_shm_ring_push(&p, 0, NULL, 0, NULL, 0) == CORE_EBUSY, "push into a full ring (2)");
     /* Freeing one 200-byte record makes room for exactly one more. */
-    CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == 10 && rec.len == 184, "pop 200-byte record");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == 10 && rec.len == 184, "pop 200-byte record");
     tp_shm_ring_release(&c);
     CHECK(tp_shm_ring_push(&p, 16, hbuf, 8, pbuf, 185) == CORE_EBUSY, "208 bytes fit in 200");
     CHECK(tp_shm_ring_push(&p, 16, hbuf, 8, pbuf, 184) == 0, "200 bytes do not fit in 200");
     CHECK(tp_shm_ring_push(&p, 0, NULL, 0, NULL, 0) == CORE_EBUSY, "push into a full ring (3)");
     for (unsigned want = 11; want <= 16; want++) {
-        CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == want, "pop record %u", want);
+        CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == want, "pop record %u", want);
         tp_shm_ring_release(&c);
     }
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0 && tp_shm_ring_drained(&p), "not empty at the end");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0 && tp_shm_ring_drained(&p), "not empty at the end");
 }
 
 /* Random interleaving of pushes and pops against a model that tracks byte
@@ -245,7 +245,7 @@ static void test_model(void)
             ends[pushed % MAXQ] = head;
             pushed++;
         } else {
-            int got = tp_shm_ring_peek(&c, &rec);
+            int got = tp_shm_ring_peek(&c, &rec, NULL);
             CHECK(got == (popped < pushed), "peek says %d with %llu queued", got,
                   (unsigned long long)(pushed - popped));
             CHECK(tp_shm_ring_empty(&c) == (popped == pushed) || got,
@@ -299,7 +299,7 @@ static uint64_t stream(size_t size, uint64_t nrec, uint64_t seed)
     tp_shm_rec_t rec;
     tp_shm_cons_init(&c, mem, size);
     for (uint64_t i = 0; i < nrec; i++) {
-        for (unsigned spin = 1; !tp_shm_ring_peek(&c, &rec); spin++)
+        for (unsigned spin = 1; !tp_shm_ring_peek(&c, &rec, NULL); spin++)
             if (spin % 64 == 0)
                 sched_yield();
         spec_t s = make_spec(seed, i, size);
@@ -309,7 +309,7 @@ static uint64_t stream(size_t size, uint64_t nrec, uint64_t seed)
     int st;
     CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
           "producer exited badly (status %d)", st);
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0, "extra record after the stream");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0, "extra record after the stream");
     uint64_t busy = *busy_out;
     munmap(mem, tp_shm_ring_footprint(size) + 64);
     return busy;
@@ -360,7 +360,7 @@ static double pingpong(int iters, size_t hlen)
             while (tp_shm_ring_push(&p, 1, hdr, hlen, &msg, 8) != 0)
                 ;
         }
-        while (!tp_shm_ring_peek(&c, &rec))
+        while (!tp_shm_ring_peek(&c, &rec, NULL))
             ;
         memcpy(&msg, rec.payload, 8);
         tp_shm_ring_release(&c);

@@ -272,8 +272,8 @@ static void test_malformed(void)
         memcpy(p, &bad[i], sizeof(bad[i]));
         tp_tcp_rx_commit(&rx, sizeof(bad[i]));
         tp_tcp_frame_t f;
-        CHECK(tp_tcp_rx_next(&rx, &f) == CORE_EIO, "malformed header %d accepted", i);
-        CHECK(tp_tcp_rx_space(&rx, &p, &room) == CORE_EIO, "rx_space after malformed %d", i);
+        CHECK(tp_tcp_rx_next(&rx, &f) == CORE_EPROTO, "malformed header %d accepted", i);
+        CHECK(tp_tcp_rx_space(&rx, &p, &room) == CORE_EPROTO, "rx_space after malformed %d", i);
         rx.start = rx.end = 0;
     }
     tp_tcp_rx_free(&rx);

@@ -9,6 +9,7 @@
  * the producer side of the my->peer ring; progress() drains the peer->me
  * rings, handing records to the handlers in place.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/bootstrap.h"
@@ -163,6 +164,7 @@ static void shm_close(tp_iface_t *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     tp_shm_seg_destroy(s);
+    free(s->pids);
     free(s->coop);
     free(s->in);
     free(s->eps);
@@ -211,6 +213,24 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     return tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
 }
 
+/* A local peer broke the ring protocol: its ring is read no more (whatever it writes
+ * there is ignored) and the failure is reported once. */
+static void in_failed(tp_shm_iface_t *s, tp_shm_in_t *in, unsigned id, int rc, uint64_t bad)
+{
+    char why[128];
+    in->failed = 1;
+    if (rc == CORE_EPROTO && id == TP_AM_MAX) {
+        snprintf(why, sizeof(why), "record header 0x%016llx at offset %llu of its %zu-byte ring",
+                 (unsigned long long)bad, (unsigned long long)(in->cons.tail & in->cons.mask),
+                 s->ring_size);
+        core_wire_fail(s->rt, in->src, "shm", "ring record", why);
+    } else if (id == TP_SHM_ID_COOP) {
+        core_wire_fail(s->rt, in->src, "shm", "copy request", NULL);
+    } else {
+        tp_am_refused(&s->base, in->src, id, rc);
+    }
+}
+
 /* Drains up to a batch from every incoming ring. An idle ring costs one
  * load of the header slot at its consumer index. */
 static int shm_progress(tp_iface_t *iface)
@@ -219,7 +239,7 @@ static int shm_progress(tp_iface_t *iface)
     int events = s->coop_pending ? tp_shm_coop_progress(s) : 0;
     for (int i = 0; i < s->nin; i++) {
         tp_shm_in_t *in = &s->in[i];
-        if (tp_shm_ring_empty(&in->cons))
+        if (tp_shm_ring_empty(&in->cons) || in->failed)
             continue;
         if (!in->populated) {
             /* The first message on this ring: it is in use, so map all of
@@ -228,14 +248,22 @@ static int shm_progress(tp_iface_t *iface)
             in->populated = 1;
         }
         tp_shm_rec_t rec;
-        for (int k = 0; k < SHM_PROGRESS_BATCH && tp_shm_ring_peek(&in->cons, &rec); k++) {
-            if (rec.id < TP_AM_MAX)
-                tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
-            else if (rec.id == TP_SHM_ID_COOP)
-                tp_shm_coop_help(s, in->lsrc, rec.hdr);
+        uint64_t bad = 0;
+        int rc;
+        for (int k = 0;
+             k < SHM_PROGRESS_BATCH && (rc = tp_shm_ring_peek(&in->cons, &rec, &bad)) != 0; k++) {
+            if (rc < 0) {
+                in_failed(s, in, TP_AM_MAX, rc, bad);
+                break;
+            }
+            if (rec.id == TP_SHM_ID_COOP)
+                rc = tp_shm_coop_help(s, in->lsrc, rec.hdr, rec.hdr_len);
             else
-                core_error("shm: dropping a message with bad handler id %u from rank %d", rec.id,
-                           in->src);
+                rc = tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
+            if (rc) {
+                in_failed(s, in, rec.id, rc, 0);
+                break;
+            }
             tp_shm_ring_release(&in->cons);
             events++;
         }
