@@ -23,3 +23,11 @@ test_unit_test_list_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c
 test_unit_test_memhooks_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_memhooks_LDADD = -lpthread
+# p2p's message handlers fed malformed messages through a fake runtime (test/unit/p2p_fake.h,
+# also the endpoint for fuzzing them).
+check_PROGRAMS += test/unit/test_p2p_wire
+test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c \
+	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c \
+	src/core/request.c src/core/datatype.c src/core/attr.c src/core/group.c src/core/errors.c \
+	src/core/log.c src/core/wire.c src/core/progress.c
+test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -330,17 +330,20 @@ static void recv_from_unexp(MPI_Request r, p2p_unexp_t *u)
 /* An unexpected message is found by a receive, probe or matched probe on comm: the source
  * rank it claimed on arrival (when the communicator may not have existed here yet) must be
  * the rank of its sender in comm. If not, the sender lied about who it is: reported like a
- * malformed message refused on arrival. */
-static void check_unexp(MPI_Comm comm, const p2p_unexp_t *u)
+ * malformed message refused on arrival (u is freed first when taken: pass take). */
+static void check_unexp(MPI_Comm comm, p2p_unexp_t *u, int take)
 {
     if (u->src < comm->size && core_comm_world_rank(comm, u->src) == u->world_src)
         return;
-    tp_ep_t *ep = p2p.rt->eps[u->world_src];
+    int peer = u->world_src, src = u->src;
+    const char *what = u->proto == P2P_PROTO_EAGER ? "EAGER" : "RTS";
+    if (take)
+        free(u);
+    tp_ep_t *ep = p2p.rt->eps[peer];
     char why[160];
-    snprintf(why, sizeof(why), "it claims to be rank %d of %s, which is not the sender", u->src,
+    snprintf(why, sizeof(why), "it claims to be rank %d of %s, which is not the sender", src,
              core_comm_label(comm));
-    core_wire_fail(p2p.rt, u->world_src, ep ? ep->iface->name : "its transport",
-                   u->proto == P2P_PROTO_EAGER ? "EAGER" : "RTS", why);
+    core_wire_fail(p2p.rt, peer, ep ? ep->iface->name : "its transport", what, why);
 }
 
 int p2p_recv_start(MPI_Request r)
@@ -361,7 +364,7 @@ int p2p_recv_start(MPI_Request r)
     p2p_mq_t *mq = p2p_mq_get(r->ctx);
     p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1);
     if (u) {
-        check_unexp(r->comm, u);
+        check_unexp(r->comm, u, 1);
         recv_from_unexp(r, u);
         return 0;
     }
@@ -401,7 +404,7 @@ int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Sta
     *flag = u != NULL;
     if (!u)
         return 0;
-    check_unexp(comm, u);
+    check_unexp(comm, u, msg != NULL);
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = u->src;
         st->MPI_TAG = u->tag;

@@ -88,6 +88,28 @@ int main(void)
         ok &= u == m[i];
     }
     CHECK("unexp_per_source_order", ok);
+
+    /* The sender's world rank must be the matched receive's: a forged source leaves the
+     * receive posted. */
+    memset(&mq, 0, sizeof(mq));
+    int ranks[3] = { 4, 6, 9 };
+    struct rdmpi_group g = { 1, 0, 3, 0, ranks };
+    MPI_Request spec = recv_req(0, 1, 3), any = recv_req(1, MPI_ANY_SOURCE, 4);
+    spec->world_peer = 6;
+    any->any_group = &g;
+    p2p_mq_post(&mq, spec);
+    p2p_mq_post(&mq, any);
+    int forged = 0;
+    CHECK("forged_specific", !p2p_mq_take_posted(&mq, 1, 3, 9, &forged) && forged &&
+                                 mq.posted_head == spec);
+    forged = 0;
+    CHECK("forged_any_out_of_range", !p2p_mq_take_posted(&mq, 3, 4, 9, &forged) && forged);
+    forged = 0;
+    CHECK("forged_any_other_member", !p2p_mq_take_posted(&mq, 0, 4, 9, &forged) && forged);
+    forged = 0;
+    CHECK("real_any", p2p_mq_take_posted(&mq, 2, 4, 9, &forged) == any && !forged);
+    CHECK("real_specific", p2p_mq_take_posted(&mq, 1, 3, 6, &forged) == spec && !forged &&
+                               mq.posted_head == NULL);
     for (int i = 0; i < N; i++)
         free(m[i]);
     return failures ? 1 : 0;

@@ -427,6 +427,84 @@ static int bench(void)
     return 0;
 }
 
+/* A producer that scribbles: header words no producer following shm_ring.c could write
+ * are refused by peek (CORE_EPROTO) and never make the consumer read outside the ring;
+ * every word tp_shm_rec_decode accepts describes bytes within the ring. */
+static void test_malformed(void)
+{
+    enum { SIZE = 1024 };
+    static _Alignas(64) uint8_t mem[TP_SHM_RING_CTRL + SIZE];
+    tp_shm_cons_t c;
+    tp_shm_prod_t p;
+    tp_shm_rec_t rec;
+    uint64_t bad = 0;
+    const uint64_t DATA = (uint64_t)1 << 48, PAD = (uint64_t)2 << 48;
+    struct {
+        uint64_t off, word;
+        const char *what;
+    } cases[] = {
+        { 0, 3ull << 48, "unknown record type" },
+        { 0, DATA | 1ull << 56, "a non-zero top byte" },
+        { 0, DATA | 600, "a record larger than half the ring" },
+        { 0, DATA | 0xffffffffull, "a 4 GiB record" },
+        { 1000, DATA | 32, "a record straddling the end" },
+        { 0, PAD | SIZE, "a pad at offset 0" },
+        { 512, PAD | 8, "a pad shorter than the tail" },
+        { 512, PAD | 1024, "a pad past the end" },
+        { 512, PAD | 512 | 5ull << 32, "a pad with an id" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        memset(mem, 0, sizeof(mem));
+        tp_shm_ring_init(mem, SIZE);
+        tp_shm_cons_init(&c, mem, SIZE);
+        c.tail = cases[i].off;
+        memcpy(mem + TP_SHM_RING_CTRL + cases[i].off, &cases[i].word, 8);
+        CHECK(tp_shm_ring_peek(&c, &rec, &bad) == CORE_EPROTO && bad == cases[i].word,
+              "peek accepted %s", cases[i].what);
+    }
+    /* A good pad followed by a bad record at offset 0. */
+    memset(mem, 0, sizeof(mem));
+    tp_shm_ring_init(mem, SIZE);
+    tp_shm_cons_init(&c, mem, SIZE);
+    c.tail = 1000;
+    uint64_t w = PAD | 24;
+    memcpy(mem + TP_SHM_RING_CTRL + 1000, &w, 8);
+    w = PAD | SIZE;
+    memcpy(mem + TP_SHM_RING_CTRL, &w, 8);
+    CHECK(tp_shm_ring_peek(&c, &rec, &bad) == CORE_EPROTO, "a pad after a pad accepted");
+    /* A real record still goes through. */
+    memset(mem, 0, sizeof(mem));
+    tp_shm_ring_init(mem, SIZE);
+    tp_shm_prod_init(&p, mem, SIZE);
+    tp_shm_cons_init(&c, mem, SIZE);
+    CHECK(tp_shm_ring_push(&p, 3, "hdr", 3, "payload", 7) == 0, "push");
+    CHECK(tp_shm_ring_peek(&c, &rec, &bad) == 1 && rec.len == 7 && rec.hdr_len == 3,
+          "a good record refused");
+    /* Random words at random offsets. */
+    uint64_t x = 1;
+    for (int i = 0; i < 1000000; i++) {
+        x = mix(x);
+        uint64_t word = x, off = (mix(x + 1) % SIZE) & ~7ull;
+        if (i & 1)
+            word &= 0x0003ffffffffffffull; /* a valid type more often */
+        if (i & 2)
+            word &= 0xffffffffffff0fffull;
+        uint64_t rlen = 0;
+        int k = tp_shm_rec_decode(word, off, SIZE, &rec, &rlen);
+        if (k == 1)
+            CHECK(rlen >= 8 && off + rlen <= SIZE && rlen <= SIZE / 2 &&
+                      8 + ((rec.hdr_len + 7) & ~7ull) + rec.len <= rlen,
+                  "word 0x%016llx at %llu: a record outside the ring", (unsigned long long)word,
+                  (unsigned long long)off);
+        else if (k == 2)
+            CHECK(off > 0 && off + rlen == SIZE, "word 0x%016llx at %llu: a bad pad",
+                  (unsigned long long)word, (unsigned long long)off);
+        else
+            CHECK(k == CORE_EPROTO, "decode returned %d", k);
+    }
+    printf("PASS: unit/shm_ring malformed records refused\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--bench") == 0)
@@ -437,6 +515,7 @@ int main(int argc, char **argv)
     test_args();
     test_full_and_wrap();
     test_model();
+    test_malformed();
     uint64_t busy_small = stream(1024, 1000000, 1);
     uint64_t busy_big = stream(64 << 10, 2000000, 2);
     printf("PASS: unit/shm_ring (3M records across processes, EBUSY %llu+%llu times, %.1f s)\n",
