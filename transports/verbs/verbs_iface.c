@@ -255,8 +255,10 @@ void vb_peer_malformed(vb_iface_t *s, vb_peer_t *p, unsigned id, int rc, const c
         tp_am_refused(&s->base, p->ep.peer, id, rc);
     else if (id < VB_AM_END)
         core_wire_fail(s->rt, p->ep.peer, "verbs", vb_am_names[id - TP_AM_MAX], why);
+    else if (what)
+        core_wire_fail(s->rt, p->ep.peer, "verbs", what, why);
     else
-        core_wire_fail(s->rt, p->ep.peer, "verbs", what ? what : "message", why);
+        tp_am_refused(&s->base, p->ep.peer, id, rc); /* says the id is not in use */
 }
 
 int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
@@ -266,9 +268,14 @@ int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
     case VB_AM_CONN_REQ:
     case VB_AM_CONN_REP:
     case VB_AM_CONN_RTU:
-    case VB_AM_CONN_REJ:
+    case VB_AM_CONN_REJ: {
+        size_t want = id == VB_AM_CONN_REQ || id == VB_AM_CONN_REP ? sizeof(vb_conn_t) : 0;
+        if (hdr_len != want || len != 0)
+            return core_wire_reject(s->rt, "%zu + %zu bytes (expected %zu + 0)", hdr_len, len,
+                                    want);
         vb_rc_conn_msg(s, p, id, hdr, hdr_len);
         return 0;
+    }
     case VB_AM_GET_REQ:
     case VB_AM_GET_RESP:
     case VB_AM_PUT:
@@ -279,6 +286,8 @@ int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
         vb_xfer_msg(s, p, id, hdr, payload, len);
         return 0;
     case VB_AM_BYE:
+        if (hdr_len != 0 || len != 0)
+            return core_wire_reject(s->rt, "%zu + %zu bytes (expected none)", hdr_len, len);
         p->bye_rcvd = 1;
         p->rx.ack_now = 1;
         vb_active_add(s, p);
