@@ -144,7 +144,12 @@ static int shm_ready(tp_iface_t *iface)
         if (i == s->me)
             continue;
         tp_shm_in_t *in = &s->in[s->nin++];
-        tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size);
+        /* The ring size comes from the segment local rank 0 wrote: checked here too. */
+        if (tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size) != 0) {
+            core_error("shm: the segment's ring size %zu is not a power of two of at least %d",
+                       s->ring_size, TP_SHM_RING_MIN);
+            return CORE_EINTERN;
+        }
         in->src = s->rt->local_ranks[i];
         in->lsrc = i;
         in->populated = 0;
