@@ -53,10 +53,13 @@ static inline int p2p_src_ok(MPI_Request r, int src, int world_src)
            r->any_group->ranks[src] == world_src;
 }
 
+/* What p2p_mq_take_posted returns for a message that lies about its source. */
+#define P2P_MQ_FORGED ((MPI_Request)(uintptr_t)1)
+
 /* Removes and returns the first posted receive that matches (src, tag), or NULL. With
  * world_src >= 0, the sender's world rank: if the receive that matches shows src is not
- * that rank (p2p_src_ok), it stays posted, *forged is set and NULL is returned. */
-MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src, int *forged);
+ * that rank (p2p_src_ok), it stays posted and P2P_MQ_FORGED is returned. */
+MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src);
 void p2p_mq_post(p2p_mq_t *mq, MPI_Request req);
 /* Removes req from the posted queue; 1 if it was there. */
 int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req);

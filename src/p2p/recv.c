@@ -134,12 +134,10 @@ static int take_hdr(void *dst, size_t size, const void *hdr, size_t hdr_len, con
     return 0;
 }
 
-/* Checks the matching part of an EAGER or RTS header. The source rank's upper bound and
- * its world rank are checked where a receive (and so the communicator) is known: when a
- * posted receive matches (p2p_mq_take_posted), else when one finds it (check_unexp). A
- * context id may be one this rank has not created yet (a peer that left the agreement
- * first may send at once), so only its range is checked here. */
-static int check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *what)
+/* Says why a match header failed check_match_hdr (cold); 0 if it did not after all (a
+ * negative tag on an internal context). */
+static int __attribute__((noinline, cold)) bad_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok,
+                                                        const char *what)
 {
     if (h->ctx >= CORE_CTX_MAX_P2P)
         return core_wire_reject(p2p.rt, "%s for context id %u (at most %d)", what, h->ctx,
@@ -149,26 +147,44 @@ static int check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *wh
                                 h->flags & ~flags_ok);
     if (h->src < 0)
         return core_wire_reject(p2p.rt, "%s from source rank %d", what, h->src);
-    /* User contexts (even) carry MPI tags; internal ones (odd) also negative tags. */
     if (h->tag == MPI_ANY_TAG || (h->tag < 0 && !(h->ctx & 1)))
         return core_wire_reject(p2p.rt, "%s with tag %d on context %u", what, h->tag, h->ctx);
     return 0;
 }
 
+/* Checks the matching part of an EAGER or RTS header. The source rank's upper bound and
+ * its world rank are checked where a receive (and so the communicator) is known: when a
+ * posted receive matches (p2p_mq_take_posted), else when one finds it (check_unexp). A
+ * context id may be one this rank has not created yet (a peer that left the agreement
+ * first may send at once), so only its range is checked here. User contexts (even) carry
+ * MPI tags; internal ones (odd) also negative tags; no message has MPI_ANY_TAG. The common
+ * case (every field in range, tag >= 0) costs one branch: eager messages pass here. */
+CORE_INLINE int check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *what)
+{
+    if (__builtin_expect((h->ctx >= CORE_CTX_MAX_P2P) | ((h->flags & ~flags_ok) != 0) |
+                             (h->src < 0) | (h->tag < 0), 0))
+        return bad_match_hdr(h, flags_ok, what);
+    return 0;
+}
+
+static int __attribute__((noinline, cold)) forged_src(const p2p_hdr_t *h, const char *what)
+{
+    return core_wire_reject(p2p.rt, "%s claims to come from rank %d of context %u, which is "
+                            "not the sender", what, h->src, h->ctx);
+}
+
 /* The posted receive of mq that takes a message (src, tag) from world rank world_src, or
  * NULL; *rc is CORE_EPROTO (with the reason) when the message lies about its source. */
-static MPI_Request take_posted(p2p_mq_t *mq, const p2p_hdr_t *h, int world_src, int *rc,
-                               const char *what)
+CORE_INLINE MPI_Request take_posted(p2p_mq_t *mq, const p2p_hdr_t *h, int world_src, int *rc,
+                                    const char *what)
 {
-    int forged = 0;
-    MPI_Request r = p2p_mq_take_posted(mq, h->src, h->tag, world_src, &forged);
+    MPI_Request r = p2p_mq_take_posted(mq, h->src, h->tag, world_src);
     *rc = 0;
-    if (forged) {
-        *rc = core_wire_reject(p2p.rt, "%s claims to come from rank %d of context %u, which "
-                               "is not the sender", what, h->src, h->ctx);
+    if (__builtin_expect(r == P2P_MQ_FORGED, 0)) {
+        *rc = forged_src(h, what);
         return NULL;
     }
-    if (r && r->any_group) {
+    if (r && __builtin_expect(r->any_group != NULL, 0)) {
         core_group_release(r->any_group);
         r->any_group = NULL;
     }
@@ -198,19 +214,26 @@ CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
 static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len)
 {
-    p2p_sync_hdr_t sh;
-    const p2p_hdr_t *h = &sh.m;
+    p2p_hdr_t hh;
+    const p2p_hdr_t *h = &hh;
+    uint64_t sreq = 0;
+    int rc;
     (void)arg;
-    if (hdr_len != sizeof(p2p_hdr_t) && hdr_len != sizeof(p2p_sync_hdr_t))
+    if (__builtin_expect(hdr_len < sizeof(p2p_hdr_t), 0))
         return core_wire_reject(p2p.rt, "EAGER header of %zu bytes", hdr_len);
-    memcpy(&sh, hdr, hdr_len);
-    int rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER");
-    if (rc)
-        return rc;
-    if ((hdr_len == sizeof(p2p_sync_hdr_t)) != !!(h->flags & P2P_F_SYNC))
+    memcpy(&hh, hdr, sizeof(hh));
+    /* A synchronous send's header carries its request id after the match header. */
+    _Static_assert(P2P_F_SYNC == 1 && sizeof(p2p_sync_hdr_t) == sizeof(p2p_hdr_t) + 8, "");
+    if (__builtin_expect(hdr_len != sizeof(p2p_hdr_t) + 8 * (h->flags & P2P_F_SYNC), 0)) {
+        if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
+            return rc;
         return core_wire_reject(p2p.rt, "EAGER header of %zu bytes with flags 0x%x", hdr_len,
                                 h->flags);
-    uint64_t sreq = (h->flags & P2P_F_SYNC) ? sh.sreq : 0;
+    }
+    if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
+        return rc;
+    if (h->flags & P2P_F_SYNC)
+        memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
     MPI_Request r = take_posted(mq, h, src, &rc, "EAGER");
     if (r) {

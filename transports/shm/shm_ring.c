@@ -136,30 +136,37 @@ int tp_shm_ring_drained(tp_shm_prod_t *p)
     return p->tail_cache == p->head;
 }
 
-int tp_shm_rec_decode(uint64_t h, uint64_t off, uint64_t size, tp_shm_rec_t *rec, uint64_t *rlen)
+/* Inline in peek: it runs once per message. off is the consumer's own index (in the ring,
+ * 8-byte aligned); only h comes from the producer. */
+static inline __attribute__((always_inline)) int rec_decode(uint64_t h, uint64_t off,
+                                                            uint64_t size, tp_shm_rec_t *rec,
+                                                            uint64_t *rlen)
 {
     uint64_t len = h & 0xffffffffu;
-    unsigned type = h >> 48 & 0xff;
-    if (h >> 56 != 0 || off >= size || (off & (TP_SHM_RING_ALIGN - 1)) != 0)
-        return CORE_EPROTO;
-    if (type == REC_PAD) {
-        /* A pad fills the tail after the last record that fit, never a whole lap. */
-        if (off == 0 || len != size - off || (h >> 32 & 0xffff) != 0)
+    uint64_t type = h >> 48; /* the type byte and the top byte, which must be 0 */
+    if (__builtin_expect(type == REC_DATA, 1)) {
+        size_t hdr_len = h >> 40 & 0xff;
+        uint64_t n = tp_shm_ring_record_len(hdr_len, len); /* no overflow: len < 2^32 */
+        if (n > tp_shm_ring_max_record(size) || n > size - off)
             return CORE_EPROTO;
-        *rlen = len;
-        return 2;
+        rec->id = h >> 32 & 0xff;
+        rec->hdr_len = hdr_len;
+        rec->len = len;
+        *rlen = n;
+        return 1;
     }
-    if (type != REC_DATA)
+    /* A pad fills the tail after the last record that fit, never a whole lap. */
+    if (type != REC_PAD || off == 0 || len != size - off || (h >> 32 & 0xffff) != 0)
         return CORE_EPROTO;
-    size_t hdr_len = h >> 40 & 0xff;
-    uint64_t n = tp_shm_ring_record_len(hdr_len, len); /* no overflow: len < 2^32 */
-    if (n > tp_shm_ring_max_record(size) || n > size - off)
+    *rlen = len;
+    return 2;
+}
+
+int tp_shm_rec_decode(uint64_t h, uint64_t off, uint64_t size, tp_shm_rec_t *rec, uint64_t *rlen)
+{
+    if (off >= size || (off & (TP_SHM_RING_ALIGN - 1)) != 0)
         return CORE_EPROTO;
-    rec->id = h >> 32 & 0xff;
-    rec->hdr_len = hdr_len;
-    rec->len = len;
-    *rlen = n;
-    return 1;
+    return rec_decode(h, off, size, rec, rlen);
 }
 
 int tp_shm_ring_peek(tp_shm_cons_t *c, tp_shm_rec_t *rec, uint64_t *bad)
@@ -172,7 +179,7 @@ int tp_shm_ring_peek(tp_shm_cons_t *c, tp_shm_rec_t *rec, uint64_t *bad)
         if (h == 0)
             return 0;
         uint64_t rlen;
-        int kind = tp_shm_rec_decode(h, off, c->size, rec, &rlen);
+        int kind = rec_decode(h, off, c->size, rec, &rlen);
         if (kind == 2) {
             c->tail += rlen;
             continue;
