@@ -38,3 +38,11 @@ test_unit_test_memhooks_dlopen_CPPFLAGS = $(UNIT_CPPFLAGS) \
 	-DRDMPI_TEST_LIBDIR=\"$(abs_top_builddir)/.libs\"
 test_unit_test_memhooks_dlopen_LDADD = -ldl -lpthread
 EXTRA_test_unit_test_memhooks_dlopen_DEPENDENCIES = librdmpi.la
+# p2p's message handlers fed malformed messages through a fake runtime (test/unit/p2p_fake.h,
+# also the endpoint for fuzzing them).
+check_PROGRAMS += test/unit/test_p2p_wire
+test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c \
+	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c \
+	src/core/request.c src/core/datatype.c src/core/attr.c src/core/group.c src/core/errors.c \
+	src/core/log.c src/core/wire.c src/core/progress.c src/core/handle.c
+test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)

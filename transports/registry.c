@@ -4,6 +4,8 @@
  */
 #include "config.h"
 #include <stddef.h>
+#include <stdio.h>
+#include "core/runtime.h"
 #include "transports/transport.h"
 
 extern const tp_component_t tp_self_component;
@@ -24,3 +26,22 @@ const tp_component_t *const tp_components[] = {
 };
 
 tp_am_entry_t tp_am_table[TP_AM_MAX];
+
+void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc)
+{
+    char why[64];
+    const char *what = "message";
+    const char *reason = NULL; /* the handler's, in rt->wire_why */
+    if (!tp_am_valid(id)) {
+        snprintf(why, sizeof(why), "handler id %u is not in use", id);
+        reason = why;
+    } else {
+        if (tp_am_table[id].name)
+            what = tp_am_table[id].name;
+        if (rc != CORE_EPROTO) {
+            snprintf(why, sizeof(why), "%s", core_strerror(rc));
+            reason = why;
+        }
+    }
+    core_wire_fail(iface->rt, peer, iface->name, what, reason);
+}

@@ -16,6 +16,13 @@
  * Active-message handlers run from inside progress. They receive pointers
  * that are valid only during the call; a handler may call am_send (which may
  * say CORE_EBUSY) but never progress.
+ *
+ * Everything a handler is given comes from a peer and is checked before use
+ * (lengths, ids, offsets, ranks). A handler returns 0, or a negative CORE_E*
+ * code (CORE_EPROTO, with core_wire_reject's reason) when it refuses the
+ * message as malformed: the transport then takes nothing more from that peer
+ * and calls core_wire_fail (see core/runtime.h). The transport checks what it
+ * decodes itself (its frame, packet or slot headers) the same way.
  */
 #ifndef RDMPI_TRANSPORT_H
 #define RDMPI_TRANSPORT_H
@@ -52,9 +59,10 @@ struct tp_comp {
     void (*done)(tp_comp_t *comp, int status);
 };
 
-/* id: 0..TP_AM_MAX-1; src: the sender's world rank. */
-typedef void (*tp_am_handler_t)(void *arg, int src, const void *hdr, size_t hdr_len,
-                                const void *payload, size_t len);
+/* id: 0..TP_AM_MAX-1; src: the sender's world rank. hdr need not be aligned: handlers copy
+ * it. Returns 0, or a negative CORE_E* code: the message is refused (see above). */
+typedef int (*tp_am_handler_t)(void *arg, int src, const void *hdr, size_t hdr_len,
+                               const void *payload, size_t len);
 #define TP_AM_MAX 16
 
 typedef struct tp_ops {
@@ -135,22 +143,37 @@ extern const tp_component_t *const tp_components[];
  * packets arrive, in order, the pieces covering the payload exactly once, instead of
  * reassembling the message to call cb: the payload is then copied once, from the packet to
  * where the handler puts it, not twice. */
-typedef void (*tp_am_piece_t)(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
-                              const void *data, size_t n, size_t len);
+typedef int (*tp_am_piece_t)(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
+                             const void *data, size_t n, size_t len);
 
 /* Handler table, filled by p2p before transports open. */
 typedef struct tp_am_entry {
     tp_am_handler_t cb;
     void *arg;
     tp_am_piece_t piece; /* NULL: whole messages only */
+    const char *name;    /* for reports: "CTS" */
 } tp_am_entry_t;
 extern tp_am_entry_t tp_am_table[TP_AM_MAX];
 
-static inline void tp_am_dispatch(unsigned id, int src, const void *hdr, size_t hdr_len,
-                                  const void *payload, size_t len)
+/* Whether id names a handler (an id from the wire is checked with this first). */
+static inline int tp_am_valid(unsigned id)
 {
-    tp_am_table[id].cb(tp_am_table[id].arg, src, hdr, hdr_len, payload, len);
+    return id < TP_AM_MAX && tp_am_table[id].cb != NULL;
 }
+
+/* Calls the handler of id; an id out of range or without a handler is refused
+ * (CORE_EPROTO) like a message its handler refuses. */
+static inline int tp_am_dispatch(unsigned id, int src, const void *hdr, size_t hdr_len,
+                                 const void *payload, size_t len)
+{
+    if (!tp_am_valid(id))
+        return CORE_EPROTO;
+    return tp_am_table[id].cb(tp_am_table[id].arg, src, hdr, hdr_len, payload, len);
+}
+
+/* Reports the message (id) a handler or tp_am_dispatch refused (rc), from peer over
+ * iface, through core_wire_fail: names the message, and an unknown id as such. */
+void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc);
 
 static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                              const void *payload, size_t len)

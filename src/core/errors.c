@@ -41,6 +41,7 @@ const char *core_strerror(int code)
     case CORE_ETOPOLOGY: return "invalid topology";
     case CORE_ECANCELLED: return "operation cancelled";
     case CORE_EKEYVAL: return "invalid keyval";
+    case CORE_EPROTO: return "malformed message from a peer";
     default: return "unknown error code";
     }
 }

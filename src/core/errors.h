@@ -41,6 +41,7 @@ enum {
     CORE_ETOPOLOGY = -30,
     CORE_ECANCELLED = -31,
     CORE_EKEYVAL = -32,
+    CORE_EPROTO = -33,       /* a peer sent a malformed message */
 };
 
 /* A short English description of a CORE_* code. */

@@ -1,25 +1,54 @@
 /*
- * The request pool. Requests are recycled through a free list so the hot
- * path of a nonblocking call never reaches malloc after warm-up.
+ * The request table (see request.h). Requests are recycled through a free
+ * list so the hot path of a nonblocking call never reaches malloc after
+ * warm-up; the table only grows when the free list is empty.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "core/request.h"
 #include "core/comm.h"
 #include "core/datatype.h"
+#include "core/runtime.h"
 
-static MPI_Request req_free_list;
+#define TABLE_MIN 64
+#define TABLE_MAX ((uint32_t)1 << 31) /* slot numbers stay far from wrapping */
+
+/* Adds one request to the table (the free list was empty). Out of line: core_req_alloc's
+ * common case stays a leaf. */
+static __attribute__((noinline, cold)) MPI_Request table_grow(core_req_table_t *t)
+{
+    if (t->nslots == t->cap) {
+        if (t->cap >= TABLE_MAX)
+            return NULL;
+        uint32_t cap = t->cap ? t->cap * 2 : TABLE_MIN;
+        MPI_Request *slots = realloc(t->slots, (size_t)cap * sizeof(*slots));
+        if (!slots)
+            return NULL;
+        t->slots = slots;
+        t->cap = cap;
+    }
+    /* From the request handle pool: its memory stays mapped, so core_req_valid can look
+     * at a freed or made-up handle without reading freed memory. A table slot is live in
+     * the pool for good; its generation says whether a request is in use. */
+    MPI_Request req = core_handle_alloc(&core_handles.req, sizeof(*req));
+    if (!req)
+        return NULL;
+    req->id = t->nslots; /* generation 0: free */
+    t->slots[t->nslots++] = req;
+    return req;
+}
 
 MPI_Request core_req_alloc(int kind)
 {
-    MPI_Request req = req_free_list;
+    core_req_table_t *t = &core_rt->reqs;
+    MPI_Request req = t->free_list;
     if (req)
-        req_free_list = req->next;
-    else if (!(req = core_handle_alloc(&core_handles.req, sizeof(*req))))
-        return NULL;   /* memory that stays mapped: see core_req_valid */
-    memset(req, 0, sizeof(*req));
+        t->free_list = req->next;
+    else if (!(req = table_grow(t)))
+        return NULL;
+    memset(req, 0, offsetof(struct rdmpi_request, id));
+    req->id += CORE_REQ_GEN_ONE; /* odd: in use */
     req->kind = (uint8_t)kind;
-    req->live = 1;
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;
     req->status.MPI_TAG = MPI_ANY_TAG;
     return req;
@@ -27,6 +56,7 @@ MPI_Request core_req_alloc(int kind)
 
 void core_req_free(MPI_Request req)
 {
+    core_req_table_t *t = &core_rt->reqs;
     if (req->free_fn)
         req->free_fn(req);
     if (req->dt_held || (req->persistent && req->dt))
@@ -35,9 +65,9 @@ void core_req_free(MPI_Request req)
         if (req->comm)
             core_comm_release(req->comm);
     }
-    req->live = 0;
-    req->next = req_free_list;
-    req_free_list = req;
+    req->id += CORE_REQ_GEN_ONE; /* even: free; every id of it is stale now */
+    req->next = t->free_list;
+    t->free_list = req;
 }
 
 void core_req_complete(MPI_Request req)
@@ -46,4 +76,12 @@ void core_req_complete(MPI_Request req)
     req->complete = 1;
     if (req->freed)
         core_req_free(req);
+}
+
+void core_req_table_fini(core_req_table_t *t)
+{
+    for (uint32_t i = 0; i < t->nslots; i++)
+        core_handle_free(&core_handles.req, t->slots[i]);
+    free(t->slots);
+    memset(t, 0, sizeof(*t));
 }

@@ -1,7 +1,19 @@
 /*
  * Requests: one structure for every nonblocking operation (point-to-point,
- * persistent, collective). Allocated from a pool; the fields below "p2p
- * state" belong to src/p2p, those below "collective" to collectives/.
+ * persistent, collective), and the request table they live in. The fields
+ * below "p2p state" belong to src/p2p, those below "collective" to
+ * collectives/.
+ *
+ * The table (core_req_table_t, one per runtime) owns every request: a slot
+ * array indexed by a 32-bit slot number, and a free list. A request keeps its
+ * slot for life (requests are recycled, never returned to malloc before
+ * finalize), so the API hands out plain pointers while a peer only ever sees
+ * an id: slot | generation << 32. The generation is bumped when the request
+ * is allocated and when it is freed (odd: in use, even: free), and twice
+ * more when a persistent request restarts, so an id names one use of one
+ * request: a stale id (an earlier use), a forged one (a slot never handed
+ * out, a generation never given) or an id of a free slot is refused by
+ * core_req_lookup in O(1), without trusting any bit of it.
  */
 #ifndef RDMPI_CORE_REQUEST_H
 #define RDMPI_CORE_REQUEST_H
@@ -33,7 +45,6 @@ struct rdmpi_request {
     uint8_t mode;            /* send mode */
     uint8_t cancelled;
     uint8_t dt_held;         /* holds a reference on a derived dt (MPI_Type_free may come first) */
-    uint8_t live;            /* between core_req_alloc and core_req_free (core_req_valid) */
     volatile int complete;
     MPI_Status status;
 
@@ -60,11 +71,30 @@ struct rdmpi_request {
     struct rdmpi_request *next;    /* queue link (posted, pending) */
     void *bsend_block;       /* buffered send: the attached-buffer block it holds */
 
+    uint8_t wait;            /* the peer's message it waits for (P2P_WAIT_*, src/p2p) */
+    MPI_Group any_group;     /* posted MPI_ANY_SOURCE receive: its communicator's group,
+                                held while posted, to check who a message claims to be from */
+
     /* collective */
     void *sched;
     int (*progress_fn)(MPI_Request req);   /* advances a schedule; 1 when finished */
     void (*free_fn)(MPI_Request req);
+
+    /* Owned by the request table, kept across reuse (not cleared by core_req_alloc). */
+    uint64_t id;             /* slot | generation << 32: what peers see (core_req_lookup) */
 };
+
+/* The request table; lives in the runtime (core_runtime_t.reqs). */
+typedef struct core_req_table {
+    MPI_Request *slots;      /* by slot number */
+    uint32_t nslots, cap;
+    MPI_Request free_list;   /* linked through next */
+} core_req_table_t;
+
+#define CORE_REQ_GEN_ONE ((uint64_t)1 << 32)
+
+/* Frees every request of the table (finalize: nothing may use them afterwards). */
+void core_req_table_fini(core_req_table_t *t);
 
 MPI_Request core_req_alloc(int kind);
 
@@ -73,12 +103,14 @@ MPI_Request core_req_alloc(int kind);
  * core_req_alloc, not yet returned by core_req_free, and not given up with
  * MPI_Request_free. Never reads *r unless r is a slot of the request
  * memory (slabs of core_handles.req, which stay mapped); a pointer that is
- * not one gives 0 (MPI_REQUEST_NULL too). A slot reused by a new request
- * makes an old handle to it valid again: only generations would tell.
+ * not one gives 0 (MPI_REQUEST_NULL too). In use: the generation in r->id
+ * is odd. A slot reused by a new request makes an old handle to it valid
+ * again: an MPI_Request is a pointer, it carries no generation.
  */
 static inline int core_req_valid(MPI_Request r)
 {
-    return core_handle_in_slabs(&core_handles.req, (uintptr_t)r) && r->live && !r->freed;
+    return core_handle_in_slabs(&core_handles.req, (uintptr_t)r) &&
+           (r->id & CORE_REQ_GEN_ONE) && !r->freed;
 }
 /* Keeps a derived datatype alive while req uses it: MPI lets the user free
  * it right after starting the operation. Predefined types need nothing. */
@@ -94,6 +126,24 @@ static inline void core_req_hold_dt(MPI_Request req, MPI_Datatype dt)
 void core_req_free(MPI_Request req);
 /* Marks req complete; a freed (MPI_Request_free'd) request is released here. */
 void core_req_complete(MPI_Request req);
+
+/* The request a peer's id names: in range, of the current generation, in use; else NULL.
+ * Never reads outside the table, whatever the id. */
+static inline MPI_Request core_req_lookup(const core_req_table_t *t, uint64_t id)
+{
+    uint32_t slot = (uint32_t)id;
+    if (slot >= t->nslots || !((id >> 32) & 1))
+        return NULL;
+    MPI_Request r = t->slots[slot];
+    return r->id == id ? r : NULL;
+}
+
+/* A new id for a request used again (a persistent request's next start): ids of the
+ * earlier use become stale. Keeps the generation odd (in use). */
+static inline void core_req_renew(MPI_Request req)
+{
+    req->id += 2 * CORE_REQ_GEN_ONE;
+}
 
 /* Copies req's status to st unless st is MPI_STATUS_IGNORE. */
 static inline void core_req_status(MPI_Request req, MPI_Status *st)

@@ -227,6 +227,7 @@ int core_runtime_fini(void)
             free(rank_hosts[i]);
     free(rank_hosts);
     rank_hosts = NULL;
+    core_req_table_fini(&rt->reqs);
     free(rt->eps);
     free(rt->local_ranks);
     free(rt->node_of);

@@ -9,6 +9,7 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "core/secret.h"
+#include "core/request.h"
 #include "transports/transport.h"
 
 #define CORE_MAX_TRANSPORTS 8
@@ -44,6 +45,13 @@ typedef struct core_runtime {
     int npolled;
     tp_ep_t **eps;
 
+    /* Every request of the process (core/request.h): peers name them by id. */
+    core_req_table_t reqs;
+
+    /* Why the last active-message handler refused its message (core_wire_reject), for
+     * the transport's report (core_wire_fail). */
+    char wire_why[256];
+
     int thread_level;
     double wtime_base;
 } core_runtime_t;
@@ -70,5 +78,19 @@ void core_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 
 /* Hostname of a world rank (from the bootstrap). */
 const char *core_rank_host(core_runtime_t *rt, int rank);
+
+/* Malformed messages from peers (core/wire.c).
+ *
+ * A handler that refuses a message says why with core_wire_reject and returns what it
+ * returns (CORE_EPROTO); the transport that received the message stops taking anything
+ * from that peer (closes the connection, or marks the peer failed and drops what it sends)
+ * and calls core_wire_fail, once per peer. core_wire_fail reports one line naming the
+ * peer's rank and host, the transport, the message and the reason, and ends the job the
+ * way a dead peer does (core_fatal): operations pending with that peer could never
+ * complete. */
+int core_wire_reject(core_runtime_t *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* what: the message ("CTS", "frame"); why: NULL for rt->wire_why. */
+void core_wire_fail(core_runtime_t *rt, int peer, const char *tp, const char *what,
+                    const char *why);
 
 #endif

@@ -4,12 +4,14 @@
  */
 #include "p2p/match.h"
 
-MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag)
+MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
 {
     MPI_Request prev = NULL;
     for (MPI_Request r = mq->posted_head; r; prev = r, r = r->next) {
         if (!p2p_match(r->peer, r->tag, src, tag))
             continue;
+        if (world_src >= 0 && !p2p_src_ok(r, src, world_src))
+            return P2P_MQ_FORGED;
         if (prev)
             prev->next = r->next;
         else

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "core/group.h"
 #include "core/request.h"
 
 #define P2P_MAX_RKEY 64
@@ -40,8 +41,25 @@ static inline int p2p_match(int want_src, int want_tag, int src, int tag)
            (want_tag == MPI_ANY_TAG || want_tag == tag);
 }
 
-/* Removes and returns the first posted receive that matches (src, tag), or NULL. */
-MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag);
+/* Whether a message from world rank world_src that says it comes from communicator rank
+ * src may be what posted receive r (which matched src) takes: a receive from one source
+ * knows that source's world rank (r->world_peer, set when posted); an MPI_ANY_SOURCE one
+ * holds its communicator's group while posted. */
+static inline int p2p_src_ok(MPI_Request r, int src, int world_src)
+{
+    if (r->peer != MPI_ANY_SOURCE)
+        return r->world_peer == world_src;
+    return r->any_group && src >= 0 && src < r->any_group->size &&
+           r->any_group->ranks[src] == world_src;
+}
+
+/* What p2p_mq_take_posted returns for a message that lies about its source. */
+#define P2P_MQ_FORGED ((MPI_Request)(uintptr_t)1)
+
+/* Removes and returns the first posted receive that matches (src, tag), or NULL. With
+ * world_src >= 0, the sender's world rank: if the receive that matches shows src is not
+ * that rank (p2p_src_ok), it stays posted and P2P_MQ_FORGED is returned. */
+MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src);
 void p2p_mq_post(p2p_mq_t *mq, MPI_Request req);
 /* Removes req from the posted queue; 1 if it was there. */
 int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req);

@@ -15,6 +15,14 @@
  * Pipelined rendezvous (no get, or registration failed): RTS without an
  *         address -> CTS(sreq, rreq, bytes wanted) -> DATA(rreq, offset)
  *         chunks of RDMPI_RNDV_FRAG_SIZE; the last chunk completes both.
+ *
+ * Request ids (sreq, rreq, req) are core_req_lookup ids, never pointers. A
+ * message that names a request is taken only if the id is current, the
+ * request's peer is the message's sender, and the request waits for that
+ * message (req->wait, P2P_WAIT_* bits: set before the message that asks for
+ * the answer leaves, cleared when the answer came or the request finished).
+ * Every header is copied out of the transport's buffer before it is checked,
+ * so a peer that shares memory with us cannot change it in between.
  */
 #ifndef RDMPI_P2P_PROTO_H
 #define RDMPI_P2P_PROTO_H
@@ -29,6 +37,18 @@ enum { P2P_AM_EAGER = 0, P2P_AM_RTS, P2P_AM_CTS, P2P_AM_DATA, P2P_AM_FIN, P2P_AM
 enum { P2P_PROTO_EAGER = 1, P2P_PROTO_RNDV_GET, P2P_PROTO_RNDV_PUT, P2P_PROTO_RNDV_PIPE };
 #define P2P_F_SYNC 1u
 #define P2P_F_PUT 2u   /* RTS: the sender's buffer is registered for put: answer RTR */
+#define P2P_EAGER_FLAGS P2P_F_SYNC
+#define P2P_RTS_FLAGS (P2P_F_SYNC | P2P_F_PUT)
+
+/* What a request waits for from its peer (bits of req->wait). */
+enum {
+    P2P_WAIT_ACK = 1,      /* synchronous eager send */
+    P2P_WAIT_FIN = 2,      /* rendezvous send read by the receiver (get) */
+    P2P_WAIT_CTS = 4,      /* pipelined or put rendezvous send */
+    P2P_WAIT_RTR = 8,      /* put rendezvous send */
+    P2P_WAIT_DATA = 16,    /* pipelined rendezvous receive: DATA until want bytes came */
+    P2P_WAIT_PUT_FIN = 32, /* put rendezvous receive that sent RTR */
+};
 
 typedef struct p2p_hdr {
     uint32_t ctx;
@@ -85,9 +105,15 @@ typedef struct p2p_state {
 
 extern p2p_state_t p2p;
 
-static inline uint64_t p2p_req_id(MPI_Request r) { return (uint64_t)(uintptr_t)r; }
-static inline MPI_Request p2p_req_of(uint64_t id) { return (MPI_Request)(uintptr_t)id; }
+static inline uint64_t p2p_req_id(MPI_Request r) { return r->id; }
 
+/* The request a message of kind `what` from world rank src names by id, if it is ours,
+ * src is its peer and it waits (any of the `want` P2P_WAIT_* bits) for such a message;
+ * else NULL, with the reason given to core_wire_reject. O(1), no locks. */
+MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what);
+
+/* The matching queues of ctx (created on first use); ctx < CORE_CTX_MAX_P2P (a context
+ * id from the wire is checked before). */
 p2p_mq_t *p2p_mq_get(uint32_t ctx);
 /* Sends a control message now, or queues it when the transport is busy. */
 void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len);
@@ -100,6 +126,8 @@ void p2p_rndv_register(void);
 void p2p_send_done(MPI_Request s);
 /* Finishes a receive: unpacks staging, sets status, completes. */
 void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len);
+/* The transport that carries traffic with world rank peer (for caps checks), or NULL. */
+tp_ep_t *p2p_ep_of(int peer);
 void p2p_queue_data(MPI_Request s);
 int p2p_recv_start(MPI_Request r);
 int p2p_send_progress(void);

@@ -3,6 +3,8 @@
  * messages and acknowledgements, probes and matched receives, cancel, and
  * the control-message queue.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/datatype.h"
@@ -75,6 +77,7 @@ static int ctrlq_progress(void)
 
 void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
 {
+    r->wait = 0;
     if (r->tmp) {
         core_dt_unpack(r->buf, r->count, r->dt, r->tmp, received);
         free(r->tmp);
@@ -88,6 +91,104 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
     r->status.rdmpi_nbytes = (long long)received;
     r->status.MPI_ERROR = msg_len > received ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     core_req_complete(r);
+}
+
+tp_ep_t *p2p_ep_of(int peer)
+{
+    tp_ep_t *ep;
+    return core_ep_get(p2p.rt, peer, &ep) == 0 ? ep : NULL;
+}
+
+MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what)
+{
+    MPI_Request r = core_req_lookup(&p2p.rt->reqs, id);
+    if (!r) {
+        core_wire_reject(p2p.rt, "request id 0x%llx is not a request of this rank (stale or "
+                         "forged)", (unsigned long long)id);
+        return NULL;
+    }
+    if (!(r->wait & want)) {
+        core_wire_reject(p2p.rt, "request id 0x%llx is not a %s waiting for a %s",
+                         (unsigned long long)id,
+                         want & (P2P_WAIT_DATA | P2P_WAIT_PUT_FIN) ? "rendezvous receive"
+                         : want & P2P_WAIT_ACK                     ? "synchronous send"
+                                                                   : "rendezvous send",
+                         what);
+        return NULL;
+    }
+    if (r->world_peer != src) {
+        core_wire_reject(p2p.rt, "request id 0x%llx belongs to an exchange with rank %d",
+                         (unsigned long long)id, r->world_peer);
+        return NULL;
+    }
+    return r;
+}
+
+/* Copies a peer's header of exactly `size` bytes (a fixed-size message), or refuses it. */
+static int take_hdr(void *dst, size_t size, const void *hdr, size_t hdr_len, const char *what)
+{
+    if (hdr_len != size)
+        return core_wire_reject(p2p.rt, "%s header of %zu bytes (expected %zu)", what, hdr_len,
+                                size);
+    memcpy(dst, hdr, size);
+    return 0;
+}
+
+/* Says why a match header failed check_match_hdr (cold); 0 if it did not after all (a
+ * negative tag on an internal context). */
+static int __attribute__((noinline, cold)) bad_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok,
+                                                        const char *what)
+{
+    if (h->ctx >= CORE_CTX_MAX_P2P)
+        return core_wire_reject(p2p.rt, "%s for context id %u (at most %d)", what, h->ctx,
+                                CORE_CTX_MAX_P2P - 1);
+    if (h->flags & ~flags_ok)
+        return core_wire_reject(p2p.rt, "%s with unknown flags 0x%x", what,
+                                h->flags & ~flags_ok);
+    if (h->src < 0)
+        return core_wire_reject(p2p.rt, "%s from source rank %d", what, h->src);
+    if (h->tag == MPI_ANY_TAG || (h->tag < 0 && !(h->ctx & 1)))
+        return core_wire_reject(p2p.rt, "%s with tag %d on context %u", what, h->tag, h->ctx);
+    return 0;
+}
+
+/* Checks the matching part of an EAGER or RTS header. The source rank's upper bound and
+ * its world rank are checked where a receive (and so the communicator) is known: when a
+ * posted receive matches (p2p_mq_take_posted), else when one finds it (check_unexp). A
+ * context id may be one this rank has not created yet (a peer that left the agreement
+ * first may send at once), so only its range is checked here. User contexts (even) carry
+ * MPI tags; internal ones (odd) also negative tags; no message has MPI_ANY_TAG. The common
+ * case (every field in range, tag >= 0) costs one branch: eager messages pass here. */
+CORE_INLINE int check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *what)
+{
+    if (__builtin_expect((h->ctx >= CORE_CTX_MAX_P2P) | ((h->flags & ~flags_ok) != 0) |
+                             (h->src < 0) | (h->tag < 0), 0))
+        return bad_match_hdr(h, flags_ok, what);
+    return 0;
+}
+
+static int __attribute__((noinline, cold)) forged_src(const p2p_hdr_t *h, const char *what)
+{
+    return core_wire_reject(p2p.rt, "%s claims to come from rank %d of context %u, which is "
+                            "not the sender", what, h->src, h->ctx);
+}
+
+/* The posted receive of mq that takes a message (src, tag) from world rank world_src, or
+ * NULL; *rc is CORE_EPROTO (with the reason) when the message lies about its source. */
+CORE_INLINE MPI_Request take_posted(p2p_mq_t *mq, const p2p_hdr_t *h, int world_src, int *rc,
+                                    const char *what)
+{
+    MPI_Request r = p2p_mq_take_posted(mq, h->src, h->tag, world_src);
+    *rc = 0;
+    if (__builtin_expect(r == P2P_MQ_FORGED, 0)) {
+        *rc = forged_src(h, what);
+        return NULL;
+    }
+    if (r && __builtin_expect(r->any_group != NULL, 0)) {
+        core_group_release(r->any_group);
+        r->any_group = NULL;
+    }
+    return r;
 }
 
 /* Delivers an eager payload into the matched receive r. */
@@ -110,17 +211,37 @@ CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
     p2p_recv_done(r, n, len);
 }
 
-static void eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
-                          const void *payload, size_t len)
+static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len)
 {
-    const p2p_hdr_t *h = hdr;
-    uint64_t sreq = (h->flags & P2P_F_SYNC) ? ((const p2p_sync_hdr_t *)hdr)->sreq : 0;
+    p2p_hdr_t hh;
+    const p2p_hdr_t *h = &hh;
+    uint64_t sreq = 0;
+    int rc;
+    (void)arg;
+    if (__builtin_expect(hdr_len < sizeof(p2p_hdr_t), 0))
+        return core_wire_reject(p2p.rt, "EAGER header of %zu bytes", hdr_len);
+    memcpy(&hh, hdr, sizeof(hh));
+    /* A synchronous send's header carries its request id after the match header. */
+    _Static_assert(P2P_F_SYNC == 1 && sizeof(p2p_sync_hdr_t) == sizeof(p2p_hdr_t) + 8, "");
+    if (__builtin_expect(hdr_len != sizeof(p2p_hdr_t) + 8 * (h->flags & P2P_F_SYNC), 0)) {
+        if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
+            return rc;
+        return core_wire_reject(p2p.rt, "EAGER header of %zu bytes with flags 0x%x", hdr_len,
+                                h->flags);
+    }
+    if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
+        return rc;
+    if (h->flags & P2P_F_SYNC)
+        memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
-    MPI_Request r = p2p_mq_take_posted(mq, h->src, h->tag);
+    MPI_Request r = take_posted(mq, h, src, &rc, "EAGER");
     if (r) {
         deliver_eager(r, h, src, payload, len, sreq);
-        return;
+        return 0;
     }
+    if (rc)
+        return rc;
     p2p_unexp_t *u = malloc(sizeof(*u) + len);
     if (!u)
         core_fatal("out of memory receiving a message");
@@ -134,43 +255,87 @@ static void eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     u->data = u + 1;
     memcpy(u->data, payload, len);
     p2p_mq_push_unexp(mq, u);
+    return 0;
 }
 
-static void rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
-                        size_t len)
+static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t len)
 {
-    const p2p_rts_hdr_t *h = hdr;
+    p2p_rts_hdr_t h;
+    (void)arg;
+    (void)payload;
+    const size_t fixed = offsetof(p2p_rts_hdr_t, rkey);
+    if (hdr_len < fixed || hdr_len > sizeof(h))
+        return core_wire_reject(p2p.rt, "RTS header of %zu bytes", hdr_len);
+    memset(&h, 0, sizeof(h));
+    memcpy(&h, hdr, hdr_len);
+    int rc = check_match_hdr(&h.m, P2P_RTS_FLAGS, "RTS");
+    if (rc)
+        return rc;
+    if (len != 0)
+        return core_wire_reject(p2p.rt, "RTS with a %zu-byte payload", len);
+    if (h.rkey_len != hdr_len - fixed)
+        return core_wire_reject(p2p.rt, "RTS with a %u-byte remote key in a %zu-byte header",
+                                h.rkey_len, hdr_len);
+    if (h.len == 0 || h.len > PTRDIFF_MAX)
+        return core_wire_reject(p2p.rt, "RTS for a %llu-byte message",
+                                (unsigned long long)h.len);
+    tp_ep_t *ep = p2p_ep_of(src);
+    if (!ep)
+        return core_wire_reject(p2p.rt, "RTS from a rank this one cannot answer");
+    int get = h.raddr != 0, put = (h.m.flags & P2P_F_PUT) != 0;
+    if (get && put)
+        return core_wire_reject(p2p.rt, "RTS that offers both a buffer to read and a put");
+    if (get && !(ep->iface->caps.flags & TP_CAP_GET))
+        return core_wire_reject(p2p.rt, "RTS offers a buffer to read, which %s cannot",
+                                ep->iface->name);
+    if (h.rkey_len > (get ? ep->iface->caps.max_rkey : 0))
+        return core_wire_reject(p2p.rt, "RTS with a %u-byte remote key (%s takes %zu)",
+                                h.rkey_len, ep->iface->name, get ? ep->iface->caps.max_rkey : 0);
     p2p_unexp_t u;
-    u.src = h->m.src;
-    u.tag = h->m.tag;
+    u.src = h.m.src;
+    u.tag = h.m.tag;
     u.world_src = src;
-    u.proto = h->raddr                      ? P2P_PROTO_RNDV_GET
-              : (h->m.flags & P2P_F_PUT) ? P2P_PROTO_RNDV_PUT
-                                         : P2P_PROTO_RNDV_PIPE;
-    u.flags = h->m.flags;
-    u.len = h->len;
-    u.sreq = h->sreq;
-    u.raddr = h->raddr;
-    u.rkey_len = h->rkey_len;
-    memcpy(u.rkey, h->rkey, h->rkey_len);
+    u.proto = get ? P2P_PROTO_RNDV_GET : put ? P2P_PROTO_RNDV_PUT : P2P_PROTO_RNDV_PIPE;
+    u.flags = h.m.flags;
+    u.len = h.len;
+    u.sreq = h.sreq;
+    u.raddr = h.raddr;
+    u.rkey_len = h.rkey_len;
+    memcpy(u.rkey, h.rkey, sizeof(u.rkey)); /* zero past rkey_len */
     u.data = NULL;
-    p2p_mq_t *mq = p2p_mq_get(h->m.ctx);
-    MPI_Request r = p2p_mq_take_posted(mq, u.src, u.tag);
+    p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
+    MPI_Request r = take_posted(mq, &h.m, src, &rc, "RTS");
     if (r) {
         p2p_rndv_recv_start(r, &u);
-        return;
+        return 0;
     }
+    if (rc)
+        return rc;
     p2p_unexp_t *copy = malloc(sizeof(*copy));
     if (!copy)
         core_fatal("out of memory receiving a message");
     *copy = u;
     p2p_mq_push_unexp(mq, copy);
+    return 0;
 }
 
-static void ack_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
-                        size_t len)
+static int ack_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t len)
 {
-    p2p_send_done(p2p_req_of(((const p2p_req_hdr_t *)hdr)->req));
+    p2p_req_hdr_t h = { 0 };
+    (void)arg;
+    (void)payload;
+    int rc = take_hdr(&h, sizeof(h), hdr, hdr_len, "ACK");
+    if (rc)
+        return rc;
+    if (len != 0)
+        return core_wire_reject(p2p.rt, "ACK with a %zu-byte payload", len);
+    MPI_Request s = p2p_req_find(h.req, src, P2P_WAIT_ACK, "ACK");
+    if (!s)
+        return CORE_EPROTO;
+    p2p_send_done(s);
+    return 0;
 }
 
 /* Receives the unexpected message u into r (u is consumed). */
@@ -183,6 +348,25 @@ static void recv_from_unexp(MPI_Request r, p2p_unexp_t *u)
         p2p_rndv_recv_start(r, u);
     }
     free(u);
+}
+
+/* An unexpected message is found by a receive, probe or matched probe on comm: the source
+ * rank it claimed on arrival (when the communicator may not have existed here yet) must be
+ * the rank of its sender in comm. If not, the sender lied about who it is: reported like a
+ * malformed message refused on arrival (u is freed first when taken: pass take). */
+static void check_unexp(MPI_Comm comm, p2p_unexp_t *u, int take)
+{
+    if (u->src < comm->size && core_comm_world_rank(comm, u->src) == u->world_src)
+        return;
+    int peer = u->world_src, src = u->src;
+    const char *what = u->proto == P2P_PROTO_EAGER ? "EAGER" : "RTS";
+    if (take)
+        free(u);
+    tp_ep_t *ep = p2p.rt->eps[peer];
+    char why[160];
+    snprintf(why, sizeof(why), "it claims to be rank %d of %s, which is not the sender", src,
+             core_comm_label(comm));
+    core_wire_fail(p2p.rt, peer, ep ? ep->iface->name : "its transport", what, why);
 }
 
 int p2p_recv_start(MPI_Request r)
@@ -202,10 +386,19 @@ int p2p_recv_start(MPI_Request r)
     }
     p2p_mq_t *mq = p2p_mq_get(r->ctx);
     p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1);
-    if (u)
+    if (u) {
+        check_unexp(r->comm, u, 1);
         recv_from_unexp(r, u);
-    else
-        p2p_mq_post(mq, r);
+        return 0;
+    }
+    /* What an arriving message's claimed source is checked against (p2p_src_ok). */
+    if (r->peer != MPI_ANY_SOURCE) {
+        r->world_peer = core_comm_world_rank(r->comm, r->peer);
+    } else {
+        r->any_group = r->comm->group;
+        core_group_retain(r->any_group);
+    }
+    p2p_mq_post(mq, r);
     return 0;
 }
 
@@ -234,6 +427,7 @@ int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Sta
     *flag = u != NULL;
     if (!u)
         return 0;
+    check_unexp(comm, u, msg != NULL);
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = u->src;
         st->MPI_TAG = u->tag;
@@ -270,6 +464,10 @@ int p2p_cancel(MPI_Request req)
         return 0;
     if (!p2p_mq_unpost(p2p_mq_get(req->ctx), req))
         return 0;
+    if (req->any_group) {
+        core_group_release(req->any_group);
+        req->any_group = NULL;
+    }
     req->cancelled = 1;
     req->status.rdmpi_cancelled = 1;
     req->status.MPI_ERROR = MPI_SUCCESS;
@@ -292,9 +490,9 @@ int p2p_init(core_runtime_t *rt)
     p2p.busy_pass = calloc((size_t)rt->size, sizeof(uint64_t));
     if (!p2p.queued || !p2p.busy_pass)
         return CORE_ENOMEM;
-    tp_am_table[P2P_AM_EAGER] = (tp_am_entry_t){ eager_handler, NULL };
-    tp_am_table[P2P_AM_RTS] = (tp_am_entry_t){ rts_handler, NULL };
-    tp_am_table[P2P_AM_ACK] = (tp_am_entry_t){ ack_handler, NULL };
+    tp_am_table[P2P_AM_EAGER] = (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" };
+    tp_am_table[P2P_AM_RTS] = (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" };
+    tp_am_table[P2P_AM_ACK] = (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" };
     p2p_rndv_register();
     p2p.hook = core_progress_add_hook(p2p_progress);
     return 0;
@@ -320,6 +518,11 @@ void p2p_fini(void)
             n = u->next;
             free(u);
         }
+        for (MPI_Request r = mq->posted_head; r; r = r->next)
+            if (r->any_group) {
+                core_group_release(r->any_group);
+                r->any_group = NULL;
+            }
         free(mq);
         p2p.mq[i] = NULL;
     }

@@ -74,6 +74,7 @@ static int start_rtr(MPI_Request r, const p2p_unexp_t *u, void *dst)
     rtr.want = r->want;
     rtr.raddr = (uint64_t)(uintptr_t)dst;
     rtr.rkey_len = (uint32_t)ep->iface->ops->rkey_pack(ep->iface, r->memh, rtr.rkey);
+    r->wait = P2P_WAIT_PUT_FIN;
     p2p_send_ctrl(u->world_src, P2P_AM_RTR, &rtr, offsetof(p2p_rtr_hdr_t, rkey) + rtr.rkey_len);
     return 1;
 }
@@ -103,6 +104,8 @@ void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
     /* Pipelined: count what arrives in want's place; len keeps the message length. */
     r->len = u->len;
     r->offset = 0;
+    if (r->want > 0)
+        r->wait = P2P_WAIT_DATA;
     p2p_send_ctrl(u->world_src, P2P_AM_CTS, &cts, sizeof(cts));
     if (r->want == 0)
         p2p_recv_done(r, 0, r->len);
@@ -134,16 +137,41 @@ int p2p_rndv_push(MPI_Request s)
     return 1;
 }
 
-static void cts_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
-                        size_t len)
+/* Copies a peer's fixed-size header, or refuses it. */
+static int take_hdr(void *dst, size_t size, const void *hdr, size_t hdr_len, size_t len,
+                    const char *what)
 {
-    const p2p_cts_hdr_t *h = hdr;
-    MPI_Request s = p2p_req_of(h->sreq);
-    s->remote = h->rreq;
-    s->want = h->want;
+    if (hdr_len != size)
+        return core_wire_reject(p2p.rt, "%s header of %zu bytes (expected %zu)", what, hdr_len,
+                                size);
+    if (len != 0)
+        return core_wire_reject(p2p.rt, "%s with a %zu-byte payload", what, len);
+    memcpy(dst, hdr, size);
+    return 0;
+}
+
+static int cts_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t len)
+{
+    p2p_cts_hdr_t h = { 0 };
+    (void)arg;
+    (void)payload;
+    int rc = take_hdr(&h, sizeof(h), hdr, hdr_len, len, "CTS");
+    if (rc)
+        return rc;
+    MPI_Request s = p2p_req_find(h.sreq, src, P2P_WAIT_CTS, "CTS");
+    if (!s)
+        return CORE_EPROTO;
+    if (h.want > s->len)
+        return core_wire_reject(p2p.rt, "CTS asks for %llu bytes of a %zu-byte message",
+                                (unsigned long long)h.want, s->len);
+    s->wait = 0;
+    s->remote = h.rreq;
+    s->want = h.want;
     s->offset = 0;
     if (!p2p_rndv_push(s))
         p2p_queue_data(s);
+    return 0;
 }
 
 static void put_done(tp_comp_t *comp, int status)
@@ -158,62 +186,115 @@ static void put_done(tp_comp_t *comp, int status)
 }
 
 /* The receiver matched and registered its buffer: write the message into it. */
-static void rtr_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
-                        size_t len)
+static int rtr_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t len)
 {
-    const p2p_rtr_hdr_t *h = hdr;
-    MPI_Request s = p2p_req_of(h->sreq);
+    p2p_rtr_hdr_t h;
+    (void)arg;
+    (void)payload;
+    const size_t fixed = offsetof(p2p_rtr_hdr_t, rkey);
+    if (hdr_len < fixed || hdr_len > sizeof(h) || len != 0)
+        return core_wire_reject(p2p.rt, "RTR of %zu + %zu bytes", hdr_len, len);
+    memset(&h, 0, sizeof(h));
+    memcpy(&h, hdr, hdr_len);
+    MPI_Request s = p2p_req_find(h.sreq, src, P2P_WAIT_RTR, "RTR");
+    if (!s)
+        return CORE_EPROTO;
     tp_ep_t *ep = p2p.rt->eps[s->world_peer];
-    s->remote = h->rreq;
-    s->want = h->want;
+    if (h.rkey_len != hdr_len - fixed || h.rkey_len > ep->iface->caps.max_rkey)
+        return core_wire_reject(p2p.rt, "RTR with a %u-byte remote key in a %zu-byte header "
+                                "(%s takes %zu)", h.rkey_len, hdr_len, ep->iface->name,
+                                ep->iface->caps.max_rkey);
+    if (h.want == 0 || h.want > s->len || h.raddr == 0)
+        return core_wire_reject(p2p.rt, "RTR for %llu bytes at 0x%llx of a %zu-byte message",
+                                (unsigned long long)h.want, (unsigned long long)h.raddr,
+                                s->len);
+    s->wait = 0;
+    s->remote = h.rreq;
+    s->want = h.want;
     s->comp.done = put_done;
-    int rc = tp_put(ep, s->tmp ? s->tmp : s->buf, s->want, s->memh, h->raddr, h->rkey, &s->comp);
+    int rc = tp_put(ep, s->tmp ? s->tmp : s->buf, s->want, s->memh, h.raddr, h.rkey, &s->comp);
     if (rc == 0)
         put_done(&s->comp, 0);
     else if (rc != CORE_INPROGRESS)
         core_fatal("cannot write a %zu-byte message to rank %d: %s", s->want, s->world_peer,
                    core_strerror(rc));
+    return 0;
 }
 
 /* The sender's write into our buffer is complete. */
-static void put_fin_handler(void *arg, int src, const void *hdr, size_t hdr_len,
-                            const void *payload, size_t len)
+static int put_fin_handler(void *arg, int src, const void *hdr, size_t hdr_len,
+                           const void *payload, size_t len)
 {
-    MPI_Request r = p2p_req_of(((const p2p_req_hdr_t *)hdr)->req);
+    p2p_req_hdr_t h = { 0 };
+    (void)arg;
+    (void)payload;
+    int rc = take_hdr(&h, sizeof(h), hdr, hdr_len, len, "PUT_FIN");
+    if (rc)
+        return rc;
+    MPI_Request r = p2p_req_find(h.req, src, P2P_WAIT_PUT_FIN, "PUT_FIN");
+    if (!r)
+        return CORE_EPROTO;
     p2p_recv_done(r, r->want, r->offset);
+    return 0;
 }
 
-/* Bytes [off, off + n) of a DATA message's payload; the receive completes with its last byte,
- * whichever message or piece of one brings it. */
-static void data_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
-                       const void *data, size_t n, size_t len)
+/* Bytes [off, off + n) of a DATA message's payload (len bytes, for the receive's bytes from
+ * h->offset on); the receive completes with its last byte, whichever message or piece of one
+ * brings it. Nothing is written unless the bytes lie within what the receive asked for and
+ * has not received yet: a peer cannot write outside the matched receive buffer. */
+static int data_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
+                      const void *data, size_t n, size_t len)
 {
-    const p2p_data_hdr_t *h = hdr;
-    MPI_Request r = p2p_req_of(h->rreq);
+    p2p_data_hdr_t h;
+    (void)arg;
+    if (hdr_len != sizeof(h))
+        return core_wire_reject(p2p.rt, "DATA header of %zu bytes (expected %zu)", hdr_len,
+                                sizeof(h));
+    memcpy(&h, hdr, sizeof(h));
+    MPI_Request r = p2p_req_find(h.rreq, src, P2P_WAIT_DATA, "DATA");
+    if (!r)
+        return CORE_EPROTO;
+    if (off > len || n > len - off || h.offset > r->want || len > r->want - h.offset ||
+        n > r->want - r->offset)
+        return core_wire_reject(p2p.rt, "DATA bytes %llu+%zu..+%zu (of %zu) for a receive of "
+                                "%zu bytes that has %zu", (unsigned long long)h.offset, off,
+                                n, len, r->want, r->offset);
     char *dst = r->tmp ? r->tmp : r->buf;
-    memcpy(dst + h->offset + off, data, n);
+    memcpy(dst + h.offset + off, data, n);
     r->offset += n;
     if (r->offset == r->want)
         p2p_recv_done(r, r->want, r->len);
+    return 0;
 }
 
-static void data_handler(void *arg, int src, const void *hdr, size_t hdr_len,
-                         const void *payload, size_t len)
+static int data_handler(void *arg, int src, const void *hdr, size_t hdr_len,
+                        const void *payload, size_t len)
 {
-    data_piece(arg, src, hdr, hdr_len, 0, payload, len, len);
+    return data_piece(arg, src, hdr, hdr_len, 0, payload, len, len);
 }
 
-static void fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
-                        size_t len)
+static int fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                       size_t len)
 {
-    p2p_send_done(p2p_req_of(((const p2p_req_hdr_t *)hdr)->req));
+    p2p_req_hdr_t h = { 0 };
+    (void)arg;
+    (void)payload;
+    int rc = take_hdr(&h, sizeof(h), hdr, hdr_len, len, "FIN");
+    if (rc)
+        return rc;
+    MPI_Request s = p2p_req_find(h.req, src, P2P_WAIT_FIN, "FIN");
+    if (!s)
+        return CORE_EPROTO;
+    p2p_send_done(s);
+    return 0;
 }
 
 void p2p_rndv_register(void)
 {
-    tp_am_table[P2P_AM_CTS] = (tp_am_entry_t){ cts_handler, NULL };
-    tp_am_table[P2P_AM_DATA] = (tp_am_entry_t){ data_handler, NULL, data_piece };
-    tp_am_table[P2P_AM_FIN] = (tp_am_entry_t){ fin_handler, NULL };
-    tp_am_table[P2P_AM_RTR] = (tp_am_entry_t){ rtr_handler, NULL };
-    tp_am_table[P2P_AM_PUT_FIN] = (tp_am_entry_t){ put_fin_handler, NULL };
+    tp_am_table[P2P_AM_CTS] = (tp_am_entry_t){ cts_handler, NULL, NULL, "CTS" };
+    tp_am_table[P2P_AM_DATA] = (tp_am_entry_t){ data_handler, NULL, data_piece, "DATA" };
+    tp_am_table[P2P_AM_FIN] = (tp_am_entry_t){ fin_handler, NULL, NULL, "FIN" };
+    tp_am_table[P2P_AM_RTR] = (tp_am_entry_t){ rtr_handler, NULL, NULL, "RTR" };
+    tp_am_table[P2P_AM_PUT_FIN] = (tp_am_entry_t){ put_fin_handler, NULL, NULL, "PUT_FIN" };
 }

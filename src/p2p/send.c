@@ -33,6 +33,7 @@ static int send_data(MPI_Request s, const void **data)
 
 void p2p_send_done(MPI_Request s)
 {
+    s->wait = 0;
     if (s->memh) {
         tp_ep_t *ep = p2p.rt->eps[s->world_peer];
         ep->iface->ops->mem_dereg(ep->iface, s->memh);
@@ -69,6 +70,7 @@ static int send_first(MPI_Request s, tp_ep_t *ep)
         if (h.m.flags & P2P_F_SYNC) {
             ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
             hlen = sizeof(p2p_sync_hdr_t);
+            s->wait = P2P_WAIT_ACK;
         }
         return tp_am_send(ep, P2P_AM_EAGER, &h, hlen, data, s->len);
     }
@@ -79,8 +81,12 @@ static int send_first(MPI_Request s, tp_ep_t *ep)
     if (s->proto == P2P_PROTO_RNDV_GET) {
         h.raddr = (uint64_t)(uintptr_t)data;
         h.rkey_len = (uint32_t)ep->iface->ops->rkey_pack(ep->iface, s->memh, h.rkey);
+        s->wait = P2P_WAIT_FIN;
     } else if (s->proto == P2P_PROTO_RNDV_PUT) {
         h.m.flags |= P2P_F_PUT;
+        s->wait = P2P_WAIT_CTS | P2P_WAIT_RTR; /* RTR, or CTS if it cannot register */
+    } else {
+        s->wait = P2P_WAIT_CTS;
     }
     return tp_am_send(ep, P2P_AM_RTS, &h, offsetof(p2p_rts_hdr_t, rkey) + h.rkey_len, NULL, 0);
 }
@@ -219,6 +225,7 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
 int p2p_start(MPI_Request req)
 {
     req->active = 1;
+    core_req_renew(req); /* ids of the previous round are stale now */
     return req->kind == CORE_REQ_SEND ? send_start(req) : p2p_recv_start(req);
 }
 

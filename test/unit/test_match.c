@@ -45,10 +45,10 @@ int main(void)
     p2p_mq_post(&mq, recv_req(0, 1, 5));
     p2p_mq_post(&mq, recv_req(1, MPI_ANY_SOURCE, 5));
     p2p_mq_post(&mq, recv_req(2, 2, MPI_ANY_TAG));
-    CHECK("posted_first_match", p2p_mq_take_posted(&mq, 2, 5) == &reqs[1]);
-    CHECK("posted_anytag", p2p_mq_take_posted(&mq, 2, 9) == &reqs[2]);
-    CHECK("posted_no_match", p2p_mq_take_posted(&mq, 3, 9) == NULL);
-    CHECK("posted_exact", p2p_mq_take_posted(&mq, 1, 5) == &reqs[0]);
+    CHECK("posted_first_match", p2p_mq_take_posted(&mq, 2, 5, -1) == &reqs[1]);
+    CHECK("posted_anytag", p2p_mq_take_posted(&mq, 2, 9, -1) == &reqs[2]);
+    CHECK("posted_no_match", p2p_mq_take_posted(&mq, 3, 9, -1) == NULL);
+    CHECK("posted_exact", p2p_mq_take_posted(&mq, 1, 5, -1) == &reqs[0]);
     CHECK("posted_empty", mq.posted_head == NULL && mq.posted_tail == NULL);
 
     /* Unposting from the middle keeps the rest in order (MPI_Cancel). */
@@ -57,8 +57,8 @@ int main(void)
     p2p_mq_post(&mq, recv_req(5, 0, 1));
     CHECK("unpost_middle", p2p_mq_unpost(&mq, &reqs[4]) == 1);
     CHECK("unpost_absent", p2p_mq_unpost(&mq, &reqs[4]) == 0);
-    CHECK("unpost_order", p2p_mq_take_posted(&mq, 0, 1) == &reqs[3] &&
-                              p2p_mq_take_posted(&mq, 0, 1) == &reqs[5]);
+    CHECK("unpost_order", p2p_mq_take_posted(&mq, 0, 1, -1) == &reqs[3] &&
+                              p2p_mq_take_posted(&mq, 0, 1, -1) == &reqs[5]);
     p2p_mq_post(&mq, recv_req(6, 0, 2));
     CHECK("unpost_tail", p2p_mq_unpost(&mq, &reqs[6]) == 1 && mq.posted_tail == NULL);
 
@@ -88,6 +88,23 @@ int main(void)
         ok &= u == m[i];
     }
     CHECK("unexp_per_source_order", ok);
+
+    /* The sender's world rank must be the matched receive's: a forged source leaves the
+     * receive posted. */
+    memset(&mq, 0, sizeof(mq));
+    int ranks[3] = { 4, 6, 9 };
+    struct rdmpi_group g = { 1, 0, 3, 0, ranks };
+    MPI_Request spec = recv_req(0, 1, 3), any = recv_req(1, MPI_ANY_SOURCE, 4);
+    spec->world_peer = 6;
+    any->any_group = &g;
+    p2p_mq_post(&mq, spec);
+    p2p_mq_post(&mq, any);
+    CHECK("forged_specific", p2p_mq_take_posted(&mq, 1, 3, 9) == P2P_MQ_FORGED &&
+                                 mq.posted_head == spec);
+    CHECK("forged_any_out_of_range", p2p_mq_take_posted(&mq, 3, 4, 9) == P2P_MQ_FORGED);
+    CHECK("forged_any_other_member", p2p_mq_take_posted(&mq, 0, 4, 9) == P2P_MQ_FORGED);
+    CHECK("real_any", p2p_mq_take_posted(&mq, 2, 4, 9) == any);
+    CHECK("real_specific", p2p_mq_take_posted(&mq, 1, 3, 6) == spec && mq.posted_head == NULL);
     for (int i = 0; i < N; i++)
         free(m[i]);
     return failures ? 1 : 0;

@@ -165,7 +165,7 @@ static void test_full_and_wrap(void)
     CHECK(tp_shm_ring_record_len(0, 0) == 8 && tp_shm_ring_record_len(8, 48) == 64 &&
               tp_shm_ring_record_len(8, 49) == 72 && tp_shm_ring_record_len(1, 0) == 16,
           "record_len");
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0 && tp_shm_ring_empty(&c), "new ring not empty");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0 && tp_shm_ring_empty(&c), "new ring not empty");
     CHECK(tp_shm_ring_drained(&p), "new ring not drained");
 
     /* 127 empty records of 8 bytes = 1016 = size - 8: exactly full. */
@@ -174,16 +174,16 @@ static void test_full_and_wrap(void)
     CHECK(tp_shm_ring_push(&p, 0, NULL, 0, NULL, 0) == CORE_EBUSY, "push into a full ring");
     CHECK(!tp_shm_ring_drained(&p), "full ring says drained");
     for (int i = 0; i < 127; i++) {
-        CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == (unsigned)i && rec.len == 0 &&
+        CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == (unsigned)i && rec.len == 0 &&
                   rec.hdr_len == 0, "pop %d of 127", i);
         tp_shm_ring_release(&c);
     }
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0, "drained ring not empty");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0, "drained ring not empty");
     CHECK(tp_shm_ring_drained(&p), "ring not drained after popping everything");
 
     /* Head is at 1016: a 24-byte record must wrap behind an 8-byte pad. */
     CHECK(tp_shm_ring_push(&p, 7, hbuf, 3, pbuf, 8) == 0, "wrapping push");
-    CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == 7 && rec.hdr_len == 3 && rec.len == 8,
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == 7 && rec.hdr_len == 3 && rec.len == 8,
           "record after pad");
     CHECK((uint8_t *)rec.hdr == c.data + 8, "wrapped record not at offset 0");
     tp_shm_ring_release(&c);
@@ -197,16 +197,16 @@ static void test_full_and_wrap(void)
     CHECK(tp_shm_ring_push(&p, 15, hbuf, 8, NULL, 0) == 0, "16-byte push at offset 0");
     CHECK(tp_shm_ring_push(&p, 0, NULL, 0, NULL, 0) == CORE_EBUSY, "push into a full ring (2)");
     /* Freeing one 200-byte record makes room for exactly one more. */
-    CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == 10 && rec.len == 184, "pop 200-byte record");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == 10 && rec.len == 184, "pop 200-byte record");
     tp_shm_ring_release(&c);
     CHECK(tp_shm_ring_push(&p, 16, hbuf, 8, pbuf, 185) == CORE_EBUSY, "208 bytes fit in 200");
     CHECK(tp_shm_ring_push(&p, 16, hbuf, 8, pbuf, 184) == 0, "200 bytes do not fit in 200");
     CHECK(tp_shm_ring_push(&p, 0, NULL, 0, NULL, 0) == CORE_EBUSY, "push into a full ring (3)");
     for (unsigned want = 11; want <= 16; want++) {
-        CHECK(tp_shm_ring_peek(&c, &rec) == 1 && rec.id == want, "pop record %u", want);
+        CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 1 && rec.id == want, "pop record %u", want);
         tp_shm_ring_release(&c);
     }
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0 && tp_shm_ring_drained(&p), "not empty at the end");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0 && tp_shm_ring_drained(&p), "not empty at the end");
 }
 
 /* Random interleaving of pushes and pops against a model that tracks byte
@@ -245,7 +245,7 @@ static void test_model(void)
             ends[pushed % MAXQ] = head;
             pushed++;
         } else {
-            int got = tp_shm_ring_peek(&c, &rec);
+            int got = tp_shm_ring_peek(&c, &rec, NULL);
             CHECK(got == (popped < pushed), "peek says %d with %llu queued", got,
                   (unsigned long long)(pushed - popped));
             CHECK(tp_shm_ring_empty(&c) == (popped == pushed) || got,
@@ -299,7 +299,7 @@ static uint64_t stream(size_t size, uint64_t nrec, uint64_t seed)
     tp_shm_rec_t rec;
     tp_shm_cons_init(&c, mem, size);
     for (uint64_t i = 0; i < nrec; i++) {
-        for (unsigned spin = 1; !tp_shm_ring_peek(&c, &rec); spin++)
+        for (unsigned spin = 1; !tp_shm_ring_peek(&c, &rec, NULL); spin++)
             if (spin % 64 == 0)
                 sched_yield();
         spec_t s = make_spec(seed, i, size);
@@ -309,7 +309,7 @@ static uint64_t stream(size_t size, uint64_t nrec, uint64_t seed)
     int st;
     CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
           "producer exited badly (status %d)", st);
-    CHECK(tp_shm_ring_peek(&c, &rec) == 0, "extra record after the stream");
+    CHECK(tp_shm_ring_peek(&c, &rec, NULL) == 0, "extra record after the stream");
     uint64_t busy = *busy_out;
     munmap(mem, tp_shm_ring_footprint(size) + 64);
     return busy;
@@ -360,7 +360,7 @@ static double pingpong(int iters, size_t hlen)
             while (tp_shm_ring_push(&p, 1, hdr, hlen, &msg, 8) != 0)
                 ;
         }
-        while (!tp_shm_ring_peek(&c, &rec))
+        while (!tp_shm_ring_peek(&c, &rec, NULL))
             ;
         memcpy(&msg, rec.payload, 8);
         tp_shm_ring_release(&c);
@@ -427,6 +427,84 @@ static int bench(void)
     return 0;
 }
 
+/* A producer that scribbles: header words no producer following shm_ring.c could write
+ * are refused by peek (CORE_EPROTO) and never make the consumer read outside the ring;
+ * every word tp_shm_rec_decode accepts describes bytes within the ring. */
+static void test_malformed(void)
+{
+    enum { SIZE = 1024 };
+    static _Alignas(64) uint8_t mem[TP_SHM_RING_CTRL + SIZE];
+    tp_shm_cons_t c;
+    tp_shm_prod_t p;
+    tp_shm_rec_t rec;
+    uint64_t bad = 0;
+    const uint64_t DATA = (uint64_t)1 << 48, PAD = (uint64_t)2 << 48;
+    struct {
+        uint64_t off, word;
+        const char *what;
+    } cases[] = {
+        { 0, 3ull << 48, "unknown record type" },
+        { 0, DATA | 1ull << 56, "a non-zero top byte" },
+        { 0, DATA | 600, "a record larger than half the ring" },
+        { 0, DATA | 0xffffffffull, "a 4 GiB record" },
+        { 1000, DATA | 32, "a record straddling the end" },
+        { 0, PAD | SIZE, "a pad at offset 0" },
+        { 512, PAD | 8, "a pad shorter than the tail" },
+        { 512, PAD | 1024, "a pad past the end" },
+        { 512, PAD | 512 | 5ull << 32, "a pad with an id" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        memset(mem, 0, sizeof(mem));
+        tp_shm_ring_init(mem, SIZE);
+        tp_shm_cons_init(&c, mem, SIZE);
+        c.tail = cases[i].off;
+        memcpy(mem + TP_SHM_RING_CTRL + cases[i].off, &cases[i].word, 8);
+        CHECK(tp_shm_ring_peek(&c, &rec, &bad) == CORE_EPROTO && bad == cases[i].word,
+              "peek accepted %s", cases[i].what);
+    }
+    /* A good pad followed by a bad record at offset 0. */
+    memset(mem, 0, sizeof(mem));
+    tp_shm_ring_init(mem, SIZE);
+    tp_shm_cons_init(&c, mem, SIZE);
+    c.tail = 1000;
+    uint64_t w = PAD | 24;
+    memcpy(mem + TP_SHM_RING_CTRL + 1000, &w, 8);
+    w = PAD | SIZE;
+    memcpy(mem + TP_SHM_RING_CTRL, &w, 8);
+    CHECK(tp_shm_ring_peek(&c, &rec, &bad) == CORE_EPROTO, "a pad after a pad accepted");
+    /* A real record still goes through. */
+    memset(mem, 0, sizeof(mem));
+    tp_shm_ring_init(mem, SIZE);
+    tp_shm_prod_init(&p, mem, SIZE);
+    tp_shm_cons_init(&c, mem, SIZE);
+    CHECK(tp_shm_ring_push(&p, 3, "hdr", 3, "payload", 7) == 0, "push");
+    CHECK(tp_shm_ring_peek(&c, &rec, &bad) == 1 && rec.len == 7 && rec.hdr_len == 3,
+          "a good record refused");
+    /* Random words at random offsets. */
+    uint64_t x = 1;
+    for (int i = 0; i < 1000000; i++) {
+        x = mix(x);
+        uint64_t word = x, off = (mix(x + 1) % SIZE) & ~7ull;
+        if (i & 1)
+            word &= 0x0003ffffffffffffull; /* a valid type more often */
+        if (i & 2)
+            word &= 0xffffffffffff0fffull;
+        uint64_t rlen = 0;
+        int k = tp_shm_rec_decode(word, off, SIZE, &rec, &rlen);
+        if (k == 1)
+            CHECK(rlen >= 8 && off + rlen <= SIZE && rlen <= SIZE / 2 &&
+                      8 + ((rec.hdr_len + 7) & ~7ull) + rec.len <= rlen,
+                  "word 0x%016llx at %llu: a record outside the ring", (unsigned long long)word,
+                  (unsigned long long)off);
+        else if (k == 2)
+            CHECK(off > 0 && off + rlen == SIZE, "word 0x%016llx at %llu: a bad pad",
+                  (unsigned long long)word, (unsigned long long)off);
+        else
+            CHECK(k == CORE_EPROTO, "decode returned %d", k);
+    }
+    printf("PASS: unit/shm_ring malformed records refused\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--bench") == 0)
@@ -437,6 +515,7 @@ int main(int argc, char **argv)
     test_args();
     test_full_and_wrap();
     test_model();
+    test_malformed();
     uint64_t busy_small = stream(1024, 1000000, 1);
     uint64_t busy_big = stream(64 << 10, 2000000, 2);
     printf("PASS: unit/shm_ring (3M records across processes, EBUSY %llu+%llu times, %.1f s)\n",

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "core/errors.h"
 #include "transports/tcp/tcp_frame.h"
+#include "transports/transport.h"
 
 #define MAX_HDR 256
 #define MAX_LEN (128u << 10)
@@ -272,11 +273,45 @@ static void test_malformed(void)
         memcpy(p, &bad[i], sizeof(bad[i]));
         tp_tcp_rx_commit(&rx, sizeof(bad[i]));
         tp_tcp_frame_t f;
-        CHECK(tp_tcp_rx_next(&rx, &f) == CORE_EIO, "malformed header %d accepted", i);
-        CHECK(tp_tcp_rx_space(&rx, &p, &room) == CORE_EIO, "rx_space after malformed %d", i);
+        CHECK(tp_tcp_rx_next(&rx, &f) == CORE_EPROTO, "malformed header %d accepted", i);
+        CHECK(tp_tcp_rx_space(&rx, &p, &room) == CORE_EPROTO, "rx_space after malformed %d", i);
         rx.start = rx.end = 0;
     }
     tp_tcp_rx_free(&rx);
+    /* The pure decoder: handler ids that are neither an AM id nor the control id. */
+    tp_tcp_frame_t f;
+    size_t size;
+    unsigned ids[] = { TP_AM_MAX, 255, 0xfffe };
+    for (unsigned i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        tp_tcp_frame_hdr_t fh = { 0, (uint16_t)ids[i], 0 };
+        CHECK(tp_tcp_frame_decode(&fh, sizeof(fh), MAX_HDR, MAX_LEN, &f, &size) == CORE_EPROTO,
+              "handler id %u accepted", ids[i]);
+    }
+    tp_tcp_frame_hdr_t ok[2] = { { 0, 3, 0 }, { 0, TP_TCP_CTRL_ID, 0 } };
+    for (int i = 0; i < 2; i++)
+        CHECK(tp_tcp_frame_decode(&ok[i], sizeof(ok[i]), MAX_HDR, MAX_LEN, &f, &size) == 1 &&
+                  f.id == ok[i].id && size == sizeof(ok[i]),
+              "good frame %d refused", i);
+    /* Random headers over random bytes: anything accepted lies within what was given. */
+    unsigned char buf[1024];
+    for (int i = 0; i < 200000; i++) {
+        for (size_t j = 0; j < 16; j++)
+            buf[j] = (unsigned char)next_rand();
+        tp_tcp_frame_hdr_t fh;
+        memcpy(&fh, buf, sizeof(fh));
+        fh.len &= (i & 1) ? 0x3ff : 0xffffffffu;
+        fh.hdr_len &= (i & 2) ? 0xff : 0xffff;
+        fh.id &= (i & 4) ? 0xf : 0xffff;
+        memcpy(buf, &fh, sizeof(fh));
+        size_t have = (size_t)(next_rand() % sizeof(buf));
+        int rc = tp_tcp_frame_decode(buf, have, MAX_HDR, MAX_LEN, &f, &size);
+        CHECK(rc == 0 || rc == 1 || rc == CORE_EPROTO, "decode returned %d", rc);
+        if (rc == 1)
+            CHECK(size <= have && f.hdr_len <= MAX_HDR && f.len <= MAX_LEN &&
+                      (const unsigned char *)f.payload + f.len <= buf + have &&
+                      (f.id < TP_AM_MAX || f.id == TP_TCP_CTRL_ID),
+                  "random frame %d decoded outside its bytes", i);
+    }
     printf("PASS: unit/tcp_frame malformed headers rejected\n");
 }
 

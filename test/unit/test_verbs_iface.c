@@ -44,6 +44,34 @@ static uint32_t NMSG = 1500; /* per ordered pair; VERBS_IFACE_NMSG overrides */
 
 int core_log_level = CORE_LOG_WARN;
 tp_am_entry_t tp_am_table[TP_AM_MAX];
+
+/* No message in this test is malformed: a refusal fails it. */
+int core_wire_reject(core_runtime_t *rt, const char *fmt, ...)
+{
+    va_list ap;
+    (void)rt;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    return CORE_EPROTO;
+}
+
+void core_wire_fail(core_runtime_t *rt, int peer, const char *tp, const char *what,
+                    const char *why)
+{
+    (void)rt;
+    fprintf(stderr, "FAIL: rank %d sent a malformed %s over %s: %s\n", peer, what, tp,
+            why ? why : "?");
+    abort();
+}
+
+void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc)
+{
+    fprintf(stderr, "FAIL: rank %d sent a malformed message %u over %s: %d\n", peer, id,
+            iface->name, rc);
+    abort();
+}
 core_runtime_t *core_rt;
 
 void core_log_emit(int level, const char *fmt, ...)
@@ -220,7 +248,7 @@ static void send_ctl(int to, unsigned id, const void *hdr, size_t len)
     CHECK(rc == 0, "control am_send to %d: %d", to, rc);
 }
 
-static void on_data(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+static int on_data(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
                     size_t len)
 {
     msg_hdr_t h;
@@ -240,11 +268,12 @@ static void on_data(void *arg, int src, const void *hdr, size_t hdr_len, const v
         int rc = tp_am_send(ep_to(src), AM_REPLY, &h, sizeof(h), NULL, 0);
         CHECK(rc == 0 || rc == CORE_EBUSY, "reply from a handler: %d", rc);
     }
+    return 0;
 }
 
 /* A message of the stream in pieces: in order, each piece right after the one before, the
  * header the same every time, the bytes right, the pieces adding up to the length. */
-static void on_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
+static int on_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
                      const void *data, size_t n, size_t len)
 {
     msg_hdr_t h;
@@ -275,27 +304,31 @@ static void on_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_t
         t.next_seq[src]++;
         t.pieced++;
     }
+    return 0;
 }
 
-static void on_reply(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+static int on_reply(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
                      size_t len)
 {
     CHECK(hdr_len == sizeof(msg_hdr_t) && len == 0, "bad reply");
     t.replies++;
+    return 0;
 }
 
-static void on_keys(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+static int on_keys(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
                     size_t len)
 {
     CHECK(hdr_len == sizeof(keys_hdr_t), "keys header length %zu", hdr_len);
     memcpy(&t.keys[src], hdr, sizeof(keys_hdr_t));
     t.keys_seen++;
+    return 0;
 }
 
-static void on_putdone(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+static int on_putdone(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
                        size_t len)
 {
     t.putdone++;
+    return 0;
 }
 
 typedef struct my_comp {

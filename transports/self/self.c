@@ -63,8 +63,10 @@ static int self_progress(tp_iface_t *iface)
     s->head = s->tail = NULL;
     while (m) {
         self_msg_t *next = m->next;
-        tp_am_dispatch(m->id, iface->rt->rank, m + 1, m->hdr_len, (char *)(m + 1) + m->hdr_len,
-                       m->len);
+        int rc = tp_am_dispatch(m->id, iface->rt->rank, m + 1, m->hdr_len,
+                                (char *)(m + 1) + m->hdr_len, m->len);
+        if (rc)  /* our own message: a bug here, reported as a peer's would be */
+            tp_am_refused(iface, iface->rt->rank, m->id, rc);
         free(m);
         m = next;
         n++;

@@ -77,6 +77,7 @@ typedef struct tp_shm_in {
     int src;  /* the producer's world rank */
     int lsrc; /* and its local rank */
     int populated; /* tp_shm_seg_populate has run on the ring */
+    int failed;    /* the producer broke the protocol: the ring is read no more */
 } tp_shm_in_t;
 
 typedef struct tp_shm_iface {
@@ -91,6 +92,7 @@ typedef struct tp_shm_iface {
     int cma_logged;  /* a CMA failure has been reported */
     char memh_token; /* what mem_reg hands out: CMA needs no registration */
     tp_shm_coop_job_t *coop; /* nlocal * TP_SHM_COOP_SLOTS, NULL when CMA is off */
+    int32_t *pids;           /* by local rank: tp_shm_peer_pid's cache (0: not read yet) */
     uint32_t coop_gen;
     int coop_pending;
     _Alignas(8) volatile uint64_t cma_magic; /* read by a peer to probe CMA */
@@ -119,7 +121,13 @@ tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper
 /* shm_coop.c */
 int tp_shm_coop_get(tp_shm_ep_t *e, void *local, size_t len, uint64_t raddr, pid_t pid,
                     tp_comp_t *comp);
-void tp_shm_coop_help(tp_shm_iface_t *s, int lsrc, const void *hdr);
+/* A HELP request (ring record TP_SHM_ID_COOP) from local rank lsrc: 0, or CORE_EPROTO
+ * (reason given to core_wire_reject) when it is malformed. */
+int tp_shm_coop_help(tp_shm_iface_t *s, int lsrc, const void *hdr, size_t hdr_len);
+/* The pid of local rank lrank as it published it (its CMA card), or -1; cached. A remote key
+ * or copy request naming another process is refused: a peer must not direct our CMA reads
+ * and writes at a third process. */
+int32_t tp_shm_peer_pid(tp_shm_iface_t *s, int lrank);
 int tp_shm_coop_progress(tp_shm_iface_t *s);
 
 /* shm_cma.c */

@@ -84,9 +84,35 @@ void tp_shm_cma_probe(tp_shm_iface_t *s)
         core_info("shm: single copy (CMA) off: rank %d's probe word does not match", peer);
         return;
     }
+    s->pids = calloc((size_t)s->nlocal, sizeof(*s->pids));
+    if (!s->pids) {
+        core_info("shm: single copy (CMA) off: out of memory");
+        return;
+    }
     s->base.caps.flags |= cma;
     s->coop = calloc((size_t)s->nlocal * TP_SHM_COOP_SLOTS, sizeof(*s->coop));
     core_debug("shm: single copy (CMA) on");
+}
+
+int32_t tp_shm_peer_pid(tp_shm_iface_t *s, int lrank)
+{
+    if (lrank < 0 || lrank >= s->nlocal || !s->pids)
+        return -1;
+    if (s->pids[lrank] == 0) {
+        void *val;
+        size_t len;
+        cma_card_t card;
+        s->pids[lrank] = -1;
+        if (core_boot_get(s->rt, s->rt->local_ranks[lrank], SHM_KEY_CMA, &val, &len) == 0) {
+            if (len == sizeof(card)) {
+                memcpy(&card, val, sizeof(card));
+                if (card.pid > 0)
+                    s->pids[lrank] = card.pid;
+            }
+            free(val);
+        }
+    }
+    return s->pids[lrank];
 }
 
 int tp_shm_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
@@ -144,6 +170,8 @@ static int cma_copy(tp_ep_t *ep, void *local, size_t len, uint64_t raddr, const 
         return CORE_EUNSUPPORTED;
     int32_t pid;
     memcpy(&pid, rkey, sizeof(pid));
+    if (pid != tp_shm_peer_pid(s, ((tp_shm_ep_t *)ep)->lpeer))
+        return CORE_EPROTO; /* a remote key of another process than the peer's */
     uint8_t *p = local;
     while (len > 0) {
         size_t chunk = len < CMA_CHUNK ? len : CMA_CHUNK;
@@ -170,6 +198,8 @@ int tp_shm_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t 
         return CORE_EUNSUPPORTED;
     int32_t pid;
     memcpy(&pid, rkey, sizeof(pid));
+    if (pid != tp_shm_peer_pid(tp_shm_iface(ep->iface), ((tp_shm_ep_t *)ep)->lpeer))
+        return CORE_EPROTO; /* a remote key of another process than the peer's */
     /* Large: both ends copy (may complete later through comp). */
     int rc = tp_shm_coop_get((tp_shm_ep_t *)ep, local, len, raddr, pid, comp);
     if (rc != CORE_EUNSUPPORTED)

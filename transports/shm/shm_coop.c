@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -71,11 +72,27 @@ static int copy_chunk(pid_t pid, uint8_t *local, uint64_t remote, uint64_t len, 
     return 0;
 }
 
-/* The helper's side: copy chunks until none is left (called from progress). */
-void tp_shm_coop_help(tp_shm_iface_t *s, int lsrc, const void *hdr)
+/* The helper's side: copy chunks until none is left (called from progress). The request
+ * comes from the requester's ring: its slot must be one of the pair's, and the process it
+ * has us write to must be the requester itself. (The source address is our own buffer as
+ * the requester read it from our RTS; a requester that names another address of ours only
+ * gets bytes it could read itself, CMA being allowed both ways.) */
+int tp_shm_coop_help(tp_shm_iface_t *s, int lsrc, const void *hdr, size_t hdr_len)
 {
     coop_help_t h;
+    if (hdr_len != sizeof(h))
+        return core_wire_reject(s->rt, "copy request of %zu bytes", hdr_len);
     memcpy(&h, hdr, sizeof(h));
+    if (h.slot >= TP_SHM_COOP_SLOTS)
+        return core_wire_reject(s->rt, "copy request for slot %u (of %d)", h.slot,
+                                TP_SHM_COOP_SLOTS);
+    if (!s->coop)
+        return 0; /* no CMA here: the requester copies alone */
+    if (h.pid != tp_shm_peer_pid(s, lsrc))
+        return core_wire_reject(s->rt, "copy request into pid %d, not the requester's",
+                                (int)h.pid);
+    if (h.len == 0 || h.len > PTRDIFF_MAX)
+        return core_wire_reject(s->rt, "copy request of %llu bytes", (unsigned long long)h.len);
     tp_shm_coop_slot_t *sl = tp_shm_seg_coop(s, lsrc, s->me, h.slot);
     uint64_t n = nchunks_of(h.len);
     int64_t i;
@@ -86,6 +103,7 @@ void tp_shm_coop_help(tp_shm_iface_t *s, int lsrc, const void *hdr)
                        lsrc, (int)h.pid, strerror(err));
         atomic_fetch_add_explicit(&sl->done, 1, memory_order_release);
     }
+    return 0;
 }
 
 static int slot_finished(tp_shm_coop_slot_t *sl, uint32_t gen, uint64_t n)

@@ -11,6 +11,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/bootstrap.h"
@@ -161,7 +162,12 @@ static int shm_ready(tp_iface_t *iface)
         if (i == s->me)
             continue;
         tp_shm_in_t *in = &s->in[s->nin++];
-        tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size);
+        /* The ring size comes from the segment local rank 0 wrote: checked here too. */
+        if (tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size) != 0) {
+            core_error("shm: the segment's ring size %zu is not a power of two of at least %d",
+                       s->ring_size, TP_SHM_RING_MIN);
+            return CORE_EINTERN;
+        }
         in->src = s->rt->local_ranks[i];
         in->lsrc = i;
         in->populated = 0;
@@ -181,6 +187,7 @@ static void shm_close(tp_iface_t *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     tp_shm_seg_destroy(s);
+    free(s->pids);
     free(s->coop);
     free(s->in);
     free(s->eps);
@@ -229,6 +236,24 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     return tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
 }
 
+/* A local peer broke the ring protocol: its ring is read no more (whatever it writes
+ * there is ignored) and the failure is reported once. */
+static void in_failed(tp_shm_iface_t *s, tp_shm_in_t *in, unsigned id, int rc, uint64_t bad)
+{
+    char why[128];
+    in->failed = 1;
+    if (rc == CORE_EPROTO && id == TP_AM_MAX) {
+        snprintf(why, sizeof(why), "record header 0x%016llx at offset %llu of its %zu-byte ring",
+                 (unsigned long long)bad, (unsigned long long)(in->cons.tail & in->cons.mask),
+                 s->ring_size);
+        core_wire_fail(s->rt, in->src, "shm", "ring record", why);
+    } else if (id == TP_SHM_ID_COOP) {
+        core_wire_fail(s->rt, in->src, "shm", "copy request", NULL);
+    } else {
+        tp_am_refused(&s->base, in->src, id, rc);
+    }
+}
+
 /* Drains up to a batch from every incoming ring. An idle ring costs one
  * load of the header slot at its consumer index. */
 static int shm_progress(tp_iface_t *iface)
@@ -237,7 +262,7 @@ static int shm_progress(tp_iface_t *iface)
     int events = s->coop_pending ? tp_shm_coop_progress(s) : 0;
     for (int i = 0; i < s->nin; i++) {
         tp_shm_in_t *in = &s->in[i];
-        if (tp_shm_ring_empty(&in->cons))
+        if (tp_shm_ring_empty(&in->cons) || in->failed)
             continue;
         if (!in->populated) {
             /* The first message on this ring: it is in use, so map all of
@@ -246,14 +271,22 @@ static int shm_progress(tp_iface_t *iface)
             in->populated = 1;
         }
         tp_shm_rec_t rec;
-        for (int k = 0; k < SHM_PROGRESS_BATCH && tp_shm_ring_peek(&in->cons, &rec); k++) {
-            if (rec.id < TP_AM_MAX)
-                tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
-            else if (rec.id == TP_SHM_ID_COOP)
-                tp_shm_coop_help(s, in->lsrc, rec.hdr);
+        uint64_t bad = 0;
+        int rc;
+        for (int k = 0;
+             k < SHM_PROGRESS_BATCH && (rc = tp_shm_ring_peek(&in->cons, &rec, &bad)) != 0; k++) {
+            if (rc < 0) {
+                in_failed(s, in, TP_AM_MAX, rc, bad);
+                break;
+            }
+            if (rec.id == TP_SHM_ID_COOP)
+                rc = tp_shm_coop_help(s, in->lsrc, rec.hdr, rec.hdr_len);
             else
-                core_error("shm: dropping a message with bad handler id %u from rank %d", rec.id,
-                           in->src);
+                rc = tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
+            if (rc) {
+                in_failed(s, in, rec.id, rc, 0);
+                break;
+            }
             tp_shm_ring_release(&in->cons);
             events++;
         }

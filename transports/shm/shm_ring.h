@@ -32,6 +32,12 @@
  * 64-bit byte counts that never wrap in practice.
  *
  * A zero-filled ring (fresh tmpfs pages) is a valid empty ring.
+ *
+ * The consumer trusts nothing in the ring: the producer is another process
+ * that can write any bytes there at any time. It reads a record's header word
+ * once and checks it (tp_shm_rec_decode) so the record lies within the ring
+ * and does not straddle its end; the bytes of the record itself may still
+ * change under the handler, which therefore copies what it checks.
  */
 #ifndef RDMPI_TP_SHM_RING_H
 #define RDMPI_TP_SHM_RING_H
@@ -120,10 +126,20 @@ int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hdr, size_t hdr_
 /* Whether everything pushed has been released by the consumer. */
 int tp_shm_ring_drained(tp_shm_prod_t *p);
 
-/* Looks at the oldest record without consuming it: 1 and *rec filled, or 0
- * when the ring is empty. Pads are skipped here. Call release before the
- * next peek. */
-int tp_shm_ring_peek(tp_shm_cons_t *c, tp_shm_rec_t *rec);
+/* Decodes the header word h of the record at byte offset off of a ring of
+ * size data bytes (a power of two): 1 for a data record (rec's id, hdr_len
+ * and len set, its bytes in the ring *rlen), 2 for a pad (*rlen bytes to
+ * skip), CORE_EPROTO when no producer following this file could have written
+ * it (unknown type, a record that straddles the end, is larger than
+ * max_record, or a pad that does not fill the tail exactly). Pure: fuzzing
+ * calls it directly. rec->hdr and rec->payload are not set. */
+int tp_shm_rec_decode(uint64_t h, uint64_t off, uint64_t size, tp_shm_rec_t *rec, uint64_t *rlen);
+
+/* Looks at the oldest record without consuming it: 1 and *rec filled, 0
+ * when the ring is empty, or CORE_EPROTO when the record is malformed
+ * (*bad, if not NULL, gets its header word; the ring is then unusable).
+ * Pads are skipped here. Call release before the next peek. */
+int tp_shm_ring_peek(tp_shm_cons_t *c, tp_shm_rec_t *rec, uint64_t *bad);
 
 /* Gives the record returned by peek back to the producer. */
 void tp_shm_ring_release(tp_shm_cons_t *c);

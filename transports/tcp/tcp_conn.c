@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -339,6 +340,39 @@ static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_
         protocol_error(s, c, "an unexpected control frame");
 }
 
+/* A connected peer sent something malformed: the connection is closed and its endpoint
+ * takes no more traffic (nothing is read from it again), then the failure is reported.
+ * id: the frame's handler id, or TP_TCP_CTRL_ID for a broken frame header (why says
+ * what). */
+static void peer_malformed(tp_tcp_iface_t *s, tp_tcp_conn_t *c, unsigned id, int rc,
+                           const char *why)
+{
+    int peer = c->peer;
+    if (c->ep)
+        c->ep->gone = 1;
+    tp_tcp_conn_kill(s, c);
+    if (id == TP_TCP_CTRL_ID)
+        core_wire_fail(s->rt, peer, "tcp", "frame", why);
+    else
+        tp_am_refused(&s->base, peer, id, rc);
+}
+
+/* The frame header at the start of c's unparsed bytes is malformed. */
+static void frame_error(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    if (c->state != TP_TCP_UP) {
+        protocol_error(s, c, "a malformed frame header");
+        return;
+    }
+    tp_tcp_frame_hdr_t fh;
+    char why[160];
+    memcpy(&fh, c->rx.buf + c->rx.start, sizeof(fh));
+    snprintf(why, sizeof(why), "frame header for handler id %u with a %u-byte header and a "
+             "%u-byte payload (at most %zu and %zu)", (unsigned)fh.id, (unsigned)fh.hdr_len,
+             (unsigned)fh.len, c->rx.max_hdr, c->rx.max_len);
+    peer_malformed(s, c, TP_TCP_CTRL_ID, CORE_EPROTO, why);
+}
+
 /* Handles the complete frames in c's buffer; returns how many. */
 static int parse(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
@@ -346,15 +380,18 @@ static int parse(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     tp_tcp_frame_t f;
     while (c->state != TP_TCP_DEAD && (rc = tp_tcp_rx_next(&c->rx, &f)) == 1) {
         n++;
-        if (f.id == TP_TCP_CTRL_ID)
+        if (f.id == TP_TCP_CTRL_ID) {
             handle_ctrl(s, c, &f);
-        else if (c->state != TP_TCP_UP || f.id >= TP_AM_MAX)
+        } else if (c->state != TP_TCP_UP) {
             protocol_error(s, c, "a malformed frame");
-        else if (!s->closing)
-            tp_am_dispatch(f.id, c->peer, f.hdr, f.hdr_len, f.payload, f.len);
+        } else if (!s->closing) {
+            int hrc = tp_am_dispatch(f.id, c->peer, f.hdr, f.hdr_len, f.payload, f.len);
+            if (hrc)
+                peer_malformed(s, c, f.id, hrc, NULL);
+        }
     }
     if (c->state != TP_TCP_DEAD && rc < 0)
-        protocol_error(s, c, "a malformed frame header");
+        frame_error(s, c);
     return n;
 }
 
@@ -372,7 +409,7 @@ int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
         if (rc == CORE_ENOMEM)
             core_fatal("tcp: out of memory receiving from rank %d", c->peer);
         if (rc) {
-            protocol_error(s, c, "a malformed frame header");
+            frame_error(s, c);
             break;
         }
         ssize_t r = recv(c->fd, p, room, MSG_DONTWAIT);

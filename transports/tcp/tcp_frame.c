@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/errors.h"
+#include "transports/transport.h"
 #include "transports/tcp/tcp_frame.h"
 
 #define TXQ_MIN_CAP (64u << 10)
@@ -133,14 +134,38 @@ void tp_tcp_rx_free(tp_tcp_rx_t *rx)
     rx->cap = rx->start = rx->end = 0;
 }
 
+int tp_tcp_frame_decode(const void *buf, size_t have, size_t max_hdr, size_t max_len,
+                        tp_tcp_frame_t *f, size_t *size)
+{
+    tp_tcp_frame_hdr_t fh;
+    if (have < sizeof(fh))
+        return 0;
+    memcpy(&fh, buf, sizeof(fh));
+    if (fh.hdr_len > max_hdr || fh.len > max_len ||
+        (fh.id >= TP_AM_MAX && fh.id != TP_TCP_CTRL_ID))
+        return CORE_EPROTO;
+    size_t n = tp_tcp_frame_size(fh.hdr_len, fh.len);
+    *size = n;
+    if (have < n)
+        return 0;
+    const char *base = buf;
+    f->id = fh.id;
+    f->hdr_len = fh.hdr_len;
+    f->len = fh.len;
+    f->hdr = base + sizeof(fh);
+    f->payload = base + sizeof(fh) + tp_tcp_pad8(fh.hdr_len);
+    return 1;
+}
+
 /* The size of the frame whose header starts the unparsed bytes, or 0 when
  * the header is malformed. */
 static size_t pending_size(const tp_tcp_rx_t *rx)
 {
-    const tp_tcp_frame_hdr_t *fh = (const void *)(rx->buf + rx->start);
-    if (fh->hdr_len > rx->max_hdr || fh->len > rx->max_len)
-        return 0;
-    return tp_tcp_frame_size(fh->hdr_len, fh->len);
+    tp_tcp_frame_t f;
+    size_t size = 0;
+    int rc = tp_tcp_frame_decode(rx->buf + rx->start, sizeof(tp_tcp_frame_hdr_t), rx->max_hdr,
+                                 rx->max_len, &f, &size);
+    return rc < 0 ? 0 : size;
 }
 
 int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n)
@@ -150,7 +175,7 @@ int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n)
         rx->start = rx->end = 0;
     size_t need = sizeof(tp_tcp_frame_hdr_t); /* bytes of the pending frame */
     if (have >= need && (need = pending_size(rx)) == 0)
-        return CORE_EIO;
+        return CORE_EPROTO;
     size_t missing = need > have ? need - have : 0;
     int bulk = need > RX_BULK_FRAME;
     /* A bulk frame is read to its end plus the next frame's header, so the
@@ -186,21 +211,11 @@ int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n)
 
 int tp_tcp_rx_next(tp_tcp_rx_t *rx, tp_tcp_frame_t *f)
 {
-    size_t have = rx->end - rx->start;
-    if (have < sizeof(tp_tcp_frame_hdr_t))
-        return 0;
-    size_t size = pending_size(rx);
-    if (size == 0)
-        return CORE_EIO;
-    if (have < size)
-        return 0;
-    const char *base = rx->buf + rx->start;
-    const tp_tcp_frame_hdr_t *fh = (const void *)base;
-    f->id = fh->id;
-    f->hdr_len = fh->hdr_len;
-    f->len = fh->len;
-    f->hdr = base + sizeof(*fh);
-    f->payload = base + sizeof(*fh) + tp_tcp_pad8(fh->hdr_len);
+    size_t size = 0;
+    int rc = tp_tcp_frame_decode(rx->buf + rx->start, rx->end - rx->start, rx->max_hdr,
+                                 rx->max_len, f, &size);
+    if (rc != 1)
+        return rc;
     rx->start += size;
     rx->bulk = size > RX_BULK_FRAME;
     return 1;

@@ -43,6 +43,16 @@ static inline size_t tp_tcp_frame_size(size_t hdr_len, size_t len)
     return sizeof(tp_tcp_frame_hdr_t) + tp_tcp_pad8(hdr_len) + tp_tcp_pad8(len);
 }
 
+/* Decodes the frame that starts buf, of which have bytes are there: 1 when it
+ * is all there (f filled, pointing into buf), 0 when more bytes are needed,
+ * CORE_EPROTO when its header is malformed: a header or payload longer than
+ * max_hdr/max_len (the receiver's caps), or a handler id that is neither an
+ * active-message id (< TP_AM_MAX) nor TP_TCP_CTRL_ID. *size gets the frame's
+ * bytes, padding included, once its header is there. Pure: fuzzing calls it
+ * directly. */
+int tp_tcp_frame_decode(const void *buf, size_t have, size_t max_hdr, size_t max_len,
+                        tp_tcp_frame_t *f, size_t *size);
+
 /* Describes a frame as iovecs (fh is filled and must outlive them); returns
  * how many of iov[TP_TCP_FRAME_IOV] it used. */
 int tp_tcp_frame_iov(struct iovec *iov, tp_tcp_frame_hdr_t *fh, unsigned id, const void *hdr,
@@ -83,15 +93,15 @@ void tp_tcp_rx_free(tp_tcp_rx_t *rx);
  * returned by tp_tcp_rx_next before this call are no longer valid. Reads of
  * a large frame stop at its end (and the next frame's header), so its bytes
  * are never moved.
- * 0, CORE_ENOMEM, or CORE_EIO when the pending frame header is malformed. */
+ * 0, CORE_ENOMEM, or CORE_EPROTO when the pending frame header is malformed. */
 int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n);
 /* n bytes were written at the place tp_tcp_rx_space gave. */
 static inline void tp_tcp_rx_commit(tp_tcp_rx_t *rx, size_t n)
 {
     rx->end += n;
 }
-/* The next complete frame: 1 (f filled), 0 (more bytes needed) or CORE_EIO
- * (malformed header). */
+/* The next complete frame: 1 (f filled), 0 (more bytes needed) or CORE_EPROTO
+ * (malformed header: see tp_tcp_frame_decode). */
 int tp_tcp_rx_next(tp_tcp_rx_t *rx, tp_tcp_frame_t *f);
 
 #endif

@@ -4,6 +4,8 @@ librdmpi_la_SOURCES += \
 	transports/verbs/verbs.h \
 	transports/verbs/verbs_rel.h \
 	transports/verbs/verbs_rel.c \
+	transports/verbs/verbs_wire.h \
+	transports/verbs/verbs_wire.c \
 	transports/verbs/verbs_dev.c \
 	transports/verbs/verbs_iface.c \
 	transports/verbs/verbs_ud.c \
@@ -25,9 +27,16 @@ check_PROGRAMS += test/unit/test_verbs_rel
 test_unit_test_verbs_rel_SOURCES = test/unit/test_verbs_rel.c transports/verbs/verbs_rel.c
 test_unit_test_verbs_rel_CPPFLAGS = $(AM_CPPFLAGS)
 
+# The decoders of UD packets, RC headers and RDMA-write slots against malformed input.
+check_PROGRAMS += test/unit/test_verbs_wire
+test_unit_test_verbs_wire_SOURCES = test/unit/test_verbs_wire.c transports/verbs/verbs_wire.c \
+	transports/verbs/verbs_rel.c
+test_unit_test_verbs_wire_CPPFLAGS = $(AM_CPPFLAGS)
+
 # The whole transport between forked ranks on one device (skipped without one).
 check_PROGRAMS += test/unit/test_verbs_iface
 test_unit_test_verbs_iface_SOURCES = test/unit/test_verbs_iface.c transports/verbs/verbs_rel.c \
+	transports/verbs/verbs_wire.c \
 	transports/verbs/verbs_dev.c transports/verbs/verbs_iface.c transports/verbs/verbs_ud.c \
 	transports/verbs/verbs_rc.c transports/verbs/verbs_fp.c transports/verbs/verbs_mem.c \
 	transports/verbs/verbs_rcache.c \

@@ -29,9 +29,9 @@
 #include "core/runtime.h"
 #include "transports/transport.h"
 #include "transports/verbs/verbs_rel.h"
+#include "transports/verbs/verbs_wire.h"
 
 #define VB_GRH 40              /* UD receive buffers start with the GRH */
-#define VB_MAX_AM_HDR 128
 #define VB_POLL_BATCH 16       /* completions per ibv_poll_cq */
 #define VB_POST_BATCH 16       /* receive buffers per ibv_post_recv list */
 #define VB_SIG_EVERY 32        /* one unsignaled-capable send in this many is signaled */
@@ -44,66 +44,6 @@
 #define VB_INLINE_WANT 236     /* inline bytes asked of a QP (it may give fewer) */
 #define VB_CARD_KEY "rdmpi.verbs.card"
 
-/* Handler ids of the transport's own messages, above p2p's. */
-enum {
-    VB_AM_CONN_REQ = TP_AM_MAX, /* vb_conn_t: please connect an RC QP */
-    VB_AM_CONN_REP,             /* vb_conn_t: mine is ready to receive */
-    VB_AM_CONN_RTU,             /* yours may send now */
-    VB_AM_CONN_REJ,             /* no RC for us: stay on UD */
-    VB_AM_GET_REQ,              /* vb_xfer_t: copy your memory to me */
-    VB_AM_GET_RESP,             /* vb_xfer_t + data */
-    VB_AM_PUT,                  /* vb_xfer_t + data: copy this into your memory */
-    VB_AM_PUT_ACK,              /* vb_xfer_t: the put has landed */
-    VB_AM_BYE,                  /* closing: I send nothing more */
-    VB_AM_CREDIT,               /* RC only: credits, nothing else */
-    VB_AM_NOP,                  /* RC only: ignored (flushes the send queue) */
-    VB_AM_END
-};
-
-/* UD wire header, first in every UD packet (16 bytes). */
-typedef struct vb_ud_hdr {
-    uint32_t src;      /* sender's world rank */
-    uint16_t psn;      /* sequence number (data packets) */
-    uint16_t ack;      /* cumulative ack: last psn the sender has in order from us */
-    uint8_t type;      /* VB_UD_* kind | flags */
-    uint8_t id;        /* first segment: handler id */
-    uint16_t hdr_len;  /* first segment: AM header bytes */
-    uint32_t len;      /* first segment: AM payload bytes */
-} vb_ud_hdr_t;
-
-enum { VB_UD_DATA = 1, VB_UD_ACK = 2 };
-#define VB_UD_KIND 0x0f
-#define VB_UD_FIRST 0x10
-#define VB_UD_LAST 0x20
-#define VB_UD_WANT_ACK 0x40 /* on DATA: answer with an ack at once */
-#define VB_UD_NAK 0x40      /* on ACK: VB_REL_NAK */
-#define VB_UD_NAK_ALL 0x80  /* on ACK: VB_REL_NAK_ALL */
-
-/* RC wire header, first in every RC send (12 bytes). */
-typedef struct vb_rc_hdr {
-    uint8_t id;
-    uint8_t hdr_len;
-    uint16_t credits;  /* credits returned to the receiver */
-    uint32_t src;
-    uint16_t seq;      /* counted messages: number among the RC messages to this peer */
-    uint16_t fcredits; /* ring slots returned to the receiver (verbs_fp.c) */
-} vb_rc_hdr_t;
-
-/* Start of an RDMA-written message in a ring slot (verbs_fp.c); the byte
- * after the message repeats mark, so the slot is whole once both are set
- * (16 bytes). */
-typedef struct vb_fp_hdr {
-    uint32_t len;      /* AM header + payload bytes */
-    uint16_t seq;      /* as vb_rc_hdr_t.seq: written and sent messages share the numbers */
-    uint16_t fcredits;
-    uint16_t credits;
-    uint8_t id;
-    uint8_t hdr_len;
-    uint8_t pad[3];
-    uint8_t mark;      /* VB_FP_MARK */
-} vb_fp_hdr_t;
-
-#define VB_FP_MARK 0xa5
 
 /* What a rank publishes: all a peer needs to reach its UD QP. */
 typedef struct vb_card {
@@ -230,13 +170,11 @@ struct tp_memh {
     core_list_t link;    /* on the interface's memhs */
 };
 
-/* Receive-side state of a message arriving in several UD packets: the whole message, or, when
- * its handler takes pieces (tp_am_piece_t), only its header, the payload going to the handler
- * packet by packet. */
+/* Receive-side buffer of a message arriving in several UD packets (its progress is the
+ * peer's vb_reasm_state_t): the whole message, or, when its handler takes pieces
+ * (tp_am_piece_t), only its header, the payload going to the handler packet by packet. */
 typedef struct vb_reasm {
     uint8_t *buf;        /* hdr_len + len bytes, or hdr_len when pieces */
-    uint32_t hdr_len, len, got;  /* got: of header and payload, as sent */
-    uint8_t id;
     uint8_t pieces;
 } vb_reasm_t;
 
@@ -286,6 +224,8 @@ typedef struct vb_peer {
     vb_tx_t *unsent;     /* UD: the first packet of unacked not posted yet (window full) */
     uint32_t nunsent;
     vb_reasm_t *reasm;
+    vb_reasm_state_t rs; /* checked by vb_reasm_step */
+    uint8_t failed;      /* it sent something malformed: nothing more is taken from it */
     vb_rc_t *rc;
     vb_op_t *pending, *pending_tail;  /* waiting for the RC connection or queue space */
     uint64_t stall_sig;  /* state seen by the last timer tick (stall_check) */
@@ -419,18 +359,23 @@ static inline int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *
     }
     return vb_send_other(s, p, id, hdr, hdr_len, payload, len);
 }
-void vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t len);
+int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len);
 /* Hands an arrived message to its handler: an upper layer's (inline, the
- * common case) or the transport's own. */
-static inline void vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
-                               size_t hdr_len, const void *payload, size_t len)
+ * common case) or the transport's own. 0, or the handler's refusal (the
+ * caller gives up on the peer: vb_peer_malformed). */
+static inline int vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
+                              size_t hdr_len, const void *payload, size_t len)
 {
-    if (id < TP_AM_MAX && tp_am_table[id].cb)
-        tp_am_dispatch(id, p->ep.peer, hdr, hdr_len, payload, len);
-    else
-        vb_dispatch_other(s, p, id, hdr, hdr_len, payload, len);
+    if (tp_am_valid(id))
+        return tp_am_table[id].cb(tp_am_table[id].arg, p->ep.peer, hdr, hdr_len, payload, len);
+    return vb_dispatch_other(s, p, id, hdr, hdr_len, payload, len);
 }
+/* Peer p sent something malformed: marks it failed (its packets, sends and ring writes are
+ * dropped from now on) and reports it once. id: the message's handler id, whose refusal rc
+ * was, or VB_AM_END for a broken transport header (what and why say what was wrong). */
+void vb_peer_malformed(vb_iface_t *s, vb_peer_t *p, unsigned id, int rc, const char *what,
+                       const char *why);
 void vb_wc_fatal(vb_iface_t *s, const struct ibv_wc *wc, int peer, const char *what)
     __attribute__((noreturn));
 uint64_t vb_rand(vb_iface_t *s);

@@ -186,45 +186,42 @@ int vb_fp_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
 
 /* ---- taking ---- */
 
-/* The message at the ring's head, if all of it has landed, or NULL. */
-static uint8_t *landed(vb_iface_t *s, vb_peer_t *p, vb_fp_ring_t *r)
-{
-    uint8_t *slot = r->buf + (size_t)r->head * r->size;
-    const volatile vb_fp_hdr_t *h = (const volatile vb_fp_hdr_t *)slot;
-    if (h->mark != VB_FP_MARK)
-        return NULL;
-    uint32_t len = h->len;
-    if (len > r->size - sizeof(vb_fp_hdr_t) - 1 || h->hdr_len > len)
-        core_fatal("verbs: a malformed message (%u bytes, header %u) in the RDMA-write ring of "
-                   "rank %d on %s, slot %u", len, (unsigned)h->hdr_len, p->ep.peer,
-                   core_rank_host(s->rt, p->ep.peer), r->head);
-    if (((const volatile uint8_t *)slot)[sizeof(vb_fp_hdr_t) + len] != VB_FP_MARK)
-        return NULL;
-    atomic_thread_fence(memory_order_acquire);
-    return slot;
-}
-
 /* Takes the message at the ring's head if it has landed and is the next one
- * from the peer; 1 if it did. */
+ * from the peer; 1 if it did. A malformed slot fails the peer. */
 static int take(vb_iface_t *s, vb_peer_t *p)
 {
     vb_rc_t *rc = p->rc;
     vb_fp_ring_t *r = rc->fpr;
-    uint8_t *slot = landed(s, p, r);
-    if (!slot)
-        return 0;
+    uint8_t *slot = r->buf + (size_t)r->head * r->size;
     vb_fp_hdr_t h;
-    memcpy(&h, slot, sizeof(h));
-    if (h.seq != rc->rx_seq)
+    const char *why = NULL;
+    int got = vb_fp_decode(slot, r->size, &h, &why);
+    if (got == 0)
+        return 0;
+    if (got < 0) {
+        vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "RDMA-write ring slot", why);
+        return 0;
+    }
+    if (h.seq != rc->rx_seq) {
+        if ((int16_t)(h.seq - rc->rx_seq) < 0) {
+            vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "RDMA-write ring slot",
+                              "a message numbered before one already taken");
+            return 0;
+        }
         return 0; /* a sent message comes before it: still in the completion queue */
+    }
     /* The ring moves on before the handler runs: it may send, and it may progress. */
     rc->rx_seq++;
     r->head = r->head + 1 == r->n ? 0 : r->head + 1;
     rc->credits += h.credits;
     rc->fp_credits += h.fcredits;
-    vb_dispatch(s, p, h.id, slot + sizeof(h), h.hdr_len, slot + sizeof(h) + h.hdr_len,
-                h.len - h.hdr_len);
+    int hrc = vb_dispatch(s, p, h.id, slot + sizeof(h), h.hdr_len, slot + sizeof(h) + h.hdr_len,
+                          h.len - h.hdr_len);
     memset(slot, 0, sizeof(h) + h.len + 1);
+    if (hrc) {
+        vb_peer_malformed(s, p, h.id, hrc, NULL, NULL);
+        return 0;
+    }
     if (p->rc != rc)
         return 1;
     rc->fp_owed++;
@@ -238,7 +235,7 @@ int vb_fp_poll(vb_iface_t *s)
     int ev = 0;
     for (int i = 0; i < s->nfp; i++) {
         vb_peer_t *p = s->fp[i];
-        while (p->rc && p->rc->fpr && take(s, p))
+        while (!p->failed && p->rc && p->rc->fpr && take(s, p))
             ev++;
     }
     return ev;
@@ -247,6 +244,8 @@ int vb_fp_poll(vb_iface_t *s)
 void vb_fp_catch_up(vb_iface_t *s, vb_peer_t *p, uint16_t seq)
 {
     while (p->rc && p->rc->fpr && p->rc->rx_seq != seq) {
+        if (p->failed)
+            return;
         if (!take(s, p))
             core_fatal("verbs: message %u from rank %d on %s arrived before message %u, which "
                        "should have been in the RDMA-write ring already (QP %u): the device "

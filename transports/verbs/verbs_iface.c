@@ -241,34 +241,63 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
     return vb_send(s, p, id, hdr, hdr_len, payload, len);
 }
 
-void vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t len)
+static const char *const vb_am_names[VB_AM_END - TP_AM_MAX] = {
+    "CONN_REQ", "CONN_REP", "CONN_RTU", "CONN_REJ", "GET_REQ", "GET_RESP", "PUT", "PUT_ACK",
+    "BYE", "CREDIT", "NOP",
+};
+
+void vb_peer_malformed(vb_iface_t *s, vb_peer_t *p, unsigned id, int rc, const char *what,
+                       const char *why)
 {
-    if (id < TP_AM_MAX) {
-        core_error("verbs: message with unknown handler %u from rank %d", id, p->ep.peer);
+    if (p->failed)
         return;
-    }
+    p->failed = 1;
+    if (id < TP_AM_MAX)
+        tp_am_refused(&s->base, p->ep.peer, id, rc);
+    else if (id < VB_AM_END)
+        core_wire_fail(s->rt, p->ep.peer, "verbs", vb_am_names[id - TP_AM_MAX], why);
+    else if (what)
+        core_wire_fail(s->rt, p->ep.peer, "verbs", what, why);
+    else
+        tp_am_refused(&s->base, p->ep.peer, id, rc); /* says the id is not in use */
+}
+
+int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
+{
     switch (id) {
     case VB_AM_CONN_REQ:
     case VB_AM_CONN_REP:
     case VB_AM_CONN_RTU:
-    case VB_AM_CONN_REJ:
+    case VB_AM_CONN_REJ: {
+        size_t want = id == VB_AM_CONN_REQ || id == VB_AM_CONN_REP ? sizeof(vb_conn_t) : 0;
+        if (hdr_len != want || len != 0)
+            return core_wire_reject(s->rt, "%zu + %zu bytes (expected %zu + 0)", hdr_len, len,
+                                    want);
         vb_rc_conn_msg(s, p, id, hdr, hdr_len);
-        break;
+        return 0;
+    }
     case VB_AM_GET_REQ:
     case VB_AM_GET_RESP:
     case VB_AM_PUT:
     case VB_AM_PUT_ACK:
-        if (hdr_len == sizeof(vb_xfer_t))
-            vb_xfer_msg(s, p, id, hdr, payload, len);
-        break;
+        if (hdr_len != sizeof(vb_xfer_t))
+            return core_wire_reject(s->rt, "a %zu-byte header (expected %zu)", hdr_len,
+                                    sizeof(vb_xfer_t));
+        vb_xfer_msg(s, p, id, hdr, payload, len);
+        return 0;
     case VB_AM_BYE:
+        if (hdr_len != 0 || len != 0)
+            return core_wire_reject(s->rt, "%zu + %zu bytes (expected none)", hdr_len, len);
         p->bye_rcvd = 1;
         p->rx.ack_now = 1;
         vb_active_add(s, p);
-        break;
+        return 0;
+    case VB_AM_CREDIT:
+    case VB_AM_NOP:
+        return 0;
     default:
-        break;
+        return CORE_EPROTO; /* reported by vb_peer_malformed as an unknown handler id */
     }
 }
 

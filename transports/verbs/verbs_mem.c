@@ -271,7 +271,7 @@ void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, cons
         return;
     case VB_AM_PUT: {
         tp_memh_t *m = find_memh(s, &x.key, x.raddr, x.len);
-        if (m && x.off + len <= x.len)
+        if (m && x.off <= x.len && len <= x.len - x.off)
             memcpy((uint8_t *)(uintptr_t)x.raddr + x.off, payload, len);
         else if (!x.status)
             core_error("verbs: rank %d wrote to 0x%llx, which is not registered here",

@@ -542,25 +542,38 @@ void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc)
                                            : "a receive on an RC connection");
     }
     const uint8_t *buf = s->srq_buf + (size_t)idx * s->srq_bufsz;
-    const vb_rc_hdr_t *h = (const vb_rc_hdr_t *)buf;
-    vb_peer_t *p = NULL;
-    if (wc->byte_len >= sizeof(*h) && h->src < (uint32_t)s->size)
-        p = s->peers[h->src];
-    if (!p || !p->rc || wc->byte_len < sizeof(*h) + h->hdr_len) {
-        core_error("verbs: dropping a malformed RC message (%u bytes on QP %u)", wc->byte_len,
-                   wc->qp_num);
-    } else {
+    vb_rc_hdr_t h;
+    const char *why = NULL;
+    int bad = vb_rc_decode(buf, wc->byte_len, (uint32_t)s->size, &h, &why);
+    /* The QP it came in on says who sent it; the header's rank must agree. */
+    vb_peer_t *p = bad ? NULL : s->peers[h.src];
+    if (!p || !p->rc || p->rc->qp->qp_num != wc->qp_num) {
+        vb_peer_t *q = NULL;
+        for (int i = 0; i < s->size && !q; i++)
+            if (s->peers[i] && s->peers[i]->rc && s->peers[i]->rc->qp->qp_num == wc->qp_num)
+                q = s->peers[i];
+        if (q)
+            vb_peer_malformed(s, q, VB_AM_END, CORE_EPROTO, "RC message",
+                              why ? why : "a message that names another rank as its sender");
+        else
+            core_error("verbs: dropping an RC message (%u bytes) on QP %u of no peer",
+                       wc->byte_len, wc->qp_num);
+    } else if (!p->failed) {
         vb_rc_t *rc = p->rc;
-        rc->credits += h->credits;
-        rc->fp_credits += h->fcredits;
-        if (h->id != VB_AM_CREDIT && h->id != VB_AM_NOP) {
-            if (h->seq != rc->rx_seq)
-                vb_fp_catch_up(s, p, h->seq);
+        rc->credits += h.credits;
+        rc->fp_credits += h.fcredits;
+        if (h.id != VB_AM_CREDIT && h.id != VB_AM_NOP) {
+            if (h.seq != rc->rx_seq)
+                vb_fp_catch_up(s, p, h.seq);
             rc->rx_seq++;
             rc->owed++;
-            vb_dispatch(s, p, h->id, buf + sizeof(*h), h->hdr_len, buf + sizeof(*h) + h->hdr_len,
-                        wc->byte_len - sizeof(*h) - h->hdr_len);
-            if (p->rc == rc && rc->owed >= (s->cfg->verbs_rc_credits + 1) / 2)
+            int hrc = p->failed ? 0
+                                : vb_dispatch(s, p, h.id, buf + sizeof(h), h.hdr_len,
+                                              buf + sizeof(h) + h.hdr_len,
+                                              wc->byte_len - sizeof(h) - h.hdr_len);
+            if (hrc)
+                vb_peer_malformed(s, p, h.id, hrc, NULL, NULL);
+            else if (p->rc == rc && rc->owed >= (s->cfg->verbs_rc_credits + 1) / 2)
                 vb_rc_return_credits(s, p);
         }
     }

@@ -23,8 +23,6 @@
 #include "core/progress.h"
 #include "transports/verbs/verbs.h"
 
-#define VB_UD_ACKREQ VB_UD_FIRST /* on ACK packets: answer with an ack at once */
-#define VB_REASM_MAX (64u << 20)  /* no message reassembled from UD is larger */
 
 static int qp_to_rts(vb_iface_t *s)
 {
@@ -195,6 +193,7 @@ void vb_ud_peer_fini(vb_iface_t *s, vb_peer_t *p)
     if (p->reasm)
         free(p->reasm);
     p->reasm = NULL;
+    p->rs = (vb_reasm_state_t){ 0 };
     /* Unacknowledged buffers belong to the pool, freed with it. */
     p->unacked = p->unacked_tail = p->unsent = NULL;
     p->nunsent = 0;
@@ -534,78 +533,80 @@ int vb_ud_timers(vb_iface_t *s, vb_peer_t *p)
 
 /* ---- receiving ---- */
 
-/* Hands a packet's message (or its piece) to the handler. */
-static void deliver(vb_iface_t *s, vb_peer_t *p, const uint8_t *pkt, uint32_t n)
+/* Hands a packet's message (or its piece) to the handler. Returns 0, or -1 when p sent
+ * something malformed (reported, p marked failed: the caller stops). */
+static int deliver(vb_iface_t *s, vb_peer_t *p, const vb_ud_pkt_t *k)
 {
-    const vb_ud_hdr_t *h = (const vb_ud_hdr_t *)pkt;
-    const uint8_t *d = pkt + sizeof(*h);
-    uint32_t dn = n - (uint32_t)sizeof(*h);
+    const vb_ud_hdr_t *h = &k->h;
+    const char *why = NULL;
     unsigned fl = h->type & (VB_UD_FIRST | VB_UD_LAST);
+    uint32_t before = (fl & VB_UD_FIRST) ? 0 : p->rs.got; /* bytes of the message before k */
+    if (vb_reasm_step(&p->rs, k, &why) != 0) {
+        vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "UD packet", why);
+        return -1;
+    }
+    int rc = 0;
     if (fl == (VB_UD_FIRST | VB_UD_LAST)) {
-        if (dn != (uint32_t)h->hdr_len + h->len) {
-            core_error("verbs: malformed packet from rank %d (%u bytes for %u + %u)", p->ep.peer,
-                       dn, h->hdr_len, h->len);
-            return;
-        }
-        vb_dispatch(s, p, h->id, d, h->hdr_len, d + h->hdr_len, h->len);
-        return;
+        rc = vb_dispatch(s, p, h->id, k->data, h->hdr_len, k->data + h->hdr_len, h->len);
+        goto out;
     }
     vb_reasm_t *r = p->reasm;
     if (fl & VB_UD_FIRST) {
-        uint64_t total = (uint64_t)h->hdr_len + h->len;
-        /* the header comes whole in the first packet (VB_MAX_AM_HDR is far below a packet) */
-        int pieces = h->id < TP_AM_MAX && tp_am_table[h->id].piece && h->hdr_len <= dn;
+        uint64_t total = (uint64_t)h->hdr_len + h->len; /* at most VB_REASM_MAX (decoded) */
+        int pieces = tp_am_valid(h->id) && tp_am_table[h->id].piece;
         free(r);
-        p->reasm = NULL;
-        if (total > VB_REASM_MAX || dn > total ||
-            !(r = malloc(sizeof(*r) + (size_t)(pieces ? h->hdr_len : total)))) {
-            core_error("verbs: cannot reassemble a %llu-byte message from rank %d",
-                       (unsigned long long)total, p->ep.peer);
-            return;
-        }
-        r->buf = (uint8_t *)(r + 1);
-        r->hdr_len = h->hdr_len;
-        r->len = h->len;
-        r->id = h->id;
-        r->got = 0;
-        r->pieces = (uint8_t)pieces;
+        r = malloc(sizeof(*r) + (size_t)(pieces ? h->hdr_len : total));
         p->reasm = r;
-    } else if (!r || r->got + dn > r->hdr_len + r->len) {
-        core_error("verbs: packet of no message from rank %d", p->ep.peer);
-        return;
+        if (!r)
+            core_fatal("verbs: out of memory reassembling a %llu-byte message from rank %d",
+                       (unsigned long long)total, p->ep.peer);
+        r->buf = (uint8_t *)(r + 1);
+        r->pieces = (uint8_t)pieces;
     }
     if (fl & VB_UD_LAST)
         p->reasm = NULL; /* detached before its last handler call, as a whole message is */
     if (r->pieces) {
         uint32_t skip = 0;
-        if (r->got == 0) {   /* first packet: keep the header */
-            memcpy(r->buf, d, r->hdr_len);
-            skip = r->hdr_len;
+        if (fl & VB_UD_FIRST) { /* the header is whole in the first packet (decoded) */
+            memcpy(r->buf, k->data, h->hdr_len);
+            skip = h->hdr_len;
         }
-        const tp_am_entry_t *e = &tp_am_table[r->id];
-        e->piece(e->arg, p->ep.peer, r->buf, r->hdr_len, r->got + skip - r->hdr_len, d + skip,
-                 dn - skip, r->len);
+        const tp_am_entry_t *e = &tp_am_table[h->id];
+        rc = e->piece(e->arg, p->ep.peer, r->buf, h->hdr_len, before + skip - h->hdr_len,
+                      k->data + skip, k->dn - skip, h->len);
     } else {
-        memcpy(r->buf + r->got, d, dn);
+        memcpy(r->buf + before, k->data, k->dn);
+        if (fl & VB_UD_LAST)
+            rc = vb_dispatch(s, p, h->id, r->buf, h->hdr_len, r->buf + h->hdr_len, h->len);
     }
-    r->got += dn;
-    if (fl & VB_UD_LAST) {
-        if (r->got != r->hdr_len + r->len)
-            core_error("verbs: truncated message from rank %d", p->ep.peer);
-        else if (!r->pieces)
-            vb_dispatch(s, p, r->id, r->buf, r->hdr_len, r->buf + r->hdr_len, r->len);
+    if (fl & VB_UD_LAST)
         free(r);
+out:
+    if (rc) {
+        vb_peer_malformed(s, p, h->id, rc, NULL, NULL);
+        return -1;
     }
+    return 0;
 }
 
 /* Handles one UD packet in receive buffer idx; returns 1 if it stays held. */
 static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, uint32_t src_qp)
 {
-    if (n < sizeof(vb_ud_hdr_t))
+    vb_ud_pkt_t k;
+    const char *why;
+    if (vb_ud_decode(pkt, n, (uint32_t)s->size, &k, &why) != 0) {
+        /* Who sent it is known only from a header we trust: the sender's rank and QP. */
+        uint32_t src = n >= sizeof(vb_ud_hdr_t) ? ((const vb_ud_hdr_t *)pkt)->src : UINT32_MAX;
+        vb_peer_t *p = src < (uint32_t)s->size ? s->peers[src] : NULL;
+        if (p && p->card.qpn == src_qp && !p->failed)
+            vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "UD packet", why);
+        else
+            core_debug("verbs: dropping a UD packet from QP %u: %s", src_qp, why);
         return 0;
-    const vb_ud_hdr_t *h = (const vb_ud_hdr_t *)pkt;
-    vb_peer_t *p = h->src < (uint32_t)s->size ? vb_peer_get(s, (int)h->src) : NULL;
-    if (!p || p->card.qpn != src_qp) {
+    }
+    const vb_ud_hdr_t *h = &k.h;
+    vb_peer_t *p = vb_peer_get(s, (int)h->src);
+    if (!p || p->card.qpn != src_qp || p->failed) {
         core_debug("verbs: dropping a UD packet from QP %u claiming rank %u", src_qp, h->src);
         return 0;
     }
@@ -621,8 +622,6 @@ static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, u
         }
         return 0;
     }
-    if (kind != VB_UD_DATA)
-        return 0;
     int r = vb_rel_rx_accept(&p->rx, &s->rel, h->psn, s->now);
     if (h->type & VB_UD_WANT_ACK)
         vb_rel_rx_ack_asked(&p->rx);
@@ -635,11 +634,16 @@ static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, u
         s->stats.ud_ahead++;
         return vb_rel_rx_hold(&p->rx, &s->ooo, h->src, h->psn, idx << 13 | n);
     }
-    deliver(s, p, pkt, n);
+    if (deliver(s, p, &k) != 0)
+        return 0;
     uint32_t v;
-    while (vb_rel_rx_next_held(&p->rx, &s->rel, &s->ooo, h->src, s->now, &v)) {
+    while (!p->failed && vb_rel_rx_next_held(&p->rx, &s->rel, &s->ooo, h->src, s->now, &v)) {
         uint32_t j = v >> 13;
-        deliver(s, p, s->ud_rx + (size_t)j * s->ud_rx_bufsz + VB_GRH, v & 0x1fff);
+        vb_ud_pkt_t held;
+        /* Decoded when it arrived; decoding again costs little and keeps one path. */
+        if (vb_ud_decode(s->ud_rx + (size_t)j * s->ud_rx_bufsz + VB_GRH, v & 0x1fff,
+                         (uint32_t)s->size, &held, &why) == 0)
+            deliver(s, p, &held);
         s->ud_refill[s->ud_nrefill++] = j;
     }
     return 0;
