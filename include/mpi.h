@@ -758,6 +758,12 @@ RDMPI_API int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts
 RDMPI_API int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 RDMPI_API int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
 
+/* ---- rdmpi extensions (not MPI; test with #ifdef RDMPI) ------------- */
+/* The name of the transport ("self", "shm", "verbs", "tcp") that carries this rank's messages to
+ * rank `rank` of comm, making first contact with it if none was made yet (the choice is then
+ * kept); *resultlen gets its length, name at most MPI_MAX_OBJECT_NAME bytes with the NUL. */
+RDMPI_API int rdmpi_peer_transport(MPI_Comm comm, int rank, char *name, int *resultlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,9 @@
  * Helpers shared by the self-checking MPI test programs in test/mpi: a failed
  * check prints "rank R: <test>: <what differed> (file:line)" on stderr and
  * aborts the job with status 1. Programs use standard MPI only, so they also
- * run against any other MPI implementation.
+ * run against any other MPI implementation (t_transport_is asks rdmpi's extension
+ * rdmpi_peer_transport when built against rdmpi). A program that cannot test what it is for
+ * in this setting says so with t_skip.
  *
  * The test programs must not depend on collectives (those are tested by the
  * coll_* programs), so t_sync() is a barrier made of point-to-point messages
@@ -151,6 +153,72 @@ static inline void t_spin(double sec, MPI_Comm comm)
     int flag;
     while (MPI_Wtime() - t0 < sec)
         MPI_Iprobe(MPI_ANY_SOURCE, 32000, comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* Ends a program that cannot test what it is for here (every rank calls it, after t_init):
+ * rank 0 prints "SKIP: <why>", which test/mpi/run reports as a skip, not a pass. */
+static inline void t_skip(const char *why)
+{
+    if (t_rank == 0) {
+        printf("SKIP: %s\n", why);
+        fflush(stdout);
+    }
+    t_finish();
+    exit(0);
+}
+
+/* Whether this rank's messages to rank peer of MPI_COMM_WORLD travel over the transport named
+ * want (1) or another (0, its name in got, MPI_MAX_OBJECT_NAME bytes). Only rdmpi can say
+ * (its extension rdmpi_peer_transport); with another MPI this is 0 and got says so. */
+static inline int t_transport_is(int peer, const char *want, char *got)
+{
+#ifdef RDMPI
+    int len = 0;
+    MPI_OK(rdmpi_peer_transport(MPI_COMM_WORLD, peer, got, &len));
+    return strcmp(got, want) == 0;
+#else
+    (void)peer;
+    (void)want;
+    snprintf(got, MPI_MAX_OBJECT_NAME, "an MPI other than rdmpi, which cannot say which");
+    return 0;
+#endif
+}
+
+/* Skips the program unless every rank's messages to each of its peers[] (n of them) go over
+ * the transport want, saying which rank reaches which over what instead. Collective. */
+static inline void t_require_transport(const char *want, const int *peers, int n)
+{
+    char got[MPI_MAX_OBJECT_NAME], why[MPI_MAX_OBJECT_NAME + 128] = "";
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++)
+        if (!t_transport_is(peers[i], want, got)) {
+            ok = 0;
+            snprintf(why, sizeof(why), "rank %d reaches rank %d over %s, not %s", t_rank,
+                     peers[i], got, want);
+        }
+    if (t_all(ok))
+        return;
+    /* rank 0 says why: its own reason, else the first other rank's that has one */
+    int from = ok ? -1 : 0;
+    if (t_rank == 0) {
+        for (int r = 1; r < t_size; r++) {
+            int bad;
+            MPI_Recv(&bad, 1, MPI_INT, r, 4, t_sync_comm, MPI_STATUS_IGNORE);
+            if (bad && from < 0)
+                from = r;
+        }
+        for (int r = 1; r < t_size; r++)
+            MPI_Send(&from, 1, MPI_INT, r, 5, t_sync_comm);
+        if (from > 0)
+            MPI_Recv(why, (int)sizeof(why), MPI_CHAR, from, 6, t_sync_comm, MPI_STATUS_IGNORE);
+    } else {
+        int bad = !ok;
+        MPI_Send(&bad, 1, MPI_INT, 0, 4, t_sync_comm);
+        MPI_Recv(&from, 1, MPI_INT, 0, 5, t_sync_comm, MPI_STATUS_IGNORE);
+        if (from == t_rank)
+            MPI_Send(why, (int)sizeof(why), MPI_CHAR, 0, 6, t_sync_comm);
+    }
+    t_skip(why);
 }
 
 #endif

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (n > 64) {
         if (rank == 0)
-            printf("coll_errors: SKIP: more than 64 ranks\n");
+            printf("SKIP: coll_errors handles at most 64 ranks\n");
         MPI_Finalize();
         return 0;
     }

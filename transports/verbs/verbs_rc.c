@@ -324,6 +324,14 @@ void vb_rc_conn_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, s
         memcpy(&c, hdr, sizeof(c));
     switch (id) {
     case VB_AM_CONN_REQ:
+        if (p->ep.peer == s->me && p->rc_state == VB_RC_REQ_SENT && p->rc) {
+            /* Our own request, looped back (RDMPI_TRANSPORTS without self): the QP connects
+             * to itself and is up at once; answering would wait forever for a REP to
+             * a REQ_SENT state that the answer itself has left. */
+            qp_connect(s, p, &c);
+            rc_up(s, p);
+            return;
+        }
         if (p->rc_state == VB_RC_UP || p->rc_state == VB_RC_REP_SENT)
             return;
         if (p->rc_state == VB_RC_REQ_SENT && s->me < p->ep.peer)

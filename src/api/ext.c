@@ -1,0 +1,26 @@
+/*
+ * rdmpi's own extensions to MPI (rdmpi_* in mpi.h), for tests and tools.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "api/api.h"
+
+/* The transport of a peer is chosen once, at first contact (core_ep_get), and kept: asking
+ * makes that contact if nothing has yet, so the answer is what every message to it uses. */
+int rdmpi_peer_transport(MPI_Comm comm, int rank, char *name, int *resultlen)
+{
+    static const char fn[] = "rdmpi_peer_transport";
+    API_CHECK(api_check_init(fn));
+    API_CHECK(api_check_comm(comm, fn));
+    if (rank < 0 || rank >= comm->size)
+        return api_bad_rank(comm, rank, fn);
+    if (!name || !resultlen)
+        return api_error(comm, CORE_EINVAL, fn, "name and resultlen must not be NULL");
+    tp_ep_t *ep;
+    int rc = core_ep_get(core_rt, core_comm_world_rank(comm, rank), &ep);
+    if (rc)
+        return api_error(comm, rc, fn, "no transport reaches rank %d", rank);
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", ep->iface->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
