@@ -293,10 +293,10 @@ void fuzz_make_seeds(void)
     for (int caps = 0; caps < 3; caps++) {
         b.len = 0;
         fuzz_put_u8(&b, (uint8_t)caps);
-        put_recv(&b, 64, 1, 5);
+        put_recv(&b, 64, 1, 2);
         p2p_rts_hdr_t rts;
         memset(&rts, 0, sizeof(rts));
-        rts.m = (p2p_hdr_t){ 0, 1, 5, caps == 2 ? P2P_F_PUT : 0 };
+        rts.m = (p2p_hdr_t){ 0, 1, 2, caps == 2 ? P2P_F_PUT : 0 };
         rts.len = 200;
         rts.sreq = 0x100000009ull;
         rts.raddr = caps == 1 ? 0x2000 : 0;
