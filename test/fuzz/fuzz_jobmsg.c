@@ -1,7 +1,8 @@
 /*
  * Fuzz target: the LAUNCH message a daemon unpacks (launcher/jobmsg.c).
  *
- * Input: one byte, the daemon's tree member (0..7), then the payload.
+ * Input: one byte, the daemon's tree member (0..7; 0, rdmpirun, is refused),
+ * then the payload.
  * Properties of an accepted message: this member has a node, every rank's
  * node exists, the local counts add up, argv has a program and both string
  * lists are NULL-terminated; packed again by launch_jobmsg_pack and
@@ -140,7 +141,8 @@ void fuzz_make_seeds(void)
     const char *exp[] = { "RDMPI_LOG_LEVEL=debug", "PATH=/bin", "EMPTY=" };
     seed_job("two-nodes", 1, 2, 4, 0, argv1, NULL, 0);
     seed_job("four-nodes-exports", 3, 4, 9, 1, argv3, exp, 3);
-    seed_job("one-rank", 0, 1, 1, 0, argv1, exp, 1);
+    seed_job("one-rank", 1, 2, 1, 0, argv1, exp, 1); /* member 1 runs no rank */
+    seed_job("rdmpirun", 0, 2, 2, 0, argv1, NULL, 0); /* refused: member 0 is no daemon */
     /* Edge cases: a member with no node, and a message cut short. */
     seed_job("not-my-job", 5, 2, 2, 0, argv1, NULL, 0);
     static const char cut[] = "\x01\x00\x00\x00\x04rdmp";

@@ -59,7 +59,7 @@ static void feed(const uint8_t *s, size_t n, const unsigned *cuts, unsigned ncut
         size_t room;
         int rc = tp_tcp_rx_space(&rx, &p, &room);
         if (rc) {
-            FUZZ_CHECK(rc == CORE_EIO);
+            FUZZ_CHECK(rc == CORE_EPROTO);
             res->err = 1;
             break;
         }
@@ -75,7 +75,7 @@ static void feed(const uint8_t *s, size_t n, const unsigned *cuts, unsigned ncut
         while ((rc = tp_tcp_rx_next(&rx, &f)) == 1)
             take_frame(res, &rx, &f);
         if (rc) {
-            FUZZ_CHECK(rc == CORE_EIO);
+            FUZZ_CHECK(rc == CORE_EPROTO);
             res->err = 1;
             break;
         }

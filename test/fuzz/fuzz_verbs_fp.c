@@ -32,13 +32,14 @@ static void check_in_ring(const void *p, size_t n)
     stub_touch(p, n);
 }
 
-static void cb(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+static int cb(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
                size_t len)
 {
     FUZZ_CHECK(src == 1);
     check_in_ring(hdr, hdr_len);
     check_in_ring(payload, len);
     handed++;
+    return 0;
 }
 
 /* The RC side of the transport is not fuzzed here. */

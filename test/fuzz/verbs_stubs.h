@@ -72,12 +72,21 @@ void vb_active_add(vb_iface_t *s, vb_peer_t *p)
 {
 }
 
-void vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t len)
+int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
 {
     stub_touch(hdr, hdr_len);
     stub_touch(payload, len);
     stub_other++;
+    return 0;
+}
+
+/* As verbs_iface.c does, without the report: nothing more is taken from the peer. */
+void vb_peer_malformed(vb_iface_t *s, vb_peer_t *p, unsigned id, int rc, const char *what,
+                       const char *why)
+{
+    FUZZ_CHECK(rc < 0 || what);
+    p->failed = 1;
 }
 
 uint64_t vb_rand(vb_iface_t *s)
