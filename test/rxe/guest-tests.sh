@@ -33,39 +33,62 @@ pt() {
 }
 
 # --- rdmpi's MPI tests over verbs, for each mode -----------------------------------------------------
+# The groups of runs, one line each: NAME MODE TRANSPORTS NPS SKIP-TAGS [VAR=VALUE ...] [-- SELECTION]
+# (test/mpi/run's RDMPI_TEST_NPS and RDMPI_TEST_SKIP_TAGS; "-" for none). What a group covers:
+#   hybrid    the default mode, with self: every line but the algorithm sweeps (+algo, which are
+#             the same point-to-point traffic over any transport and run on the host) at np2
+#             (awake ranks, the RDMA-write rings with one peer) and at its largest count (3-8
+#             ranks on the guest's 2 CPUs: they sleep while they wait)
+#   ud        datagrams only (segmentation, reliability, copied get/put): each transport line
+#             (neither +algo nor +api) once, at its largest count
+#   rc        connected QPs with the defaults a user gets: RDMPI_WAIT_SLEEP's default (ranks of
+#             3+ on 2 CPUs sleep on the completion channel, and offer no rings), and no self in
+#             the transport list, so every rank's messages to itself take a QP connected to
+#             itself (np2 runs: awake, rings written to itself); each transport line at its largest
+#   rc-awake  rc with ranks kept awake (RDMPI_WAIT_SLEEP=0) and self: small messages through
+#             the RDMA-write rings with 3 peers, for the programs that send many of them
+mpi_groups() {
+    cat <<'EOG'
+hybrid   hybrid self,verbs 2,max algo
+ud       ud     self,verbs max   algo,api
+rc       rc     verbs      max   algo,api
+rc-awake rc     self,verbs max   algo,api RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
+EOG
+}
+
 mpi_over_verbs() {
-    local runner=${RDMPI_SRC:-}/test/mpi/run mode t rc out name nps xenv
+    local runner=${RDMPI_SRC:-}/test/mpi/run group mode tps nps tags rest xenv sel rc out name t
     if [ "${RXE_SUITE_VERBS:-0}" != 1 ]; then
         skip rxe/mpi "rdmpi was built without the verbs transport"
         return
     fi
     if [ -x "$runner" ]; then
-        for mode in ud rc hybrid; do
-            out=/tmp/rxe-mpi-$mode.out
-            # the default mode runs every line at every rank count it lists; ud and rc run each
-            # line once, at its largest count (the most peers, the same code paths; the full
-            # sweep in all three modes took ~50 of CI's 90 minutes). RDMPI_RXE_FULL_SWEEP_MODES widens
-            # it; a selection (RDMPI_RXE_MPI_TESTS, e.g. "p2p_basic/np2") runs as given in every mode.
-            nps=max
-            [ -n "${RDMPI_RXE_MPI_TESTS:-}" ] && nps=
-            case " ${RDMPI_RXE_FULL_SWEEP_MODES:-hybrid} " in *" $mode "*) nps= ;; esac
-            # 3-4 ranks on the guest's 2 CPUs sleep while they wait, and a rank that may sleep offers no
-            # RDMA-write ring (a write cannot wake it): rc mode keeps them awake, so its runs, at the
-            # most peers, carry small messages through the rings (hybrid's np2 runs do too).
-            xenv=
-            [ "$mode" = rc ] && xenv=" RDMPI_WAIT_SLEEP=0"
-            # shellcheck disable=SC2086  # RDMPI_RXE_MPI_TESTS: a selection, e.g. "p2p_basic/np2 hello"
-            # TCG runs the tests 10-50x slower than hardware: 60 s per run is too short for
-            # p2p_sizes or coll_basic at 3-4 ranks (p2p_sizes/np3 takes ~45 s over tcp alone)
-            # np1 is skipped: a 1-rank job runs over self alone and never opens verbs
-            RDMPI_TEST_NPS=$nps RDMPI_TEST_MIN_NP=2 RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=$mode$xenv" \
-                RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-4} timeout -k 10 "${RXE_MPI_TIMEOUT:-1500}" "$runner" ${RDMPI_RXE_MPI_TESTS:-} 2>&1 |
-                tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): #\\1: rxe/$mode/#p"
+        while read -r group mode tps nps tags rest; do
+            [ -n "$group" ] || continue
+            out=/tmp/rxe-mpi-$group.out
+            xenv=${rest%%--*}; xenv=$(echo $xenv)
+            sel=""; [[ $rest == *--* ]] && sel=${rest#*--}
+            [ "$nps" = - ] && nps=
+            [ "$tags" = - ] && tags=
+            # A selection (RDMPI_RXE_MPI_TESTS, e.g. "p2p_sizes/np2") runs as given in every
+            # group; RDMPI_RXE_FULL_SWEEP_MODES names the groups that run every line at every
+            # rank count (np1 aside: a 1-rank job runs over self alone and never opens verbs).
+            if [ -n "${RDMPI_RXE_MPI_TESTS:-}" ]; then
+                sel=$RDMPI_RXE_MPI_TESTS; nps=; tags=
+            fi
+            case " ${RDMPI_RXE_FULL_SWEEP_MODES:-} " in *" $group "*) nps=; tags= ;; esac
+            # TCG runs the tests 10-50x slower than hardware: every listed timeout x4
+            # shellcheck disable=SC2086  # sel: a selection, e.g. "p2p_basic/np2 hello"
+            RDMPI_TEST_NPS=$nps RDMPI_TEST_SKIP_TAGS=$tags RDMPI_TEST_MIN_NP=2 \
+                RDMPI_TEST_ENV="RDMPI_TRANSPORTS=$tps RDMPI_VERBS_MODE=$mode${xenv:+ $xenv}" \
+                RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-4} \
+                timeout -k 10 "${RXE_MPI_TIMEOUT:-1500}" "$runner" $sel 2>&1 </dev/null |
+                tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): #\\1: rxe/$group/#p"
             rc=${PIPESTATUS[0]}
             if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' "$out"; then
-                fail "rxe/$mode/mpi-runner" "exited with status $rc$([ "$rc" = 124 ] && echo ' (timeout)'): $(tail -n 3 "$out" | tr '\n' ' ' | cut -c1-300)"
+                fail "rxe/$group/mpi-runner" "exited with status $rc$([ "$rc" = 124 ] && echo ' (timeout)'): $(tail -n 3 "$out" | tr '\n' ' ' | cut -c1-300)"
             fi
-        done
+        done <<<"$(mpi_groups)" # (no process substitution: the guest has no /dev/fd)
     else
         skip rxe/mpi "no MPI test runner at $runner"
     fi
@@ -267,19 +290,25 @@ mpi_two_guests() {
     mpi2 latency 60 "$RDMPI_PREFIX/bin/rdmpi_latency" -m 8:8 -i 200 -x 20
     v=$(awk '$1 == 8 {print $2}' /tmp/mpi2-latency.out | tail -n 1)
     [ -n "$v" ] && info "rxe/2guests/mpi/latency: 8 B: $v us one way (rdmpi over rc, across the guests)"
-    # test/mpi/run's whole list across the guests: every line once, at the largest of its rank
-    # counts (the one-guest runs sweep the counts), ranks alternating between the guests
-    # (--map-by node), every byte over verbs in the default (hybrid) mode. The guests' 4 CPUs share
-    # the host's 2 cores: a rank spinning on one guest takes the core the other guest's kernel
-    # needs to deliver its packet, so blocked ranks sleep on the completion channel (WAIT_SLEEP).
+    # What needs two hosts, ranks alternating between the guests (--map-by node), every byte
+    # over verbs in the default (hybrid) mode, each line at the largest of its rank counts:
+    # identities and a ring across hosts, the p2p protocols (eager, RDMA read and write
+    # rendezvous, pipelined) and a very large message over the wire, many messages in flight to
+    # remote peers, and the collectives at 8 ranks. The rest of the list runs in one guest,
+    # whose paths are the same but for the wire (RDMPI_RXE_PAIR_TESTS=all runs all of it here).
+    # The guests' 4 CPUs share the host's 2 cores: a rank spinning on one guest takes the core
+    # the other guest's kernel needs to deliver its packet, so blocked ranks sleep on the
+    # completion channel (WAIT_SLEEP).
+    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes p2p_large/np4 p2p_nonblocking coll_basic/auto/np8}
+    [ "$sel" = all ] && sel=
     printf '#!/bin/sh\nexec "%s" --host guest1:4,guest2:4 --map-by node "$@"\n' \
         "$RDMPI_PREFIX/bin/rdmpirun" > /tmp/rdmpirun-2guests
     chmod +x /tmp/rdmpirun-2guests
-    # shellcheck disable=SC2086  # RDMPI_RXE_PAIR_TESTS: a selection for test/mpi/run
+    # shellcheck disable=SC2086  # sel: a selection for test/mpi/run
     RDMPI_TEST_BINDIR=$bin RDMPI_TEST_MPIRUN=/tmp/rdmpirun-2guests RDMPI_TEST_NPS=${RDMPI_RXE_PAIR_NPS:-max} \
         RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=hybrid RDMPI_WAIT_SLEEP=0.0001" \
         RDMPI_TEST_MIN_NP=2 RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-8} \
-        timeout -k 10 "${RXE_PAIR_MPI_TIMEOUT:-900}" "$RDMPI_SRC/test/mpi/run" ${RDMPI_RXE_PAIR_TESTS:-} 2>&1 |
+        timeout -k 10 "${RXE_PAIR_MPI_TIMEOUT:-900}" "$RDMPI_SRC/test/mpi/run" $sel 2>&1 </dev/null |
         tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): mpi/#\1: rxe/2guests/mpi/#p"
     rc=${PIPESTATUS[0]}
     if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' "$out"; then
