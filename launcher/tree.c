@@ -626,11 +626,15 @@ void launch_tree_handle(struct launch_tree *t, const struct pollfd *pfd, int n)
     tree_sweep(t);
 }
 
-/* Drops connections that did not authenticate in time. */
+/* Parses frames the join left behind; drops connections that did not authenticate in time. */
 void launch_tree_tick(struct launch_tree *t, double now)
 {
     for (int i = 0; i < t->nconns; i++) {
         struct conn *c = t->conns[i];
+        if (!c->dead && c->backlog) {
+            c->backlog = 0;
+            parse(t, c);
+        }
         if (!c->dead && unauthenticated(c) && now >= c->deadline) {
             char why[64];
             snprintf(why, sizeof(why), "did not authenticate within %g s", HELLO_TIMEOUT);

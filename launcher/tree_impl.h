@@ -49,6 +49,7 @@ struct conn {
     struct frame *head, *tail;
     size_t off;         /* bytes of head already written */
     int bye;            /* a child that said BYE */
+    int backlog;        /* frames already read but not parsed (left by the blocking join) */
     int dead;           /* closed; freed after the current pass */
 };
 

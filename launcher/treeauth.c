@@ -340,6 +340,9 @@ int launch_tree_join(struct launch_tree *t, const char *root_addrs, int root_por
         if (!c)
             return -ECONNREFUSED;
     }
+    /* Frames the parent sent right behind its handshake are in c->in already: poll would
+     * not report them, so the next tick parses them. */
+    c->backlog = c->in_len > 0;
     tree_queue_frame(c, MSG_UP, 0, (uint32_t)t->me, NULL, 0);
     return 0;
 }

@@ -12,6 +12,10 @@ Everything it does is bounded in count and time.
   treepeer.py fake-daemon                  a daemon that joins with the real secret
                                            (boot line on stdin, as rdmpid) and then
                                            sends its parent commands it must refuse
+  treepeer.py backlog RDMPID               plays rdmpirun to a real rdmpid: WELCOME
+                                           and SHUTDOWN in one write, so the command
+                                           arrives with the welcome; rdmpid must
+                                           still act on it (say BYE and exit)
 
 Each mode prints one result line "treepeer MODE: key=value ..." and exits 0 when
 the launcher behaved (closed what it had to close), 1 when not.
@@ -312,6 +316,56 @@ def fake_daemon():
                 return 0
 
 
+def backlog(rdmpid):
+    """rdmpirun's side of a daemon's join, with a command sent in the same write as the
+    WELCOME: the daemon reads both in its blocking join and must not leave the second
+    one unparsed until more bytes arrive (nothing more would)."""
+    import subprocess
+    secret = os.urandom(32).hex()
+    key = auth_key(secret)
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    port = ls.getsockname()[1]
+    d = subprocess.Popen([rdmpid], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        d.stdin.write(("RDMPID1 %s 1 2 %d 127.0.0.1 node1\n" % (secret, port)).encode())
+        d.stdin.flush()
+        ls.settimeout(10)
+        s, _ = ls.accept()
+        rd = Reader(s)
+        f = rd.next(10)
+        assert f and f[0] == MSG["HELLO"], f
+        proto, purpose, vpid, to, size = struct.unpack("!IIIII", f[3][:20])
+        nonce_c, nonce_a = f[3][20:52], os.urandom(32)
+        assert (purpose, vpid, to, size) == (BOOT, 1, 0, 2), (purpose, vpid, to, size)
+        s.sendall(frame(MSG["CHALLENGE"], 1, 0, struct.pack("!II", PROTO, 0) + nonce_a +
+                        mac(key, ACCEPT, BOOT, 2, 1, 0, nonce_c, nonce_a)))
+        f = rd.next(10)
+        assert f and f[0] == MSG["PROOF"], f
+        assert hmac.compare_digest(f[3][:32], mac(key, CONNECT, BOOT, 2, 1, 0, nonce_c,
+                                                  nonce_a)), "the daemon's proof is wrong"
+        s.sendall(frame(MSG["WELCOME"], 1, 0, struct.pack("!III", 0, 0, 0)) +
+                  frame(MSG["SHUTDOWN"], BCAST, 0))
+        seen = []
+        until = time.monotonic() + 5
+        while MSG["BYE"] not in seen and time.monotonic() < until:
+            f = rd.next(until - time.monotonic())
+            if f is None:
+                break
+            seen.append(f[0])
+        try:
+            status = d.wait(5)
+        except subprocess.TimeoutExpired:
+            status = None
+        result("backlog", MSG["UP"] in seen and MSG["BYE"] in seen and status == 0,
+               frames=",".join(str(x) for x in seen) or "none", exit=status)
+    finally:
+        if d.poll() is None:
+            d.kill()
+            d.wait()
+
+
 def main():
     mode, args = sys.argv[1], sys.argv[2:]
     try:
@@ -323,11 +377,13 @@ def main():
             flood(*args)
         elif mode == "garbage":
             garbage(*args)
+        elif mode == "backlog":
+            backlog(*args)
         elif mode == "fake-daemon":
             sys.exit(fake_daemon())
     except (OSError, AssertionError, ValueError) as e:
         result(mode, False, error=repr(e))
-    print("usage: treepeer.py forged|oldhello|flood|garbage|fake-daemon ...", file=sys.stderr)
+    print("usage: treepeer.py forged|oldhello|flood|garbage|fake-daemon|backlog ...", file=sys.stderr)
     sys.exit(2)
 
 
