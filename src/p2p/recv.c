@@ -253,7 +253,8 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     u->len = len;
     u->sreq = sreq;
     u->data = u + 1;
-    memcpy(u->data, payload, len);
+    if (len) /* a zero-byte message may come with no payload pointer at all */
+        memcpy(u->data, payload, len);
     p2p_mq_push_unexp(mq, u);
     return 0;
 }

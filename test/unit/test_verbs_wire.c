@@ -214,8 +214,28 @@ static void test_rel_bad_seq(void)
     printf("PASS: unit/verbs_wire/rel_bad_sequence_numbers\n");
 }
 
+/* Credits a peer returns can only make up for what we sent. */
+static void test_rc_credits(void)
+{
+    int credits = 32, fp = 8;
+    vb_credits_t c = { &credits, 32, &fp, 8 };
+    CHECK(vb_credits_take(&c, 1, 0) == CORE_EPROTO, "a credit for nothing sent taken");
+    CHECK(vb_credits_take(&c, 0, 1) == CORE_EPROTO, "a ring slot for nothing written taken");
+    credits = 2; /* 30 sends out */
+    fp = 5;      /* 3 slots written */
+    CHECK(vb_credits_take(&c, 30, 3) == 0 && credits == 32 && fp == 8, "the exact count refused");
+    credits = 0;
+    CHECK(vb_credits_take(&c, 0xffff, 0) == CORE_EPROTO && credits == 0, "65535 credits taken");
+    CHECK(vb_credits_take(&c, 10, 9) == CORE_EPROTO && credits == 0,
+          "more ring slots than the ring has taken (or half of a refused return kept)");
+    c.fp_max = fp = 0;
+    CHECK(vb_credits_take(&c, 0, 1) == CORE_EPROTO, "a ring slot taken without a ring");
+    printf("PASS: unit/verbs_wire/rc_credits\n");
+}
+
 int main(void)
 {
+    test_rc_credits();
     test_ud_decode();
     test_reasm();
     test_rc_decode();

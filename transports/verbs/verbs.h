@@ -196,6 +196,7 @@ typedef struct vb_rc {
     uint32_t psn;        /* our first send psn */
     uint32_t rqpn;       /* the peer's QP number, for error messages */
     int credits;         /* sends we may still post */
+    int credits_max;     /* what credits started at: more never come back */
     int owed;            /* credits to return to the peer */
     uint16_t tx_seq;     /* counted messages sent (written or sent) */
     uint16_t rx_seq;     /* ... and taken from the peer */
@@ -479,6 +480,12 @@ void vb_rc_post(vb_iface_t *s, vb_peer_t *p, struct ibv_send_wr *wr);
 /* Credits for the peer's SRQ buffers and our ring slots it took: to return now, in a message
  * of their own (or at the next timer tick when the queue is full). */
 void vb_rc_return_credits(vb_iface_t *s, vb_peer_t *p);
+/* Takes the credits a peer returns with a message (vb_credits_take). */
+static inline int vb_rc_take_credits(vb_rc_t *rc, unsigned credits, unsigned fcredits)
+{
+    vb_credits_t c = { &rc->credits, rc->credits_max, &rc->fp_credits, (int)rc->fp_n };
+    return vb_credits_take(&c, credits, fcredits);
+}
 int vb_rc_flush(vb_iface_t *s, vb_peer_t *p);
 void vb_rc_peer_fini(vb_iface_t *s, vb_peer_t *p);
 

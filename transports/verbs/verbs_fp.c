@@ -213,8 +213,11 @@ static int take(vb_iface_t *s, vb_peer_t *p)
     /* The ring moves on before the handler runs: it may send, and it may progress. */
     rc->rx_seq++;
     r->head = r->head + 1 == r->n ? 0 : r->head + 1;
-    rc->credits += h.credits;
-    rc->fp_credits += h.fcredits;
+    if (vb_rc_take_credits(rc, h.credits, h.fcredits)) {
+        vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "RDMA-write ring slot",
+                          "more credits returned than messages sent");
+        return 0;
+    }
     int hrc = vb_dispatch(s, p, h.id, slot + sizeof(h), h.hdr_len, slot + sizeof(h) + h.hdr_len,
                           h.len - h.hdr_len);
     memset(slot, 0, sizeof(h) + h.len + 1);

@@ -187,6 +187,7 @@ static int qp_create(vb_iface_t *s, vb_peer_t *p)
     }
     rc->psn = (uint32_t)vb_rand(s) & 0xffffff;
     rc->credits = s->cfg->verbs_rc_credits > 0 ? s->cfg->verbs_rc_credits : 1;
+    rc->credits_max = rc->credits;
     p->rc = rc;
     s->nrc++;
     vb_fp_ring_create(s, p);
@@ -566,10 +567,11 @@ void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc)
         else
             core_error("verbs: dropping an RC message (%u bytes) on QP %u of no peer",
                        wc->byte_len, wc->qp_num);
+    } else if (!p->failed && vb_rc_take_credits(p->rc, h.credits, h.fcredits)) {
+        vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "RC message",
+                          "more credits returned than messages sent");
     } else if (!p->failed) {
         vb_rc_t *rc = p->rc;
-        rc->credits += h.credits;
-        rc->fp_credits += h.fcredits;
         if (h.id != VB_AM_CREDIT && h.id != VB_AM_NOP) {
             if (h.seq != rc->rx_seq)
                 vb_fp_catch_up(s, p, h.seq);

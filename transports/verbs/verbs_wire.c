@@ -115,3 +115,13 @@ int vb_fp_decode(const uint8_t *slot, uint32_t size, vb_fp_hdr_t *h, const char 
     atomic_thread_fence(memory_order_acquire);
     return 1;
 }
+
+int vb_credits_take(vb_credits_t *c, unsigned credits, unsigned fcredits)
+{
+    if (credits > (unsigned)(c->max - *c->credits) ||
+        fcredits > (unsigned)(c->fp_max - *c->fp_credits))
+        return CORE_EPROTO;
+    *c->credits += (int)credits;
+    *c->fp_credits += (int)fcredits;
+    return 0;
+}

@@ -119,4 +119,17 @@ int vb_rc_decode(const uint8_t *buf, uint32_t n, uint32_t nranks, vb_rc_hdr_t *h
  * padding that is not zero). */
 int vb_fp_decode(const uint8_t *slot, uint32_t size, vb_fp_hdr_t *h, const char **why);
 
+/* An RC connection's send credits and free slots of the peer's RDMA-write ring. */
+typedef struct vb_credits {
+    int *credits;
+    int max;          /* what *credits started at */
+    int *fp_credits;
+    int fp_max;       /* slots of the peer's ring (0: none) */
+} vb_credits_t;
+
+/* Takes the credits and ring slots a peer returns with a message. They only ever make up
+ * for messages we sent, so a count from the wire that would raise ours past where they
+ * started is refused: CORE_EPROTO, nothing taken. */
+int vb_credits_take(vb_credits_t *c, unsigned credits, unsigned fcredits);
+
 #endif
