@@ -82,22 +82,39 @@ static int has_env(const char *pid, const char *entry)
     return 0;
 }
 
+void launch_job_tag(char *buf, size_t len, const char *nspace, int vpid,
+                    const uint8_t job_key[CORE_KEY_LEN])
+{
+    uint8_t tag[8];
+    char hex[2 * sizeof(tag) + 1];
+
+    /* A tag only the job's key gives: another job (of this user or not) that copies our
+     * nspace and vpid into its environment is still not ours to kill. */
+    core_kdf(job_key, "rdmpi cleanup tag", tag, sizeof(tag));
+    core_hex(tag, sizeof(tag), hex);
+    snprintf(buf, len, "%s.%d.%s", nspace, vpid, hex);
+}
+
 /*
  * What a killed daemon leaves on its node, removed by `rdmpid --cleanup`:
- * processes of the job tagged "RDMPID_JOB=<nspace>.<vpid>" (ranks and what
- * they forked), the job's shared-memory objects and the daemon's tmpdir.
- * Returns the number of processes killed.
+ * processes of the job tagged "RDMPID_JOB=<nspace>.<vpid>.<key tag>" (ranks and
+ * what they forked), the job's shared-memory objects and the daemon's tmpdir.
+ * Without the key, no process or object is touched (only the tmpdir, which is
+ * private to this user). Returns the number of processes killed.
  */
 int launch_cleanup_node(const char *nspace, int vpid, const uint8_t job_key[CORE_KEY_LEN])
 {
-    char entry[256], pattern[PATH_MAX];
+    char entry[256], tag[200], pattern[PATH_MAX];
     const char *base = getenv("TMPDIR");
     struct dirent *de;
     glob_t g;
     int killed = 0;
-    DIR *d = opendir("/proc");
+    DIR *d = job_key ? opendir("/proc") : NULL;
 
-    snprintf(entry, sizeof(entry), "%s=%s.%d", LAUNCH_JOB_TAG, nspace, vpid);
+    if (job_key) {
+        launch_job_tag(tag, sizeof(tag), nspace, vpid, job_key);
+        snprintf(entry, sizeof(entry), "%s=%s", LAUNCH_JOB_TAG, tag);
+    }
     while (d && (de = readdir(d))) {
         pid_t pid = (pid_t)atoi(de->d_name);
         if (pid > 0 && pid != getpid() && has_env(de->d_name, entry) && kill(pid, SIGKILL) == 0)

@@ -108,8 +108,9 @@ int launch_env_rank(const struct launch_job *job, int rank, char ***env)
     if (!rc)
         rc = launch_env_set(env, "RDMPI_LAUNCHER", "rdmpirun");
     if (!rc && job->is_daemon) { /* found by `rdmpid --cleanup` if this daemon dies */
-        char tag[128];
-        snprintf(tag, sizeof(tag), "%s.%d", job->nspace, job->nodes[job->my_node].vpid);
+        char tag[160];
+        launch_job_tag(tag, sizeof(tag), job->nspace, job->nodes[job->my_node].vpid,
+                       job->job_key);
         rc = launch_env_set(env, LAUNCH_JOB_TAG, tag);
     }
     return rc;

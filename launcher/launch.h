@@ -241,6 +241,10 @@ void launch_record_abort(struct launch_job *job, int rank, int status, const cha
 int launch_cleanup_tmpdir(const char *dir);
 int launch_cleanup_shm(const char *nspace, const uint8_t job_key[CORE_KEY_LEN]);
 int launch_cleanup_node(const char *nspace, int vpid, const uint8_t job_key[CORE_KEY_LEN]);
+/* The value of LAUNCH_JOB_TAG in the environment of a daemon's ranks:
+ * "<nspace>.<vpid>.<16 hex digits derived from the job key>". */
+void launch_job_tag(char *buf, size_t len, const char *nspace, int vpid,
+                    const uint8_t job_key[CORE_KEY_LEN]);
 
 /* Monotonic clock in seconds (signals.c). */
 double launch_now(void);
