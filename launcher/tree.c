@@ -204,21 +204,56 @@ static struct conn *parent_link(const struct launch_tree *t)
 }
 
 /* Queues one frame; it is written as the socket takes it. */
+void tree_seal_tx(struct launch_tree *t, struct conn *c, int side, const struct launch_hello *h,
+                  uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN])
+{
+    if (t->unsealed)
+        return;
+    launch_tree_link_keys(t->key, side, h, acceptor, nonce_a, c->tx_key, c->rx_key);
+    c->tx_sealed = 1;
+}
+
+void tree_seal_rx(struct launch_tree *t, struct conn *c)
+{
+    if (!t->unsealed)
+        c->rx_sealed = 1;
+}
+
+size_t tree_rx_frame_len(const struct conn *c, size_t n)
+{
+    return LAUNCH_TREE_HDR_LEN + n + (c->rx_sealed ? LAUNCH_TREE_MAC_LEN : 0);
+}
+
+int tree_rx_open(struct conn *c, size_t off, size_t n)
+{
+    if (!c->rx_sealed)
+        return 0;
+    if (!launch_tree_seal_ok(c->rx_key, c->rx_seq, c->in + off, LAUNCH_TREE_HDR_LEN + n,
+                             (const uint8_t *)c->in + off + LAUNCH_TREE_HDR_LEN + n))
+        return -EACCES;
+    c->rx_seq++;
+    return 0;
+}
+
 int tree_queue_frame(struct conn *c, int type, uint32_t dst, uint32_t src, const void *p, size_t n)
 {
     struct frame *f;
+    size_t mac = c->tx_sealed ? LAUNCH_TREE_MAC_LEN : 0;
 
     if (c->dead)
         return -ENOTCONN;
     if (n > LAUNCH_TREE_MAX_FRAME)
         return -EMSGSIZE;
-    f = malloc(sizeof(*f) + LAUNCH_TREE_HDR_LEN + n);
+    f = malloc(sizeof(*f) + LAUNCH_TREE_HDR_LEN + n + mac);
     if (!f)
         return -ENOMEM;
     launch_tree_frame_encode(f->data, type, dst, src, (uint32_t)n);
     if (n)
         memcpy(f->data + LAUNCH_TREE_HDR_LEN, p, n);
-    f->len = LAUNCH_TREE_HDR_LEN + n;
+    f->len = LAUNCH_TREE_HDR_LEN + n + mac;
+    if (mac)
+        launch_tree_seal(c->tx_key, c->tx_seq++, f->data, LAUNCH_TREE_HDR_LEN + n,
+                         (uint8_t *)f->data + LAUNCH_TREE_HDR_LEN + n);
     f->next = NULL;
     if (c->tail)
         c->tail->next = f;
@@ -373,13 +408,19 @@ static void parse(struct launch_tree *t, struct conn *c)
                                           unauthenticated(c) ? LAUNCH_TREE_MAX_UNAUTH
                                                              : LAUNCH_TREE_MAX_FRAME,
                                           &h, &why);
+        if (rc == 0 && c->in_len - off < tree_rx_frame_len(c, h.len))
+            rc = 1; /* its MAC is still to come */
+        if (rc == 0 && tree_rx_open(c, off, h.len)) {
+            rc = -EACCES;
+            why = "a frame whose MAC is wrong (not sent by the member the link is with)";
+        }
         if (rc == 1)
             break;
         if (rc < 0) {
             if (unauthenticated(c)) {
                 tree_drop(t, c, why);
             } else {
-                char msg[128];
+                char msg[200];
                 snprintf(msg, sizeof(msg), "%s from %s", why, c->peer);
                 fprintf(stderr, "%s: closing the link to member %d: %s\n", t->who, c->vpid, msg);
                 lost(t, c, msg);
@@ -387,7 +428,7 @@ static void parse(struct launch_tree *t, struct conn *c)
             return;
         }
         const char *p = c->in + off + LAUNCH_TREE_HDR_LEN;
-        off += LAUNCH_TREE_HDR_LEN + h.len;
+        off += tree_rx_frame_len(c, h.len);
         if (unauthenticated(c))
             tree_auth_frame(t, c, h.type, p, h.len);
         else if (c->role == C_CHILD || c->role == C_PARENT)
@@ -724,6 +765,11 @@ const char *launch_tree_member_machine(const struct launch_tree *t, int vpid)
 int launch_tree_member_pid(const struct launch_tree *t, int vpid)
 {
     return t->members && vpid > 0 && vpid < t->size ? t->members[vpid].pid : 0;
+}
+
+void launch_tree_unseal(struct launch_tree *t)
+{
+    t->unsealed = 1;
 }
 
 int launch_tree_feed(struct launch_tree *t, int state, int peer, const void *bytes, size_t len)

@@ -35,7 +35,8 @@
  * (tree_impl.h). The secret itself travels only on the daemon's stdin,
  * through the launch agent (ssh).
  *
- * After authentication every frame is checked against the direction rules
+ * After authentication every frame is sealed with a MAC (see LAUNCH_TREE_MAC_LEN below)
+ * and checked against the direction rules
  * (launch_tree_route_check): commands that make a member act (LAUNCH,
  * SIGNAL, STDIN, SHUTDOWN, FENCE_DOWN) come only from its parent link and
  * from rdmpirun; reports go up only, from the subtree of the child that
@@ -247,6 +248,24 @@ int launch_welcome_decode(const char *p, size_t n, struct launch_welcome *w, con
  * said in the handshake: version, side, purpose, size, both vpids, both nonces. key is
  * the tree's authentication key (launch_net_derive_key(secret, LAUNCH_TREE_AUTH_LABEL)). */
 #define LAUNCH_TREE_AUTH_LABEL "rdmpi tree auth"
+/*
+ * Frames after the handshake are sealed: each carries, after its payload, a MAC of
+ * LAUNCH_TREE_MAC_LEN bytes over its number on the link (0, 1, ... per direction) and
+ * its header and payload, under a key of that link and direction. The keys come from the
+ * job's key and both nonces of the link's handshake, so a frame cannot be forged, changed,
+ * replayed, reordered, dropped unnoticed or moved to another link by someone who can
+ * write into the TCP stream but does not hold the secret. The connecting side seals what
+ * it sends after its PROOF and checks what it gets after the CHALLENGE; the accepting
+ * side seals after its CHALLENGE and checks after the PROOF.
+ */
+#define LAUNCH_TREE_MAC_LEN CORE_MAC_LEN
+void launch_tree_link_keys(const uint8_t key[CORE_KEY_LEN], int side, const struct launch_hello *h,
+                           uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN],
+                           uint8_t tx[CORE_KEY_LEN], uint8_t rx[CORE_KEY_LEN]);
+void launch_tree_seal(const uint8_t key[CORE_KEY_LEN], uint64_t seq, const void *frame,
+                      size_t len, uint8_t mac[LAUNCH_TREE_MAC_LEN]);
+int launch_tree_seal_ok(const uint8_t key[CORE_KEY_LEN], uint64_t seq, const void *frame,
+                        size_t len, const uint8_t mac[LAUNCH_TREE_MAC_LEN]);
 void launch_tree_mac(const uint8_t key[CORE_KEY_LEN], int side, const struct launch_hello *h,
                      uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN],
                      uint8_t mac[CORE_MAC_LEN]);
@@ -301,6 +320,9 @@ int launch_dmodex_decode(int type, const char *p, size_t n, int nranks,
  * then forgets the connection. Frames the member would send on it are discarded. Returns
  * 1 when the connection would still be open, 0 when it was closed. */
 enum launch_feed { LAUNCH_FEED_NEW = 1, LAUNCH_FEED_PARENT, LAUNCH_FEED_CHILD };
+/* Fuzzing only: this member neither seals nor checks seals, so that a fuzzer's frames reach
+ * the decoders behind the MAC check (the fed links of launch_tree_feed are never sealed). */
+void launch_tree_unseal(struct launch_tree *t);
 int launch_tree_feed(struct launch_tree *t, int state, int peer, const void *bytes, size_t len);
 
 #endif

@@ -50,6 +50,11 @@ struct conn {
     size_t off;         /* bytes of head already written */
     int bye;            /* a child that said BYE */
     int backlog;        /* frames already read but not parsed (left by the blocking join) */
+    /* Sealed frames (tree.h): what we send after the handshake carries a MAC under tx_key
+     * numbered tx_seq; what we take after it must carry one under rx_key numbered rx_seq. */
+    int tx_sealed, rx_sealed;
+    uint64_t tx_seq, rx_seq;
+    uint8_t tx_key[CORE_KEY_LEN], rx_key[CORE_KEY_LEN];
     int dead;           /* closed; freed after the current pass */
 };
 
@@ -89,6 +94,7 @@ struct launch_tree {
     struct member *members; /* rdmpirun only */
     int nup;
     int parent_gone;
+    int unsealed;           /* tests only (launch_tree_unseal): links are not sealed */
     struct ratelog drops, refusals, fds;
 };
 
@@ -102,6 +108,15 @@ int tree_is_my_child(const struct launch_tree *t, int vpid);
 int tree_queue_frame(struct conn *c, int type, uint32_t dst, uint32_t src, const void *p,
                      size_t n);
 int tree_conn_write(struct conn *c);
+/* Starts sealing c's frames once its handshake has given both nonces (tree.h). */
+void tree_seal_tx(struct launch_tree *t, struct conn *c, int side, const struct launch_hello *h,
+                  uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN]);
+void tree_seal_rx(struct launch_tree *t, struct conn *c);
+/* Bytes a frame with a payload of n takes on c's input: header, payload, MAC if sealed. */
+size_t tree_rx_frame_len(const struct conn *c, size_t n);
+/* Checks the MAC of the frame at c->in + off (whole: tree_rx_frame_len bytes) if c's input is
+ * sealed, and counts it. 0, or -EACCES when the MAC is wrong. */
+int tree_rx_open(struct conn *c, size_t off, size_t n);
 void tree_note(struct launch_tree *t, struct ratelog *l, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tree_drop(struct launch_tree *t, struct conn *c, const char *why);

@@ -104,10 +104,12 @@ static void on_hello(struct launch_tree *t, struct conn *c, const char *p, size_
     memcpy(ch.nonce, c->nonce, sizeof(ch.nonce));
     launch_tree_mac(t->key, LAUNCH_SIDE_ACCEPT, &c->hello, (uint32_t)t->me, c->nonce, ch.mac);
     launch_challenge_encode(&b, &ch);
-    if (b.err || tree_queue_frame(c, MSG_CHALLENGE, c->hello.vpid, (uint32_t)t->me, b.p, b.len))
+    if (b.err || tree_queue_frame(c, MSG_CHALLENGE, c->hello.vpid, (uint32_t)t->me, b.p, b.len)) {
         tree_drop(t, c, "out of memory");
-    else
+    } else {
         c->role = C_CHALLENGED;
+        tree_seal_tx(t, c, LAUNCH_SIDE_ACCEPT, &c->hello, (uint32_t)t->me, c->nonce);
+    }
     lbuf_free(&b);
 }
 
@@ -134,6 +136,7 @@ static void on_proof(struct launch_tree *t, struct conn *c, const char *p, size_
         tree_drop(t, c, msg);
         return;
     }
+    tree_seal_rx(t, c); /* what follows its PROOF is sealed */
     if (c->hello.purpose == HELLO_BOOT) {
         on_boot(t, c, (int)c->hello.vpid, &pr);
     } else {
@@ -162,7 +165,11 @@ static int read_frame_blocking(struct conn *c, double until, struct launch_frame
         int rc = launch_tree_frame_decode(c->in, c->in_len, LAUNCH_TREE_MAX_UNAUTH, h, why);
         if (rc < 0)
             return rc;
-        if (rc == 0) {
+        if (rc == 0 && c->in_len >= tree_rx_frame_len(c, h->len)) {
+            if (tree_rx_open(c, 0, h->len)) {
+                *why = "a frame whose MAC is wrong";
+                return -EACCES;
+            }
             *p = c->in + LAUNCH_TREE_HDR_LEN;
             return 0;
         }
@@ -208,10 +215,13 @@ static int read_frame_blocking(struct conn *c, double until, struct launch_frame
     }
 }
 
+/* Takes the frame read_frame_blocking returned (its MAC, if sealed, was checked and
+ * counted there: rx_sealed cannot change in between). */
 static void consume(struct conn *c, size_t payload)
 {
-    c->in_len -= LAUNCH_TREE_HDR_LEN + payload;
-    memmove(c->in, c->in + LAUNCH_TREE_HDR_LEN + payload, c->in_len);
+    size_t n = tree_rx_frame_len(c, payload);
+    c->in_len -= n;
+    memmove(c->in, c->in + n, c->in_len);
 }
 
 /*
@@ -262,12 +272,17 @@ static int authenticate(struct launch_tree *t, struct conn *c, int purpose, int 
     }
     consume(c, fh.len);
     launch_tree_mac(t->key, LAUNCH_SIDE_CONNECT, &h, (uint32_t)to, ch.nonce, pr.mac);
+    /* The CHALLENGE was the last frame taken unsealed, the PROOF is the last one sent so. */
     snprintf(pr.host, sizeof(pr.host), "%s", host);
     snprintf(pr.addrs, sizeof(pr.addrs), "%s", addrs);
     snprintf(pr.machine, sizeof(pr.machine), "%s", t->machine);
     launch_proof_encode(&b, &pr);
     rc = b.err ? -ENOMEM : tree_queue_frame(c, MSG_PROOF, (uint32_t)to, (uint32_t)t->me, b.p, b.len);
     lbuf_free(&b);
+    if (!rc) {
+        tree_seal_tx(t, c, LAUNCH_SIDE_CONNECT, &h, (uint32_t)to, ch.nonce);
+        tree_seal_rx(t, c);
+    }
     return rc;
 }
 

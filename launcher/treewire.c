@@ -217,16 +217,21 @@ static void put32(uint8_t *p, uint32_t v)
     memcpy(p, &v, 4);
 }
 
-/* What a MAC covers: a label, then everything both sides said, in a fixed layout. */
+/* What a MAC covers: a label, then everything both sides said, in a fixed layout. The
+ * proofs use MAC_LABEL; the keys of a link's frames (launch_tree_link_keys) KEYS_LABEL,
+ * of the same length. */
 #define MAC_LABEL "rdmpi tree proof"
+#define KEYS_LABEL "rdmpi tree links"
 #define MAC_MSG_LEN (sizeof(MAC_LABEL) + 6 * 4 + 2 * LAUNCH_NONCE_LEN)
+_Static_assert(sizeof(MAC_LABEL) == sizeof(KEYS_LABEL), "labels of one length");
 
-static void mac_msg(uint8_t msg[MAC_MSG_LEN], int side, const struct launch_hello *h,
-                    uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN])
+static void labelled_msg(uint8_t msg[MAC_MSG_LEN], const char *label, int side,
+                         const struct launch_hello *h, uint32_t acceptor,
+                         const uint8_t nonce_a[LAUNCH_NONCE_LEN])
 {
     uint8_t *p = msg;
 
-    memcpy(p, MAC_LABEL, sizeof(MAC_LABEL)); /* with its NUL */
+    memcpy(p, label, sizeof(MAC_LABEL)); /* with its NUL */
     p += sizeof(MAC_LABEL);
     put32(p, LAUNCH_TREE_PROTO);
     put32(p + 4, (uint32_t)side);
@@ -237,6 +242,45 @@ static void mac_msg(uint8_t msg[MAC_MSG_LEN], int side, const struct launch_hell
     p += 24;
     memcpy(p, h->nonce, LAUNCH_NONCE_LEN);
     memcpy(p + LAUNCH_NONCE_LEN, nonce_a, LAUNCH_NONCE_LEN);
+}
+
+static void mac_msg(uint8_t msg[MAC_MSG_LEN], int side, const struct launch_hello *h,
+                    uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN])
+{
+    labelled_msg(msg, MAC_LABEL, side, h, acceptor, nonce_a);
+}
+
+void launch_tree_link_keys(const uint8_t key[CORE_KEY_LEN], int side, const struct launch_hello *h,
+                           uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN],
+                           uint8_t tx[CORE_KEY_LEN], uint8_t rx[CORE_KEY_LEN])
+{
+    uint8_t msg[MAC_MSG_LEN];
+    int other = side == LAUNCH_SIDE_CONNECT ? LAUNCH_SIDE_ACCEPT : LAUNCH_SIDE_CONNECT;
+
+    _Static_assert(CORE_MAC_LEN == CORE_KEY_LEN, "a MAC is a key");
+    /* One key per direction, named by the side that sends with it. */
+    labelled_msg(msg, KEYS_LABEL, side, h, acceptor, nonce_a);
+    core_mac(key, msg, sizeof(msg), tx);
+    labelled_msg(msg, KEYS_LABEL, other, h, acceptor, nonce_a);
+    core_mac(key, msg, sizeof(msg), rx);
+}
+
+void launch_tree_seal(const uint8_t key[CORE_KEY_LEN], uint64_t seq, const void *frame,
+                      size_t len, uint8_t mac[LAUNCH_TREE_MAC_LEN])
+{
+    uint8_t be[8];
+    for (int i = 0; i < 8; i++)
+        be[i] = (uint8_t)(seq >> (56 - 8 * i));
+    core_mac_part_t parts[2] = {{be, sizeof(be)}, {frame, len}};
+    core_mac_parts(key, parts, 2, mac);
+}
+
+int launch_tree_seal_ok(const uint8_t key[CORE_KEY_LEN], uint64_t seq, const void *frame,
+                        size_t len, const uint8_t mac[LAUNCH_TREE_MAC_LEN])
+{
+    uint8_t want[LAUNCH_TREE_MAC_LEN];
+    launch_tree_seal(key, seq, frame, len, want);
+    return core_mem_eq(want, mac, sizeof(want));
 }
 
 void launch_tree_mac(const uint8_t key[CORE_KEY_LEN], int side, const struct launch_hello *h,

@@ -31,6 +31,18 @@ void core_mac(const uint8_t key[CORE_KEY_LEN], const void *msg, size_t len,
     crypto_auth_hmacsha256(mac, msg, len, key);
 }
 
+void core_mac_parts(const uint8_t key[CORE_KEY_LEN], const core_mac_part_t *parts, int n,
+                    uint8_t mac[CORE_MAC_LEN])
+{
+    crypto_auth_hmacsha256_state st;
+
+    crypto_auth_hmacsha256_init(&st, key, CORE_KEY_LEN);
+    for (int i = 0; i < n; i++)
+        crypto_auth_hmacsha256_update(&st, parts[i].p, parts[i].len);
+    crypto_auth_hmacsha256_final(&st, mac);
+    sodium_memzero(&st, sizeof(st));
+}
+
 int core_mac_ok(const uint8_t key[CORE_KEY_LEN], const void *msg, size_t len,
                 const uint8_t mac[CORE_MAC_LEN])
 {

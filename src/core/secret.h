@@ -36,6 +36,13 @@ void core_kdf(const uint8_t key[CORE_KEY_LEN], const char *label, void *out, siz
 /* HMAC-SHA-256 of msg under key. */
 void core_mac(const uint8_t key[CORE_KEY_LEN], const void *msg, size_t len,
               uint8_t mac[CORE_MAC_LEN]);
+/* HMAC-SHA-256 under key of the concatenation of n parts (no copy into one buffer). */
+typedef struct core_mac_part {
+    const void *p;
+    size_t len;
+} core_mac_part_t;
+void core_mac_parts(const uint8_t key[CORE_KEY_LEN], const core_mac_part_t *parts, int n,
+                    uint8_t mac[CORE_MAC_LEN]);
 /* 1 when mac is the MAC of msg under key; the comparison takes the same time wherever
  * the MACs differ. */
 int core_mac_ok(const uint8_t key[CORE_KEY_LEN], const void *msg, size_t len,

@@ -12,10 +12,12 @@ Everything it does is bounded in count and time.
   treepeer.py fake-daemon                  a daemon that joins with the real secret
                                            (boot line on stdin, as rdmpid) and then
                                            sends its parent commands it must refuse
-  treepeer.py backlog RDMPID               plays rdmpirun to a real rdmpid: WELCOME
+  treepeer.py backlog RDMPID [tamper]      plays rdmpirun to a real rdmpid: WELCOME
                                            and SHUTDOWN in one write, so the command
                                            arrives with the welcome; rdmpid must
-                                           still act on it (say BYE and exit)
+                                           still act on it (say BYE and exit); with
+                                           tamper the SHUTDOWN's seal is wrong and
+                                           rdmpid must refuse it and leave
 
 Each mode prints one result line "treepeer MODE: key=value ..." and exits 0 when
 the launcher behaved (closed what it had to close), 1 when not.
@@ -54,6 +56,21 @@ def mac(key, side, purpose, size, vpid, acceptor, nonce_c, nonce_a):
     return hmac.new(key, msg, hashlib.sha256).digest()
 
 
+def link_keys(key, side, purpose, size, vpid, acceptor, nonce_c, nonce_a):
+    """The keys that seal a link's frames after its handshake: (ours, theirs) for side."""
+    other = ACCEPT if side == CONNECT else CONNECT
+
+    def k(s):
+        return hmac.new(key, b"rdmpi tree links\0" + struct.pack("!IIIIII", PROTO, s, purpose, size,
+                                                                  vpid, acceptor) +
+                        nonce_c + nonce_a, hashlib.sha256).digest()
+    return k(side), k(other)
+
+
+def seal(key, seq, fr):
+    return fr + hmac.new(key, struct.pack("!Q", seq) + fr, hashlib.sha256).digest()
+
+
 def auth_key(secret_hex):
     return hashlib.blake2b(b"rdmpi tree auth", key=bytes.fromhex(secret_hex),
                            digest_size=32).digest()
@@ -83,19 +100,44 @@ def read_frame(s, until):
 
 
 class Reader:
-    """Frames from one socket, keeping what arrived past the last frame."""
+    """Frames from one socket, keeping what arrived past the last frame; once seal() gave
+    it the link's keys, it checks the MAC of every frame it takes and seals what send()
+    sends (launcher/tree.h)."""
 
     def __init__(self, s):
         self.s, self.buf = s, b""
+        self.rx_key = self.tx_key = None
+        self.rx_seq = self.tx_seq = 0
+
+    def seal_rx(self, key):
+        self.rx_key = key
+
+    def seal_tx(self, key):
+        self.tx_key = key
+
+    def send(self, *frames):
+        out = b""
+        for fr in frames:
+            if self.tx_key is not None:
+                fr = seal(self.tx_key, self.tx_seq, fr)
+                self.tx_seq += 1
+            out += fr
+        self.s.sendall(out)
 
     def next(self, timeout):
         until = time.monotonic() + timeout
+        mac = 32 if self.rx_key is not None else 0
         while True:
             if len(self.buf) >= 16:
                 n, t, dst, src = struct.unpack("!IIII", self.buf[:16])
-                if len(self.buf) >= 16 + n:
+                if len(self.buf) >= 16 + n + mac:
                     payload = self.buf[16:16 + n]
-                    self.buf = self.buf[16 + n:]
+                    if mac:
+                        want = seal(self.rx_key, self.rx_seq, self.buf[:16 + n])[16 + n:]
+                        assert hmac.compare_digest(want, self.buf[16 + n:16 + n + mac]), \
+                            "a frame with a wrong MAC"
+                        self.rx_seq += 1
+                    self.buf = self.buf[16 + n + mac:]
                     return t >> 16, dst, src, payload
             left = until - time.monotonic()
             if left <= 0:
@@ -245,9 +287,12 @@ def fake_daemon():
         nonce_a, their = p[8:40], p[40:72]
         ok = hmac.compare_digest(their, mac(key, ACCEPT, purpose, size, me, to, nonce, nonce_a))
         assert ok and vpid == to, "the other side did not prove the secret"
-        s.sendall(frame(MSG["PROOF"], to, me, mac(key, CONNECT, purpose, size, me, to, nonce,
-                                                  nonce_a) + struct.pack("!II", os.getpid(), 0) +
-                        lstr(name) + lstr("") + lstr("")))
+        tx, rx = link_keys(key, CONNECT, purpose, size, me, to, nonce, nonce_a)
+        rd.seal_rx(rx)
+        rd.send(frame(MSG["PROOF"], to, me, mac(key, CONNECT, purpose, size, me, to, nonce,
+                                                nonce_a) + struct.pack("!II", os.getpid(), 0) +
+                      lstr(name) + lstr("") + lstr("")))
+        rd.seal_tx(tx)
         return rd
 
     s = None
@@ -271,7 +316,7 @@ def fake_daemon():
             except OSError:
                 continue
         rd = handshake(s, LINK, parent)
-    s.sendall(frame(MSG["UP"], 0, me))
+    rd.send(frame(MSG["UP"], 0, me))
     log("joined under member", parent)
     attacked = False
     while True:
@@ -293,30 +338,30 @@ def fake_daemon():
                 started = struct.pack("!I", len(myranks))
                 for rank in myranks:
                     started += struct.pack("!II", rank, os.getpid())
-                s.sendall(frame(MSG["STARTED"], 0, me, started))
+                rd.send(frame(MSG["STARTED"], 0, me, started))
                 sig = struct.pack("!II", 9, SIG_GROUPS_ALL)
                 # commands only rdmpirun may give, sent up to the parent under every disguise
-                s.sendall(frame(MSG["SIGNAL"], BCAST, 0, sig) +
-                          frame(MSG["SIGNAL"], parent, 0, sig) +
-                          frame(MSG["SIGNAL"], parent, me, sig) +
-                          frame(MSG["LAUNCH"], BCAST, 0, p) +
-                          frame(MSG["SHUTDOWN"], BCAST, 0) +
-                          frame(MSG["STDIN"], parent, 0, b"injected\n") +
-                          # a report for a rank that is not ours, in another member's name
-                          frame(MSG["EXIT"], 0, parent, struct.pack("!IIII", 0, 9, 0, 0)) +
-                          # joining messages on an established link
-                          frame(MSG["WELCOME"], parent, me, b"\0" * 12))
+                rd.send(frame(MSG["SIGNAL"], BCAST, 0, sig),
+                        frame(MSG["SIGNAL"], parent, 0, sig),
+                        frame(MSG["SIGNAL"], parent, me, sig),
+                        frame(MSG["LAUNCH"], BCAST, 0, p),
+                        frame(MSG["SHUTDOWN"], BCAST, 0),
+                        frame(MSG["STDIN"], parent, 0, b"injected\n"),
+                        # a report for a rank that is not ours, in another member's name
+                        frame(MSG["EXIT"], 0, parent, struct.pack("!IIII", 0, 9, 0, 0)),
+                        # joining messages on an established link
+                        frame(MSG["WELCOME"], parent, me, b"\0" * 12))
                 log("sent the forbidden messages")
                 time.sleep(0.5)
                 for rank in myranks:
-                    s.sendall(frame(MSG["EXIT"], 0, me, struct.pack("!IIII", rank, 0, 0, 0)))
+                    rd.send(frame(MSG["EXIT"], 0, me, struct.pack("!IIII", rank, 0, 0, 0)))
             elif t == MSG["SHUTDOWN"]:
-                s.sendall(frame(MSG["BYE"], parent, me))
+                rd.send(frame(MSG["BYE"], parent, me))
                 time.sleep(0.2)
                 return 0
 
 
-def backlog(rdmpid):
+def backlog(rdmpid, tamper=""):
     """rdmpirun's side of a daemon's join, with a command sent in the same write as the
     WELCOME: the daemon reads both in its blocking join and must not leave the second
     one unparsed until more bytes arrive (nothing more would)."""
@@ -339,18 +384,29 @@ def backlog(rdmpid):
         proto, purpose, vpid, to, size = struct.unpack("!IIIII", f[3][:20])
         nonce_c, nonce_a = f[3][20:52], os.urandom(32)
         assert (purpose, vpid, to, size) == (BOOT, 1, 0, 2), (purpose, vpid, to, size)
-        s.sendall(frame(MSG["CHALLENGE"], 1, 0, struct.pack("!II", PROTO, 0) + nonce_a +
-                        mac(key, ACCEPT, BOOT, 2, 1, 0, nonce_c, nonce_a)))
+        rd.send(frame(MSG["CHALLENGE"], 1, 0, struct.pack("!II", PROTO, 0) + nonce_a +
+                      mac(key, ACCEPT, BOOT, 2, 1, 0, nonce_c, nonce_a)))
+        tx, rx = link_keys(key, ACCEPT, BOOT, 2, 1, 0, nonce_c, nonce_a)
+        rd.seal_tx(tx)
         f = rd.next(10)
         assert f and f[0] == MSG["PROOF"], f
         assert hmac.compare_digest(f[3][:32], mac(key, CONNECT, BOOT, 2, 1, 0, nonce_c,
                                                   nonce_a)), "the daemon's proof is wrong"
-        s.sendall(frame(MSG["WELCOME"], 1, 0, struct.pack("!III", 0, 0, 0)) +
-                  frame(MSG["SHUTDOWN"], BCAST, 0))
+        rd.seal_rx(rx)
+        welcome = frame(MSG["WELCOME"], 1, 0, struct.pack("!III", 0, 0, 0))
+        shutdown = frame(MSG["SHUTDOWN"], BCAST, 0)
+        if tamper:
+            # as if someone wrote into the stream: a SHUTDOWN sealed with the wrong number
+            s.sendall(seal(tx, 0, welcome) + seal(tx, 5, shutdown))
+        else:
+            rd.send(welcome, shutdown)
         seen = []
         until = time.monotonic() + 5
         while MSG["BYE"] not in seen and time.monotonic() < until:
-            f = rd.next(until - time.monotonic())
+            try:
+                f = rd.next(until - time.monotonic())
+            except ConnectionError:
+                break
             if f is None:
                 break
             seen.append(f[0])
@@ -358,6 +414,12 @@ def backlog(rdmpid):
             status = d.wait(5)
         except subprocess.TimeoutExpired:
             status = None
+        if tamper:
+            err = d.stderr.read().decode(errors="replace") if status is not None else ""
+            # the daemon refuses the frame: no BYE, it leaves on its own, saying why
+            result("tamper", MSG["BYE"] not in seen and status is not None and
+                   "MAC is wrong" in err, frames=",".join(str(x) for x in seen) or "none",
+                   exit=status, said=err.strip().replace("\n", " | ")[:200])
         result("backlog", MSG["UP"] in seen and MSG["BYE"] in seen and status == 0,
                frames=",".join(str(x) for x in seen) or "none", exit=status)
     finally:

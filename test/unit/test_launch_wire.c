@@ -712,6 +712,45 @@ static void test_sockets(void)
     pass();
 }
 
+/* Sealed frames: the two ends derive matching keys per direction, and a frame's seal
+ * fails for any other number, byte, key or direction. */
+static void test_seal(void)
+{
+    struct launch_hello h = {.proto = LAUNCH_TREE_PROTO, .purpose = 2, .vpid = 3, .to = 2,
+                             .size = 8};
+    uint8_t key[CORE_KEY_LEN], nonce_a[LAUNCH_NONCE_LEN], ctx[CORE_KEY_LEN], crx[CORE_KEY_LEN],
+        atx[CORE_KEY_LEN], arx[CORE_KEY_LEN], other[CORE_KEY_LEN], mac[LAUNCH_TREE_MAC_LEN];
+    char fr[LAUNCH_TREE_HDR_LEN + 5];
+
+    group = "seal";
+    core_random(key, sizeof(key));
+    core_random(h.nonce, sizeof(h.nonce));
+    core_random(nonce_a, sizeof(nonce_a));
+    launch_tree_link_keys(key, LAUNCH_SIDE_CONNECT, &h, 2, nonce_a, ctx, crx);
+    launch_tree_link_keys(key, LAUNCH_SIDE_ACCEPT, &h, 2, nonce_a, atx, arx);
+    CHECK(!memcmp(ctx, arx, sizeof(ctx)) && !memcmp(atx, crx, sizeof(atx)),
+          "the two ends derive different keys");
+    CHECK(memcmp(ctx, crx, sizeof(ctx)), "one key for both directions");
+    h.nonce[0] ^= 1;
+    launch_tree_link_keys(key, LAUNCH_SIDE_CONNECT, &h, 2, nonce_a, other, mac);
+    CHECK(memcmp(other, ctx, sizeof(other)), "another handshake gives the same key");
+    launch_tree_frame_encode(fr, MSG_IO, 0, 3, 5);
+    memcpy(fr + LAUNCH_TREE_HDR_LEN, "hello", 5);
+    launch_tree_seal(ctx, 7, fr, sizeof(fr), mac);
+    CHECK(launch_tree_seal_ok(arx, 7, fr, sizeof(fr), mac), "a sealed frame refused");
+    CHECK(!launch_tree_seal_ok(arx, 8, fr, sizeof(fr), mac), "a frame taken with another number");
+    CHECK(!launch_tree_seal_ok(crx, 7, fr, sizeof(fr), mac), "a frame taken in the other direction");
+    CHECK(!launch_tree_seal_ok(other, 7, fr, sizeof(fr), mac), "a frame of another link taken");
+    for (size_t i = 0; i < sizeof(fr); i++) {
+        fr[i] ^= 0x20;
+        CHECK(!launch_tree_seal_ok(arx, 7, fr, sizeof(fr), mac), "byte %zu changed unnoticed", i);
+        fr[i] ^= 0x20;
+    }
+    mac[31] ^= 1;
+    CHECK(!launch_tree_seal_ok(arx, 7, fr, sizeof(fr), mac), "a changed seal taken");
+    pass();
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -721,6 +760,7 @@ int main(void)
     }
     test_frames();
     test_handshake_msgs();
+    test_seal();
     test_routes();
     test_jobmsg();
     test_fence_dmodex();
