@@ -17,7 +17,7 @@ static int check_dim(int d, const core_darray_dim_t *x, const char *fn)
                          x->psize);
     switch (x->distrib) {
     case MPI_DISTRIBUTE_NONE:
-        if (x->psize != 1)
+        if (x->psize != 1) /* what it would mean is not defined (MPICH refuses it too) */
             return api_error(MPI_COMM_NULL, CORE_EINVAL, fn,
                              "dimension %d is MPI_DISTRIBUTE_NONE over %d processes (must be 1)",
                              d, x->psize);
