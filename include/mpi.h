@@ -796,6 +796,7 @@ RDMPI_API int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_A
 RDMPI_API int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
 RDMPI_API int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 RDMPI_API int MPI_Grequest_complete(MPI_Request request);
+RDMPI_API int MPI_Pcontrol(const int level, ...);
 RDMPI_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 RDMPI_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 RDMPI_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
@@ -813,6 +814,7 @@ RDMPI_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_
 RDMPI_API int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
 RDMPI_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 RDMPI_API int PMPI_Grequest_complete(MPI_Request request);
+RDMPI_API int PMPI_Pcontrol(const int level, ...);
 
 /* ---- rdmpi extensions (not MPI; test with #ifdef RDMPI) ------------- */
 /* The name of the transport ("self", "shm", "verbs", "tcp") that carries this rank's messages to
