@@ -93,6 +93,10 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_free(&b));
     MPI_OK(MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_ENV, &b));
     ring(b);
+    MPI_OK(MPI_Comm_free(&b));
+    MPI_OK(MPI_Comm_dup_with_info(a, MPI_INFO_NULL, &b));
+    HINT_CHECK(nkeys(b) == 0, "dup_with_info(MPI_INFO_NULL) kept %d hints", nkeys(b));
+    ring(b);
 
     t_begin("change");
     MPI_OK(MPI_Info_set(info, "mpi_assert_no_any_tag", "false"));
