@@ -58,6 +58,10 @@ typedef struct MPI_Status {
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+/* Generalized requests (MPI_Grequest_start). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 
 /* ---- Constants ------------------------------------------------------ */
 #define MPI_ANY_SOURCE (-1)
@@ -125,9 +129,18 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_COMBINER_F90_INTEGER 15
 #define MPI_COMBINER_RESIZED 16
 
-/* MPI_Type_create_subarray: array storage order */
+/* MPI_Type_create_subarray/darray: array storage order */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
+/* MPI_Type_create_darray: distributions and the default distribution argument */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+/* MPI_Type_match_size */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_COMM_TYPE_HW_UNGUIDED 2
@@ -292,6 +305,12 @@ RDMPI_DT(short_int) RDMPI_DT(long_double_int)
 #define MPI_2INT (&rdmpi_dt_2int)
 #define MPI_SHORT_INT (&rdmpi_dt_short_int)
 #define MPI_LONG_DOUBLE_INT (&rdmpi_dt_long_double_int)
+extern RDMPI_API struct rdmpi_datatype rdmpi_dt_cxx_bool, rdmpi_dt_cxx_float_complex,
+    rdmpi_dt_cxx_double_complex, rdmpi_dt_cxx_long_double_complex;
+#define MPI_CXX_BOOL (&rdmpi_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX (&rdmpi_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX (&rdmpi_dt_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&rdmpi_dt_cxx_long_double_complex)
 
 /* Predefined reduction operations. */
 extern RDMPI_API struct rdmpi_op rdmpi_op_max, rdmpi_op_min, rdmpi_op_sum, rdmpi_op_prod, rdmpi_op_land, rdmpi_op_band, rdmpi_op_lor, rdmpi_op_bor, rdmpi_op_lxor, rdmpi_op_bxor, rdmpi_op_minloc, rdmpi_op_maxloc, rdmpi_op_replace, rdmpi_op_no_op;
@@ -757,6 +776,45 @@ RDMPI_API int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[
 RDMPI_API int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 RDMPI_API int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 RDMPI_API int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
+
+/* ---- More of MPI-3.1: info hints on communicators, graph topologies and
+ * mapping, darray, external32, Type_match_size, generalized requests ---- */
+RDMPI_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+RDMPI_API int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+RDMPI_API int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+RDMPI_API int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph);
+RDMPI_API int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+RDMPI_API int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+RDMPI_API int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+RDMPI_API int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+RDMPI_API int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+RDMPI_API int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+RDMPI_API int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+RDMPI_API int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+RDMPI_API int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+RDMPI_API int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+RDMPI_API int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+RDMPI_API int MPI_Grequest_complete(MPI_Request request);
+RDMPI_API int MPI_Pcontrol(const int level, ...);
+RDMPI_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+RDMPI_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+RDMPI_API int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph);
+RDMPI_API int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+RDMPI_API int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+RDMPI_API int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+RDMPI_API int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+RDMPI_API int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+RDMPI_API int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+RDMPI_API int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+RDMPI_API int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+RDMPI_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+RDMPI_API int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+RDMPI_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
+RDMPI_API int PMPI_Grequest_complete(MPI_Request request);
+RDMPI_API int PMPI_Pcontrol(const int level, ...);
 
 /* ---- rdmpi extensions (not MPI; test with #ifdef RDMPI) ------------- */
 /* The name of the transport ("self", "shm", "verbs", "tcp") that carries this rank's messages to

@@ -46,3 +46,8 @@ test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c
 	src/core/request.c src/core/datatype.c src/core/attr.c src/core/group.c src/core/errors.c \
 	src/core/log.c src/core/wire.c src/core/progress.c src/core/handle.c
 test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)
+# external32 conversions (MPI_Pack_external): edge values and the walk of a mixed struct.
+check_PROGRAMS += test/unit/test_external32
+test_unit_test_external32_SOURCES = test/unit/test_external32.c src/core/external32.c \
+	src/core/datatype.c src/core/attr.c src/core/handle.c
+test_unit_test_external32_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -58,6 +58,8 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     /* A duplicate keeps the topology (MPI 7.4). */
     if (rc == MPI_SUCCESS && comm->topo && !((*newcomm)->topo = core_topo_dup(comm->topo)))
         return api_error(comm, CORE_ENOMEM, "MPI_Comm_dup", "out of memory");
+    if (rc == MPI_SUCCESS)
+        (*newcomm)->hints = comm->hints; /* and its info hints (MPI-4.1 7.4.2) */
     if (rc == MPI_SUCCESS && (rc = api_attr_comm_copy(comm, *newcomm, "MPI_Comm_dup"))) {
         api_attr_comm_delete_all(*newcomm, "MPI_Comm_dup");
         core_comm_release(*newcomm);

@@ -421,9 +421,10 @@ RDMPI_API int PMPI_Topo_test(MPI_Comm comm, int *status)
     static const char fn[] = "MPI_Topo_test";
     API_CHECK(enter(comm, fn));
     API_CHECK(api_check_ptr(comm, status, "status", fn));
-    *status = !comm->topo                          ? MPI_UNDEFINED
-              : comm->topo->kind == CORE_TOPO_CART ? MPI_CART
-                                                   : MPI_DIST_GRAPH;
+    *status = !comm->topo                           ? MPI_UNDEFINED
+              : comm->topo->kind == CORE_TOPO_CART  ? MPI_CART
+              : comm->topo->kind == CORE_TOPO_GRAPH ? MPI_GRAPH
+                                                    : MPI_DIST_GRAPH;
     return MPI_SUCCESS;
 }
 RDMPI_API int MPI_Topo_test(MPI_Comm comm, int *status) API_ALIAS(MPI_Topo_test);

@@ -14,6 +14,7 @@
  * and MPI_STATUSES_IGNORE are NULL and always allowed.
  */
 #include "api/api.h"
+#include "api/grequest.h"
 #include "core/progress.h"
 #include "core/request.h"
 #include "p2p/p2p.h"
@@ -44,6 +45,8 @@ static int finish(MPI_Request *rp, MPI_Status *st)
         empty_status(st);
         return MPI_SUCCESS;
     }
+    if (r->kind == CORE_REQ_GREQ)
+        return api_greq_finish(rp, st); /* its query_fn makes the status */
     core_req_status(r, st);
     int err = r->status.MPI_ERROR;
     r->active = 0;
@@ -335,6 +338,12 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     if (!req->complete)
         core_progress();
     *flag = req->complete;
+    if (req->complete && req->kind == CORE_REQ_GREQ) {
+        int err = api_greq_status(req, status);
+        return err == MPI_SUCCESS ? err
+                                  : api_raise(MPI_COMM_NULL, err, "MPI_Request_get_status",
+                                              "the generalized request's query_fn failed");
+    }
     if (req->complete)
         core_req_status(req, status);
     return MPI_SUCCESS;
@@ -342,11 +351,24 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     API_ALIAS(MPI_Request_get_status);
 
+/* A posted receive that nothing has matched is cancelled (p2p_cancel). A send
+ * is not: it completes as if MPI_Cancel had not been called and
+ * MPI_Test_cancelled reports false, which MPI permits (either the cancel or
+ * the operation succeeds, never both). Cancelling a send whose message has
+ * not left (still queued, or a rendezvous RTS whose data the receiver has
+ * not pulled) would need a wire message telling the receiver to drop its
+ * unexpected entry; rdmpi has none yet. */
 int PMPI_Cancel(MPI_Request *req)
 {
     API_CHECK(api_check_init("MPI_Cancel"));
     API_CHECK(check_one(req, "MPI_Cancel"));
     API_CHECK(api_check_req(*req, 0, "MPI_Cancel"));
+    if ((*req)->kind == CORE_REQ_GREQ) {
+        int err = api_greq_cancel(*req);
+        return err == MPI_SUCCESS ? err
+                                  : api_raise(MPI_COMM_NULL, err, "MPI_Cancel",
+                                              "the generalized request's cancel_fn failed");
+    }
     int rc = p2p_cancel(*req);
     if (rc)
         return api_error((*req)->comm, rc, "MPI_Cancel", "%s", core_strerror(rc));

@@ -36,6 +36,7 @@ struct rdmpi_comm {
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
     struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
     core_attr_t *attrs;       /* cached attributes (their callbacks run in the API layer) */
+    unsigned hints;           /* info hints kept (MPI_Comm_set_info; src/api/comm_info.c) */
 };
 
 /* Builds a communicator over group (retained) with context id ctx. */

@@ -81,6 +81,12 @@ PREDEF(rdmpi_dt_c_float_complex, "MPI_C_FLOAT_COMPLEX", float _Complex, CORE_DT_
 PREDEF(rdmpi_dt_c_double_complex, "MPI_C_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE);
 PREDEF(rdmpi_dt_c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex,
        CORE_DT_CLDOUBLE);
+/* C++'s bool and std::complex<T> have the layouts of _Bool and T _Complex. */
+PREDEF(rdmpi_dt_cxx_bool, "MPI_CXX_BOOL", _Bool, CORE_DT_BOOL);
+PREDEF(rdmpi_dt_cxx_float_complex, "MPI_CXX_FLOAT_COMPLEX", float _Complex, CORE_DT_CFLOAT);
+PREDEF(rdmpi_dt_cxx_double_complex, "MPI_CXX_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE);
+PREDEF(rdmpi_dt_cxx_long_double_complex, "MPI_CXX_LONG_DOUBLE_COMPLEX", long double _Complex,
+       CORE_DT_CLDOUBLE);
 
 /* The C layouts of the MINLOC/MAXLOC pair types: a value, then an int index. */
 struct pair_float_int { float v; int i; };
@@ -153,7 +159,8 @@ __attribute__((constructor)) static void dt_predefine(void)
         MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
         MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_C_FLOAT_COMPLEX,
         MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT,
-        MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+        MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_CXX_BOOL,
+        MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX,
     };
     core_handle_predefine(&core_handles.dt, types, sizeof(types) / sizeof(types[0]));
 }

@@ -18,3 +18,5 @@ librdmpi_la_LIBADD += librdmpi_op.la
 # The memory hooks (memhooks.c) point libc's code at handlers in this
 # library: it must never be unmapped, even by a dlclose.
 librdmpi_la_LDFLAGS += -Wl,-z,nodelete
+librdmpi_la_SOURCES += src/core/topo_graph.c src/core/darray.h src/core/darray.c \
+	src/core/external32.h src/core/external32.c

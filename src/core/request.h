@@ -30,6 +30,7 @@ enum core_req_kind {
     CORE_REQ_RECV,
     CORE_REQ_COLL,   /* collective schedule or communicator operation */
     CORE_REQ_NULL,   /* persistent request on MPI_PROC_NULL */
+    CORE_REQ_GREQ,   /* generalized request (src/api/grequest.c; state in sched) */
 };
 
 /* Send modes. */

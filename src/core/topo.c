@@ -26,6 +26,8 @@ void core_topo_free(core_topo_t *t)
     free(t->dests);
     free(t->sweights);
     free(t->dweights);
+    free(t->index);
+    free(t->edges);
     free(t);
 }
 
@@ -133,7 +135,10 @@ core_topo_t *core_topo_dup(const core_topo_t *t)
     c->dests = dup_ints(t->dests, t->outdegree);
     c->sweights = t->sweights ? dup_ints(t->sweights, t->indegree) : NULL;
     c->dweights = t->dweights ? dup_ints(t->dweights, t->outdegree) : NULL;
-    if ((t->kind == CORE_TOPO_CART && (!c->dims || !c->periods)) || !c->sources || !c->dests ||
+    c->index = t->index ? dup_ints(t->index, t->nnodes) : NULL;
+    c->edges = t->edges ? dup_ints(t->edges, t->nedges) : NULL;
+    if ((t->index && !c->index) || (t->edges && !c->edges) ||
+        (t->kind == CORE_TOPO_CART && (!c->dims || !c->periods)) || !c->sources || !c->dests ||
         (t->sweights && !c->sweights) || (t->dweights && !c->dweights)) {
         core_topo_free(c);
         return NULL;

@@ -1,5 +1,5 @@
 /*
- * Process topologies: Cartesian grids and distributed graphs, attached to a
+ * Process topologies: Cartesian grids, graphs and distributed graphs, attached to a
  * communicator (comm->topo, freed with it). Besides its own description a
  * topology lists the neighbors the neighborhood collectives talk to, in
  * MPI's order: for a grid, for each dimension the ranks one step down and
@@ -11,7 +11,7 @@
 #ifndef RDMPI_CORE_TOPO_H
 #define RDMPI_CORE_TOPO_H
 
-enum { CORE_TOPO_CART = 1, CORE_TOPO_DIST_GRAPH };
+enum { CORE_TOPO_CART = 1, CORE_TOPO_DIST_GRAPH, CORE_TOPO_GRAPH };
 
 typedef struct core_topo {
     int kind;                  /* CORE_TOPO_* */
@@ -21,6 +21,8 @@ typedef struct core_topo {
     int *sources, *dests;
     int weighted;              /* graph: weights given (else the arrays below are NULL) */
     int *sweights, *dweights;
+    int nnodes, nedges;        /* MPI_Graph_create's whole graph (MPI_Graph_get needs it) */
+    int *index, *edges;
 } core_topo_t;
 
 /* A grid of ndims dimensions (ndims 0: a single process); rank is this
@@ -30,6 +32,10 @@ core_topo_t *core_topo_cart(int ndims, const int *dims, const int *periods, int 
 core_topo_t *core_topo_graph(int indegree, const int *sources, const int *sweights,
                              int outdegree, const int *dests, const int *dweights,
                              int weighted);
+/* A graph of MPI_Graph_create (index and edges as MPI gives them, already
+ * checked), seen from rank: its neighbors are both its sources and its
+ * destinations. NULL when out of memory. */
+core_topo_t *core_topo_graph_full(int nnodes, const int *index, const int *edges, int rank);
 core_topo_t *core_topo_dup(const core_topo_t *t);
 void core_topo_free(core_topo_t *t);
 
