@@ -35,6 +35,7 @@ pt() {
 # --- rdmpi's MPI tests over verbs, for each mode -----------------------------------------------------
 # The groups of runs, one line each: NAME MODE TRANSPORTS NPS SKIP-TAGS [VAR=VALUE ...] [-- SELECTION]
 # (test/mpi/run's RDMPI_TEST_NPS and RDMPI_TEST_SKIP_TAGS; "-" for none). What a group covers:
+#   (+host lines run in no group: nothing in them goes differently over verbs)
 #   hybrid    the default mode, with self: every line but the algorithm sweeps (+algo, which are
 #             the same point-to-point traffic over any transport and run on the host) at np2
 #             (awake ranks, the RDMA-write rings with one peer) and at its largest count (3-8
@@ -49,10 +50,10 @@ pt() {
 #             the RDMA-write rings with 3 peers, for the programs that send many of them
 mpi_groups() {
     cat <<'EOG'
-hybrid   hybrid self,verbs 2,max algo
-ud       ud     self,verbs max   algo,api
-rc       rc     verbs      max   algo,api
-rc-awake rc     self,verbs max   algo,api RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
+hybrid   hybrid self,verbs 2,max algo,host
+ud       ud     self,verbs max   algo,api,host
+rc       rc     verbs      max   algo,api,host
+rc-awake rc     self,verbs max   algo,api,host RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
 EOG
 }
 
