@@ -1,0 +1,179 @@
+/*
+ * Fortran's side of the C interface: MPI_X_c2f/f2c for every handle kind, the status
+ * conversions, MPI_Type_create_f90_*, the sentinel common blocks, and the helpers of the
+ * generated glue (glue.h). Built into librdmpi whether or not a Fortran compiler was found:
+ * the conversions are C functions that mixed-language programs call.
+ *
+ * A Fortran handle is an INTEGER:
+ *   0 .. npredef-1   the predefined handles, in gen.py's PREDEFINED order (NULL is 0); these
+ *                    values are compiled into Fortran programs through mpif.h and the modules
+ *   FH_DYN + n       the object in slot n of its kind's handle pool (core_handle_index), a
+ *                    number that stays the same for the object's life, so converting back and
+ *                    forth costs a slab lookup and no table; a freed object's number names the
+ *                    dead slot, which the C call's handle check reports as it would the pointer
+ *   anything else    an invalid handle: f2c gives a pointer no pool knows, so the call fails
+ *                    with the kind's error class (MPI_ERR_COMM, ...)
+ * Windows, files and sessions have no pool yet; their handles are the NULL handle only.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "core/handle.h"
+#include "bindings/fortran/fortran_handles.h"
+
+#define FH_DYN 1024
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint is C's int");
+_Static_assert(sizeof(MPI_Status) == FH_STATUS_SIZE * sizeof(MPI_Fint),
+               "MPI_STATUS_SIZE in gen.py must be sizeof(MPI_Status) / sizeof(MPI_Fint)");
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "TYPE(MPI_Status) is MPI_Status");
+
+/* The common blocks of mpif.h and the modules: Fortran passes their addresses for MPI_BOTTOM,
+ * MPI_IN_PLACE, ... (a program's own copy of a common block takes the place of these by
+ * symbol interposition, so the library compares against the one the program uses). Aligned
+ * as gfortran aligns common blocks. */
+#define FH_COMMON __attribute__((aligned(16))) RDMPI_API
+FH_COMMON MPI_Fint FH_SENTINEL_BOTTOM, FH_SENTINEL_IN_PLACE, FH_SENTINEL_ERRCODES_IGNORE[1],
+    FH_SENTINEL_UNWEIGHTED[1], FH_SENTINEL_WEIGHTS_EMPTY[1];
+FH_COMMON MPI_Fint FH_SENTINEL_STATUS_IGNORE[FH_STATUS_SIZE],
+    FH_SENTINEL_STATUSES_IGNORE[FH_STATUS_SIZE];
+FH_COMMON char FH_SENTINEL_ARGV_NULL[1];
+
+/* What f2c returns for an integer that names no object: an address in no pool. */
+static const char fh_invalid;
+
+static MPI_Fint to_f(core_handle_pool_t *pool, const void *h, const void *const *pre, int npre)
+{
+    if (!h)
+        return 0;
+    long n = pool ? core_handle_index(pool, h) : -1;
+    if (n >= 0 && n <= INT32_MAX - FH_DYN)
+        return (MPI_Fint)(FH_DYN + n);
+    for (int i = 1; i < npre; i++)
+        if (pre[i] == h)
+            return i;
+    return -1;
+}
+
+static void *to_c(core_handle_pool_t *pool, MPI_Fint f, const void *const *pre, int npre)
+{
+    if (f >= 0 && f < npre)
+        return (void *)pre[f];
+    if (f >= FH_DYN && pool) {
+        void *p = core_handle_at(pool, (long)f - FH_DYN);
+        if (p)
+            return p;
+    }
+    return (void *)&fh_invalid;
+}
+
+#define FH_KIND(T, N, POOL, TABLE, NPRE)                                                     \
+    static const void *const fh_pre_##N[] = TABLE;                                           \
+    MPI_Fint PMPI_##N##_c2f(T h)                                                             \
+    {                                                                                        \
+        return to_f(POOL, h, fh_pre_##N, NPRE);                                              \
+    }                                                                                        \
+    MPI_Fint MPI_##N##_c2f(T h) API_ALIAS(MPI_##N##_c2f);                                    \
+    T PMPI_##N##_f2c(MPI_Fint f)                                                             \
+    {                                                                                        \
+        return (T)to_c(POOL, f, fh_pre_##N, NPRE);                                           \
+    }                                                                                        \
+    T MPI_##N##_f2c(MPI_Fint f) API_ALIAS(MPI_##N##_f2c);
+
+FH_KIND(MPI_Comm, Comm, &core_handles.comm, FH_COMM_TABLE, FH_COMM_NPREDEF)
+FH_KIND(MPI_Datatype, Type, &core_handles.dt, FH_TYPE_TABLE, FH_TYPE_NPREDEF)
+FH_KIND(MPI_Group, Group, &core_handles.group, FH_GROUP_TABLE, FH_GROUP_NPREDEF)
+FH_KIND(MPI_Op, Op, &core_handles.op, FH_OP_TABLE, FH_OP_NPREDEF)
+FH_KIND(MPI_Info, Info, &core_handles.info, FH_INFO_TABLE, FH_INFO_NPREDEF)
+FH_KIND(MPI_Errhandler, Errhandler, &core_handles.errh, FH_ERRHANDLER_TABLE,
+        FH_ERRHANDLER_NPREDEF)
+FH_KIND(MPI_Request, Request, &core_handles.req, FH_REQUEST_TABLE, FH_REQUEST_NPREDEF)
+FH_KIND(MPI_Message, Message, &core_handles.msg, FH_MESSAGE_TABLE, FH_MESSAGE_NPREDEF)
+FH_KIND(MPI_Win, Win, NULL, FH_WIN_TABLE, FH_WIN_NPREDEF)
+FH_KIND(MPI_File, File, NULL, FH_FILE_TABLE, FH_FILE_NPREDEF)
+FH_KIND(MPI_Session, Session, NULL, FH_SESSION_TABLE, FH_SESSION_NPREDEF)
+
+/* ---- statuses ---------------------------------------------------------------------------- */
+int PMPI_Status_c2f(const MPI_Status *c, MPI_Fint *f)
+{
+    if (!c || !f)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Status_c2f", "a status is NULL");
+    memcpy(f, c, sizeof(*c));
+    return MPI_SUCCESS;
+}
+int MPI_Status_c2f(const MPI_Status *c, MPI_Fint *f) API_ALIAS(MPI_Status_c2f);
+
+int PMPI_Status_f2c(const MPI_Fint *f, MPI_Status *c)
+{
+    if (!c || !f)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Status_f2c", "a status is NULL");
+    memcpy(c, f, sizeof(*c));
+    return MPI_SUCCESS;
+}
+int MPI_Status_f2c(const MPI_Fint *f, MPI_Status *c) API_ALIAS(MPI_Status_f2c);
+
+int PMPI_Status_c2f08(const MPI_Status *c, MPI_F08_status *f)
+{
+    return PMPI_Status_c2f(c, (MPI_Fint *)f);
+}
+int MPI_Status_c2f08(const MPI_Status *c, MPI_F08_status *f) API_ALIAS(MPI_Status_c2f08);
+
+int PMPI_Status_f082c(const MPI_F08_status *f, MPI_Status *c)
+{
+    return PMPI_Status_f2c((const MPI_Fint *)f, c);
+}
+int MPI_Status_f082c(const MPI_F08_status *f, MPI_Status *c) API_ALIAS(MPI_Status_f082c);
+
+/* ---- MPI_Type_create_f90_* ------------------------------------------------------------------
+ * The predefined type of the smallest gfortran kind with the range and precision asked for
+ * (MPI_UNDEFINED: no requirement). No 16-byte REAL: MPI_ERR_ARG beyond REAL(8). */
+static int f90_type(const char *fn, int ok, MPI_Datatype t, MPI_Datatype *out)
+{
+    if (!out)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "newtype is NULL");
+    if (!ok)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, fn,
+                         "no Fortran kind of that precision and range");
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    MPI_Datatype t = r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2 : r <= 9 ? MPI_INTEGER4
+                                                                              : MPI_INTEGER8;
+    return f90_type("MPI_Type_create_f90_integer", r <= 18, t, newtype);
+}
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_f90_integer);
+
+/* 0: REAL(4), 1: REAL(8), -1: none */
+static int real_kind(int p, int r)
+{
+    if (p == MPI_UNDEFINED)
+        p = 0;
+    if (r == MPI_UNDEFINED)
+        r = 0;
+    if (p <= 6 && r <= 37)
+        return 0;
+    if (p <= 15 && r <= 307)
+        return 1;
+    return -1;
+}
+
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    int k = real_kind(p, r);
+    return f90_type("MPI_Type_create_f90_real", k >= 0, k == 0 ? MPI_REAL4 : MPI_REAL8, newtype);
+}
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_f90_real);
+
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    int k = real_kind(p, r);
+    return f90_type("MPI_Type_create_f90_complex", k >= 0, k == 0 ? MPI_COMPLEX8 : MPI_COMPLEX16,
+                    newtype);
+}
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+    API_ALIAS(MPI_Type_create_f90_complex);
