@@ -317,13 +317,13 @@ def glue_func(f):
             args.append(n)
         elif k == 'handle_in':
             cv = HANDLES[p.ctype][0]
-            pre.append('%s %s_c = MPI_%s_f2c(*%s);' % (p.ctype, n, cv, n))
+            pre.append('%s %s_c = fh_%s_f2c(*%s);' % (p.ctype, n, cv, n))
             args.append('%s_c' % n)
         elif k == 'handle_ref':
             cv = HANDLES[p.ctype][0]
-            pre.append('%s %s_c = MPI_%s_f2c(*%s), %s_in = %s_c;' % (p.ctype, n, cv, n, n, n))
+            pre.append('%s %s_c = fh_%s_f2c(*%s), %s_in = %s_c;' % (p.ctype, n, cv, n, n, n))
             args.append('&%s_c' % n)
-            post.append('if (%s_c != %s_in) *%s = MPI_%s_c2f(%s_c);' % (n, n, n, cv, n))
+            post.append('if (%s_c != %s_in) *%s = fh_%s_c2f(%s_c);' % (n, n, n, cv, n))
         elif k == 'handle_array':
             cv = HANDLES[p.ctype][0]
             ln = p.kv['len']
@@ -332,12 +332,12 @@ def glue_func(f):
             late.append('%s %s_s[FG_STACK], *%s_c = %s_n <= FG_STACK ? %s_s : '
                         'malloc((size_t)%s_n * sizeof(*%s_c));' % (p.ctype, n, n, n, n, n, n))
             late.append('if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }' % n)
-            late.append('for (int i = 0; i < %s_n; i++) %s_c[i] = MPI_%s_f2c(%s[i]);'
+            late.append('for (int i = 0; i < %s_n; i++) %s_c[i] = fh_%s_f2c(%s[i]);'
                         % (n, n, cv, n))
             args.append('%s_c' % n)
             if not p.const:
-                post.append('for (int i = 0; i < %s_n; i++) if (%s[i] != MPI_%s_c2f(%s_c[i])) '
-                            '%s[i] = MPI_%s_c2f(%s_c[i]);' % (n, n, cv, n, n, cv, n))
+                post.append('for (int i = 0; i < %s_n; i++) if (%s_c[i] != fh_%s_f2c(%s[i])) '
+                            '%s[i] = fh_%s_c2f(%s_c[i]);' % (n, n, cv, n, n, cv, n))
             post.append('if (%s_c != %s_s) free(%s_c);' % (n, n, n))
         elif k == 'status':
             pre.append('MPI_Status %s_s, *%s_c = fg_status_in(%s, &%s_s);' % (n, n, n, n))

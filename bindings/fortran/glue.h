@@ -17,7 +17,7 @@
 #include <ISO_Fortran_binding.h>
 
 #include "mpi.h"
-#include "bindings/fortran/fortran_handles.h"
+#include "bindings/fortran/fhandle.h"
 
 #define FG_API RDMPI_API
 #define FG_STACK 16      /* handle arrays up to this length are converted on the stack */

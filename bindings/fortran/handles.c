@@ -20,10 +20,7 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "core/handle.h"
-#include "bindings/fortran/fortran_handles.h"
-
-#define FH_DYN 1024
+#include "bindings/fortran/fhandle.h"
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint is C's int");
 _Static_assert(sizeof(MPI_Status) == FH_STATUS_SIZE * sizeof(MPI_Fint),
@@ -41,59 +38,22 @@ FH_COMMON MPI_Fint FH_SENTINEL_STATUS_IGNORE[FH_STATUS_SIZE],
     FH_SENTINEL_STATUSES_IGNORE[FH_STATUS_SIZE];
 FH_COMMON char FH_SENTINEL_ARGV_NULL[1];
 
-/* What f2c returns for an integer that names no object: an address in no pool. */
-static const char fh_invalid;
-
-static MPI_Fint to_f(core_handle_pool_t *pool, const void *h, const void *const *pre, int npre)
-{
-    if (!h)
-        return 0;
-    long n = pool ? core_handle_index(pool, h) : -1;
-    if (n >= 0 && n <= INT32_MAX - FH_DYN)
-        return (MPI_Fint)(FH_DYN + n);
-    for (int i = 1; i < npre; i++)
-        if (pre[i] == h)
-            return i;
-    return -1;
-}
-
-static void *to_c(core_handle_pool_t *pool, MPI_Fint f, const void *const *pre, int npre)
-{
-    if (f >= 0 && f < npre)
-        return (void *)pre[f];
-    if (f >= FH_DYN && pool) {
-        void *p = core_handle_at(pool, (long)f - FH_DYN);
-        if (p)
-            return p;
-    }
-    return (void *)&fh_invalid;
-}
+const char fh_invalid;
 
 #define FH_KIND(T, N, POOL, TABLE, NPRE)                                                     \
-    static const void *const fh_pre_##N[] = TABLE;                                           \
+    const void *const fh_pre_##N[NPRE] = TABLE;                                              \
     MPI_Fint PMPI_##N##_c2f(T h)                                                             \
     {                                                                                        \
-        return to_f(POOL, h, fh_pre_##N, NPRE);                                              \
+        return fh_to_f(POOL, h, fh_pre_##N, NPRE);                                           \
     }                                                                                        \
     MPI_Fint MPI_##N##_c2f(T h) API_ALIAS(MPI_##N##_c2f);                                    \
     T PMPI_##N##_f2c(MPI_Fint f)                                                             \
     {                                                                                        \
-        return (T)to_c(POOL, f, fh_pre_##N, NPRE);                                           \
+        return (T)fh_to_c(POOL, f, fh_pre_##N, NPRE);                                        \
     }                                                                                        \
     T MPI_##N##_f2c(MPI_Fint f) API_ALIAS(MPI_##N##_f2c);
 
-FH_KIND(MPI_Comm, Comm, &core_handles.comm, FH_COMM_TABLE, FH_COMM_NPREDEF)
-FH_KIND(MPI_Datatype, Type, &core_handles.dt, FH_TYPE_TABLE, FH_TYPE_NPREDEF)
-FH_KIND(MPI_Group, Group, &core_handles.group, FH_GROUP_TABLE, FH_GROUP_NPREDEF)
-FH_KIND(MPI_Op, Op, &core_handles.op, FH_OP_TABLE, FH_OP_NPREDEF)
-FH_KIND(MPI_Info, Info, &core_handles.info, FH_INFO_TABLE, FH_INFO_NPREDEF)
-FH_KIND(MPI_Errhandler, Errhandler, &core_handles.errh, FH_ERRHANDLER_TABLE,
-        FH_ERRHANDLER_NPREDEF)
-FH_KIND(MPI_Request, Request, &core_handles.req, FH_REQUEST_TABLE, FH_REQUEST_NPREDEF)
-FH_KIND(MPI_Message, Message, &core_handles.msg, FH_MESSAGE_TABLE, FH_MESSAGE_NPREDEF)
-FH_KIND(MPI_Win, Win, NULL, FH_WIN_TABLE, FH_WIN_NPREDEF)
-FH_KIND(MPI_File, File, NULL, FH_FILE_TABLE, FH_FILE_NPREDEF)
-FH_KIND(MPI_Session, Session, NULL, FH_SESSION_TABLE, FH_SESSION_NPREDEF)
+FH_KINDS(FH_KIND)
 
 /* ---- statuses ---------------------------------------------------------------------------- */
 int PMPI_Status_c2f(const MPI_Status *c, MPI_Fint *f)

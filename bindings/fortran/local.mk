@@ -16,7 +16,7 @@ bindings/fortran/gen.stamp: $(FORTRAN_GEN_DEPS)
 $(FORTRAN_GENERATED): bindings/fortran/gen.stamp
 BUILT_SOURCES = bindings/fortran/gen.stamp
 
-librdmpi_la_SOURCES += bindings/fortran/handles.c
+librdmpi_la_SOURCES += bindings/fortran/handles.c bindings/fortran/fhandle.h
 librdmpi_la_CPPFLAGS = $(AM_CPPFLAGS) $(FORTRAN_GLUE_CPPFLAGS)
 nodist_librdmpi_la_SOURCES = bindings/fortran/fortran_handles.h
 
