@@ -76,6 +76,10 @@ SENTINELS = [('MPI_BOTTOM', 'rdmpi_bottom', ''), ('MPI_IN_PLACE', 'rdmpi_in_plac
              ('MPI_UNWEIGHTED', 'rdmpi_unweighted', '(1)'),
              ('MPI_WEIGHTS_EMPTY', 'rdmpi_weights_empty', '(1)'),
              ('MPI_ARGV_NULL', 'rdmpi_argv_null', '(1)')]
+# The predefined attribute callbacks as Fortran procedures (callbacks.c)
+FORTRAN_CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
+                     'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_DUP_FN', 'MPI_TYPE_NULL_DELETE_FN',
+                     'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN']
 STATUS_SIZE = 6   # MPI_Status in MPI_Fint units (fortran_handles.c asserts it)
 
 
@@ -164,6 +168,12 @@ class Param:
         arr = d == '[]'
         if f == 'drop':
             return 'drop'
+        if f == 'procedure':
+            if p == 1 and (t.endswith('_function') or t.endswith('_fn')):
+                return 'procedure'
+            die('%s: fact procedure does not fit parameter %s' % (fn, self.name))
+        if f == 'extra_state' and t == 'void' and p == 1:
+            return 'attr_set'
         if t == 'void':
             if p == 1 and f in ('choice', 'attr_get', 'attr_set', 'baseptr', 'detach'):
                 return f
@@ -219,6 +229,10 @@ class Param:
                 return 'status'
             if p == 0 and arr:
                 return 'statuses'
+        if p == 1 and (t.endswith('_function') or t.endswith('_fn')):
+            die('%s: parameter %s is a callback (%s *): Fortran procedures need a hand-written '
+                'trampoline (fact procedure, function fact hand) or a skip fact'
+                % (fn, self.name, t))
         die('%s: parameter %s (%s%s %s%s) has no Fortran form: add a fact to facts.txt or a '
             'kind to gen.py' % (fn, self.name, 'const ' if self.const else '', t, '*' * p, d))
 
@@ -230,7 +244,12 @@ class Func:
         self.ret = ret
         f, _ = facts_for(facts, name, '*')
         self.ffact = f
+        self.hand = False
         self.params = []
+        if self.ffact and self.ffact[0] == 'hand':
+            # the C glue is hand-written (callbacks.c); the interfaces are generated
+            self.ffact = None
+            self.hand = True
         if self.ffact:
             return
         if ret not in ('int', 'double', 'MPI_Aint'):
@@ -258,7 +277,7 @@ def glue(funcs):
                   % (op, cv.lower()), '{', '    return *a %s *b ? FG_TRUE : FG_FALSE;' % rel,
                   '}', '']
     for f in funcs:
-        if f.ffact:
+        if f.ffact or f.hand:
             continue
         o += glue_func(f)
     return '\n'.join(o) + '\n'
@@ -506,6 +525,9 @@ def interface(f, f08, ind='    '):
     o.append(i2 + 'IMPLICIT NONE')
     asyncbuf = any(p.ctype == 'MPI_Request' for p in fp) or f.base.startswith('MPI_I')
     for p in fp:
+        if p.kind == 'procedure':
+            o.append(i2 + 'EXTERNAL :: %s' % p.name)
+            continue
         if p.kind == 'choice' or (p.kind == 'detach' and not f08):
             if f08:
                 o.append(i2 + 'TYPE(*), DIMENSION(..)%s :: %s'
@@ -597,6 +619,8 @@ def mpif_h(funcs, consts):
     o += int_consts(consts)
     o += handle_consts(False)
     o += sentinels(False)
+    for cb in FORTRAN_CALLBACKS:
+        o.append('      EXTERNAL %s' % cb)
     for f in funcs:
         if f.ffact or f.name.startswith('PMPI_') or f.ret == 'int':
             continue
@@ -612,6 +636,7 @@ def mpi_module(funcs, consts):
     o += ['    ' + x.strip() for x in int_consts(consts)]
     o += ['    ' + x.strip() for x in handle_consts(False)]
     o += ['    ' + x.strip() for x in sentinels(False)]
+    o += ['    EXTERNAL :: ' + cb for cb in FORTRAN_CALLBACKS]
     o.append('    INTERFACE')
     for f in funcs:
         if not f.ffact:
@@ -635,6 +660,7 @@ def f08_module(funcs, consts):
           '    END TYPE MPI_Status']
     o += handle_consts(True)
     o += sentinels(True)
+    o += ['    EXTERNAL :: ' + cb for cb in FORTRAN_CALLBACKS]
     # handle comparisons: C functions (fortran_glue.c), so the module needs no object file
     for op, rel in (('eq', '=='), ('ne', '/=')):
         o.append('    INTERFACE OPERATOR(%s)' % rel)
@@ -678,6 +704,8 @@ def main():
         for f in funcs:
             if f.ffact:
                 print('%s: %s %s' % (f.name, f.ffact[0], f.ffact[1]))
+            elif f.hand:
+                print('%s: mpif.h mpi mpi_f08 (C glue hand-written: callbacks.c)' % f.name)
             else:
                 forms = 'mpif.h mpi mpi_f08' + (' (f08 entry rdmpi_f08_%s)' % f.name.lower()
                                                  if f.choice else '')

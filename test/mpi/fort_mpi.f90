@@ -1,6 +1,7 @@
 ! `use mpi`: explicit interfaces (a choice buffer of any type and rank), derived types built
 ! from Fortran, character and logical data, in-place collectives, a Cartesian topology with
-! LOGICAL periods, MPI_Type_create_f90_*, request arrays with MPI_STATUSES_IGNORE.
+! LOGICAL periods, MPI_Type_create_f90_*, request arrays with MPI_STATUSES_IGNORE, attribute
+! keyvals with Fortran copy/delete procedures and the predefined ones.
 program fort_mpi
     use mpi
     implicit none
@@ -110,8 +111,45 @@ program fort_mpi
         call check(reqs(i) == MPI_REQUEST_NULL, 'waitall frees')
     end do
 
+    call keyvals()
+
     call MPI_Finalize(ierr)
 contains
+    subroutine keyvals()
+        integer :: kv_user, kv_dup, kv_null, c1, c2, ndel
+        integer(kind=MPI_ADDRESS_KIND) :: v, extra
+        logical :: found
+        external :: copy_plus_extra, delete_count
+        common /fort_mpi_deleted/ ndel
+        ndel = 0
+        extra = 10
+        call MPI_Comm_create_keyval(copy_plus_extra, delete_count, kv_user, extra, ierr)
+        call check(ierr == MPI_SUCCESS, 'create keyval with Fortran procedures')
+        call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv_dup, extra, ierr)
+        call MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, kv_null, &
+                                    extra, ierr)
+        call MPI_Comm_dup(MPI_COMM_WORLD, c1, ierr)
+        call MPI_Comm_set_attr(c1, kv_user, 5_MPI_ADDRESS_KIND, ierr)
+        call MPI_Comm_set_attr(c1, kv_dup, 77_MPI_ADDRESS_KIND, ierr)
+        call MPI_Comm_set_attr(c1, kv_null, 99_MPI_ADDRESS_KIND, ierr)
+        call MPI_Comm_dup(c1, c2, ierr)
+        call MPI_Comm_get_attr(c2, kv_user, v, found, ierr)
+        call check(found .and. v == 15, 'Fortran copy procedure (value + extra_state)')
+        call MPI_Comm_get_attr(c2, kv_dup, v, found, ierr)
+        call check(found .and. v == 77, 'MPI_COMM_DUP_FN from Fortran')
+        call MPI_Comm_get_attr(c2, kv_null, v, found, ierr)
+        call check(.not. found, 'MPI_COMM_NULL_COPY_FN from Fortran')
+        call MPI_Comm_free(c2, ierr)
+        call check(ndel == 1, 'Fortran delete procedure on free')
+        call MPI_Comm_delete_attr(c1, kv_user, ierr)
+        call check(ndel == 2, 'Fortran delete procedure on delete_attr')
+        call MPI_Comm_free(c1, ierr)
+        call MPI_Comm_free_keyval(kv_user, ierr)
+        call check(kv_user == MPI_KEYVAL_INVALID, 'free_keyval')
+        call MPI_Comm_free_keyval(kv_dup, ierr)
+        call MPI_Comm_free_keyval(kv_null, ierr)
+    end subroutine
+
     subroutine check(ok, what)
         logical, intent(in) :: ok
         character(len=*), intent(in) :: what
@@ -122,3 +160,24 @@ contains
         end if
     end subroutine
 end program
+
+subroutine copy_plus_extra(oldcomm, keyval, extra, val_in, val_out, flag, ierr)
+    use mpi
+    implicit none
+    integer :: oldcomm, keyval, ierr
+    integer(kind=MPI_ADDRESS_KIND) :: extra, val_in, val_out
+    logical :: flag
+    val_out = val_in + extra
+    flag = .true.
+    ierr = MPI_SUCCESS
+end subroutine
+
+subroutine delete_count(comm, keyval, val, extra, ierr)
+    use mpi
+    implicit none
+    integer :: comm, keyval, ierr, ndel
+    integer(kind=MPI_ADDRESS_KIND) :: val, extra
+    common /fort_mpi_deleted/ ndel
+    ndel = ndel + 1
+    ierr = MPI_SUCCESS
+end subroutine
