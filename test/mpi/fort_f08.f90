@@ -15,7 +15,8 @@ program fort_f08
     character(len=MPI_MAX_OBJECT_NAME) :: name
     character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: ver
     logical :: flag
-    integer :: cls
+    integer :: cls, kv
+    integer(kind=MPI_ADDRESS_KIND) :: extra = 0, aval
 
     call MPI_Init()
     call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -70,8 +71,16 @@ program fort_f08
     call MPI_Type_free(pairt)
     call check(pairt == MPI_DATATYPE_NULL, 'type free')
 
+    ! an attribute copied by the predefined MPI_COMM_DUP_FN
+    call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv, extra)
+    call MPI_Comm_set_attr(MPI_COMM_WORLD, kv, 4242_MPI_ADDRESS_KIND)
+
     ! strings
     call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+    call MPI_Comm_get_attr(dup, kv, aval, flag)
+    call check(flag .and. aval == 4242, 'MPI_COMM_DUP_FN copies')
+    call MPI_Comm_delete_attr(MPI_COMM_WORLD, kv)
+    call MPI_Comm_free_keyval(kv)
     call MPI_Comm_set_name(dup, 'f08 dup')
     call MPI_Comm_get_name(dup, name, n)
     call check(name == 'f08 dup' .and. n == 7, 'comm name')
