@@ -13,8 +13,9 @@
 
 #define FH_DYN 1024   /* the first integer of an object allocated from a pool */
 
-/* X(C type, conversion name, lowercase name, pool or NULL, table, number predefined).
- * Windows, files and sessions have no pool yet: their only handles are the NULL ones. */
+/* X(C type, conversion name, pool or NULL, table, number predefined).
+ * Windows, files and sessions have no pool yet: their objects get numbers from a registry
+ * (fh_registry below) until they have one; then give their pool here. */
 #define FH_KINDS(X)                                                                          \
     X(MPI_Comm, Comm, &core_handles.comm, FH_COMM_TABLE, FH_COMM_NPREDEF)                    \
     X(MPI_Datatype, Type, &core_handles.dt, FH_TYPE_TABLE, FH_TYPE_NPREDEF)                  \
@@ -29,6 +30,11 @@
     X(MPI_File, File, NULL, FH_FILE_TABLE, FH_FILE_NPREDEF)                                  \
     X(MPI_Session, Session, NULL, FH_SESSION_TABLE, FH_SESSION_NPREDEF)
 
+/* The numbers of objects of a kind without a pool: the position of the object's first c2f in
+ * an append-only list (a linear search: windows, files and sessions are few). */
+long fh_registry_index(const void *const *pre, const void *h);
+void *fh_registry_at(const void *const *pre, long n);
+
 /* What f2c gives for an integer that names no object: an address in no pool, so the call's
  * handle check reports the kind's error class. */
 extern const char fh_invalid;
@@ -38,12 +44,12 @@ static inline MPI_Fint fh_to_f(const core_handle_pool_t *pool, const void *h,
 {
     if (!h)
         return 0;
-    long n = pool ? core_handle_index(pool, h) : -1;
-    if (n >= 0 && n <= INT32_MAX - FH_DYN)
-        return (MPI_Fint)(FH_DYN + n);
     for (int i = 1; i < npre; i++)
         if (pre[i] == h)
             return i;
+    long n = pool ? core_handle_index(pool, h) : fh_registry_index(pre, h);
+    if (n >= 0 && n <= INT32_MAX - FH_DYN)
+        return (MPI_Fint)(FH_DYN + n);
     return -1;
 }
 
@@ -52,8 +58,8 @@ static inline void *fh_to_c(const core_handle_pool_t *pool, MPI_Fint f,
 {
     if (f >= 0 && f < npre)
         return (void *)pre[f];
-    if (f >= FH_DYN && pool) {
-        void *p = core_handle_at(pool, (long)f - FH_DYN);
+    if (f >= FH_DYN) {
+        void *p = pool ? core_handle_at(pool, (long)f - FH_DYN) : fh_registry_at(pre, f - FH_DYN);
         if (p)
             return p;
     }

@@ -13,7 +13,8 @@
  *                    dead slot, which the C call's handle check reports as it would the pointer
  *   anything else    an invalid handle: f2c gives a pointer no pool knows, so the call fails
  *                    with the kind's error class (MPI_ERR_COMM, ...)
- * Windows, files and sessions have no pool yet; their handles are the NULL handle only.
+ * Windows, files and sessions have no pool yet: their numbers come from a registry (the
+ * position of an object's first conversion), never reused.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,6 +55,51 @@ const char fh_invalid;
     T MPI_##N##_f2c(MPI_Fint f) API_ALIAS(MPI_##N##_f2c);
 
 FH_KINDS(FH_KIND)
+
+/* The registries of the kinds without a pool, one per predefined table (which names the
+ * kind). Process-wide like the pools: handles outlive any one MPI_Init. */
+static struct fh_registry {
+    const void *const *kind;
+    const void **objs;
+    long n, cap;
+} fh_registries[3];
+
+static struct fh_registry *registry(const void *const *pre)
+{
+    for (size_t i = 0; i < sizeof(fh_registries) / sizeof(fh_registries[0]); i++) {
+        if (fh_registries[i].kind == pre || !fh_registries[i].kind) {
+            fh_registries[i].kind = pre;
+            return &fh_registries[i];
+        }
+    }
+    return NULL;
+}
+
+long fh_registry_index(const void *const *pre, const void *h)
+{
+    struct fh_registry *r = registry(pre);
+    if (!r)
+        return -1;
+    for (long i = 0; i < r->n; i++)
+        if (r->objs[i] == h)
+            return i;
+    if (r->n == r->cap) {
+        long cap = r->cap ? 2 * r->cap : 16;
+        const void **objs = realloc(r->objs, (size_t)cap * sizeof(*objs));
+        if (!objs)
+            return -1;
+        r->objs = objs;
+        r->cap = cap;
+    }
+    r->objs[r->n] = h;
+    return r->n++;
+}
+
+void *fh_registry_at(const void *const *pre, long n)
+{
+    struct fh_registry *r = registry(pre);
+    return r && n >= 0 && n < r->n ? (void *)r->objs[n] : NULL;
+}
 
 /* ---- statuses ---------------------------------------------------------------------------- */
 int PMPI_Status_c2f(const MPI_Status *c, MPI_Fint *f)
