@@ -381,10 +381,11 @@ def glue_func(f):
             args.append('&%s_c' % n)
             flag = [q.name for q in f.params if q.kind == 'logical_out'][0]
             keyval = [q.name for q in f.params if 'keyval' in q.name][0]
+            if flag != 'flag':
+                die('%s: attr_get needs a LOGICAL flag parameter named flag' % f.name)
             post.append('if (rc == MPI_SUCCESS && flag_c) fg_attr_out(%s, %d, %s_c, %s, %d);'
                         % (n, int(p.kv.get('int', '0')), n,
                            '(int)*%s' % keyval, 1 if 'Type' not in f.name else 0))
-            assert flag == 'flag'
         elif k == 'attr_set':
             if p.kv.get('int'):
                 args.append('(void *)(intptr_t)*(MPI_Fint *)%s' % n)
@@ -518,10 +519,7 @@ def interface(f, f08, ind='    '):
         head += ' BIND(C, NAME="rdmpi_f08_%s")' % f.name.lower()
     o += wrap(head, len(ind))
     i2 = ind + '    '
-    if f08:
-        o.append(i2 + 'IMPORT')
-    else:
-        o.append(i2 + 'IMPORT')
+    o.append(i2 + 'IMPORT')
     o.append(i2 + 'IMPLICIT NONE')
     asyncbuf = any(p.ctype == 'MPI_Request' for p in fp) or f.base.startswith('MPI_I')
     for p in fp:
@@ -594,22 +592,20 @@ def handle_consts(f08):
 
 
 def sentinels(f08):
+    """The common blocks whose addresses stand for C's special pointers."""
     o = []
     for name, common, dims in SENTINELS:
-        if f08 and 'STATUS' in name:
-            o.append('    TYPE(MPI_Status) :: %s%s' % (name, '(1)' if 'STATUSES' in name else ''))
-            o.append('    COMMON /%s/ %s' % (common, name))
-        elif f08:
-            o.append('    INTEGER :: %s%s' % (name, dims if dims != '(1)' or 'ARGV' in name
-                                                 else '(1)'))
-            o.append('    COMMON /%s/ %s' % (common, name))
+        if f08:
+            if 'STATUS' in name:
+                decl = 'TYPE(MPI_Status) :: %s%s' % (name, '(1)' if 'STATUSES' in name else '')
+            elif 'ARGV' in name:
+                decl = 'CHARACTER(LEN=1) :: %s(1)' % name
+            else:
+                decl = 'INTEGER :: %s%s' % (name, dims)
+            o += ['    ' + decl, '    COMMON /%s/ %s' % (common, name)]
         else:
             t = 'CHARACTER*1' if 'ARGV' in name else 'INTEGER'
-            o.append('      %s %s%s' % (t, name, dims))
-            o.append('      COMMON /%s/ %s' % (common, name))
-    if f08:
-        o = [x.replace('INTEGER :: MPI_ARGV_NULL(1)', 'CHARACTER(LEN=1) :: MPI_ARGV_NULL(1)')
-             for x in o]
+            o += ['      %s %s%s' % (t, name, dims), '      COMMON /%s/ %s' % (common, name)]
     return o
 
 
