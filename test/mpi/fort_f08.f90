@@ -102,7 +102,7 @@ contains
         logical, intent(in) :: ok
         character(len=*), intent(in) :: what
         if (.not. ok) then
-            print *, 'FAIL: rank ', rank, ': ', what
+            write(0, *) 'FAIL: rank ', rank, ': ', what
             call MPI_Abort(MPI_COMM_WORLD, 1)
         end if
     end subroutine

@@ -147,7 +147,7 @@
       character*(*) what
       integer ierr
       if (.not. ok) then
-         write(*,*) 'FAIL: ', what
+         write(0,*) 'FAIL: ', what
          call MPI_ABORT(MPI_COMM_WORLD, 1, ierr)
       end if
       end

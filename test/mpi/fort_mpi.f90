@@ -155,7 +155,7 @@ contains
         character(len=*), intent(in) :: what
         integer :: e
         if (.not. ok) then
-            print *, 'FAIL: rank ', rank, ': ', what
+            write(0, *) 'FAIL: rank ', rank, ': ', what
             call MPI_Abort(MPI_COMM_WORLD, 1, e)
         end if
     end subroutine
