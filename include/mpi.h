@@ -263,6 +263,12 @@ RDMPI_DT(aint) RDMPI_DT(offset) RDMPI_DT(count)
 RDMPI_DT(c_float_complex) RDMPI_DT(c_double_complex) RDMPI_DT(c_long_double_complex)
 RDMPI_DT(float_int) RDMPI_DT(double_int) RDMPI_DT(long_int) RDMPI_DT(2int)
 RDMPI_DT(short_int) RDMPI_DT(long_double_int)
+RDMPI_DT(integer) RDMPI_DT(real) RDMPI_DT(double_precision) RDMPI_DT(complex)
+RDMPI_DT(double_complex) RDMPI_DT(logical) RDMPI_DT(character) RDMPI_DT(integer1)
+RDMPI_DT(integer2) RDMPI_DT(integer4) RDMPI_DT(integer8) RDMPI_DT(real4) RDMPI_DT(real8)
+RDMPI_DT(complex8) RDMPI_DT(complex16) RDMPI_DT(2integer) RDMPI_DT(2real)
+RDMPI_DT(2double_precision) RDMPI_DT(cxx_bool) RDMPI_DT(cxx_float_complex)
+RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex)
 #undef RDMPI_DT
 
 #define MPI_CHAR (&rdmpi_dt_char)
@@ -305,8 +311,25 @@ RDMPI_DT(short_int) RDMPI_DT(long_double_int)
 #define MPI_2INT (&rdmpi_dt_2int)
 #define MPI_SHORT_INT (&rdmpi_dt_short_int)
 #define MPI_LONG_DOUBLE_INT (&rdmpi_dt_long_double_int)
-extern RDMPI_API struct rdmpi_datatype rdmpi_dt_cxx_bool, rdmpi_dt_cxx_float_complex,
-    rdmpi_dt_cxx_double_complex, rdmpi_dt_cxx_long_double_complex;
+/* Fortran's types (gfortran's sizes: INTEGER and LOGICAL 4 bytes, .TRUE. is 1). */
+#define MPI_INTEGER (&rdmpi_dt_integer)
+#define MPI_REAL (&rdmpi_dt_real)
+#define MPI_DOUBLE_PRECISION (&rdmpi_dt_double_precision)
+#define MPI_COMPLEX (&rdmpi_dt_complex)
+#define MPI_DOUBLE_COMPLEX (&rdmpi_dt_double_complex)
+#define MPI_LOGICAL (&rdmpi_dt_logical)
+#define MPI_CHARACTER (&rdmpi_dt_character)
+#define MPI_INTEGER1 (&rdmpi_dt_integer1)
+#define MPI_INTEGER2 (&rdmpi_dt_integer2)
+#define MPI_INTEGER4 (&rdmpi_dt_integer4)
+#define MPI_INTEGER8 (&rdmpi_dt_integer8)
+#define MPI_REAL4 (&rdmpi_dt_real4)
+#define MPI_REAL8 (&rdmpi_dt_real8)
+#define MPI_COMPLEX8 (&rdmpi_dt_complex8)
+#define MPI_COMPLEX16 (&rdmpi_dt_complex16)
+#define MPI_2INTEGER (&rdmpi_dt_2integer)
+#define MPI_2REAL (&rdmpi_dt_2real)
+#define MPI_2DOUBLE_PRECISION (&rdmpi_dt_2double_precision)
 #define MPI_CXX_BOOL (&rdmpi_dt_cxx_bool)
 #define MPI_CXX_FLOAT_COMPLEX (&rdmpi_dt_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX (&rdmpi_dt_cxx_double_complex)
@@ -791,9 +814,9 @@ RDMPI_API int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const 
 RDMPI_API int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
 RDMPI_API int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
 RDMPI_API int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
-RDMPI_API int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
-RDMPI_API int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
-RDMPI_API int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+RDMPI_API int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+RDMPI_API int MPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+RDMPI_API int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size);
 RDMPI_API int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 RDMPI_API int MPI_Grequest_complete(MPI_Request request);
 RDMPI_API int MPI_Pcontrol(const int level, ...);
@@ -809,12 +832,43 @@ RDMPI_API int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const
 RDMPI_API int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
 RDMPI_API int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
 RDMPI_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
-RDMPI_API int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
-RDMPI_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
-RDMPI_API int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size);
+RDMPI_API int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+RDMPI_API int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+RDMPI_API int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size);
 RDMPI_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request);
 RDMPI_API int PMPI_Grequest_complete(MPI_Request request);
 RDMPI_API int PMPI_Pcontrol(const int level, ...);
+/* ---- Fortran: handle and status conversions (bindings/fortran) ------- */
+/* mpi_f08's TYPE(MPI_Status), as C sees it. */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint rdmpi_private[3];
+} MPI_F08_status;
+#define RDMPI_CONV(T, N)                                                                   \
+    RDMPI_API MPI_Fint MPI_##N##_c2f(T h); RDMPI_API T MPI_##N##_f2c(MPI_Fint h);           \
+    RDMPI_API MPI_Fint PMPI_##N##_c2f(T h); RDMPI_API T PMPI_##N##_f2c(MPI_Fint h);
+RDMPI_CONV(MPI_Comm, Comm) RDMPI_CONV(MPI_Datatype, Type) RDMPI_CONV(MPI_Group, Group)
+RDMPI_CONV(MPI_Op, Op) RDMPI_CONV(MPI_Info, Info) RDMPI_CONV(MPI_Errhandler, Errhandler)
+RDMPI_CONV(MPI_Request, Request) RDMPI_CONV(MPI_Message, Message) RDMPI_CONV(MPI_Win, Win)
+RDMPI_CONV(MPI_File, File) RDMPI_CONV(MPI_Session, Session)
+#undef RDMPI_CONV
+RDMPI_API int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+RDMPI_API int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+RDMPI_API int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+RDMPI_API int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+RDMPI_API int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+RDMPI_API int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+RDMPI_API int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+RDMPI_API int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+/* Fortran's SELECTED_INT_KIND/SELECTED_REAL_KIND types (a predefined type of that size). */
+RDMPI_API int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+RDMPI_API int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+RDMPI_API int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 
 /* ---- rdmpi extensions (not MPI; test with #ifdef RDMPI) ------------- */
 /* The name of the transport ("self", "shm", "verbs", "tcp") that carries this rank's messages to

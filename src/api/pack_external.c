@@ -32,7 +32,7 @@ static int ext_bytes(int count, MPI_Datatype dt, size_t *n, const char *fn)
     return 0;
 }
 
-RDMPI_API int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+RDMPI_API int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
                                       MPI_Aint *size)
 {
     static const char fn[] = "MPI_Pack_external_size";
@@ -46,7 +46,7 @@ RDMPI_API int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Dat
     *size = (MPI_Aint)n;
     return MPI_SUCCESS;
 }
-RDMPI_API int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+RDMPI_API int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
                                      MPI_Aint *size) API_ALIAS(MPI_Pack_external_size);
 
 /* A scratch buffer for count items of dt in native packed form (NULL when empty or short). */
@@ -64,7 +64,7 @@ static void *scratch(int count, MPI_Datatype dt, int *rc)
     return p;
 }
 
-RDMPI_API int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+RDMPI_API int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount,
                                  MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
                                  MPI_Aint *position)
 {
@@ -93,11 +93,11 @@ RDMPI_API int PMPI_Pack_external(const char datarep[], const void *inbuf, int in
     *position += (MPI_Aint)n;
     return MPI_SUCCESS;
 }
-RDMPI_API int MPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+RDMPI_API int MPI_Pack_external(const char *datarep, const void *inbuf, int incount,
                                 MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
                                 MPI_Aint *position) API_ALIAS(MPI_Pack_external);
 
-RDMPI_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+RDMPI_API int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize,
                                    MPI_Aint *position, void *outbuf, int outcount,
                                    MPI_Datatype datatype)
 {
@@ -130,6 +130,6 @@ RDMPI_API int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_
     *position += (MPI_Aint)n;
     return MPI_SUCCESS;
 }
-RDMPI_API int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+RDMPI_API int MPI_Unpack_external(const char *datarep, const void *inbuf, MPI_Aint insize,
                                   MPI_Aint *position, void *outbuf, int outcount,
                                   MPI_Datatype datatype) API_ALIAS(MPI_Unpack_external);

@@ -81,6 +81,24 @@ PREDEF(rdmpi_dt_c_float_complex, "MPI_C_FLOAT_COMPLEX", float _Complex, CORE_DT_
 PREDEF(rdmpi_dt_c_double_complex, "MPI_C_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE);
 PREDEF(rdmpi_dt_c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex,
        CORE_DT_CLDOUBLE);
+
+/* Fortran's types (usable from C too); INTEGER is 4 bytes, LOGICAL a 4-byte 1 or 0, as
+ * gfortran has them. */
+PREDEF(rdmpi_dt_integer, "MPI_INTEGER", int32_t, CORE_DT_INT32);
+PREDEF(rdmpi_dt_real, "MPI_REAL", float, CORE_DT_FLOAT);
+PREDEF(rdmpi_dt_double_precision, "MPI_DOUBLE_PRECISION", double, CORE_DT_DOUBLE);
+PREDEF(rdmpi_dt_complex, "MPI_COMPLEX", float _Complex, CORE_DT_CFLOAT);
+PREDEF(rdmpi_dt_double_complex, "MPI_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE);
+PREDEF(rdmpi_dt_logical, "MPI_LOGICAL", int32_t, CORE_DT_FLOGICAL);
+PREDEF(rdmpi_dt_character, "MPI_CHARACTER", char, CORE_DT_CHAR);
+PREDEF(rdmpi_dt_integer1, "MPI_INTEGER1", int8_t, CORE_DT_INT8);
+PREDEF(rdmpi_dt_integer2, "MPI_INTEGER2", int16_t, CORE_DT_INT16);
+PREDEF(rdmpi_dt_integer4, "MPI_INTEGER4", int32_t, CORE_DT_INT32);
+PREDEF(rdmpi_dt_integer8, "MPI_INTEGER8", int64_t, CORE_DT_INT64);
+PREDEF(rdmpi_dt_real4, "MPI_REAL4", float, CORE_DT_FLOAT);
+PREDEF(rdmpi_dt_real8, "MPI_REAL8", double, CORE_DT_DOUBLE);
+PREDEF(rdmpi_dt_complex8, "MPI_COMPLEX8", float _Complex, CORE_DT_CFLOAT);
+PREDEF(rdmpi_dt_complex16, "MPI_COMPLEX16", double _Complex, CORE_DT_CDOUBLE);
 /* C++'s bool and std::complex<T> have the layouts of _Bool and T _Complex. */
 PREDEF(rdmpi_dt_cxx_bool, "MPI_CXX_BOOL", _Bool, CORE_DT_BOOL);
 PREDEF(rdmpi_dt_cxx_float_complex, "MPI_CXX_FLOAT_COMPLEX", float _Complex, CORE_DT_CFLOAT);
@@ -130,6 +148,28 @@ PAIR(rdmpi_dt_short_int, "MPI_SHORT_INT", struct pair_short_int, short, CORE_DT_
 PAIR(rdmpi_dt_long_double_int, "MPI_LONG_DOUBLE_INT", struct pair_ldouble_int, long double,
      CORE_DT_LDOUBLE_INT);
 
+/* Fortran's pairs: value and index of the same type, so no padding: one block. */
+#define FPAIR(obj, label, T, K)                                                    \
+    struct rdmpi_datatype obj = {                                                  \
+        .refcount = 1,                                                             \
+        .flags = PREDEF_FLAGS | CORE_DT_CONTIG,                                    \
+        .size = 2 * sizeof(T),                                                     \
+        .extent = 2 * sizeof(T),                                                   \
+        .true_extent = 2 * sizeof(T),                                              \
+        .kind = K,                                                                 \
+        .basic = K,                                                                \
+        .nbasic = 2,                                                               \
+        .align = _Alignof(T),                                                      \
+        .nblocks = 1,                                                              \
+        .blocks = &obj.block0,                                                     \
+        .block0 = {0, 2 * sizeof(T)},                                              \
+        .name = label,                                                             \
+    }
+
+PAIR(rdmpi_dt_2integer, "MPI_2INTEGER", struct pair_2int, int, CORE_DT_2INT);
+FPAIR(rdmpi_dt_2real, "MPI_2REAL", float, CORE_DT_2REAL);
+FPAIR(rdmpi_dt_2double_precision, "MPI_2DOUBLE_PRECISION", double, CORE_DT_2DOUBLE);
+
 /* Size of the first element of a pair kind (the value), or 0 for single-element kinds. */
 static size_t pair_value_size(enum core_dt_kind kind)
 {
@@ -140,6 +180,8 @@ static size_t pair_value_size(enum core_dt_kind kind)
     case CORE_DT_2INT: return sizeof(int);
     case CORE_DT_SHORT_INT: return sizeof(short);
     case CORE_DT_LDOUBLE_INT: return sizeof(long double);
+    case CORE_DT_2REAL: return sizeof(float);
+    case CORE_DT_2DOUBLE: return sizeof(double);
     default: return 0;
     }
 }
@@ -159,8 +201,12 @@ __attribute__((constructor)) static void dt_predefine(void)
         MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
         MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_C_FLOAT_COMPLEX,
         MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_FLOAT_INT, MPI_DOUBLE_INT,
-        MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_CXX_BOOL,
-        MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX, MPI_CXX_LONG_DOUBLE_COMPLEX,
+        MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+        MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX,
+        MPI_LOGICAL, MPI_CHARACTER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
+        MPI_REAL4, MPI_REAL8, MPI_COMPLEX8, MPI_COMPLEX16, MPI_2INTEGER, MPI_2REAL,
+        MPI_2DOUBLE_PRECISION, MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX,
+        MPI_CXX_LONG_DOUBLE_COMPLEX,
     };
     core_handle_predefine(&core_handles.dt, types, sizeof(types) / sizeof(types[0]));
 }

@@ -27,6 +27,8 @@ enum core_dt_kind {
     CORE_DT_FLOAT_INT, CORE_DT_DOUBLE_INT, CORE_DT_LONG_INT, CORE_DT_2INT,
     CORE_DT_SHORT_INT, CORE_DT_LDOUBLE_INT,
     CORE_DT_PACKED,
+    CORE_DT_FLOGICAL,                 /* Fortran LOGICAL: .TRUE. is 1 (gfortran) */
+    CORE_DT_2REAL, CORE_DT_2DOUBLE,   /* Fortran MINLOC/MAXLOC pairs: the index is a REAL */
     CORE_DT_NKINDS
 };
 

@@ -113,9 +113,12 @@ static int add_slab(core_handle_pool_t *pool)
     uint8_t *live = calloc(pool->slab_bytes / CORE_HANDLE_GRAIN, 1);
     core_handle_slab_t *slabs = realloc(pool->slabs, (pool->nslabs + 1) * sizeof(*slabs));
     void **ring = malloc((pool->ring_cap + nslots) * sizeof(*ring));
+    uintptr_t *by_serial = realloc(pool->by_serial, (pool->nslabs + 1) * sizeof(*by_serial));
     if (slabs)
         pool->slabs = slabs;
-    if (!base || !live || !slabs || !ring) {
+    if (by_serial)
+        pool->by_serial = by_serial;
+    if (!base || !live || !slabs || !ring || !by_serial) {
         free(base);
         free(live);
         free(ring);
@@ -136,7 +139,8 @@ static int add_slab(core_handle_pool_t *pool)
     while (at < pool->nslabs && pool->slabs[at].base < (uintptr_t)base)
         at++;
     memmove(&pool->slabs[at + 1], &pool->slabs[at], (pool->nslabs - at) * sizeof(*slabs));
-    pool->slabs[at] = (core_handle_slab_t){ (uintptr_t)base, live };
+    pool->slabs[at] = (core_handle_slab_t){ (uintptr_t)base, live, pool->nslabs };
+    pool->by_serial[pool->nslabs] = (uintptr_t)base;
     pool->nslabs++;
     return 0;
 }
@@ -248,6 +252,28 @@ int core_handle_predefine(core_handle_pool_t *pool, const void *const *objs, siz
     return CORE_ENOMEM;
 }
 
+long core_handle_index(const core_handle_pool_t *pool, const void *p)
+{
+    const core_handle_slab_t *s = slab_of(pool, (uintptr_t)p);
+    if (!s)
+        return -1;
+    uintptr_t off = (uintptr_t)p - s->base;
+    if (off % pool->slot)
+        return -1;
+    return (long)(s->serial * (pool->slab_bytes / pool->slot) + off / pool->slot);
+}
+
+void *core_handle_at(const core_handle_pool_t *pool, long index)
+{
+    if (index < 0 || !pool->slot)
+        return NULL;
+    size_t per = pool->slab_bytes / pool->slot;
+    size_t serial = (size_t)index / per;
+    if (serial >= pool->nslabs)
+        return NULL;
+    return (void *)(pool->by_serial[serial] + (size_t)index % per * pool->slot);
+}
+
 void core_handle_pool_destroy(core_handle_pool_t *pool)
 {
     for (size_t i = 0; i < pool->nslabs; i++) {
@@ -258,5 +284,6 @@ void core_handle_pool_destroy(core_handle_pool_t *pool)
     free(pool->slabs);
     free(pool->ring);
     free(pool->pre_table);
+    free(pool->by_serial);
     *pool = (core_handle_pool_t)CORE_HANDLE_POOL_INIT;
 }

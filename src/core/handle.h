@@ -32,6 +32,7 @@
 typedef struct core_handle_slab {
     uintptr_t base;
     uint8_t *live;             /* 1 at the grain that starts a live slot */
+    size_t serial;             /* the slab's rank in allocation order */
 } core_handle_slab_t;
 
 typedef struct core_handle_pool {
@@ -53,6 +54,7 @@ typedef struct core_handle_pool {
     size_t ring_cap, ring_head, nfree;
     size_t nlive;
     uintptr_t *pre_table;      /* owned storage behind pre */
+    uintptr_t *by_serial;      /* slab bases in allocation order (nslabs of them) */
 } core_handle_pool_t;
 
 /* A pool with no predefined objects and no slabs yet (static initializer).
@@ -106,6 +108,15 @@ void core_handle_free(core_handle_pool_t *pool, void *obj);
 /* Makes objs[0..n) valid handles of pool (the predefined objects); replaces
  * an earlier set. Returns 0 or CORE_ENOMEM. */
 int core_handle_predefine(core_handle_pool_t *pool, const void *const *objs, size_t n);
+/*
+ * A slot's number, stable for the life of the slab (slabs are never freed):
+ * serial * slots per slab + slot, or -1 when p is not the start of a slot of
+ * pool's slabs (live or dead). Fortran's integer handles are built on it.
+ */
+long core_handle_index(const core_handle_pool_t *pool, const void *p);
+/* The slot numbered index (live or dead: the caller's handle check decides),
+ * or NULL when no slab has it. */
+void *core_handle_at(const core_handle_pool_t *pool, long index);
 /* Frees the pool's slabs and tables (every object in it goes): for tests. */
 void core_handle_pool_destroy(core_handle_pool_t *pool);
 

@@ -116,7 +116,7 @@ void core_op_release(MPI_Op op)
     X(CORE_DT_CDOUBLE, double _Complex, double _Complex)                           \
     X(CORE_DT_CLDOUBLE, long double _Complex, long double _Complex)
 
-#define BOOL_KINDS(X) X(CORE_DT_BOOL, _Bool, _Bool)
+#define BOOL_KINDS(X) X(CORE_DT_BOOL, _Bool, _Bool) X(CORE_DT_FLOGICAL, int32_t, int32_t)
 #define BYTE_KINDS(X) X(CORE_DT_BYTE, unsigned char, unsigned)
 
 /* The pair types: X(kind, C struct, value type). */
@@ -126,6 +126,8 @@ struct pair_long_int { long v; int i; };
 struct pair_2int { int v; int i; };
 struct pair_short_int { short v; int i; };
 struct pair_ldouble_int { long double v; int i; };
+struct pair_2real { float v; float i; };       /* Fortran's: the index is a REAL */
+struct pair_2double { double v; double i; };
 
 #define PAIR_KINDS(X)                                                              \
     X(CORE_DT_FLOAT_INT, struct pair_float_int, float)                             \
@@ -133,7 +135,9 @@ struct pair_ldouble_int { long double v; int i; };
     X(CORE_DT_LONG_INT, struct pair_long_int, long)                                \
     X(CORE_DT_2INT, struct pair_2int, int)                                         \
     X(CORE_DT_SHORT_INT, struct pair_short_int, short)                             \
-    X(CORE_DT_LDOUBLE_INT, struct pair_ldouble_int, long double)
+    X(CORE_DT_LDOUBLE_INT, struct pair_ldouble_int, long double)                   \
+    X(CORE_DT_2REAL, struct pair_2real, float)                                     \
+    X(CORE_DT_2DOUBLE, struct pair_2double, double)
 
 /* Classes of kinds, as the MPI table groups them. */
 enum {
@@ -283,22 +287,23 @@ static void apply_loc(int max, enum core_dt_kind kind, const void *in, void *ino
 {
 #define LOC(K, P, V)                                                               \
     case K: {                                                                      \
-        size_t stride = packed ? sizeof(V) + sizeof(int) : sizeof(P);              \
+        typedef __typeof__(((P *)0)->i) I; /* int, or Fortran's REAL index */      \
+        size_t stride = packed ? sizeof(V) + sizeof(I) : sizeof(P);                \
         size_t ioff = packed ? sizeof(V) : offsetof(P, i);                         \
         for (size_t j = 0; j < n; j++) {                                           \
             const char *s = (const char *)in + j * stride;                         \
             char *d = (char *)inout + j * stride;                                  \
             V sv, dv;                                                              \
-            int si, di;                                                            \
+            I si, di;                                                              \
             memcpy(&sv, s, sizeof(V));                                             \
             memcpy(&dv, d, sizeof(V));                                             \
-            memcpy(&si, s + ioff, sizeof(int));                                    \
-            memcpy(&di, d + ioff, sizeof(int));                                    \
+            memcpy(&si, s + ioff, sizeof(I));                                      \
+            memcpy(&di, d + ioff, sizeof(I));                                      \
             if (max ? sv > dv : sv < dv) {                                         \
                 memcpy(d, &sv, sizeof(V));                                         \
-                memcpy(d + ioff, &si, sizeof(int));                                \
+                memcpy(d + ioff, &si, sizeof(I));                                  \
             } else if (sv == dv && si < di) {                                      \
-                memcpy(d + ioff, &si, sizeof(int));                                \
+                memcpy(d + ioff, &si, sizeof(I));                                  \
             }                                                                      \
         }                                                                          \
         break;                                                                     \

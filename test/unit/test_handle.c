@@ -168,8 +168,37 @@ static void library_pools(void)
                                      !core_handle_valid(&core_handles.req, (void *)0x1234));
 }
 
+/* Slot numbers (Fortran's integer handles): stable, unique, and back to the same slot,
+ * across slabs whose addresses need not be in allocation order. */
+static void indices(void)
+{
+    core_handle_pool_t pool = CORE_HANDLE_POOL_INIT;
+    static void *objs[NOBJ];
+    int unique = 1, back = 1;
+    CHECK("index-empty", core_handle_index(&pool, &pool) == -1 && !core_handle_at(&pool, 0));
+    for (int i = 0; i < NOBJ; i++)
+        objs[i] = core_handle_alloc(&pool, 100);
+    for (int i = 0; i < NOBJ; i++) {
+        long n = core_handle_index(&pool, objs[i]);
+        back &= n >= 0 && core_handle_at(&pool, n) == objs[i];
+        if (i > 0)
+            unique &= n != core_handle_index(&pool, objs[i - 1]);
+    }
+    CHECK("index-roundtrip", back);
+    CHECK("index-unique", unique);
+    long n5 = core_handle_index(&pool, objs[5]);
+    core_handle_free(&pool, objs[5]);
+    CHECK("index-dead-slot", core_handle_index(&pool, objs[5]) == n5 &&
+                                 core_handle_at(&pool, n5) == objs[5] &&
+                                 !core_handle_valid(&pool, core_handle_at(&pool, n5)));
+    CHECK("index-interior", core_handle_index(&pool, (char *)objs[6] + 16) == -1);
+    CHECK("index-beyond", !core_handle_at(&pool, 1L << 40) && !core_handle_at(&pool, -1));
+    core_handle_pool_destroy(&pool);
+}
+
 int main(void)
 {
+    indices();
     basic();
     many();
     predefined();

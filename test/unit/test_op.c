@@ -426,6 +426,44 @@ static void test_loc(void)
     report("loc_ties", !why[0], "%s", why);
 }
 
+/* ---- Fortran's types ------------------------------------------------------ */
+
+/* The pairs whose index is a REAL, LOGICAL's 1 and 0, and the Fortran names of C kinds. */
+static void test_fortran(void)
+{
+    char why[256] = "";
+    float r_in[6] = {1, 5, 2, 2, 7, 1}, r_io[6] = {1, 9, 2, 1, 3, 4};
+    core_op_apply(MPI_MINLOC, r_in, r_io, 3, MPI_2REAL);
+    EXPECT(r_io[0] == 1 && r_io[1] == 5 && r_io[2] == 2 && r_io[3] == 1 && r_io[4] == 3 &&
+               r_io[5] == 4, "MINLOC 2REAL: (%g,%g) (%g,%g) (%g,%g)", r_io[0], r_io[1], r_io[2],
+           r_io[3], r_io[4], r_io[5]);
+    double d_in[4] = {-1, 3, 8, 6}, d_io[4] = {-1, 2, 4, 1};
+    core_op_apply(MPI_MAXLOC, d_in, d_io, 2, MPI_2DOUBLE_PRECISION);
+    EXPECT(d_io[0] == -1 && d_io[1] == 2 && d_io[2] == 8 && d_io[3] == 6,
+           "MAXLOC 2DOUBLE_PRECISION: (%g,%g) (%g,%g)", d_io[0], d_io[1], d_io[2], d_io[3]);
+    int i_in[2] = {4, 9}, i_io[2] = {4, 2};
+    core_op_apply(MPI_MAXLOC, i_in, i_io, 1, MPI_2INTEGER);
+    EXPECT(i_io[0] == 4 && i_io[1] == 2, "MAXLOC 2INTEGER tie: (%d,%d)", i_io[0], i_io[1]);
+    int32_t l_in[4] = {1, 0, 1, 0}, l_io[4] = {1, 1, 0, 0};
+    core_op_apply(MPI_LAND, l_in, l_io, 4, MPI_LOGICAL);
+    EXPECT(l_io[0] == 1 && l_io[1] == 0 && l_io[2] == 0 && l_io[3] == 0, "LAND LOGICAL");
+    int32_t x_in[4] = {1, 0, 1, 0}, x_io[4] = {1, 1, 0, 0};
+    core_op_apply(MPI_LXOR, x_in, x_io, 4, MPI_LOGICAL);
+    EXPECT(x_io[0] == 0 && x_io[1] == 1 && x_io[2] == 1 && x_io[3] == 0, "LXOR LOGICAL");
+    int64_t q_in = 1LL << 40, q_io = 5;
+    core_op_apply(MPI_SUM, &q_in, &q_io, 1, MPI_INTEGER8);
+    EXPECT(q_io == (1LL << 40) + 5, "SUM INTEGER8");
+    double _Complex z_in = 1 + 2 * I, z_io = 3 - 1 * I;
+    core_op_apply(MPI_PROD, &z_in, &z_io, 1, MPI_DOUBLE_COMPLEX);
+    EXPECT(z_io == (1 + 2 * I) * (3 - 1 * I), "PROD DOUBLE_COMPLEX");
+    EXPECT(!core_op_valid(MPI_MINLOC, MPI_REAL) && !core_op_valid(MPI_LAND, MPI_REAL) &&
+               !core_op_valid(MPI_BAND, MPI_LOGICAL) && !core_op_valid(MPI_SUM, MPI_LOGICAL) &&
+               !core_op_valid(MPI_MAX, MPI_CHARACTER) && core_op_valid(MPI_LOR, MPI_LOGICAL) &&
+               core_op_valid(MPI_MAXLOC, MPI_2REAL) && core_op_valid(MPI_SUM, MPI_COMPLEX),
+           "the ops defined on Fortran's types");
+    report("fortran_types", !why[0], "%s", why);
+}
+
 /* ---- Derived types ------------------------------------------------------- */
 
 static MPI_Datatype contig(int count, MPI_Datatype old)
@@ -594,6 +632,7 @@ static void test_vector_lengths(void)
 
 int main(void)
 {
+    test_fortran();
     setvbuf(stdout, NULL, _IOLBF, 0);
     core_dt_init();
     test_predefined_ops();

@@ -1,0 +1,733 @@
+#!/usr/bin/env python3
+"""
+The Fortran bindings of rdmpi, generated from one description: the C prototypes and integer
+constants of include/mpi.h, plus bindings/fortran/facts.txt (what a prototype cannot tell:
+choice buffers, LOGICALs, array lengths, ...). Writes into OUTDIR:
+  mpif.h            fixed/free-form include file (constants, handles, sentinels, functions)
+  mpi.f90           the `mpi` module: the same constants, explicit interfaces
+  mpi_f08.f90       the `mpi_f08` module: handle types, MPI_Status, optional ierror,
+                    TYPE(*), DIMENSION(..) choice buffers
+  fortran_glue.c    the Fortran-callable symbols: mpi_x_ and pmpi_x_ for every MPI_X and
+                    PMPI_X of mpi.h (mpif.h, `mpi` and the mpi_f08 calls without a choice
+                    buffer), rdmpi_f08_mpi_x / rdmpi_f08_pmpi_x (the mpi_f08 calls with one)
+  fortran_handles.h the integer values of the predefined handles (for fortran_handles.c)
+A function with a parameter this script cannot map, and no fact about it, stops the build.
+
+Usage: gen.py MPI_H FACTS OUTDIR | gen.py MPI_H FACTS --list  (each function and its forms)
+"""
+import fnmatch
+import os
+import re
+import sys
+
+# ---- the C types -------------------------------------------------------------------------
+# handle types: C type -> (conversion name in MPI_X_c2f/f2c, f08 type)
+HANDLES = {
+    'MPI_Comm': ('Comm', 'MPI_Comm'), 'MPI_Datatype': ('Type', 'MPI_Datatype'),
+    'MPI_Group': ('Group', 'MPI_Group'), 'MPI_Op': ('Op', 'MPI_Op'),
+    'MPI_Info': ('Info', 'MPI_Info'), 'MPI_Errhandler': ('Errhandler', 'MPI_Errhandler'),
+    'MPI_Request': ('Request', 'MPI_Request'), 'MPI_Message': ('Message', 'MPI_Message'),
+    'MPI_Win': ('Win', 'MPI_Win'), 'MPI_File': ('File', 'MPI_File'),
+    'MPI_Session': ('Session', 'MPI_Session'),
+}
+# integer types other than int: C type -> Fortran kind parameter
+KINDS = {'MPI_Aint': 'MPI_ADDRESS_KIND', 'MPI_Offset': 'MPI_OFFSET_KIND',
+         'MPI_Count': 'MPI_COUNT_KIND', 'MPI_Fint': None}
+
+# The predefined handles, in the order of their integer values (NULL is 0, then 1, 2, ...).
+# These values are the ABI of compiled Fortran programs: append, never reorder.
+PREDEFINED = {
+    'Comm': ['MPI_COMM_NULL', 'MPI_COMM_WORLD', 'MPI_COMM_SELF'],
+    'Group': ['MPI_GROUP_NULL', 'MPI_GROUP_EMPTY'],
+    'Errhandler': ['MPI_ERRHANDLER_NULL', 'MPI_ERRORS_ARE_FATAL', 'MPI_ERRORS_RETURN',
+                   'MPI_ERRORS_ABORT'],
+    'Info': ['MPI_INFO_NULL', 'MPI_INFO_ENV'],
+    'Request': ['MPI_REQUEST_NULL'],
+    'Message': ['MPI_MESSAGE_NULL', 'MPI_MESSAGE_NO_PROC'],
+    'Op': ['MPI_OP_NULL', 'MPI_MAX', 'MPI_MIN', 'MPI_SUM', 'MPI_PROD', 'MPI_LAND', 'MPI_BAND',
+           'MPI_LOR', 'MPI_BOR', 'MPI_LXOR', 'MPI_BXOR', 'MPI_MINLOC', 'MPI_MAXLOC',
+           'MPI_REPLACE', 'MPI_NO_OP'],
+    'Win': ['MPI_WIN_NULL'],
+    'File': ['MPI_FILE_NULL'],
+    'Session': ['MPI_SESSION_NULL'],
+    'Type': ['MPI_DATATYPE_NULL', 'MPI_CHAR', 'MPI_SIGNED_CHAR', 'MPI_UNSIGNED_CHAR', 'MPI_BYTE',
+             'MPI_PACKED', 'MPI_SHORT', 'MPI_UNSIGNED_SHORT', 'MPI_INT', 'MPI_UNSIGNED',
+             'MPI_LONG', 'MPI_UNSIGNED_LONG', 'MPI_LONG_LONG_INT', 'MPI_LONG_LONG',
+             'MPI_UNSIGNED_LONG_LONG', 'MPI_FLOAT', 'MPI_DOUBLE', 'MPI_LONG_DOUBLE', 'MPI_WCHAR',
+             'MPI_C_BOOL', 'MPI_INT8_T', 'MPI_INT16_T', 'MPI_INT32_T', 'MPI_INT64_T',
+             'MPI_UINT8_T', 'MPI_UINT16_T', 'MPI_UINT32_T', 'MPI_UINT64_T', 'MPI_AINT',
+             'MPI_OFFSET', 'MPI_COUNT', 'MPI_C_COMPLEX', 'MPI_C_FLOAT_COMPLEX',
+             'MPI_C_DOUBLE_COMPLEX', 'MPI_C_LONG_DOUBLE_COMPLEX', 'MPI_FLOAT_INT',
+             'MPI_DOUBLE_INT', 'MPI_LONG_INT', 'MPI_2INT', 'MPI_SHORT_INT',
+             'MPI_LONG_DOUBLE_INT',
+             'MPI_INTEGER', 'MPI_REAL', 'MPI_DOUBLE_PRECISION', 'MPI_COMPLEX',
+             'MPI_DOUBLE_COMPLEX', 'MPI_LOGICAL', 'MPI_CHARACTER', 'MPI_INTEGER1',
+             'MPI_INTEGER2', 'MPI_INTEGER4', 'MPI_INTEGER8', 'MPI_REAL4', 'MPI_REAL8',
+             'MPI_COMPLEX8', 'MPI_COMPLEX16', 'MPI_2INTEGER', 'MPI_2REAL',
+             'MPI_2DOUBLE_PRECISION', 'MPI_CXX_BOOL',
+             'MPI_CXX_FLOAT_COMPLEX', 'MPI_CXX_DOUBLE_COMPLEX',
+             'MPI_CXX_LONG_DOUBLE_COMPLEX'],
+}
+# Sentinel addresses Fortran passes for C's special pointers: name -> (common block, dims)
+SENTINELS = [('MPI_BOTTOM', 'rdmpi_bottom', ''), ('MPI_IN_PLACE', 'rdmpi_in_place', ''),
+             ('MPI_STATUS_IGNORE', 'rdmpi_status_ignore', '(MPI_STATUS_SIZE)'),
+             ('MPI_STATUSES_IGNORE', 'rdmpi_statuses_ignore', '(MPI_STATUS_SIZE,1)'),
+             ('MPI_ERRCODES_IGNORE', 'rdmpi_errcodes_ignore', '(1)'),
+             ('MPI_UNWEIGHTED', 'rdmpi_unweighted', '(1)'),
+             ('MPI_WEIGHTS_EMPTY', 'rdmpi_weights_empty', '(1)'),
+             ('MPI_ARGV_NULL', 'rdmpi_argv_null', '(1)')]
+# The predefined attribute callbacks as Fortran procedures (callbacks.c)
+FORTRAN_CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
+                     'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_DUP_FN', 'MPI_TYPE_NULL_DELETE_FN',
+                     'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN']
+STATUS_SIZE = 6   # MPI_Status in MPI_Fint units (fortran_handles.c asserts it)
+
+
+def die(msg):
+    sys.stderr.write('bindings/fortran/gen.py: error: %s\n' % msg)
+    sys.exit(1)
+
+
+# ---- reading mpi.h and the facts --------------------------------------------------------
+PROTO = re.compile(r'^RDMPI_API\s+(int|double|MPI_Aint|MPI_Fint|[A-Za-z_]\w*)\s+(P?MPI_\w+)\s*\((.*)\);\s*$')
+PARAM = re.compile(r'^(const\s+)?([A-Za-z_]\w*)\s*(\*{0,3})\s*(\w+)\s*((?:\[\d*\])*)$')
+
+
+def read_header(path):
+    funcs, consts = [], []
+    text = open(path).read()
+    # join continued prototype lines
+    text = re.sub(r',\s*\n\s*', ', ', text)
+    for line in text.split('\n'):
+        m = re.match(r'^#define\s+(MPI_[A-Z0-9_]+)\s+\(?(-?\d+)\)?\s*(/\*.*)?$', line)
+        if m:
+            consts.append((m.group(1), int(m.group(2))))
+            continue
+        m = PROTO.match(line.strip())
+        if m:
+            funcs.append((m.group(2), m.group(1), m.group(3).strip()))
+    return funcs, consts
+
+
+def read_facts(path):
+    facts = []
+    for line in open(path):
+        line = line.split('#', 1)[0].strip() if not line.lstrip().startswith('#') else ''
+        if not line:
+            continue
+        w = line.split()
+        if len(w) < 3:
+            die('facts.txt: short line: %s' % line)
+        kv = {}
+        rest = []
+        for x in w[3:]:
+            if '=' in x and not rest:
+                k, v = x.split('=', 1)
+                kv[k] = v
+            else:
+                rest.append(x)
+        if '=' in w[2]:
+            k, v = w[2].split('=', 1)
+            kv[k] = v
+            fact = None
+        else:
+            fact = w[2]
+        facts.append((w[0], w[1], fact, kv, ' '.join(rest)))
+    return facts
+
+
+def facts_for(facts, fname, pname):
+    base = fname[1:] if fname.startswith('PMPI_') else fname
+    out, kv = None, {}
+    for pat, par, fact, k, rest in facts:
+        if par != pname or not fnmatch.fnmatchcase(base, pat):
+            continue
+        if fact is not None:
+            out = (fact, rest)
+        kv.update(k)
+    return out, kv
+
+
+# ---- parameter kinds ---------------------------------------------------------------------
+class Param:
+    def __init__(self, fn, decl, facts):
+        m = PARAM.match(decl.strip())
+        if not m:
+            die('%s: cannot parse parameter "%s"' % (fn, decl))
+        self.const = bool(m.group(1))
+        self.ctype = m.group(2)
+        self.ptr = len(m.group(3))
+        self.name = m.group(4)
+        self.dims = m.group(5)
+        f, self.kv = facts_for(facts, fn, self.name)
+        self.fact = f[0] if f else None
+        self.kind = self.classify(fn)
+
+    def classify(self, fn):
+        t, p, d, f = self.ctype, self.ptr, self.dims, self.fact
+        arr = d == '[]'
+        if f == 'drop':
+            return 'drop'
+        if f == 'procedure':
+            if p == 1 and (t.endswith('_function') or t.endswith('_fn')):
+                return 'procedure'
+            die('%s: fact procedure does not fit parameter %s' % (fn, self.name))
+        if f == 'extra_state' and t == 'void' and p == 1:
+            return 'attr_set'
+        if t == 'void':
+            if p == 1 and f in ('choice', 'attr_get', 'attr_set', 'baseptr', 'detach'):
+                return f
+            die('%s: parameter %s (void *) needs a fact in facts.txt (choice, attr_get, ...)'
+                % (fn, self.name))
+        if t == 'char':
+            if p == 1 and not d:
+                return 'str_in' if self.const else 'str_out'
+            die('%s: parameter %s (char%s%s) has no Fortran form: add a fact'
+                % (fn, self.name, '*' * p, d))
+        if t == 'int':
+            if d == '[][3]' and p == 0:
+                return 'int_array3'
+            if f == 'logical':
+                if p == 0 and not d:
+                    return 'logical_in'
+                if p == 1 and not d:
+                    return 'logical_out'
+            if f == 'logical_array' and (arr or p == 1):
+                return 'logical_array'
+            if f == 'weights' and (arr or p == 1):
+                return 'weights'
+            if f == 'array' and p == 1:
+                return 'int_array'
+            if f == 'index' and p == 1 and not d:
+                return 'index'
+            if f == 'index' and arr:
+                return 'index_array'
+            if f is not None:
+                die('%s: fact %s does not fit parameter %s' % (fn, f, self.name))
+            if p == 0 and not d:
+                return 'int_in'
+            if p == 1 and not d:
+                return 'int_ref'
+            if p == 0 and arr:
+                return 'int_array'
+        if t in KINDS:
+            if p == 0 and not d:
+                return 'kint_in'
+            if (p == 1 and not d) or (p == 0 and arr):
+                return 'kint_ref'
+        if t in HANDLES:
+            if p == 0 and not d:
+                return 'handle_in'
+            if p == 1 and not d and f != 'array':
+                return 'handle_ref'
+            if (p == 0 and arr) or (p == 1 and f == 'array'):
+                if 'len' not in self.kv:
+                    die('%s: array of handles %s needs a len= fact in facts.txt' % (fn, self.name))
+                return 'handle_array'
+        if t == 'MPI_Status':
+            if p == 1 and not d:
+                return 'status'
+            if p == 0 and arr:
+                return 'statuses'
+        if p == 1 and (t.endswith('_function') or t.endswith('_fn')):
+            die('%s: parameter %s is a callback (%s *): Fortran procedures need a hand-written '
+                'trampoline (fact procedure, function fact hand) or a skip fact'
+                % (fn, self.name, t))
+        die('%s: parameter %s (%s%s %s%s) has no Fortran form: add a fact to facts.txt or a '
+            'kind to gen.py' % (fn, self.name, 'const ' if self.const else '', t, '*' * p, d))
+
+
+class Func:
+    def __init__(self, name, ret, params, facts):
+        self.name = name
+        self.base = name[1:] if name.startswith('PMPI_') else name
+        self.ret = ret
+        f, _ = facts_for(facts, name, '*')
+        self.ffact = f
+        self.hand = False
+        self.params = []
+        if self.ffact and self.ffact[0] == 'hand':
+            # the C glue is hand-written (callbacks.c); the interfaces are generated
+            self.ffact = None
+            self.hand = True
+        if self.ffact:
+            return
+        if ret not in ('int', 'double', 'MPI_Aint'):
+            die('%s: returns %s, which has no Fortran form: add a c-only or skip fact' % (name, ret))
+        if params != 'void':
+            self.params = [Param(name, p, facts) for p in params.split(',')]
+        self.choice = any(p.kind == 'choice' for p in self.params)
+        if self.choice:
+            for p in self.params:
+                if p.kind in ('str_in', 'str_out'):
+                    die('%s: a choice buffer and a string in one call is not supported by '
+                        'gen.py yet' % name)
+
+    def fparams(self):
+        return [p for p in self.params if p.kind != 'drop']
+
+
+# ---- the C glue ----------------------------------------------------------------------------
+def glue(funcs):
+    o = ['/* Generated by bindings/fortran/gen.py from include/mpi.h and facts.txt: do not edit. */',
+         '#include "bindings/fortran/glue.h"', '']
+    for cv in sorted(set(v[0] for v in HANDLES.values())):
+        for op, rel in (('eq', '=='), ('ne', '!=')):
+            o += ['FG_API MPI_Fint rdmpi_f08_%s_%s_(const MPI_Fint *a, const MPI_Fint *b)'
+                  % (op, cv.lower()), '{', '    return *a %s *b ? FG_TRUE : FG_FALSE;' % rel,
+                  '}', '']
+    for f in funcs:
+        if f.ffact or f.hand:
+            continue
+        o += glue_func(f)
+    return '\n'.join(o) + '\n'
+
+
+def glue_func(f):
+    low = f.name.lower()
+    fp = f.fparams()
+    pre, args, post, cparams, lens, late = [], [], [], [], [], []
+    for p in f.params:
+        n = p.name
+        k = p.kind
+        if k == 'drop':
+            args.append('NULL')
+            continue
+        if k == 'choice':
+            cparams.append('void *%s' % n)
+            args.append(n)
+            continue
+        if k in ('str_in', 'str_out'):
+            cparams.append('char *%s' % n)
+            lens.append('size_t %s_len' % n)
+        elif k == 'kint_in' or k == 'kint_ref':
+            cparams.append('%s *%s' % (p.ctype, n))
+        else:
+            cparams.append('MPI_Fint *%s' % n)
+        if k == 'int_in':
+            args.append('(int)*%s' % n)
+        elif k == 'int_ref':
+            args.append('(int *)%s' % n)
+        elif k == 'int_array':
+            args.append('(int *)%s' % n)
+        elif k == 'index':
+            args.append('(int *)%s' % n)
+            post.append('if (rc == MPI_SUCCESS && *%s >= 0) (*%s)++;' % (n, n))
+        elif k == 'index_array':
+            args.append('(int *)%s' % n)
+            post.append('if (rc == MPI_SUCCESS) fg_indices(%s, %s);' % (n, p.kv['len']))
+        elif k == 'int_array3':
+            args.append('(int(*)[3])%s' % n)
+        elif k == 'weights':
+            args.append('fg_weights(%s)' % n)
+        elif k == 'logical_in':
+            args.append('(*%s != 0)' % n)
+        elif k == 'logical_out':
+            pre.append('int %s_c = 0;' % n)
+            args.append('&%s_c' % n)
+            post.append('*%s = %s_c ? FG_TRUE : FG_FALSE;' % (n, n))
+        elif k == 'logical_array':
+            args.append('(int *)%s' % n)
+            if 'len' in p.kv:
+                post.append('if (rc == MPI_SUCCESS) fg_logicals(%s, %s);' % (n, p.kv['len']))
+        elif k == 'kint_in':
+            args.append('*%s' % n)
+        elif k == 'kint_ref':
+            args.append(n)
+        elif k == 'handle_in':
+            cv = HANDLES[p.ctype][0]
+            pre.append('%s %s_c = fh_%s_f2c(*%s);' % (p.ctype, n, cv, n))
+            args.append('%s_c' % n)
+        elif k == 'handle_ref':
+            cv = HANDLES[p.ctype][0]
+            pre.append('%s %s_c = fh_%s_f2c(*%s), %s_in = %s_c;' % (p.ctype, n, cv, n, n, n))
+            args.append('&%s_c' % n)
+            post.append('if (%s_c != %s_in) *%s = fh_%s_c2f(%s_c);' % (n, n, n, cv, n))
+        elif k == 'handle_array':
+            cv = HANDLES[p.ctype][0]
+            ln = p.kv['len']
+            # after the other conversions: the length may come from a converted handle
+            late.append('int %s_n = %s;' % (n, ln))
+            late.append('%s %s_s[FG_STACK], *%s_c = %s_n <= FG_STACK ? %s_s : '
+                        'malloc((size_t)%s_n * sizeof(*%s_c));' % (p.ctype, n, n, n, n, n, n))
+            late.append('if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }' % n)
+            late.append('for (int i = 0; i < %s_n; i++) %s_c[i] = fh_%s_f2c(%s[i]);'
+                        % (n, n, cv, n))
+            args.append('%s_c' % n)
+            if not p.const:
+                post.append('for (int i = 0; i < %s_n; i++) if (%s_c[i] != fh_%s_f2c(%s[i])) '
+                            '%s[i] = fh_%s_c2f(%s_c[i]);' % (n, n, cv, n, n, cv, n))
+            post.append('if (%s_c != %s_s) free(%s_c);' % (n, n, n))
+        elif k == 'status':
+            pre.append('MPI_Status %s_s, *%s_c = fg_status_in(%s, &%s_s);' % (n, n, n, n))
+            args.append('%s_c' % n)
+            post.append('fg_status_out(%s, %s_c);' % (n, n))
+        elif k == 'statuses':
+            args.append('fg_statuses(%s)' % n)
+        elif k == 'str_in':
+            pre.append('char *%s_c = fg_str_in(%s, %s_len);' % (n, n, n))
+            pre.append('if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }' % n)
+            args.append('%s_c' % n)
+            post.append('free(%s_c);' % n)
+        elif k == 'str_out':
+            ml = p.kv.get('maxlen', '0')
+            pre.append('char *%s_c = fg_str_buf(%s_len, %s);' % (n, n, ml))
+            pre.append('if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }' % n)
+            args.append('%s_c' % n)
+            post.append('if (rc == MPI_SUCCESS) fg_str_out(%s, %s_len, %s_c);' % (n, n, n))
+            post.append('free(%s_c);' % n)
+        elif k == 'attr_get':
+            pre.append('void *%s_c = NULL;' % n)
+            args.append('&%s_c' % n)
+            flag = [q.name for q in f.params if q.kind == 'logical_out'][0]
+            keyval = [q.name for q in f.params if 'keyval' in q.name][0]
+            if flag != 'flag':
+                die('%s: attr_get needs a LOGICAL flag parameter named flag' % f.name)
+            post.append('if (rc == MPI_SUCCESS && flag_c) fg_attr_out(%s, %d, %s_c, %s, %d);'
+                        % (n, int(p.kv.get('int', '0')), n,
+                           '(int)*%s' % keyval, 1 if 'Type' not in f.name else 0))
+        elif k == 'attr_set':
+            if p.kv.get('int'):
+                args.append('(void *)(intptr_t)*(MPI_Fint *)%s' % n)
+            else:
+                args.append('(void *)(intptr_t)*(MPI_Aint *)%s' % n)
+        elif k == 'baseptr':
+            args.append(n)
+        elif k == 'detach':
+            pre.append('void *%s_c = NULL;' % n)
+            args.append('&%s_c' % n)
+    pre += late
+    call = '%s(%s)' % (f.name, ', '.join(args))
+    out = []
+    fsig = ', '.join(cparams + (['MPI_Fint *ierr'] if f.ret == 'int' else []) + lens) or 'void'
+    if f.ret != 'int':
+        rt = 'double' if f.ret == 'double' else 'MPI_Aint'
+        out.append('FG_API %s %s_(%s)' % (rt, low, fsig))
+        out.append('{')
+        out += ['    ' + x for x in pre]
+        out.append('    return %s;' % call)
+        out.append('}')
+        out.append('')
+        return out
+    # one body, two entries when there is a choice buffer (void * from mpif.h/mpi, a
+    # descriptor from mpi_f08)
+    body = 'fb_%s' % low
+    bsig = ', '.join(cparams + ['MPI_Fint *ierr'] + lens)
+    out.append('static inline void %s(%s)' % (body, bsig))
+    out.append('{')
+    out.append('    int rc;')
+    out += ['    ' + x for x in pre]
+    out.append('    rc = %s;' % call)
+    out += ['    ' + x for x in post]
+    if any('goto out' in x for x in pre):
+        out.append('out:')
+    out.append('    if (ierr)')
+    out.append('        *ierr = rc;')
+    out.append('}')
+    cn = [x.split()[-1].lstrip('*') for x in cparams]
+    ln = [x.split()[-1] for x in lens]
+    # the mpif.h / mpi entry: sentinels become C's special pointers
+    conv = []
+    for p in fp:
+        conv.append('fg_buf(%s)' % p.name if p.kind == 'choice' else p.name)
+    out.append('FG_API void %s_(%s)' % (low, fsig))
+    out.append('{')
+    out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
+    out.append('}')
+    if f.choice:
+        dsig = []
+        for p, c in zip(fp, cparams):
+            dsig.append('CFI_cdesc_t *%s' % p.name if p.kind == 'choice' else c)
+        out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
+        out.append('{')
+        for p in fp:
+            if p.kind == 'choice':
+                out.append('    void *%s_a;' % p.name)
+                out.append('    if (fg_desc(%s, &%s_a, ierr)) return;' % (p.name, p.name))
+        dconv = ['%s_a' % p.name if p.kind == 'choice' else p.name for p in fp]
+        out.append('    %s(%s);' % (body, ', '.join(dconv + ['ierr'])))
+        out.append('}')
+    out.append('')
+    return out
+
+
+# ---- Fortran declarations ------------------------------------------------------------------
+def ftype(p, f08):
+    k = p.kind
+    if k in ('int_in', 'int_ref', 'index'):
+        return 'INTEGER'
+    if k in ('int_array', 'weights', 'index_array'):
+        return 'INTEGER', '(*)'
+    if k == 'int_array3':
+        return 'INTEGER', '(3,*)'
+    if k in ('logical_in', 'logical_out'):
+        return 'LOGICAL'
+    if k == 'logical_array':
+        return 'LOGICAL', '(*)'
+    if k in ('kint_in', 'kint_ref'):
+        kind = KINDS[p.ctype]
+        t = 'INTEGER(KIND=%s)' % kind if kind else 'INTEGER'
+        return (t, '(*)') if (p.dims == '[]') else t
+    if k in ('handle_in', 'handle_ref', 'handle_array'):
+        t = 'TYPE(%s)' % HANDLES[p.ctype][1] if f08 else 'INTEGER'
+        return (t, '(*)') if k == 'handle_array' else t
+    if k == 'status':
+        return 'TYPE(MPI_Status)' if f08 else ('INTEGER', '(MPI_STATUS_SIZE)')
+    if k == 'statuses':
+        return ('TYPE(MPI_Status)', '(*)') if f08 else ('INTEGER', '(MPI_STATUS_SIZE,*)')
+    if k in ('str_in', 'str_out'):
+        return 'CHARACTER(LEN=*)'
+    if k in ('attr_get', 'attr_set'):
+        return 'INTEGER' if p.kv.get('int') else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
+    if k == 'baseptr':
+        return 'TYPE(C_PTR)' if f08 else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
+    if k == 'detach':
+        return 'TYPE(C_PTR)' if f08 else None   # choice in mpi
+    raise AssertionError(k)
+
+
+def intent(p):
+    if p.kind in ('int_in', 'logical_in', 'kint_in', 'handle_in', 'str_in', 'attr_set'):
+        return ', INTENT(IN)'
+    if p.kind in ('str_out', 'attr_get', 'baseptr'):
+        return ', INTENT(OUT)'
+    return ''
+
+
+def wrap(line, indent):
+    """Free-form continuation at 100 columns."""
+    out = []
+    while len(line) > 100:
+        cut = line.rfind(', ', 0, 98) + 1
+        out.append(line[:cut] + ' &')
+        line = ' ' * (indent + 4) + line[cut:].lstrip()
+    out.append(line)
+    return out
+
+
+def interface(f, f08, ind='    '):
+    fp = f.fparams()
+    names = [p.name for p in fp]
+    o = []
+    bindc = f08 and f.choice
+    if f.ret == 'int':
+        names.append('ierror')
+        head = '%sSUBROUTINE %s(%s)' % (ind, f.name, ', '.join(names))
+    else:
+        head = '%sFUNCTION %s(%s)' % (ind, f.name, ', '.join(names))
+    if bindc:
+        head += ' BIND(C, NAME="rdmpi_f08_%s")' % f.name.lower()
+    o += wrap(head, len(ind))
+    i2 = ind + '    '
+    o.append(i2 + 'IMPORT')
+    o.append(i2 + 'IMPLICIT NONE')
+    asyncbuf = any(p.ctype == 'MPI_Request' for p in fp) or f.base.startswith('MPI_I')
+    for p in fp:
+        if p.kind == 'procedure':
+            o.append(i2 + 'EXTERNAL :: %s' % p.name)
+            continue
+        if p.kind == 'choice' or (p.kind == 'detach' and not f08):
+            if f08:
+                o.append(i2 + 'TYPE(*), DIMENSION(..)%s :: %s'
+                         % (', ASYNCHRONOUS' if asyncbuf else '', p.name))
+            else:
+                o.append(i2 + '!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s' % p.name)
+                o.append(i2 + 'TYPE(*), DIMENSION(*) :: %s' % p.name)
+            continue
+        t = ftype(p, f08)
+        dims = ''
+        if isinstance(t, tuple):
+            t, dims = t
+        o.append(i2 + '%s%s :: %s%s' % (t, intent(p), p.name, dims))
+    if f.ret == 'int':
+        o.append(i2 + 'INTEGER%s :: ierror' % (', OPTIONAL, INTENT(OUT)' if f08 else ''))
+    elif f.ret == 'double':
+        o.append(i2 + 'DOUBLE PRECISION :: %s' % f.name)
+    else:
+        o.append(i2 + 'INTEGER(KIND=MPI_ADDRESS_KIND) :: %s' % f.name)
+    o.append(ind + ('END SUBROUTINE' if f.ret == 'int' else 'END FUNCTION'))
+    return o
+
+
+# ---- constants -------------------------------------------------------------------------------
+def fixed(lines):
+    for l in lines:
+        if len(l) > 72:
+            die('mpif.h line longer than 72 columns: %s' % l)
+    return lines
+
+
+def int_consts(consts):
+    o = []
+    seen = set()
+    for name, val in consts:
+        if name in seen or name in ('MPI_STATUS_SIZE',):
+            continue
+        seen.add(name)
+        o.append('      INTEGER %s' % name)
+        o.append('      PARAMETER (%s=%d)' % (name, val))
+    for name, val in [('MPI_STATUS_SIZE', STATUS_SIZE), ('MPI_SOURCE', 1), ('MPI_TAG', 2),
+                      ('MPI_ERROR', 3), ('MPI_ADDRESS_KIND', 8), ('MPI_OFFSET_KIND', 8),
+                      ('MPI_COUNT_KIND', 8), ('MPI_INTEGER_KIND', 4)]:
+        o.append('      INTEGER %s' % name)
+        o.append('      PARAMETER (%s=%d)' % (name, val))
+    o.append('      LOGICAL MPI_SUBARRAYS_SUPPORTED')
+    o.append('      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)')
+    o.append('      LOGICAL MPI_ASYNC_PROTECTS_NONBLOCKING')
+    o.append('      PARAMETER (MPI_ASYNC_PROTECTS_NONBLOCKING=.FALSE.)')
+    return o
+
+
+def handle_consts(f08):
+    o = []
+    for kind, names in PREDEFINED.items():
+        f08t = [v[1] for v in HANDLES.values() if v[0] == kind][0]
+        for i, n in enumerate(names):
+            if f08:
+                o.append('    TYPE(%s), PARAMETER :: %s = %s(%d)' % (f08t, n, f08t, i))
+            else:
+                o.append('      INTEGER %s' % n)
+                o.append('      PARAMETER (%s=%d)' % (n, i))
+    return o
+
+
+def sentinels(f08):
+    """The common blocks whose addresses stand for C's special pointers."""
+    o = []
+    for name, common, dims in SENTINELS:
+        if f08:
+            if 'STATUS' in name:
+                decl = 'TYPE(MPI_Status) :: %s%s' % (name, '(1)' if 'STATUSES' in name else '')
+            elif 'ARGV' in name:
+                decl = 'CHARACTER(LEN=1) :: %s(1)' % name
+            else:
+                decl = 'INTEGER :: %s%s' % (name, dims)
+            o += ['    ' + decl, '    COMMON /%s/ %s' % (common, name)]
+        else:
+            t = 'CHARACTER*1' if 'ARGV' in name else 'INTEGER'
+            o += ['      %s %s%s' % (t, name, dims), '      COMMON /%s/ %s' % (common, name)]
+    return o
+
+
+def mpif_h(funcs, consts):
+    o = ['! mpif.h of rdmpi, generated by bindings/fortran/gen.py: do not edit.',
+         '! Fixed and free form. Handles are INTEGERs; see README (Fortran).']
+    o += int_consts(consts)
+    o += handle_consts(False)
+    o += sentinels(False)
+    for cb in FORTRAN_CALLBACKS:
+        o.append('      EXTERNAL %s' % cb)
+    for f in funcs:
+        if f.ffact or f.name.startswith('PMPI_') or f.ret == 'int':
+            continue
+        t = 'DOUBLE PRECISION' if f.ret == 'double' else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
+        o.append('      %s %s' % (t, f.name))
+        o.append('      EXTERNAL %s' % f.name)
+    return '\n'.join(fixed(o)) + '\n'
+
+
+def mpi_module(funcs, consts):
+    o = ['! The `mpi` module: generated by bindings/fortran/gen.py; do not edit.',
+         'MODULE mpi', '    IMPLICIT NONE']
+    o += ['    ' + x.strip() for x in int_consts(consts)]
+    o += ['    ' + x.strip() for x in handle_consts(False)]
+    o += ['    ' + x.strip() for x in sentinels(False)]
+    o += ['    EXTERNAL :: ' + cb for cb in FORTRAN_CALLBACKS]
+    o.append('    INTERFACE')
+    for f in funcs:
+        if not f.ffact:
+            o += interface(f, False, '        ')
+    o.append('    END INTERFACE')
+    o.append('END MODULE mpi')
+    return '\n'.join(o) + '\n'
+
+
+def f08_module(funcs, consts):
+    o = ['! The `mpi_f08` module: generated by bindings/fortran/gen.py; do not edit.',
+         'MODULE mpi_f08', '    USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_INT, C_BOOL',
+         '    IMPLICIT NONE']
+    o += ['    ' + x.strip() for x in int_consts(consts)]
+    for kind, (cv, t) in sorted(HANDLES.items()):
+        o += ['    TYPE, BIND(C) :: %s' % t, '        INTEGER(C_INT) :: MPI_VAL',
+              '    END TYPE %s' % t]
+    o += ['    TYPE, BIND(C) :: MPI_Status',
+          '        INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR',
+          '        INTEGER(C_INT) :: rdmpi_cancelled, rdmpi_nbytes(2)',
+          '    END TYPE MPI_Status']
+    o += handle_consts(True)
+    o += sentinels(True)
+    o += ['    EXTERNAL :: ' + cb for cb in FORTRAN_CALLBACKS]
+    # handle comparisons: C functions (fortran_glue.c), so the module needs no object file
+    for op, rel in (('eq', '=='), ('ne', '/=')):
+        o.append('    INTERFACE OPERATOR(%s)' % rel)
+        for kind, (cv, t) in sorted(HANDLES.items()):
+            # not BIND(C): a default LOGICAL result (external name rdmpi_f08_eq_comm_)
+            o += ['        FUNCTION rdmpi_f08_%s_%s(a, b)' % (op, cv.lower()),
+                  '            IMPORT', '            IMPLICIT NONE',
+                  '            TYPE(%s), INTENT(IN) :: a, b' % t,
+                  '            LOGICAL :: rdmpi_f08_%s_%s' % (op, cv.lower()),
+                  '        END FUNCTION']
+        o.append('    END INTERFACE')
+    o.append('    INTERFACE')
+    for f in funcs:
+        if not f.ffact:
+            o += interface(f, True, '        ')
+    o.append('    END INTERFACE')
+    o.append('END MODULE mpi_f08')
+    return '\n'.join(o) + '\n'
+
+
+def handles_h():
+    o = ['/* Generated by bindings/fortran/gen.py: the integer values of the predefined',
+         ' * handles (the ABI of compiled Fortran programs). */']
+    for kind, names in PREDEFINED.items():
+        o.append('#define FH_%s_TABLE { %s }' % (kind.upper(), ', '.join(names)))
+        o.append('#define FH_%s_NPREDEF %d' % (kind.upper(), len(names)))
+    o.append('#define FH_STATUS_SIZE %d' % STATUS_SIZE)
+    for name, common, dims in SENTINELS:
+        o.append('#define FH_SENTINEL_%s %s_' % (name[4:], common))
+    return '\n'.join(o) + '\n'
+
+
+def main():
+    if len(sys.argv) != 4:
+        die('usage: gen.py MPI_H FACTS OUTDIR|--list|--list-skipped')
+    protos, consts = read_header(sys.argv[1])
+    facts = read_facts(sys.argv[2])
+    funcs = [Func(n, r, p, facts) for n, r, p in protos]
+    names = set(n for n, _, _ in protos)
+    if sys.argv[3] == '--list':
+        for f in funcs:
+            if f.ffact:
+                print('%s: %s %s' % (f.name, f.ffact[0], f.ffact[1]))
+            elif f.hand:
+                print('%s: mpif.h mpi mpi_f08 (C glue hand-written: callbacks.c)' % f.name)
+            else:
+                forms = 'mpif.h mpi mpi_f08' + (' (f08 entry rdmpi_f08_%s)' % f.name.lower()
+                                                 if f.choice else '')
+                print('%s: %s' % (f.name, forms))
+        return
+    if sys.argv[3] == '--list-skipped':
+        for f in funcs:
+            if f.ffact and f.ffact[0] == 'skip' and not f.name.startswith('PMPI_'):
+                print('%s: %s' % (f.name, f.ffact[1]))
+        return
+    for f in funcs:
+        if f.name.startswith('MPI_') and not f.ffact and 'P' + f.name not in names:
+            sys.stderr.write('gen.py: note: %s has no PMPI_ form in mpi.h\n' % f.name)
+    out = sys.argv[3]
+    files = {'fortran_glue.c': glue(funcs), 'mpif.h': mpif_h(funcs, consts),
+             'mpi.f90': mpi_module([f for f in funcs if not f.name.startswith('PMPI_')], consts),
+             'mpi_f08.f90': f08_module([f for f in funcs if not f.name.startswith('PMPI_')],
+                                       consts),
+             'fortran_handles.h': handles_h()}
+    for name, text in files.items():
+        path = os.path.join(out, name)
+        old = open(path).read() if os.path.exists(path) else None
+        if old != text:   # unchanged outputs keep their times: no needless rebuilds
+            with open(path + '.tmp', 'w') as fh:
+                fh.write(text)
+            os.replace(path + '.tmp', path)
+
+
+main()

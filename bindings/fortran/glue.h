@@ -1,0 +1,126 @@
+/*
+ * What the generated Fortran glue (fortran_glue.c, from gen.py) is built on: the sentinels
+ * Fortran passes for C's special pointers, statuses, strings (hidden lengths, blank padding),
+ * LOGICALs, and descriptors of mpi_f08's TYPE(*), DIMENSION(..) buffers.
+ *
+ * Fortran handles are INTEGERs; MPI_X_f2c/c2f (fortran_handles.c) convert them. A Fortran
+ * status is MPI_STATUS_SIZE INTEGERs with the C struct's layout, so status arrays are passed
+ * through as they are; a single status is copied (a Fortran INTEGER array is only 4-byte
+ * aligned).
+ */
+#ifndef RDMPI_FORTRAN_GLUE_H
+#define RDMPI_FORTRAN_GLUE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ISO_Fortran_binding.h>
+
+#include "mpi.h"
+#include "bindings/fortran/fhandle.h"
+
+#define FG_API RDMPI_API
+#define FG_STACK 16      /* handle arrays up to this length are converted on the stack */
+#define FG_TRUE 1        /* gfortran's .TRUE. and .FALSE. */
+#define FG_FALSE 0
+
+/* The sentinels: common blocks of mpif.h, the mpi and mpi_f08 modules (fortran_handles.c). */
+extern RDMPI_API MPI_Fint FH_SENTINEL_BOTTOM, FH_SENTINEL_IN_PLACE, FH_SENTINEL_ERRCODES_IGNORE[1],
+    FH_SENTINEL_UNWEIGHTED[1], FH_SENTINEL_WEIGHTS_EMPTY[1];
+extern RDMPI_API MPI_Fint FH_SENTINEL_STATUS_IGNORE[FH_STATUS_SIZE],
+    FH_SENTINEL_STATUSES_IGNORE[FH_STATUS_SIZE];
+extern RDMPI_API char FH_SENTINEL_ARGV_NULL[1];
+
+/* A choice buffer from mpif.h or `mpi`: MPI_BOTTOM and MPI_IN_PLACE become C's. */
+static inline void *fg_buf(void *p)
+{
+    if (p == (void *)&FH_SENTINEL_BOTTOM)
+        return MPI_BOTTOM;
+    if (p == (void *)&FH_SENTINEL_IN_PLACE)
+        return MPI_IN_PLACE;
+    return p;
+}
+
+/* Whether a descriptor's elements are adjacent in Fortran order (CFI_is_contiguous is
+ * libgfortran's, which librdmpi does not link). */
+static inline int fg_contiguous(const CFI_cdesc_t *d)
+{
+    CFI_index_t want = (CFI_index_t)d->elem_len;
+    for (int i = 0; i < d->rank; i++) {
+        if (d->dim[i].extent <= 0)
+            return 1;   /* no elements */
+        if (d->dim[i].extent > 1 && d->dim[i].sm != want)
+            return 0;
+        want *= d->dim[i].extent;
+    }
+    return 1;
+}
+
+/* An mpi_f08 buffer: its address, when it is contiguous (MPI_SUBARRAYS_SUPPORTED is
+ * .FALSE.: a strided section is refused with MPI_ERR_BUFFER, not silently copied). */
+int fg_desc_slow(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr);
+static inline int fg_desc(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr)
+{
+    if (d->rank == 0 || fg_contiguous(d)) {
+        *addr = fg_buf(d->base_addr);
+        return 0;
+    }
+    return fg_desc_slow(d, addr, ierr);
+}
+
+static inline MPI_Status *fg_status_in(MPI_Fint *f, MPI_Status *c)
+{
+    if (f == FH_SENTINEL_STATUS_IGNORE)
+        return MPI_STATUS_IGNORE;
+    memcpy(c, f, sizeof(*c));
+    return c;
+}
+
+static inline void fg_status_out(MPI_Fint *f, const MPI_Status *c)
+{
+    if (c)
+        memcpy(f, c, sizeof(*c));
+}
+
+static inline MPI_Status *fg_statuses(MPI_Fint *f)
+{
+    return f == FH_SENTINEL_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : (MPI_Status *)(void *)f;
+}
+
+static inline int *fg_weights(MPI_Fint *f)
+{
+    if (f == FH_SENTINEL_UNWEIGHTED)
+        return MPI_UNWEIGHTED;
+    if (f == FH_SENTINEL_WEIGHTS_EMPTY)
+        return MPI_WEIGHTS_EMPTY;
+    return (int *)f;
+}
+
+/* LOGICAL results written by C as any nonzero int become .TRUE. */
+static inline void fg_logicals(MPI_Fint *f, int n)
+{
+    for (int i = 0; i < n; i++)
+        f[i] = f[i] ? FG_TRUE : FG_FALSE;
+}
+
+/* C's 0-based request indices become Fortran's 1-based ones. */
+static inline void fg_indices(MPI_Fint *f, int n)
+{
+    for (int i = 0; i < n; i++)
+        f[i]++;
+}
+
+/* A string argument: trailing blanks dropped, NUL added (NULL when out of memory). */
+char *fg_str_in(const char *f, size_t len);
+/* Room for a C string result: at least len + 1 and maxlen + 1 bytes, and MPI_MAX_INFO_VAL + 1. */
+char *fg_str_buf(size_t len, int maxlen);
+/* Copies a C string result into a Fortran string of len characters, blank-padded. */
+void fg_str_out(char *f, size_t len, const char *c);
+/* An attribute value for Fortran: predefined communicator attributes are pointers to int,
+ * the others the value stored (an address-sized integer). */
+void fg_attr_out(void *f, int as_int, void *c, int keyval, int comm);
+/* The lengths of the type arrays of MPI_Alltoallw and the neighborhood alltoallw. */
+int fg_comm_size(MPI_Comm comm);
+int fg_neighbors(MPI_Comm comm, int out);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * The out-of-line helpers of the generated Fortran glue (declared in glue.h): strings,
+ * attributes, non-contiguous mpi_f08 buffers, the lengths of type arrays.
+ */
+#include <stdint.h>
+#include "bindings/fortran/glue.h"
+
+int fg_desc_slow(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr)
+{
+    (void)addr;
+    /* MPI_SUBARRAYS_SUPPORTED is .FALSE.: report it through the world's handler, as a C
+     * call with a bad buffer would */
+    int rc = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_BUFFER);
+    (void)d;
+    if (ierr)
+        *ierr = rc == MPI_SUCCESS ? MPI_ERR_BUFFER : rc;
+    return 1;
+}
+
+char *fg_str_in(const char *f, size_t len)
+{
+    while (len > 0 && f[len - 1] == ' ')
+        len--;
+    char *c = malloc(len + 1);
+    if (c) {
+        memcpy(c, f, len);
+        c[len] = '\0';
+    }
+    return c;
+}
+
+char *fg_str_buf(size_t len, int maxlen)
+{
+    size_t n = len + 1;
+    if (maxlen > 0 && (size_t)maxlen + 1 > n)
+        n = (size_t)maxlen + 1;
+    if (n < MPI_MAX_INFO_VAL + 1)
+        n = MPI_MAX_INFO_VAL + 1;
+    char *c = malloc(n);
+    if (c)
+        c[0] = '\0';
+    return c;
+}
+
+void fg_str_out(char *f, size_t len, const char *c)
+{
+    size_t n = strlen(c);
+    if (n > len)
+        n = len;
+    memcpy(f, c, n);
+    memset(f + n, ' ', len - n);
+}
+
+void fg_attr_out(void *f, int as_int, void *c, int keyval, int comm)
+{
+    MPI_Aint v = (MPI_Aint)(intptr_t)c;
+    if (comm && keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM && c)
+        v = *(int *)c;
+    if (as_int)
+        *(MPI_Fint *)f = (MPI_Fint)v;
+    else
+        *(MPI_Aint *)f = v;
+}
+
+int fg_comm_size(MPI_Comm comm)
+{
+    int n = 0, inter = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    (void)inter;   /* intercommunicators: MPI_Comm_remote_size once rdmpi has them */
+    if (MPI_Comm_size(comm, &n) != MPI_SUCCESS)
+        return 0;
+    return n;
+}
+
+int fg_neighbors(MPI_Comm comm, int out)
+{
+    int kind = MPI_UNDEFINED, in = 0, outd = 0, w = 0;
+    if (MPI_Topo_test(comm, &kind) != MPI_SUCCESS)
+        return 0;
+    if (kind == MPI_CART) {
+        int nd = 0;
+        MPI_Cartdim_get(comm, &nd);
+        return 2 * nd;
+    }
+    if (kind == MPI_DIST_GRAPH && MPI_Dist_graph_neighbors_count(comm, &in, &outd, &w) == MPI_SUCCESS)
+        return out ? outd : in;
+    return 0;
+}

@@ -1,0 +1,109 @@
+! `use mpi_f08`: handle types and their comparisons, optional ierror, TYPE(MPI_Status),
+! TYPE(*), DIMENSION(..) buffers of any rank, MPI_IN_PLACE, MINLOC on MPI_2DOUBLE_PRECISION,
+! Testany/Waitsome indices, strings, a strided section refused (MPI_SUBARRAYS_SUPPORTED is
+! .FALSE.), derived types.
+program fort_f08
+    use mpi_f08
+    implicit none
+    integer :: rank, size, ierr, i, n, cnt, outcount, idx
+    integer :: grid(3, 2), got(3, 2), indices(2)
+    double precision :: dp(2), dr(2)
+    type(MPI_Comm) :: dup
+    type(MPI_Status) :: st, sts(2)
+    type(MPI_Request) :: reqs(2)
+    type(MPI_Datatype) :: pairt
+    character(len=MPI_MAX_OBJECT_NAME) :: name
+    character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: ver
+    logical :: flag
+    integer :: cls, kv
+    integer(kind=MPI_ADDRESS_KIND) :: extra = 0, aval
+
+    call MPI_Init()
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+    call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
+    call check(ierr == MPI_SUCCESS, 'ierror present')
+    call check(MPI_COMM_WORLD /= MPI_COMM_NULL, 'handle /=')
+    call check(.not. MPI_SUBARRAYS_SUPPORTED, 'subarrays stated as not supported')
+
+    ! a 2-D array sent whole, status as a derived type
+    grid = reshape([(rank * 100 + i, i = 1, 6)], [3, 2])
+    call MPI_Sendrecv(grid, 6, MPI_INTEGER, mod(rank + 1, size), 4, got, 6, MPI_INTEGER, &
+                      mod(rank + size - 1, size), 4, MPI_COMM_WORLD, st)
+    call check(st%MPI_SOURCE == mod(rank + size - 1, size), 'status%MPI_SOURCE')
+    call check(st%MPI_TAG == 4, 'status%MPI_TAG')
+    call MPI_Get_count(st, MPI_INTEGER, cnt)
+    call check(cnt == 6, 'get_count')
+    call check(got(3, 2) == mod(rank + size - 1, size) * 100 + 6, '2-D data')
+
+    ! MINLOC on MPI_2DOUBLE_PRECISION, in place
+    dp = [dble(mod(rank, 3)), dble(rank)]
+    call MPI_Allreduce(MPI_IN_PLACE, dp, 1, MPI_2DOUBLE_PRECISION, MPI_MINLOC, MPI_COMM_WORLD)
+    call check(dp(1) == 0.0d0 .and. dp(2) == 0.0d0, 'minloc in place')
+    dp = [dble(mod(rank, 2)), dble(rank)]
+    call MPI_Reduce(dp, dr, 1, MPI_2DOUBLE_PRECISION, MPI_MAXLOC, 0, MPI_COMM_WORLD)
+    if (rank == 0) then
+        if (size > 1) then
+            call check(dr(1) == 1.0d0 .and. dr(2) == 1.0d0, 'maxloc lowest index')
+        else
+            call check(dr(1) == 0.0d0 .and. dr(2) == 0.0d0, 'maxloc one rank')
+        end if
+    end if
+
+    ! nonblocking: Testany and Waitsome give 1-based indices
+    call MPI_Irecv(got, 6, MPI_INTEGER, mod(rank + size - 1, size), 5, MPI_COMM_WORLD, reqs(1))
+    call MPI_Isend(grid, 6, MPI_INTEGER, mod(rank + 1, size), 5, MPI_COMM_WORLD, reqs(2))
+    flag = .false.
+    do while (.not. flag)
+        call MPI_Testany(2, reqs, idx, flag, st)
+    end do
+    call check(idx == 1 .or. idx == 2, 'testany index is 1-based')
+    call check(reqs(idx) == MPI_REQUEST_NULL, 'testany frees')
+    call MPI_Waitsome(2, reqs, outcount, indices, sts)
+    call check(outcount == 1 .and. indices(1) == 3 - idx, 'waitsome indices are 1-based')
+    call MPI_Waitsome(2, reqs, outcount, indices, sts)
+    call check(outcount == MPI_UNDEFINED, 'waitsome with no active request')
+
+    ! a derived type of two doubles
+    call MPI_Type_contiguous(2, MPI_DOUBLE_PRECISION, pairt)
+    call MPI_Type_commit(pairt)
+    call MPI_Type_size(pairt, n)
+    call check(n == 16, 'contiguous type size')
+    call MPI_Type_free(pairt)
+    call check(pairt == MPI_DATATYPE_NULL, 'type free')
+
+    ! an attribute copied by the predefined MPI_COMM_DUP_FN
+    call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv, extra)
+    call MPI_Comm_set_attr(MPI_COMM_WORLD, kv, 4242_MPI_ADDRESS_KIND)
+
+    ! strings
+    call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+    call MPI_Comm_get_attr(dup, kv, aval, flag)
+    call check(flag .and. aval == 4242, 'MPI_COMM_DUP_FN copies')
+    call MPI_Comm_delete_attr(MPI_COMM_WORLD, kv)
+    call MPI_Comm_free_keyval(kv)
+    call MPI_Comm_set_name(dup, 'f08 dup')
+    call MPI_Comm_get_name(dup, name, n)
+    call check(name == 'f08 dup' .and. n == 7, 'comm name')
+    call MPI_Get_library_version(ver, n)
+    call check(n > 0 .and. ver(n + 1:) == ' ', 'library version padded')
+    call MPI_Comm_free(dup)
+    call check(dup == MPI_COMM_NULL, 'free sets NULL')
+
+    ! a strided section is refused with MPI_ERR_BUFFER (no silent wrong data)
+    call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+    call MPI_Send(grid(1, :), 2, MPI_INTEGER, rank, 6, MPI_COMM_WORLD, ierr)
+    call MPI_Error_class(ierr, cls)
+    call check(cls == MPI_ERR_BUFFER, 'strided section refused')
+
+    call MPI_Finalize(ierr)
+    call check(ierr == MPI_SUCCESS, 'finalize')
+contains
+    subroutine check(ok, what)
+        logical, intent(in) :: ok
+        character(len=*), intent(in) :: what
+        if (.not. ok) then
+            write(0, *) 'FAIL: rank ', rank, ': ', what
+            call MPI_Abort(MPI_COMM_WORLD, 1)
+        end if
+    end subroutine
+end program
