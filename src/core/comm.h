@@ -32,7 +32,7 @@ struct rdmpi_comm {
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
     uint32_t coll_seq;    /* counts collectives, for debugging and schedules */
-    uint32_t ctx_seq;     /* counts context agreements over this communicator (core/ctx.c) */
+    uint32_t ctx_seq;     /* counts context agreements over this communicator (rt/ctx.c) */
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
     struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
     core_attr_t *attrs;       /* cached attributes (their callbacks run in the API layer) */
