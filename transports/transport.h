@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/config.h"
 #include "core/errors.h"
 
 struct core_runtime;
@@ -136,6 +137,14 @@ typedef struct tp_component {
 
 /* Components in order of preference for a peer: self, shm, verbs, tcp. */
 extern const tp_component_t *const tp_components[];
+
+/* The layer's settings (transports/config.c). */
+typedef struct tp_config {
+    char transports[128];       /* RDMPI_TRANSPORTS: allowed transports, comma list */
+} tp_config_t;
+extern const core_config_group_t tp_config_group;
+/* Registers the layer's and every transport's settings group. */
+int tp_config_register(core_config_t *reg);
 
 /* A handler's optional second form, for a message taken in pieces: the piece's n bytes at
  * offset off of the len-byte payload, with the message's whole header each time. A transport

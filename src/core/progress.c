@@ -133,9 +133,9 @@ void core_wait_policy(core_runtime_t *rt)
     /* Oversubscribed, a rank that spins (even yielding) takes the CPU from the ranks that have
      * work and, over Soft-RoCE, from the kernel's packet processing: sleeping soon after going
      * idle made 4-8 ranks on 2 cores 1.1-1.6x faster there. */
-    double ws = rt->cfg.wait_sleep;
+    double ws = rt->settings->wait_sleep;
     if (ws < 0)
-        ws = rt->oversubscribed && rt->cfg.yield_mode != CORE_YIELD_NEVER ? 0.0001 : 0;
+        ws = rt->oversubscribed && rt->settings->yield_mode != CORE_YIELD_NEVER ? 0.0001 : 0;
     rt->wait_sleep = all && ws > 0 ? ws : 0;
     if (rt->wait_sleep > 0)
         core_debug("blocked calls sleep after %g s without progress", rt->wait_sleep);
@@ -143,14 +143,14 @@ void core_wait_policy(core_runtime_t *rt)
      * yield (at once, or after spin_count), look at the clock (every 64th
      * poll when it may sleep, every 1024th for the stuck-call warning). */
     int quiet = INT_MAX;
-    if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
-        (rt->cfg.yield_mode == CORE_YIELD_AUTO && rt->oversubscribed))
+    if (rt->settings->yield_mode == CORE_YIELD_ALWAYS ||
+        (rt->settings->yield_mode == CORE_YIELD_AUTO && rt->oversubscribed))
         quiet = 1;
-    else if (rt->cfg.yield_mode == CORE_YIELD_AUTO && rt->cfg.spin_count < quiet - 1)
-        quiet = rt->cfg.spin_count + 1;
+    else if (rt->settings->yield_mode == CORE_YIELD_AUTO && rt->settings->spin_count < quiet - 1)
+        quiet = rt->settings->spin_count + 1;
     if (rt->wait_sleep > 0 && quiet > 64)
         quiet = 64;
-    if (rt->cfg.wait_warn > 0 && quiet > 1023)
+    if (rt->settings->wait_warn > 0 && quiet > 1023)
         quiet = 1023;
     core_wait_quiet = quiet > 1 ? quiet : 1;
 }
@@ -191,23 +191,23 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
     }
     if (w->sleeping)
         sleep_on_transports(rt);
-    else if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
-             (rt->cfg.yield_mode == CORE_YIELD_AUTO &&
-              (rt->oversubscribed || w->spins > rt->cfg.spin_count)))
+    else if (rt->settings->yield_mode == CORE_YIELD_ALWAYS ||
+             (rt->settings->yield_mode == CORE_YIELD_AUTO &&
+              (rt->oversubscribed || w->spins > rt->settings->spin_count)))
         sched_yield();
     /* Look at the clock only now and then: it is not free. */
-    if ((w->spins & 1023) != 1023 || rt->cfg.wait_warn <= 0)
+    if ((w->spins & 1023) != 1023 || rt->settings->wait_warn <= 0)
         return;
     double now = core_wtime();
     if (w->start == 0) {
         w->start = now;
         return;
     }
-    if (!w->warned && now - w->start > rt->cfg.wait_warn) {
+    if (!w->warned && now - w->start > rt->settings->wait_warn) {
         char what[384];
         describe_wait(w, what, sizeof(what));
         core_warn("%s has been waiting for %.0f s (RDMPI_WAIT_WARN=%g)", what, now - w->start,
-                  rt->cfg.wait_warn);
+                  rt->settings->wait_warn);
         w->warned = 1;
     }
 }

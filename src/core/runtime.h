@@ -19,7 +19,8 @@
 #define CORE_INLINE static inline __attribute__((always_inline))
 
 typedef struct core_runtime {
-    core_config_t cfg;
+    core_config_t cfg;         /* the settings registry (every component's settings) */
+    const core_settings_t *settings;  /* the base services' own (core_settings_group) */
 
     /* Job layout, from the bootstrap (PMIx) or singleton defaults. */
     int rank, size;            /* in MPI_COMM_WORLD */

@@ -486,6 +486,8 @@ static int p2p_progress(void)
 int p2p_init(core_runtime_t *rt)
 {
     p2p.rt = rt;
+    if (!(p2p.cfg = core_config_add(&rt->cfg, &p2p_config_group)))
+        return CORE_ENOMEM;
     p2p.queued = calloc((size_t)rt->size, sizeof(int));
     p2p.busy_pass = calloc((size_t)rt->size, sizeof(uint64_t));
     if (!p2p.queued || !p2p.busy_pass)

@@ -117,7 +117,7 @@ int p2p_rndv_push(MPI_Request s)
     const char *data = s->tmp ? s->tmp : s->buf;
     /* RDMPI_RNDV_FRAG_SIZE, if set, else what suits the transport: a
      * socket wants larger chunks than a shared-memory ring. */
-    size_t frag = p2p.rt->cfg.rndv_frag_size;
+    size_t frag = p2p.cfg->rndv_frag_size;
     if (frag == 0)
         frag = ep->iface->caps.rndv_frag ? ep->iface->caps.rndv_frag : P2P_RNDV_FRAG;
     if (frag > ep->iface->caps.max_am)

@@ -102,10 +102,10 @@ static void first_sent(MPI_Request s)
  * else pipelined. */
 static int rndv_proto(unsigned caps)
 {
-    int want = p2p.rt->cfg.rndv_proto;
-    if (want == CORE_RNDV_PIPELINED)
+    int want = p2p.cfg->rndv_proto;
+    if (want == P2P_RNDV_PIPELINED)
         return P2P_PROTO_RNDV_PIPE;
-    if (want == CORE_RNDV_WRITE && (caps & TP_CAP_PUT))
+    if (want == P2P_RNDV_WRITE && (caps & TP_CAP_PUT))
         return P2P_PROTO_RNDV_PUT;
     if (caps & TP_CAP_GET)
         return P2P_PROTO_RNDV_GET;

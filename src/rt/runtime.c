@@ -18,6 +18,7 @@
 #include "core/runtime.h"
 #include "p2p/p2p.h"
 #include "collectives/coll.h"
+#include "rt/rt.h"
 
 #define DRAIN_TIMEOUT 10.0 /* seconds finalize waits for the transports' goodbyes */
 
@@ -46,9 +47,15 @@ const char *core_rank_host(core_runtime_t *rt, int rank)
     return rank_hosts[rank];
 }
 
+static const char *transports_list(const core_runtime_t *rt)
+{
+    const tp_config_t *c = core_config_values(&rt->cfg, &tp_config_group);
+    return c ? c->transports : "";
+}
+
 static int transport_allowed(const core_runtime_t *rt, const char *name)
 {
-    const char *list = rt->cfg.transports;
+    const char *list = transports_list(rt);
     size_t n = strlen(name);
     for (const char *p = list; *p;) {
         const char *end = strchr(p, ',');
@@ -129,7 +136,7 @@ int core_ep_get_slow(core_runtime_t *rt, int peer, tp_ep_t **ep_p)
         return 0;
     }
     core_error("no transport reaches rank %d on host %s (RDMPI_TRANSPORTS=%s)", peer,
-               core_rank_host(rt, peer), rt->cfg.transports);
+               core_rank_host(rt, peer), transports_list(rt));
     return CORE_EPEER;
 }
 
@@ -140,8 +147,13 @@ int core_runtime_init(int argc, char **argv, int required, int *provided)
         return CORE_ENOMEM;
     core_rt = rt;
     rt->wtime_base = core_wtime();
-    core_config_load(&rt->cfg);
-    int rc = core_boot_init(rt);
+    int rc = rt_config_register(&rt->cfg);
+    if (rc)
+        return rc;
+    rt->settings = core_config_values(&rt->cfg, &core_settings_group);
+    core_log_level = rt->settings->log_level;
+    core_config_check_env(&rt->cfg);
+    rc = core_boot_init(rt);
     if (rc)
         return rc;
     core_log_set_identity(rt->hostname, rt->rank);
@@ -160,7 +172,7 @@ int core_runtime_init(int argc, char **argv, int required, int *provided)
         (rc = ready_transports(rt)))
         return rc;
     core_wait_policy(rt);
-    if ((rc = core_comm_init_predefined(rt)) || (rc = coll_init()))
+    if ((rc = core_comm_init_predefined(rt)) || (rc = coll_init(rt)))
         return rc;
     core_info_env_init(argc, argv);
     return 0;
@@ -231,6 +243,7 @@ int core_runtime_fini(void)
     free(rt->eps);
     free(rt->local_ranks);
     free(rt->node_of);
+    core_config_fini(&rt->cfg);
     free(rt);
     core_rt = NULL;
     return rc;

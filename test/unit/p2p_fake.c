@@ -154,8 +154,11 @@ int p2p_fake_init(int nranks, int rank, unsigned flags)
     p2p_fake.rt = rt;
     rt->rank = rank;
     rt->size = nranks;
-    rt->cfg.rndv_proto = (flags & TP_CAP_PUT) && !(flags & TP_CAP_GET) ? CORE_RNDV_WRITE
-                                                                       : CORE_RNDV_READ;
+    p2p_config_t *pc = core_config_add(&rt->cfg, &p2p_config_group);
+    if (!pc)
+        abort();
+    pc->rndv_proto = (flags & TP_CAP_PUT) && !(flags & TP_CAP_GET) ? P2P_RNDV_WRITE
+                                                                   : P2P_RNDV_READ;
     snprintf(rt->hostname, sizeof(rt->hostname), "fakehost");
     tp_iface_t *f = &p2p_fake.iface;
     f->ops = &fake_ops;

@@ -386,9 +386,12 @@ static void rank_main(int local_rank, int cma, size_t ring_size)
     rt->size = WORLD;
     snprintf(rt->hostname, sizeof(rt->hostname), "testhost");
     snprintf(rt->nspace, sizeof(rt->nspace), "test/shm_iface@%d", (int)getppid());
-    rt->cfg.shm_eager_limit = 8192;
-    rt->cfg.shm_ring_size = ring_size;
-    rt->cfg.shm_cma = cma;
+    tp_shm_config_t *cfg = core_config_add(&rt->cfg, &tp_shm_config_group);
+    if (!cfg)
+        abort();
+    cfg->shm_eager_limit = 8192;
+    cfg->shm_ring_size = ring_size;
+    cfg->shm_cma = cma;
     tp_am_table[AM_DATA].cb = on_data;
     tp_am_table[AM_REPLY].cb = on_reply;
     tp_am_table[AM_RKEY].cb = on_rkey;

@@ -607,7 +607,7 @@ static int child(int rank, const char *env)
             setenv(tok, eq + 1, 1);
         }
     }
-    core_config_load(&t.rt.cfg);
+    core_config_add(&t.rt.cfg, &core_settings_group);
     t.rt.rank = rank;
     t.rt.size = WORLD;
     snprintf(t.rt.nspace, sizeof(t.rt.nspace), "test-verbs");

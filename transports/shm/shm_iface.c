@@ -61,7 +61,7 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_am_hdr = TP_SHM_MAX_AM_HDR;
     caps->max_am = max_am;
     caps->max_inline = 256;
-    caps->eager_limit = s->rt->cfg.shm_eager_limit < max_am ? s->rt->cfg.shm_eager_limit : max_am;
+    caps->eager_limit = s->cfg->shm_eager_limit < max_am ? s->cfg->shm_eager_limit : max_am;
     caps->max_rkey = sizeof(int32_t);
 }
 
@@ -84,9 +84,13 @@ static int shm_open_iface(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.name = "shm";
     s->base.rt = rt;
     s->rt = rt;
+    if (!(s->cfg = core_config_add(&rt->cfg, &tp_shm_config_group))) {
+        free(s);
+        return CORE_ENOMEM;
+    }
     s->me = rt->local_rank;
     s->nlocal = rt->local_size;
-    s->ring_size = tp_shm_ring_size_pick(rt);
+    s->ring_size = tp_shm_ring_size_pick(rt, s->cfg);
     s->eps = calloc((size_t)s->nlocal, sizeof(*s->eps));
     s->in = calloc((size_t)s->nlocal, sizeof(*s->in));
     int rc = CORE_ENOMEM;
