@@ -12,6 +12,7 @@
 #include "mpi.h"
 #include "core/request.h"
 #include "core/runtime.h"
+#include "transports/transport.h"
 
 /* The settings (p2p_config.c). */
 enum { P2P_RNDV_READ = 0, P2P_RNDV_WRITE, P2P_RNDV_PIPELINED };
@@ -21,7 +22,7 @@ typedef struct p2p_config {
 } p2p_config_t;
 extern const core_config_group_t p2p_config_group;
 
-int p2p_init(core_runtime_t *rt);
+int p2p_init(core_runtime_t *rt, tp_layer_t *tp);
 /* Completes every queued send (MPI_Finalize calls this before closing transports). */
 int p2p_drain(void);
 void p2p_fini(void);

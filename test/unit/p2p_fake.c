@@ -13,7 +13,6 @@
 
 p2p_fake_t p2p_fake;
 core_runtime_t *core_rt;
-tp_am_entry_t tp_am_table[TP_AM_MAX];
 
 /* ---- stand-ins ---- */
 
@@ -38,9 +37,9 @@ const char *core_rank_host(core_runtime_t *rt, int rank)
     return "fakehost";
 }
 
-int core_ep_get_slow(core_runtime_t *rt, int peer, tp_ep_t **ep_p)
+int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 {
-    (void)rt;
+    (void)tp;
     (void)peer;
     (void)ep_p;
     return CORE_EPEER;
@@ -170,21 +169,24 @@ int p2p_fake_init(int nranks, int rank, unsigned flags)
     f->caps.rndv_frag = 32;
     f->caps.max_rkey = 4;
     f->caps.flags = flags;
-    rt->eps = calloc((size_t)nranks, sizeof(tp_ep_t *));
+    memset(&p2p_fake.tp, 0, sizeof(p2p_fake.tp));
+    p2p_fake.tp.rt = rt;
+    p2p_fake.tp.eps = calloc((size_t)nranks, sizeof(tp_ep_t *));
+    f->am = p2p_fake.tp.am;
     for (int i = 0; i < nranks; i++) {
         p2p_fake.ep[i].iface = f;
         p2p_fake.ep[i].peer = i;
-        rt->eps[i] = &p2p_fake.ep[i];
+        p2p_fake.tp.eps[i] = &p2p_fake.ep[i];
     }
     core_dt_init();
-    return p2p_init(rt);
+    return p2p_init(rt, &p2p_fake.tp);
 }
 
 void p2p_fake_fini(void)
 {
     p2p_fini();
     core_req_table_fini(&core_rt->reqs);
-    free(core_rt->eps);
+    free(p2p_fake.tp.eps);
     free(core_rt);
     core_rt = NULL;
 }

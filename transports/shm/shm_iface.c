@@ -33,7 +33,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 static void shm_ep_destroy(tp_ep_t *ep);
 static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                        const void *payload, size_t len);
-static int shm_progress(tp_iface_t *iface);
+static int shm_progress(void *iface);
 static int shm_flush(tp_ep_t *ep);
 
 static const tp_ops_t shm_ops = {
@@ -260,7 +260,7 @@ static void in_failed(tp_shm_iface_t *s, tp_shm_in_t *in, unsigned id, int rc, u
 
 /* Drains up to a batch from every incoming ring. An idle ring costs one
  * load of the header slot at its consumer index. */
-static int shm_progress(tp_iface_t *iface)
+static int shm_progress(void *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     int events = s->coop_pending ? tp_shm_coop_progress(s) : 0;
@@ -286,7 +286,8 @@ static int shm_progress(tp_iface_t *iface)
             if (rec.id == TP_SHM_ID_COOP)
                 rc = tp_shm_coop_help(s, in->lsrc, rec.hdr, rec.hdr_len);
             else
-                rc = tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
+                rc = tp_am_dispatch(s->base.am, rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload,
+                                    rec.len);
             if (rc) {
                 in_failed(s, in, rec.id, rc, 0);
                 break;

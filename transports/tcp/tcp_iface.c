@@ -57,7 +57,7 @@ static int tcp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint6
                    const void *rkey, tp_comp_t *comp);
 static int tcp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                    const void *rkey, tp_comp_t *comp);
-static int tcp_progress(tp_iface_t *iface);
+static int tcp_progress(void *iface);
 static int tcp_flush(tp_ep_t *ep);
 static int tcp_drain(tp_iface_t *iface);
 
@@ -301,7 +301,7 @@ static int poll_all(tp_tcp_iface_t *s, int timeout_ms)
 
 /* With one connection a direct recv comes first: most polls then cost one
  * system call, and epoll (new connections) is asked every few polls. */
-static int tcp_progress(tp_iface_t *iface)
+static int tcp_progress(void *iface)
 {
     tp_tcp_iface_t *s = tp_tcp_iface(iface);
     int events = 0;

@@ -393,8 +393,8 @@ int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
 static inline int vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
                               size_t hdr_len, const void *payload, size_t len)
 {
-    if (tp_am_valid(id))
-        return tp_am_table[id].cb(tp_am_table[id].arg, p->ep.peer, hdr, hdr_len, payload, len);
+    if (tp_am_valid(s->base.am, id))
+        return s->base.am[id].cb(s->base.am[id].arg, p->ep.peer, hdr, hdr_len, payload, len);
     return vb_dispatch_other(s, p, id, hdr, hdr_len, payload, len);
 }
 /* Peer p sent something malformed: marks it failed (its packets, sends and ring writes are

@@ -28,7 +28,7 @@ static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 static void vb_ep_destroy(tp_ep_t *ep);
 static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len);
-static int vb_progress(tp_iface_t *iface);
+static int vb_progress(void *iface);
 static int vb_flush(tp_ep_t *ep);
 static int vb_drain(tp_iface_t *iface);
 static int vb_arm(tp_iface_t *iface, int *fd, double *max_sleep);
@@ -510,7 +510,7 @@ static int timers(vb_iface_t *s)
     return ev;
 }
 
-static int vb_progress(tp_iface_t *iface)
+static int vb_progress(void *iface)
 {
     vb_iface_t *s = vb_iface(iface);
     struct ibv_wc wc[VB_POLL_BATCH];
