@@ -187,6 +187,7 @@ void p2p_fake_fini(void)
     p2p_fini();
     core_req_table_fini(&core_rt->reqs);
     free(p2p_fake.tp.eps);
+    core_config_fini(&core_rt->cfg);
     free(core_rt);
     core_rt = NULL;
 }
