@@ -17,8 +17,12 @@
 #define RDMPI_COLL_H
 
 #include "mpi.h"
+#include "core/config.h"
 
-int coll_init(void);
+struct core_runtime;
+int coll_init(struct core_runtime *rt);
+/* The settings (coll_config.c). */
+extern const core_config_group_t coll_config_group;
 void coll_fini(void);
 
 int coll_barrier(MPI_Comm comm);

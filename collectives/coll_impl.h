@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include "mpi.h"
 #include "core/comm.h"
+#include "core/config.h"
+#include "core/runtime.h"
 #include "core/datatype.h"
 #include "core/request.h"
 #include "core/errors.h"
@@ -280,6 +282,13 @@ typedef struct coll_query {
     int nodes;        /* nodes the group spans (0: not the whole communicator) */
     int shared;       /* some node holds more than one rank of the group */
 } coll_query_t;
+
+/* The settings (coll_config.c): alg[id] is the index of the chosen name in the
+ * RDMPI_COLL_<NAME> row's choices (0: "auto"). */
+typedef struct coll_config {
+    int alg[COLL_NCOLLS];
+    int sim_ppn;
+} coll_config_t;
 
 /* The algorithm to run: the forced one (RDMPI_COLL_<NAME>) when it can
  * handle the query, else the first matching row of the table. */

@@ -2,7 +2,7 @@
 # entry points, and the MPI_* collective and topology calls of src/api.
 librdmpi_la_SOURCES += collectives/coll.h collectives/coll_impl.h \
 	collectives/sched.h collectives/sched.c collectives/buffer.c collectives/halving.c \
-	collectives/select.c collectives/dispatch.c collectives/dispatch_move.c \
+	collectives/select.c collectives/coll_config.c collectives/dispatch.c collectives/dispatch_move.c \
 	collectives/two_level.c collectives/fast.c \
 	collectives/barrier_dissemination.c \
 	collectives/bcast_binomial.c collectives/bcast_scatter_ring.c \

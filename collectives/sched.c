@@ -528,7 +528,7 @@ int coll_sched_start(coll_sched_t *s, MPI_Request *req)
         else
             active_head = s;
         active_tail = s;
-        core_progress_wake(hook_id);
+        core_progress_wake(core_rt, hook_id);
     }
     *req = r;
     return 0;
@@ -551,8 +551,9 @@ int coll_sched_run(coll_sched_t *s)
 }
 
 /* The progress hook: advances every running nonblocking schedule once. */
-static int sched_progress(void)
+static int sched_progress(void *arg)
 {
+    (void)arg;
     if (in_hook)
         return 0;
     in_hook = 1;
@@ -576,14 +577,16 @@ static int sched_progress(void)
     }
     in_hook = 0;
     if (!active_head)
-        core_progress_rest(hook_id);
+        core_progress_rest(core_rt, hook_id);
     return events;
 }
 
 void coll_sched_init(void)
 {
+    /* A new runtime instance has a new hook table. */
+    hook_id = -1;
     if (hook_id < 0)
-        hook_id = core_progress_add_hook(sched_progress);
+        hook_id = core_progress_add_hook(core_rt, sched_progress, NULL);
 }
 
 void coll_sched_fini(void)

@@ -32,7 +32,7 @@ typedef struct coll_sched coll_sched_t;
 
 /* Tag layout: 13 bits of sequence number, 5 of collective id, 13 of sub-tag
  * (non-negative: negative tags on the collective context belong to
- * core_ctx_alloc_group). */
+ * rt_ctx_alloc_group). */
 #define COLL_SUBTAG_BITS 13
 #define COLL_SUBTAG_MAX ((1 << COLL_SUBTAG_BITS) - 1)
 

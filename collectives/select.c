@@ -239,17 +239,7 @@ enum coll_alg coll_select(enum coll_id id, const coll_query_t *q)
     return colls[id].algs[0];
 }
 
-/* "binomial, scatter_ring": the algorithms RDMPI_COLL_<NAME> accepts. */
-static void alg_list(enum coll_id id, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < COLL_MAX_ALGS && colls[id].algs[i] != COLL_ALG_AUTO && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-                                 alg_names[colls[id].algs[i]]);
-}
-
-int coll_init(void)
+int coll_init(core_runtime_t *rt)
 {
     for (int id = 0; id < COLL_NCOLLS; id++) {
         first_rule[id] = NRULES;
@@ -257,29 +247,29 @@ int coll_init(void)
             if (rules[i].id == (enum coll_id)id)
                 first_rule[id] = i;
     }
+    /* The registry checked each value against its row's choices (coll_config.c): map the
+     * chosen name to the algorithm. */
+    const core_config_t *reg = &rt->cfg;
+    const coll_config_t *cfg = core_config_add(&rt->cfg, &coll_config_group);
+    if (!cfg)
+        return CORE_ENOMEM;
     for (int id = 0; id < COLL_NCOLLS; id++) {
         forced[id] = COLL_ALG_AUTO;
-        const char *v = colls[id].env ? getenv(colls[id].env) : NULL;
-        if (!v || !*v || !strcasecmp(v, "auto"))
+        core_config_param_t p;
+        long k = colls[id].env ? core_config_find(reg, colls[id].env) : -1;
+        if (k < 0 || core_config_param(reg, (size_t)k, &p) != 0 || !p.value)
             continue;
+        const char *v = p.row->choices[*(const int *)p.value];
         for (int i = 0; i < COLL_MAX_ALGS && colls[id].algs[i] != COLL_ALG_AUTO; i++)
-            if (!strcasecmp(v, alg_names[colls[id].algs[i]]))
+            if (!strcmp(v, alg_names[colls[id].algs[i]]))
                 forced[id] = colls[id].algs[i];
-        if (forced[id] == COLL_ALG_AUTO) {
-            char list[192];
-            alg_list((enum coll_id)id, list, sizeof(list));
-            core_warn("%s=\"%s\" is not one of: auto, %s; using the selection table",
-                      colls[id].env, v, list);
-        } else {
+        if (forced[id] == COLL_ALG_AUTO && strcmp(v, "auto") != 0)
+            core_warn("%s: coll_config.c offers \"%s\", which select.c does not have",
+                      colls[id].env, v);
+        else if (forced[id] != COLL_ALG_AUTO)
             core_debug("%s: forced to %s", colls[id].env, alg_names[forced[id]]);
-        }
     }
-    const char *p = getenv("RDMPI_COLL_SIM_PPN");
-    sim_ppn = p && *p ? atoi(p) : 0;
-    if (sim_ppn < 0) {
-        core_warn("RDMPI_COLL_SIM_PPN=\"%s\" is negative; using the real node layout", p);
-        sim_ppn = 0;
-    }
+    sim_ppn = cfg->sim_ppn;
     coll_sched_init();
     return 0;
 }

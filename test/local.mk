@@ -15,7 +15,14 @@ test_unit_test_group_SOURCES = test/unit/test_group.c src/core/group.c src/core/
 test_unit_test_group_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_info_SOURCES = test/unit/test_info.c src/core/info.c src/core/handle.c
 test_unit_test_info_CPPFLAGS = $(UNIT_CPPFLAGS)
-test_unit_test_config_SOURCES = test/unit/test_config.c src/core/config.c src/core/log.c src/core/errors.c
+test_unit_test_config_SOURCES = test/unit/test_config.c src/core/config.c src/core/log.c src/core/errors.c \
+	$(CONFIG_TABLES)
+# Every component's settings table (what rdmpi_info and the registry's tests list).
+CONFIG_TABLES = src/rt/rt_config.c transports/config.c transports/shm/shm_config.c \
+	transports/tcp/tcp_config.c src/p2p/p2p_config.c collectives/coll_config.c
+if HAVE_VERBS
+CONFIG_TABLES += transports/verbs/verbs_config.c
+endif
 test_unit_test_config_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_match_SOURCES = test/unit/test_match.c src/p2p/match.c
 test_unit_test_match_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -44,7 +51,8 @@ check_PROGRAMS += test/unit/test_p2p_wire
 test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c \
 	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c \
 	src/core/request.c src/core/datatype.c src/core/attr.c src/core/group.c src/core/errors.c \
-	src/core/log.c src/core/wire.c src/core/progress.c src/core/handle.c
+	src/core/log.c src/core/wire.c src/core/progress.c src/core/handle.c src/core/config.c \
+	src/p2p/p2p_config.c
 test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)
 # external32 conversions (MPI_Pack_external): edge values and the walk of a mixed struct.
 check_PROGRAMS += test/unit/test_external32

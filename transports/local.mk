@@ -1,5 +1,5 @@
 # Transports: the interface, the registry, and one fragment per transport.
-librdmpi_la_SOURCES += transports/transport.h transports/registry.c
+librdmpi_la_SOURCES += transports/transport.h transports/registry.c transports/config.c transports/tp.c
 include $(srcdir)/transports/self/local.mk
 include $(srcdir)/transports/shm/local.mk
 if HAVE_VERBS

@@ -1,6 +1,6 @@
 /*
  * The compiled-in transports, in order of preference for a peer, and the
- * active-message handler table that p2p fills.
+ * report of a refused active message.
  */
 #include "config.h"
 #include <stddef.h>
@@ -25,19 +25,17 @@ const tp_component_t *const tp_components[] = {
     NULL,
 };
 
-tp_am_entry_t tp_am_table[TP_AM_MAX];
-
 void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc)
 {
     char why[64];
     const char *what = "message";
     const char *reason = NULL; /* the handler's, in rt->wire_why */
-    if (!tp_am_valid(id)) {
+    if (!tp_am_valid(iface->am, id)) {
         snprintf(why, sizeof(why), "handler id %u is not in use", id);
         reason = why;
     } else {
-        if (tp_am_table[id].name)
-            what = tp_am_table[id].name;
+        if (iface->am[id].name)
+            what = iface->am[id].name;
         if (rc != CORE_EPROTO) {
             snprintf(why, sizeof(why), "%s", core_strerror(rc));
             reason = why;

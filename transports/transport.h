@@ -29,7 +29,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "core/config.h"
 #include "core/errors.h"
+#include "core/request.h"
 
 struct core_runtime;
 typedef struct tp_iface tp_iface_t;
@@ -54,10 +56,8 @@ typedef struct tp_caps {
     unsigned flags;       /* TP_CAP_* */
 } tp_caps_t;
 
-typedef struct tp_comp tp_comp_t;
-struct tp_comp {
-    void (*done)(tp_comp_t *comp, int status);
-};
+/* A completion: core's (requests embed one, core/request.h). */
+typedef core_comp_t tp_comp_t;
 
 /* id: 0..TP_AM_MAX-1; src: the sender's world rank. hdr need not be aligned: handlers copy
  * it. Returns 0, or a negative CORE_E* code: the message is refused (see above). */
@@ -85,7 +85,7 @@ typedef struct tp_ops {
     /* Polls for arrivals and completions; returns how many events it handled. NULL for a
      * transport whose work can only come from this process (self): it runs from a progress
      * hook it wakes itself, and idle polls skip it. */
-    int (*progress)(tp_iface_t *iface);
+    int (*progress)(void *iface);   /* a tp_iface_t (the progress engine's poller type) */
     /* Returns 0 once everything sent on ep has been delivered, CORE_EBUSY until then. */
     int (*flush)(tp_ep_t *ep);
     /* Finalize, before any transport closes: sends what is still queued, says goodbye where
@@ -110,6 +110,7 @@ struct tp_iface {
     const char *name;
     tp_caps_t caps;
     struct core_runtime *rt;
+    const struct tp_am_entry *am;  /* the layer's handler table (tp_layer_t.am), set at open */
 };
 
 /* Base of every endpoint; embed it first. */
@@ -137,6 +138,14 @@ typedef struct tp_component {
 /* Components in order of preference for a peer: self, shm, verbs, tcp. */
 extern const tp_component_t *const tp_components[];
 
+/* The layer's settings (transports/config.c). */
+typedef struct tp_config {
+    char transports[128];       /* RDMPI_TRANSPORTS: allowed transports, comma list */
+} tp_config_t;
+extern const core_config_group_t tp_config_group;
+/* Registers the layer's and every transport's settings group. */
+int tp_config_register(core_config_t *reg);
+
 /* A handler's optional second form, for a message taken in pieces: the piece's n bytes at
  * offset off of the len-byte payload, with the message's whole header each time. A transport
  * that cuts a message into packets may, for an id that has one, call it once per packet as the
@@ -153,22 +162,21 @@ typedef struct tp_am_entry {
     tp_am_piece_t piece; /* NULL: whole messages only */
     const char *name;    /* for reports: "CTS" */
 } tp_am_entry_t;
-extern tp_am_entry_t tp_am_table[TP_AM_MAX];
 
-/* Whether id names a handler (an id from the wire is checked with this first). */
-static inline int tp_am_valid(unsigned id)
+/* Whether id names a handler of table am (an id from the wire is checked with this first). */
+static inline int tp_am_valid(const tp_am_entry_t *am, unsigned id)
 {
-    return id < TP_AM_MAX && tp_am_table[id].cb != NULL;
+    return id < TP_AM_MAX && am[id].cb != NULL;
 }
 
 /* Calls the handler of id; an id out of range or without a handler is refused
  * (CORE_EPROTO) like a message its handler refuses. */
-static inline int tp_am_dispatch(unsigned id, int src, const void *hdr, size_t hdr_len,
-                                 const void *payload, size_t len)
+static inline int tp_am_dispatch(const tp_am_entry_t *am, unsigned id, int src, const void *hdr,
+                                 size_t hdr_len, const void *payload, size_t len)
 {
-    if (!tp_am_valid(id))
+    if (!tp_am_valid(am, id))
         return CORE_EPROTO;
-    return tp_am_table[id].cb(tp_am_table[id].arg, src, hdr, hdr_len, payload, len);
+    return am[id].cb(am[id].arg, src, hdr, hdr_len, payload, len);
 }
 
 /* Reports the message (id) a handler or tp_am_dispatch refused (rc), from peer over
@@ -196,6 +204,50 @@ static inline int tp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *
 static inline int tp_progress(tp_iface_t *iface)
 {
     return iface->ops->progress ? iface->ops->progress(iface) : 0;
+}
+
+/*
+ * The transports layer's instance (transports/tp.c): the open interfaces, the
+ * endpoint table (the transport chosen for each peer at first contact, by
+ * locality and RDMPI_TRANSPORTS) and the active-message handler table that the
+ * layer above fills (tp_am_register). The runtime builds it; p2p is handed it.
+ */
+#define TP_MAX_IFACES 8
+typedef struct tp_layer {
+    struct core_runtime *rt;
+    const tp_config_t *cfg;
+    tp_iface_t *ifaces[TP_MAX_IFACES];
+    int niface;
+    tp_ep_t **eps;                 /* by world rank; NULL until first use */
+    tp_am_entry_t am[TP_AM_MAX];
+} tp_layer_t;
+
+int tp_layer_init(tp_layer_t *tp, struct core_runtime *rt);
+/* Before the bootstrap fence: opens the allowed transports and registers their progress
+ * functions (and, when every one can wake a sleeping rank, the layer's sleep) with the
+ * progress engine. */
+int tp_layer_open(tp_layer_t *tp);
+/* After the fence. */
+int tp_layer_ready(tp_layer_t *tp);
+/* Finalize: every transport finishes with its peers before any is closed (ops.drain). */
+void tp_layer_drain(tp_layer_t *tp);
+void tp_layer_fini(tp_layer_t *tp);
+/* The layer above registers the handler of each id it uses (before tp_layer_open). */
+static inline void tp_am_register(tp_layer_t *tp, unsigned id, tp_am_entry_t entry)
+{
+    if (id < TP_AM_MAX)
+        tp->am[id] = entry;
+}
+
+/* The endpoint to a world rank, connecting on first use. */
+int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
+static inline int tp_ep_get(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
+{
+    if (tp->eps[peer]) {
+        *ep_p = tp->eps[peer];
+        return 0;
+    }
+    return tp_ep_get_slow(tp, peer, ep_p);
 }
 
 #endif

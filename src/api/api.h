@@ -16,6 +16,7 @@
 #include "core/datatype.h"
 #include "core/handle.h"
 #include "core/request.h"
+#include "rt/rt.h"
 
 /* Makes MPI_name a weak alias of PMPI_name; use once per function, after its definition. */
 #define API_ALIAS(name) __attribute__((weak, alias("P" #name)))

@@ -35,7 +35,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size) API_ALIAS(MPI_Comm_size);
 static int make_comm(MPI_Comm parent, MPI_Group group, int member, MPI_Comm *out, const char *fn)
 {
     uint32_t ctx;
-    int rc = core_ctx_alloc(parent, &ctx);
+    int rc = rt_ctx_alloc(parent, &ctx);
     if (rc)
         return api_error(parent, rc, fn, "agreeing on a context id failed: %s", core_strerror(rc));
     if (!member) {
@@ -80,7 +80,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     /* the copy callbacks run now, on comm; the copies go to the new communicator */
     core_attr_t *attrs = NULL;
     API_CHECK(api_attr_comm_copy_list(comm, &attrs, "MPI_Comm_idup"));
-    int rc = core_comm_idup(comm, attrs, newcomm, req);
+    int rc = rt_comm_idup(comm, attrs, newcomm, req);
     if (rc) {
         core_attr_discard(&attrs);
         return api_error(comm, rc, "MPI_Comm_idup", "%s", core_strerror(rc));
@@ -213,7 +213,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         return MPI_SUCCESS;
     }
     uint32_t ctx;
-    int rc = core_ctx_alloc_group(comm, group, tag, &ctx);
+    int rc = rt_ctx_alloc_group(comm, group, tag, &ctx);
     if (!rc)
         rc = core_comm_create(group, ctx, comm->errh, newcomm);
     if (rc)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "api/api.h"
 
-/* The transport of a peer is chosen once, at first contact (core_ep_get), and kept: asking
+/* The transport of a peer is chosen once, at first contact (tp_ep_get), and kept: asking
  * makes that contact if nothing has yet, so the answer is what every message to it uses. */
 int rdmpi_peer_transport(MPI_Comm comm, int rank, char *name, int *resultlen)
 {
@@ -17,7 +17,7 @@ int rdmpi_peer_transport(MPI_Comm comm, int rank, char *name, int *resultlen)
     if (!name || !resultlen)
         return api_error(comm, CORE_EINVAL, fn, "name and resultlen must not be NULL");
     tp_ep_t *ep;
-    int rc = core_ep_get(core_rt, core_comm_world_rank(comm, rank), &ep);
+    int rc = tp_ep_get(&rt_get()->tp, core_comm_world_rank(comm, rank), &ep);
     if (rc)
         return api_error(comm, rc, fn, "no transport reaches rank %d", rank);
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", ep->iface->name);

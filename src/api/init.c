@@ -18,7 +18,7 @@ static int do_init(int *argc, char ***argv, int required, int *provided, const c
         core_boot_abort(core_rt, MPI_ERR_OTHER, "MPI_Init called twice");
     }
     int prov = MPI_THREAD_SINGLE;
-    int rc = core_runtime_init(argc ? *argc : 0, argv ? *argv : NULL, required, &prov);
+    int rc = rt_init(argc ? *argc : 0, argv ? *argv : NULL, required, &prov);
     if (rc) {
         fprintf(stderr, "rdmpi: %s failed: %s; aborting\n", fn, core_strerror(rc));
         core_boot_abort(core_rt, 1, "MPI_Init failed");
@@ -84,7 +84,7 @@ int PMPI_Finalize(void)
     int arc = api_attr_comm_delete_all(MPI_COMM_SELF, "MPI_Finalize");
     if (arc == MPI_SUCCESS)
         arc = api_attr_comm_delete_all(MPI_COMM_WORLD, "MPI_Finalize");
-    int rc = core_runtime_fini();
+    int rc = rt_fini();
     api_finalized = 1;
     if (rc)
         return api_error(MPI_COMM_NULL, rc, "MPI_Finalize", "%s", core_strerror(rc));

@@ -106,6 +106,7 @@ int core_comm_init_predefined(core_runtime_t *rt)
     comm_setup(&rdmpi_comm_self, self, 2, MPI_ERRORS_ARE_FATAL);
     snprintf(rdmpi_comm_world.name, sizeof(rdmpi_comm_world.name), "MPI_COMM_WORLD");
     snprintf(rdmpi_comm_self.name, sizeof(rdmpi_comm_self.name), "MPI_COMM_SELF");
+    memset(rt->ctx_free, 0xff, sizeof(rt->ctx_free));
     core_ctx_reserve(0);
     core_ctx_reserve(2);
     return 0;
@@ -130,4 +131,18 @@ const char *core_comm_label(MPI_Comm comm)
         return comm->name;
     snprintf(buf, sizeof(buf), "communicator ctx=%u size=%d", (unsigned)comm->ctx, comm->size);
     return buf;
+}
+
+void core_ctx_reserve(uint32_t ctx)
+{
+    uint32_t pair = ctx / 2;
+    if (pair < CORE_CTX_MAX / 2)
+        core_rt->ctx_free[pair / 32] &= ~(1u << (pair % 32));
+}
+
+void core_ctx_free(uint32_t ctx)
+{
+    uint32_t pair = ctx / 2;
+    if (core_rt && pair < CORE_CTX_MAX / 2)
+        core_rt->ctx_free[pair / 32] |= 1u << (pair % 32);
 }

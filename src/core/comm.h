@@ -10,6 +10,7 @@
 #include "mpi.h"
 #include "core/attr.h"
 #include "core/group.h"
+#include "core/runtime.h"
 
 enum { CORE_ERRH_FATAL = 0, CORE_ERRH_RETURN, CORE_ERRH_ABORT, CORE_ERRH_USER };
 
@@ -20,7 +21,6 @@ struct rdmpi_errhandler {
     MPI_Comm_errhandler_function *fn;  /* CORE_ERRH_USER */
 };
 
-#define CORE_CTX_MAX 4096   /* context ids; each communicator takes two */
 #define CORE_CTX_MAX_P2P CORE_CTX_MAX
 
 struct rdmpi_comm {
@@ -32,7 +32,7 @@ struct rdmpi_comm {
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
     uint32_t coll_seq;    /* counts collectives, for debugging and schedules */
-    uint32_t ctx_seq;     /* counts context agreements over this communicator (core/ctx.c) */
+    uint32_t ctx_seq;     /* counts context agreements over this communicator (rt/ctx.c) */
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
     struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
     core_attr_t *attrs;       /* cached attributes (their callbacks run in the API layer) */
@@ -46,16 +46,11 @@ static inline int core_comm_world_rank(MPI_Comm comm, int rank)
 {
     return comm->group->ranks[rank];
 }
-/* Agrees on a free context id among the members of comm (collective over comm). */
-int core_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
-void core_ctx_free(uint32_t ctx);
-/* Agreement among the members of group only (collective over group). */
-int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx);
-/* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes and
- * gets attrs (the copies made at the call; discarded if the dup fails). */
-int core_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req);
-/* Marks ctx as used locally (world/self at init). */
+/* This process's context ids (the mask in the base instance, core_runtime_t.ctx_free):
+ * marks ctx's pair used (world/self at init; an agreed id) or free again (a communicator
+ * released). The agreement on a new id among members runs above p2p: rt/ctx.c. */
 void core_ctx_reserve(uint32_t ctx);
+void core_ctx_free(uint32_t ctx);
 
 struct core_runtime;
 /* MPI_COMM_WORLD and MPI_COMM_SELF, built at init. */

@@ -15,13 +15,6 @@
 #include "core/request.h"
 #include "core/runtime.h"
 
-#define MAX_HOOKS 8
-
-static core_progress_hook_t hooks[MAX_HOOKS];
-static int nhooks;
-unsigned core_progress_pending;
-static core_wait_ctx_t *volatile current_wait;
-int core_wait_quiet; /* 0 until core_wait_policy: every idle poll takes the slow path */
 
 double core_wtime(void)
 {
@@ -30,12 +23,27 @@ double core_wtime(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int core_progress_add_hook(core_progress_hook_t fn)
+int core_progress_add_hook(core_runtime_t *rt, core_progress_hook_t fn, void *arg)
 {
-    if (nhooks >= MAX_HOOKS)
-        core_fatal("internal error: more than %d progress hooks", MAX_HOOKS);
-    hooks[nhooks] = fn;
-    return nhooks++;
+    if (rt->nhooks >= CORE_MAX_HOOKS)
+        core_fatal("internal error: more than %d progress hooks", CORE_MAX_HOOKS);
+    rt->hooks[rt->nhooks] = fn;
+    rt->hook_args[rt->nhooks] = arg;
+    return rt->nhooks++;
+}
+
+int core_progress_add_poller(core_runtime_t *rt, int (*fn)(void *arg), void *arg)
+{
+    if (rt->npollers >= CORE_MAX_POLLERS)
+        return CORE_ENOMEM;
+    rt->pollers[rt->npollers++] = (core_poller_t){ fn, arg };
+    return 0;
+}
+
+void core_progress_set_sleep(core_runtime_t *rt, int (*fn)(void *arg), void *arg)
+{
+    rt->sleep = fn;
+    rt->sleep_arg = arg;
 }
 
 /* Inline in core_wait_req: a blocked call polls in a loop. */
@@ -43,12 +51,13 @@ static inline int progress_once(void)
 {
     core_runtime_t *rt = core_rt;
     int events = 0;
-    for (int i = 0; i < rt->npolled; i++)
-        events += rt->polled[i]->ops->progress(rt->polled[i]);
-    if (core_progress_pending)
-        for (int i = 0; i < nhooks; i++)
-            if (core_progress_pending & (1u << i))
-                events += hooks[i]();
+    for (int i = 0; i < rt->npollers; i++)
+        events += rt->pollers[i].fn(rt->pollers[i].arg);
+    unsigned pending = rt->progress_pending;
+    if (pending)
+        for (int i = 0; i < rt->nhooks; i++)
+            if (pending & (1u << i))
+                events += rt->hooks[i](rt->hook_args[i]);
     return events;
 }
 
@@ -81,12 +90,12 @@ static int describe_wait(const core_wait_ctx_t *w, char *buf, size_t len)
 static void diag_handler(int sig)
 {
     char line[512], what[384];
-    core_wait_ctx_t *w = current_wait;
     core_runtime_t *rt = core_rt;
     int n;
     (void)sig;
     if (!rt)
         return;
+    core_wait_ctx_t *w = rt->current_wait;
     if (w) {
         describe_wait(w, what, sizeof(what));
         n = snprintf(line, sizeof(line), "rdmpi: rank %d on %s (pid %d) is blocked in %s for %.1f s\n",
@@ -120,22 +129,21 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->spins = 0;
     w->sleeping = 0;
     w->warned = 0;
-    current_wait = w;
+    w->quiet = core_rt->wait_quiet;
+    core_rt->current_wait = w;
 }
 
 #define SLEEP_MAX 0.01 /* longest sleep: a missed wake-up costs no more */
 
 void core_wait_policy(core_runtime_t *rt)
 {
-    unsigned all = TP_CAP_WAIT;
-    for (int i = 0; i < rt->niface; i++)
-        all &= rt->ifaces[i]->caps.flags;
+    int all = rt->sleep != NULL;  /* every poller can wake a sleeping rank */
     /* Oversubscribed, a rank that spins (even yielding) takes the CPU from the ranks that have
      * work and, over Soft-RoCE, from the kernel's packet processing: sleeping soon after going
      * idle made 4-8 ranks on 2 cores 1.1-1.6x faster there. */
-    double ws = rt->cfg.wait_sleep;
+    double ws = rt->settings->wait_sleep;
     if (ws < 0)
-        ws = rt->oversubscribed && rt->cfg.yield_mode != CORE_YIELD_NEVER ? 0.0001 : 0;
+        ws = rt->oversubscribed && rt->settings->yield_mode != CORE_YIELD_NEVER ? 0.0001 : 0;
     rt->wait_sleep = all && ws > 0 ? ws : 0;
     if (rt->wait_sleep > 0)
         core_debug("blocked calls sleep after %g s without progress", rt->wait_sleep);
@@ -143,38 +151,16 @@ void core_wait_policy(core_runtime_t *rt)
      * yield (at once, or after spin_count), look at the clock (every 64th
      * poll when it may sleep, every 1024th for the stuck-call warning). */
     int quiet = INT_MAX;
-    if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
-        (rt->cfg.yield_mode == CORE_YIELD_AUTO && rt->oversubscribed))
+    if (rt->settings->yield_mode == CORE_YIELD_ALWAYS ||
+        (rt->settings->yield_mode == CORE_YIELD_AUTO && rt->oversubscribed))
         quiet = 1;
-    else if (rt->cfg.yield_mode == CORE_YIELD_AUTO && rt->cfg.spin_count < quiet - 1)
-        quiet = rt->cfg.spin_count + 1;
+    else if (rt->settings->yield_mode == CORE_YIELD_AUTO && rt->settings->spin_count < quiet - 1)
+        quiet = rt->settings->spin_count + 1;
     if (rt->wait_sleep > 0 && quiet > 64)
         quiet = 64;
-    if (rt->cfg.wait_warn > 0 && quiet > 1023)
+    if (rt->settings->wait_warn > 0 && quiet > 1023)
         quiet = 1023;
-    core_wait_quiet = quiet > 1 ? quiet : 1;
-}
-
-/* Sleeps until a transport has something or max_sleep passes; returns
- * without sleeping when one of them has work now. */
-static void sleep_on_transports(core_runtime_t *rt)
-{
-    struct pollfd pfd[CORE_MAX_TRANSPORTS];
-    double max_sleep = SLEEP_MAX;
-    int n = 0;
-    for (int i = 0; i < rt->niface; i++) {
-        int fd = -1;
-        tp_iface_t *iface = rt->ifaces[i];
-        if (iface->ops->arm(iface, &fd, &max_sleep) != 0)
-            return;
-        if (fd >= 0) {
-            pfd[n].fd = fd;
-            pfd[n].events = POLLIN;
-            pfd[n++].revents = 0;
-        }
-    }
-    int ms = (int)(max_sleep * 1000);
-    poll(pfd, (nfds_t)n, ms > 0 ? ms : 1);
+    rt->wait_quiet = quiet > 1 ? quiet : 1;
 }
 
 /* An idle poll once w->spins reached core_wait_quiet: the checks below
@@ -182,6 +168,8 @@ static void sleep_on_transports(core_runtime_t *rt)
 void core_wait_idle_slow(core_wait_ctx_t *w)
 {
     core_runtime_t *rt = core_rt;
+    if (!rt->settings) /* a runtime without settings (test harnesses): spin */
+        return;
     if (!w->sleeping && rt->wait_sleep > 0 && (w->spins & 63) == 0) {
         double now = core_wtime();
         if (w->idle_since == 0)
@@ -190,24 +178,24 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
             w->sleeping = 1;
     }
     if (w->sleeping)
-        sleep_on_transports(rt);
-    else if (rt->cfg.yield_mode == CORE_YIELD_ALWAYS ||
-             (rt->cfg.yield_mode == CORE_YIELD_AUTO &&
-              (rt->oversubscribed || w->spins > rt->cfg.spin_count)))
+        rt->sleep(rt->sleep_arg);  /* returns at once when there is work */
+    else if (rt->settings->yield_mode == CORE_YIELD_ALWAYS ||
+             (rt->settings->yield_mode == CORE_YIELD_AUTO &&
+              (rt->oversubscribed || w->spins > rt->settings->spin_count)))
         sched_yield();
     /* Look at the clock only now and then: it is not free. */
-    if ((w->spins & 1023) != 1023 || rt->cfg.wait_warn <= 0)
+    if ((w->spins & 1023) != 1023 || rt->settings->wait_warn <= 0)
         return;
     double now = core_wtime();
     if (w->start == 0) {
         w->start = now;
         return;
     }
-    if (!w->warned && now - w->start > rt->cfg.wait_warn) {
+    if (!w->warned && now - w->start > rt->settings->wait_warn) {
         char what[384];
         describe_wait(w, what, sizeof(what));
         core_warn("%s has been waiting for %.0f s (RDMPI_WAIT_WARN=%g)", what, now - w->start,
-                  rt->cfg.wait_warn);
+                  rt->settings->wait_warn);
         w->warned = 1;
     }
 }
@@ -215,7 +203,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
 void core_wait_end(core_wait_ctx_t *w)
 {
     (void)w;
-    current_wait = NULL;
+    core_rt->current_wait = NULL;
 }
 
 void core_wait_req(MPI_Request req, const char *fn)

@@ -19,8 +19,8 @@
 #define RDMPI_CORE_PROGRESS_H
 
 #include "mpi.h"
+#include "core/runtime.h"
 
-struct core_runtime;
 
 /* Polls everything once; returns the number of events handled. */
 int core_progress(void);
@@ -30,18 +30,22 @@ int core_progress(void);
  * the layer wakes it when it queues something, and the hook rests itself
  * when it leaves its queues empty. An idle pass then costs one test instead
  * of a call per layer: a blocked 8-byte receive polls on its critical path. */
-typedef int (*core_progress_hook_t)(void);
+typedef int (*core_progress_hook_t)(void *arg);
 /* Returns the hook's id for core_progress_wake/rest. */
-int core_progress_add_hook(core_progress_hook_t fn);
-extern unsigned core_progress_pending; /* bit per hook id: has work */
-static inline void core_progress_wake(int id)
+int core_progress_add_hook(struct core_runtime *rt, core_progress_hook_t fn, void *arg);
+static inline void core_progress_wake(struct core_runtime *rt, int id)
 {
-    core_progress_pending |= 1u << id;
+    rt->progress_pending |= 1u << id;
 }
-static inline void core_progress_rest(int id)
+static inline void core_progress_rest(struct core_runtime *rt, int id)
 {
-    core_progress_pending &= ~(1u << id);
+    rt->progress_pending &= ~(1u << id);
 }
+/* Adds fn(arg) to what every pass polls (a transport interface's progress). */
+int core_progress_add_poller(struct core_runtime *rt, int (*fn)(void *arg), void *arg);
+/* fn(arg) puts an idle rank to sleep until something arrives (the transports layer sets it
+ * when every interface can wake the rank; NULL: never sleep). */
+void core_progress_set_sleep(struct core_runtime *rt, int (*fn)(void *arg), void *arg);
 
 /* Describes a blocking call for diagnostics while it waits. */
 typedef struct core_wait_ctx {
@@ -52,11 +56,11 @@ typedef struct core_wait_ctx {
     int spins;
     int sleeping;          /* idle for RDMPI_WAIT_SLEEP: sleep between polls */
     int warned;
+    int quiet;             /* the runtime's wait_quiet, copied at core_wait_begin */
 } core_wait_ctx_t;
 
 void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req);
 void core_wait_idle_slow(core_wait_ctx_t *w);
-extern int core_wait_quiet; /* idle polls before core_wait_idle needs its slow path */
 
 /* Called once per loop iteration with the events the last poll handled.
  * Inline for the common cases, a poll that found work or a short idle
@@ -67,7 +71,7 @@ static inline void core_wait_idle(core_wait_ctx_t *w, int events)
         w->spins = 0;
         w->idle_since = 0;
         w->sleeping = 0;
-    } else if (++w->spins >= core_wait_quiet) {
+    } else if (++w->spins >= w->quiet) {
         core_wait_idle_slow(w);
     }
 }

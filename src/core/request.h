@@ -21,7 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
-#include "transports/transport.h"
+
+/* A completion callback: the transports layer completes a request's zero-copy operation
+ * through the one a request embeds (transports/transport.h: tp_comp_t). */
+typedef struct core_comp core_comp_t;
+struct core_comp {
+    void (*done)(core_comp_t *comp, int status);
+};
+struct tp_memh; /* a transport's registration handle: opaque here */
 #include "datatype.h"
 #include "core/handle.h"
 
@@ -66,8 +73,8 @@ struct rdmpi_request {
     size_t want;             /* pipelined rendezvous: bytes the receiver takes */
     uint64_t remote;         /* the peer's request id */
     int world_peer;          /* world rank of the matched peer */
-    tp_memh_t *memh;
-    tp_comp_t comp;
+    struct tp_memh *memh;
+    core_comp_t comp;
     struct p2p_unexp *msg;   /* matched-probe message (MPI_Mrecv) */
     struct rdmpi_request *next;    /* queue link (posted, pending) */
     void *bsend_block;       /* buffered send: the attached-buffer block it holds */

@@ -1,6 +1,11 @@
 /*
- * The runtime: all mutable state of the library lives in one struct, built
- * by MPI_Init and torn down by MPI_Finalize. core_rt is the only global.
+ * The base instance: the job description (from the bootstrap), the settings
+ * registry, the request table and the progress engine's state. The runtime
+ * layer (src/rt) builds one at MPI_Init, hangs the upper layers' instances
+ * off it (top) and tears it down at MPI_Finalize. core_rt, the pointer to it,
+ * is the library's one global instance pointer: the MPI_* entry points and
+ * the code paths without an instance argument (signal handlers, core_fatal)
+ * start from it.
  */
 #ifndef RDMPI_CORE_RUNTIME_H
 #define RDMPI_CORE_RUNTIME_H
@@ -10,16 +15,28 @@
 #include "core/errors.h"
 #include "core/secret.h"
 #include "core/request.h"
-#include "transports/transport.h"
-
-#define CORE_MAX_TRANSPORTS 8
 
 /* For the few small functions on the message path that the compiler would
  * otherwise keep out of line (each level costs a call, a frame and a return). */
 #define CORE_INLINE static inline __attribute__((always_inline))
 
+#define CORE_MAX_POLLERS 8
+#define CORE_CTX_MAX 4096   /* context ids; each communicator takes two */
+#define CORE_CTX_WORDS (CORE_CTX_MAX / 2 / 32)
+#define CORE_MAX_HOOKS 8
+
+struct core_wait_ctx;
+struct rt_runtime;   /* the runtime layer's instance (src/rt/rt.h), opaque here */
+
+/* Something the progress engine polls on every pass (a transport interface). */
+typedef struct core_poller {
+    int (*fn)(void *arg);
+    void *arg;
+} core_poller_t;
+
 typedef struct core_runtime {
-    core_config_t cfg;
+    core_config_t cfg;         /* the settings registry (every component's settings) */
+    const core_settings_t *settings;  /* the base services' own (core_settings_group) */
 
     /* Job layout, from the bootstrap (PMIx) or singleton defaults. */
     int rank, size;            /* in MPI_COMM_WORLD */
@@ -36,14 +53,21 @@ typedef struct core_runtime {
     uint8_t job_key[CORE_KEY_LEN]; /* shared by every member of the job (core/secret.h) */
     double wait_sleep;         /* idle seconds before a blocked call sleeps; 0: never */
     int ncores;
+    char **rank_hosts;         /* lazily looked-up hostnames, by world rank (core_rank_host) */
 
-    /* Transports: the open interfaces and, per world rank, its endpoint
-     * (created on first use) and the interface chosen for it. */
-    tp_iface_t *ifaces[CORE_MAX_TRANSPORTS];
-    int niface;
-    tp_iface_t *polled[CORE_MAX_TRANSPORTS];  /* those with a progress function */
-    int npolled;
-    tp_ep_t **eps;
+    /* The progress engine (core/progress.h): what every pass polls, the hooks of the layers
+     * above that run while they have work (bit per hook in progress_pending), and the
+     * layer that can put an idle rank to sleep. */
+    core_poller_t pollers[CORE_MAX_POLLERS];
+    int npollers;
+    int (*hooks[CORE_MAX_HOOKS])(void *arg);
+    void *hook_args[CORE_MAX_HOOKS];
+    int nhooks;
+    unsigned progress_pending;
+    int (*sleep)(void *arg);   /* NULL: some poller cannot wake a sleeping rank */
+    void *sleep_arg;
+    int wait_quiet;            /* idle polls before core_wait_idle needs its slow path */
+    struct core_wait_ctx *volatile current_wait; /* for the SIGRTMIN+3 report */
 
     /* Every request of the process (core/request.h): peers name them by id. */
     core_req_table_t reqs;
@@ -54,30 +78,22 @@ typedef struct core_runtime {
 
     int thread_level;
     double wtime_base;
+
+    /* Context ids (core_ctx_reserve/free): bit set = the pair 2i, 2i+1 is free here. */
+    uint32_t ctx_free[CORE_CTX_WORDS];
+
+    struct rt_runtime *top;    /* the runtime layer's instance that owns this one */
 } core_runtime_t;
 
 extern core_runtime_t *core_rt;
-
-/* The endpoint to a world rank, connecting on first use. */
-int core_ep_get_slow(core_runtime_t *rt, int peer, tp_ep_t **ep_p);
-static inline int core_ep_get(core_runtime_t *rt, int peer, tp_ep_t **ep_p)
-{
-    if (rt->eps[peer]) {
-        *ep_p = rt->eps[peer];
-        return 0;
-    }
-    return core_ep_get_slow(rt, peer, ep_p);
-}
-
-/* MPI_Init's and MPI_Finalize's work below the API. */
-int core_runtime_init(int argc, char **argv, int required, int *provided);
-int core_runtime_fini(void);
 
 /* Logs msg and ends the whole job (for states the library cannot recover from). */
 void core_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 /* Hostname of a world rank (from the bootstrap). */
 const char *core_rank_host(core_runtime_t *rt, int rank);
+/* Frees what core_rank_host cached. */
+void core_rank_hosts_free(core_runtime_t *rt);
 
 /* Malformed messages from peers (core/wire.c).
  *

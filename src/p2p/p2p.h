@@ -12,8 +12,17 @@
 #include "mpi.h"
 #include "core/request.h"
 #include "core/runtime.h"
+#include "transports/transport.h"
 
-int p2p_init(core_runtime_t *rt);
+/* The settings (p2p_config.c). */
+enum { P2P_RNDV_READ = 0, P2P_RNDV_WRITE, P2P_RNDV_PIPELINED };
+typedef struct p2p_config {
+    int rndv_proto;             /* RDMPI_RNDV_PROTO: P2P_RNDV_READ, _WRITE, _PIPELINED */
+    size_t rndv_frag_size;      /* RDMPI_RNDV_FRAG_SIZE: pipelined rendezvous chunk */
+} p2p_config_t;
+extern const core_config_group_t p2p_config_group;
+
+int p2p_init(core_runtime_t *rt, tp_layer_t *tp);
 /* Completes every queued send (MPI_Finalize calls this before closing transports). */
 int p2p_drain(void);
 void p2p_fini(void);

@@ -93,6 +93,8 @@ typedef struct p2p_req_hdr {   /* FIN, PUT_FIN and ACK */
 /* Shared state of the p2p layer. */
 typedef struct p2p_state {
     core_runtime_t *rt;
+    tp_layer_t *tp;                       /* the endpoints and the handler table */
+    const p2p_config_t *cfg;
     p2p_mq_t *mq[CORE_CTX_MAX_P2P];
     MPI_Request sendq_head, sendq_tail;   /* first message not yet accepted by the transport */
     MPI_Request dataq_head, dataq_tail;   /* pipelined rendezvous with chunks left */

@@ -33,7 +33,7 @@ p2p_mq_t *p2p_mq_get(uint32_t ctx)
 void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len)
 {
     tp_ep_t *ep;
-    int rc = core_ep_get(p2p.rt, world_dest, &ep);
+    int rc = tp_ep_get(p2p.tp, world_dest, &ep);
     if (rc == 0 && !p2p.ctrlq_head) {
         rc = tp_am_send(ep, id, hdr, len, NULL, 0);
         if (rc == 0)
@@ -56,7 +56,7 @@ void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len)
     else
         p2p.ctrlq_head = c;
     p2p.ctrlq_tail = c;
-    core_progress_wake(p2p.hook);
+    core_progress_wake(p2p.rt, p2p.hook);
 }
 
 static int ctrlq_progress(void)
@@ -64,7 +64,7 @@ static int ctrlq_progress(void)
     int events = 0;
     while (p2p.ctrlq_head) {
         p2p_ctrl_t *c = p2p.ctrlq_head;
-        if (tp_am_send(p2p.rt->eps[c->dest], c->id, c->hdr, c->len, NULL, 0) != 0)
+        if (tp_am_send(p2p.tp->eps[c->dest], c->id, c->hdr, c->len, NULL, 0) != 0)
             break;
         p2p.ctrlq_head = c->next;
         if (!p2p.ctrlq_head)
@@ -84,7 +84,7 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
         r->tmp = NULL;
     }
     if (r->memh) {
-        tp_ep_t *ep = p2p.rt->eps[r->world_peer];
+        tp_ep_t *ep = p2p.tp->eps[r->world_peer];
         ep->iface->ops->mem_dereg(ep->iface, r->memh);
         r->memh = NULL;
     }
@@ -96,7 +96,7 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
 tp_ep_t *p2p_ep_of(int peer)
 {
     tp_ep_t *ep;
-    return core_ep_get(p2p.rt, peer, &ep) == 0 ? ep : NULL;
+    return tp_ep_get(p2p.tp, peer, &ep) == 0 ? ep : NULL;
 }
 
 MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what)
@@ -363,7 +363,7 @@ static void check_unexp(MPI_Comm comm, p2p_unexp_t *u, int take)
     const char *what = u->proto == P2P_PROTO_EAGER ? "EAGER" : "RTS";
     if (take)
         free(u);
-    tp_ep_t *ep = p2p.rt->eps[peer];
+    tp_ep_t *ep = p2p.tp->eps[peer];
     char why[160];
     snprintf(why, sizeof(why), "it claims to be rank %d of %s, which is not the sender", src,
              core_comm_label(comm));
@@ -476,26 +476,30 @@ int p2p_cancel(MPI_Request req)
     return 0;
 }
 
-static int p2p_progress(void)
+static int p2p_progress(void *arg)
 {
+    (void)arg;
     int events = ctrlq_progress() + p2p_send_progress();
     if (!p2p.ctrlq_head && !p2p.sendq_head && !p2p.dataq_head)
-        core_progress_rest(p2p.hook);
+        core_progress_rest(p2p.rt, p2p.hook);
     return events;
 }
 
-int p2p_init(core_runtime_t *rt)
+int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
 {
     p2p.rt = rt;
+    p2p.tp = tp;
+    if (!(p2p.cfg = core_config_add(&rt->cfg, &p2p_config_group)))
+        return CORE_ENOMEM;
     p2p.queued = calloc((size_t)rt->size, sizeof(int));
     p2p.busy_pass = calloc((size_t)rt->size, sizeof(uint64_t));
     if (!p2p.queued || !p2p.busy_pass)
         return CORE_ENOMEM;
-    tp_am_table[P2P_AM_EAGER] = (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" };
-    tp_am_table[P2P_AM_RTS] = (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" };
-    tp_am_table[P2P_AM_ACK] = (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" };
+    tp_am_register(p2p.tp, P2P_AM_EAGER, (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" });
+    tp_am_register(p2p.tp, P2P_AM_RTS, (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" });
+    tp_am_register(p2p.tp, P2P_AM_ACK, (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" });
     p2p_rndv_register();
-    p2p.hook = core_progress_add_hook(p2p_progress);
+    p2p.hook = core_progress_add_hook(rt, p2p_progress, NULL);
     return 0;
 }
 

@@ -40,7 +40,7 @@ static void *recv_target(MPI_Request r, size_t want)
 static void start_get(MPI_Request r, const p2p_unexp_t *u, void *dst)
 {
     tp_ep_t *ep;
-    int rc = core_ep_get(p2p.rt, u->world_src, &ep);
+    int rc = tp_ep_get(p2p.tp, u->world_src, &ep);
     if (rc == 0)
         rc = ep->iface->ops->mem_reg(ep->iface, dst, r->want, &r->memh);
     if (rc == 0) {
@@ -59,7 +59,7 @@ static void start_get(MPI_Request r, const p2p_unexp_t *u, void *dst)
 static int start_rtr(MPI_Request r, const p2p_unexp_t *u, void *dst)
 {
     tp_ep_t *ep;
-    int rc = core_ep_get(p2p.rt, u->world_src, &ep);
+    int rc = tp_ep_get(p2p.tp, u->world_src, &ep);
     if (rc == 0)
         rc = ep->iface->ops->mem_reg(ep->iface, dst, r->want, &r->memh);
     if (rc != 0) {
@@ -113,11 +113,11 @@ void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
 
 int p2p_rndv_push(MPI_Request s)
 {
-    tp_ep_t *ep = p2p.rt->eps[s->world_peer];
+    tp_ep_t *ep = p2p.tp->eps[s->world_peer];
     const char *data = s->tmp ? s->tmp : s->buf;
     /* RDMPI_RNDV_FRAG_SIZE, if set, else what suits the transport: a
      * socket wants larger chunks than a shared-memory ring. */
-    size_t frag = p2p.rt->cfg.rndv_frag_size;
+    size_t frag = p2p.cfg->rndv_frag_size;
     if (frag == 0)
         frag = ep->iface->caps.rndv_frag ? ep->iface->caps.rndv_frag : P2P_RNDV_FRAG;
     if (frag > ep->iface->caps.max_am)
@@ -200,7 +200,7 @@ static int rtr_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     MPI_Request s = p2p_req_find(h.sreq, src, P2P_WAIT_RTR, "RTR");
     if (!s)
         return CORE_EPROTO;
-    tp_ep_t *ep = p2p.rt->eps[s->world_peer];
+    tp_ep_t *ep = p2p.tp->eps[s->world_peer];
     if (h.rkey_len != hdr_len - fixed || h.rkey_len > ep->iface->caps.max_rkey)
         return core_wire_reject(p2p.rt, "RTR with a %u-byte remote key in a %zu-byte header "
                                 "(%s takes %zu)", h.rkey_len, hdr_len, ep->iface->name,
@@ -292,9 +292,10 @@ static int fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
 
 void p2p_rndv_register(void)
 {
-    tp_am_table[P2P_AM_CTS] = (tp_am_entry_t){ cts_handler, NULL, NULL, "CTS" };
-    tp_am_table[P2P_AM_DATA] = (tp_am_entry_t){ data_handler, NULL, data_piece, "DATA" };
-    tp_am_table[P2P_AM_FIN] = (tp_am_entry_t){ fin_handler, NULL, NULL, "FIN" };
-    tp_am_table[P2P_AM_RTR] = (tp_am_entry_t){ rtr_handler, NULL, NULL, "RTR" };
-    tp_am_table[P2P_AM_PUT_FIN] = (tp_am_entry_t){ put_fin_handler, NULL, NULL, "PUT_FIN" };
+    tp_am_register(p2p.tp, P2P_AM_CTS, (tp_am_entry_t){ cts_handler, NULL, NULL, "CTS" });
+    tp_am_register(p2p.tp, P2P_AM_DATA, (tp_am_entry_t){ data_handler, NULL, data_piece, "DATA" });
+    tp_am_register(p2p.tp, P2P_AM_FIN, (tp_am_entry_t){ fin_handler, NULL, NULL, "FIN" });
+    tp_am_register(p2p.tp, P2P_AM_RTR, (tp_am_entry_t){ rtr_handler, NULL, NULL, "RTR" });
+    tp_am_register(p2p.tp, P2P_AM_PUT_FIN,
+                   (tp_am_entry_t){ put_fin_handler, NULL, NULL, "PUT_FIN" });
 }

@@ -35,7 +35,7 @@ void p2p_send_done(MPI_Request s)
 {
     s->wait = 0;
     if (s->memh) {
-        tp_ep_t *ep = p2p.rt->eps[s->world_peer];
+        tp_ep_t *ep = p2p.tp->eps[s->world_peer];
         ep->iface->ops->mem_dereg(ep->iface, s->memh);
         s->memh = NULL;
     }
@@ -53,7 +53,7 @@ static void sendq_push(MPI_Request s)
         p2p.sendq_head = s;
     p2p.sendq_tail = s;
     p2p.queued[s->world_peer]++;
-    core_progress_wake(p2p.hook);
+    core_progress_wake(p2p.rt, p2p.hook);
 }
 
 /* Tries to hand the first message of s (EAGER or RTS) to the transport. */
@@ -102,10 +102,10 @@ static void first_sent(MPI_Request s)
  * else pipelined. */
 static int rndv_proto(unsigned caps)
 {
-    int want = p2p.rt->cfg.rndv_proto;
-    if (want == CORE_RNDV_PIPELINED)
+    int want = p2p.cfg->rndv_proto;
+    if (want == P2P_RNDV_PIPELINED)
         return P2P_PROTO_RNDV_PIPE;
-    if (want == CORE_RNDV_WRITE && (caps & TP_CAP_PUT))
+    if (want == P2P_RNDV_WRITE && (caps & TP_CAP_PUT))
         return P2P_PROTO_RNDV_PUT;
     if (caps & TP_CAP_GET)
         return P2P_PROTO_RNDV_GET;
@@ -151,7 +151,7 @@ static int send_start(MPI_Request s)
     s->tmp = NULL;
     s->memh = NULL;
     tp_ep_t *ep;
-    int rc = core_ep_get(p2p.rt, s->world_peer, &ep);
+    int rc = tp_ep_get(p2p.tp, s->world_peer, &ep);
     if (rc)
         return rc;
     rc = send_prepare(s, ep);
@@ -204,7 +204,7 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
     /* Fast path: a contiguous eager message the transport takes at once. */
     int world = core_comm_world_rank(comm, dest);
     size_t len = msg_len(count, dt);
-    tp_ep_t *ep = p2p.rt->eps[world];
+    tp_ep_t *ep = p2p.tp->eps[world];
     if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && p2p.queued[world] == 0 &&
         len <= ep->iface->caps.eager_limit) {
         p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
@@ -241,7 +241,7 @@ static int sendq_progress(void)
         MPI_Request next = s->next;
         int rc = CORE_EBUSY;
         if (p2p.busy_pass[s->world_peer] != pass)
-            rc = send_first(s, p2p.rt->eps[s->world_peer]);
+            rc = send_first(s, p2p.tp->eps[s->world_peer]);
         if (rc == CORE_EBUSY) {
             p2p.busy_pass[s->world_peer] = pass;
             prev = s;
@@ -276,7 +276,7 @@ void p2p_queue_data(MPI_Request s)
     else
         p2p.dataq_head = s;
     p2p.dataq_tail = s;
-    core_progress_wake(p2p.hook);
+    core_progress_wake(p2p.rt, p2p.hook);
 }
 
 static int dataq_progress(void)

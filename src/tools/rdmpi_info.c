@@ -12,9 +12,12 @@
 #include "config.h"
 #include "mpi.h"
 #include "core/config.h"
+#include "core/log.h"
+#include "rt/rt.h"
 
 #ifdef RDMPI_HAVE_VERBS
-void tp_verbs_info_print(const core_config_t *cfg); /* transports/verbs/verbs_info.c */
+#include "transports/verbs/verbs.h"
+void tp_verbs_info_print(const vb_config_t *cfg); /* transports/verbs/verbs_info.c */
 #endif
 
 static void print_build(void)
@@ -66,18 +69,17 @@ static void print_host(void)
     }
 }
 
-static void print_config(void)
+/* Every registered setting, through the registry's enumeration (what MPI_T will use). */
+static void print_config(const core_config_t *reg)
 {
-    core_config_t cfg;
-    size_t n;
-    core_config_load(&cfg);
-    const core_config_row_t *rows = core_config_table(&n);
     printf("\nSettings (environment variables):\n");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < core_config_count(reg); i++) {
         char val[160];
-        const char *origin;
-        core_config_format(&cfg, &rows[i], val, sizeof(val), &origin);
-        printf("  %-22s = %-20s [%s]\n      %s\n", rows[i].name, val, origin, rows[i].help);
+        core_config_param_t p;
+        if (core_config_param(reg, i, &p) != 0)
+            break;
+        core_config_format(&p, val, sizeof(val));
+        printf("  %-22s = %-20s [%s]\n      %s\n", p.row->name, val, p.origin, p.row->help);
     }
 }
 
@@ -92,15 +94,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "rdmpi_info: unknown argument %s (try --help)\n", argv[i]);
         return 2;
     }
+    core_config_t reg = { .nslots = 0 };
+    if (rt_config_register(&reg) != 0) {
+        fprintf(stderr, "rdmpi_info: out of memory\n");
+        return 1;
+    }
+    const core_settings_t *core = core_config_values(&reg, &core_settings_group);
+    core_log_level = core->log_level;
+    core_config_check_env(&reg);
     print_build();
     print_host();
 #ifdef RDMPI_HAVE_VERBS
-    {
-        core_config_t cfg;
-        core_config_load(&cfg);
-        tp_verbs_info_print(&cfg);
-    }
+    tp_verbs_info_print(core_config_values(&reg, &tp_verbs_config_group));
 #endif
-    print_config();
+    print_config(&reg);
+    core_config_fini(&reg);
     return 0;
 }

@@ -1,10 +1,12 @@
 /*
- * Fuzz target: the settings parser (src/core/config.c): RDMPI_* values of
+ * Fuzz target: the settings registry (src/core/config.c) with every
+ * component's table (rt_config_register): RDMPI_* values of
  * every type, sizes with suffixes, bounds, enums.
  *
  * Input: (row byte, value, NUL) records: each sets the row's variable (row
- * byte modulo the table size) to the value, a row byte of 0xff sets an
- * unknown RDMPI_ variable; then core_config_load reads them all.
+ * byte modulo the number of settings, in the registry's enumeration order)
+ * to the value, a row byte of 0xff sets an unknown RDMPI_ variable; then
+ * every component's group is registered again, reading them all.
  * Properties: every field ends inside its row's bounds (a refused value
  * leaves the default, which is inside them too), doubles are finite, enums
  * index their names; a value shown by core_config_format reads back as the
@@ -16,11 +18,31 @@
 #include <string.h>
 #include "core/config.h"
 #include "core/errors.h"
+#include "rt/rt.h"
 #include "fuzz.h"
 
-static double value_of(const core_config_t *cfg, const core_config_row_t *r)
+/* The registry with every component's settings, and its rows by index. */
+static core_config_t reg;
+
+static size_t nrows(void)
 {
-    const char *f = (const char *)cfg + r->offset;
+    return core_config_count(&reg);
+}
+
+static const core_config_row_t *row_at(size_t i)
+{
+    core_config_param_t p;
+    return core_config_param(&reg, i, &p) == 0 ? p.row : NULL;
+}
+
+static const void *field_at(const core_config_t *r, size_t i)
+{
+    core_config_param_t p;
+    return core_config_param(r, i, &p) == 0 ? p.value : NULL;
+}
+
+static double value_of(const void *f, const core_config_row_t *r)
+{
     switch (r->type) {
     case CORE_CFG_BOOL:
     case CORE_CFG_INT:
@@ -31,12 +53,11 @@ static double value_of(const core_config_t *cfg, const core_config_row_t *r)
     }
 }
 
-static void check_row(const core_config_t *cfg, const core_config_row_t *r)
+static void check_row(const void *f, const core_config_row_t *r)
 {
     if (r->type == CORE_CFG_EXTERNAL)
         return;
-    const char *f = (const char *)cfg + r->offset;
-    double v = value_of(cfg, r);
+    double v = value_of(f, r);
     FUZZ_CHECK(isfinite(v));
     if (r->min != 0 || r->max != 0)
         FUZZ_CHECK(v >= r->min && v <= r->max);
@@ -81,18 +102,23 @@ static void check_size(const char *s)
 
 static void clear_env(void)
 {
-    size_t n;
-    const core_config_row_t *rows = core_config_table(&n);
-    for (size_t i = 0; i < n; i++)
-        unsetenv(rows[i].name);
+    for (size_t i = 0; i < nrows(); i++)
+        unsetenv(row_at(i)->name);
     unsetenv("RDMPI_FUZZ_UNKNOWN");
+}
+
+static void load(core_config_t *r)
+{
+    core_config_fini(r);
+    FUZZ_CHECK(rt_config_register(r) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_quiet();
-    size_t n;
-    const core_config_row_t *rows = core_config_table(&n);
+    if (!reg.nslots)
+        load(&reg);
+    size_t n = nrows();
     char *copy = malloc(size + 1);
     FUZZ_CHECK(copy);
     memcpy(copy, data, size);
@@ -104,35 +130,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *val = copy + pos + 1;
         pos += 1 + strlen(val) + 1;
         check_size(val);
-        setenv(row == 0xff ? "RDMPI_FUZZ_UNKNOWN" : rows[row % n].name, val, 1);
+        setenv(row == 0xff ? "RDMPI_FUZZ_UNKNOWN" : row_at(row % n)->name, val, 1);
     }
-    core_config_t cfg;
-    FUZZ_CHECK(core_config_load(&cfg) == 0);
+    load(&reg);
+    FUZZ_CHECK(nrows() == n);
     for (size_t i = 0; i < n; i++)
-        check_row(&cfg, &rows[i]);
+        check_row(field_at(&reg, i), row_at(i));
     /* What rdmpi_info shows is read back as the same value. */
-    core_config_t again;
+    core_config_t again = { .nslots = 0 };
     char shown[256];
-    const char *origin;
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].type == CORE_CFG_EXTERNAL)
+        core_config_param_t p;
+        core_config_param(&reg, i, &p);
+        if (p.row->type == CORE_CFG_EXTERNAL)
             continue;
-        core_config_format(&cfg, &rows[i], shown, sizeof(shown), &origin);
-        setenv(rows[i].name, shown, 1);
+        core_config_format(&p, shown, sizeof(shown));
+        setenv(p.row->name, shown, 1);
     }
-    core_config_load(&again);
+    load(&again);
     for (size_t i = 0; i < n; i++) {
-        const core_config_row_t *r = &rows[i];
+        const core_config_row_t *r = row_at(i);
         if (r->type == CORE_CFG_EXTERNAL)
             continue;
+        const void *a = field_at(&reg, i), *b = field_at(&again, i);
         if (r->type == CORE_CFG_STRING) {
-            FUZZ_CHECK(!strcmp((const char *)&cfg + r->offset, (const char *)&again + r->offset));
+            FUZZ_CHECK(!strcmp(a, b));
         } else {
-            double a = value_of(&cfg, r), b = value_of(&again, r);
+            double va = value_of(a, r), vb = value_of(b, r);
             /* "%g" keeps 6 significant digits */
-            FUZZ_CHECK(r->type == CORE_CFG_DOUBLE ? fabs(a - b) <= 1e-5 * fabs(a) : a == b);
+            FUZZ_CHECK(r->type == CORE_CFG_DOUBLE ? fabs(va - vb) <= 1e-5 * fabs(va) : va == vb);
         }
     }
+    core_config_fini(&again);
     clear_env();
     free(copy);
     return 0;
@@ -141,12 +170,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FUZZ_SEEDS
 static size_t row_of(const char *name)
 {
-    size_t n;
-    const core_config_row_t *rows = core_config_table(&n);
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(rows[i].name, name))
-            return i;
-    abort();
+    if (!reg.nslots)
+        load(&reg);
+    long i = core_config_find(&reg, name);
+    if (i < 0)
+        abort();
+    return (size_t)i;
 }
 
 /* Pairs of (name, value), NULL-ended, as one seed. */

@@ -11,8 +11,7 @@
  *             2..7: a message: handler id (one past p2p's too), source rank, header
  *                length and bytes, payload length and bytes; a byte says whether the
  *                header's first (and second) 8 bytes become a request id p2p sent.
- * p2p_init runs for every input (core_progress_add_hook is wrapped at link time so
- * that its hook is added once).
+ * p2p_init runs for every input, on a new runtime instance (with a hook table of its own).
  * Properties: no byte written outside a posted receive buffer (guards), a
  * handler returns 0 or a negative code, a malformed message ends in
  * tp_am_refused (the fake's core_fatal, caught; a fatal error in a local call ends
@@ -42,17 +41,6 @@ static struct {
     uint8_t sendbuf[4096];
     uint8_t *pending; /* a receive buffer while p2p_irecv runs (it may end in a fatal error) */
 } st;
-
-/* p2p_init adds a progress hook and nothing removes it; the library does it once, this
- * target once per input: the second time gets the first one's id (same function). */
-int __real_core_progress_add_hook(core_progress_hook_t fn);
-int __wrap_core_progress_add_hook(core_progress_hook_t fn)
-{
-    static int id = -1;
-    if (id < 0)
-        id = __real_core_progress_add_hook(fn);
-    return id;
-}
 
 static void guards_ok(void)
 {
@@ -99,7 +87,7 @@ static void deliver(void *arg)
 {
     struct msg *m = arg;
     p2p_fake.rt->wire_why[0] = 0;
-    m->rc = tp_am_dispatch(m->id, m->src, m->hdr, m->hdr_len, m->payload, m->len);
+    m->rc = tp_am_dispatch(p2p_fake.tp.am, m->id, m->src, m->hdr, m->hdr_len, m->payload, m->len);
 }
 
 static void op_recv(void *arg)

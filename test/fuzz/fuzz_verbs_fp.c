@@ -69,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *buf = calloc(SLOTS, SLOT);
     FUZZ_CHECK(buf);
     memset(&s, 0, sizeof(s));
+    s.base.am = tp_am_table;
     memset(&peer, 0, sizeof(peer));
     memset(&rc, 0, sizeof(rc));
     ring = (vb_fp_ring_t){ .buf = buf, .size = SLOT, .n = SLOTS };

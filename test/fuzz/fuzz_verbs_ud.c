@@ -70,6 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned nfree = NBUF;
     FUZZ_CHECK(rx);
     memset(&s, 0, sizeof(s));
+    s.base.am = tp_am_table;
     memset(peers, 0, sizeof(peers));
     memset(&got, 0, sizeof(got));
     s.size = NPEERS;

@@ -18,7 +18,8 @@
 #define NPEERS 4
 
 int core_log_level = CORE_LOG_ERROR;
-tp_am_entry_t tp_am_table[TP_AM_MAX];
+/* The handler table the transports layer would own (iface->am points here). */
+static tp_am_entry_t tp_am_table[TP_AM_MAX];
 
 static vb_peer_t *stub_peers[NPEERS];
 static unsigned stub_other;      /* messages handed to vb_dispatch_other */

@@ -13,7 +13,6 @@
 
 p2p_fake_t p2p_fake;
 core_runtime_t *core_rt;
-tp_am_entry_t tp_am_table[TP_AM_MAX];
 
 /* ---- stand-ins ---- */
 
@@ -38,9 +37,9 @@ const char *core_rank_host(core_runtime_t *rt, int rank)
     return "fakehost";
 }
 
-int core_ep_get_slow(core_runtime_t *rt, int peer, tp_ep_t **ep_p)
+int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 {
-    (void)rt;
+    (void)tp;
     (void)peer;
     (void)ep_p;
     return CORE_EPEER;
@@ -154,8 +153,11 @@ int p2p_fake_init(int nranks, int rank, unsigned flags)
     p2p_fake.rt = rt;
     rt->rank = rank;
     rt->size = nranks;
-    rt->cfg.rndv_proto = (flags & TP_CAP_PUT) && !(flags & TP_CAP_GET) ? CORE_RNDV_WRITE
-                                                                       : CORE_RNDV_READ;
+    p2p_config_t *pc = core_config_add(&rt->cfg, &p2p_config_group);
+    if (!pc)
+        abort();
+    pc->rndv_proto = (flags & TP_CAP_PUT) && !(flags & TP_CAP_GET) ? P2P_RNDV_WRITE
+                                                                   : P2P_RNDV_READ;
     snprintf(rt->hostname, sizeof(rt->hostname), "fakehost");
     tp_iface_t *f = &p2p_fake.iface;
     f->ops = &fake_ops;
@@ -167,21 +169,25 @@ int p2p_fake_init(int nranks, int rank, unsigned flags)
     f->caps.rndv_frag = 32;
     f->caps.max_rkey = 4;
     f->caps.flags = flags;
-    rt->eps = calloc((size_t)nranks, sizeof(tp_ep_t *));
+    memset(&p2p_fake.tp, 0, sizeof(p2p_fake.tp));
+    p2p_fake.tp.rt = rt;
+    p2p_fake.tp.eps = calloc((size_t)nranks, sizeof(tp_ep_t *));
+    f->am = p2p_fake.tp.am;
     for (int i = 0; i < nranks; i++) {
         p2p_fake.ep[i].iface = f;
         p2p_fake.ep[i].peer = i;
-        rt->eps[i] = &p2p_fake.ep[i];
+        p2p_fake.tp.eps[i] = &p2p_fake.ep[i];
     }
     core_dt_init();
-    return p2p_init(rt);
+    return p2p_init(rt, &p2p_fake.tp);
 }
 
 void p2p_fake_fini(void)
 {
     p2p_fini();
     core_req_table_fini(&core_rt->reqs);
-    free(core_rt->eps);
+    free(p2p_fake.tp.eps);
+    core_config_fini(&core_rt->cfg);
     free(core_rt);
     core_rt = NULL;
 }

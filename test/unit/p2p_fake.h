@@ -2,7 +2,7 @@
  * A test endpoint for p2p's message handlers: a fake runtime (no bootstrap,
  * no real transport) in which p2p_init has registered its handlers, so a test
  * or a fuzz target can feed (handler id, source rank, header, payload) to
- * them with tp_am_dispatch(id, src, hdr, hdr_len, payload, len) exactly as a
+ * them with tp_am_dispatch(p2p_fake.tp.am, id, src, hdr, hdr_len, payload, len) as a
  * transport would, and see what p2p sent back (control messages, DATA).
  *
  * The fake transport "fake" reaches every rank of an nranks-rank job: am_send
@@ -35,6 +35,7 @@ typedef struct p2p_fake_msg {
 typedef struct p2p_fake {
     core_runtime_t *rt;
     tp_iface_t iface;
+    tp_layer_t tp;         /* the fake transports layer: endpoints, handler table */
     tp_ep_t ep[P2P_FAKE_MAX_RANKS];
     p2p_fake_msg_t sent[P2P_FAKE_MAX_SENT];
     int nsent;

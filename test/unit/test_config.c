@@ -1,12 +1,14 @@
 /*
- * Unit test of the configuration registry: defaults, parsing, bad values,
- * sizes with suffixes.
+ * Unit test of the settings registry: every component's groups registered,
+ * defaults, parsing, bad values, bounds, sizes with suffixes, typed reads,
+ * enumeration.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/config.h"
 #include "core/errors.h"
+#include "rt/rt.h"
 
 static int failures;
 #define CHECK(name, cond)                                                      \
@@ -36,67 +38,103 @@ int main(void)
     CHECK("size_wraps", core_config_parse_size("17179869184G", &v) == CORE_EINVAL);
     CHECK("size_too_long", core_config_parse_size("99999999999999999999", &v) == CORE_EINVAL);
 
-    core_config_t cfg;
     unsetenv("RDMPI_SHM_EAGER_LIMIT");
-    core_config_load(&cfg);
-    CHECK("default_eager", cfg.shm_eager_limit == 16384);
-    CHECK("default_yield", cfg.yield_mode == CORE_YIELD_AUTO);
+    core_config_t reg = { .nslots = 0 };
+    CHECK("register", rt_config_register(&reg) == 0);
+    int i;
+    size_t z;
+    double d;
+    CHECK("default_eager", core_config_get_size(&reg, "RDMPI_SHM_EAGER_LIMIT", &z) == 0 &&
+                               z == 16384);
+    CHECK("default_yield", core_config_get_int(&reg, "RDMPI_YIELD", &i) == 0 &&
+                               i == CORE_YIELD_AUTO);
+    CHECK("typed_wrong_type", core_config_get_int(&reg, "RDMPI_SHM_EAGER_LIMIT", &i) ==
+                                  CORE_EINVAL);
+    CHECK("typed_unknown", core_config_get_int(&reg, "RDMPI_NO_SUCH", &i) == CORE_EINVAL);
+    CHECK("register_twice", core_config_add(&reg, &core_settings_group) ==
+                                core_config_values(&reg, &core_settings_group));
+    core_config_fini(&reg);
 
     setenv("RDMPI_SHM_EAGER_LIMIT", "32k", 1);
     setenv("RDMPI_YIELD", "always", 1);
     setenv("RDMPI_SHM_CMA", "no", 1);
     setenv("RDMPI_TRANSPORTS", "self,shm", 1);
-    core_config_load(&cfg);
-    CHECK("env_size", cfg.shm_eager_limit == 32768);
-    CHECK("env_enum", cfg.yield_mode == CORE_YIELD_ALWAYS);
-    CHECK("env_bool", cfg.shm_cma == 0);
-    CHECK("env_string", strcmp(cfg.transports, "self,shm") == 0);
+    setenv("RDMPI_COLL_BCAST", "scatter_ring", 1);
+    rt_config_register(&reg);
+    const core_settings_t *core = core_config_values(&reg, &core_settings_group);
+    CHECK("env_size", core_config_get_size(&reg, "RDMPI_SHM_EAGER_LIMIT", &z) == 0 && z == 32768);
+    CHECK("env_enum", core->yield_mode == CORE_YIELD_ALWAYS);
+    CHECK("env_bool", core_config_get_int(&reg, "RDMPI_SHM_CMA", &i) == 0 && i == 0);
+    CHECK("env_string", core_config_get_string(&reg, "RDMPI_TRANSPORTS") &&
+                            strcmp(core_config_get_string(&reg, "RDMPI_TRANSPORTS"), "self,shm") == 0);
+    CHECK("env_coll_enum", core_config_get_int(&reg, "RDMPI_COLL_BCAST", &i) == 0 && i == 2);
+    unsetenv("RDMPI_COLL_BCAST");
+    core_config_fini(&reg);
 
     /* A bad value keeps the default (and warns on stderr). */
     setenv("RDMPI_SPIN_COUNT", "many", 1);
     setenv("RDMPI_YIELD", "sometimes", 1);
-    core_config_load(&cfg);
-    CHECK("bad_int_default", cfg.spin_count == 50000);
-    CHECK("bad_enum_default", cfg.yield_mode == CORE_YIELD_AUTO);
+    setenv("RDMPI_COLL_ALLREDUCE", "bruck", 1);  /* an algorithm allreduce does not have */
+    rt_config_register(&reg);
+    core = core_config_values(&reg, &core_settings_group);
+    CHECK("bad_int_default", core->spin_count == 50000);
+    CHECK("bad_enum_default", core->yield_mode == CORE_YIELD_AUTO);
+    CHECK("bad_coll_default", core_config_get_int(&reg, "RDMPI_COLL_ALLREDUCE", &i) == 0 && i == 0);
+    unsetenv("RDMPI_COLL_ALLREDUCE");
+    core_config_fini(&reg);
 
     /* Out of the row's bounds, out of an int, not finite: the default stays. */
-    setenv("RDMPI_VERBS_UD_WINDOW", "40000", 1);
-    setenv("RDMPI_VERBS_RQ_SIZE", "4294967297", 1);
-    setenv("RDMPI_VERBS_RC_TIMEOUT", "32", 1);
+    setenv("RDMPI_TCP_SOCKBUF", "99999999999999999999k", 1);
     setenv("RDMPI_WAIT_WARN", "nan", 1);
-    setenv("RDMPI_VERBS_UD_DROP", "0.6", 1);
-    setenv("RDMPI_VERBS_FP_SIZE", "2M", 1);
-    core_config_load(&cfg);
-    CHECK("bound_window", cfg.verbs_ud_window == 256);
-    CHECK("int_range", cfg.verbs_rq_size == 512);
-    CHECK("bound_int", cfg.verbs_rc_timeout == 18);
-    CHECK("double_nan", cfg.wait_warn == 60);
-    CHECK("bound_double", cfg.verbs_ud_drop == 0);
-    CHECK("bound_size", cfg.verbs_fp_size == 2048);
-    setenv("RDMPI_VERBS_UD_WINDOW", "32767", 1);
-    setenv("RDMPI_VERBS_UD_DROP", "0.5", 1);
-    core_config_load(&cfg);
-    CHECK("bound_inclusive", cfg.verbs_ud_window == 32767 && cfg.verbs_ud_drop == 0.5);
-    unsetenv("RDMPI_VERBS_UD_WINDOW");
-    unsetenv("RDMPI_VERBS_RQ_SIZE");
-    unsetenv("RDMPI_VERBS_RC_TIMEOUT");
+    setenv("RDMPI_WAIT_SLEEP", "-2", 1);
+    setenv("RDMPI_COLL_SIM_PPN", "-1", 1);
+    setenv("RDMPI_SPIN_COUNT", "4294967297", 1);
+    rt_config_register(&reg);
+    core = core_config_values(&reg, &core_settings_group);
+    CHECK("size_range", core_config_get_size(&reg, "RDMPI_TCP_SOCKBUF", &z) == 0 && z == 0);
+    CHECK("double_nan", core->wait_warn == 60);
+    CHECK("bound_double", core_config_get_double(&reg, "RDMPI_WAIT_SLEEP", &d) == 0 && d == -1);
+    CHECK("bound_int", core_config_get_int(&reg, "RDMPI_COLL_SIM_PPN", &i) == 0 && i == 0);
+    CHECK("int_range", core->spin_count == 50000);
+    core_config_fini(&reg);
+    setenv("RDMPI_WAIT_SLEEP", "1e9", 1);
+    rt_config_register(&reg);
+    CHECK("bound_inclusive", core_config_get_double(&reg, "RDMPI_WAIT_SLEEP", &d) == 0 && d == 1e9);
+    core_config_fini(&reg);
+    unsetenv("RDMPI_TCP_SOCKBUF");
     unsetenv("RDMPI_WAIT_WARN");
-    unsetenv("RDMPI_VERBS_UD_DROP");
-    unsetenv("RDMPI_VERBS_FP_SIZE");
+    unsetenv("RDMPI_WAIT_SLEEP");
+    unsetenv("RDMPI_COLL_SIM_PPN");
+    unsetenv("RDMPI_SPIN_COUNT");
 
-    size_t n;
-    const core_config_row_t *rows = core_config_table(&n);
-    int documented = 1;
-    for (size_t i = 0; i < n; i++)
-        documented &= rows[i].help && rows[i].help[0] && !strncmp(rows[i].name, "RDMPI_", 6);
-    CHECK("rows_documented", n > 5 && documented);
+    /* Enumeration: every setting of every component, documented, named once. */
+    rt_config_register(&reg);
+    size_t n = core_config_count(&reg);
+    int documented = 1, unique = 1, found_each = 1;
+    core_config_param_t p;
+    for (size_t k = 0; k < n; k++) {
+        if (core_config_param(&reg, k, &p) != 0) {
+            documented = 0;
+            break;
+        }
+        documented &= p.row->help && p.row->help[0] && !strncmp(p.row->name, "RDMPI_", 6) &&
+                      p.component && (p.value != NULL) == (p.row->type != CORE_CFG_EXTERNAL);
+        unique &= core_config_find(&reg, p.row->name) == (long)k;
+    }
+    const char *expect[] = { "RDMPI_LOG_LEVEL", "RDMPI_TRANSPORTS", "RDMPI_SHM_CMA", "RDMPI_TCP_IF",
+                             "RDMPI_RNDV_PROTO", "RDMPI_COLL_SIM_PPN", "RDMPI_TEST_ENV" };
+    for (size_t k = 0; k < sizeof(expect) / sizeof(expect[0]); k++)
+        found_each &= core_config_find(&reg, expect[k]) >= 0;
+    CHECK("rows_documented", n > 40 && documented);
+    CHECK("rows_unique", unique);
+    CHECK("rows_every_component", found_each);
+    CHECK("param_out_of_range", core_config_param(&reg, n, &p) == CORE_EINVAL);
 
     char buf[64];
-    const char *origin;
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(rows[i].name, "RDMPI_SHM_EAGER_LIMIT")) {
-            core_config_format(&cfg, &rows[i], buf, sizeof(buf), &origin);
-            CHECK("format_value", !strcmp(buf, "32768") && !strcmp(origin, "environment"));
-        }
+    long k = core_config_find(&reg, "RDMPI_SHM_EAGER_LIMIT");
+    CHECK("format_value", k >= 0 && core_config_param(&reg, (size_t)k, &p) == 0 &&
+                              (core_config_format(&p, buf, sizeof(buf)), !strcmp(buf, "32768")) &&
+                              !strcmp(p.origin, "environment") && !strcmp(p.component, "shm"));
+    core_config_fini(&reg);
     return failures ? 1 : 0;
 }

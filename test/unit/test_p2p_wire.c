@@ -63,7 +63,7 @@ static int deliver(unsigned id, int src, const void *hdr, size_t hdr_len, const 
                    size_t len)
 {
     p2p_fake.rt->wire_why[0] = 0;
-    return tp_am_dispatch(id, src, hdr, hdr_len, payload, len);
+    return tp_am_dispatch(p2p_fake.tp.am, id, src, hdr, hdr_len, payload, len);
 }
 
 static MPI_Comm world;
@@ -351,7 +351,7 @@ static MPI_Request pipelined_recv(gbuf_t *b, size_t n, size_t msg, uint64_t *rre
 static int deliver_piece(int src, const p2p_data_hdr_t *h, size_t off, const void *d, size_t n,
                          size_t len)
 {
-    const tp_am_entry_t *e = &tp_am_table[P2P_AM_DATA];
+    const tp_am_entry_t *e = &p2p_fake.tp.am[P2P_AM_DATA];
     return e->piece(e->arg, src, h, sizeof(*h), off, d, n, len);
 }
 

@@ -35,7 +35,8 @@ static const int local_ranks[NLOCAL] = {5, 2, 7, 0};
 /* ---- stand-ins for the rest of the library -------------------------------- */
 
 int core_log_level = CORE_LOG_WARN;
-tp_am_entry_t tp_am_table[TP_AM_MAX];
+/* The handler table the transports layer would own (iface->am points here). */
+static tp_am_entry_t tp_am_table[TP_AM_MAX];
 
 /* No message in this test is malformed: a refusal fails it. */
 int core_wire_reject(core_runtime_t *rt, const char *fmt, ...)
@@ -386,14 +387,18 @@ static void rank_main(int local_rank, int cma, size_t ring_size)
     rt->size = WORLD;
     snprintf(rt->hostname, sizeof(rt->hostname), "testhost");
     snprintf(rt->nspace, sizeof(rt->nspace), "test/shm_iface@%d", (int)getppid());
-    rt->cfg.shm_eager_limit = 8192;
-    rt->cfg.shm_ring_size = ring_size;
-    rt->cfg.shm_cma = cma;
+    tp_shm_config_t *cfg = core_config_add(&rt->cfg, &tp_shm_config_group);
+    if (!cfg)
+        abort();
+    cfg->shm_eager_limit = 8192;
+    cfg->shm_ring_size = ring_size;
+    cfg->shm_cma = cma;
     tp_am_table[AM_DATA].cb = on_data;
     tp_am_table[AM_REPLY].cb = on_reply;
     tp_am_table[AM_RKEY].cb = on_rkey;
 
     CHECK(tp_shm_component.open(rt, &t.iface) == 0, "open");
+    t.iface->am = tp_am_table;  /* what the transports layer sets at open */
     barrier(); /* the fence */
     CHECK(tp_shm_component.ready(t.iface) == 0, "ready");
     tp_shm_iface_t *s = tp_shm_iface(t.iface);

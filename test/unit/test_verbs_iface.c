@@ -43,7 +43,8 @@ static uint32_t NMSG = 1500; /* per ordered pair; VERBS_IFACE_NMSG overrides */
 /* ---- stand-ins for the rest of the library ---- */
 
 int core_log_level = CORE_LOG_WARN;
-tp_am_entry_t tp_am_table[TP_AM_MAX];
+/* The handler table the transports layer would own (iface->am points here). */
+static tp_am_entry_t tp_am_table[TP_AM_MAX];
 
 /* No message in this test is malformed: a refusal fails it. */
 int core_wire_reject(core_runtime_t *rt, const char *fmt, ...)
@@ -607,7 +608,7 @@ static int child(int rank, const char *env)
             setenv(tok, eq + 1, 1);
         }
     }
-    core_config_load(&t.rt.cfg);
+    core_config_add(&t.rt.cfg, &core_settings_group);
     t.rt.rank = rank;
     t.rt.size = WORLD;
     snprintf(t.rt.nspace, sizeof(t.rt.nspace), "test-verbs");
@@ -619,6 +620,8 @@ static int child(int rank, const char *env)
     tp_am_table[AM_PUTDONE] = (tp_am_entry_t){ on_putdone, NULL };
     tp_am_table[AM_PIECES] = (tp_am_entry_t){ on_data, NULL, on_piece };
     int rc = tp_verbs_component.open(&t.rt, &t.iface);
+    if (rc == 0)
+        t.iface->am = tp_am_table;  /* what the transports layer sets at open */
     pthread_barrier_wait(&sh->barrier);
     if (rc == CORE_EUNSUPPORTED)
         return 77;

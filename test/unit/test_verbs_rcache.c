@@ -94,7 +94,7 @@ static int hooked; /* the memory hooks are on: munmap reaches the cache by itsel
 
 static vb_rcache_t *make(size_t max_bytes, int max_entries)
 {
-    core_config_t cfg;
+    vb_config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.verbs_rcache = 1;
     cfg.verbs_rcache_max = max_bytes;

@@ -18,18 +18,15 @@ typedef struct self_msg {
     /* header, then payload */
 } self_msg_t;
 
+struct tp_memh { int unused; };
+
 typedef struct self_iface {
     tp_iface_t base;
     tp_ep_t ep;
     self_msg_t *head, *tail;
+    int hook;                 /* progress hook id: woken while messages wait */
+    struct tp_memh memh;      /* what mem_reg hands out: nothing to register */
 } self_iface_t;
-
-struct tp_memh { int unused; };
-static struct tp_memh self_memh;
-
-/* One self interface per process; hooks take no argument. */
-static self_iface_t *self_iface;
-static int self_hook = -1;
 
 static int self_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                         const void *payload, size_t len)
@@ -50,7 +47,7 @@ static int self_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_le
     else
         s->head = m;
     s->tail = m;
-    core_progress_wake(self_hook);
+    core_progress_wake(s->base.rt, s->hook);
     return 0;
 }
 
@@ -63,7 +60,7 @@ static int self_progress(tp_iface_t *iface)
     s->head = s->tail = NULL;
     while (m) {
         self_msg_t *next = m->next;
-        int rc = tp_am_dispatch(m->id, iface->rt->rank, m + 1, m->hdr_len,
+        int rc = tp_am_dispatch(iface->am, m->id, iface->rt->rank, m + 1, m->hdr_len,
                                 (char *)(m + 1) + m->hdr_len, m->len);
         if (rc)  /* our own message: a bug here, reported as a peer's would be */
             tp_am_refused(iface, iface->rt->rank, m->id, rc);
@@ -75,10 +72,11 @@ static int self_progress(tp_iface_t *iface)
 }
 
 /* Handlers may queue more (and wake the hook again): those wait for the next pass. */
-static int self_hook_run(void)
+static int self_hook_run(void *arg)
 {
-    core_progress_rest(self_hook);
-    return self_iface ? self_progress(&self_iface->base) : 0;
+    self_iface_t *s = arg;
+    core_progress_rest(s->base.rt, s->hook);
+    return self_progress(&s->base);
 }
 
 static int self_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
@@ -92,7 +90,7 @@ static void self_ep_destroy(tp_ep_t *ep) { (void)ep; }
 
 static int self_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
 {
-    *memh_p = &self_memh;
+    *memh_p = &((self_iface_t *)iface)->memh;
     return 0;
 }
 
@@ -137,9 +135,7 @@ static void self_close(tp_iface_t *iface)
         n = m->next;
         free(m);
     }
-    core_progress_rest(self_hook);
-    if (self_iface == s)
-        self_iface = NULL;
+    core_progress_rest(s->base.rt, s->hook);
     free(s);
 }
 
@@ -175,9 +171,7 @@ static int self_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.caps.flags = TP_CAP_GET | TP_CAP_PUT | TP_CAP_WAIT;
     s->ep.iface = &s->base;
     s->ep.peer = rt->rank;
-    if (self_hook < 0)
-        self_hook = core_progress_add_hook(self_hook_run);
-    self_iface = s;
+    s->hook = core_progress_add_hook(rt, self_hook_run, s);
     *iface_p = &s->base;
     return 0;
 }

@@ -6,7 +6,8 @@ librdmpi_la_SOURCES += \
 	transports/shm/shm_seg.c \
 	transports/shm/shm_iface.c \
 	transports/shm/shm_cma.c \
-	transports/shm/shm_coop.c
+	transports/shm/shm_coop.c \
+	transports/shm/shm_config.c
 
 # The ring alone, over an anonymous shared mapping (--bench: ping-pong latency).
 check_PROGRAMS += test/unit/test_shm_ring
@@ -17,7 +18,7 @@ test_unit_test_shm_ring_CPPFLAGS = $(AM_CPPFLAGS)
 check_PROGRAMS += test/unit/test_shm_iface
 test_unit_test_shm_iface_SOURCES = test/unit/test_shm_iface.c transports/shm/shm_ring.c \
 	transports/shm/shm_seg.c transports/shm/shm_iface.c transports/shm/shm_cma.c \
-	transports/shm/shm_coop.c src/core/secret.c
+	transports/shm/shm_coop.c transports/shm/shm_config.c src/core/config.c src/core/secret.c
 test_unit_test_shm_iface_CPPFLAGS = $(AM_CPPFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_shm_iface_LDADD = $(SODIUM_LIBS)
 

@@ -80,9 +80,18 @@ typedef struct tp_shm_in {
     int failed;    /* the producer broke the protocol: the ring is read no more */
 } tp_shm_in_t;
 
+/* The settings (shm_config.c). */
+typedef struct tp_shm_config {
+    size_t shm_eager_limit;     /* RDMPI_SHM_EAGER_LIMIT */
+    size_t shm_ring_size;       /* RDMPI_SHM_RING_SIZE (0: sized from the node's rank count) */
+    int shm_cma;                /* RDMPI_SHM_CMA: single copy through process_vm_readv */
+} tp_shm_config_t;
+extern const core_config_group_t tp_shm_config_group;
+
 typedef struct tp_shm_iface {
     tp_iface_t base;
     core_runtime_t *rt;
+    const tp_shm_config_t *cfg;
     int me, nlocal;  /* local rank and local size */
     tp_shm_seg_t seg;
     size_t ring_size;
@@ -104,7 +113,7 @@ static inline tp_shm_iface_t *tp_shm_iface(tp_iface_t *iface)
 }
 
 /* shm_seg.c */
-size_t tp_shm_ring_size_pick(const core_runtime_t *rt);
+size_t tp_shm_ring_size_pick(const core_runtime_t *rt, const tp_shm_config_t *cfg);
 int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size);
 /* Maps the segment named s->seg.name, which local rank 0 made expect bytes long. */
 int tp_shm_seg_attach(tp_shm_iface_t *s, size_t expect);

@@ -34,7 +34,7 @@ typedef struct cma_card {
 
 void tp_shm_cma_open(tp_shm_iface_t *s)
 {
-    if (!s->rt->cfg.shm_cma)
+    if (!s->cfg->shm_cma)
         return;
 #ifdef PR_SET_PTRACER
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* EINVAL without Yama: fine */
@@ -50,7 +50,7 @@ void tp_shm_cma_probe(tp_shm_iface_t *s)
 {
     unsigned cma = TP_CAP_GET | TP_CAP_PUT;
     s->base.caps.flags &= ~cma;
-    if (!s->rt->cfg.shm_cma) {
+    if (!s->cfg->shm_cma) {
         core_info("shm: single copy (CMA) off: RDMPI_SHM_CMA=0");
         return;
     }

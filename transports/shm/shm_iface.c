@@ -33,7 +33,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 static void shm_ep_destroy(tp_ep_t *ep);
 static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                        const void *payload, size_t len);
-static int shm_progress(tp_iface_t *iface);
+static int shm_progress(void *iface);
 static int shm_flush(tp_ep_t *ep);
 
 static const tp_ops_t shm_ops = {
@@ -61,7 +61,7 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_am_hdr = TP_SHM_MAX_AM_HDR;
     caps->max_am = max_am;
     caps->max_inline = 256;
-    caps->eager_limit = s->rt->cfg.shm_eager_limit < max_am ? s->rt->cfg.shm_eager_limit : max_am;
+    caps->eager_limit = s->cfg->shm_eager_limit < max_am ? s->cfg->shm_eager_limit : max_am;
     caps->max_rkey = sizeof(int32_t);
 }
 
@@ -84,9 +84,13 @@ static int shm_open_iface(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.name = "shm";
     s->base.rt = rt;
     s->rt = rt;
+    if (!(s->cfg = core_config_add(&rt->cfg, &tp_shm_config_group))) {
+        free(s);
+        return CORE_ENOMEM;
+    }
     s->me = rt->local_rank;
     s->nlocal = rt->local_size;
-    s->ring_size = tp_shm_ring_size_pick(rt);
+    s->ring_size = tp_shm_ring_size_pick(rt, s->cfg);
     s->eps = calloc((size_t)s->nlocal, sizeof(*s->eps));
     s->in = calloc((size_t)s->nlocal, sizeof(*s->in));
     int rc = CORE_ENOMEM;
@@ -256,7 +260,7 @@ static void in_failed(tp_shm_iface_t *s, tp_shm_in_t *in, unsigned id, int rc, u
 
 /* Drains up to a batch from every incoming ring. An idle ring costs one
  * load of the header slot at its consumer index. */
-static int shm_progress(tp_iface_t *iface)
+static int shm_progress(void *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     int events = s->coop_pending ? tp_shm_coop_progress(s) : 0;
@@ -282,7 +286,8 @@ static int shm_progress(tp_iface_t *iface)
             if (rec.id == TP_SHM_ID_COOP)
                 rc = tp_shm_coop_help(s, in->lsrc, rec.hdr, rec.hdr_len);
             else
-                rc = tp_am_dispatch(rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload, rec.len);
+                rc = tp_am_dispatch(s->base.am, rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload,
+                                    rec.len);
             if (rc) {
                 in_failed(s, in, rec.id, rc, 0);
                 break;

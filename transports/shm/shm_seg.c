@@ -43,10 +43,10 @@ static size_t ring_stride(size_t ring_size)
 
 /* The configured ring size, or the automatic one: 32 MiB spread over the
  * local_size^2 rings, clamped to [64 KiB, 1 MiB]; a power of two either way. */
-size_t tp_shm_ring_size_pick(const core_runtime_t *rt)
+size_t tp_shm_ring_size_pick(const core_runtime_t *rt, const tp_shm_config_t *cfg)
 {
     size_t n = (size_t)rt->local_size * (size_t)rt->local_size;
-    size_t size = rt->cfg.shm_ring_size;
+    size_t size = cfg->shm_ring_size;
     if (size == 0) {
         size = TP_SHM_RING_AUTO_TOTAL / n;
         size = size < TP_SHM_RING_AUTO_MIN ? TP_SHM_RING_AUTO_MIN : size;
@@ -55,9 +55,9 @@ size_t tp_shm_ring_size_pick(const core_runtime_t *rt)
     size = size < TP_SHM_RING_FLOOR ? TP_SHM_RING_FLOOR : size;
     size = size > TP_SHM_RING_CEIL ? TP_SHM_RING_CEIL : size;
     size_t p = pow2_floor(size);
-    if (rt->cfg.shm_ring_size && p != rt->cfg.shm_ring_size)
+    if (cfg->shm_ring_size && p != cfg->shm_ring_size)
         core_warn("shm: RDMPI_SHM_RING_SIZE=%zu is not a power of two in [4k, 1G]; using %zu",
-                  rt->cfg.shm_ring_size, p);
+                  cfg->shm_ring_size, p);
     return p;
 }
 

@@ -8,7 +8,8 @@ librdmpi_la_SOURCES += \
 	transports/tcp/tcp_addr.c \
 	transports/tcp/tcp_conn.c \
 	transports/tcp/tcp_hs.c \
-	transports/tcp/tcp_iface.c
+	transports/tcp/tcp_iface.c \
+	transports/tcp/tcp_config.c
 
 # Framing and reassembly alone: streams split at every point.
 check_PROGRAMS += test/unit/test_tcp_frame

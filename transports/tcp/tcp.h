@@ -62,6 +62,15 @@ enum tp_tcp_conn_state {
 typedef struct tp_tcp_ep tp_tcp_ep_t;
 typedef struct tp_tcp_iface tp_tcp_iface_t;
 
+/* The settings (tcp_config.c). */
+typedef struct tp_tcp_config {
+    char tcp_if[128];           /* RDMPI_TCP_IF: interfaces or CIDRs ("": first non-loopback) */
+    size_t tcp_eager_limit;     /* RDMPI_TCP_EAGER_LIMIT */
+    size_t tcp_queue_limit;     /* RDMPI_TCP_QUEUE_LIMIT: queued bytes per peer before busy */
+    size_t tcp_sockbuf;         /* RDMPI_TCP_SOCKBUF: SO_SNDBUF/SO_RCVBUF (0: autotuned) */
+} tp_tcp_config_t;
+extern const core_config_group_t tp_tcp_config_group;
+
 typedef struct tp_tcp_conn {
     int fd;
     enum tp_tcp_conn_state state;
@@ -93,6 +102,7 @@ struct tp_tcp_ep {
 struct tp_tcp_iface {
     tp_iface_t base;
     core_runtime_t *rt;
+    const tp_tcp_config_t *cfg;
     int epfd, listen_fd;
     struct sockaddr_in addr;  /* where we listen */
     char addr_str[64];        /* "ip:port", published */

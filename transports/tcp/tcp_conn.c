@@ -385,7 +385,7 @@ static int parse(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
         } else if (c->state != TP_TCP_UP) {
             protocol_error(s, c, "a malformed frame");
         } else if (!s->closing) {
-            int hrc = tp_am_dispatch(f.id, c->peer, f.hdr, f.hdr_len, f.payload, f.len);
+            int hrc = tp_am_dispatch(s->base.am, f.id, c->peer, f.hdr, f.hdr_len, f.payload, f.len);
             if (hrc)
                 peer_malformed(s, c, f.id, hrc, NULL);
         }

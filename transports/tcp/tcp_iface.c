@@ -57,7 +57,7 @@ static int tcp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint6
                    const void *rkey, tp_comp_t *comp);
 static int tcp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                    const void *rkey, tp_comp_t *comp);
-static int tcp_progress(tp_iface_t *iface);
+static int tcp_progress(void *iface);
 static int tcp_flush(tp_ep_t *ep);
 static int tcp_drain(tp_iface_t *iface);
 
@@ -85,9 +85,12 @@ static double now(void)
 
 static void set_caps(tp_tcp_iface_t *s)
 {
-    const core_config_t *cfg = &s->rt->cfg;
+    const tp_tcp_config_t *cfg = s->cfg;
     tp_caps_t *caps = &s->base.caps;
-    size_t frag = cfg->rndv_frag_size ? cfg->rndv_frag_size : TCP_RNDV_FRAG;
+    /* p2p's chunk size, read through the registry by name (p2p sits above us). */
+    size_t frag = 0;
+    if (core_config_get_size(&s->rt->cfg, "RDMPI_RNDV_FRAG_SIZE", &frag) != 0 || frag == 0)
+        frag = TCP_RNDV_FRAG;
     size_t max_am = frag > cfg->tcp_eager_limit ? frag : cfg->tcp_eager_limit;
     if (max_am < 4096)
         max_am = 4096;
@@ -127,8 +130,12 @@ static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.rt = rt;
     s->rt = rt;
     s->epfd = s->listen_fd = -1;
-    s->queue_limit = rt->cfg.tcp_queue_limit;
-    s->sockbuf = rt->cfg.tcp_sockbuf;
+    if (!(s->cfg = core_config_add(&rt->cfg, &tp_tcp_config_group))) {
+        free(s);
+        return CORE_ENOMEM;
+    }
+    s->queue_limit = s->cfg->tcp_queue_limit;
+    s->sockbuf = s->cfg->tcp_sockbuf;
     tp_tcp_auth_key(rt->job_key, s->auth_key);
     s->max_pending = rt->size > TP_TCP_AUTH_MAX_PENDING ? rt->size : TP_TCP_AUTH_MAX_PENDING;
     set_caps(s);
@@ -139,7 +146,7 @@ static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
 
     char ifname[64];
     s->addr.sin_family = AF_INET;
-    if ((rc = tp_tcp_pick_addr(rt->cfg.tcp_if, &s->addr.sin_addr, ifname, sizeof(ifname))) != 0)
+    if ((rc = tp_tcp_pick_addr(s->cfg->tcp_if, &s->addr.sin_addr, ifname, sizeof(ifname))) != 0)
         goto err_free;
     if (ntohl(s->addr.sin_addr.s_addr) >> 24 == 127 && rt->nnodes > 1)
         core_warn("tcp: only a loopback address (%s) is up here: ranks on other nodes cannot "
@@ -294,7 +301,7 @@ static int poll_all(tp_tcp_iface_t *s, int timeout_ms)
 
 /* With one connection a direct recv comes first: most polls then cost one
  * system call, and epoll (new connections) is asked every few polls. */
-static int tcp_progress(tp_iface_t *iface)
+static int tcp_progress(void *iface)
 {
     tp_tcp_iface_t *s = tp_tcp_iface(iface);
     int events = 0;

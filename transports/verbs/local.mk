@@ -12,12 +12,13 @@ librdmpi_la_SOURCES += \
 	transports/verbs/verbs_rc.c \
 	transports/verbs/verbs_fp.c \
 	transports/verbs/verbs_mem.c \
-	transports/verbs/verbs_rcache.c
+	transports/verbs/verbs_rcache.c \
+	transports/verbs/verbs_config.c
 librdmpi_la_CFLAGS += $(VERBS_CFLAGS)
 librdmpi_la_LIBADD += $(VERBS_LIBS)
 
 # rdmpi_info lists the RDMA devices, ports, GIDs, limits and thresholds.
-rdmpi_info_SOURCES += transports/verbs/verbs_info.c transports/verbs/verbs_dev.c \
+rdmpi_info_SOURCES += transports/verbs/verbs_info.c transports/verbs/verbs_dev.c transports/verbs/verbs_config.c \
 	src/core/memhooks.c src/core/patch.c
 rdmpi_info_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS)
 rdmpi_info_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS)
@@ -39,7 +40,7 @@ test_unit_test_verbs_iface_SOURCES = test/unit/test_verbs_iface.c transports/ver
 	transports/verbs/verbs_wire.c \
 	transports/verbs/verbs_dev.c transports/verbs/verbs_iface.c transports/verbs/verbs_ud.c \
 	transports/verbs/verbs_rc.c transports/verbs/verbs_fp.c transports/verbs/verbs_mem.c \
-	transports/verbs/verbs_rcache.c \
+	transports/verbs/verbs_rcache.c transports/verbs/verbs_config.c \
 	src/core/memhooks.c src/core/patch.c src/core/itree.c src/core/config.c src/core/errors.c src/core/secret.c
 test_unit_test_verbs_iface_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_verbs_iface_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS) $(SODIUM_LIBS) -lpthread

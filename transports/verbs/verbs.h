@@ -31,6 +31,32 @@
 #include "transports/verbs/verbs_rel.h"
 #include "transports/verbs/verbs_wire.h"
 
+/* The settings (verbs_config.c). */
+enum { VB_MODE_UD = 0, VB_MODE_RC, VB_MODE_HYBRID };  /* RDMPI_VERBS_MODE */
+typedef struct vb_config {
+    char verbs_device[64];      /* RDMPI_VERBS_DEVICE: "name[:port]" ("": nearest to our cores) */
+    int verbs_gid_index;        /* RDMPI_VERBS_GID_INDEX (-1: RoCE v2 IPv4-mapped, found) */
+    int verbs_mode;             /* RDMPI_VERBS_MODE: VB_MODE_UD, _RC, _HYBRID */
+    int verbs_max_rc;           /* RDMPI_VERBS_MAX_RC: RC connections per process (hybrid) */
+    int verbs_rc_msgs;          /* RDMPI_VERBS_RC_MSGS: messages to a peer before hybrid uses RC */
+    size_t verbs_eager_limit;   /* RDMPI_VERBS_EAGER_LIMIT */
+    size_t verbs_mtu;           /* RDMPI_VERBS_MTU: UD packet size cap (0: the port's MTU) */
+    double verbs_peer_timeout;  /* RDMPI_VERBS_PEER_TIMEOUT: seconds without acks = dead */
+    int verbs_ud_window;        /* RDMPI_VERBS_UD_WINDOW: UD packets in flight per peer */
+    double verbs_ud_rto;        /* RDMPI_VERBS_UD_RTO: smallest UD retransmission timeout */
+    double verbs_ud_drop;       /* RDMPI_VERBS_UD_DROP: fault injection, outgoing UD loss */
+    int verbs_rq_size;          /* RDMPI_VERBS_RQ_SIZE: UD receive queue and SRQ depth */
+    int verbs_rc_credits;       /* RDMPI_VERBS_RC_CREDITS: RC sends in flight per peer */
+    int verbs_rc_timeout;       /* RDMPI_VERBS_RC_TIMEOUT: IB ack timeout exponent */
+    int verbs_fp_peers;         /* RDMPI_VERBS_FP_PEERS: RC peers with an RDMA-write ring */
+    int verbs_fp_slots;         /* RDMPI_VERBS_FP_SLOTS: slots of each ring */
+    size_t verbs_fp_size;       /* RDMPI_VERBS_FP_SIZE: bytes of each slot */
+    int verbs_rcache;           /* RDMPI_VERBS_RCACHE: cache registrations (needs memory hooks) */
+    size_t verbs_rcache_max;    /* RDMPI_VERBS_RCACHE_MAX: bytes the cache keeps registered */
+    int verbs_rcache_entries;   /* RDMPI_VERBS_RCACHE_ENTRIES: regions the cache keeps */
+} vb_config_t;
+extern const core_config_group_t tp_verbs_config_group;
+
 #define VB_GRH 40              /* UD receive buffers start with the GRH */
 #define VB_POLL_BATCH 16       /* completions per ibv_poll_cq */
 #define VB_POST_BATCH 16       /* receive buffers per ibv_post_recv list */
@@ -254,7 +280,7 @@ typedef struct vb_dev {
 typedef struct vb_iface {
     tp_iface_t base;
     core_runtime_t *rt;
-    const core_config_t *cfg;
+    const vb_config_t *cfg;
     int mode, me, size;
     vb_dev_t dev;
     struct ibv_pd *pd;
@@ -328,7 +354,7 @@ enum { VB_WR_UD_RECV = 1, VB_WR_SRQ_RECV, VB_WR_UD_SEND, VB_WR_RC_SEND };
 #define VB_WR_KIND(w) ((unsigned)((w) & 7))
 
 /* verbs_dev.c */
-int vb_dev_open(const core_config_t *cfg, vb_dev_t *dev, int quiet);
+int vb_dev_open(const vb_config_t *cfg, vb_dev_t *dev, int quiet);
 void vb_dev_close(vb_dev_t *dev);
 int vb_dev_pick_gid(struct ibv_context *ctx, const char *name, uint8_t port, int *index,
                     union ibv_gid *gid, const char **why);
@@ -368,8 +394,8 @@ int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
 static inline int vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
                               size_t hdr_len, const void *payload, size_t len)
 {
-    if (tp_am_valid(id))
-        return tp_am_table[id].cb(tp_am_table[id].arg, p->ep.peer, hdr, hdr_len, payload, len);
+    if (tp_am_valid(s->base.am, id))
+        return s->base.am[id].cb(s->base.am[id].arg, p->ep.peer, hdr, hdr_len, payload, len);
     return vb_dispatch_other(s, p, id, hdr, hdr_len, payload, len);
 }
 /* Peer p sent something malformed: marks it failed (its packets, sends and ring writes are
@@ -521,7 +547,7 @@ void vb_mem_close(vb_iface_t *s);
 /* verbs_rcache.c */
 /* The cache, or NULL with *why saying why there is none (disabled, no
  * memory hooks on this platform, their self-test failed). */
-vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const core_config_t *cfg, const char **why);
+vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const vb_config_t *cfg, const char **why);
 /* Deregisters everything; no region may be in use any more. */
 void vb_rcache_destroy(vb_rcache_t *c);
 /* Whether lookups may be made (0 once the memory hooks stopped being ours). */

@@ -190,7 +190,7 @@ err_close:
     return CORE_EUNSUPPORTED;
 }
 
-int vb_dev_open(const core_config_t *cfg, vb_dev_t *dev, int quiet)
+int vb_dev_open(const vb_config_t *cfg, vb_dev_t *dev, int quiet)
 {
     int n = 0, rc = CORE_EUNSUPPORTED;
     struct ibv_device **list = ibv_get_device_list(&n);

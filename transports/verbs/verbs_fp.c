@@ -36,7 +36,7 @@
 int vb_fp_open(vb_iface_t *s)
 {
     int n = s->cfg->verbs_fp_peers;
-    if (s->mode == CORE_VERBS_UD || n <= 0 || s->cfg->verbs_fp_slots <= 1 ||
+    if (s->mode == VB_MODE_UD || n <= 0 || s->cfg->verbs_fp_slots <= 1 ||
         s->cfg->verbs_fp_size < sizeof(vb_fp_hdr_t) + 64)
         return 0;
     s->fp = calloc((size_t)n, sizeof(*s->fp));

@@ -28,7 +28,7 @@ static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 static void vb_ep_destroy(tp_ep_t *ep);
 static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len);
-static int vb_progress(tp_iface_t *iface);
+static int vb_progress(void *iface);
 static int vb_flush(tp_ep_t *ep);
 static int vb_drain(tp_iface_t *iface);
 static int vb_arm(tp_iface_t *iface, int *fd, double *max_sleep);
@@ -225,7 +225,7 @@ int vb_send_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, siz
         }
         return CORE_EBUSY;
     }
-    if (p->rc_state == VB_RC_NONE && !p->rc && s->mode != CORE_VERBS_UD &&
+    if (p->rc_state == VB_RC_NONE && !p->rc && s->mode != VB_MODE_UD &&
         ++p->nmsgs >= (uint32_t)s->rc_msgs)
         vb_rc_connect(s, p);
     return vb_ud_send(s, p, id, hdr, hdr_len, payload, len);
@@ -510,7 +510,7 @@ static int timers(vb_iface_t *s)
     return ev;
 }
 
-static int vb_progress(tp_iface_t *iface)
+static int vb_progress(void *iface)
 {
     vb_iface_t *s = vb_iface(iface);
     struct ibv_wc wc[VB_POLL_BATCH];
@@ -594,7 +594,7 @@ static void set_caps(vb_iface_t *s)
     c->max_am_hdr = VB_MAX_AM_HDR;
     c->eager_limit = s->eager;
     c->max_rkey = sizeof(vb_rkey_t);
-    if (s->mode == CORE_VERBS_UD) {
+    if (s->mode == VB_MODE_UD) {
         /* At most VB_UD_MAX_PKTS packets: a lost packet then leaves no more
          * behind it than the out-of-order store can usually hold. */
         c->max_am = (size_t)(vb_mtu_bytes(s->mtu) - (int)sizeof(vb_ud_hdr_t)) * VB_UD_MAX_PKTS -
@@ -656,7 +656,11 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     vb_iface_t *s = calloc(1, sizeof(*s));
     if (!s)
         return CORE_ENOMEM;
-    const core_config_t *cfg = &rt->cfg;
+    const vb_config_t *cfg = core_config_add(&rt->cfg, &tp_verbs_config_group);
+    if (!cfg) {
+        free(s);
+        return CORE_ENOMEM;
+    }
     s->base.ops = &vb_ops;
     s->base.name = "verbs";
     s->base.rt = rt;
@@ -692,7 +696,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     if (s->max_msg > (1u << 30))
         s->max_msg = 1u << 30;
     /* The window must hold the largest message cut into the smallest packets. */
-    unsigned need = (unsigned)((VB_MAX_AM_HDR + (s->mode == CORE_VERBS_UD ? VB_UD_MAX_AM
+    unsigned need = (unsigned)((VB_MAX_AM_HDR + (s->mode == VB_MODE_UD ? VB_UD_MAX_AM
                                                   : s->eager) + 239) / 240) + 1;
     s->rel.window = cfg->verbs_ud_window > 1 ? (unsigned)cfg->verbs_ud_window : 2;
     if (s->rel.window < need)
@@ -721,7 +725,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
      * queues, whose number the CQ's size then bounds. */
     int want = VB_UD_SQ + cfg->verbs_rq_size * 2 + 64;
     int per_rc = VB_RC_SQ;
-    int nrc = s->mode == CORE_VERBS_RC ? s->size : s->mode == CORE_VERBS_HYBRID ? cfg->verbs_max_rc : 0;
+    int nrc = s->mode == VB_MODE_RC ? s->size : s->mode == VB_MODE_HYBRID ? cfg->verbs_max_rc : 0;
     if (nrc > s->size)
         nrc = s->size;
     s->cq_size = want + nrc * per_rc;
@@ -732,7 +736,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
         s->max_rc = nrc;
     if (s->max_rc < 0)
         s->max_rc = 0;
-    s->rc_msgs = s->mode == CORE_VERBS_RC ? 1 : cfg->verbs_rc_msgs > 0 ? cfg->verbs_rc_msgs : 1;
+    s->rc_msgs = s->mode == VB_MODE_RC ? 1 : cfg->verbs_rc_msgs > 0 ? cfg->verbs_rc_msgs : 1;
     s->chan = ibv_create_comp_channel(s->dev.ctx);
     if (s->chan) {
         flags = fcntl(s->chan->fd, F_GETFL);
@@ -750,10 +754,10 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     }
     if ((rc = vb_ud_open(s)) != 0)
         goto err_close;
-    if (s->mode != CORE_VERBS_UD && vb_rc_open(s) != 0) {
+    if (s->mode != VB_MODE_UD && vb_rc_open(s) != 0) {
         core_warn("verbs: RC queue pairs unusable on %s: every peer stays on UD", s->dev.name);
         vb_rc_close(s);
-        s->mode = CORE_VERBS_UD;
+        s->mode = VB_MODE_UD;
     }
     if ((rc = vb_fp_open(s)) != 0)
         goto err_close;
@@ -764,7 +768,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
               "inline %u (UD %u)", s->dev.name, s->dev.port,
               s->dev.pattr.link_layer == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand" : "RoCE",
               s->dev.gid_index, vb_mtu_bytes(s->mtu),
-              s->mode == CORE_VERBS_UD ? "ud" : s->mode == CORE_VERBS_RC ? "rc" : "hybrid",
+              s->mode == VB_MODE_UD ? "ud" : s->mode == VB_MODE_RC ? "rc" : "hybrid",
               s->max_rc, s->rc_inline, s->ud_inline);
     *iface_p = &s->base;
     return 0;

@@ -16,7 +16,7 @@
 #include "core/memhooks.h"
 #include "transports/verbs/verbs.h"
 
-void tp_verbs_info_print(const core_config_t *cfg);
+void tp_verbs_info_print(const vb_config_t *cfg);
 
 static const char *port_state(enum ibv_port_state s)
 {
@@ -172,7 +172,7 @@ static size_t measure_peer(const vb_dev_t *dev, struct ibv_pd *pd, int npeers)
     return bytes;
 }
 
-static void print_memory(const core_config_t *cfg, const vb_dev_t *dev)
+static void print_memory(const vb_config_t *cfg, const vb_dev_t *dev)
 {
     int mtu = dev->ctx ? vb_mtu_bytes(dev->pattr.active_mtu) : 4096;
     if (cfg->verbs_mtu && (int)cfg->verbs_mtu < mtu)
@@ -214,7 +214,7 @@ static void print_memory(const core_config_t *cfg, const vb_dev_t *dev)
  * the memory hooks are installed (or not) when the library is loaded, as in
  * an MPI program started the same way; a program that dlopens librdmpi
  * while it already has threads gets no hooks (the reason says so). */
-static void print_rcache(const core_config_t *cfg)
+static void print_rcache(const vb_config_t *cfg)
 {
     const char *why = NULL;
     if (!cfg->verbs_rcache)
@@ -236,7 +236,7 @@ static void print_rcache(const core_config_t *cfg)
            "%zu MiB and %d regions unused\n", max >> 20, cfg->verbs_rcache_entries);
 }
 
-void tp_verbs_info_print(const core_config_t *cfg)
+void tp_verbs_info_print(const vb_config_t *cfg)
 {
     int n = 0;
     struct ibv_device **list = ibv_get_device_list(&n);

@@ -320,9 +320,9 @@ void vb_ops_start(vb_iface_t *s, vb_peer_t *p)
 static int op_submit(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
 {
     int hw = op->lmemh && op->lmemh->mr && !(op->key.id & VB_KEY_SOFT);
-    if (hw && s->mode != CORE_VERBS_UD && p->rc_state == VB_RC_NONE)
+    if (hw && s->mode != VB_MODE_UD && p->rc_state == VB_RC_NONE)
         vb_rc_connect(s, p);
-    if (!hw || s->mode == CORE_VERBS_UD || p->rc_state == VB_RC_REFUSED) {
+    if (!hw || s->mode == VB_MODE_UD || p->rc_state == VB_RC_REFUSED) {
         vb_op_copy(s, p, op);
         return CORE_INPROGRESS;
     }

@@ -73,7 +73,7 @@ int vb_rc_open(vb_iface_t *s)
         core_warn("verbs: %s: %s; every peer stays on UD", s->dev.name,
                   s->max_rc <= 0 ? "the completion queue is too small for RC queues"
                                  : "no shared receive queue support");
-        s->mode = CORE_VERBS_UD;
+        s->mode = VB_MODE_UD;
         return 0;
     }
     uint32_t n = (uint32_t)s->cfg->verbs_rq_size;
@@ -307,7 +307,7 @@ void vb_rc_connect(vb_iface_t *s, vb_peer_t *p)
 {
     if (p->rc_state != VB_RC_NONE || p->rc)
         return;
-    if (s->mode == CORE_VERBS_UD || s->nrc >= s->max_rc || qp_create(s, p) != 0) {
+    if (s->mode == VB_MODE_UD || s->nrc >= s->max_rc || qp_create(s, p) != 0) {
         p->rc_state = VB_RC_REFUSED;
         return;
     }
@@ -337,7 +337,7 @@ void vb_rc_conn_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, s
             return;
         if (p->rc_state == VB_RC_REQ_SENT && s->me < p->ep.peer)
             return; /* both asked: ours wins, and they will answer it */
-        if (!p->rc && (s->mode == CORE_VERBS_UD || s->nrc >= s->max_rc || qp_create(s, p) != 0)) {
+        if (!p->rc && (s->mode == VB_MODE_UD || s->nrc >= s->max_rc || qp_create(s, p) != 0)) {
             p->rc_state = VB_RC_REFUSED;
             p->ctl |= VB_CTL_REJ;
             ctl_flush(s, p);

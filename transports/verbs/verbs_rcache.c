@@ -160,7 +160,7 @@ static void tidy(vb_rcache_t *c, int all)
     release(out);
 }
 
-vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const core_config_t *cfg, const char **why)
+vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const vb_config_t *cfg, const char **why)
 {
     if (!cfg->verbs_rcache) {
         *why = "RDMPI_VERBS_RCACHE=0";

@@ -553,7 +553,7 @@ static int deliver(vb_iface_t *s, vb_peer_t *p, const vb_ud_pkt_t *k)
     vb_reasm_t *r = p->reasm;
     if (fl & VB_UD_FIRST) {
         uint64_t total = (uint64_t)h->hdr_len + h->len; /* at most VB_REASM_MAX (decoded) */
-        int pieces = tp_am_valid(h->id) && tp_am_table[h->id].piece;
+        int pieces = tp_am_valid(s->base.am, h->id) && s->base.am[h->id].piece;
         free(r);
         r = malloc(sizeof(*r) + (size_t)(pieces ? h->hdr_len : total));
         p->reasm = r;
@@ -571,7 +571,7 @@ static int deliver(vb_iface_t *s, vb_peer_t *p, const vb_ud_pkt_t *k)
             memcpy(r->buf, k->data, h->hdr_len);
             skip = h->hdr_len;
         }
-        const tp_am_entry_t *e = &tp_am_table[h->id];
+        const tp_am_entry_t *e = &s->base.am[h->id];
         rc = e->piece(e->arg, p->ep.peer, r->buf, h->hdr_len, before + skip - h->hdr_len,
                       k->data + skip, k->dn - skip, h->len);
     } else {

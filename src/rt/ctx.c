@@ -31,20 +31,17 @@
 #include "core/request.h"
 #include "core/topo.h"
 #include "p2p/p2p.h"
+#include "rt/rt.h"
 
 #define NPAIRS (CORE_CTX_MAX / 2)
 #define NWORDS (NPAIRS / 32)
 #define MSGWORDS (NWORDS + 1)   /* a mask, then 1 when it is the real one (lent) */
 #define TAG_BASE (-(1 << 22))
 
-/* Bit set = pair free. Starts all free; world and self reserve theirs. */
-static uint32_t ctx_free_mask[NWORDS];
-
 enum { RETRY = -1, EXHAUSTED = -2 };
-static int ctx_mask_ready;
 
-typedef struct ctx_op ctx_op_t;
-struct ctx_op {
+typedef struct rt_ctx_op ctx_op_t;
+struct rt_ctx_op {
     MPI_Comm parent;          /* retained while the agreement runs */
     int *members;             /* parent ranks of the participants; [0] leads */
     int nmembers, me;
@@ -66,31 +63,8 @@ struct ctx_op {
     ctx_op_t *next;
 };
 
-static ctx_op_t *ops;         /* agreements in flight on this rank */
-static ctx_op_t *lock_owner;  /* the one our real mask is lent to */
-static int hook_id = -1;     /* progress hook: woken while agreements are in flight */
-
-static void mask_init(void)
-{
-    if (!ctx_mask_ready) {
-        memset(ctx_free_mask, 0xff, sizeof(ctx_free_mask));
-        ctx_mask_ready = 1;
-    }
-}
-
-void core_ctx_reserve(uint32_t ctx)
-{
-    mask_init();
-    uint32_t pair = ctx / 2;
-    ctx_free_mask[pair / 32] &= ~(1u << (pair % 32));
-}
-
-void core_ctx_free(uint32_t ctx)
-{
-    uint32_t pair = ctx / 2;
-    if (pair < NPAIRS)
-        ctx_free_mask[pair / 32] |= 1u << (pair % 32);
-}
+/* This rank's agreements in flight, and the one its real mask is lent to, are in the
+ * runtime's instance (rt.h). */
 
 /* The lowest pair free in mask, as a context id, or -1. */
 static int lowest_free(const uint32_t *mask)
@@ -103,7 +77,8 @@ static int lowest_free(const uint32_t *mask)
 
 static int older_waiting(const ctx_op_t *op)
 {
-    for (const ctx_op_t *o = ops; o; o = o->next)
+    rt_runtime_t *rt = rt_get();
+    for (const ctx_op_t *o = rt->ctx_ops; o; o = o->next)
         if (o != op && !o->done && o->key < op->key)
             return 1;
     return 0;
@@ -112,15 +87,16 @@ static int older_waiting(const ctx_op_t *op)
 /* Starts a round: lend our mask if nobody holds it, post the messages. */
 static int round_start(ctx_op_t *op)
 {
+    rt_runtime_t *rt = rt_get();
     uint32_t cctx = op->parent->ctx + 1;
     int rc;
-    if (!lock_owner)
-        lock_owner = op;
-    op->locked = lock_owner == op;
+    if (!rt->ctx_lock)
+        rt->ctx_lock = op;
+    op->locked = rt->ctx_lock == op;
     if (op->locked)
-        memcpy(op->mask, ctx_free_mask, sizeof(ctx_free_mask));
+        memcpy(op->mask, core_rt->ctx_free, sizeof(core_rt->ctx_free));
     else
-        memset(op->mask, 0, sizeof(ctx_free_mask));
+        memset(op->mask, 0, sizeof(core_rt->ctx_free));
     op->mask[NWORDS] = (uint32_t)op->locked;
     op->nreqs = 0;
     if (op->me == 0) {
@@ -162,10 +138,11 @@ static int round_reqs_done(ctx_op_t *op)
 
 static void op_finish(ctx_op_t *op, int rc)
 {
+    rt_runtime_t *rt = rt_get();
     op->done = 1;
     op->rc = rc;
-    if (lock_owner == op)
-        lock_owner = NULL;
+    if (rt->ctx_lock == op)
+        rt->ctx_lock = NULL;
     if (op->finish)
         op->finish(op);
     /* Its request completes once it is off the list (see ctx_progress): a
@@ -175,6 +152,7 @@ static void op_finish(ctx_op_t *op, int rc)
 /* Advances one agreement; returns 1 when something happened. */
 static int op_advance(ctx_op_t *op)
 {
+    rt_runtime_t *rt = rt_get();
     int rc;
     if (op->done)
         return 0;
@@ -225,16 +203,17 @@ static int op_advance(ctx_op_t *op)
         return 1;
     }
     if (op->locked && older_waiting(op))
-        lock_owner = NULL;   /* the older agreement takes it at its next round */
+        rt->ctx_lock = NULL;   /* the older agreement takes it at its next round */
     return 1;
 }
 
-static int ctx_progress(void)
+static int ctx_progress(void *arg)
 {
+    rt_runtime_t *rt = arg;
     int events = 0;
-    for (ctx_op_t *op = ops; op; op = op->next)
+    for (ctx_op_t *op = rt->ctx_ops; op; op = op->next)
         events += op_advance(op);
-    for (ctx_op_t **pp = &ops; *pp;) {
+    for (ctx_op_t **pp = &rt->ctx_ops; *pp;) {
         ctx_op_t *op = *pp;
         if (op->done) {
             *pp = op->next;
@@ -244,8 +223,8 @@ static int ctx_progress(void)
             pp = &op->next;
         }
     }
-    if (!ops)
-        core_progress_rest(hook_id);
+    if (!rt->ctx_ops)
+        core_progress_rest(core_rt, rt->ctx_hook);
     return events;
 }
 
@@ -263,9 +242,9 @@ static void op_free(ctx_op_t *op)
 static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag, uint64_t key,
                     ctx_op_t **out)
 {
-    mask_init();
-    if (hook_id < 0)
-        hook_id = core_progress_add_hook(ctx_progress);
+    rt_runtime_t *rt = rt_get();
+    if (rt->ctx_hook < 0)
+        rt->ctx_hook = core_progress_add_hook(core_rt, ctx_progress, rt);
     ctx_op_t *op = calloc(1, sizeof(*op));
     if (!op) {
         free(members);
@@ -289,9 +268,9 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
         return CORE_ENOMEM;
     }
     op->req->comm = parent;
-    op->next = ops;
-    ops = op;
-    core_progress_wake(hook_id);
+    op->next = rt->ctx_ops;
+    rt->ctx_ops = op;
+    core_progress_wake(core_rt, rt->ctx_hook);
     *out = op;   /* the progress engine starts it */
     return 0;
 }
@@ -321,14 +300,14 @@ static int op_wait(ctx_op_t *op, const char *fn, uint32_t *ctx)
     return rc;
 }
 
-int core_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
+int rt_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
 {
     ctx_op_t *op;
     int rc = op_start_comm(comm, &op);
     return rc ? rc : op_wait(op, "communicator creation", ctx);
 }
 
-int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
+int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
 {
     int *members = malloc(sizeof(int) * (size_t)group->size);
     if (!members)
@@ -373,7 +352,7 @@ static void idup_req_free(MPI_Request req)
     op_free(op);
 }
 
-int core_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req)
+int rt_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req)
 {
     ctx_op_t *op;
     *newcomm = MPI_COMM_NULL;

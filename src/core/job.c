@@ -1,0 +1,44 @@
+/*
+ * The base instance's pointer and the job-wide helpers that need no layer
+ * above core: the fatal exit and the hostnames of ranks.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "core/bootstrap.h"
+#include "core/log.h"
+#include "core/runtime.h"
+
+/* The one global instance pointer (see runtime.h). */
+core_runtime_t *core_rt;
+
+void core_fatal(const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    core_error("fatal: %s", msg);
+    core_boot_abort(core_rt, 1, msg);
+}
+
+const char *core_rank_host(core_runtime_t *rt, int rank)
+{
+    if (rank < 0 || rank >= rt->size)
+        return "?";
+    if (!rt->rank_hosts && !(rt->rank_hosts = calloc((size_t)rt->size, sizeof(char *))))
+        return "?";
+    if (!rt->rank_hosts[rank] && core_boot_hostname(rt, rank, &rt->rank_hosts[rank]) != 0)
+        return "?";
+    return rt->rank_hosts[rank];
+}
+
+void core_rank_hosts_free(core_runtime_t *rt)
+{
+    if (rt->rank_hosts)
+        for (int i = 0; i < rt->size; i++)
+            free(rt->rank_hosts[i]);
+    free(rt->rank_hosts);
+    rt->rank_hosts = NULL;
+}

@@ -1,0 +1,24 @@
+/*
+ * The shm transport's settings (registered by the transports layer, see
+ * transports/config.c; read at open through core_config_values).
+ */
+#include <limits.h>
+#include "transports/shm/shm.h"
+
+#define OFF(f) offsetof(tp_shm_config_t, f)
+
+static const core_config_row_t rows[] = {
+    { "RDMPI_SHM_EAGER_LIMIT", CORE_CFG_SIZE, "16k",
+      "largest message sent eagerly (copied through the ring) within a node",
+      OFF(shm_eager_limit), 0, NULL },
+    { "RDMPI_SHM_RING_SIZE", CORE_CFG_SIZE, "0",
+      "bytes per ring between two ranks of a node (0: sized from the rank count)",
+      OFF(shm_ring_size), 0, NULL },
+    { "RDMPI_SHM_CMA", CORE_CFG_BOOL, "1",
+      "single-copy large messages with process_vm_readv (0: pipelined copy)", OFF(shm_cma), 0,
+      NULL },
+};
+
+const core_config_group_t tp_shm_config_group = {
+    "shm", rows, sizeof(rows) / sizeof(rows[0]), sizeof(tp_shm_config_t)
+};

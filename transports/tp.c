@@ -1,0 +1,201 @@
+/*
+ * The transports layer's instance (transport.h, tp_layer_t): opening the
+ * allowed transports, the per-peer endpoint table and the choice of
+ * transport for each peer (the first, in order of preference, that reaches
+ * it), the active-message handler table, sleeping on the transports, and
+ * finalize's drain and close.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/log.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+#include "transports/transport.h"
+
+#define DRAIN_TIMEOUT 10.0 /* seconds finalize waits for the transports' goodbyes */
+#define SLEEP_MAX 0.01     /* longest sleep: a missed wake-up costs no more */
+
+static const tp_component_t *component_of(const tp_iface_t *iface)
+{
+    for (int k = 0; tp_components[k]; k++)
+        if (!strcmp(tp_components[k]->name, iface->name))
+            return tp_components[k];
+    return NULL;
+}
+
+static int transport_allowed(const tp_layer_t *tp, const char *name)
+{
+    const char *list = tp->cfg->transports;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
+{
+    memset(tp, 0, sizeof(*tp));
+    tp->rt = rt;
+    if (!(tp->cfg = core_config_add(&rt->cfg, &tp_config_group)))
+        return CORE_ENOMEM;
+    tp->eps = calloc((size_t)rt->size, sizeof(tp_ep_t *));
+    return tp->eps ? 0 : CORE_ENOMEM;
+}
+
+/* Sleeps until a transport has something or max_sleep passes; returns
+ * without sleeping when one of them has work now (the progress engine's sleep). */
+static int sleep_on_transports(void *arg)
+{
+    tp_layer_t *tp = arg;
+    struct pollfd pfd[TP_MAX_IFACES];
+    double max_sleep = SLEEP_MAX;
+    int n = 0;
+    for (int i = 0; i < tp->niface; i++) {
+        int fd = -1;
+        tp_iface_t *iface = tp->ifaces[i];
+        if (iface->ops->arm(iface, &fd, &max_sleep) != 0)
+            return 0;
+        if (fd >= 0) {
+            pfd[n].fd = fd;
+            pfd[n].events = POLLIN;
+            pfd[n++].revents = 0;
+        }
+    }
+    int ms = (int)(max_sleep * 1000);
+    poll(pfd, (nfds_t)n, ms > 0 ? ms : 1);
+    return 0;
+}
+
+int tp_layer_open(tp_layer_t *tp)
+{
+    core_runtime_t *rt = tp->rt;
+    /* Whether a node-local transport besides self serves every peer (and
+     * self serves us: without it, messages to ourselves need tcp). */
+    int local_covers = rt->size == 1 && transport_allowed(tp, "self");
+    for (int i = 0; tp_components[i] && tp->niface < TP_MAX_IFACES; i++) {
+        const tp_component_t *c = tp_components[i];
+        if (!transport_allowed(tp, c->name))
+            continue;
+        if (!c->node_local && local_covers) {
+            core_debug("transport %s not needed: every rank is on this node", c->name);
+            continue;
+        }
+        tp_iface_t *iface;
+        int rc = c->open(rt, &iface);
+        if (rc == CORE_EUNSUPPORTED)
+            continue;
+        if (rc) {
+            core_error("the %s transport failed to start: %s", c->name, core_strerror(rc));
+            return rc;
+        }
+        iface->am = tp->am;
+        tp->ifaces[tp->niface++] = iface;
+        if (iface->ops->progress &&
+            (rc = core_progress_add_poller(rt, iface->ops->progress, iface)) != 0)
+            return rc;
+        if (c->node_local && rt->local_size == rt->size && rt->local_size > 1 &&
+            strcmp(c->name, "self") != 0 && transport_allowed(tp, "self"))
+            local_covers = 1;
+        core_debug("transport %s open", c->name);
+    }
+    unsigned all = TP_CAP_WAIT;
+    for (int i = 0; i < tp->niface; i++)
+        all &= tp->ifaces[i]->caps.flags;
+    core_progress_set_sleep(rt, all ? sleep_on_transports : NULL, tp);
+    return 0;
+}
+
+int tp_layer_ready(tp_layer_t *tp)
+{
+    for (int i = 0; i < tp->niface; i++) {
+        const tp_component_t *c = component_of(tp->ifaces[i]);
+        int rc = c && c->ready ? c->ready(tp->ifaces[i]) : 0;
+        if (rc) {
+            core_error("the %s transport failed to connect: %s", tp->ifaces[i]->name,
+                       core_strerror(rc));
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
+{
+    core_runtime_t *rt = tp->rt;
+    for (int i = 0; i < tp->niface; i++) {
+        tp_iface_t *iface = tp->ifaces[i];
+        const tp_component_t *c = component_of(iface);
+        if (!c || !c->reachable(iface, peer))
+            continue;
+        int rc = iface->ops->ep_create(iface, peer, &tp->eps[peer]);
+        if (rc) {
+            core_error("cannot connect to rank %d on %s over %s: %s", peer,
+                       core_rank_host(rt, peer), iface->name, core_strerror(rc));
+            return rc;
+        }
+        *ep_p = tp->eps[peer];
+        return 0;
+    }
+    core_error("no transport reaches rank %d on host %s (RDMPI_TRANSPORTS=%s)", peer,
+               core_rank_host(rt, peer), tp->cfg->transports);
+    return CORE_EPEER;
+}
+
+/*
+ * Every transport finishes with its peers before any is closed (transport.h,
+ * drain): while one waits for goodbyes, the others keep answering, so a peer
+ * that still needs our acks or queued bytes on another transport gets them.
+ * Bounded: a peer that died leaves us closing anyway, with a warning.
+ */
+void tp_layer_drain(tp_layer_t *tp)
+{
+    double deadline = core_wtime() + DRAIN_TIMEOUT;
+    core_wait_ctx_t w;
+    core_wait_begin(&w, "MPI_Finalize (saying goodbye to peers)", NULL);
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < tp->niface; i++) {
+            tp_iface_t *t = tp->ifaces[i];
+            if (t->ops->drain && t->ops->drain(t) == CORE_EBUSY)
+                busy |= 1 << i;
+        }
+        if (!busy)
+            break;
+        if (core_wtime() > deadline) {
+            char names[128] = "";
+            size_t n = 0;
+            for (int i = 0; i < tp->niface && n + 16 < sizeof(names); i++)
+                if (busy & (1 << i))
+                    n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+                                          tp->ifaces[i]->name);
+            core_warn("MPI_Finalize: transport %s still busy with peers after %.0f s; closing",
+                      names, DRAIN_TIMEOUT);
+            break;
+        }
+        core_wait_idle(&w, core_progress());
+    }
+    core_wait_end(&w);
+}
+
+void tp_layer_fini(tp_layer_t *tp)
+{
+    core_runtime_t *rt = tp->rt;
+    for (int i = 0; tp->eps && i < rt->size; i++)
+        if (tp->eps[i])
+            tp->eps[i]->iface->ops->ep_destroy(tp->eps[i]);
+    for (int i = tp->niface - 1; i >= 0; i--)
+        tp->ifaces[i]->ops->close(tp->ifaces[i]);
+    tp->niface = 0;
+    /* The pollers pointed at the closed interfaces. */
+    rt->npollers = 0;
+    core_progress_set_sleep(rt, NULL, NULL);
+    free(tp->eps);
+    tp->eps = NULL;
+}
