@@ -1,7 +1,10 @@
 /*
- * Communicators (intracommunicators) and error handlers.
+ * Communicators and error handlers.
  * A communicator is a group, a context id and an error handler. Point-to-
  * point traffic uses ctx; collectives use ctx + 1, so the two never match.
+ * An intercommunicator also has a remote group: the ranks its point-to-point
+ * calls address (core_comm_peers), and a hidden intracommunicator over the
+ * local group for the local phases of its collectives (core/intercomm.c).
  */
 #ifndef RDMPI_CORE_COMM_H
 #define RDMPI_CORE_COMM_H
@@ -36,7 +39,29 @@ struct rdmpi_comm {
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */
     struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
     core_attr_t *attrs;       /* cached attributes (their callbacks run in the API layer) */
+    MPI_Group remote;         /* intercommunicator: the remote group (NULL: intracommunicator) */
+    struct rdmpi_comm *local; /* intercommunicator: intracommunicator over group, used only by
+                               * the intercommunicator's collectives and management calls */
 };
+
+static inline int core_comm_is_inter(MPI_Comm comm)
+{
+    return comm->remote != NULL;
+}
+/* The group point-to-point ranks of comm name: the remote group of an intercommunicator. */
+static inline MPI_Group core_comm_peers(MPI_Comm comm)
+{
+    return comm->remote ? comm->remote : comm->group;
+}
+static inline int core_comm_peer_size(MPI_Comm comm)
+{
+    return core_comm_peers(comm)->size;
+}
+/* The world rank of destination/source rank `rank` of comm. */
+static inline int core_comm_peer_world(MPI_Comm comm, int rank)
+{
+    return core_comm_peers(comm)->ranks[rank];
+}
 
 /* Builds a communicator over group (retained) with context id ctx. */
 int core_comm_create(MPI_Group group, uint32_t ctx, MPI_Errhandler errh, MPI_Comm *out);
@@ -53,6 +78,19 @@ int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ct
 /* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes and
  * gets attrs (the copies made at the call; discarded if the dup fails). */
 int core_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req);
+/* Agreements run by the caller over the two groups of an intercommunicator
+ * (src/api/intercomm.c). A mask is CORE_CTX_MASK_WORDS words: the free
+ * pairs, then 1 when it is this rank's real mask. core_ctx_lend fills one,
+ * lending the real mask (which nothing else may then take an id from) only
+ * when no other agreement is in flight here, so nonblocking ones finish
+ * first; core_ctx_unlend ends the loan. core_ctx_pick, given the AND of
+ * every member's mask, reserves and returns the id they all agree on, or
+ * -1 to try again (some member could not lend), or CORE_EOTHER when no id
+ * is left. */
+#define CORE_CTX_MASK_WORDS (CORE_CTX_MAX / 64 + 1)
+void core_ctx_lend(uint32_t *mask);
+void core_ctx_unlend(void);
+int core_ctx_pick(const uint32_t *mask);
 /* Marks ctx as used locally (world/self at init). */
 void core_ctx_reserve(uint32_t ctx);
 

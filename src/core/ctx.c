@@ -23,6 +23,7 @@
  * two members, masks of successive rounds stay in order (MPI's
  * non-overtaking rule), so rounds need no number of their own.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/comm.h"
@@ -36,6 +37,7 @@
 #define NWORDS (NPAIRS / 32)
 #define MSGWORDS (NWORDS + 1)   /* a mask, then 1 when it is the real one (lent) */
 #define TAG_BASE (-(1 << 22))
+_Static_assert(MSGWORDS == CORE_CTX_MASK_WORDS, "comm.h states the mask size");
 
 /* Bit set = pair free. Starts all free; world and self reserve theirs. */
 static uint32_t ctx_free_mask[NWORDS];
@@ -68,6 +70,8 @@ struct ctx_op {
 
 static ctx_op_t *ops;         /* agreements in flight on this rank */
 static ctx_op_t *lock_owner;  /* the one our real mask is lent to */
+static const char lent_to_caller;   /* lock_owner while core_ctx_lend's loan lasts */
+#define CALLER ((ctx_op_t *)(uintptr_t)&lent_to_caller)
 static int hook_id = -1;     /* progress hook: woken while agreements are in flight */
 
 static void mask_init(void)
@@ -340,6 +344,42 @@ int core_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ct
     ctx_op_t *op;
     int rc = op_start(parent, members, group->size, group->my_rank, t, key, &op);
     return rc ? rc : op_wait(op, "MPI_Comm_create_group", ctx);
+}
+
+/* ---- agreements run by the caller (intercommunicators) ---------------------------- */
+
+void core_ctx_lend(uint32_t *mask)
+{
+    mask_init();
+    int lend = !lock_owner && !ops;
+    if (lend) {
+        memcpy(mask, ctx_free_mask, sizeof(ctx_free_mask));
+        lock_owner = CALLER;
+    } else {
+        memset(mask, 0, sizeof(ctx_free_mask));
+    }
+    mask[NWORDS] = (uint32_t)lend;
+}
+
+void core_ctx_unlend(void)
+{
+    if (lock_owner == CALLER)
+        lock_owner = NULL;
+}
+
+int core_ctx_pick(const uint32_t *mask)
+{
+    int id = lowest_free(mask);
+    if (id >= 0 && mask[NWORDS]) {
+        core_ctx_reserve((uint32_t)id);
+        return id;
+    }
+    if (id < 0 && mask[NWORDS]) {
+        core_error("out of communicator context ids (%d communicators exist on some member): "
+                   "free some with MPI_Comm_free", NPAIRS);
+        return CORE_EOTHER;
+    }
+    return -1;
 }
 
 /* ---- MPI_Comm_idup ------------------------------------------------------------------ */
