@@ -7,6 +7,7 @@
  * their phases, on groups of ranks.
  */
 #include "collectives/coll_impl.h"
+#include "collectives/inter.h"
 #include "core/op.h"
 
 static size_t nbytes(int count, MPI_Datatype dt)
@@ -118,6 +119,8 @@ void coll_build_allreduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
 
 static int barrier(MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_barrier(comm, req);
     if (!req && pick(COLL_BARRIER, comm, 0, 0, 1) == COLL_ALG_DISSEMINATION)
         return coll_fast_barrier(comm);
     coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL);
@@ -133,6 +136,8 @@ int coll_ibarrier(MPI_Comm comm, MPI_Request *req) { return barrier(comm, req); 
 static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                  MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_bcast(buf, count, dt, root, comm, req);
     /* The fast path sends to the children one after the other: fine for
      * one child (2 ranks) or short messages. */
     if (!req && (comm->size <= 2 || nbytes(count, dt) <= COLL_FAST_SERIAL_BYTES) &&
@@ -158,6 +163,8 @@ int coll_ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
 static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                   MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_reduce(sbuf, rbuf, count, dt, op, root, comm, req);
     coll_sched_t *s = create(comm, COLL_REDUCE, req, dt, op);
     if (!s)
         return CORE_ENOMEM;
@@ -187,6 +194,8 @@ static int allreduce_fast(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_allreduce(sbuf, rbuf, count, dt, op, comm, req);
     if (!req && allreduce_fast(count, dt, op, comm))
         return coll_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
     coll_sched_t *s = create(comm, COLL_ALLREDUCE, req, dt, op);
@@ -211,6 +220,8 @@ int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 static int reduce_scatter(int id, const void *sbuf, void *rbuf, const int *counts, int count,
                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_reduce_scatter(sbuf, rbuf, count, counts, dt, op, comm, req);
     coll_sched_t *s = create(comm, id, req, dt, op);
     if (!s)
         return CORE_ENOMEM;

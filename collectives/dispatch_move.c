@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include "collectives/coll_impl.h"
+#include "collectives/inter.h"
 
 static size_t nbytes(int count, MPI_Datatype dt)
 {
@@ -39,6 +40,9 @@ static enum coll_alg pick(enum coll_id id, size_t bytes, MPI_Comm comm)
 static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_gather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm,
+                                 req);
     coll_sched_t *s = create(comm, COLL_GATHER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -68,6 +72,9 @@ static int gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                    const int *rcounts, const int *displs, MPI_Datatype rdt, int root,
                    MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_gather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root, comm,
+                                 req);
     coll_sched_t *s = create(comm, COLL_GATHERV, req, sdt, comm->rank == root ? rdt : NULL);
     if (!s)
         return CORE_ENOMEM;
@@ -92,6 +99,9 @@ int coll_igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 static int scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root, comm,
+                                  req);
     coll_sched_t *s = create(comm, COLL_SCATTER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -120,6 +130,9 @@ static int scatterv(const void *sbuf, const int *scounts, const int *displs, MPI
                     void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                     MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root, comm,
+                                  req);
     coll_sched_t *s = create(comm, COLL_SCATTERV, req, comm->rank == root ? sdt : NULL, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -167,18 +180,24 @@ static int allgather_any(enum coll_id id, const void *sbuf, int scount, MPI_Data
 int coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm)
 {
+    if (comm->remote)
+        return coll_inter_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, NULL);
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
     return allgather_any(COLL_ALLGATHER, sbuf, scount, sdt, &rl, comm, NULL);
 }
 int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
     return allgather_any(COLL_ALLGATHER, sbuf, scount, sdt, &rl, comm, req);
 }
 int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                     const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm)
 {
+    if (comm->remote)
+        return coll_inter_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, NULL);
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
     return allgather_any(COLL_ALLGATHERV, sbuf, scount, sdt, &rl, comm, NULL);
 }
@@ -186,6 +205,8 @@ int coll_iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                      const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm,
                      MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, req);
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
     return allgather_any(COLL_ALLGATHERV, sbuf, scount, sdt, &rl, comm, req);
 }
@@ -224,6 +245,9 @@ static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
 static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_alltoall(sbuf, scount, NULL, NULL, NULL, sdt, rbuf, rcount, NULL, NULL,
+                                   NULL, rdt, comm, req);
     size_t blk = nbytes(rcount, rdt);
     /* The fast path sends one block after the other: fine for one peer or
      * short blocks. */
@@ -256,6 +280,9 @@ int coll_ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MP
                     void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
                     MPI_Comm comm, MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_alltoall(sbuf, 0, scounts, sdispls, NULL, sdt, rbuf, 0, rcounts,
+                                   rdispls, NULL, rdt, comm, req);
     coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, sdispls, NULL, NULL };
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, rdispls, NULL, NULL };
     return alltoall_any(COLL_ALLTOALLV, 0, &sl, &rl, comm, req);
@@ -282,6 +309,9 @@ int coll_ialltoallw(const void *sbuf, const int *scounts, const int *sdispls,
                     const int *rdispls, const MPI_Datatype *rdts, MPI_Comm comm,
                     MPI_Request *req)
 {
+    if (comm->remote)
+        return coll_inter_alltoall(sbuf, 0, scounts, sdispls, sdts, MPI_BYTE, rbuf, 0, rcounts,
+                                   rdispls, rdts, MPI_BYTE, comm, req);
     int n = comm->size, inplace = sbuf == MPI_IN_PLACE;
     const MPI_Aint *sd = inplace ? NULL : aint_displs(sdispls, n);
     const MPI_Aint *rd = aint_displs(rdispls, n);

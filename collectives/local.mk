@@ -16,5 +16,7 @@ librdmpi_la_SOURCES += collectives/coll.h collectives/coll_impl.h \
 	collectives/allgather_recdbl.c collectives/allgather_bruck.c collectives/allgather_ring.c \
 	collectives/alltoall_pairwise.c collectives/alltoall_linear.c collectives/alltoall_bruck.c \
 	collectives/neighbor.c \
+	collectives/inter.h collectives/inter_rooted.c collectives/inter_exchange.c \
+	collectives/inter_pairwise.c \
 	src/api/coll_check.h src/api/coll_check.c src/api/coll.c src/api/coll_move.c \
 	src/api/neighbor.c src/api/topo.c src/core/topo.h src/core/topo.c

@@ -23,6 +23,7 @@ struct buf {
 typedef struct step {
     uint8_t kind;
     int peer, tag;
+    MPI_Comm comm;            /* send, recv: the schedule's communicator or its local one */
     const void *src;          /* send, reduce (in), copy */
     void *dst;                /* recv, reduce (inout), copy */
     size_t count, count2;     /* count2, dt2: the destination of a copy */
@@ -35,7 +36,9 @@ typedef struct step {
 
 struct coll_sched {
     MPI_Comm comm;
+    MPI_Comm on;              /* what sends and receives added now address (coll_sched_use) */
     int id, tag, err;
+    int itag, ltag;           /* intercommunicator: the tags on comm and on comm->local */
     step_t *steps;
     int nsteps, cap;
     int cur, end;             /* the running round: steps [cur, end) */
@@ -161,8 +164,13 @@ coll_sched_t *coll_sched_create(MPI_Comm comm, int id)
     }
     s->comm = comm;
     comm->refcount++;
+    s->on = comm;
     s->id = id;
-    s->tag = coll_sched_tag(comm, id);
+    s->tag = s->itag = coll_sched_tag(comm, id);
+    /* Every member of an intercommunicator's group takes a tag of its local
+     * communicator, used or not, so the local sequence numbers stay equal. */
+    if (comm->local)
+        s->ltag = coll_sched_tag(comm->local, id);
     s->err = 0;
     s->nsteps = s->cur = s->end = s->pending = s->started = 0;
     s->nbufs = s->nheld = 0;
@@ -173,7 +181,13 @@ coll_sched_t *coll_sched_create(MPI_Comm comm, int id)
 
 MPI_Comm coll_sched_comm(const coll_sched_t *s)
 {
-    return s->comm;
+    return s->on;
+}
+
+void coll_sched_use(coll_sched_t *s, MPI_Comm comm)
+{
+    s->on = comm;
+    s->tag = comm == s->comm ? s->itag : s->ltag;
 }
 
 int coll_sched_error(const coll_sched_t *s)
@@ -214,6 +228,7 @@ static void xfer(coll_sched_t *s, int kind, const void *buf, size_t count, MPI_D
     t->count = count;
     t->dt = dt;
     t->peer = peer;
+    t->comm = s->on;
     t->tag = s->tag | (sub & COLL_SUBTAG_MAX);
 }
 
@@ -389,13 +404,13 @@ static void reap(coll_sched_t *s, step_t *t)
 
 static int run_step(coll_sched_t *s, step_t *t)
 {
-    uint32_t ctx = s->comm->ctx + 1;
     switch (t->kind) {
     case ST_SEND:
-        return p2p_isend(t->src, t->count, t->dt, t->peer, t->tag, s->comm, ctx,
+        return p2p_isend(t->src, t->count, t->dt, t->peer, t->tag, t->comm, t->comm->ctx + 1,
                          CORE_MODE_STANDARD, &t->req);
     case ST_RECV:
-        return p2p_irecv(t->dst, t->count, t->dt, t->peer, t->tag, s->comm, ctx, &t->req);
+        return p2p_irecv(t->dst, t->count, t->dt, t->peer, t->tag, t->comm, t->comm->ctx + 1,
+                         &t->req);
     case ST_REDUCE:
         return core_op_apply(t->op, t->src, t->dst, (int)t->count, t->dt);
     case ST_COPY:

@@ -52,7 +52,12 @@ void coll_scratch_put(void *p, size_t bytes);
 /* Frees a schedule that was never started. */
 void coll_sched_destroy(coll_sched_t *s);
 
+/* The communicator the steps added now address: the schedule's, or after
+ * coll_sched_use(s, comm->local) an intercommunicator's local one, so the
+ * intracommunicator algorithms build its local phases (with a tag of the
+ * local communicator's own sequence). */
 MPI_Comm coll_sched_comm(const coll_sched_t *s);
+void coll_sched_use(coll_sched_t *s, MPI_Comm comm);
 /* A failure while building (0 if none). */
 int coll_sched_error(const coll_sched_t *s);
 void coll_sched_fail(coll_sched_t *s, int rc);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { FLAG_TAG = 1, FLAG_REPORT = 2 };
+enum { FLAG_TAG = 1, FLAG_REPORT = 2, FLAG_OVERSUB = 4 };
 
 int launch_jobmsg_pack(const struct launch_job *job, struct launch_buf *b)
 {
@@ -24,7 +24,8 @@ int launch_jobmsg_pack(const struct launch_job *job, struct launch_buf *b)
     if (!getcwd(cwd, sizeof(cwd)))
         snprintf(cwd, sizeof(cwd), "/");
     lbuf_str(b, job->nspace);
-    lbuf_u32(b, (o->tag_output ? FLAG_TAG : 0) | (o->report_bindings ? FLAG_REPORT : 0));
+    lbuf_u32(b, (o->tag_output ? FLAG_TAG : 0) | (o->report_bindings ? FLAG_REPORT : 0) |
+                    (o->oversubscribe ? FLAG_OVERSUB : 0));
     lbuf_u32(b, (uint32_t)o->bind);
     lbuf_u32(b, (uint32_t)job->nnodes);
     for (int i = 0; i < job->nnodes; i++) {
@@ -180,7 +181,7 @@ int launch_jobmsg_unpack(const char *p, size_t n, int me, struct launch_job *job
 
     memset(jm, 0, sizeof(*jm));
     if (!nspace || r.err || !word_ok(nspace, sizeof(job->nspace) - 1) ||
-        (flags & ~(uint32_t)(FLAG_TAG | FLAG_REPORT)) || bind > LAUNCH_BIND_NONE || me <= 0) {
+        (flags & ~(uint32_t)(FLAG_TAG | FLAG_REPORT | FLAG_OVERSUB)) || bind > LAUNCH_BIND_NONE || me <= 0) {
         free(nspace);
         return -EPROTO;
     }
@@ -188,6 +189,7 @@ int launch_jobmsg_unpack(const char *p, size_t n, int me, struct launch_job *job
     free(nspace);
     jm->opts.tag_output = !!(flags & FLAG_TAG);
     jm->opts.report_bindings = !!(flags & FLAG_REPORT);
+    jm->opts.oversubscribe = !!(flags & FLAG_OVERSUB);
     jm->opts.bind = (enum launch_bind)bind;
     rc = unpack_nodes(&r, job, me);
     if (!rc)

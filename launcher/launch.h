@@ -51,6 +51,7 @@ struct launch_opts {
     double timeout;          /* seconds; 0: none */
     enum launch_bind bind;
     int report_bindings;
+    int oversubscribe;       /* --oversubscribe: no warning when ranks outnumber cores */
     const char **exports;    /* -x arguments as given: "VAR" or "VAR=value" */
     int nexports;
     const char **hosts;      /* --host arguments as given (comma lists) */

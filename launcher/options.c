@@ -71,7 +71,8 @@ static void usage(FILE *f)
         "  --bind-to core|none    bind rank i to core i %% ncores (default: core unless\n"
         "                         oversubscribed)\n"
         "  --report-bindings      print each rank's binding to stderr\n"
-        "  --oversubscribe        accepted; more ranks than cores is always allowed\n"
+        "  --oversubscribe        say nothing when ranks outnumber cores (always allowed; without\n"
+        "                         it rdmpirun warns)\n"
         "  -x VAR[=value]         export VAR to the ranks\n"
         "  --host H1:S1,H2:S2     run on these hosts with S slots each (default 1)\n"
         "  --hostfile F           hosts from F: 'host slots=N' or 'host:N' lines, # comments\n"
@@ -192,6 +193,8 @@ static int apply(struct launch_opts *o, enum opt_id id, const char *val)
         usage(stdout);
         return LAUNCH_OPTS_DONE;
     case OPT_OVERSUB:
+        o->oversubscribe = 1;
+        return 0;
     case OPT_NOOP:
         return 0;
     }

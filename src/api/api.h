@@ -142,10 +142,11 @@ static inline int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_D
     return 0;
 }
 
-/* rank may also be MPI_PROC_NULL; any_ok admits MPI_ANY_SOURCE. */
+/* rank may also be MPI_PROC_NULL; any_ok admits MPI_ANY_SOURCE. On an
+ * intercommunicator, ranks are ranks of the remote group. */
 static inline int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn)
 {
-    if ((rank >= 0 && rank < comm->size) || rank == MPI_PROC_NULL ||
+    if ((rank >= 0 && rank < core_comm_peer_size(comm)) || rank == MPI_PROC_NULL ||
         (any_ok && rank == MPI_ANY_SOURCE))
         return 0;
     return api_bad_rank(comm, rank, fn);

@@ -74,7 +74,10 @@ static int check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
 {
     API_CHECK(check_red(count, dt, op, comm, fn));
     API_CHECK(api_coll_root(comm, root, fn));
-    int is_root = comm->rank == root;
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
+    int is_root = api_coll_is_root(comm, root);
+    if (api_coll_idle(comm, root))
+        return 0;
     if (sbuf == MPI_IN_PLACE && !is_root)
         return api_coll_inplace_error(comm, "the send buffer away from the root", fn);
     if (rbuf == MPI_IN_PLACE && is_root)
@@ -114,6 +117,7 @@ static int check_allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                         MPI_Comm comm, const char *fn)
 {
     API_CHECK(check_red(count, dt, op, comm, fn));
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
     if (rbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
     if (sbuf != MPI_IN_PLACE)
@@ -147,6 +151,8 @@ RDMPI_API int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                         MPI_Comm comm)
 {
     static const char fn[] = "MPI_Scan";
+    API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_intra(comm, fn));
     API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
     return api_coll_done(comm, coll_scan(sbuf, rbuf, count, dt, op, comm), fn);
 }
@@ -157,6 +163,8 @@ RDMPI_API int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype d
                          MPI_Comm comm, MPI_Request *req)
 {
     static const char fn[] = "MPI_Iscan";
+    API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_intra(comm, fn));
     API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
     return api_coll_done(comm, coll_iscan(sbuf, rbuf, count, dt, op, comm, req), fn);
@@ -168,6 +176,8 @@ RDMPI_API int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype 
                           MPI_Comm comm)
 {
     static const char fn[] = "MPI_Exscan";
+    API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_intra(comm, fn));
     API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
     return api_coll_done(comm, coll_exscan(sbuf, rbuf, count, dt, op, comm), fn);
 }
@@ -178,6 +188,8 @@ RDMPI_API int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype
                            MPI_Comm comm, MPI_Request *req)
 {
     static const char fn[] = "MPI_Iexscan";
+    API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_intra(comm, fn));
     API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
     return api_coll_done(comm, coll_iexscan(sbuf, rbuf, count, dt, op, comm, req), fn);
@@ -192,7 +204,7 @@ static int check_rs(const void *sbuf, void *rbuf, const int *counts, int count, 
                     MPI_Op op, MPI_Comm comm, const char *fn)
 {
     API_CHECK(api_coll_enter(comm, fn));
-    int n = comm->size;
+    int n = comm->size;   /* an intercommunicator's group scatters by its own counts */
     long total = 0;
     if (counts) {
         API_CHECK(api_coll_counts(comm, counts, NULL, 0, n, fn));
@@ -207,6 +219,7 @@ static int check_rs(const void *sbuf, void *rbuf, const int *counts, int count, 
         return api_error(comm, CORE_ECOUNT, fn, "the vector has %ld items (more than an int)",
                          total);
     API_CHECK(check_red(count, dt, op, comm, fn));
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
     if (rbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
     if (sbuf != MPI_IN_PLACE)

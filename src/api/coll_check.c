@@ -20,6 +20,13 @@ int api_coll_enter(MPI_Comm comm, const char *fn)
 
 int api_coll_root(MPI_Comm comm, int root, const char *fn)
 {
+    if (comm->remote) {
+        if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote->size))
+            return 0;
+        return api_error(comm, CORE_EROOT, fn,
+                         "root %d is neither MPI_ROOT, MPI_PROC_NULL nor a rank of the remote "
+                         "group of %s (size %d)", root, core_comm_label(comm), comm->remote->size);
+    }
     if (root < 0 || root >= comm->size)
         return api_error(comm, CORE_EROOT, fn, "root %d is not a rank of %s (size %d)", root,
                          core_comm_label(comm), comm->size);
@@ -47,10 +54,24 @@ int api_coll_inplace_error(MPI_Comm comm, const char *what, const char *fn)
     return api_error(comm, CORE_EBUFFER, fn, "MPI_IN_PLACE is not allowed as %s", what);
 }
 
+int api_coll_intra(MPI_Comm comm, const char *fn)
+{
+    if (comm->remote)
+        return api_error(comm, CORE_ECOMM, fn, "%s is an intercommunicator", core_comm_label(comm));
+    return 0;
+}
+
+int api_coll_inplace_inter(MPI_Comm comm, const void *sbuf, const void *rbuf, const char *fn)
+{
+    if (comm->remote && (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE))
+        return api_coll_inplace_error(comm, "a buffer on an intercommunicator", fn);
+    return 0;
+}
+
 int api_coll_alias(MPI_Comm comm, const void *sbuf, const void *rbuf, int nonempty,
                    const char *fn)
 {
-    if (sbuf == rbuf && sbuf != MPI_BOTTOM && nonempty)
+    if (sbuf == rbuf && sbuf != MPI_BOTTOM && nonempty && !comm->remote)
         return api_error(comm, CORE_EBUFFER, fn,
                          "the send and receive buffers are the same (use MPI_IN_PLACE)");
     return 0;

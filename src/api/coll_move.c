@@ -15,7 +15,10 @@ static int check_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
 {
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_root(comm, root, fn));
-    int is_root = comm->rank == root;
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
+    int is_root = api_coll_is_root(comm, root);
+    if (api_coll_idle(comm, root))
+        return 0;
     if (sbuf == MPI_IN_PLACE && !is_root)
         return api_coll_inplace_error(comm, "the send buffer away from the root", fn);
     if (sbuf != MPI_IN_PLACE)
@@ -59,7 +62,10 @@ static int check_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *r
 {
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_root(comm, root, fn));
-    int is_root = comm->rank == root;
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
+    int is_root = api_coll_is_root(comm, root);
+    if (api_coll_idle(comm, root))
+        return 0;
     if (sbuf == MPI_IN_PLACE && !is_root)
         return api_coll_inplace_error(comm, "the send buffer away from the root", fn);
     if (sbuf != MPI_IN_PLACE)
@@ -68,9 +74,9 @@ static int check_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *r
         return 0;
     if (rbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
-    API_CHECK(api_coll_counts(comm, rcounts, displs, 1, comm->size, fn));
+    API_CHECK(api_coll_counts(comm, rcounts, displs, 1, api_coll_nranks(comm), fn));
     API_CHECK(api_check_type(comm, rdt, fn));
-    int nonempty = api_coll_any(rcounts, comm->size);
+    int nonempty = api_coll_any(rcounts, api_coll_nranks(comm));
     API_CHECK(api_check_buf(comm, rbuf, nonempty, rdt, fn));
     return api_coll_alias(comm, sbuf, rbuf, nonempty, fn);
 }
@@ -108,7 +114,10 @@ static int check_scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *r
 {
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_root(comm, root, fn));
-    int is_root = comm->rank == root;
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
+    int is_root = api_coll_is_root(comm, root);
+    if (api_coll_idle(comm, root))
+        return 0;
     if (rbuf == MPI_IN_PLACE && !is_root)
         return api_coll_inplace_error(comm, "the receive buffer away from the root", fn);
     if (rbuf != MPI_IN_PLACE)
@@ -152,7 +161,10 @@ static int check_scatterv(const void *sbuf, const int *scounts, const int *displ
 {
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_root(comm, root, fn));
-    int is_root = comm->rank == root;
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
+    int is_root = api_coll_is_root(comm, root);
+    if (api_coll_idle(comm, root))
+        return 0;
     if (rbuf == MPI_IN_PLACE && !is_root)
         return api_coll_inplace_error(comm, "the receive buffer away from the root", fn);
     if (rbuf != MPI_IN_PLACE)
@@ -161,9 +173,9 @@ static int check_scatterv(const void *sbuf, const int *scounts, const int *displ
         return 0;
     if (sbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the send buffer", fn);
-    API_CHECK(api_coll_counts(comm, scounts, displs, 1, comm->size, fn));
+    API_CHECK(api_coll_counts(comm, scounts, displs, 1, api_coll_nranks(comm), fn));
     API_CHECK(api_check_type(comm, sdt, fn));
-    int nonempty = api_coll_any(scounts, comm->size);
+    int nonempty = api_coll_any(scounts, api_coll_nranks(comm));
     API_CHECK(api_check_buf(comm, sbuf, nonempty, sdt, fn));
     return api_coll_alias(comm, sbuf, rbuf, nonempty, fn);
 }
@@ -202,6 +214,7 @@ static int check_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void 
                            int rcount, MPI_Datatype rdt, MPI_Comm comm, const char *fn)
 {
     API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
     if (rbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
     if (sbuf != MPI_IN_PLACE)
@@ -238,13 +251,14 @@ static int check_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void
                             MPI_Comm comm, const char *fn)
 {
     API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
     if (rbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
     if (sbuf != MPI_IN_PLACE)
         API_CHECK(api_coll_data(comm, sbuf, scount, sdt, fn));
-    API_CHECK(api_coll_counts(comm, rcounts, displs, 1, comm->size, fn));
+    API_CHECK(api_coll_counts(comm, rcounts, displs, 1, api_coll_nranks(comm), fn));
     API_CHECK(api_check_type(comm, rdt, fn));
-    int nonempty = api_coll_any(rcounts, comm->size);
+    int nonempty = api_coll_any(rcounts, api_coll_nranks(comm));
     API_CHECK(api_check_buf(comm, rbuf, nonempty, rdt, fn));
     return api_coll_alias(comm, sbuf, rbuf, nonempty, fn);
 }
@@ -306,16 +320,17 @@ static int check_alltoallv(const void *sbuf, const int *scounts, const int *sdis
                            MPI_Datatype rdt, MPI_Comm comm, const char *fn)
 {
     API_CHECK(api_coll_enter(comm, fn));
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
     if (rbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
     if (sbuf != MPI_IN_PLACE) {
-        API_CHECK(api_coll_counts(comm, scounts, sdispls, 1, comm->size, fn));
+        API_CHECK(api_coll_counts(comm, scounts, sdispls, 1, api_coll_nranks(comm), fn));
         API_CHECK(api_check_type(comm, sdt, fn));
-        API_CHECK(api_check_buf(comm, sbuf, api_coll_any(scounts, comm->size), sdt, fn));
+        API_CHECK(api_check_buf(comm, sbuf, api_coll_any(scounts, api_coll_nranks(comm)), sdt, fn));
     }
-    API_CHECK(api_coll_counts(comm, rcounts, rdispls, 1, comm->size, fn));
+    API_CHECK(api_coll_counts(comm, rcounts, rdispls, 1, api_coll_nranks(comm), fn));
     API_CHECK(api_check_type(comm, rdt, fn));
-    int nonempty = api_coll_any(rcounts, comm->size);
+    int nonempty = api_coll_any(rcounts, api_coll_nranks(comm));
     API_CHECK(api_check_buf(comm, rbuf, nonempty, rdt, fn));
     return api_coll_alias(comm, sbuf, rbuf, nonempty, fn);
 }
@@ -361,7 +376,8 @@ static int check_alltoallw(const void *sbuf, const int *scounts, const int *sdis
                            const char *fn)
 {
     API_CHECK(api_coll_enter(comm, fn));
-    int n = comm->size;
+    API_CHECK(api_coll_inplace_inter(comm, sbuf, rbuf, fn));
+    int n = api_coll_nranks(comm);
     if (rbuf == MPI_IN_PLACE)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
     if (sbuf != MPI_IN_PLACE) {

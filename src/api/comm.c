@@ -6,6 +6,7 @@
 #include <string.h>
 #include "api/api.h"
 #include "api/attr.h"
+#include "api/intercomm.h"
 #include "collectives/coll.h"
 #include "core/group_ops.h"
 #include "core/request.h"
@@ -54,7 +55,14 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     API_CHECK(api_check_init("MPI_Comm_dup"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_dup"));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", "MPI_Comm_dup"));
-    int rc = make_comm(comm, comm->group, 1, newcomm, "MPI_Comm_dup");
+    int rc;
+    if (comm->remote) {
+        rc = api_intercomm_dup(comm, newcomm);
+        if (rc)
+            return api_error(comm, rc, "MPI_Comm_dup", "%s", core_strerror(rc));
+    } else {
+        rc = make_comm(comm, comm->group, 1, newcomm, "MPI_Comm_dup");
+    }
     /* A duplicate keeps the topology (MPI 7.4). */
     if (rc == MPI_SUCCESS && comm->topo && !((*newcomm)->topo = core_topo_dup(comm->topo)))
         return api_error(comm, CORE_ENOMEM, "MPI_Comm_dup", "out of memory");
@@ -80,7 +88,8 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
     /* the copy callbacks run now, on comm; the copies go to the new communicator */
     core_attr_t *attrs = NULL;
     API_CHECK(api_attr_comm_copy_list(comm, &attrs, "MPI_Comm_idup"));
-    int rc = rt_comm_idup(comm, attrs, newcomm, req);
+    int rc = comm->remote ? api_intercomm_idup(comm, attrs, newcomm, req)
+                          : rt_comm_idup(comm, attrs, newcomm, req);
     if (rc) {
         core_attr_discard(&attrs);
         return api_error(comm, rc, "MPI_Comm_idup", "%s", core_strerror(rc));
@@ -147,6 +156,10 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return api_error(comm, CORE_EINVAL, "MPI_Comm_split",
                          "color %d is negative (and not MPI_UNDEFINED)", color);
+    if (comm->remote) {
+        int rc = api_intercomm_split(comm, color, key, newcomm);
+        return rc ? api_error(comm, rc, "MPI_Comm_split", "%s", core_strerror(rc)) : MPI_SUCCESS;
+    }
     return split(comm, color, key, newcomm, "MPI_Comm_split");
 }
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -161,6 +174,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     API_CHECK(api_check_comm(comm, fn));
     API_CHECK(api_check_info(comm, info, 1, fn));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
+    if (comm->remote)
+        return api_error(comm, CORE_ECOMM, fn, "%s is an intercommunicator",
+                         core_comm_label(comm));
     int color = MPI_UNDEFINED;
     if (split_type == MPI_COMM_TYPE_SHARED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
         split_type == MPI_COMM_TYPE_HW_GUIDED) {
@@ -194,6 +210,10 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
     if (!is_subgroup(group, comm))
         return api_error(comm, CORE_EGROUP, fn, "the group is not a subset of the communicator");
+    if (comm->remote) {
+        int rc = api_intercomm_create(comm, group, newcomm);
+        return rc ? api_error(comm, rc, fn, "%s", core_strerror(rc)) : MPI_SUCCESS;
+    }
     return make_comm(comm, group, group->my_rank != MPI_UNDEFINED, newcomm, fn);
 }
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) API_ALIAS(MPI_Comm_create);
@@ -205,6 +225,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     API_CHECK(api_check_comm(comm, fn));
     API_CHECK(api_check_tag(comm, tag, 0, fn));
     API_CHECK(api_check_group(group, fn));
+    if (comm->remote)
+        return api_error(comm, CORE_ECOMM, fn, "%s is an intercommunicator",
+                         core_comm_label(comm));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
     if (!is_subgroup(group, comm))
         return api_error(comm, CORE_EGROUP, fn, "the group is not a subset of the communicator");
@@ -248,6 +271,10 @@ int PMPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
     API_CHECK(api_check_ptr(c1, result, "result", "MPI_Comm_compare"));
     if (c1 == c2) {
         *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (c1->remote || c2->remote) {
+        *result = api_intercomm_compare(c1, c2);
         return MPI_SUCCESS;
     }
     int g = core_group_compare(c1->group, c2->group);
@@ -295,7 +322,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     API_CHECK(api_check_init("MPI_Comm_test_inter"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_test_inter"));
     API_CHECK(api_check_ptr(comm, flag, "flag", "MPI_Comm_test_inter"));
-    *flag = 0;
+    *flag = comm->remote != NULL;
     return MPI_SUCCESS;
 }
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag) API_ALIAS(MPI_Comm_test_inter);

@@ -58,8 +58,10 @@ static int build(core_dt_piece_t *p, int n, int pad, MPI_Datatype *newtype, cons
     free(p);
     if (rc != 0)
         return api_error(MPI_COMM_NULL, rc, fn,
-                         rc == CORE_ENOMEM ? "out of memory building the type"
-                                           : "the type's size or extent overflows MPI_Aint");
+                         rc == CORE_ENOMEM   ? "out of memory building the type"
+                         : rc == CORE_ECOUNT ? "the type has more separate blocks than rdmpi "
+                                               "supports"
+                                             : "the type's size or extent overflows MPI_Aint");
     return MPI_SUCCESS;
 }
 
@@ -89,6 +91,20 @@ static int strided(int count, int blocklength, MPI_Aint stride, MPI_Datatype old
     API_CHECK(check_count(blocklength, "blocklength", -1, fn));
     API_CHECK(check_type(old, "oldtype", -1, fn));
     API_CHECK(check_out(newtype, fn));
+    /* Blocks that do not abut stay separate runs (core/datatype.h) */
+    if ((size_t)count > CORE_DT_MAX_RUNS && blocklength > 0 && old->size > 0 &&
+        (stride != (MPI_Aint)blocklength * old->extent || !core_dt_is_contig(old)))
+        return api_error(MPI_COMM_NULL, CORE_ECOUNT, fn,
+                         "%d separate blocks: rdmpi supports datatypes of at most %zu "
+                         "contiguous runs", count, CORE_DT_MAX_RUNS);
+    if (count > 1 && stride == (MPI_Aint)blocklength * old->extent) {
+        /* blocks that follow each other: count * blocklength items in a row, one piece */
+        core_dt_piece_t *one = pieces_alloc(1);
+        if (!one)
+            return api_error(MPI_COMM_NULL, CORE_ENOMEM, fn, "out of memory");
+        one[0] = (core_dt_piece_t){(size_t)count * (size_t)blocklength, 0, old};
+        return build(one, 1, 0, newtype, fn);
+    }
     core_dt_piece_t *p = pieces_alloc(count);
     if (!p)
         return api_error(MPI_COMM_NULL, CORE_ENOMEM, fn, "out of memory");

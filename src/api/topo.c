@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api/api.h"
+#include "api/coll_check.h"
 #include "collectives/coll.h"
 #include "core/topo.h"
 
@@ -73,6 +74,7 @@ RDMPI_API int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const
     static const char fn[] = "MPI_Cart_create";
     (void)reorder;
     API_CHECK(enter(comm, fn));
+    API_CHECK(api_coll_intra(comm, fn));   /* no topologies on intercommunicators */
     if (ndims < 0 || (ndims > 0 && (!dims || !periods)) || !newcomm)
         return api_error(comm, CORE_EINVAL, fn, "ndims %d or a NULL argument", ndims);
     long nodes = 1;
@@ -231,6 +233,7 @@ RDMPI_API int PMPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     (void)reorder;
     API_CHECK(enter(comm, fn));
+    API_CHECK(api_coll_intra(comm, fn));   /* no topologies on intercommunicators */
     API_CHECK(api_check_info(comm, info, 1, fn));
     if (indegree < 0 || outdegree < 0 || (indegree && !sources) || (outdegree && !dests) ||
         !newcomm)
@@ -340,6 +343,7 @@ RDMPI_API int PMPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
     static const char fn[] = "MPI_Dist_graph_create";
     (void)reorder;
     API_CHECK(enter(comm, fn));
+    API_CHECK(api_coll_intra(comm, fn));   /* no topologies on intercommunicators */
     API_CHECK(api_check_info(comm, info, 1, fn));
     if (n < 0 || (n > 0 && (!sources || !degrees)) || !newcomm)
         return api_error(comm, CORE_EINVAL, fn, "n %d or a NULL argument", n);

@@ -116,6 +116,16 @@ static int call_delete(void *obj, core_attr_call_t call, const core_attr_t *a)
     return call(obj, a->keyval, k->delete_fn, k->extra, a->value, NULL, NULL, 0);
 }
 
+/* Where a is linked in list now, or NULL. A delete callback may delete or set
+ * other attributes of the object, so a link found before it ran may be gone. */
+static core_attr_t **refind(core_attr_t **list, const core_attr_t *a)
+{
+    for (; *list; list = &(*list)->next)
+        if (*list == a)
+            return list;
+    return NULL;
+}
+
 static void unlink_attr(core_attr_t **at)
 {
     core_attr_t *a = *at;
@@ -145,11 +155,14 @@ int core_attr_set(core_attr_t **list, void *obj, core_attr_call_t call, int keyv
     core_attr_t **at = find(list, keyval);
     if (at) {
         /* MPI: replacing a value deletes the old one first, through its callback */
-        *cb_rc = call_delete(obj, call, *at);
+        core_attr_t *a = *at;
+        *cb_rc = call_delete(obj, call, a);
         if (*cb_rc != MPI_SUCCESS)
             return CORE_EOTHER;
-        (*at)->value = value;
-        return 0;
+        if ((at = refind(list, a)) != NULL) {
+            (*at)->value = value;
+            return 0;
+        }
     }
     return attach(list, keyval, value);
 }
@@ -168,10 +181,12 @@ int core_attr_delete(core_attr_t **list, void *obj, core_attr_call_t call, int k
     core_attr_t **at = find(list, keyval);
     if (!at)
         return CORE_ENOTFOUND;
-    *cb_rc = call_delete(obj, call, *at);
+    core_attr_t *a = *at;
+    *cb_rc = call_delete(obj, call, a);
     if (*cb_rc != MPI_SUCCESS)
         return CORE_EOTHER; /* MPI: the attribute stays when its callback fails */
-    unlink_attr(at);
+    if ((at = refind(list, a)) != NULL)
+        unlink_attr(at);
     return 0;
 }
 
@@ -205,12 +220,14 @@ int core_attr_delete_all(core_attr_t **list, void *obj, core_attr_call_t call, i
     int ret = 0;
     *cb_rc = MPI_SUCCESS;
     while (*list) {
-        int rc = call_delete(obj, call, *list);
+        core_attr_t *a = *list, **at;
+        int rc = call_delete(obj, call, a);
         if (rc != MPI_SUCCESS && ret == 0) {
             *cb_rc = rc;
             ret = CORE_EOTHER;
         }
-        unlink_attr(list);
+        if ((at = refind(list, a)) != NULL)
+            unlink_attr(at);
     }
     return ret;
 }

@@ -78,6 +78,9 @@ void core_comm_release(MPI_Comm c)
         return;
     core_ctx_free(c->ctx);
     core_group_release(c->group);
+    if (c->remote)
+        core_group_release(c->remote);
+    core_comm_release(c->local);
     core_errhandler_release(c->errh);
     free(c->node_of);
     core_topo_free(c->topo);

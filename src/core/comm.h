@@ -1,7 +1,10 @@
 /*
- * Communicators (intracommunicators) and error handlers.
+ * Communicators and error handlers.
  * A communicator is a group, a context id and an error handler. Point-to-
  * point traffic uses ctx; collectives use ctx + 1, so the two never match.
+ * An intercommunicator also has a remote group: the ranks its point-to-point
+ * calls address (core_comm_peers), and a hidden intracommunicator over the
+ * local group for the local phases of its collectives (core/intercomm.c).
  */
 #ifndef RDMPI_CORE_COMM_H
 #define RDMPI_CORE_COMM_H
@@ -37,7 +40,29 @@ struct rdmpi_comm {
     struct core_topo *topo;   /* MPI_Cart_create, MPI_Dist_graph_create*: core/topo.h */
     core_attr_t *attrs;       /* cached attributes (their callbacks run in the API layer) */
     unsigned hints;           /* info hints kept (MPI_Comm_set_info; src/api/comm_info.c) */
+    MPI_Group remote;         /* intercommunicator: the remote group (NULL: intracommunicator) */
+    struct rdmpi_comm *local; /* intercommunicator: intracommunicator over group, used only by
+                               * the intercommunicator's collectives and management calls */
 };
+
+static inline int core_comm_is_inter(MPI_Comm comm)
+{
+    return comm->remote != NULL;
+}
+/* The group point-to-point ranks of comm name: the remote group of an intercommunicator. */
+static inline MPI_Group core_comm_peers(MPI_Comm comm)
+{
+    return comm->remote ? comm->remote : comm->group;
+}
+static inline int core_comm_peer_size(MPI_Comm comm)
+{
+    return core_comm_peers(comm)->size;
+}
+/* The world rank of destination/source rank `rank` of comm. */
+static inline int core_comm_peer_world(MPI_Comm comm, int rank)
+{
+    return core_comm_peers(comm)->ranks[rank];
+}
 
 /* Builds a communicator over group (retained) with context id ctx. */
 int core_comm_create(MPI_Group group, uint32_t ctx, MPI_Errhandler errh, MPI_Comm *out);

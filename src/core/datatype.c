@@ -186,6 +186,11 @@ static size_t pair_value_size(enum core_dt_kind kind)
     }
 }
 
+size_t core_dt_pair_value_size(enum core_dt_kind kind)
+{
+    return pair_value_size(kind);
+}
+
 void core_dt_init(void)
 {
     /* Every predefined type is a static initializer; nothing to build. */
@@ -243,6 +248,7 @@ static void dt_free(MPI_Datatype t)
 {
     core_attr_discard(&t->attrs);
     args_free(t->args);
+    core_dt_sig_free(t);
     if (t->blocks != &t->block0)
         free(t->blocks);
     core_handle_free(&core_handles.dt, t);
@@ -353,6 +359,8 @@ int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *ou
         add_runs(NULL, &st, c, old, p[i].disp);
     }
 
+    if (st.n > CORE_DT_MAX_RUNS)
+        return CORE_ECOUNT;
     MPI_Datatype t = dt_alloc();
     if (!t)
         return CORE_ENOMEM;
@@ -377,6 +385,7 @@ int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *ou
     if (pad && !marked && t->extent > 0 && t->extent % (MPI_Aint)align)
         t->extent += (MPI_Aint)align - t->extent % (MPI_Aint)align;
     dt_set_contig(t);
+    core_dt_sig_build(t, n, p);
     *out = t;
     return 0;
 }
@@ -497,7 +506,9 @@ int core_dt_dup(MPI_Datatype old, MPI_Datatype *out)
     t->flags &= ~(unsigned)CORE_DT_PREDEFINED;
     t->kind = CORE_DT_NONE;
     t->name[0] = '\0';
-    if (dt_alloc_blocks(t, old->nblocks) != 0) {
+    if (dt_alloc_blocks(t, old->nblocks) != 0 || core_dt_sig_copy(t, old) != 0) {
+        if (t->nblocks > 1 && t->blocks)
+            free(t->blocks);
         core_handle_free(&core_handles.dt, t);
         return CORE_ENOMEM;
     }
@@ -574,9 +585,11 @@ MPI_Count core_dt_elements(MPI_Datatype dt, size_t nbytes)
     if (nbytes == 0 || dt->size == 0)
         return 0;
     if (dt->basic == CORE_DT_NONE) {
-        if (nbytes % dt->size)
-            return MPI_UNDEFINED;
-        return (MPI_Count)(nbytes / dt->size * dt->nbasic);
+        MPI_Count whole = (MPI_Count)(nbytes / dt->size * dt->nbasic);
+        if (nbytes % dt->size == 0)
+            return whole;
+        MPI_Count part = core_dt_sig_elements(dt, nbytes % dt->size);
+        return part == MPI_UNDEFINED ? MPI_UNDEFINED : whole + part;
     }
     size_t value = pair_value_size(dt->basic);
     size_t per_unit = value ? 2 : 1;

@@ -42,6 +42,14 @@ typedef struct core_dt_block {
     size_t len;
 } core_dt_block_t;
 
+/* A run of a mixed type's element signature (dtsig.c): n units of ubytes
+ * bytes, each holding per elements. */
+typedef struct core_dt_sig {
+    size_t ubytes;
+    unsigned per;
+    size_t n;
+} core_dt_sig_t;
+
 /* How a derived type was made, for MPI_Type_get_envelope/get_contents: the
  * combiner and the constructor's integer, address and type arguments. */
 typedef struct core_dt_args {
@@ -68,12 +76,18 @@ struct rdmpi_datatype {
     core_dt_args_t *args;     /* derived: how it was made (NULL: built internally) */
     core_attr_t *attrs;       /* cached attributes (deleted by MPI_Type_free) */
     char name[MPI_MAX_OBJECT_NAME];
+    core_dt_sig_t *sig;       /* basic NONE: the element signature of one item, or NULL */
+    size_t nsig;
 };
 
 static inline int core_dt_is_contig(MPI_Datatype dt)
 {
     return (dt->flags & CORE_DT_CONTIG) != 0;
 }
+
+/* A type is its list of contiguous runs: at most this many (a larger one
+ * is refused with CORE_ECOUNT, its count being the problem, not memory). */
+#define CORE_DT_MAX_RUNS ((size_t)1 << 26)
 
 /* Builds the predefined types' tables; called once at init (idempotent). */
 void core_dt_init(void);
@@ -87,6 +101,16 @@ typedef struct core_dt_piece {
     MPI_Aint disp;
     MPI_Datatype type;
 } core_dt_piece_t;
+
+/* Element signatures of mixed types (dtsig.c): built by core_dt_pieces, copied by
+ * core_dt_dup, freed with the type. core_dt_sig_elements counts the elements in the first
+ * rest bytes of one item (MPI_UNDEFINED when they end inside an element or t has none). */
+void core_dt_sig_build(MPI_Datatype t, size_t n, const core_dt_piece_t *p);
+int core_dt_sig_copy(MPI_Datatype t, MPI_Datatype old);
+void core_dt_sig_free(MPI_Datatype t);
+MPI_Count core_dt_sig_elements(MPI_Datatype t, size_t rest);
+/* The size of a pair kind's value (0: not a pair kind). */
+size_t core_dt_pair_value_size(enum core_dt_kind kind);
 
 /*
  * The type made of pieces p[0..n) in that order: what vector, indexed and

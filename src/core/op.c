@@ -81,7 +81,10 @@ void core_op_release(MPI_Op op)
  * Type lists: X(kind, C type, W), where W is the type sums and products are
  * computed in. For integers W is unsigned, so overflow wraps instead of being
  * undefined (and unsigned short products cannot overflow a promoted int).
- * MPI_CHAR and MPI_WCHAR are characters, not integers: no op is defined on them.
+ * MPI_CHAR and MPI_WCHAR are characters, not integers: MPI defines no op on
+ * them. Open MPI and MPICH both accept the arithmetic ones (SUM, PROD, MIN,
+ * MAX) on MPI_CHAR, and codes rely on it (OSU's collective benchmarks reduce
+ * MPI_CHAR with MPI_SUM by default), so rdmpi does too (CHAR_KINDS).
  */
 #define INTEGER_KINDS(X)                                                           \
     X(CORE_DT_SCHAR, signed char, unsigned)                                        \
@@ -116,6 +119,7 @@ void core_op_release(MPI_Op op)
     X(CORE_DT_CDOUBLE, double _Complex, double _Complex)                           \
     X(CORE_DT_CLDOUBLE, long double _Complex, long double _Complex)
 
+#define CHAR_KINDS(X) X(CORE_DT_CHAR, char, unsigned)
 #define BOOL_KINDS(X) X(CORE_DT_BOOL, _Bool, _Bool) X(CORE_DT_FLOGICAL, int32_t, int32_t)
 #define BYTE_KINDS(X) X(CORE_DT_BYTE, unsigned char, unsigned)
 
@@ -142,7 +146,7 @@ struct pair_2double { double v; double i; };
 /* Classes of kinds, as the MPI table groups them. */
 enum {
     CLASS_INT = 1u, CLASS_FLOAT = 2u, CLASS_COMPLEX = 4u, CLASS_BOOL = 8u,
-    CLASS_BYTE = 16u, CLASS_PAIR = 32u,
+    CLASS_BYTE = 16u, CLASS_PAIR = 32u, CLASS_CHAR = 64u,
 };
 
 static unsigned kind_class(enum core_dt_kind kind)
@@ -153,6 +157,7 @@ static unsigned kind_class(enum core_dt_kind kind)
     FLOAT_KINDS(CASE) return CLASS_FLOAT;
     COMPLEX_KINDS(CASE) return CLASS_COMPLEX;
     BOOL_KINDS(CASE) return CLASS_BOOL;
+    CHAR_KINDS(CASE) return CLASS_CHAR;
     BYTE_KINDS(CASE) return CLASS_BYTE;
     PAIR_KINDS(CASE) return CLASS_PAIR;
     default: return 0;
@@ -162,10 +167,10 @@ static unsigned kind_class(enum core_dt_kind kind)
 
 /* The classes each predefined op is defined on (REPLACE and NO_OP: every type). */
 static const unsigned op_classes[] = {
-    [CORE_OP_MAX] = CLASS_INT | CLASS_FLOAT,
-    [CORE_OP_MIN] = CLASS_INT | CLASS_FLOAT,
-    [CORE_OP_SUM] = CLASS_INT | CLASS_FLOAT | CLASS_COMPLEX,
-    [CORE_OP_PROD] = CLASS_INT | CLASS_FLOAT | CLASS_COMPLEX,
+    [CORE_OP_MAX] = CLASS_INT | CLASS_FLOAT | CLASS_CHAR,
+    [CORE_OP_MIN] = CLASS_INT | CLASS_FLOAT | CLASS_CHAR,
+    [CORE_OP_SUM] = CLASS_INT | CLASS_FLOAT | CLASS_COMPLEX | CLASS_CHAR,
+    [CORE_OP_PROD] = CLASS_INT | CLASS_FLOAT | CLASS_COMPLEX | CLASS_CHAR,
     [CORE_OP_LAND] = CLASS_INT | CLASS_BOOL,
     [CORE_OP_LOR] = CLASS_INT | CLASS_BOOL,
     [CORE_OP_LXOR] = CLASS_INT | CLASS_BOOL,
@@ -213,6 +218,7 @@ static void apply_minmax(int max, enum core_dt_kind kind, const void *in, void *
         break;
     switch (kind) {
     INTEGER_KINDS(MINMAX)
+    CHAR_KINDS(MINMAX)
     FLOAT_KINDS(MINMAX)
     default: break;
     }
@@ -230,6 +236,7 @@ static void apply_sumprod(int prod, enum core_dt_kind kind, const void *in, void
         break;
     switch (kind) {
     INTEGER_KINDS(SUMPROD)
+    CHAR_KINDS(SUMPROD)
     FLOAT_KINDS(SUMPROD)
     COMPLEX_KINDS(SUMPROD)
     default: break;

@@ -357,7 +357,7 @@ static void recv_from_unexp(MPI_Request r, p2p_unexp_t *u)
  * malformed message refused on arrival (u is freed first when taken: pass take). */
 static void check_unexp(MPI_Comm comm, p2p_unexp_t *u, int take)
 {
-    if (u->src < comm->size && core_comm_world_rank(comm, u->src) == u->world_src)
+    if (u->src < core_comm_peer_size(comm) && core_comm_peer_world(comm, u->src) == u->world_src)
         return;
     int peer = u->world_src, src = u->src;
     const char *what = u->proto == P2P_PROTO_EAGER ? "EAGER" : "RTS";
@@ -394,9 +394,9 @@ int p2p_recv_start(MPI_Request r)
     }
     /* What an arriving message's claimed source is checked against (p2p_src_ok). */
     if (r->peer != MPI_ANY_SOURCE) {
-        r->world_peer = core_comm_world_rank(r->comm, r->peer);
+        r->world_peer = core_comm_peer_world(r->comm, r->peer);
     } else {
-        r->any_group = r->comm->group;
+        r->any_group = core_comm_peers(r->comm);
         core_group_retain(r->any_group);
     }
     p2p_mq_post(mq, r);

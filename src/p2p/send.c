@@ -146,7 +146,7 @@ static int send_start(MPI_Request s)
         core_req_complete(s);
         return 0;
     }
-    s->world_peer = core_comm_world_rank(s->comm, s->peer);
+    s->world_peer = core_comm_peer_world(s->comm, s->peer);
     s->len = msg_len(s->count, s->dt);
     s->tmp = NULL;
     s->memh = NULL;
@@ -202,7 +202,7 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
     if (dest == MPI_PROC_NULL)
         return 0;
     /* Fast path: a contiguous eager message the transport takes at once. */
-    int world = core_comm_world_rank(comm, dest);
+    int world = core_comm_peer_world(comm, dest);
     size_t len = msg_len(count, dt);
     tp_ep_t *ep = p2p.tp->eps[world];
     if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && p2p.queued[world] == 0 &&

@@ -23,6 +23,7 @@
  * two members, masks of successive rounds stay in order (MPI's
  * non-overtaking rule), so rounds need no number of their own.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/comm.h"
@@ -37,6 +38,7 @@
 #define NWORDS (NPAIRS / 32)
 #define MSGWORDS (NWORDS + 1)   /* a mask, then 1 when it is the real one (lent) */
 #define TAG_BASE (-(1 << 22))
+_Static_assert(MSGWORDS == RT_CTX_MASK_WORDS, "rt.h states the mask size");
 
 enum { RETRY = -1, EXHAUSTED = -2 };
 
@@ -65,6 +67,10 @@ struct rt_ctx_op {
 
 /* This rank's agreements in flight, and the one its real mask is lent to, are in the
  * runtime's instance (rt.h). */
+/* ctx_lock's value while rt_ctx_lend's loan to the caller lasts (read-only: only its
+ * address is used). */
+static const char lent_to_caller;
+#define CALLER ((ctx_op_t *)(uintptr_t)&lent_to_caller)
 
 /* The lowest pair free in mask, as a context id, or -1. */
 static int lowest_free(const uint32_t *mask)
@@ -319,6 +325,43 @@ int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
     ctx_op_t *op;
     int rc = op_start(parent, members, group->size, group->my_rank, t, key, &op);
     return rc ? rc : op_wait(op, "MPI_Comm_create_group", ctx);
+}
+
+/* ---- agreements run by the caller (intercommunicators) ---------------------------- */
+
+void rt_ctx_lend(uint32_t *mask)
+{
+    rt_runtime_t *rt = rt_get();
+    int lend = !rt->ctx_lock && !rt->ctx_ops;
+    if (lend) {
+        memcpy(mask, core_rt->ctx_free, sizeof(core_rt->ctx_free));
+        rt->ctx_lock = CALLER;
+    } else {
+        memset(mask, 0, sizeof(core_rt->ctx_free));
+    }
+    mask[NWORDS] = (uint32_t)lend;
+}
+
+void rt_ctx_unlend(void)
+{
+    rt_runtime_t *rt = rt_get();
+    if (rt->ctx_lock == CALLER)
+        rt->ctx_lock = NULL;
+}
+
+int rt_ctx_pick(const uint32_t *mask)
+{
+    int id = lowest_free(mask);
+    if (id >= 0 && mask[NWORDS]) {
+        core_ctx_reserve((uint32_t)id);
+        return id;
+    }
+    if (id < 0 && mask[NWORDS]) {
+        core_error("out of communicator context ids (%d communicators exist on some member): "
+                   "free some with MPI_Comm_free", NPAIRS);
+        return CORE_EOTHER;
+    }
+    return -1;
 }
 
 /* ---- MPI_Comm_idup ------------------------------------------------------------------ */

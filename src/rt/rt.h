@@ -48,6 +48,17 @@ int rt_config_register(core_config_t *reg);
 int rt_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
 /* Agreement among the members of group only (collective over group). */
 int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx);
+/* Agreements run by the caller over the two groups of an intercommunicator
+ * (src/api/intercomm.c). A mask is RT_CTX_MASK_WORDS words: the free pairs, then 1 when
+ * it is this rank's real mask. rt_ctx_lend fills one, lending the real mask (which nothing
+ * else may then take an id from) only when no other agreement is in flight here, so
+ * nonblocking ones finish first; rt_ctx_unlend ends the loan. rt_ctx_pick, given the AND
+ * of every member's mask, reserves and returns the id they all agree on, or -1 to try
+ * again (some member could not lend), or CORE_EOTHER when no id is left. */
+#define RT_CTX_MASK_WORDS (CORE_CTX_MAX / 64 + 1)
+void rt_ctx_lend(uint32_t *mask);
+void rt_ctx_unlend(void);
+int rt_ctx_pick(const uint32_t *mask);
 /* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes and
  * gets attrs (the copies made at the call; discarded if the dup fails). */
 int rt_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req);

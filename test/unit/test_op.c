@@ -43,14 +43,16 @@ static void report(const char *name, int ok, const char *fmt, ...)
 
 /* ---- The reference: which ops MPI-4.1 defines on which types ----------- */
 
-enum cls { INTEGER, FLOATING, COMPLEX, LOGICAL, BYTE, CHARACTER, OPAQUE };
+/* CHAR_ARITH: MPI_CHAR, a character type that also takes the arithmetic ops, as Open MPI and
+ * MPICH allow (core/op.c) */
+enum cls { INTEGER, FLOATING, COMPLEX, LOGICAL, BYTE, CHARACTER, OPAQUE, CHAR_ARITH };
 
 static const struct {
     MPI_Datatype dt;
     enum cls cls;
     int is_signed;
 } types[] = {
-    {MPI_CHAR, CHARACTER, 1},         {MPI_WCHAR, CHARACTER, 1},
+    {MPI_CHAR, CHAR_ARITH, 1},         {MPI_WCHAR, CHARACTER, 1},
     {MPI_PACKED, OPAQUE, 0},          {MPI_BYTE, BYTE, 0},
     {MPI_C_BOOL, LOGICAL, 0},         {MPI_SIGNED_CHAR, INTEGER, 1},
     {MPI_UNSIGNED_CHAR, INTEGER, 0},  {MPI_SHORT, INTEGER, 1},
@@ -74,10 +76,10 @@ static const struct {
     MPI_Op op;
     unsigned classes; /* bit per enum cls */
 } ops[] = {
-    {MPI_MAX, 1u << INTEGER | 1u << FLOATING},
-    {MPI_MIN, 1u << INTEGER | 1u << FLOATING},
-    {MPI_SUM, 1u << INTEGER | 1u << FLOATING | 1u << COMPLEX},
-    {MPI_PROD, 1u << INTEGER | 1u << FLOATING | 1u << COMPLEX},
+    {MPI_MAX, 1u << INTEGER | 1u << FLOATING | 1u << CHAR_ARITH},
+    {MPI_MIN, 1u << INTEGER | 1u << FLOATING | 1u << CHAR_ARITH},
+    {MPI_SUM, 1u << INTEGER | 1u << FLOATING | 1u << COMPLEX | 1u << CHAR_ARITH},
+    {MPI_PROD, 1u << INTEGER | 1u << FLOATING | 1u << COMPLEX | 1u << CHAR_ARITH},
     {MPI_LAND, 1u << INTEGER | 1u << LOGICAL},
     {MPI_LOR, 1u << INTEGER | 1u << LOGICAL},
     {MPI_LXOR, 1u << INTEGER | 1u << LOGICAL},

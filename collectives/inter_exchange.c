@@ -1,0 +1,135 @@
+/*
+ * Intercommunicator collectives that meet at the two group leaders (local
+ * rank 0 of each group): every group first combines its contributions at
+ * its leader with an intracommunicator algorithm on comm->local, the
+ * leaders swap what they hold in one exchange, and each leader hands the
+ * other group's result out in its own group.
+ *
+ * Barrier: local barrier, leader token exchange, local broadcast of the
+ * token. Allreduce: local reduce, exchange, local broadcast: the cost of an
+ * intracommunicator reduce + broadcast plus one message. Reduce-scatter
+ * (and its block form): local reduce of the whole vector, exchange, local
+ * scatter of the remote group's reduced vector. Allgather: local gather,
+ * exchange, local broadcast of the remote group's blocks.
+ */
+#include "collectives/coll_impl.h"
+#include "collectives/inter.h"
+
+static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatype dt,
+                            MPI_Datatype dt2, MPI_Op op)
+{
+    coll_sched_t *s = coll_sched_create(comm, id);
+    if (s && req) {
+        coll_sched_hold_dt(s, dt);
+        coll_sched_hold_dt(s, dt2);
+        coll_sched_hold_op(s, op);
+    }
+    return s;
+}
+
+static int go(coll_sched_t *s, MPI_Request *req)
+{
+    return req ? coll_sched_start(s, req) : coll_sched_run(s);
+}
+
+static coll_grp_t local_grp(MPI_Comm comm)
+{
+    return (coll_grp_t){ comm->size, comm->rank, NULL };
+}
+
+/* The leaders swap (send, scount items of sdt) for (recv, rcount items of rdt). */
+static void leaders_swap(coll_sched_t *s, MPI_Comm comm, const void *send, size_t scount,
+                         MPI_Datatype sdt, void *recv, size_t rcount, MPI_Datatype rdt)
+{
+    coll_sched_use(s, comm);
+    if (comm->rank == 0) {
+        coll_sched_send(s, send, scount, sdt, 0);
+        coll_sched_recv(s, recv, rcount, rdt, 0);
+    }
+    coll_sched_fence(s);
+    coll_sched_use(s, comm->local);
+}
+
+int coll_inter_barrier(MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL, NULL);
+    if (!s)
+        return CORE_ENOMEM;
+    int *token = coll_sched_alloc(s, 2 * sizeof(int));
+    coll_grp_t g = local_grp(comm);
+    coll_sched_use(s, comm->local);
+    coll_build_barrier(s, &g);
+    if (token) {
+        token[0] = 0;
+        leaders_swap(s, comm, &token[0], 1, MPI_INT, &token[1], 1, MPI_INT);
+        coll_build_bcast(s, &g, &token[1], 1, MPI_INT, 0);
+    }
+    coll_sched_fence(s);
+    return go(s, req);
+}
+
+int coll_inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, COLL_ALLREDUCE, req, dt, NULL, op);
+    if (!s)
+        return CORE_ENOMEM;
+    coll_grp_t g = local_grp(comm);
+    void *tmp = coll_sched_tmp(s, (size_t)count, dt);
+    coll_sched_use(s, comm->local);
+    coll_build_reduce(s, &g, sbuf, tmp, count, dt, op, 0);
+    leaders_swap(s, comm, tmp, (size_t)count, dt, rbuf, (size_t)count, dt);
+    coll_build_bcast(s, &g, rbuf, count, dt, 0);
+    coll_sched_fence(s);
+    return go(s, req);
+}
+
+int coll_inter_reduce_scatter(const void *sbuf, void *rbuf, int rcount, const int *rcounts,
+                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, rcounts ? COLL_REDUCE_SCATTER : COLL_REDUCE_SCATTER_BLOCK,
+                             req, dt, NULL, op);
+    if (!s)
+        return CORE_ENOMEM;
+    int n = comm->size;
+    int *displs = coll_sched_alloc(s, sizeof(int) * (size_t)(n + 1));
+    if (!displs) {
+        coll_sched_destroy(s);
+        return CORE_ENOMEM;
+    }
+    /* The vector of each group is its own result's length (MPI makes the
+     * two totals equal): scattered here by this group's counts. */
+    displs[0] = 0;
+    for (int i = 0; i < n; i++)
+        displs[i + 1] = displs[i] + (rcounts ? rcounts[i] : rcount);
+    int total = displs[n];
+    coll_grp_t g = local_grp(comm);
+    void *mine = coll_sched_tmp(s, (size_t)total, dt);
+    void *theirs = coll_sched_tmp(s, (size_t)total, dt);
+    coll_sched_use(s, comm->local);
+    coll_build_reduce(s, &g, sbuf, mine, total, dt, op, 0);
+    leaders_swap(s, comm, mine, (size_t)total, dt, theirs, (size_t)total, dt);
+    coll_layout_t sl = { .buf = theirs, .dt = dt, .counts = rcounts, .count = rcount,
+                         .displs = displs };
+    coll_scatter_linear(s, &g, &sl, rbuf, rcounts ? rcounts[comm->rank] : rcount, dt, 0);
+    coll_sched_fence(s);
+    return go(s, req);
+}
+
+int coll_inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                         MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+    coll_sched_t *s = create(comm, COLL_ALLGATHER, req, sdt, rdt, NULL);
+    if (!s)
+        return CORE_ENOMEM;
+    int rn = core_comm_peer_size(comm);
+    coll_grp_t g = local_grp(comm);
+    size_t mine = (size_t)scount * (size_t)comm->size;
+    void *tmp = coll_sched_tmp(s, mine, sdt);
+    coll_sched_use(s, comm->local);
+    coll_gather_binomial(s, &g, sbuf, scount, sdt, tmp, scount, sdt, 0);
+    leaders_swap(s, comm, tmp, mine, sdt, rbuf, (size_t)rcount * (size_t)rn, rdt);
+    coll_build_bcast(s, &g, rbuf, rcount * rn, rdt, 0);
+    coll_sched_fence(s);
+    return go(s, req);
+}

@@ -1,0 +1,451 @@
+/*
+ * Intercommunicators (MPI 6.6): MPI_Intercomm_create and _merge, the remote
+ * group queries, and what MPI_Comm_dup/idup/split/create do when given an
+ * intercommunicator (comm.c sends those here).
+ *
+ * An intercommunicator is a communicator whose point-to-point ranks name
+ * the remote group (core/comm.h). It holds a hidden intracommunicator over
+ * its local group (comm->local), on which its collectives run their local
+ * phases and on which the calls below run theirs. Every such call is a
+ * local phase in each group plus exchanges between the two group leaders
+ * (the bridge: over the peer communicator for MPI_Intercomm_create, over
+ * the intercommunicator's collective context otherwise).
+ *
+ * Context ids: both groups use the one id, which must be free at every
+ * member of both. Each group ANDs its members' free masks (rt_ctx_lend),
+ * the leaders AND the two results, and the leader broadcasts the outcome;
+ * a round in which some member could not lend its real mask (another
+ * agreement held it) is repeated (rt_ctx_pick).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "api/api.h"
+#include "api/attr.h"
+#include "api/intercomm.h"
+#include "collectives/coll.h"
+#include "core/group_ops.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+
+/* The intercommunicator calls' messages between leaders on its collective
+ * context: collectives use tags >= 0, rt_ctx_alloc_group far below, and
+ * -1 is MPI_ANY_TAG. */
+#define BRIDGE_TAG (-16)
+
+typedef struct bridge {
+    MPI_Comm via;     /* the communicator the leaders talk over */
+    int peer;         /* the other leader's rank in via */
+    int tag;
+    uint32_t ctx;
+} bridge_t;
+
+static bridge_t bridge_of(MPI_Comm inter)
+{
+    return (bridge_t){ inter, 0, BRIDGE_TAG, inter->ctx + 1 };
+}
+
+/* Leader only: sends scount items, receives up to rcount; *got (if not NULL) the count. */
+static int swap(const bridge_t *b, const void *sbuf, int scount, void *rbuf, int rcount,
+                MPI_Datatype dt, int *got)
+{
+    MPI_Request rr, sr;
+    int rc = p2p_irecv(rbuf, (size_t)rcount, dt, b->peer, b->tag, b->via, b->ctx, &rr);
+    if (rc)
+        return rc;
+    rc = p2p_isend(sbuf, (size_t)scount, dt, b->peer, b->tag, b->via, b->ctx,
+                   CORE_MODE_STANDARD, &sr);
+    if (rc) {
+        p2p_cancel(rr);
+        core_wait_req(rr, "MPI_Intercomm_create");
+        core_req_free(rr);
+        return rc;
+    }
+    core_wait_req(sr, "MPI_Intercomm_create");
+    core_wait_req(rr, "MPI_Intercomm_create");
+    int err = rr->status.MPI_ERROR;
+    if (got)
+        *got = (int)(rr->status.rdmpi_nbytes / (dt->size ? dt->size : 1));
+    core_req_free(sr);
+    core_req_free(rr);
+    if (err != MPI_SUCCESS)
+        return err == MPI_ERR_TRUNCATE ? CORE_ETRUNC : CORE_EPEER;
+    return 0;
+}
+
+/* The two groups agree on a context id (collective over both groups). */
+static int agree(MPI_Comm local, int leader, const bridge_t *b, uint32_t *ctx)
+{
+    uint32_t m[RT_CTX_MASK_WORDS], o[RT_CTX_MASK_WORDS];
+    for (;;) {
+        rt_ctx_lend(m);
+        int rc = coll_allreduce(MPI_IN_PLACE, m, RT_CTX_MASK_WORDS, MPI_UINT32_T, MPI_BAND,
+                                local);
+        if (!rc && local->rank == leader) {
+            rc = swap(b, m, RT_CTX_MASK_WORDS, o, RT_CTX_MASK_WORDS, MPI_UINT32_T, NULL);
+            for (int w = 0; w < RT_CTX_MASK_WORDS; w++)
+                m[w] &= o[w];
+        }
+        if (!rc)
+            rc = coll_bcast(m, RT_CTX_MASK_WORDS, MPI_UINT32_T, leader, local);
+        rt_ctx_unlend();
+        if (rc)
+            return rc;
+        int id = rt_ctx_pick(m);
+        if (id >= 0) {
+            *ctx = (uint32_t)id;
+            return 0;
+        }
+        if (id != -1)
+            return id;
+    }
+}
+
+/* The remote group's world ranks, given this group's (the same at every member):
+ * leaders swap, then the leader broadcasts. *out is malloc'ed. */
+static int exchange_ranks(MPI_Comm local, int leader, const bridge_t *b, const int *mine, int n,
+                          int **out, int *nout)
+{
+    int rn = 0, rc = 0;
+    if (local->rank == leader)
+        rc = swap(b, &n, 1, &rn, 1, MPI_INT, NULL);
+    if (!rc)
+        rc = coll_bcast(&rn, 1, MPI_INT, leader, local);
+    if (rc)
+        return rc;
+    int *r = malloc(sizeof(int) * (size_t)(rn > 0 ? rn : 1));
+    if (!r)
+        return CORE_ENOMEM;
+    if (local->rank == leader)
+        rc = swap(b, mine, n, r, rn, MPI_INT, NULL);
+    if (!rc)
+        rc = coll_bcast(r, rn, MPI_INT, leader, local);
+    if (rc) {
+        free(r);
+        return rc;
+    }
+    *out = r;
+    *nout = rn;
+    return 0;
+}
+
+/* An intercommunicator over (group, remote) with context ctx and a local
+ * communicator with context lctx; both ids are taken over (freed on failure). */
+static int build(MPI_Group group, MPI_Group remote, uint32_t ctx, uint32_t lctx,
+                 MPI_Errhandler errh, MPI_Comm *out)
+{
+    MPI_Comm ic = MPI_COMM_NULL, lc = MPI_COMM_NULL;
+    int rc = core_comm_create(group, lctx, errh, &lc);
+    if (rc) {
+        core_ctx_free(lctx);
+        core_ctx_free(ctx);
+        return rc;
+    }
+    if ((rc = core_comm_create(group, ctx, errh, &ic))) {
+        core_ctx_free(ctx);
+        core_comm_release(lc);
+        return rc;
+    }
+    core_group_retain(remote);
+    ic->remote = remote;
+    ic->local = lc;
+    *out = ic;
+    return 0;
+}
+
+static int world_ranks_group(const int *ranks, int n, MPI_Group *out)
+{
+    if (n == 0) {
+        *out = MPI_GROUP_EMPTY;
+        return 0;
+    }
+    return core_group_create(n, ranks, core_rt->rank, out);
+}
+
+static void group_done(MPI_Group g)
+{
+    if (g != MPI_GROUP_EMPTY)
+        core_group_release(g);
+}
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    static const char fn[] = "MPI_Intercomm_create";
+    API_CHECK(api_check_init(fn));
+    API_CHECK(api_check_comm(local_comm, fn));
+    if (local_comm->remote)
+        return api_error(local_comm, CORE_ECOMM, fn, "the local communicator %s is an "
+                         "intercommunicator", core_comm_label(local_comm));
+    API_CHECK(api_check_ptr(local_comm, newintercomm, "newintercomm", fn));
+    if (local_leader < 0 || local_leader >= local_comm->size)
+        return api_error(local_comm, CORE_ERANK, fn, "local leader %d is not a rank of %s",
+                         local_leader, core_comm_label(local_comm));
+    API_CHECK(api_check_tag(local_comm, tag, 0, fn));
+    bridge_t b = { peer_comm, remote_leader, tag, 0 };
+    if (local_comm->rank == local_leader) {
+        API_CHECK(api_check_comm(peer_comm, fn));
+        if (remote_leader < 0 || remote_leader >= core_comm_peer_size(peer_comm))
+            return api_error(local_comm, CORE_ERANK, fn,
+                             "remote leader %d is not a rank of the peer communicator %s",
+                             remote_leader, core_comm_label(peer_comm));
+        b.ctx = peer_comm->ctx;
+    }
+    MPI_Group group = local_comm->group;
+    int *rranks = NULL, rn = 0;
+    int rc = exchange_ranks(local_comm, local_leader, &b, group->ranks, group->size, &rranks, &rn);
+    if (rc)
+        return api_error(local_comm, rc, fn, "exchanging the groups failed: %s",
+                         core_strerror(rc));
+    for (int i = 0; i < rn; i++)
+        if (core_group_rank_of(group, rranks[i]) != MPI_UNDEFINED) {
+            free(rranks);
+            return api_error(local_comm, CORE_EGROUP, fn, "the two groups overlap (world rank %d "
+                             "is in both)", rranks[i]);
+        }
+    MPI_Group remote = MPI_GROUP_EMPTY;
+    rc = world_ranks_group(rranks, rn, &remote);
+    free(rranks);
+    uint32_t lctx = 0, ctx = 0;
+    if (!rc)
+        rc = rt_ctx_alloc(local_comm, &lctx);
+    if (!rc && (rc = agree(local_comm, local_leader, &b, &ctx)))
+        core_ctx_free(lctx);
+    if (!rc)
+        rc = build(group, remote, ctx, lctx, local_comm->errh, newintercomm);
+    group_done(remote);
+    if (rc)
+        return api_error(local_comm, rc, fn, "%s", core_strerror(rc));
+    return MPI_SUCCESS;
+}
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm)
+    API_ALIAS(MPI_Intercomm_create);
+
+static int check_inter(MPI_Comm comm, const char *fn)
+{
+    API_CHECK(api_check_init(fn));
+    API_CHECK(api_check_comm(comm, fn));
+    if (!comm->remote)
+        return api_error(comm, CORE_ECOMM, fn, "%s is not an intercommunicator",
+                         core_comm_label(comm));
+    return 0;
+}
+
+/* Both groups in one, the group with high false first; when both pass the
+ * same value, the group whose leader has the lower world rank. */
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    static const char fn[] = "MPI_Intercomm_merge";
+    API_CHECK(check_inter(intercomm, fn));
+    API_CHECK(api_check_ptr(intercomm, newintracomm, "newintracomm", fn));
+    bridge_t b = bridge_of(intercomm);
+    MPI_Comm local = intercomm->local;
+    int mine[2] = { high ? 1 : 0, intercomm->group->ranks[0] }, theirs[2] = { 0, 0 };
+    int rc = 0;
+    if (local->rank == 0)
+        rc = swap(&b, mine, 2, theirs, 2, MPI_INT, NULL);
+    if (!rc)
+        rc = coll_bcast(theirs, 2, MPI_INT, 0, local);
+    if (rc)
+        return api_error(intercomm, rc, fn, "%s", core_strerror(rc));
+    int first = mine[0] != theirs[0] ? !mine[0] : mine[1] < theirs[1];
+    MPI_Group lo = first ? intercomm->group : intercomm->remote;
+    MPI_Group hi = first ? intercomm->remote : intercomm->group;
+    int n = lo->size + hi->size;
+    int *ranks = malloc(sizeof(int) * (size_t)n);
+    if (!ranks)
+        return api_error(intercomm, CORE_ENOMEM, fn, "out of memory");
+    memcpy(ranks, lo->ranks, sizeof(int) * (size_t)lo->size);
+    memcpy(ranks + lo->size, hi->ranks, sizeof(int) * (size_t)hi->size);
+    MPI_Group g = NULL;
+    rc = core_group_create(n, ranks, core_rt->rank, &g);
+    free(ranks);
+    uint32_t ctx;
+    if (!rc && !(rc = agree(local, 0, &b, &ctx))) {
+        if ((rc = core_comm_create(g, ctx, intercomm->errh, newintracomm)))
+            core_ctx_free(ctx);
+    }
+    if (g)
+        core_group_release(g);
+    if (rc)
+        return api_error(intercomm, rc, fn, "%s", core_strerror(rc));
+    return MPI_SUCCESS;
+}
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+    API_ALIAS(MPI_Intercomm_merge);
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    static const char fn[] = "MPI_Comm_remote_size";
+    API_CHECK(check_inter(comm, fn));
+    API_CHECK(api_check_ptr(comm, size, "size", fn));
+    *size = comm->remote->size;
+    return MPI_SUCCESS;
+}
+int MPI_Comm_remote_size(MPI_Comm comm, int *size) API_ALIAS(MPI_Comm_remote_size);
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    static const char fn[] = "MPI_Comm_remote_group";
+    API_CHECK(check_inter(comm, fn));
+    API_CHECK(api_check_ptr(comm, group, "group", fn));
+    core_group_retain(comm->remote);
+    *group = comm->remote;
+    return MPI_SUCCESS;
+}
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) API_ALIAS(MPI_Comm_remote_group);
+
+/* ---- MPI_Comm_dup/idup/split/create on an intercommunicator ------------------------ */
+
+int api_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    bridge_t b = bridge_of(comm);
+    uint32_t ctx, lctx;
+    int rc = agree(comm->local, 0, &b, &ctx);
+    if (rc)
+        return rc;
+    if ((rc = rt_ctx_alloc(comm->local, &lctx))) {
+        core_ctx_free(ctx);
+        return rc;
+    }
+    return build(comm->group, comm->remote, ctx, lctx, comm->errh, newcomm);
+}
+
+/* Blocking underneath: the request is complete when this returns. MPI lets
+ * a nonblocking call complete at once; what it rules out (waiting for a
+ * rank that calls MPI_Comm_idup only after a message from this one) would
+ * hang here, which real codes on intercommunicators have not needed. */
+int api_intercomm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req)
+{
+    MPI_Request r = core_req_alloc(CORE_REQ_COLL);
+    if (!r)
+        return CORE_ENOMEM;
+    int rc = api_intercomm_dup(comm, newcomm);
+    if (rc) {
+        core_req_free(r);
+        return rc;
+    }
+    (*newcomm)->attrs = attrs;
+    r->comm = comm;
+    core_req_complete(r);
+    *req = r;
+    return 0;
+}
+
+typedef struct entry {
+    int color, key, rank;
+} entry_t;
+
+static int by_key(const void *a, const void *b)
+{
+    const entry_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* The world ranks of the members of group g (entries e[0..n)) with color, by key. */
+static int color_group(const entry_t *e, int n, MPI_Group g, int color, MPI_Group *out)
+{
+    entry_t *sel = malloc(sizeof(*sel) * (size_t)(n > 0 ? n : 1));
+    int *ranks = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int k = 0, rc = 0;
+    if (!sel || !ranks) {
+        rc = CORE_ENOMEM;
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        if (color != MPI_UNDEFINED && e[i].color == color)
+            sel[k++] = e[i];
+    qsort(sel, (size_t)k, sizeof(*sel), by_key);
+    for (int i = 0; i < k; i++)
+        ranks[i] = g->ranks[sel[i].rank];
+    rc = world_ranks_group(ranks, k, out);
+out:
+    free(sel);
+    free(ranks);
+    return rc;
+}
+
+/* Context ids for the intercommunicators of a split or create: one id for all
+ * of them (they are disjoint), agreed over the whole old one; the new local
+ * communicators likewise share one. Members left out give theirs back. */
+static int finish_new(MPI_Comm comm, MPI_Group lg, MPI_Group rg, MPI_Comm *newcomm)
+{
+    bridge_t b = bridge_of(comm);
+    uint32_t ctx, lctx;
+    int rc = agree(comm->local, 0, &b, &ctx);
+    if (rc)
+        return rc;
+    if ((rc = rt_ctx_alloc(comm->local, &lctx))) {
+        core_ctx_free(ctx);
+        return rc;
+    }
+    if (lg == MPI_GROUP_EMPTY || rg == MPI_GROUP_EMPTY || lg->my_rank == MPI_UNDEFINED) {
+        core_ctx_free(ctx);
+        core_ctx_free(lctx);
+        *newcomm = MPI_COMM_NULL;
+        return 0;
+    }
+    return build(lg, rg, ctx, lctx, comm->errh, newcomm);
+}
+
+int api_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    MPI_Comm local = comm->local;
+    int n = comm->size, rn = comm->remote->size, rc = 0;
+    entry_t mine = { color, key, comm->rank };
+    entry_t *all = malloc(sizeof(*all) * (size_t)n);
+    entry_t *rall = malloc(sizeof(*rall) * (size_t)rn);
+    MPI_Group lg = MPI_GROUP_EMPTY, rg = MPI_GROUP_EMPTY;
+    if (!all || !rall) {
+        rc = CORE_ENOMEM;
+        goto out;
+    }
+    if ((rc = coll_allgather(&mine, 3, MPI_INT, all, 3, MPI_INT, local)))
+        goto out;
+    bridge_t b = bridge_of(comm);
+    if (local->rank == 0 && (rc = swap(&b, all, 3 * n, rall, 3 * rn, MPI_INT, NULL)))
+        goto out;
+    if ((rc = coll_bcast(rall, 3 * rn, MPI_INT, 0, local)))
+        goto out;
+    if ((rc = color_group(all, n, comm->group, color, &lg)) ||
+        (rc = color_group(rall, rn, comm->remote, color, &rg)))
+        goto out;
+    rc = finish_new(comm, lg, rg, newcomm);
+out:
+    group_done(lg);
+    group_done(rg);
+    free(all);
+    free(rall);
+    return rc;
+}
+
+int api_intercomm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    int *rranks = NULL, rn = 0;
+    bridge_t b = bridge_of(comm);
+    int rc = exchange_ranks(comm->local, 0, &b, group->ranks, group->size, &rranks, &rn);
+    if (rc)
+        return rc;
+    MPI_Group rg = MPI_GROUP_EMPTY;
+    rc = world_ranks_group(rranks, rn, &rg);
+    free(rranks);
+    if (!rc)
+        rc = finish_new(comm, group, rg, newcomm);
+    group_done(rg);
+    return rc;
+}
+
+int api_intercomm_compare(MPI_Comm c1, MPI_Comm c2)
+{
+    if (!c1->remote || !c2->remote)
+        return MPI_UNEQUAL;
+    int a = core_group_compare(c1->group, c2->group);
+    int b = core_group_compare(c1->remote, c2->remote);
+    if (a == MPI_IDENT && b == MPI_IDENT)
+        return MPI_CONGRUENT;
+    if (a != MPI_UNEQUAL && b != MPI_UNEQUAL)
+        return MPI_SIMILAR;
+    return MPI_UNEQUAL;
+}

@@ -1,0 +1,20 @@
+/*
+ * What the communicator calls of comm.c do on an intercommunicator
+ * (intercomm.c). Each returns 0 or a CORE_* code (the caller reports it).
+ */
+#ifndef RDMPI_API_INTERCOMM_H
+#define RDMPI_API_INTERCOMM_H
+
+#include "mpi.h"
+#include "core/attr.h"
+
+int api_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+/* *newcomm gets attrs (copies made by the caller). */
+int api_intercomm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req);
+int api_intercomm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+/* group: a subgroup of comm's local group (checked by the caller). */
+int api_intercomm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
+/* MPI_Comm_compare's result for two communicators, one of them an intercommunicator. */
+int api_intercomm_compare(MPI_Comm c1, MPI_Comm c2);
+
+#endif
