@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include "api/api.h"
+#include "rma/rma.h"
 #include "api/attr.h"
 #include "core/bootstrap.h"
 #include "core/progress.h"
@@ -84,7 +85,9 @@ int PMPI_Finalize(void)
     int arc = api_attr_comm_delete_all(MPI_COMM_SELF, "MPI_Finalize");
     if (arc == MPI_SUCCESS)
         arc = api_attr_comm_delete_all(MPI_COMM_WORLD, "MPI_Finalize");
+    struct rma_state *rma = core_rt->rma;
     int rc = core_runtime_fini();
+    rma_state_free(rma);
     api_finalized = 1;
     if (rc)
         return api_error(MPI_COMM_NULL, rc, "MPI_Finalize", "%s", core_strerror(rc));

@@ -54,6 +54,10 @@ typedef struct core_runtime {
 
     int thread_level;
     double wtime_base;
+
+    /* One-sided communication (src/rma): made on the first window, freed by MPI_Finalize. */
+    struct rma_state *rma;
+    int rma_hook, rma_hook_added;
 } core_runtime_t;
 
 extern core_runtime_t *core_rt;
