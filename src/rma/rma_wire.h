@@ -68,6 +68,8 @@ typedef struct rma_reply_hdr {
 
 typedef struct rma_ctrl_hdr {
     uint32_t win, gen;   /* the receiver's window slot and generation */
+    uint32_t rwin, rgen; /* the sender's: where the answer to a LOCK or UNLOCK goes (the
+                            target may not have everyone's creation data yet) */
     uint8_t type;        /* enum rma_ctrl */
     uint8_t arg;         /* LOCK: RMA_LOCK_* */
     uint8_t pad[6];

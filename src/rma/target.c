@@ -162,8 +162,8 @@ int rma_reply_handler(void *arg, int src, const void *hdr, size_t hdr_len, const
 
 int rma_ctrl_send(MPI_Win win, int r, int type, int arg)
 {
-    rma_ctrl_hdr_t c = { win->peers[r].slot, win->peers[r].gen, (uint8_t)type, (uint8_t)arg,
-                         { 0 } };
+    rma_ctrl_hdr_t c = { win->peers[r].slot, win->peers[r].gen, win->slot, win->gen,
+                         (uint8_t)type, (uint8_t)arg, { 0 } };
     return rma_send(win->st, core_comm_world_rank(win->comm, r), RMA_AM_CTRL, &c, sizeof(c),
                     NULL, 0);
 }
@@ -238,6 +238,13 @@ int rma_ctrl_handler(void *arg, int src, const void *hdr, size_t hdr_len, const 
         return core_wire_reject(st->rt, "RMA CTRL %u for window %u.%u, not one rank %d shares",
                                 c.type, c.win, c.gen, src);
     rma_peer_t *p = &win->peers[r];
+    if (c.type == RMA_CTRL_LOCK || c.type == RMA_CTRL_UNLOCK) {
+        /* The answer names the sender's window as the sender says (the same the creation's
+         * allgather brings, which may not have finished here yet): only the sender's own
+         * messages can be misdirected by a wrong value. */
+        p->slot = c.rwin;
+        p->gen = c.rgen;
+    }
     switch (c.type) {
     case RMA_CTRL_LOCK:
         if (p->held || p->queued)
