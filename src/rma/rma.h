@@ -181,7 +181,11 @@ typedef struct rma_args {
 /* Starts an operation in the current epoch; req != NULL: the R* forms. */
 int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req);
 
-/* ---- target side (target.c) ---- */
+/* ---- target side (apply.c, target.c) ---- */
+/* 0 when every segment of m lies in win's memory; -1 with why otherwise. */
+int rma_apply_check(MPI_Win win, const rma_op_msg_t *m, char *why, size_t why_len);
+/* Applies m (checked) to win; GET, GACC, CAS: out gets m->h.len bytes of old contents. */
+int rma_apply(MPI_Win win, const rma_op_msg_t *m, uint8_t *out);
 int rma_op_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
                    size_t len);
 int rma_reply_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
