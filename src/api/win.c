@@ -127,8 +127,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (!size || !disp_unit || !baseptr)
         return api_win_error(win, CORE_EINVAL, fn, "size, disp_unit or baseptr is NULL");
     int rc = rma_win_shared_query(win, rank, size, disp_unit, baseptr);
-    return rc ? api_win_error(win, rc, fn, "the window was not made by MPI_Win_allocate_shared")
-              : MPI_SUCCESS;
+    return rc ? api_win_error(win, rc, fn, "%s", core_strerror(rc)) : MPI_SUCCESS;
 }
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
     API_ALIAS(MPI_Win_shared_query);

@@ -217,8 +217,14 @@ int rma_win_detach(MPI_Win win, const void *base)
 
 int rma_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    if (win->flavor != MPI_WIN_FLAVOR_SHARED)
-        return CORE_ERMA_FLAVOR;
+    if (win->flavor != MPI_WIN_FLAVOR_SHARED) {
+        /* MPI-4.0 semantics: only this rank's own memory is known to be reachable. */
+        int own = rank == win->rank || (rank == MPI_PROC_NULL && win->len > 0);
+        *size = own ? win->len : 0;
+        *disp_unit = own ? win->disp_unit : win->peers[rank >= 0 ? rank : 0].disp_unit;
+        *(void **)baseptr = own && win->len > 0 ? win->base : NULL;
+        return 0;
+    }
     int r = rank;
     if (rank == MPI_PROC_NULL) {   /* the first rank with a nonzero size */
         r = 0;

@@ -125,8 +125,11 @@ int main(int argc, char **argv)
     MPI_Aint qs;
     int qu;
     void *qb;
-    expect_class(MPI_Win_shared_query(win, 0, &qs, &qu, &qb), MPI_ERR_RMA_FLAVOR,
-                 "shared_query on a created window");
+    /* MPI-4.0: any flavor may be queried; only the own memory is known reachable */
+    MPI_OK(MPI_Win_shared_query(win, me, &qs, &qu, &qb));
+    CHECK(qs == (MPI_Aint)sizeof(buf) && qu == 4 && qb == buf, "own shared_query");
+    MPI_OK(MPI_Win_shared_query(win, peer, &qs, &qu, &qb));
+    CHECK(peer == me || (qs == 0 && qb == NULL), "shared_query of another rank's memory");
     expect_class(MPI_Win_attach(win, buf, 4), MPI_ERR_RMA_FLAVOR, "attach to a created window");
 
     t_begin("user handler");
