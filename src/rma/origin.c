@@ -87,12 +87,18 @@ static int check_args(const rma_args_t *a, size_t tbytes, size_t *esz, int *dtk,
     *esz = 1;
     *dtk = 0;
     *aop = 0;
+    if (tbytes == 0)   /* moves nothing: whatever the types, nothing to check or apply */
+        return 0;
     int acc = a->kind == RMA_ACC || a->kind == RMA_GACC || a->kind == RMA_CAS;
     if (acc) {
         enum core_dt_kind k = a->tdt->basic;
         MPI_Datatype elem = rma_wire_elem_type(k);
         if (!elem)
             return CORE_ETYPE;
+        /* A pair type with padding (MPI_DOUBLE_INT, ...) is not one run of bytes: its
+         * segments would cut elements. Not carried yet. */
+        if (!core_dt_is_contig(elem))
+            return CORE_EUNSUPPORTED;
         if (a->kind != RMA_CAS) {
             if (!a->op->predefined || a->op->kind == CORE_OP_USER)
                 return CORE_EOP;

@@ -185,6 +185,8 @@ int rma_win_attach(MPI_Win win, void *base, MPI_Aint size)
     if (size == 0)
         return 0;
     uint64_t b = (uint64_t)(uintptr_t)base, l = (uint64_t)size;
+    if (b + l < b)
+        return CORE_ERMA_ATTACH;
     for (size_t i = 0; i < win->nregions; i++) {
         const rma_region_t *r = &win->regions[i];
         if (b < r->base + r->len && r->base < b + l)

@@ -141,11 +141,19 @@ int rma_wire_segs_fit(const rma_op_msg_t *m, const rma_region_t *reg, size_t n, 
 {
     for (uint32_t i = 0; i < m->h.nseg; i++) {
         rma_seg_t s = rma_wire_seg(m, i);
-        size_t j = 0;
-        while (j < n && !(s.disp >= reg[j].base && s.len <= reg[j].len &&
-                          s.disp - reg[j].base <= reg[j].len - s.len))
-            j++;
-        if (j == n)
+        /* Covered by one region, or by regions that touch (memory attached in pieces):
+         * walk from region to region until the segment's end. */
+        uint64_t pos = s.disp, end = s.disp + s.len;
+        size_t hops = 0;
+        while (pos < end && hops++ <= n) {
+            size_t j = 0;
+            while (j < n && !(pos >= reg[j].base && pos - reg[j].base < reg[j].len))
+                j++;
+            if (j == n)
+                break;
+            pos = reg[j].base + reg[j].len;   /* regions never wrap: checked at attach */
+        }
+        if (pos < end)
             return bad(why, why_len, "RMA OP segment %u (%llu bytes at %llu) outside the window",
                        i, (unsigned long long)s.len, (unsigned long long)s.disp);
     }
