@@ -45,6 +45,17 @@ int api_class_of(int code)
     case CORE_ETOPOLOGY: return MPI_ERR_TOPOLOGY;
     case CORE_EINTERN: return MPI_ERR_INTERN;
     case CORE_EKEYVAL: return MPI_ERR_KEYVAL;
+    case CORE_ERMA_SYNC: return MPI_ERR_RMA_SYNC;
+    case CORE_ERMA_RANGE: return MPI_ERR_RMA_RANGE;
+    case CORE_ERMA_CONFLICT: return MPI_ERR_RMA_CONFLICT;
+    case CORE_EWIN: return MPI_ERR_WIN;
+    case CORE_ELOCKTYPE: return MPI_ERR_LOCKTYPE;
+    case CORE_ERMA_SHARED: return MPI_ERR_RMA_SHARED;
+    case CORE_ERMA_FLAVOR: return MPI_ERR_RMA_FLAVOR;
+    case CORE_ERMA_ATTACH: return MPI_ERR_RMA_ATTACH;
+    case CORE_EASSERT: return MPI_ERR_ASSERT;
+    case CORE_EDISP: return MPI_ERR_DISP;
+    case CORE_ESIZE: return MPI_ERR_SIZE;
     default: return MPI_ERR_OTHER;
     }
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include "api/api.h"
+#include "rma/rma.h"
 #include "api/attr.h"
 #include "core/bootstrap.h"
 #include "core/progress.h"
@@ -84,6 +85,10 @@ int PMPI_Finalize(void)
     int arc = api_attr_comm_delete_all(MPI_COMM_SELF, "MPI_Finalize");
     if (arc == MPI_SUCCESS)
         arc = api_attr_comm_delete_all(MPI_COMM_WORLD, "MPI_Finalize");
+    /* Every window was freed (collectively, so no RMA message is in flight): the RMA
+     * state goes before the layers under it. */
+    rma_state_free(core_rt->rma);
+    core_rt->rma = NULL;
     int rc = rt_fini();
     api_finalized = 1;
     if (rc)

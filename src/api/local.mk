@@ -5,4 +5,5 @@ librdmpi_la_SOURCES += src/api/api.h src/api/attr.h src/api/attr.c \
 	src/api/comm.c src/api/intercomm.h src/api/intercomm.c src/api/group.c src/api/info.c src/api/datatype.c src/api/datatype_ctor.c src/api/pack.c \
 	src/api/ext.c
 librdmpi_la_SOURCES += src/api/graph.c src/api/comm_info.c src/api/darray.c \
-	src/api/pack_external.c src/api/grequest.h src/api/grequest.c src/api/pcontrol.c
+	src/api/pack_external.c src/api/grequest.h src/api/grequest.c src/api/pcontrol.c \
+	src/api/win.h src/api/win.c src/api/win_attr.c src/api/rma.c

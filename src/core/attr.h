@@ -10,7 +10,7 @@
 
 #include "mpi.h"
 
-enum core_attr_kind { CORE_ATTR_COMM = 1, CORE_ATTR_TYPE };
+enum core_attr_kind { CORE_ATTR_COMM = 1, CORE_ATTR_TYPE, CORE_ATTR_WIN };
 
 /* A user callback, stored untyped; the trampoline casts it back. */
 typedef void (*core_attr_fn_t)(void);

@@ -42,6 +42,17 @@ const char *core_strerror(int code)
     case CORE_ECANCELLED: return "operation cancelled";
     case CORE_EKEYVAL: return "invalid keyval";
     case CORE_EPROTO: return "malformed message from a peer";
+    case CORE_ERMA_SYNC: return "RMA call outside the synchronization it needs";
+    case CORE_ERMA_RANGE: return "target memory outside the window";
+    case CORE_ERMA_CONFLICT: return "conflicting RMA accesses";
+    case CORE_EWIN: return "invalid window";
+    case CORE_ELOCKTYPE: return "invalid lock type";
+    case CORE_ERMA_SHARED: return "memory cannot be shared";
+    case CORE_ERMA_FLAVOR: return "wrong window flavor";
+    case CORE_ERMA_ATTACH: return "memory cannot be attached";
+    case CORE_EASSERT: return "invalid assert";
+    case CORE_EDISP: return "invalid displacement unit";
+    case CORE_ESIZE: return "invalid size";
     default: return "unknown error code";
     }
 }

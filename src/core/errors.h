@@ -42,6 +42,18 @@ enum {
     CORE_ECANCELLED = -31,
     CORE_EKEYVAL = -32,
     CORE_EPROTO = -33,       /* a peer sent a malformed message */
+    /* one-sided communication (src/rma) */
+    CORE_ERMA_SYNC = -34,    /* operation or call outside the epoch it needs */
+    CORE_ERMA_RANGE = -35,   /* target displacement outside the target's window */
+    CORE_ERMA_CONFLICT = -36,
+    CORE_EWIN = -37,
+    CORE_ELOCKTYPE = -38,
+    CORE_ERMA_SHARED = -39,  /* memory cannot be shared (not all ranks on one node) */
+    CORE_ERMA_FLAVOR = -40,  /* call not allowed for the window's flavor */
+    CORE_ERMA_ATTACH = -41,
+    CORE_EASSERT = -42,
+    CORE_EDISP = -43,
+    CORE_ESIZE = -44,
 };
 
 /* A short English description of a CORE_* code. */

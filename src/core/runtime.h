@@ -83,6 +83,10 @@ typedef struct core_runtime {
     uint32_t ctx_free[CORE_CTX_WORDS];
 
     struct rt_runtime *top;    /* the runtime layer's instance that owns this one */
+
+    /* One-sided communication (src/rma): made on the first window, freed by MPI_Finalize. */
+    struct rma_state *rma;
+    int rma_hook, rma_hook_added;
 } core_runtime_t;
 
 extern core_runtime_t *core_rt;

@@ -1,0 +1,3 @@
+# One-sided communication: windows, operations handled at the target, epochs.
+librdmpi_la_SOURCES += src/rma/rma.h src/rma/rma_wire.h src/rma/wire.c src/rma/state.c \
+	src/rma/win.c src/rma/shmwin.c src/rma/origin.c src/rma/apply.c src/rma/target.c src/rma/sync.c

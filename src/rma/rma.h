@@ -1,0 +1,214 @@
+/*
+ * One-sided communication (MPI RMA): windows, operations and epochs, above
+ * p2p, collectives and the transports. src/api's MPI_Win_* and RMA calls come
+ * here; all state lives in one rma_state_t per runtime (core_rt->rma, made on
+ * the first window) and in the windows it owns.
+ *
+ * Data path (first version): every operation is "handled at the target":
+ * the origin sends OP messages (rma_wire.h) over the transports' active
+ * messages, the target applies them from inside its progress and answers
+ * each with a REPLY. Remote completion is the REPLY, so flush, unlock, fence
+ * and complete just wait until every piece sent to the target(s) is answered.
+ * The target applies a piece in one handler call and handles a peer's
+ * messages in order, so accumulates from one origin to one location are
+ * ordered (MPI's default accumulate_ordering) and each element is updated
+ * atomically with respect to every other accumulate.
+ */
+#ifndef RDMPI_RMA_H
+#define RDMPI_RMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi.h"
+#include "core/attr.h"
+#include "core/comm.h"
+#include "core/runtime.h"
+#include "rma/rma_wire.h"
+
+typedef struct rma_state rma_state_t;
+
+/* What this rank knows of the window at one target rank (and the epochs with it). */
+typedef struct rma_peer {
+    uint32_t slot, gen;      /* its window's slot and generation (its table) */
+    uint64_t size;           /* its window's size in bytes */
+    int disp_unit;
+    int pending;             /* OP pieces sent to it and not yet answered */
+    uint8_t lock;            /* origin: 0, or MPI_LOCK_SHARED/EXCLUSIVE held or asked */
+    uint8_t granted;         /* origin: the lock was granted (or NOCHECK) */
+    uint8_t nocheck;         /* origin: locked with MPI_MODE_NOCHECK: no messages */
+    uint8_t unlocking;       /* origin: UNLOCK sent, UNLOCKED not yet back */
+    uint8_t held;            /* target: the lock this peer holds here (RMA_LOCK_*_W), 0 */
+    uint8_t queued;          /* target: it waits in the lock queue */
+    uint8_t in_access;       /* origin: in the access group of the current start */
+    int posts;               /* origin: POSTs from this target not yet used by a start */
+    int complete_ok;         /* target: we posted to it: one COMPLETE allowed */
+} rma_peer_t;
+
+struct rdmpi_win {
+    rma_state_t *st;
+    uint32_t slot, gen;      /* in st's window table */
+    MPI_Comm comm;           /* private copy of the user's communicator */
+    int rank, size;
+    int flavor;              /* MPI_WIN_FLAVOR_* */
+    void *base;
+    MPI_Aint len;            /* the local window's size */
+    int disp_unit;
+    void *owned;             /* memory the window allocated (MPI_Win_allocate) */
+    void *shm;               /* MPI_Win_allocate_shared: the node's mapping */
+    size_t shm_len;
+    MPI_Aint *shm_off;       /* per rank: offset of its part in the mapping */
+    int *rank_of_world;      /* window rank of each world rank, -1: not a member */
+    rma_peer_t *peers;       /* by window rank */
+    rma_region_t *regions;   /* dynamic: attached memory (absolute addresses) */
+    size_t nregions, capregions;
+
+    /* target side: the lock (RMA_LOCK_*_W) and the FIFO of ranks waiting for it */
+    int excl;                /* rank holding it exclusively, or -1 */
+    int nshared;
+    int *lockq;              /* window ranks, lockq_len of them from lockq_head (ring of size) */
+    int lockq_head, lockq_len;
+
+    /* epochs at this rank */
+    int fence_open;          /* a fence epoch is open */
+    int lock_all;            /* inside lock_all */
+    int nlocks;              /* targets locked with MPI_Win_lock */
+    int access;              /* inside start ... complete */
+    int exposure;            /* inside post ... wait */
+    int completes_due;       /* COMPLETEs the current post waits for */
+    int err;                 /* deferred error (a target refused a piece): CORE_E* */
+
+    /* MPI bookkeeping */
+    MPI_Errhandler errh;
+    core_attr_t *attrs;
+    char name[MPI_MAX_OBJECT_NAME];
+    int acc_ordering;        /* accumulate_ordering asks for an order (anything but "none") */
+    int no_locks;            /* info no_locks = true */
+    MPI_Aint attr_size;      /* storage the MPI_WIN_* attributes point at */
+    int attr_disp, attr_flavor, attr_model;
+};
+
+/* Origin-side record of one operation (its pieces share it), named on the wire by id. */
+typedef struct rma_opr {
+    uint64_t id;             /* slot | generation << 32 (odd: in use) */
+    MPI_Win win;
+    int target;              /* window rank */
+    int kind;                /* enum rma_kind */
+    int left;                /* pieces not yet answered */
+    int status;              /* RMA_ST_* */
+    uint8_t *result;         /* GET/GACC/CAS: packed result, result_len bytes */
+    size_t result_len;
+    void *ubuf;              /* where the result is unpacked: count items of dt */
+    size_t ucount;
+    MPI_Datatype udt;        /* held (core_dt_retain) while the operation lives */
+    MPI_Request req;         /* R* forms: completed with the operation */
+    struct rma_opr *next;    /* free list */
+} rma_opr_t;
+
+typedef struct rma_qmsg {    /* an active message the transport was too busy to take */
+    struct rma_qmsg *next;
+    int dest;
+    unsigned id;
+    size_t hlen, len;
+    uint8_t data[];          /* header, then payload */
+} rma_qmsg_t;
+
+struct rma_state {
+    core_runtime_t *rt;
+    struct { MPI_Win win; uint32_t gen; } *wins;   /* the window table */
+    uint32_t nwins;
+    rma_opr_t **oprs;        /* the operation table */
+    uint32_t noprs;
+    rma_opr_t *opr_free;
+    rma_qmsg_t *q_head, *q_tail;
+    int hook;
+    char why[256];
+};
+
+/* ---- state (state.c) ---- */
+/* The runtime's RMA state, made on first use (registers the AM handlers). */
+int rma_state_get(core_runtime_t *rt, rma_state_t **st_p);
+/* After the runtime is torn down (MPI_Finalize: the transports closed, no handler runs
+ * any more, queued messages went out during its final barrier). */
+void rma_state_free(rma_state_t *st);
+int rma_win_register(rma_state_t *st, MPI_Win win);
+void rma_win_unregister(rma_state_t *st, MPI_Win win);
+/* The window a peer names (slot, generation), if it exists and world rank src belongs to it. */
+MPI_Win rma_win_find(rma_state_t *st, uint32_t slot, uint32_t gen, int src, int *wrank);
+rma_opr_t *rma_opr_alloc(rma_state_t *st);
+void rma_opr_free(rma_state_t *st, rma_opr_t *o);
+rma_opr_t *rma_opr_find(rma_state_t *st, uint64_t id);
+/* Every piece of o is answered: result unpacked, request completed, record freed. */
+void rma_opr_done(rma_state_t *st, rma_opr_t *o);
+/* Sends an active message, queueing a copy when the transport is busy (order per peer
+ * is kept: nothing overtakes a queued message). */
+int rma_send(rma_state_t *st, int world_dest, unsigned id, const void *hdr, size_t hlen,
+             const void *payload, size_t len);
+/* Progress until *flag becomes nonzero (or *count zero with rma_wait_zero). */
+void rma_wait_flag(volatile int *flag, const char *fn);
+void rma_wait_zero(volatile int *count, const char *fn);
+/* Largest payload of one piece to window rank r. */
+size_t rma_piece_max(MPI_Win win, int r);
+
+/* ---- windows (win.c, shmwin.c) ---- */
+int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int flavor,
+                   MPI_Info info, MPI_Win *out);
+int rma_win_free(MPI_Win win);
+int rma_win_attach(MPI_Win win, void *base, MPI_Aint size);
+int rma_win_detach(MPI_Win win, const void *base);
+int rma_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int rma_shm_create(MPI_Win win, MPI_Aint size);
+void rma_shm_destroy(MPI_Win win);
+/* The window's MPI_Info (accumulate_ordering, no_locks, ...). */
+int rma_win_get_info(MPI_Win win, MPI_Info *info);
+void rma_win_apply_info(MPI_Win win, MPI_Info info);
+
+/* ---- operations at the origin (origin.c) ---- */
+typedef struct rma_args {
+    int kind;                            /* enum rma_kind */
+    const void *obuf;                    /* origin data (PUT/ACC/GACC), compare buffer is cbuf */
+    int ocount;
+    MPI_Datatype odt;
+    const void *cbuf;                    /* CAS */
+    void *rbuf;                          /* result (GET: the origin buffer) */
+    int rcount;
+    MPI_Datatype rdt;
+    int target;
+    MPI_Aint tdisp;
+    int tcount;
+    MPI_Datatype tdt;
+    MPI_Op op;
+} rma_args_t;
+/* Starts an operation in the current epoch; req != NULL: the R* forms. */
+int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req);
+
+/* ---- target side (apply.c, target.c) ---- */
+/* 0 when every segment of m lies in win's memory; -1 with why otherwise. */
+int rma_apply_check(MPI_Win win, const rma_op_msg_t *m, char *why, size_t why_len);
+/* Applies m (checked) to win; GET, GACC, CAS: out gets m->h.len bytes of old contents. */
+int rma_apply(MPI_Win win, const rma_op_msg_t *m, uint8_t *out);
+int rma_op_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                   size_t len);
+int rma_reply_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                      size_t len);
+int rma_ctrl_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
+                     size_t len);
+/* Sends CTRL type (arg) to window rank r. */
+int rma_ctrl_send(MPI_Win win, int r, int type, int arg);
+/* Target: lock asked by window rank r (also for itself), and the release. */
+void rma_lock_request(MPI_Win win, int r, int type);
+
+/* ---- synchronization (sync.c) ---- */
+int rma_fence(MPI_Win win, int assert);
+int rma_post(MPI_Win win, MPI_Group group, int assert);
+int rma_start(MPI_Win win, MPI_Group group, int assert);
+int rma_complete(MPI_Win win);
+int rma_wait(MPI_Win win, int *flag);   /* flag NULL: block (MPI_Win_wait); else MPI_Win_test */
+int rma_lock(MPI_Win win, int type, int rank, int assert);
+int rma_unlock(MPI_Win win, int rank);
+int rma_lock_all(MPI_Win win, int assert);
+int rma_unlock_all(MPI_Win win);
+int rma_flush(MPI_Win win, int rank);   /* rank -1: every target */
+/* Whether an operation to window rank r is allowed now (an epoch gives access to r). */
+int rma_access_ok(MPI_Win win, int r);
+
+#endif

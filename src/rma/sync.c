@@ -1,0 +1,248 @@
+/*
+ * Epochs: fence, post/start/complete/wait, lock/unlock (and _all), flush.
+ * With operations handled at the target, an operation is complete at the
+ * target when its REPLY came back, so each closing call waits for the
+ * window's pending pieces to the targets it closes, then says so where the
+ * other side waits (fence: a barrier; complete: COMPLETE; unlock: UNLOCK,
+ * answered once the lock is released, so a following Win_free or lock by
+ * another rank finds the target's state settled).
+ */
+#include <stdlib.h>
+#include "rma/rma.h"
+#include "collectives/coll.h"
+#include "core/group.h"
+#include "core/group_ops.h"
+#include "core/progress.h"
+
+int rma_access_ok(MPI_Win win, int r)
+{
+    const rma_peer_t *p = &win->peers[r];
+    return win->fence_open || win->lock_all || (p->lock && p->granted) ||
+           (win->access && p->in_access);
+}
+
+int rma_flush(MPI_Win win, int rank)
+{
+    if (rank >= 0) {
+        rma_wait_zero(&win->peers[rank].pending, "MPI_Win_flush");
+    } else {
+        for (int r = 0; r < win->size; r++)
+            rma_wait_zero(&win->peers[r].pending, "MPI_Win_flush_all");
+    }
+    int rc = win->err;
+    win->err = 0;
+    return rc;
+}
+
+int rma_fence(MPI_Win win, int assert)
+{
+    if (win->access || win->exposure || win->nlocks || win->lock_all)
+        return CORE_ERMA_SYNC;
+    int rc = rma_flush(win, -1);
+    /* Even without preceding operations (MPI_MODE_NOPRECEDE) the barrier orders the
+     * local stores before it against the next epoch's accesses. */
+    int crc = coll_barrier(win->comm);
+    win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    return rc ? rc : crc;
+}
+
+/* The window ranks of group's members; CORE_EGROUP when one is not in the window. */
+static int group_ranks(MPI_Win win, MPI_Group group, int **out)
+{
+    int n = group->size;
+    int *r = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (!r)
+        return CORE_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        int w = group->ranks[i];
+        r[i] = w >= 0 && w < win->st->rt->size ? win->rank_of_world[w] : -1;
+        if (r[i] < 0) {
+            free(r);
+            return CORE_EGROUP;
+        }
+    }
+    *out = r;
+    return 0;
+}
+
+int rma_post(MPI_Win win, MPI_Group group, int assert)
+{
+    (void)assert;
+    if (win->exposure)
+        return CORE_ERMA_SYNC;
+    int *r, rc = group_ranks(win, group, &r);
+    if (rc)
+        return rc;
+    win->exposure = 1;
+    win->completes_due = group->size;
+    for (int i = 0; i < group->size && rc == 0; i++) {
+        win->peers[r[i]].complete_ok++;
+        rc = rma_ctrl_send(win, r[i], RMA_CTRL_POST, 0);
+    }
+    free(r);
+    return rc;
+}
+
+int rma_start(MPI_Win win, MPI_Group group, int assert)
+{
+    (void)assert;
+    if (win->access)
+        return CORE_ERMA_SYNC;
+    int *r, rc = group_ranks(win, group, &r);
+    if (rc)
+        return rc;
+    for (int i = 0; i < group->size; i++) {
+        rma_peer_t *p = &win->peers[r[i]];
+        if (p->posts == 0) {
+            core_wait_ctx_t w;
+            core_wait_begin(&w, "MPI_Win_start", NULL);
+            while (p->posts == 0)
+                core_wait_idle(&w, core_progress());
+            core_wait_end(&w);
+        }
+        p->posts--;
+        p->in_access = 1;
+    }
+    free(r);
+    win->access = 1;
+    return 0;
+}
+
+int rma_complete(MPI_Win win)
+{
+    if (!win->access)
+        return CORE_ERMA_SYNC;
+    int rc = 0;
+    for (int r = 0; r < win->size; r++) {
+        rma_peer_t *p = &win->peers[r];
+        if (!p->in_access)
+            continue;
+        rma_wait_zero(&p->pending, "MPI_Win_complete");
+        int src = rma_ctrl_send(win, r, RMA_CTRL_COMPLETE, 0);
+        rc = rc ? rc : src;
+        p->in_access = 0;
+    }
+    win->access = 0;
+    int err = win->err;
+    win->err = 0;
+    return err ? err : rc;
+}
+
+int rma_wait(MPI_Win win, int *flag)
+{
+    if (!win->exposure)
+        return CORE_ERMA_SYNC;
+    if (flag) {
+        core_progress();
+        *flag = win->completes_due == 0;
+        if (!*flag)
+            return 0;
+    } else {
+        rma_wait_zero(&win->completes_due, "MPI_Win_wait");
+    }
+    win->exposure = 0;
+    return 0;
+}
+
+static int lock_send(MPI_Win win, int type, int rank, int assert)
+{
+    rma_peer_t *p = &win->peers[rank];
+    p->lock = (uint8_t)type;
+    p->granted = 0;
+    p->nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    if (p->nocheck) {
+        p->granted = 1;
+        return 0;
+    }
+    return rma_ctrl_send(win, rank, RMA_CTRL_LOCK,
+                         type == MPI_LOCK_EXCLUSIVE ? RMA_LOCK_EXCL_W : RMA_LOCK_SHARED_W);
+}
+
+int rma_lock(MPI_Win win, int type, int rank, int assert)
+{
+    rma_peer_t *p = &win->peers[rank];
+    if (p->lock || win->lock_all || win->access)
+        return CORE_ERMA_SYNC;
+    int rc = lock_send(win, type, rank, assert);
+    if (rc)
+        return rc;
+    win->nlocks++;
+    if (!p->granted) {
+        core_wait_ctx_t w;
+        core_wait_begin(&w, "MPI_Win_lock", NULL);
+        while (!p->granted)
+            core_wait_idle(&w, core_progress());
+        core_wait_end(&w);
+    }
+    return 0;
+}
+
+static int unlock_one(MPI_Win win, int rank, const char *fn)
+{
+    rma_peer_t *p = &win->peers[rank];
+    rma_wait_zero(&p->pending, fn);
+    int rc = 0;
+    if (!p->nocheck) {
+        p->unlocking = 1;
+        rc = rma_ctrl_send(win, rank, RMA_CTRL_UNLOCK, 0);
+        if (rc == 0 && p->unlocking) {
+            core_wait_ctx_t w;
+            core_wait_begin(&w, fn, NULL);
+            while (p->unlocking)
+                core_wait_idle(&w, core_progress());
+            core_wait_end(&w);
+        }
+    }
+    p->lock = 0;
+    p->granted = 0;
+    p->nocheck = 0;
+    return rc;
+}
+
+int rma_unlock(MPI_Win win, int rank)
+{
+    if (!win->peers[rank].lock || win->lock_all)
+        return CORE_ERMA_SYNC;
+    int rc = unlock_one(win, rank, "MPI_Win_unlock");
+    win->nlocks--;
+    int err = win->err;
+    win->err = 0;
+    return err ? err : rc;
+}
+
+int rma_lock_all(MPI_Win win, int assert)
+{
+    if (win->lock_all || win->nlocks || win->access)
+        return CORE_ERMA_SYNC;
+    int rc = 0;
+    for (int r = 0; r < win->size && rc == 0; r++)
+        rc = lock_send(win, MPI_LOCK_SHARED, r, assert);
+    for (int r = 0; r < win->size; r++) {
+        rma_peer_t *p = &win->peers[r];
+        if (!p->lock || p->granted)
+            continue;
+        core_wait_ctx_t w;
+        core_wait_begin(&w, "MPI_Win_lock_all", NULL);
+        while (!p->granted)
+            core_wait_idle(&w, core_progress());
+        core_wait_end(&w);
+    }
+    win->lock_all = 1;
+    return rc;
+}
+
+int rma_unlock_all(MPI_Win win)
+{
+    if (!win->lock_all)
+        return CORE_ERMA_SYNC;
+    int rc = 0;
+    for (int r = 0; r < win->size; r++)
+        if (win->peers[r].lock) {
+            int urc = unlock_one(win, r, "MPI_Win_unlock_all");
+            rc = rc ? rc : urc;
+        }
+    win->lock_all = 0;
+    int err = win->err;
+    win->err = 0;
+    return err ? err : rc;
+}

@@ -1,0 +1,247 @@
+/*
+ * Window objects: creation (a private copy of the communicator, the window
+ * in this rank's table, then one allgather of what each origin must know of
+ * each target: its table slot and generation, size and displacement unit),
+ * attached memory of dynamic windows, the info hints, and freeing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "rma/rma.h"
+#include "rt/rt.h"
+#include "collectives/coll.h"
+#include "core/handle.h"
+#include "core/info.h"
+#include "core/info_ops.h"
+#include "core/log.h"
+
+/* What each rank tells the others at creation. */
+typedef struct win_card {
+    uint64_t slot, gen, size, disp_unit;
+} win_card_t;
+
+static void win_release(MPI_Win win)
+{
+    free(win->peers);
+    free(win->rank_of_world);
+    free(win->lockq);
+    free(win->regions);
+    free(win->owned);
+    if (win->comm)
+        core_comm_release(win->comm);
+    core_errhandler_release(win->errh);
+    core_handle_free(&core_handles.win, win);
+}
+
+void rma_win_apply_info(MPI_Win win, MPI_Info info)
+{
+    if (info == MPI_INFO_NULL)
+        return;
+    const char *v = core_info_get(info, "accumulate_ordering");
+    if (v)
+        win->acc_ordering = strcmp(v, "none") != 0;
+    v = core_info_get(info, "no_locks");
+    if (v)
+        win->no_locks = strcmp(v, "true") == 0;
+}
+
+int rma_win_get_info(MPI_Win win, MPI_Info *out)
+{
+    MPI_Info info;
+    int rc = core_info_create(&info);
+    if (rc)
+        return rc;
+    if ((rc = core_info_set(info, "no_locks", win->no_locks ? "true" : "false")) ||
+        (rc = core_info_set(info, "accumulate_ordering",
+                            win->acc_ordering ? "rar,raw,war,waw" : "none")) ||
+        (rc = core_info_set(info, "accumulate_ops", "same_op_no_op")) ||
+        (rc = core_info_set(info, "same_size", "false")) ||
+        (rc = core_info_set(info, "same_disp_unit", "false"))) {
+        core_info_destroy(info);
+        return rc;
+    }
+    *out = info;
+    return 0;
+}
+
+static int win_alloc(MPI_Comm comm, int flavor, MPI_Win *out)
+{
+    core_runtime_t *rt = core_rt;
+    rma_state_t *st;
+    int rc = rma_state_get(rt, &st);
+    if (rc)
+        return rc;
+    MPI_Win win = core_handle_alloc(&core_handles.win, sizeof(*win));
+    if (!win)
+        return CORE_ENOMEM;
+    win->st = st;
+    win->flavor = flavor;
+    win->excl = -1;
+    win->acc_ordering = 1;
+    win->errh = MPI_ERRORS_ARE_FATAL;
+    core_errhandler_retain(win->errh);
+    uint32_t ctx;
+    if ((rc = rt_ctx_alloc(comm, &ctx)) != 0) {
+        win_release(win);
+        return rc;
+    }
+    if ((rc = core_comm_create(comm->group, ctx, MPI_ERRORS_RETURN, &win->comm)) != 0) {
+        core_ctx_free(ctx);
+        win_release(win);
+        return rc;
+    }
+    win->rank = comm->rank;
+    win->size = comm->size;
+    win->peers = calloc((size_t)win->size, sizeof(rma_peer_t));
+    win->rank_of_world = malloc((size_t)rt->size * sizeof(int));
+    win->lockq = malloc((size_t)win->size * sizeof(int));
+    if (!win->peers || !win->rank_of_world || !win->lockq) {
+        win_release(win);
+        return CORE_ENOMEM;
+    }
+    for (int i = 0; i < rt->size; i++)
+        win->rank_of_world[i] = -1;
+    for (int r = 0; r < win->size; r++)
+        win->rank_of_world[core_comm_world_rank(comm, r)] = r;
+    *out = win;
+    return 0;
+}
+
+int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int flavor,
+                   MPI_Info info, MPI_Win *out)
+{
+    MPI_Win win;
+    int rc = win_alloc(comm, flavor, &win);
+    if (rc)
+        return rc;
+    win->len = size;
+    win->disp_unit = disp_unit;
+    win->base = base;
+    rma_win_apply_info(win, info);
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+        /* 64-byte aligned, like MPI_Alloc_mem: elements of any type, cache lines */
+        if (posix_memalign(&win->owned, 64, size > 0 ? (size_t)size : 1) != 0) {
+            win_release(win);
+            return CORE_ENOMEM;
+        }
+        win->base = size > 0 ? win->owned : NULL;
+    } else if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        win->base = MPI_BOTTOM;
+        win->len = 0;
+        win->disp_unit = 1;
+    }
+    /* In the table before the allgather: a peer that got our card may send at once. */
+    if ((rc = rma_win_register(win->st, win)) != 0) {
+        win_release(win);
+        return rc;
+    }
+    if (flavor == MPI_WIN_FLAVOR_SHARED && (rc = rma_shm_create(win, size)) != 0) {
+        rma_win_unregister(win->st, win);
+        win_release(win);
+        return rc;
+    }
+    win_card_t mine = { win->slot, win->gen, (uint64_t)win->len, (uint64_t)win->disp_unit };
+    win_card_t *all = malloc((size_t)win->size * sizeof(*all));
+    if (!all)
+        rc = CORE_ENOMEM;
+    else
+        rc = coll_allgather(&mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, win->comm);
+    if (rc) {
+        free(all);
+        rma_shm_destroy(win);
+        rma_win_unregister(win->st, win);
+        win_release(win);
+        return rc;
+    }
+    for (int r = 0; r < win->size; r++) {
+        win->peers[r].slot = (uint32_t)all[r].slot;
+        win->peers[r].gen = (uint32_t)all[r].gen;
+        win->peers[r].size = all[r].size;
+        win->peers[r].disp_unit = (int)all[r].disp_unit;
+    }
+    free(all);
+    *out = win;
+    return 0;
+}
+
+int rma_win_free(MPI_Win win)
+{
+    if (win->access || win->exposure || win->nlocks || win->lock_all)
+        return CORE_ERMA_SYNC;
+    rma_flush(win, -1);
+    /* Nobody frees before everyone is done with everyone's window (no lock is held and
+     * no piece is in flight anywhere once all ranks got here). */
+    int rc = coll_barrier(win->comm);
+    rma_shm_destroy(win);
+    rma_win_unregister(win->st, win);
+    win_release(win);
+    return rc;
+}
+
+int rma_win_attach(MPI_Win win, void *base, MPI_Aint size)
+{
+    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return CORE_ERMA_FLAVOR;
+    if (size < 0)
+        return CORE_ESIZE;
+    if (size == 0)
+        return 0;
+    uint64_t b = (uint64_t)(uintptr_t)base, l = (uint64_t)size;
+    if (b + l < b)
+        return CORE_ERMA_ATTACH;
+    for (size_t i = 0; i < win->nregions; i++) {
+        const rma_region_t *r = &win->regions[i];
+        if (b < r->base + r->len && r->base < b + l)
+            return CORE_ERMA_ATTACH;   /* overlapping attachments are erroneous */
+    }
+    if (win->nregions == win->capregions) {
+        size_t cap = win->capregions ? 2 * win->capregions : 4;
+        void *p = realloc(win->regions, cap * sizeof(*win->regions));
+        if (!p)
+            return CORE_ENOMEM;
+        win->regions = p;
+        win->capregions = cap;
+    }
+    win->regions[win->nregions++] = (rma_region_t){ b, l };
+    return 0;
+}
+
+int rma_win_detach(MPI_Win win, const void *base)
+{
+    if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return CORE_ERMA_FLAVOR;
+    uint64_t b = (uint64_t)(uintptr_t)base;
+    for (size_t i = 0; i < win->nregions; i++)
+        if (win->regions[i].base == b) {
+            win->regions[i] = win->regions[--win->nregions];
+            return 0;
+        }
+    return CORE_ERMA_ATTACH;
+}
+
+int rma_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    if (win->flavor != MPI_WIN_FLAVOR_SHARED) {
+        /* MPI-4.0 semantics: only this rank's own memory is known to be reachable. */
+        int own = rank == win->rank || (rank == MPI_PROC_NULL && win->len > 0);
+        *size = own ? win->len : 0;
+        *disp_unit = own ? win->disp_unit : win->peers[rank >= 0 ? rank : 0].disp_unit;
+        *(void **)baseptr = own && win->len > 0 ? win->base : NULL;
+        return 0;
+    }
+    int r = rank;
+    if (rank == MPI_PROC_NULL) {   /* the first rank with a nonzero size */
+        r = 0;
+        while (r < win->size && win->peers[r].size == 0)
+            r++;
+        if (r == win->size) {
+            *size = 0;
+            *disp_unit = win->peers[0].disp_unit;
+            *(void **)baseptr = NULL;
+            return 0;
+        }
+    }
+    *size = (MPI_Aint)win->peers[r].size;
+    *disp_unit = win->peers[r].disp_unit;
+    *(void **)baseptr = win->peers[r].size ? (char *)win->shm + win->shm_off[r] : NULL;
+    return 0;
+}
