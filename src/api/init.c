@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include "api/api.h"
+#include "io/io.h"
 #include "api/attr.h"
 #include "core/bootstrap.h"
 #include "core/progress.h"
@@ -84,6 +85,7 @@ int PMPI_Finalize(void)
     int arc = api_attr_comm_delete_all(MPI_COMM_SELF, "MPI_Finalize");
     if (arc == MPI_SUCCESS)
         arc = api_attr_comm_delete_all(MPI_COMM_WORLD, "MPI_Finalize");
+    io_fini();   /* MPI-IO's state (open files are the program's to close first) */
     int rc = core_runtime_fini();
     api_finalized = 1;
     if (rc)

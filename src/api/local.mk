@@ -3,4 +3,4 @@ librdmpi_la_SOURCES += src/api/api.h src/api/attr.h src/api/attr.c \
 	src/api/error.c src/api/errstring.c src/api/errhandler.c src/api/init.c src/api/util.c \
 	src/api/send.c src/api/recv.c src/api/probe.c src/api/wait.c src/api/persist.c src/api/bsend.c \
 	src/api/comm.c src/api/group.c src/api/info.c src/api/datatype.c src/api/datatype_ctor.c src/api/pack.c \
-	src/api/ext.c
+	src/api/ext.c src/api/file.h src/api/file.c src/api/file_rw.c

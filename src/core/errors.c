@@ -42,6 +42,20 @@ const char *core_strerror(int code)
     case CORE_ECANCELLED: return "operation cancelled";
     case CORE_EKEYVAL: return "invalid keyval";
     case CORE_EPROTO: return "malformed message from a peer";
+    case CORE_ENOFILE: return "no such file or directory";
+    case CORE_EACCESS: return "permission denied";
+    case CORE_EEXIST: return "file exists";
+    case CORE_ENOSPACE: return "no space left on device";
+    case CORE_EQUOTA: return "disk quota exceeded";
+    case CORE_EROFS: return "read-only file or file system";
+    case CORE_EAMODE: return "invalid access mode";
+    case CORE_EBADFILE: return "invalid file name";
+    case CORE_EFILE: return "invalid file handle";
+    case CORE_EDATAREP: return "unsupported data representation";
+    case CORE_EDUPDATAREP: return "data representation already registered";
+    case CORE_EFILEINUSE: return "file in use";
+    case CORE_ENOTSAME: return "argument differs between ranks";
+    case CORE_EFILEIO: return "I/O error";
     default: return "unknown error code";
     }
 }

@@ -42,6 +42,21 @@ enum {
     CORE_ECANCELLED = -31,
     CORE_EKEYVAL = -32,
     CORE_EPROTO = -33,       /* a peer sent a malformed message */
+    /* MPI-IO (src/io): what the file system said, each its own MPI error class */
+    CORE_ENOFILE = -34,      /* no such file or directory */
+    CORE_EACCESS = -35,      /* permission denied */
+    CORE_EEXIST = -36,       /* the file exists (MPI_MODE_EXCL) */
+    CORE_ENOSPACE = -37,     /* no space left on the device */
+    CORE_EQUOTA = -38,       /* quota exceeded */
+    CORE_EROFS = -39,        /* read-only file or file system */
+    CORE_EAMODE = -40,       /* invalid access mode */
+    CORE_EBADFILE = -41,     /* invalid file name */
+    CORE_EFILE = -42,        /* invalid file handle */
+    CORE_EDATAREP = -43,     /* unsupported data representation */
+    CORE_EDUPDATAREP = -44,  /* data representation already registered */
+    CORE_EFILEINUSE = -45,   /* the file is open (MPI_File_delete) */
+    CORE_ENOTSAME = -46,     /* a collective argument differs between ranks */
+    CORE_EFILEIO = -47,      /* another I/O error */
 };
 
 /* A short English description of a CORE_* code. */

@@ -111,7 +111,7 @@ void core_handle_pool_destroy(core_handle_pool_t *pool);
 
 /* The pools of the library's object kinds. */
 typedef struct core_handles {
-    core_handle_pool_t comm, dt, group, op, info, errh, req, msg;
+    core_handle_pool_t comm, dt, group, op, info, errh, req, msg, file;
 } core_handles_t;
 
 extern core_handles_t core_handles;

@@ -54,6 +54,10 @@ typedef struct core_runtime {
 
     int thread_level;
     double wtime_base;
+
+    /* MPI-IO's process state (src/io: MPI_FILE_NULL's error handler, registered data
+     * representations, Fortran handles); created on first use, freed at MPI_Finalize. */
+    struct io_runtime *io;
 } core_runtime_t;
 
 extern core_runtime_t *core_rt;
