@@ -99,7 +99,7 @@ static MPI_Offset group(const io_piece_t *p, size_t n, size_t i, MPI_Offset w, s
 {
     MPI_Offset lo = p[i].off, hi = p[i].off + p[i].len;
     size_t k = i + 1;
-    while (k < n && p[k].off + p[k].len - lo <= w) {
+    while (k < n && p[k].off >= lo && p[k].off + p[k].len - lo <= w) {
         if (p[k].off + p[k].len > hi)
             hi = p[k].off + p[k].len;
         k++;

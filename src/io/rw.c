@@ -18,29 +18,43 @@
 #include "core/errors.h"
 #include "io/io.h"
 
-/* Whether this collective access goes through the aggregators (the same answer on
- * every rank: the setting is shared, and "automatic" asks everyone). */
-static int use_twophase(MPI_File fh, int write, size_t n, int *rc)
+/* Whether the runs are sorted and apart (a read-only view may overlap itself). */
+static int sorted(const io_piece_t *p, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (p[i].off < p[i - 1].off + p[i - 1].len)
+            return 0;
+    return 1;
+}
+
+/* Whether this collective access goes through the aggregators: the same answer on
+ * every rank (the setting is shared, and the pattern is asked of everyone). The
+ * file domains need every rank's runs sorted. */
+static int use_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, int *rc)
 {
     int mode = write ? fh->hints.cb_write : fh->hints.cb_read;
     *rc = 0;
     if (fh->atomic || mode == IO_DISABLE || (fh->size == 1 && mode != IO_ENABLE))
         return 0;
-    if (mode == IO_ENABLE)
-        return 1;
-    int mine = n > 1, any;
-    if (PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, fh->comm) != MPI_SUCCESS) {
+    int mine[2] = { n > 1, !sorted(p, n) }, any[2];
+    if (PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, fh->comm) != MPI_SUCCESS) {
         *rc = CORE_EINTERN;
         return 0;
     }
-    return any;
+    return !any[1] && (mode == IO_ENABLE || any[0]);
 }
 
 static int indep(MPI_File fh, int write, io_piece_t *p, size_t n, char *data, MPI_Offset nbytes,
                  MPI_Offset *bytes)
 {
     int rc, urc = 0;
-    MPI_Offset lo = n ? p[0].off : 0, hi = n ? p[n - 1].off + p[n - 1].len : 0;
+    MPI_Offset lo = n ? p[0].off : 0, hi = lo;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].off < lo)
+            lo = p[i].off;
+        if (p[i].off + p[i].len > hi)
+            hi = p[i].off + p[i].len;
+    }
     if (fh->atomic && n && (rc = io_lock(fh, write, lo, hi - lo)) != 0)
         return rc;
     if (write) {
@@ -68,7 +82,7 @@ int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int c
     }
     int contig = core_dt_is_contig(dt) || nbytes == 0;
     char *data = contig ? buf : malloc((size_t)nbytes);
-    if (!data)
+    if (!contig && !data)
         return CORE_ENOMEM;
     if (write && !contig)
         core_dt_pack(data, buf, (size_t)count, dt);
@@ -76,7 +90,7 @@ int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int c
     size_t n;
     int rc = io_view_pieces(fh, pos * es, nbytes, &p, &n);
     if (!rc) {
-        int tp = coll ? use_twophase(fh, write, n, &rc) : 0;
+        int tp = coll ? use_twophase(fh, write, p, n, &rc) : 0;
         if (!rc && tp) {
             rc = io_twophase(fh, write, p, n, data, bytes);
         } else if (!rc) {
