@@ -155,6 +155,15 @@ int io_view_pieces(MPI_File fh, MPI_Offset vbyte, MPI_Offset nbytes, io_piece_t 
     io_piece_t *p = malloc(cap * sizeof(*p));
     if (!p)
         return CORE_ENOMEM;
+    if (core_dt_is_contig(ft)) {
+        /* tiles follow each other without gaps (MPI_BYTE, the default view): one run,
+         * not one step per tile */
+        p[0].off = fh->disp + ft->blocks[0].off + vbyte;
+        p[0].len = nbytes;
+        *pieces = p;
+        *n = 1;
+        return 0;
+    }
     MPI_Offset k, within;
     size_t b;
     locate(ft, vbyte, &k, &b, &within);
