@@ -150,6 +150,14 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_SEEK_END 604
 #define MPI_DISPLACEMENT_CURRENT (-54278278LL)
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+/* ROMIO's names for the requests of nonblocking file calls, which MPICH and Open MPI also
+ * provide and older codes still use */
+#define MPIO_Request MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Test MPI_Test
+#define MPIO_Wait MPI_Wait
+#define PMPIO_Test PMPI_Test
+#define PMPIO_Wait PMPI_Wait
 
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_COMM_TYPE_HW_UNGUIDED 2
