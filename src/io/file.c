@@ -241,6 +241,7 @@ int io_close(MPI_File fh)
             rc = io_fail(fh, errno, "unlink");
     }
     io_forget(fh);
+    io_twophase_free(fh);
     core_dt_release(fh->etype);
     core_dt_release(fh->ftype);
     core_errhandler_release(fh->errh);

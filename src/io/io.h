@@ -71,6 +71,11 @@ struct rdmpi_file {
     int split_rc;
     int fint;                /* Fortran handle, 0 until MPI_File_c2f */
 
+    /* collective buffering's buffers, kept from call to call: touching fresh pages costs
+     * more than the copies through them (twophase.c) */
+    char *cb_win, *cb_sbuf, *cb_rbuf, *cb_rseg;
+    size_t cb_wincap, cb_sbcap, cb_rbcap, cb_rsegcap;
+
     char last_error[512];
 };
 
@@ -132,6 +137,7 @@ MPI_Offset io_bytes_before(const io_piece_t *p, size_t n, MPI_Offset eof);
 int io_aggregators(MPI_File fh);
 int io_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
                 MPI_Offset *bytes);
+void io_twophase_free(MPI_File fh);
 
 /* The shared file pointer (shfp.c). */
 int io_shfp_setup(MPI_File fh, const char *name);

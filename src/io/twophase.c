@@ -378,10 +378,16 @@ static void tp_free(tp_t *t)
     free(t->scnt);
     free(t->sseg);
     free(t->sstream);
-    free(t->rseg);
-    free(t->sbuf);
-    free(t->rbuf);
-    free(t->win);
+}
+
+void io_twophase_free(MPI_File fh)
+{
+    free(fh->cb_win);
+    free(fh->cb_sbuf);
+    free(fh->cb_rbuf);
+    free(fh->cb_rseg);
+    fh->cb_win = fh->cb_sbuf = fh->cb_rbuf = fh->cb_rseg = NULL;
+    fh->cb_wincap = fh->cb_sbcap = fh->cb_rbcap = fh->cb_rsegcap = 0;
 }
 
 /* The domains: [gmin, gmax) of all ranks' runs, split among the aggregators. */
@@ -425,7 +431,12 @@ int io_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, char *dat
     t.soff = malloc((n ? n : 1) * sizeof(MPI_Offset));
     t.cur = calloc((size_t)fh->naggr, sizeof(size_t));
     t.scnt = malloc(8 * (size_t)P * sizeof(int));
-    t.win = fh->is_aggr ? malloc((size_t)t.cb) : NULL;
+    if (fh->is_aggr && grow(&fh->cb_win, &fh->cb_wincap, (size_t)t.cb) != 0)
+        fh->cb_win = NULL;
+    t.win = fh->cb_win;
+    t.sbuf = fh->cb_sbuf;
+    t.rbuf = fh->cb_rbuf;
+    t.rseg = (seg_t *)fh->cb_rseg;
     if (!t.soff || !t.cur || !t.scnt || (fh->is_aggr && !t.win)) {
         tp_free(&t);
         return CORE_ENOMEM;
@@ -443,7 +454,7 @@ int io_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, char *dat
         s += p[i].len;
     }
     MPI_Offset rounds = (t.per + t.cb - 1) / t.cb;
-    size_t rsegcap = 0, sbcap = 0, rbcap = 0;
+    size_t rsegcap = fh->cb_rsegcap, sbcap = fh->cb_sbcap, rbcap = fh->cb_rbcap;
     /* a failure on one rank must not leave the others waiting in the next round's
      * exchange: every rank runs every round, and the first error is reported at the end */
     int first = 0;
@@ -457,6 +468,12 @@ int io_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, char *dat
             first = rc;
     }
     rc = first;
+    fh->cb_sbuf = t.sbuf;   /* kept for the next call (grown, perhaps moved) */
+    fh->cb_rbuf = t.rbuf;
+    fh->cb_rseg = (char *)t.rseg;
+    fh->cb_sbcap = sbcap;
+    fh->cb_rbcap = rbcap;
+    fh->cb_rsegcap = rsegcap;
     int all;
     if (PMPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, fh->comm) != MPI_SUCCESS)
         all = CORE_EINTERN;
