@@ -16,9 +16,16 @@ rdmpi_mbw_mr_LDADD = librdmpi.la
 bin_SCRIPTS += benchmarks/rdmpi-compare
 EXTRA_DIST += benchmarks/rdmpi-compare
 
+# MPI-IO bandwidth (collective contiguous/strided, independent, plain pwrite) and its comparison
+bin_PROGRAMS += rdmpi_io_bw
+rdmpi_io_bw_SOURCES = benchmarks/io_bw.c
+rdmpi_io_bw_LDADD = librdmpi.la
+bin_SCRIPTS += benchmarks/rdmpi-compare-io
+EXTRA_DIST += benchmarks/rdmpi-compare-io
+
 benchsrcdir = $(pkgdatadir)/benchmarks
 benchsrc_DATA = benchmarks/latency.c benchmarks/bw.c benchmarks/bibw.c benchmarks/mbw_mr.c \
-	benchmarks/bench_util.c benchmarks/bench_util.h
+	benchmarks/bench_util.c benchmarks/bench_util.h benchmarks/io_bw.c
 
 # Collective benchmarks (OSU style): one source per collective, built blocking (rdmpi_<name>)
 # and nonblocking with overlap measurement (rdmpi_i<name>, -DCOLL_BENCH_NONBLOCKING);

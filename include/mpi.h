@@ -57,6 +57,12 @@ typedef struct MPI_Status {
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void MPI_File_errhandler_function(MPI_File *, int *, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 /* Generalized requests (MPI_Grequest_start). */
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
@@ -141,6 +147,30 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_TYPECLASS_REAL 1
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3
+
+/* MPI-IO: access modes (bit flags), seek whence, views */
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278LL)
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+/* ROMIO's names for the requests of nonblocking file calls, which MPICH and Open MPI also
+ * provide and older codes still use */
+#define MPIO_Request MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Test MPI_Test
+#define MPIO_Wait MPI_Wait
+#define PMPIO_Test PMPI_Test
+#define PMPIO_Wait PMPI_Wait
 
 #define MPI_COMM_TYPE_SHARED 1
 #define MPI_COMM_TYPE_HW_UNGUIDED 2
@@ -569,6 +599,70 @@ RDMPI_API int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[]
 RDMPI_API int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 RDMPI_API int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 RDMPI_API int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
+
+/* MPI-IO (chapter 14 of MPI-4.1; the MPI-3.1 set) */
+RDMPI_API int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
+RDMPI_API int MPI_File_close(MPI_File *fh);
+RDMPI_API int MPI_File_delete(const char *filename, MPI_Info info);
+RDMPI_API int MPI_File_set_size(MPI_File fh, MPI_Offset size);
+RDMPI_API int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
+RDMPI_API int MPI_File_get_size(MPI_File fh, MPI_Offset *size);
+RDMPI_API int MPI_File_get_group(MPI_File fh, MPI_Group *group);
+RDMPI_API int MPI_File_get_amode(MPI_File fh, int *amode);
+RDMPI_API int MPI_File_set_info(MPI_File fh, MPI_Info info);
+RDMPI_API int MPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+RDMPI_API int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
+RDMPI_API int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep);
+RDMPI_API int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+RDMPI_API int MPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+RDMPI_API int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+RDMPI_API int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+RDMPI_API int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+RDMPI_API int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+RDMPI_API int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+RDMPI_API int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+RDMPI_API int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+RDMPI_API int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+RDMPI_API int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
+RDMPI_API int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+RDMPI_API int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+RDMPI_API int MPI_File_set_atomicity(MPI_File fh, int flag);
+RDMPI_API int MPI_File_get_atomicity(MPI_File fh, int *flag);
+RDMPI_API int MPI_File_sync(MPI_File fh);
+RDMPI_API int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler);
+RDMPI_API int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+RDMPI_API int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+RDMPI_API int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+RDMPI_API MPI_Fint MPI_File_c2f(MPI_File file);
+RDMPI_API MPI_File MPI_File_f2c(MPI_Fint file);
 
 /* Profiling interface: the same functions under PMPI_ names. */
 RDMPI_API int PMPI_Init(int *argc, char ***argv);
@@ -1003,6 +1097,69 @@ RDMPI_API int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribut
 RDMPI_API int PMPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 RDMPI_API int PMPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
 RDMPI_API int PMPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
+/* MPI-IO */
+RDMPI_API int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh);
+RDMPI_API int PMPI_File_close(MPI_File *fh);
+RDMPI_API int PMPI_File_delete(const char *filename, MPI_Info info);
+RDMPI_API int PMPI_File_set_size(MPI_File fh, MPI_Offset size);
+RDMPI_API int PMPI_File_preallocate(MPI_File fh, MPI_Offset size);
+RDMPI_API int PMPI_File_get_size(MPI_File fh, MPI_Offset *size);
+RDMPI_API int PMPI_File_get_group(MPI_File fh, MPI_Group *group);
+RDMPI_API int PMPI_File_get_amode(MPI_File fh, int *amode);
+RDMPI_API int PMPI_File_set_info(MPI_File fh, MPI_Info info);
+RDMPI_API int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used);
+RDMPI_API int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info);
+RDMPI_API int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep);
+RDMPI_API int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+RDMPI_API int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset);
+RDMPI_API int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp);
+RDMPI_API int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request);
+RDMPI_API int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status);
+RDMPI_API int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+RDMPI_API int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset);
+RDMPI_API int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status);
+RDMPI_API int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+RDMPI_API int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status);
+RDMPI_API int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status);
+RDMPI_API int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status);
+RDMPI_API int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype);
+RDMPI_API int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status);
+RDMPI_API int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent);
+RDMPI_API int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state);
+RDMPI_API int PMPI_File_set_atomicity(MPI_File fh, int flag);
+RDMPI_API int PMPI_File_get_atomicity(MPI_File fh, int *flag);
+RDMPI_API int PMPI_File_sync(MPI_File fh);
+RDMPI_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler);
+RDMPI_API int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+RDMPI_API int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+RDMPI_API int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
+RDMPI_API MPI_Fint PMPI_File_c2f(MPI_File file);
+RDMPI_API MPI_File PMPI_File_f2c(MPI_Fint file);
 
 /* ---- rdmpi extensions (not MPI; test with #ifdef RDMPI) ------------- */
 /* The name of the transport ("self", "shm", "verbs", "tcp") that carries this rank's messages to

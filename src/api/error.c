@@ -56,6 +56,20 @@ int api_class_of(int code)
     case CORE_EASSERT: return MPI_ERR_ASSERT;
     case CORE_EDISP: return MPI_ERR_DISP;
     case CORE_ESIZE: return MPI_ERR_SIZE;
+    case CORE_ENOFILE: return MPI_ERR_NO_SUCH_FILE;
+    case CORE_EACCESS: return MPI_ERR_ACCESS;
+    case CORE_EEXIST: return MPI_ERR_FILE_EXISTS;
+    case CORE_ENOSPACE: return MPI_ERR_NO_SPACE;
+    case CORE_EQUOTA: return MPI_ERR_QUOTA;
+    case CORE_EROFS: return MPI_ERR_READ_ONLY;
+    case CORE_EAMODE: return MPI_ERR_AMODE;
+    case CORE_EBADFILE: return MPI_ERR_BAD_FILE;
+    case CORE_EFILE: return MPI_ERR_FILE;
+    case CORE_EDATAREP: return MPI_ERR_UNSUPPORTED_DATAREP;
+    case CORE_EDUPDATAREP: return MPI_ERR_DUP_DATAREP;
+    case CORE_EFILEINUSE: return MPI_ERR_FILE_IN_USE;
+    case CORE_ENOTSAME: return MPI_ERR_NOT_SAME;
+    case CORE_EFILEIO: return MPI_ERR_IO;
     default: return MPI_ERR_OTHER;
     }
 }

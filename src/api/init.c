@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include "api/api.h"
 #include "rma/rma.h"
+#include "io/io.h"
 #include "api/attr.h"
 #include "core/bootstrap.h"
 #include "core/progress.h"
@@ -86,9 +87,11 @@ int PMPI_Finalize(void)
     if (arc == MPI_SUCCESS)
         arc = api_attr_comm_delete_all(MPI_COMM_WORLD, "MPI_Finalize");
     /* Every window was freed (collectively, so no RMA message is in flight): the RMA
-     * state goes before the layers under it. */
+     * state goes before the layers under it; so does MPI-IO's (open files are the
+     * program's to close first). */
     rma_state_free(core_rt->rma);
     core_rt->rma = NULL;
+    io_fini();
     int rc = rt_fini();
     api_finalized = 1;
     if (rc)

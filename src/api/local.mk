@@ -6,4 +6,5 @@ librdmpi_la_SOURCES += src/api/api.h src/api/attr.h src/api/attr.c \
 	src/api/ext.c
 librdmpi_la_SOURCES += src/api/graph.c src/api/comm_info.c src/api/darray.c \
 	src/api/pack_external.c src/api/grequest.h src/api/grequest.c src/api/pcontrol.c \
-	src/api/win.h src/api/win.c src/api/win_attr.c src/api/rma.c
+	src/api/win.h src/api/win.c src/api/win_attr.c src/api/rma.c \
+	src/api/file.h src/api/file.c src/api/file_rw.c

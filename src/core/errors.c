@@ -53,6 +53,20 @@ const char *core_strerror(int code)
     case CORE_EASSERT: return "invalid assert";
     case CORE_EDISP: return "invalid displacement unit";
     case CORE_ESIZE: return "invalid size";
+    case CORE_ENOFILE: return "no such file or directory";
+    case CORE_EACCESS: return "permission denied";
+    case CORE_EEXIST: return "file exists";
+    case CORE_ENOSPACE: return "no space left on device";
+    case CORE_EQUOTA: return "disk quota exceeded";
+    case CORE_EROFS: return "read-only file or file system";
+    case CORE_EAMODE: return "invalid access mode";
+    case CORE_EBADFILE: return "invalid file name";
+    case CORE_EFILE: return "invalid file handle";
+    case CORE_EDATAREP: return "unsupported data representation";
+    case CORE_EDUPDATAREP: return "data representation already registered";
+    case CORE_EFILEINUSE: return "file in use";
+    case CORE_ENOTSAME: return "argument differs between ranks";
+    case CORE_EFILEIO: return "I/O error";
     default: return "unknown error code";
     }
 }

@@ -54,6 +54,21 @@ enum {
     CORE_EASSERT = -42,
     CORE_EDISP = -43,
     CORE_ESIZE = -44,
+    /* MPI-IO (src/io): what the file system said, each its own MPI error class */
+    CORE_ENOFILE = -45,      /* no such file or directory */
+    CORE_EACCESS = -46,      /* permission denied */
+    CORE_EEXIST = -47,       /* the file exists (MPI_MODE_EXCL) */
+    CORE_ENOSPACE = -48,     /* no space left on the device */
+    CORE_EQUOTA = -49,       /* quota exceeded */
+    CORE_EROFS = -50,        /* read-only file or file system */
+    CORE_EAMODE = -51,       /* invalid access mode */
+    CORE_EBADFILE = -52,     /* invalid file name */
+    CORE_EFILE = -53,        /* invalid file handle */
+    CORE_EDATAREP = -54,     /* unsupported data representation */
+    CORE_EDUPDATAREP = -55,  /* data representation already registered */
+    CORE_EFILEINUSE = -56,   /* the file is open (MPI_File_delete) */
+    CORE_ENOTSAME = -57,     /* a collective argument differs between ranks */
+    CORE_EFILEIO = -58,      /* another I/O error */
 };
 
 /* A short English description of a CORE_* code. */

@@ -41,6 +41,7 @@ core_handles_t core_handles = {
     .comm = CORE_HANDLE_POOL_INIT, .dt = CORE_HANDLE_POOL_INIT, .group = CORE_HANDLE_POOL_INIT,
     .op = CORE_HANDLE_POOL_INIT, .info = CORE_HANDLE_POOL_INIT, .errh = CORE_HANDLE_POOL_INIT,
     .req = CORE_HANDLE_POOL_INIT, .msg = CORE_HANDLE_POOL_INIT, .win = CORE_HANDLE_POOL_INIT,
+    .file = CORE_HANDLE_POOL_INIT,
 };
 
 /* A dead slot is out of bounds for the memory checkers; a live one is the

@@ -122,7 +122,7 @@ void core_handle_pool_destroy(core_handle_pool_t *pool);
 
 /* The pools of the library's object kinds. */
 typedef struct core_handles {
-    core_handle_pool_t comm, dt, group, op, info, errh, req, msg, win;
+    core_handle_pool_t comm, dt, group, op, info, errh, req, msg, win, file;
 } core_handles_t;
 
 extern core_handles_t core_handles;

@@ -87,6 +87,9 @@ typedef struct core_runtime {
     /* One-sided communication (src/rma): made on the first window, freed by MPI_Finalize. */
     struct rma_state *rma;
     int rma_hook, rma_hook_added;
+    /* MPI-IO's process state (src/io: MPI_FILE_NULL's error handler, registered data
+     * representations, Fortran handles); created on first use, freed at MPI_Finalize. */
+    struct io_runtime *io;
 } core_runtime_t;
 
 extern core_runtime_t *core_rt;

@@ -1,0 +1,172 @@
+/*
+ * MPI-IO (src/io, prefix io_): files opened by a group of processes, views,
+ * independent and collective access, file pointers, and their POSIX back end.
+ *
+ * The layer sits below src/api and above the collectives: it moves data
+ * between ranks with the PMPI_ collectives on a private duplicate of the
+ * opening communicator (so it never matches user traffic), and reaches the
+ * file system through POSIX calls only (ext4, tmpfs, NFS). It sends no wire
+ * message of its own.
+ *
+ * Functions return 0 or a negative CORE_E* code; a failure of the file
+ * system also leaves a description (call, file name, strerror) in the
+ * file's last_error, which src/api puts in the error message.
+ */
+#ifndef RDMPI_IO_H
+#define RDMPI_IO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "mpi.h"
+
+/* One contiguous run of the file, in the order of the access's data. */
+typedef struct io_piece {
+    MPI_Offset off;
+    MPI_Offset len;
+} io_piece_t;
+
+/* The hints in use (info keys named as ROMIO names them). */
+typedef struct io_hints {
+    int cb_nodes;            /* aggregators for collective buffering */
+    MPI_Offset cb_buffer_size;
+    int cb_read, cb_write;   /* IO_ENABLE, IO_DISABLE, IO_AUTOMATIC */
+    int ds_read, ds_write;   /* data sieving of independent access */
+    MPI_Offset ind_rd_buffer_size, ind_wr_buffer_size;
+    int file_perm;           /* mode of a created file */
+} io_hints_t;
+
+enum { IO_AUTOMATIC = 0, IO_ENABLE = 1, IO_DISABLE = 2 };
+
+/* The active split collective of a file (MPI_File_*_begin/_end). */
+enum { IO_SPLIT_NONE = 0, IO_SPLIT_READ_AT, IO_SPLIT_WRITE_AT, IO_SPLIT_READ, IO_SPLIT_WRITE,
+       IO_SPLIT_READ_ORD, IO_SPLIT_WRITE_ORD };
+
+struct rdmpi_file {
+    MPI_Comm comm;           /* private duplicate, MPI_ERRORS_RETURN */
+    int rank, size;
+    int fd;
+    char *path;
+    int amode;
+    int atomic;
+    MPI_Errhandler errh;
+    MPI_Info info;           /* the hints in use, for MPI_File_get_info */
+    io_hints_t hints;
+    MPI_Offset blksize;      /* file domains are aligned to it */
+    int naggr;
+    int *aggr;               /* comm ranks of the aggregators */
+    int is_aggr;
+
+    /* the view */
+    MPI_Offset disp;
+    MPI_Datatype etype, ftype;
+    char datarep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset fp;           /* individual file pointer, in etypes */
+
+    /* the shared file pointer: a counter in a lock file (shfp.c) */
+    char *shfp_path;
+    int shfp_fd;
+
+    int split;               /* IO_SPLIT_* */
+    MPI_Status split_status;
+    int split_rc;
+    int fint;                /* Fortran handle, 0 until MPI_File_c2f */
+
+    /* collective buffering's buffers, kept from call to call: touching fresh pages costs
+     * more than the copies through them (twophase.c) */
+    char *cb_win, *cb_sbuf, *cb_rbuf, *cb_rseg;
+    size_t cb_wincap, cb_sbcap, cb_rbcap, cb_rsegcap;
+
+    char last_error[512];
+};
+
+/* File creation and its properties (file.c). */
+/* why: what failed, for the error message. */
+int io_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *out, char *why,
+            size_t whylen);
+int io_close(MPI_File fh);
+int io_delete(const char *path, char *why, size_t whylen);
+int io_set_size(MPI_File fh, MPI_Offset size, int prealloc);
+int io_get_size(MPI_File fh, MPI_Offset *size);
+int io_set_info(MPI_File fh, MPI_Info info);
+int io_sync(MPI_File fh);
+int io_set_atomicity(MPI_File fh, int flag);
+/* A CORE_* code for errno e after call op on path; describes it in why. */
+int io_errno_code(int e, const char *op, const char *path, char *why, size_t whylen);
+int io_fail(MPI_File fh, int e, const char *op);
+
+/* Hints (hints.c). */
+void io_hints_default(io_hints_t *h);
+/* Takes the keys of info that rdmpi knows into h, records them in used. */
+int io_hints_parse(io_hints_t *h, MPI_Info info, MPI_Info used);
+int io_hints_export(const io_hints_t *h, MPI_Offset blksize, MPI_Info used);
+
+/* Views (view.c). */
+int io_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype ftype,
+                const char *datarep);
+/* The file runs of nbytes of view data starting at view byte vbyte (etype
+ * position times etype size). *pieces is malloc'd (NULL when n is 0). */
+int io_view_pieces(MPI_File fh, MPI_Offset vbyte, MPI_Offset nbytes, io_piece_t **pieces,
+                   size_t *n);
+/* The absolute byte of view position pos (etypes). */
+MPI_Offset io_view_byte(MPI_File fh, MPI_Offset pos);
+/* The view position (etypes) of the first view byte at or after absolute byte off. */
+MPI_Offset io_view_pos_of_byte(MPI_File fh, MPI_Offset off);
+/* The current end of the file as a view position (MPI_SEEK_END). */
+int io_view_end(MPI_File fh, MPI_Offset *pos);
+int io_type_extent(MPI_File fh, MPI_Datatype dt, MPI_Aint *extent);
+
+/* Data access (rw.c): count items of dt at buf, at view position pos
+ * (etypes). coll: every rank of the file calls (collective buffering may
+ * be used). *bytes: the bytes moved (a read stops at the end of the file). */
+int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int count,
+              MPI_Datatype dt, MPI_Offset *bytes);
+
+/* POSIX access to file runs (posix.c). data is the access's contiguous data. */
+int io_pwrite_all(MPI_File fh, const void *data, size_t len, MPI_Offset off);
+int io_pread_all(MPI_File fh, void *data, size_t len, MPI_Offset off, size_t *got);
+int io_lock(MPI_File fh, int write, MPI_Offset off, MPI_Offset len);
+int io_unlock(MPI_File fh, MPI_Offset off, MPI_Offset len);
+/* Whether the descriptor was opened with read access (sieved writes need it). */
+int io_can_read(MPI_File fh);
+int io_indep_write(MPI_File fh, const io_piece_t *p, size_t n, const char *data, int locked);
+int io_indep_read(MPI_File fh, const io_piece_t *p, size_t n, char *data, MPI_Offset *bytes);
+/* Bytes of the runs before the end of the file eof (a read stops there). */
+MPI_Offset io_bytes_before(const io_piece_t *p, size_t n, MPI_Offset eof);
+
+/* Collective buffering (twophase.c). */
+int io_aggregators(MPI_File fh);
+int io_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
+                MPI_Offset *bytes);
+void io_twophase_free(MPI_File fh);
+
+/* The shared file pointer (shfp.c). */
+int io_shfp_setup(MPI_File fh, const char *name);
+void io_shfp_teardown(MPI_File fh);
+/* Fetch-and-add: *old gets the pointer, which advances by add (etypes). */
+int io_shfp_fetch_add(MPI_File fh, MPI_Offset add, MPI_Offset *old);
+int io_shfp_set(MPI_File fh, MPI_Offset val);
+/* MPI_File_{read,write}_ordered: collective, in rank order from the shared pointer. */
+int io_ordered(MPI_File fh, int write, void *buf, int count, MPI_Datatype dt, MPI_Offset *bytes);
+
+/* Process state (runtime.c). */
+struct io_datarep;
+typedef struct io_runtime {
+    MPI_Errhandler file_null_errh;   /* MPI_FILE_NULL's handler: default for new files */
+    struct io_datarep *datareps;     /* MPI_Register_datarep */
+    MPI_File *ftab;                  /* Fortran handles: ftab[i - 1] */
+    int nftab, capftab;
+    unsigned nopen;                  /* opens so far, for unique lock-file names */
+} io_runtime_t;
+
+io_runtime_t *io_rt(void);
+void io_fini(void);
+int io_register_datarep(const char *name, MPI_Datarep_conversion_function *rd,
+                        MPI_Datarep_conversion_function *wr, MPI_Datarep_extent_function *ext,
+                        void *extra);
+/* CORE_EDATAREP unless name is a representation views can use. */
+int io_datarep_check(const char *name, MPI_Datarep_extent_function **ext, void **extra);
+MPI_Fint io_c2f(MPI_File fh);
+MPI_File io_f2c(MPI_Fint i);
+void io_forget(MPI_File fh);
+
+#endif
