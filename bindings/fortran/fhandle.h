@@ -14,8 +14,8 @@
 #define FH_DYN 1024   /* the first integer of an object allocated from a pool */
 
 /* X(C type, conversion name, pool or NULL, table, number predefined).
- * Windows, files and sessions have no pool yet: their objects get numbers from a registry
- * (fh_registry below) until they have one; then give their pool here. */
+ * Sessions have no pool yet: their objects would get numbers from a registry (fh_registry
+ * below) until they have one; then give their pool here. */
 #define FH_KINDS(X)                                                                          \
     X(MPI_Comm, Comm, &core_handles.comm, FH_COMM_TABLE, FH_COMM_NPREDEF)                    \
     X(MPI_Datatype, Type, &core_handles.dt, FH_TYPE_TABLE, FH_TYPE_NPREDEF)                  \
@@ -26,8 +26,8 @@
       FH_ERRHANDLER_NPREDEF)                                                                 \
     X(MPI_Request, Request, &core_handles.req, FH_REQUEST_TABLE, FH_REQUEST_NPREDEF)         \
     X(MPI_Message, Message, &core_handles.msg, FH_MESSAGE_TABLE, FH_MESSAGE_NPREDEF)         \
-    X(MPI_Win, Win, NULL, FH_WIN_TABLE, FH_WIN_NPREDEF)                                      \
-    X(MPI_File, File, NULL, FH_FILE_TABLE, FH_FILE_NPREDEF)                                  \
+    X(MPI_Win, Win, &core_handles.win, FH_WIN_TABLE, FH_WIN_NPREDEF)                                      \
+    X(MPI_File, File, &core_handles.file, FH_FILE_TABLE, FH_FILE_NPREDEF)                                  \
     X(MPI_Session, Session, NULL, FH_SESSION_TABLE, FH_SESSION_NPREDEF)
 
 /* The numbers of objects of a kind without a pool: the position of the object's first c2f in

@@ -443,20 +443,4 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 }
 int MPI_File_call_errhandler(MPI_File fh, int errorcode) API_ALIAS(MPI_File_call_errhandler);
 
-/* ---- Fortran handles: a table of open files (index + 1; 0 is MPI_FILE_NULL) ---- */
-
-MPI_Fint PMPI_File_c2f(MPI_File file)
-{
-    if (file == MPI_FILE_NULL || !core_handle_valid(&core_handles.file, file))
-        return 0;
-    return io_c2f(file);
-}
-MPI_Fint MPI_File_c2f(MPI_File file) API_ALIAS(MPI_File_c2f);
-
-MPI_File PMPI_File_f2c(MPI_Fint file)
-{
-    if (!api_initialized || api_finalized)
-        return MPI_FILE_NULL;
-    return io_f2c(file);
-}
-MPI_File MPI_File_f2c(MPI_Fint file) API_ALIAS(MPI_File_f2c);
+/* MPI_File_c2f/f2c: bindings/fortran (integer handles from the files' handle pool). */
