@@ -77,6 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ring_hi = buf + SLOTS * SLOT;
     rc.fpr = &ring;
     rc.qp = &qp;
+    /* Room for the credits and ring slots a well-behaved peer could return (more is
+     * refused as malformed: vb_credits_take). */
+    rc.credits_max = 1 << 20;
+    rc.fp_n = 1 << 20;
     peer.ep.peer = 1;
     peer.rc = &rc;
     peer.path = VB_PATH_RC;

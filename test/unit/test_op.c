@@ -458,9 +458,11 @@ static void test_fortran(void)
     double _Complex z_in = 1 + 2 * I, z_io = 3 - 1 * I;
     core_op_apply(MPI_PROD, &z_in, &z_io, 1, MPI_DOUBLE_COMPLEX);
     EXPECT(z_io == (1 + 2 * I) * (3 - 1 * I), "PROD DOUBLE_COMPLEX");
+    /* (MPI_CHARACTER shares MPI_CHAR's kind, which takes the arithmetic ops as Open MPI's
+     * and MPICH's do: issue 19's compatibility item.) */
     EXPECT(!core_op_valid(MPI_MINLOC, MPI_REAL) && !core_op_valid(MPI_LAND, MPI_REAL) &&
                !core_op_valid(MPI_BAND, MPI_LOGICAL) && !core_op_valid(MPI_SUM, MPI_LOGICAL) &&
-               !core_op_valid(MPI_MAX, MPI_CHARACTER) && core_op_valid(MPI_LOR, MPI_LOGICAL) &&
+               core_op_valid(MPI_LOR, MPI_LOGICAL) &&
                core_op_valid(MPI_MAXLOC, MPI_2REAL) && core_op_valid(MPI_SUM, MPI_COMPLEX),
            "the ops defined on Fortran's types");
     report("fortran_types", !why[0], "%s", why);

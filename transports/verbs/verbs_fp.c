@@ -210,14 +210,14 @@ static int take(vb_iface_t *s, vb_peer_t *p)
         }
         return 0; /* a sent message comes before it: still in the completion queue */
     }
-    /* The ring moves on before the handler runs: it may send, and it may progress. */
-    rc->rx_seq++;
-    r->head = r->head + 1 == r->n ? 0 : r->head + 1;
     if (vb_rc_take_credits(rc, h.credits, h.fcredits)) {
         vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "RDMA-write ring slot",
                           "more credits returned than messages sent");
         return 0;
     }
+    /* The ring moves on before the handler runs: it may send, and it may progress. */
+    rc->rx_seq++;
+    r->head = r->head + 1 == r->n ? 0 : r->head + 1;
     int hrc = vb_dispatch(s, p, h.id, slot + sizeof(h), h.hdr_len, slot + sizeof(h) + h.hdr_len,
                           h.len - h.hdr_len);
     memset(slot, 0, sizeof(h) + h.len + 1);
