@@ -50,4 +50,24 @@ int coll_inter_alltoall(const void *sbuf, int scount, const int *scounts, const 
                         const int *rcounts, const int *rdispls, const MPI_Datatype *rdts,
                         MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req);
 
+/* A schedule on comm for collective id; a nonblocking one (req) keeps its types and op
+ * alive until it ends. */
+static inline coll_sched_t *coll_inter_create(MPI_Comm comm, int id, MPI_Request *req,
+                                              MPI_Datatype dt, MPI_Datatype dt2, MPI_Op op)
+{
+    coll_sched_t *s = coll_sched_create(comm, id);
+    if (s && req) {
+        coll_sched_hold_dt(s, dt);
+        coll_sched_hold_dt(s, dt2);
+        coll_sched_hold_op(s, op);
+    }
+    return s;
+}
+
+/* Runs s to its end (blocking) or starts it as *req (nonblocking). */
+static inline int coll_inter_go(coll_sched_t *s, MPI_Request *req)
+{
+    return req ? coll_sched_start(s, req) : coll_sched_run(s);
+}
+
 #endif

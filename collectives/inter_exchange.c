@@ -15,22 +15,6 @@
 #include "collectives/coll_impl.h"
 #include "collectives/inter.h"
 
-static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatype dt,
-                            MPI_Datatype dt2, MPI_Op op)
-{
-    coll_sched_t *s = coll_sched_create(comm, id);
-    if (s && req) {
-        coll_sched_hold_dt(s, dt);
-        coll_sched_hold_dt(s, dt2);
-        coll_sched_hold_op(s, op);
-    }
-    return s;
-}
-
-static int go(coll_sched_t *s, MPI_Request *req)
-{
-    return req ? coll_sched_start(s, req) : coll_sched_run(s);
-}
 
 static coll_grp_t local_grp(MPI_Comm comm)
 {
@@ -52,7 +36,7 @@ static void leaders_swap(coll_sched_t *s, MPI_Comm comm, const void *send, size_
 
 int coll_inter_barrier(MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL, NULL);
+    coll_sched_t *s = coll_inter_create(comm, COLL_BARRIER, req, NULL, NULL, NULL);
     if (!s)
         return CORE_ENOMEM;
     int *token = coll_sched_alloc(s, 2 * sizeof(int));
@@ -65,13 +49,13 @@ int coll_inter_barrier(MPI_Comm comm, MPI_Request *req)
         coll_build_bcast(s, &g, &token[1], 1, MPI_INT, 0);
     }
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }
 
 int coll_inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                          MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, COLL_ALLREDUCE, req, dt, NULL, op);
+    coll_sched_t *s = coll_inter_create(comm, COLL_ALLREDUCE, req, dt, NULL, op);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = local_grp(comm);
@@ -81,13 +65,13 @@ int coll_inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
     leaders_swap(s, comm, tmp, (size_t)count, dt, rbuf, (size_t)count, dt);
     coll_build_bcast(s, &g, rbuf, count, dt, 0);
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }
 
 int coll_inter_reduce_scatter(const void *sbuf, void *rbuf, int rcount, const int *rcounts,
                               MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, rcounts ? COLL_REDUCE_SCATTER : COLL_REDUCE_SCATTER_BLOCK,
+    coll_sched_t *s = coll_inter_create(comm, rcounts ? COLL_REDUCE_SCATTER : COLL_REDUCE_SCATTER_BLOCK,
                              req, dt, NULL, op);
     if (!s)
         return CORE_ENOMEM;
@@ -113,13 +97,13 @@ int coll_inter_reduce_scatter(const void *sbuf, void *rbuf, int rcount, const in
                          .displs = displs };
     coll_scatter_linear(s, &g, &sl, rbuf, rcounts ? rcounts[comm->rank] : rcount, dt, 0);
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }
 
 int coll_inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                          MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, COLL_ALLGATHER, req, sdt, rdt, NULL);
+    coll_sched_t *s = coll_inter_create(comm, COLL_ALLGATHER, req, sdt, rdt, NULL);
     if (!s)
         return CORE_ENOMEM;
     int rn = core_comm_peer_size(comm);
@@ -131,5 +115,5 @@ int coll_inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *r
     leaders_swap(s, comm, tmp, mine, sdt, rbuf, (size_t)rcount * (size_t)rn, rdt);
     coll_build_bcast(s, &g, rbuf, rcount * rn, rdt, 0);
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }

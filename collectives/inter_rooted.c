@@ -15,27 +15,11 @@
 #include "collectives/coll_impl.h"
 #include "collectives/inter.h"
 
-static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatype dt,
-                            MPI_Datatype dt2, MPI_Op op)
-{
-    coll_sched_t *s = coll_sched_create(comm, id);
-    if (s && req) {
-        coll_sched_hold_dt(s, dt);
-        coll_sched_hold_dt(s, dt2);
-        coll_sched_hold_op(s, op);
-    }
-    return s;
-}
-
-static int go(coll_sched_t *s, MPI_Request *req)
-{
-    return req ? coll_sched_start(s, req) : coll_sched_run(s);
-}
 
 int coll_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                      MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, COLL_BCAST, req, dt, NULL, NULL);
+    coll_sched_t *s = coll_inter_create(comm, COLL_BCAST, req, dt, NULL, NULL);
     if (!s)
         return CORE_ENOMEM;
     if (root == MPI_ROOT) {
@@ -49,13 +33,13 @@ int coll_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
         coll_build_bcast(s, &g, buf, count, dt, 0);
     }
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }
 
 int coll_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, COLL_REDUCE, req, dt, NULL, op);
+    coll_sched_t *s = coll_inter_create(comm, COLL_REDUCE, req, dt, NULL, op);
     if (!s)
         return CORE_ENOMEM;
     if (root == MPI_ROOT) {
@@ -70,14 +54,14 @@ int coll_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
             coll_sched_send(s, tmp, (size_t)count, dt, root);
     }
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }
 
 int coll_inter_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                       const int *rcounts, const int *displs, MPI_Datatype rdt, int root,
                       MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, rcounts ? COLL_GATHERV : COLL_GATHER, req, sdt, rdt, NULL);
+    coll_sched_t *s = coll_inter_create(comm, rcounts ? COLL_GATHERV : COLL_GATHER, req, sdt, rdt, NULL);
     if (!s)
         return CORE_ENOMEM;
     if (root == MPI_ROOT) {
@@ -91,14 +75,14 @@ int coll_inter_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
         coll_sched_send(s, sbuf, (size_t)scount, sdt, root);
     }
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }
 
 int coll_inter_scatter(const void *sbuf, int scount, const int *scounts, const int *displs,
                        MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
                        MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = create(comm, scounts ? COLL_SCATTERV : COLL_SCATTER, req, sdt, rdt, NULL);
+    coll_sched_t *s = coll_inter_create(comm, scounts ? COLL_SCATTERV : COLL_SCATTER, req, sdt, rdt, NULL);
     if (!s)
         return CORE_ENOMEM;
     if (root == MPI_ROOT) {
@@ -112,5 +96,5 @@ int coll_inter_scatter(const void *sbuf, int scount, const int *scounts, const i
         coll_sched_recv(s, rbuf, (size_t)rcount, rdt, root);
     }
     coll_sched_fence(s);
-    return go(s, req);
+    return coll_inter_go(s, req);
 }
