@@ -88,15 +88,14 @@ static int agree(MPI_Comm local, int leader, const bridge_t *b, uint32_t *ctx)
         if (!rc)
             rc = coll_bcast(m, RT_CTX_MASK_WORDS, MPI_UINT32_T, leader, local);
         rt_ctx_unlend();
-        if (rc)
-            return rc;
-        int id = rt_ctx_pick(m);
-        if (id >= 0) {
-            *ctx = (uint32_t)id;
-            return 0;
-        }
-        if (id != -1)
+        int id = rc ? rc : rt_ctx_pick(m);
+        if (id == -1)
+            continue;
+        rt_ctx_caller_done();
+        if (id < 0)
             return id;
+        *ctx = (uint32_t)id;
+        return 0;
     }
 }
 

@@ -9,11 +9,19 @@
  * the same machine. Several agreements may be in flight on one rank (idups
  * on different communicators, or a Comm_dup while an idup is pending), and
  * the mask a rank sends must stay valid until the leader's answer arrives:
- * a rank therefore lends its mask to one agreement at a time (the lock); the
- * others send an empty mask, get "none free" back and try again. An
- * agreement that fails while an older one (lower parent context, then lower
- * sequence) waits on this rank hands the lock over, so two ranks that locked
- * different agreements first do not retry forever.
+ * a rank therefore lends its mask to one agreement per round (the lock); the
+ * others send an empty mask, get "none free" back and try again.
+ *
+ * Which agreement a rank lends to is chosen afresh at each round, by a
+ * priority every member computes alike, so that members converge on the same
+ * one: an intercommunicator agreement run by the caller first (rt_ctx_lend),
+ * then blocking calls (a rank is in at most one, and every member of it is
+ * there too), then the lowest key (parent context, then sequence: the order in
+ * which the members started them). Nonblocking agreements can still wait on
+ * each other across communicators (a member may wait for one before it starts
+ * another that this rank ranks first), so an agreement that keeps failing
+ * while it holds the lock goes to the back of this rank's order, after a dwell
+ * that doubles each time (members that rotate out of phase meet again).
  *
  * Messages travel on the parent's collective context with negative tags,
  * which collective algorithms never use: comm-wide agreements are numbered
@@ -49,6 +57,9 @@ struct rt_ctx_op {
     int nmembers, me;
     int tag;
     uint64_t key;             /* priority: lower goes first (parent ctx, then seq) */
+    int blocking;             /* a blocking call waits on it: before nonblocking ones */
+    unsigned epoch;           /* rotations to the back of the order (see the top) */
+    unsigned fails, dwell;    /* failed rounds holding the lock; how many before rotating */
     int in_round, locked;
     int answering;            /* leader: the answer is on its way to the members */
     uint32_t mask[MSGWORDS];  /* what this rank sent (the leader: the AND so far) */
@@ -81,13 +92,48 @@ static int lowest_free(const uint32_t *mask)
     return -1;
 }
 
-static int older_waiting(const ctx_op_t *op)
+/* 1 when a goes before b in this rank's lending order (see the top). */
+static int goes_before(const ctx_op_t *a, const ctx_op_t *b)
+{
+    if (a->epoch != b->epoch)
+        return a->epoch < b->epoch;
+    if (a->blocking != b->blocking)
+        return a->blocking;
+    return a->key < b->key;
+}
+
+/* 1 when no other agreement in flight here goes before op. */
+static int first_in_order(const ctx_op_t *op)
 {
     rt_runtime_t *rt = rt_get();
     for (const ctx_op_t *o = rt->ctx_ops; o; o = o->next)
-        if (o != op && !o->done && o->key < op->key)
-            return 1;
-    return 0;
+        if (o != op && !o->done && goes_before(o, op))
+            return 0;
+    return 1;
+}
+
+/* A round failed while op held the lock: give the lock back for the next round's
+ * choice, and after dwell such rounds move op behind the others. */
+static void lost_round(ctx_op_t *op)
+{
+    rt_runtime_t *rt = rt_get();
+    rt->ctx_lock = NULL;
+    if (++op->fails < op->dwell)
+        return;
+    unsigned last = op->epoch;
+    int others = 0;
+    for (const ctx_op_t *o = rt->ctx_ops; o; o = o->next)
+        if (o != op && !o->done) {
+            others = 1;
+            if (o->epoch > last)
+                last = o->epoch;
+        }
+    op->fails = 0;
+    if (!others)
+        return;
+    op->epoch = last + 1;
+    if (op->dwell < 4096)
+        op->dwell *= 2;
 }
 
 /* Starts a round: lend our mask if nobody holds it, post the messages. */
@@ -96,7 +142,7 @@ static int round_start(ctx_op_t *op)
     rt_runtime_t *rt = rt_get();
     uint32_t cctx = op->parent->ctx + 1;
     int rc;
-    if (!rt->ctx_lock)
+    if (!rt->ctx_lock && !rt->ctx_caller && first_in_order(op))
         rt->ctx_lock = op;
     op->locked = rt->ctx_lock == op;
     if (op->locked)
@@ -208,8 +254,8 @@ static int op_advance(ctx_op_t *op)
         op_finish(op, CORE_EOTHER);
         return 1;
     }
-    if (op->locked && older_waiting(op))
-        rt->ctx_lock = NULL;   /* the older agreement takes it at its next round */
+    if (op->locked)
+        lost_round(op);
     return 1;
 }
 
@@ -263,6 +309,7 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
     op->me = me;
     op->tag = tag;
     op->key = key;
+    op->dwell = 16;
     op->reqs = malloc(sizeof(MPI_Request) * (size_t)(nmembers + 1));
     if (me == 0 && nmembers > 1)
         op->recvbuf = malloc(sizeof(uint32_t) * MSGWORDS * (size_t)(nmembers - 1));
@@ -310,7 +357,10 @@ int rt_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
 {
     ctx_op_t *op;
     int rc = op_start_comm(comm, &op);
-    return rc ? rc : op_wait(op, "communicator creation", ctx);
+    if (rc)
+        return rc;
+    op->blocking = 1;
+    return op_wait(op, "communicator creation", ctx);
 }
 
 int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
@@ -324,7 +374,10 @@ int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
     uint64_t key = ((uint64_t)parent->ctx << 32) | (1u << 31) | (uint32_t)(tag & 0x7fffffff);
     ctx_op_t *op;
     int rc = op_start(parent, members, group->size, group->my_rank, t, key, &op);
-    return rc ? rc : op_wait(op, "MPI_Comm_create_group", ctx);
+    if (rc)
+        return rc;
+    op->blocking = 1;
+    return op_wait(op, "MPI_Comm_create_group", ctx);
 }
 
 /* ---- agreements run by the caller (intercommunicators) ---------------------------- */
@@ -332,7 +385,10 @@ int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
 void rt_ctx_lend(uint32_t *mask)
 {
     rt_runtime_t *rt = rt_get();
-    int lend = !rt->ctx_lock && !rt->ctx_ops;
+    /* From now until rt_ctx_caller_done, no agreement of the progress engine takes the
+     * lock: once the one holding it finishes its round, the caller's next round gets it. */
+    rt->ctx_caller = 1;
+    int lend = !rt->ctx_lock;
     if (lend) {
         memcpy(mask, core_rt->ctx_free, sizeof(core_rt->ctx_free));
         rt->ctx_lock = CALLER;
@@ -347,6 +403,15 @@ void rt_ctx_unlend(void)
     rt_runtime_t *rt = rt_get();
     if (rt->ctx_lock == CALLER)
         rt->ctx_lock = NULL;
+}
+
+void rt_ctx_caller_done(void)
+{
+    rt_runtime_t *rt = rt_get();
+    rt_ctx_unlend();
+    rt->ctx_caller = 0;
+    if (rt->ctx_ops)
+        core_progress_wake(core_rt, rt->ctx_hook);
 }
 
 int rt_ctx_pick(const uint32_t *mask)

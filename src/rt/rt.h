@@ -27,6 +27,7 @@ typedef struct rt_runtime {
     /* Context-id agreements (ctx.c). */
     struct rt_ctx_op *ctx_ops;     /* in flight on this rank */
     struct rt_ctx_op *ctx_lock;    /* the one our real mask is lent to */
+    int ctx_caller;                /* an agreement run by the caller is under way */
     int ctx_hook;                  /* progress hook: woken while agreements are in flight */
 } rt_runtime_t;
 
@@ -51,13 +52,16 @@ int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
 /* Agreements run by the caller over the two groups of an intercommunicator
  * (src/api/intercomm.c). A mask is RT_CTX_MASK_WORDS words: the free pairs, then 1 when
  * it is this rank's real mask. rt_ctx_lend fills one, lending the real mask (which nothing
- * else may then take an id from) only when no other agreement is in flight here, so
- * nonblocking ones finish first; rt_ctx_unlend ends the loan. rt_ctx_pick, given the AND
- * of every member's mask, reserves and returns the id they all agree on, or -1 to try
- * again (some member could not lend), or CORE_EOTHER when no id is left. */
+ * else may then take an id from) unless an agreement of the progress engine holds it for
+ * its current round (none takes it after that until rt_ctx_caller_done); rt_ctx_unlend
+ * ends one round's loan. rt_ctx_pick, given the AND of every member's mask, reserves and
+ * returns the id they all agree on, or -1 to try again (some member could not lend), or
+ * CORE_EOTHER when no id is left. The caller ends with rt_ctx_caller_done, whatever the
+ * outcome. */
 #define RT_CTX_MASK_WORDS (CORE_CTX_MAX / 64 + 1)
 void rt_ctx_lend(uint32_t *mask);
 void rt_ctx_unlend(void);
+void rt_ctx_caller_done(void);
 int rt_ctx_pick(const uint32_t *mask);
 /* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes and
  * gets attrs (the copies made at the call; discarded if the dup fails). */
