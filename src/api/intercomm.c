@@ -12,10 +12,11 @@
  * the intercommunicator's collective context otherwise).
  *
  * Context ids: both groups use the one id, which must be free at every
- * member of both. Each group ANDs its members' free masks (rt_ctx_lend),
- * the leaders AND the two results, and the leader broadcasts the outcome;
- * a round in which some member could not lend its real mask (another
- * agreement held it) is repeated (rt_ctx_pick).
+ * member of both; the hidden local communicators of the two groups share a
+ * second one (they are disjoint). Both come from one agreement over the two
+ * groups (rt_ctx_alloc_bridged: each group's members send their masks to
+ * their leader, the two leaders swap their groups' ANDs), which
+ * MPI_Comm_idup runs in the progress engine.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "api/intercomm.h"
 #include "collectives/coll.h"
 #include "core/group_ops.h"
+#include "core/log.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -42,6 +44,16 @@ typedef struct bridge {
 static bridge_t bridge_of(MPI_Comm inter)
 {
     return (bridge_t){ inter, 0, BRIDGE_TAG, inter->ctx + 1 };
+}
+
+/* The bridge of a context-id agreement over an existing intercommunicator: both groups
+ * number their agreements on it alike, which gives each its own tag on the collective
+ * context (below BRIDGE_TAG and the collectives' tags) and an order both groups share. */
+static rt_ctx_bridge_t ctx_bridge_of(MPI_Comm inter)
+{
+    uint32_t seq = inter->ctx_seq++;
+    return (rt_ctx_bridge_t){ inter, 0, -(1 << 21) - (int)(seq & 0xfffff), inter->ctx + 1,
+                              ((uint64_t)inter->ctx << 32) | seq };
 }
 
 /* Leader only: sends scount items, receives up to rcount; *got (if not NULL) the count. */
@@ -70,33 +82,6 @@ static int swap(const bridge_t *b, const void *sbuf, int scount, void *rbuf, int
     if (err != MPI_SUCCESS)
         return err == MPI_ERR_TRUNCATE ? CORE_ETRUNC : CORE_EPEER;
     return 0;
-}
-
-/* The two groups agree on a context id (collective over both groups). */
-static int agree(MPI_Comm local, int leader, const bridge_t *b, uint32_t *ctx)
-{
-    uint32_t m[RT_CTX_MASK_WORDS], o[RT_CTX_MASK_WORDS];
-    for (;;) {
-        rt_ctx_lend(m);
-        int rc = coll_allreduce(MPI_IN_PLACE, m, RT_CTX_MASK_WORDS, MPI_UINT32_T, MPI_BAND,
-                                local);
-        if (!rc && local->rank == leader) {
-            rc = swap(b, m, RT_CTX_MASK_WORDS, o, RT_CTX_MASK_WORDS, MPI_UINT32_T, NULL);
-            for (int w = 0; w < RT_CTX_MASK_WORDS; w++)
-                m[w] &= o[w];
-        }
-        if (!rc)
-            rc = coll_bcast(m, RT_CTX_MASK_WORDS, MPI_UINT32_T, leader, local);
-        rt_ctx_unlend();
-        int id = rc ? rc : rt_ctx_pick(m);
-        if (id == -1)
-            continue;
-        rt_ctx_caller_done();
-        if (id < 0)
-            return id;
-        *ctx = (uint32_t)id;
-        return 0;
-    }
 }
 
 /* The remote group's world ranks, given this group's (the same at every member):
@@ -204,13 +189,12 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     MPI_Group remote = MPI_GROUP_EMPTY;
     rc = world_ranks_group(rranks, rn, &remote);
     free(rranks);
-    uint32_t lctx = 0, ctx = 0;
+    uint32_t ids[2] = { 0, 0 };
+    rt_ctx_bridge_t cb = { b.via, b.peer, b.tag, b.ctx, 0 };
     if (!rc)
-        rc = rt_ctx_alloc(local_comm, &lctx);
-    if (!rc && (rc = agree(local_comm, local_leader, &b, &ctx)))
-        core_ctx_free(lctx);
+        rc = rt_ctx_alloc_bridged(local_comm, local_leader, &cb, 2, ids);
     if (!rc)
-        rc = build(group, remote, ctx, lctx, local_comm->errh, newintercomm);
+        rc = build(group, remote, ids[0], ids[1], local_comm->errh, newintercomm);
     group_done(remote);
     if (rc)
         return api_error(local_comm, rc, fn, "%s", core_strerror(rc));
@@ -260,7 +244,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     rc = core_group_create(n, ranks, core_rt->rank, &g);
     free(ranks);
     uint32_t ctx;
-    if (!rc && !(rc = agree(local, 0, &b, &ctx))) {
+    rt_ctx_bridge_t cb = ctx_bridge_of(intercomm);
+    if (!rc && !(rc = rt_ctx_alloc_bridged(local, 0, &cb, 1, &ctx))) {
         if ((rc = core_comm_create(g, ctx, intercomm->errh, newintracomm)))
             core_ctx_free(ctx);
     }
@@ -298,36 +283,52 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) API_ALIAS(MPI_Comm_re
 
 int api_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    bridge_t b = bridge_of(comm);
-    uint32_t ctx, lctx;
-    int rc = agree(comm->local, 0, &b, &ctx);
+    rt_ctx_bridge_t cb = ctx_bridge_of(comm);
+    uint32_t ids[2];
+    int rc = rt_ctx_alloc_bridged(comm->local, 0, &cb, 2, ids);
     if (rc)
         return rc;
-    if ((rc = rt_ctx_alloc(comm->local, &lctx))) {
-        core_ctx_free(ctx);
-        return rc;
-    }
-    return build(comm->group, comm->remote, ctx, lctx, comm->errh, newcomm);
+    return build(comm->group, comm->remote, ids[0], ids[1], comm->errh, newcomm);
 }
 
-/* Blocking underneath: the request is complete when this returns. MPI lets
- * a nonblocking call complete at once; what it rules out (waiting for a
- * rank that calls MPI_Comm_idup only after a message from this one) would
- * hang here, which real codes on intercommunicators have not needed. */
+typedef struct idup {
+    MPI_Comm comm;        /* retained until the agreement ends */
+    core_attr_t *attrs;   /* the copies made at the call */
+    MPI_Comm *newcomm;
+} idup_t;
+
+/* Runs in the progress engine when the agreement ends: builds the new one. */
+static int idup_done(void *arg, int rc, const uint32_t *ids)
+{
+    idup_t *d = arg;
+    if (!rc)
+        rc = build(d->comm->group, d->comm->remote, ids[0], ids[1], d->comm->errh, d->newcomm);
+    if (!rc) {
+        (*d->newcomm)->attrs = d->attrs;
+    } else {
+        core_attr_discard(&d->attrs);
+        core_error("MPI_Comm_idup on %s: %s", core_comm_label(d->comm), core_strerror(rc));
+    }
+    core_comm_release(d->comm);
+    free(d);
+    return rc ? api_class_of(rc) : 0;
+}
+
 int api_intercomm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req)
 {
-    MPI_Request r = core_req_alloc(CORE_REQ_COLL);
-    if (!r)
+    idup_t *d = malloc(sizeof(*d));
+    if (!d)
         return CORE_ENOMEM;
-    int rc = api_intercomm_dup(comm, newcomm);
+    *d = (idup_t){ comm, attrs, newcomm };
+    *newcomm = MPI_COMM_NULL;
+    rt_ctx_bridge_t cb = ctx_bridge_of(comm);
+    int rc = rt_ctx_start_bridged(comm->local, &cb, 2, idup_done, d, req);
     if (rc) {
-        core_req_free(r);
+        free(d);
         return rc;
     }
-    (*newcomm)->attrs = attrs;
-    r->comm = comm;
-    core_req_complete(r);
-    *req = r;
+    comm->refcount++;
+    (*req)->comm = comm;
     return 0;
 }
 
@@ -371,15 +372,12 @@ out:
  * communicators likewise share one. Members left out give theirs back. */
 static int finish_new(MPI_Comm comm, MPI_Group lg, MPI_Group rg, MPI_Comm *newcomm)
 {
-    bridge_t b = bridge_of(comm);
-    uint32_t ctx, lctx;
-    int rc = agree(comm->local, 0, &b, &ctx);
+    rt_ctx_bridge_t cb = ctx_bridge_of(comm);
+    uint32_t ids[2];
+    int rc = rt_ctx_alloc_bridged(comm->local, 0, &cb, 2, ids);
     if (rc)
         return rc;
-    if ((rc = rt_ctx_alloc(comm->local, &lctx))) {
-        core_ctx_free(ctx);
-        return rc;
-    }
+    uint32_t ctx = ids[0], lctx = ids[1];
     if (lg == MPI_GROUP_EMPTY || rg == MPI_GROUP_EMPTY || lg->my_rank == MPI_UNDEFINED) {
         core_ctx_free(ctx);
         core_ctx_free(lctx);
