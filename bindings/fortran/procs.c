@@ -105,11 +105,13 @@ typedef void fg_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierr);
 typedef void fg_free_fn(MPI_Aint *extra, MPI_Fint *ierr);
 typedef void fg_cancel_fn(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierr);
 
+/* extra is the address of the caller's EXTRA_STATE variable, as Open MPI and MPICH have it
+ * (programs rely on free_fn's changes to it being seen by the caller). */
 typedef struct fg_greq {
     fg_query_fn *query;
     fg_free_fn *free;
     fg_cancel_fn *cancel;
-    MPI_Aint extra;
+    MPI_Aint *extra;
 } fg_greq_t;
 
 static int greq_query(void *extra, MPI_Status *st)
@@ -117,7 +119,7 @@ static int greq_query(void *extra, MPI_Status *st)
     fg_greq_t *g = extra;
     MPI_Fint fst[FH_STATUS_SIZE], ierr = MPI_SUCCESS;
     memcpy(fst, st, sizeof(*st));
-    g->query(&g->extra, fst, &ierr);
+    g->query(g->extra, fst, &ierr);
     memcpy(st, fst, sizeof(*st));
     return ierr;
 }
@@ -127,7 +129,7 @@ static int greq_free(void *extra)
 {
     fg_greq_t *g = extra;
     MPI_Fint ierr = MPI_SUCCESS;
-    g->free(&g->extra, &ierr);
+    g->free(g->extra, &ierr);
     free(g);
     return ierr;
 }
@@ -136,7 +138,7 @@ static int greq_cancel(void *extra, int complete)
 {
     fg_greq_t *g = extra;
     MPI_Fint c = complete ? FG_TRUE : FG_FALSE, ierr = MPI_SUCCESS;
-    g->cancel(&g->extra, &c, &ierr);
+    g->cancel(g->extra, &c, &ierr);
     return ierr;
 }
 
@@ -147,7 +149,7 @@ static void greq_start(int prof, fg_query_fn *q, fg_free_fn *f, fg_cancel_fn *c,
     fg_greq_t *g = malloc(sizeof(*g));
     int rc = MPI_ERR_NO_MEM;
     if (g) {
-        *g = (fg_greq_t){ q, f, c, *extra };
+        *g = (fg_greq_t){ q, f, c, extra };
         rc = prof ? PMPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r)
                   : MPI_Grequest_start(greq_query, greq_free, greq_cancel, g, &r);
         if (rc == MPI_SUCCESS)

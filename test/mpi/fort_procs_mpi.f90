@@ -97,6 +97,7 @@ contains
         integer(kind=MPI_ADDRESS_KIND) :: extra_state
         integer :: ierror
         gf = gf + 1
+        extra_state = extra_state - 1
         ierror = MPI_SUCCESS
     end subroutine
 
@@ -134,6 +135,8 @@ program fort_procs_mpi
     integer :: req
     integer :: st(MPI_STATUS_SIZE)
     integer(kind=MPI_ADDRESS_KIND) :: val, extra, sz, pos
+    ! changed by the free procedure behind the compiler's back
+    integer(kind=MPI_ADDRESS_KIND), volatile :: gstate
     integer :: wbuf(4), ints(2), back(2), cnt
     integer(kind=1) :: packed(8)
     real(kind=16) :: q
@@ -233,7 +236,8 @@ program fort_procs_mpi
     call MPI_File_close(fh, ierr)
 
     ! a generalized request: cancelled before completion, then completed and waited for
-    call MPI_Grequest_start(gquery, gfree, gcancel, 42_MPI_ADDRESS_KIND, req, ierr)
+    gstate = 42
+    call MPI_Grequest_start(gquery, gfree, gcancel, gstate, req, ierr)
     call MPI_Cancel(req, ierr)
     call check(gc == 1 .and. .not. gc_complete, 'grequest cancel procedure')
     call MPI_Grequest_complete(req, ierr)
@@ -242,6 +246,8 @@ program fort_procs_mpi
     call check(gq == 1 .and. g_extra == 42 .and. cnt == 3, 'grequest query procedure')
     call check(st(MPI_SOURCE) == 7 .and. st(MPI_TAG) == 8, 'grequest status')
     call check(gf == 1 .and. req == MPI_REQUEST_NULL, 'grequest free procedure')
+    ! the procedures get the caller's EXTRA_STATE variable (as in Open MPI and MPICH)
+    call check(gstate == 41, 'grequest extra_state by reference')
 
     ! REAL(16) and COMPLEX(16): MPI_REAL16 and MPI_COMPLEX32 with their reductions
     q = 1.0_16 / 3.0_16 + rank
