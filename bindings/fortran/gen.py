@@ -146,6 +146,7 @@ def abstract_interfaces():
         o.append('        END SUBROUTINE')
     o.append('    END INTERFACE')
     return o
+OFFSET_CONSTS = []   # (name, value) of mpi.h's long long constants (read_header)
 STATUS_SIZE = 6   # MPI_Status in MPI_Fint units (fortran_handles.c asserts it)
 
 
@@ -168,6 +169,11 @@ def read_header(path):
         m = re.match(r'^#define\s+(MPI_[A-Z0-9_]+)\s+\(?(-?\d+)\)?\s*(/\*.*)?$', line)
         if m:
             consts.append((m.group(1), int(m.group(2))))
+            continue
+        # a long long constant (MPI_DISPLACEMENT_CURRENT): INTEGER(KIND=MPI_OFFSET_KIND)
+        m = re.match(r'^#define\s+(MPI_[A-Z0-9_]+)\s+\(?(-?\d+)LL\)?\s*(/\*.*)?$', line)
+        if m:
+            OFFSET_CONSTS.append((m.group(1), int(m.group(2))))
             continue
         m = PROTO.match(line.strip())
         if m:
@@ -657,6 +663,9 @@ def int_consts(consts):
                       ('MPI_ERROR', 3), ('MPI_ADDRESS_KIND', 8), ('MPI_OFFSET_KIND', 8),
                       ('MPI_COUNT_KIND', 8), ('MPI_INTEGER_KIND', 4)]:
         o.append('      INTEGER %s' % name)
+        o.append('      PARAMETER (%s=%d)' % (name, val))
+    for name, val in OFFSET_CONSTS:
+        o.append('      INTEGER(KIND=MPI_OFFSET_KIND) %s' % name)
         o.append('      PARAMETER (%s=%d)' % (name, val))
     o.append('      LOGICAL MPI_SUBARRAYS_SUPPORTED')
     o.append('      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)')
