@@ -81,3 +81,19 @@ benchsrc_DATA += benchmarks/coll_util.c benchmarks/coll_util.h benchmarks/coll_b
 	benchmarks/coll_bcast.c benchmarks/coll_reduce.c benchmarks/coll_allreduce.c \
 	benchmarks/coll_gather.c benchmarks/coll_scatter.c benchmarks/coll_allgather.c \
 	benchmarks/coll_alltoall.c
+
+# The 8-byte ping-pong written in Fortran (use mpi_f08 and include 'mpif.h'): the cost of the
+# Fortran bindings beside rdmpi_latency's C figure (README, Fortran).
+if HAVE_FC
+bin_PROGRAMS += rdmpi_latency_f08 rdmpi_latency_f77
+rdmpi_latency_f08_SOURCES = benchmarks/latency_f08.f90
+rdmpi_latency_f08_FCFLAGS = $(FCFLAGS) -Ibindings/fortran
+rdmpi_latency_f08_LDADD = librdmpi.la
+rdmpi_latency_f77_SOURCES = benchmarks/latency_f77.f90
+rdmpi_latency_f77_FCFLAGS = $(FCFLAGS) -Ibindings/fortran
+rdmpi_latency_f77_LDADD = librdmpi.la
+# the module and mpif.h are generated and compiled first
+benchmarks/rdmpi_latency_f08-latency_f08.$(OBJEXT): bindings/fortran/mpi_f08.mod
+benchmarks/rdmpi_latency_f77-latency_f77.$(OBJEXT): bindings/fortran/mpif.h
+benchsrc_DATA += benchmarks/latency_f08.f90 benchmarks/latency_f77.f90
+endif

@@ -298,7 +298,8 @@ RDMPI_DT(double_complex) RDMPI_DT(logical) RDMPI_DT(character) RDMPI_DT(integer1
 RDMPI_DT(integer2) RDMPI_DT(integer4) RDMPI_DT(integer8) RDMPI_DT(real4) RDMPI_DT(real8)
 RDMPI_DT(complex8) RDMPI_DT(complex16) RDMPI_DT(2integer) RDMPI_DT(2real)
 RDMPI_DT(2double_precision) RDMPI_DT(cxx_bool) RDMPI_DT(cxx_float_complex)
-RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex)
+RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex) RDMPI_DT(real16)
+RDMPI_DT(complex32)
 #undef RDMPI_DT
 
 #define MPI_CHAR (&rdmpi_dt_char)
@@ -364,6 +365,9 @@ RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex)
 #define MPI_CXX_FLOAT_COMPLEX (&rdmpi_dt_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX (&rdmpi_dt_cxx_double_complex)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX (&rdmpi_dt_cxx_long_double_complex)
+/* Fortran's REAL(16) and COMPLEX(16) (gfortran: IEEE binary128, C's __float128). */
+#define MPI_REAL16 (&rdmpi_dt_real16)
+#define MPI_COMPLEX32 (&rdmpi_dt_complex32)
 
 /* Predefined reduction operations. */
 extern RDMPI_API struct rdmpi_op rdmpi_op_max, rdmpi_op_min, rdmpi_op_sum, rdmpi_op_prod, rdmpi_op_land, rdmpi_op_band, rdmpi_op_lor, rdmpi_op_bor, rdmpi_op_lxor, rdmpi_op_bxor, rdmpi_op_minloc, rdmpi_op_maxloc, rdmpi_op_replace, rdmpi_op_no_op;

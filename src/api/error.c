@@ -83,6 +83,10 @@ static int raise_error(MPI_Comm comm, int cls, const char *fn, const char *msg)
         eh = target->errh;
     if (eh->kind == CORE_ERRH_RETURN)
         return cls;
+    if (eh->kind == CORE_ERRH_USER && eh->call) {
+        eh->call((void (*)(void))eh->fn, CORE_ERRH_COMM, &target, &cls);
+        return cls;
+    }
     if (eh->kind == CORE_ERRH_USER) {
         eh->fn(&target, &cls, fn, msg);
         return cls;

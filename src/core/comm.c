@@ -32,8 +32,14 @@ int core_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *out
     e->refcount = 1;
     e->kind = CORE_ERRH_USER;
     e->fn = fn;
+    e->call = NULL;
     *out = e;
     return 0;
+}
+
+void core_errhandler_set_call(MPI_Errhandler e, core_errh_call_fn *call)
+{
+    e->call = call;
 }
 
 void core_errhandler_retain(MPI_Errhandler e)
