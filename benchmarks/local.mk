@@ -81,3 +81,8 @@ benchsrc_DATA += benchmarks/coll_util.c benchmarks/coll_util.h benchmarks/coll_b
 	benchmarks/coll_bcast.c benchmarks/coll_reduce.c benchmarks/coll_allreduce.c \
 	benchmarks/coll_gather.c benchmarks/coll_scatter.c benchmarks/coll_allgather.c \
 	benchmarks/coll_alltoall.c
+
+# Inter-collectives against the intracommunicator collective of the same total size.
+bin_PROGRAMS += rdmpi_inter_coll
+rdmpi_inter_coll_SOURCES = benchmarks/inter_coll.c
+rdmpi_inter_coll_LDADD = librdmpi.la
