@@ -2,8 +2,9 @@
  * Inter-collectives against the intracommunicator collective of the same total size: the job's
  * ranks are split into two halves (even and odd world ranks), joined by an intercommunicator;
  * for each size, Bcast, Allreduce and Alltoall run on MPI_COMM_WORLD and on the
- * intercommunicator, and the table gives both times (microseconds per call, the average over the
- * ranks of the average over the timed iterations) and their ratio (inter / intra).
+ * intercommunicator, and the table gives both times (microseconds per call: on each rank the
+ * best of 7 loops' averages over the timed iterations, averaged over the ranks) and their ratio
+ * (inter / intra).
  *
  * The same total size: Bcast, `size` bytes from one root to every other rank (inter: from rank
  * 0 of one group to the whole other group, which is every rank that receives); Allreduce,
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 enum { BCAST, ALLREDUCE, ALLTOALL, NOPS };
+#define REPS 7
 static const char *const op_names[NOPS] = { "Bcast", "Allreduce", "Alltoall" };
 
 /* One call of op on comm (inter: this rank's group is `group`, 0 or 1). */
@@ -51,11 +53,18 @@ static double time_op(int op, MPI_Comm comm, int inter, int group, int rank, cha
     int warm = iters / 10 + 2;
     for (int i = 0; i < warm; i++)
         run(op, comm, inter, group, rank, sbuf, rbuf, size);
-    MPI_Barrier(world);
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++)
-        run(op, comm, inter, group, rank, sbuf, rbuf, size);
-    double t = (MPI_Wtime() - t0) / iters * 1e6, sum;
+    /* The best of REPS timed loops: on a shared or oversubscribed machine an average over one
+     * loop measures the scheduler as much as the collective. */
+    double t = 1e300, sum;
+    for (int rep = 0; rep < REPS; rep++) {
+        MPI_Barrier(world);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            run(op, comm, inter, group, rank, sbuf, rbuf, size);
+        double ti = (MPI_Wtime() - t0) / iters * 1e6;
+        if (ti < t)
+            t = ti;
+    }
     MPI_Allreduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, world);
     int np;
     MPI_Comm_size(world, &np);
