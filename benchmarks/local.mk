@@ -97,3 +97,7 @@ benchmarks/rdmpi_latency_f08-latency_f08.$(OBJEXT): bindings/fortran/mpi_f08.mod
 benchmarks/rdmpi_latency_f77-latency_f77.$(OBJEXT): bindings/fortran/mpif.h
 benchsrc_DATA += benchmarks/latency_f08.f90 benchmarks/latency_f77.f90
 endif
+# Inter-collectives against the intracommunicator collective of the same total size.
+bin_PROGRAMS += rdmpi_inter_coll
+rdmpi_inter_coll_SOURCES = benchmarks/inter_coll.c
+rdmpi_inter_coll_LDADD = librdmpi.la

@@ -199,3 +199,14 @@ void tp_layer_fini(tp_layer_t *tp)
     free(tp->eps);
     tp->eps = NULL;
 }
+
+int tp_layer_stats(const tp_layer_t *tp, const char *name, tp_stats_t *out)
+{
+    *out = (tp_stats_t){ 0 };
+    for (int i = 0; i < tp->niface; i++)
+        if (!strcmp(tp->ifaces[i]->name, name)) {
+            *out = tp->ifaces[i]->stats;
+            return 1;
+        }
+    return 0;
+}

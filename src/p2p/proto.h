@@ -103,9 +103,19 @@ typedef struct p2p_state {
     uint64_t *busy_pass;                  /* per world rank: sendq pass it was found busy in */
     uint64_t sendq_pass;
     int hook;                             /* progress hook id: woken when a queue gets work */
+    p2p_counters_t counts;                /* p2p_counters_read */
 } p2p_state_t;
 
 extern p2p_state_t p2p;
+
+/* An unexpected message was queued (push) or taken off its queue. */
+static inline void p2p_count_unexp(int push)
+{
+    if (push && ++p2p.counts.unexp_now > p2p.counts.unexp_max)
+        p2p.counts.unexp_max = p2p.counts.unexp_now;
+    else if (!push)
+        p2p.counts.unexp_now--;
+}
 
 static inline uint64_t p2p_req_id(MPI_Request r) { return r->id; }
 

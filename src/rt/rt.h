@@ -43,6 +43,10 @@ int rt_fini(void);
 /* Registers the settings of every component (core, transports, p2p, collectives, and the
  * variables read outside the library) with reg. */
 int rt_config_register(core_config_t *reg);
+/* After settings of the running library changed (core_config_set on rt->cfg: MPI_T control
+ * variables): makes the components that keep a derived copy of a CORE_CFG_LIVE setting take
+ * it again (the log level, the waiting policy, the collective algorithms). */
+void rt_config_changed(core_runtime_t *rt);
 
 /* Agrees on a free context id among the members of comm (collective over comm). */
 int rt_ctx_alloc(MPI_Comm comm, uint32_t *ctx);

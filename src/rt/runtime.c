@@ -63,6 +63,13 @@ int rt_init(int argc, char **argv, int required, int *provided)
     return 0;
 }
 
+void rt_config_changed(core_runtime_t *rt)
+{
+    core_log_level = rt->settings->log_level;
+    core_wait_policy(rt);
+    coll_config_apply(rt);
+}
+
 int rt_fini(void)
 {
     core_runtime_t *rt = core_rt;
