@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/procs.h"
 #include "core/secret.h"
 
 static pmix_proc_t boot_me;
@@ -221,12 +222,25 @@ int core_boot_init(core_runtime_t *rt)
     rt->appnum = get_uint(&boot_me, PMIX_APPNUM, 0, &v) == 0 ? (int)v : -1;
     rt->universe_size = get_uint(&wild, PMIX_UNIV_SIZE, 0, &v) == 0 && v >= (unsigned long)rt->size
                             ? (int)v : rt->size;
+    rt->uid_base = get_uint(&wild, CORE_UBASE_PMIX, 0, &v) == 0 && v < CORE_UID_MAX / 2
+                       ? (int)v : 0;
     rc = job_key_from_launcher(rt, &wild);
     if (rc == CORE_EINVAL) {
         core_error("the launcher's job key (%s) is malformed", CORE_JOB_KEY_PMIX);
         return CORE_EPEER;
     }
     return rc == 0 ? 0 : job_key_from_rank0(rt);
+}
+
+/* The PMIx name of process idx (core/procs.h): of this job, or of another one once added. */
+static int load_proc(core_runtime_t *rt, int idx, pmix_proc_t *proc)
+{
+    int rank;
+    const char *ns = core_proc_job(rt, idx, &rank);
+    if (!ns)
+        return CORE_ENOTFOUND;
+    PMIX_PROC_LOAD(proc, ns, (pmix_rank_t)rank);
+    return 0;
 }
 
 int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t len, int local_only)
@@ -241,6 +255,18 @@ int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t l
     pmix_status_t prc = PMIx_Put(local_only ? PMIX_LOCAL : PMIX_GLOBAL, key, &pv);
     if (prc != PMIX_SUCCESS) {
         core_error("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(prc));
+        return CORE_EPEER;
+    }
+    return 0;
+}
+
+int core_boot_commit(core_runtime_t *rt)
+{
+    if (rt->singleton)
+        return 0;
+    pmix_status_t prc = PMIx_Commit();
+    if (prc != PMIX_SUCCESS) {
+        core_error("PMIx_Commit failed: %s", PMIx_Error_string(prc));
         return CORE_EPEER;
     }
     return 0;
@@ -273,7 +299,8 @@ int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, siz
     if (rt->singleton)
         return CORE_ENOTFOUND;
     pmix_proc_t proc;
-    PMIX_PROC_LOAD(&proc, boot_me.nspace, (pmix_rank_t)rank);
+    if (load_proc(rt, rank, &proc))
+        return CORE_ENOTFOUND;
     pmix_value_t *pv = NULL;
     pmix_status_t prc = PMIx_Get(&proc, key, NULL, 0, &pv);
     if (prc != PMIX_SUCCESS || !pv)
@@ -305,7 +332,8 @@ int core_boot_hostname(core_runtime_t *rt, int rank, char **out)
         return *out ? 0 : CORE_ENOMEM;
     }
     pmix_proc_t proc;
-    PMIX_PROC_LOAD(&proc, boot_me.nspace, (pmix_rank_t)rank);
+    if (load_proc(rt, rank, &proc))
+        return CORE_ENOTFOUND;
     return get_string(&proc, PMIX_HOSTNAME, 0, out);
 }
 
