@@ -279,22 +279,25 @@ static int resolve_apps(struct launch_job *job, char *why, size_t len)
 {
     for (int a = 0; a < job->napps; a++) {
         struct launch_app *app = &job->apps[a];
-        char cmd[PATH_MAX], path[PATH_MAX];
-        snprintf(cmd, sizeof(cmd), "%s", app->prog);
-        /* A relative command is found from the working directory it will run in. */
-        if (app->cwd[0] && cmd[0] != '/' && strchr(cmd, '/') &&
-            snprintf(cmd, sizeof(cmd), "%s/%s", app->cwd, app->prog) >= (int)sizeof(cmd)) {
-            snprintf(why, len, "cannot spawn '%.200s': path too long", app->prog);
-            return -ENOENT;
-        }
-        if (launch_spawn_resolve(cmd, path, sizeof(path))) {
+        char path[PATH_MAX], here[PATH_MAX];
+        if (launch_spawn_resolve(app->prog, path, sizeof(path))) {
             snprintf(why, len, "cannot spawn '%.200s': not found or not executable", app->prog);
             return -ENOENT;
         }
-        snprintf(app->prog, sizeof(app->prog), "%s", path);
+        /* Found from rdmpirun's directory (the job's); made absolute, since the rank may
+         * run in another one ("wdir"). */
+        if (path[0] != '/' && getcwd(here, sizeof(here))) {
+            if (snprintf(app->prog, sizeof(app->prog), "%s/%s", here, path) >=
+                (int)sizeof(app->prog)) {
+                snprintf(why, len, "cannot spawn '%.200s': path too long", path);
+                return -ENOENT;
+            }
+        } else {
+            memcpy(app->prog, path, sizeof(path));
+        }
         if (app->cwd[0] && access(app->cwd, X_OK)) {
-            snprintf(why, len, "cannot spawn '%.200s': working directory %.200s: %s", path,
-                     app->cwd, strerror(errno));
+            snprintf(why, len, "cannot spawn '%.200s': working directory %.200s: %s",
+                     app->prog, app->cwd, strerror(errno));
             return -ENOENT;
         }
     }

@@ -142,7 +142,8 @@ int tp_layer_open(tp_layer_t *tp)
         const tp_component_t *c = tp_components[i];
         if (!transport_allowed(tp, c->name))
             continue;
-        if (!c->node_local && local_covers) {
+        /* A spawned job talks to its parents at once: what reaches them opens now. */
+        if (!c->node_local && local_covers && !(rt->spawned && c->other_jobs)) {
             core_debug("transport %s not needed: every rank is on this node", c->name);
             continue;
         }

@@ -11,8 +11,11 @@
 #include <unistd.h>
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/progress.h"
 #include "core/procs.h"
 #include "core/secret.h"
+
+#define BOOT_OTHER_WAIT 60 /* seconds a look-up waits for a process of another job */
 
 static pmix_proc_t boot_me;
 static int boot_pmix_up;
@@ -222,6 +225,11 @@ int core_boot_init(core_runtime_t *rt)
     rt->appnum = get_uint(&boot_me, PMIX_APPNUM, 0, &v) == 0 ? (int)v : -1;
     rt->universe_size = get_uint(&wild, PMIX_UNIV_SIZE, 0, &v) == 0 && v >= (unsigned long)rt->size
                             ? (int)v : rt->size;
+    pmix_value_t *pv = NULL;
+    if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &pv) == PMIX_SUCCESS && pv) {
+        rt->spawned = 1;
+        PMIX_VALUE_RELEASE(pv);
+    }
     rt->uid_base = get_uint(&wild, CORE_UBASE_PMIX, 0, &v) == 0 && v < CORE_UID_MAX / 2
                        ? (int)v : 0;
     rc = job_key_from_launcher(rt, &wild);
@@ -302,9 +310,21 @@ int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, siz
     if (load_proc(rt, rank, &proc))
         return CORE_ENOTFOUND;
     pmix_value_t *pv = NULL;
-    pmix_status_t prc = PMIx_Get(&proc, key, NULL, 0, &pv);
-    if (prc != PMIX_SUCCESS || !pv)
+    /* A process of another job may have published its data without this key yet (it opens
+     * the transports for other jobs after its MPI_Init when it connects): look again,
+     * bounded, as PMIx answers at once for a process that committed once. */
+    int other = rank >= rt->size;
+    double until = core_wtime() + BOOT_OTHER_WAIT;
+    pmix_status_t prc;
+    while ((prc = PMIx_Get(&proc, key, NULL, 0, &pv)) != PMIX_SUCCESS && other &&
+           core_wtime() < until)
+        usleep(5000);
+    if (prc != PMIX_SUCCESS || !pv) {
+        if (other)
+            core_debug("PMIx_Get(%s.%u, %s): %s", proc.nspace, proc.rank, key,
+                       PMIx_Error_string(prc));
         return CORE_ENOTFOUND;
+    }
     int ret = CORE_EINVAL;
     if (pv->type == PMIX_BYTE_OBJECT) {
         *val = malloc(pv->data.bo.size ? pv->data.bo.size : 1);

@@ -47,6 +47,7 @@ typedef struct core_runtime {
     char hostname[256];
     char nspace[256];          /* the job's name ("singleton" when alone) */
     int singleton;
+    int spawned;               /* started by MPI_Comm_spawn (PMIX_PARENT_ID is set) */
     int oversubscribed;        /* ranks on this node outnumber its cores */
     int appnum;                /* the launcher's application number (PMIX_APPNUM), or -1 */
     int universe_size;         /* PMIX_UNIV_SIZE, else the job's size */

@@ -337,7 +337,7 @@ static int close_step(tp_tcp_iface_t *s)
         if (!e || e->gone)
             continue;
         if (e->conn && !e->bye_sent) {
-            tp_tcp_ctrl_t m = { TP_TCP_BYE, s->rt->rank };
+            tp_tcp_ctrl_t m = { TP_TCP_BYE, core_proc_uid(s->rt, s->rt->rank) };
             struct iovec iov[TP_TCP_FRAME_IOV];
             tp_tcp_frame_hdr_t fh;
             int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
