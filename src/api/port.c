@@ -25,51 +25,13 @@
 #include "api/intercomm.h"
 #include "collectives/coll.h"
 #include "core/bootdyn.h"
+#include "core/portname.h"
 #include "core/procs.h"
 #include "core/progress.h"
 
-#define PORT_PREFIX "rdmpi-port/"
 #define REQ_PREFIX "port:"     /* service name of a connect request: REQ_PREFIX + port */
 #define PORT_TAG 12            /* on the two-process communicator of CORE_CTX_DYN */
 #define CONNECT_WAIT 60.0      /* seconds a connector waits for a busy port */
-
-typedef struct port_id {
-    char nspace[256];
-    int rank, ubase, seq;
-} port_id_t;
-
-/* Parses a non-negative decimal below 2^30 ending at '/' or '\0'; advances *p past it. */
-static int parse_num(const char **p, int *out)
-{
-    long v = 0;
-    const char *s = *p;
-    if (*s < '0' || *s > '9')
-        return CORE_EPORT;
-    while (*s >= '0' && *s <= '9') {
-        v = v * 10 + (*s++ - '0');
-        if (v >= CORE_UID_MAX)
-            return CORE_EPORT;
-    }
-    if (*s != '/' && *s != '\0')
-        return CORE_EPORT;
-    *out = (int)v;
-    *p = *s ? s + 1 : s;
-    return 0;
-}
-
-static int port_parse(const char *name, port_id_t *id)
-{
-    if (!name || strncmp(name, PORT_PREFIX, strlen(PORT_PREFIX)))
-        return CORE_EPORT;
-    const char *p = name + strlen(PORT_PREFIX), *slash = strchr(p, '/');
-    if (!slash || slash == p || (size_t)(slash - p) >= sizeof(id->nspace))
-        return CORE_EPORT;
-    snprintf(id->nspace, sizeof(id->nspace), "%.*s", (int)(slash - p), p);
-    p = slash + 1;
-    if (parse_num(&p, &id->rank) || parse_num(&p, &id->ubase) || parse_num(&p, &id->seq) || *p)
-        return CORE_EPORT;
-    return 0;
-}
 
 /* The process a port or request names, added to the table once the launcher confirms its
  * job's numbering. */
@@ -92,10 +54,11 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     if (core_rt->singleton)
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "a singleton (started without a "
                          "launcher) has no name service to be found through");
-    int n = snprintf(port_name, MPI_MAX_PORT_NAME, PORT_PREFIX "%s/%d/%d/%d", core_rt->nspace,
-                     core_rt->rank, core_rt->uid_base, core_rt->port_seq++);
-    if (n >= MPI_MAX_PORT_NAME)
-        return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "the job name is too long for a port");
+    core_port_t me = { "", core_rt->rank, core_rt->uid_base, core_rt->port_seq++ };
+    snprintf(me.nspace, sizeof(me.nspace), "%s", core_rt->nspace);
+    if (core_port_format(port_name, MPI_MAX_PORT_NAME, &me))
+        return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "job name '%s' cannot be in a port",
+                         core_rt->nspace);
     return MPI_SUCCESS;
 }
 int MPI_Open_port(MPI_Info info, char *port_name) API_ALIAS(MPI_Open_port);
@@ -105,8 +68,8 @@ int PMPI_Close_port(const char *port_name)
 {
     static const char fn[] = "MPI_Close_port";
     API_CHECK(api_check_init(fn));
-    port_id_t id;
-    if (port_parse(port_name, &id) || strcmp(id.nspace, core_rt->nspace) ||
+    core_port_t id;
+    if (core_port_parse(port_name, &id) || strcmp(id.nspace, core_rt->nspace) ||
         id.rank != core_rt->rank || id.seq >= core_rt->port_seq)
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "'%s' is not a port this process "
                          "opened", port_name ? port_name : "(null)");
@@ -123,20 +86,17 @@ static void nap(void)
 /* Accepting root: waits for a request on port, then acknowledges it. */
 static int root_accept(const char *port, MPI_Comm *pair)
 {
-    port_id_t id;
-    if (port_parse(port, &id) || strcmp(id.nspace, core_rt->nspace) || id.rank != core_rt->rank)
+    core_port_t id;
+    if (core_port_parse(port, &id) || strcmp(id.nspace, core_rt->nspace) || id.rank != core_rt->rank)
         return CORE_EPORT;
     char svc[MPI_MAX_PORT_NAME + 16], req[512];
     snprintf(svc, sizeof(svc), REQ_PREFIX "%s", port);
     while (core_boot_lookup(core_rt, svc, req, sizeof(req)) != 0)
         nap();
-    /* "<job> <rank> <first uid>" of the connecting root */
-    char ns[256];
-    int rank, ubase, n = 0;
-    if (sscanf(req, "%255s %d %d%n", ns, &rank, &ubase, &n) != 3 || req[n] || rank < 0 ||
-        ubase < 0)
+    core_port_t from; /* the connecting root */
+    if (core_port_request_parse(req, &from))
         return CORE_EPROTO;
-    int idx = proc_of(ns, rank, ubase);
+    int idx = proc_of(from.nspace, from.rank, from.ubase);
     if (idx < 0)
         return idx;
     int rc = api_dyn_pair(idx, 1, pair), ack = 1;
@@ -149,15 +109,18 @@ static int root_accept(const char *port, MPI_Comm *pair)
  * port), then withdraws it once acknowledged. */
 static int root_connect(const char *port, MPI_Comm *pair)
 {
-    port_id_t id;
-    if (port_parse(port, &id))
+    core_port_t id;
+    if (core_port_parse(port, &id))
         return CORE_EPORT;
     int idx = proc_of(id.nspace, id.rank, id.ubase);
     if (idx < 0)
         return idx;
     char svc[MPI_MAX_PORT_NAME + 16], req[512];
     snprintf(svc, sizeof(svc), REQ_PREFIX "%s", port);
-    snprintf(req, sizeof(req), "%s %d %d", core_rt->nspace, core_rt->rank, core_rt->uid_base);
+    core_port_t me = { "", core_rt->rank, core_rt->uid_base, 0 };
+    snprintf(me.nspace, sizeof(me.nspace), "%s", core_rt->nspace);
+    if (core_port_request_format(req, sizeof(req), &me))
+        return CORE_EPORT;
     double until = core_wtime() + CONNECT_WAIT;
     int rc;
     while ((rc = core_boot_publish(core_rt, svc, req)) == CORE_ESERVICE &&
@@ -239,8 +202,8 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
     API_CHECK(api_check_info(MPI_COMM_WORLD, info, 1, fn));
-    port_id_t id;
-    if (port_parse(port_name, &id))
+    core_port_t id;
+    if (core_port_parse(port_name, &id))
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "'%s' is not a port",
                          port_name ? port_name : "(null)");
     int rc = core_boot_publish(core_rt, service_name, port_name);
