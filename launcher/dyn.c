@@ -188,7 +188,9 @@ pmix_status_t launch_dyn_spawn_upcall(struct launch_job *job, const pmix_proc_t 
     int rc = 0;
 
     if (!d) {
-        fprintf(stderr, "%s: refusing a spawn request: only rdmpirun spawns\n", launch_who);
+        fprintf(stderr, "%s: refusing a spawn request: spawning in a job across nodes is not "
+                "supported yet (rdmpirun spawns for the ranks of its own node only)\n",
+                launch_who);
         return PMIX_ERR_NOT_SUPPORTED;
     }
     if (napps == 0 || napps > DYN_MAX_PROCS)
