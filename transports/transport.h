@@ -143,8 +143,11 @@ typedef struct tp_component {
     int (*open)(struct core_runtime *rt, tp_iface_t **iface_p);
     /* After the fence: peers' published data may be read. */
     int (*ready)(tp_iface_t *iface);
-    /* Whether this transport can reach peer (a world rank). */
+    /* Whether this transport can reach peer (a process index, core/procs.h). */
     int (*reachable)(tp_iface_t *iface, int peer);
+    /* Reaches processes of other jobs (spawned, parents, connected): opened for them
+     * by tp_layer_open_dynamic even where the job's own ranks do not need it. */
+    int other_jobs;
 } tp_component_t;
 
 /* Components in order of preference for a peer: self, shm, verbs, tcp. */
@@ -256,6 +259,10 @@ int tp_layer_init(tp_layer_t *tp, struct core_runtime *rt);
 int tp_layer_open(tp_layer_t *tp);
 /* After the fence. */
 int tp_layer_ready(tp_layer_t *tp);
+/* Before this process talks to processes of other jobs (MPI_Comm_spawn, connect/accept, a
+ * spawned job's MPI_Init): opens the allowed transports that reach them and are not open
+ * yet, and publishes their addresses (core_boot_commit). CORE_EUNSUPPORTED if none can. */
+int tp_layer_open_dynamic(tp_layer_t *tp);
 /* Finalize: every transport finishes with its peers before any is closed (ops.drain). */
 void tp_layer_drain(tp_layer_t *tp);
 void tp_layer_fini(tp_layer_t *tp);

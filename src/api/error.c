@@ -70,6 +70,10 @@ int api_class_of(int code)
     case CORE_EFILEINUSE: return MPI_ERR_FILE_IN_USE;
     case CORE_ENOTSAME: return MPI_ERR_NOT_SAME;
     case CORE_EFILEIO: return MPI_ERR_IO;
+    case CORE_ESPAWN: return MPI_ERR_SPAWN;
+    case CORE_EPORT: return MPI_ERR_PORT;
+    case CORE_ESERVICE: return MPI_ERR_SERVICE;
+    case CORE_ENAME: return MPI_ERR_NAME;
     default: return MPI_ERR_OTHER;
     }
 }

@@ -18,14 +18,17 @@
  * their leader, the two leaders swap their groups' ANDs), which
  * MPI_Comm_idup runs in the progress engine.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api/api.h"
 #include "api/attr.h"
 #include "api/intercomm.h"
 #include "collectives/coll.h"
+#include "core/bootdyn.h"
 #include "core/group_ops.h"
 #include "core/log.h"
+#include "core/procs.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -84,7 +87,7 @@ static int swap(const bridge_t *b, const void *sbuf, int scount, void *rbuf, int
     return 0;
 }
 
-/* The remote group's world ranks, given this group's (the same at every member):
+/* The remote group's uids (core/procs.h), given this group's (the same at every member):
  * leaders swap, then the leader broadcasts. *out is malloc'ed. */
 static int exchange_ranks(MPI_Comm local, int leader, const bridge_t *b, const int *mine, int n,
                           int **out, int *nout)
@@ -151,6 +154,88 @@ static void group_done(MPI_Group g)
         core_group_release(g);
 }
 
+/*
+ * The remote group as processes of this one (core/procs.h). Members are
+ * exchanged as uids, with the remote leader's job (name and first uid): a
+ * member of that job is added to the process table here, any other must be
+ * known already (of this job, or added by an earlier spawn or connect).
+ */
+static int remote_procs(MPI_Comm local, int leader, const bridge_t *b, int *rranks, int rn)
+{
+    struct { int ubase; char nspace[256]; } mine, theirs;
+    int rc = 0, size = 0, ub = 0;
+    memset(&mine, 0, sizeof(mine));
+    memset(&theirs, 0, sizeof(theirs));
+    mine.ubase = core_rt->uid_base;
+    snprintf(mine.nspace, sizeof(mine.nspace), "%s", core_rt->nspace);
+    if (local->rank == leader)
+        rc = swap(b, &mine, (int)sizeof(mine), &theirs, (int)sizeof(theirs), MPI_BYTE, NULL);
+    if (!rc)
+        rc = coll_bcast(&theirs, (int)sizeof(theirs), MPI_BYTE, leader, local);
+    if (rc)
+        return rc;
+    theirs.nspace[sizeof(theirs.nspace) - 1] = '\0';
+    int same = !strcmp(theirs.nspace, core_rt->nspace);
+    if (!same && (rc = core_boot_job(core_rt, theirs.nspace, &size, &ub)) != 0)
+        return rc;
+    if (!same && ub != theirs.ubase)
+        return CORE_EPROTO;
+    for (int i = 0; i < rn; i++) {
+        int uid = rranks[i], idx;
+        if (!same && uid >= ub && uid - ub < size)
+            idx = core_proc_add(core_rt, theirs.nspace, uid - ub, ub);
+        else
+            idx = core_proc_of_uid(core_rt, uid);
+        int r;
+        if (idx >= 0 && !core_proc_job(core_rt, idx, &r))
+            idx = CORE_EPEER; /* a process of a third job never added here */
+        if (idx < 0)
+            return idx;
+        rranks[i] = idx;
+    }
+    return 0;
+}
+
+int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                       int remote_leader, int tag, MPI_Comm *newintercomm, const char **what)
+{
+    bridge_t b = { peer_comm, remote_leader, tag, peer_comm ? peer_comm->ctx : 0 };
+    MPI_Group group = local_comm->group;
+    int *rranks = NULL, rn = 0;
+    int *uids = malloc(sizeof(int) * (size_t)(group->size ? group->size : 1));
+    if (!uids)
+        return CORE_ENOMEM;
+    for (int i = 0; i < group->size; i++)
+        uids[i] = core_proc_uid(core_rt, group->ranks[i]);
+    *what = "exchanging the groups";
+    int rc = exchange_ranks(local_comm, local_leader, &b, uids, group->size, &rranks, &rn);
+    free(uids);
+    if (!rc && (rc = remote_procs(local_comm, local_leader, &b, rranks, rn)) != 0)
+        *what = "finding the remote group's processes";
+    if (rc) {
+        free(rranks);
+        return rc;
+    }
+    for (int i = 0; i < rn; i++)
+        if (core_group_rank_of(group, rranks[i]) != MPI_UNDEFINED) {
+            free(rranks);
+            *what = "the two groups overlap";
+            return CORE_EGROUP;
+        }
+    *what = "agreeing on a context id";
+    MPI_Group remote = MPI_GROUP_EMPTY;
+    rc = world_ranks_group(rranks, rn, &remote);
+    free(rranks);
+    uint32_t ids[2] = { 0, 0 };
+    rt_ctx_bridge_t cb = { b.via, b.peer, b.tag, b.ctx, 0 };
+    if (!rc)
+        rc = rt_ctx_alloc_bridged(local_comm, local_leader, &cb, 2, ids);
+    if (!rc)
+        rc = build(group, remote, ids[0], ids[1], local_comm->errh, newintercomm);
+    group_done(remote);
+    return rc;
+}
+
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
@@ -165,39 +250,20 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return api_error(local_comm, CORE_ERANK, fn, "local leader %d is not a rank of %s",
                          local_leader, core_comm_label(local_comm));
     API_CHECK(api_check_tag(local_comm, tag, 0, fn));
-    bridge_t b = { peer_comm, remote_leader, tag, 0 };
     if (local_comm->rank == local_leader) {
         API_CHECK(api_check_comm(peer_comm, fn));
         if (remote_leader < 0 || remote_leader >= core_comm_peer_size(peer_comm))
             return api_error(local_comm, CORE_ERANK, fn,
                              "remote leader %d is not a rank of the peer communicator %s",
                              remote_leader, core_comm_label(peer_comm));
-        b.ctx = peer_comm->ctx;
+    } else {
+        peer_comm = NULL; /* significant at the leader only */
     }
-    MPI_Group group = local_comm->group;
-    int *rranks = NULL, rn = 0;
-    int rc = exchange_ranks(local_comm, local_leader, &b, group->ranks, group->size, &rranks, &rn);
+    const char *what = "";
+    int rc = api_intercomm_make(local_comm, local_leader, peer_comm, remote_leader, tag,
+                                newintercomm, &what);
     if (rc)
-        return api_error(local_comm, rc, fn, "exchanging the groups failed: %s",
-                         core_strerror(rc));
-    for (int i = 0; i < rn; i++)
-        if (core_group_rank_of(group, rranks[i]) != MPI_UNDEFINED) {
-            free(rranks);
-            return api_error(local_comm, CORE_EGROUP, fn, "the two groups overlap (world rank %d "
-                             "is in both)", rranks[i]);
-        }
-    MPI_Group remote = MPI_GROUP_EMPTY;
-    rc = world_ranks_group(rranks, rn, &remote);
-    free(rranks);
-    uint32_t ids[2] = { 0, 0 };
-    rt_ctx_bridge_t cb = { b.via, b.peer, b.tag, b.ctx, 0 };
-    if (!rc)
-        rc = rt_ctx_alloc_bridged(local_comm, local_leader, &cb, 2, ids);
-    if (!rc)
-        rc = build(group, remote, ids[0], ids[1], local_comm->errh, newintercomm);
-    group_done(remote);
-    if (rc)
-        return api_error(local_comm, rc, fn, "%s", core_strerror(rc));
+        return api_error(local_comm, rc, fn, "%s failed: %s", what, core_strerror(rc));
     return MPI_SUCCESS;
 }
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
@@ -223,7 +289,9 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     API_CHECK(api_check_ptr(intercomm, newintracomm, "newintracomm", fn));
     bridge_t b = bridge_of(intercomm);
     MPI_Comm local = intercomm->local;
-    int mine[2] = { high ? 1 : 0, intercomm->group->ranks[0] }, theirs[2] = { 0, 0 };
+    /* uids: unique across jobs, where world ranks are not (core/procs.h) */
+    int mine[2] = { high ? 1 : 0, core_proc_uid(core_rt, intercomm->group->ranks[0]) };
+    int theirs[2] = { 0, 0 };
     int rc = 0;
     if (local->rank == 0)
         rc = swap(&b, mine, 2, theirs, 2, MPI_INT, NULL);
@@ -422,9 +490,22 @@ int api_intercomm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     int *rranks = NULL, rn = 0;
     bridge_t b = bridge_of(comm);
-    int rc = exchange_ranks(comm->local, 0, &b, group->ranks, group->size, &rranks, &rn);
+    int *uids = malloc(sizeof(int) * (size_t)(group->size ? group->size : 1));
+    if (!uids)
+        return CORE_ENOMEM;
+    for (int i = 0; i < group->size; i++)
+        uids[i] = core_proc_uid(core_rt, group->ranks[i]);
+    int rc = exchange_ranks(comm->local, 0, &b, uids, group->size, &rranks, &rn);
+    free(uids);
     if (rc)
         return rc;
+    for (int i = 0; i < rn && !rc; i++) /* members of comm's remote group: known here */
+        if ((rranks[i] = core_proc_of_uid(core_rt, rranks[i])) < 0)
+            rc = rranks[i];
+    if (rc) {
+        free(rranks);
+        return rc;
+    }
     MPI_Group rg = MPI_GROUP_EMPTY;
     rc = world_ranks_group(rranks, rn, &rg);
     free(rranks);

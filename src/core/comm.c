@@ -118,6 +118,7 @@ int core_comm_init_predefined(core_runtime_t *rt)
     memset(rt->ctx_free, 0xff, sizeof(rt->ctx_free));
     core_ctx_reserve(0);
     core_ctx_reserve(2);
+    core_ctx_reserve(CORE_CTX_DYN);
     return 0;
 }
 

@@ -33,6 +33,9 @@ struct rdmpi_errhandler {
 };
 
 #define CORE_CTX_MAX_P2P CORE_CTX_MAX
+/* Reserved in every process of every job: the two-process communicators on which the
+ * leaders of a spawn or connect/accept meet before any id is agreed (api/dynamic.c). */
+#define CORE_CTX_DYN 4
 
 struct rdmpi_comm {
     int refcount;

@@ -61,7 +61,8 @@ int io_aggregators(MPI_File fh)
     while (n < P) {
         memset(seen, 0, ((size_t)nodes + 1) * sizeof(int));
         for (int r = 0; r < P; r++) {
-            int node = core_rt->node_of ? core_rt->node_of[core_comm_world_rank(fh->comm, r)] : 0;
+            int w = core_comm_world_rank(fh->comm, r); /* another job's process: >= size */
+            int node = core_rt->node_of && w < core_rt->size ? core_rt->node_of[w] : nodes;
             if (node < 0 || node >= nodes)
                 node = nodes;
             if (taken[r] || seen[node])

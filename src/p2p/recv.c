@@ -501,8 +501,10 @@ int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
     p2p.tp = tp;
     if (!(p2p.cfg = core_config_add(&rt->cfg, &p2p_config_group)))
         return CORE_ENOMEM;
-    p2p.queued = calloc((size_t)rt->size, sizeof(int));
-    p2p.busy_pass = calloc((size_t)rt->size, sizeof(uint64_t));
+    /* by process, other jobs' included (core/procs.h); a test's runtime may have no table */
+    int n = rt->proc_cap > rt->size ? rt->proc_cap : rt->size;
+    p2p.queued = calloc((size_t)n, sizeof(int));
+    p2p.busy_pass = calloc((size_t)n, sizeof(uint64_t));
     if (!p2p.queued || !p2p.busy_pass)
         return CORE_ENOMEM;
     tp_am_register(p2p.tp, P2P_AM_EAGER, (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" });

@@ -117,7 +117,7 @@ MPI_Win rma_win_find(rma_state_t *st, uint32_t slot, uint32_t gen, int src, int 
     if (slot >= st->nwins || !st->wins[slot].win || st->wins[slot].gen != gen)
         return NULL;
     MPI_Win w = st->wins[slot].win;
-    if (src < 0 || src >= st->rt->size || w->rank_of_world[src] < 0)
+    if (src < 0 || src >= st->rt->nprocs || w->rank_of_world[src] < 0)
         return NULL;
     *wrank = w->rank_of_world[src];
     return w;

@@ -55,7 +55,7 @@ static int group_ranks(MPI_Win win, MPI_Group group, int **out)
         return CORE_ENOMEM;
     for (int i = 0; i < n; i++) {
         int w = group->ranks[i];
-        r[i] = w >= 0 && w < win->st->rt->size ? win->rank_of_world[w] : -1;
+        r[i] = w >= 0 && w < win->st->rt->nprocs ? win->rank_of_world[w] : -1;
         if (r[i] < 0) {
             free(r);
             return CORE_EGROUP;

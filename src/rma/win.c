@@ -92,13 +92,15 @@ static int win_alloc(MPI_Comm comm, int flavor, MPI_Win *out)
     win->rank = comm->rank;
     win->size = comm->size;
     win->peers = calloc((size_t)win->size, sizeof(rma_peer_t));
-    win->rank_of_world = malloc((size_t)rt->size * sizeof(int));
+    /* by process index, other jobs' processes included (core/procs.h: a merged
+     * intercommunicator of a spawn) */
+    win->rank_of_world = malloc((size_t)rt->proc_cap * sizeof(int));
     win->lockq = malloc((size_t)win->size * sizeof(int));
     if (!win->peers || !win->rank_of_world || !win->lockq) {
         win_release(win);
         return CORE_ENOMEM;
     }
-    for (int i = 0; i < rt->size; i++)
+    for (int i = 0; i < rt->proc_cap; i++)
         win->rank_of_world[i] = -1;
     for (int r = 0; r < win->size; r++)
         win->rank_of_world[core_comm_world_rank(comm, r)] = r;

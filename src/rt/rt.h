@@ -40,6 +40,10 @@ static inline rt_runtime_t *rt_get(void)
 int rt_init(int argc, char **argv, int required, int *provided);
 int rt_fini(void);
 
+/* Before talking to processes of other jobs (spawn, connect/accept, a spawned job's
+ * MPI_Init): opens the transports that reach them (tp_layer_open_dynamic). */
+int rt_dyn_prepare(void);
+
 /* Registers the settings of every component (core, transports, p2p, collectives, and the
  * variables read outside the library) with reg. */
 int rt_config_register(core_config_t *reg);
