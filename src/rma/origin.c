@@ -62,10 +62,17 @@ static int flatten(MPI_Win win, const rma_args_t *a, segs_t *v)
     if (__builtin_mul_overflow(a->tdisp, unit, &start))
         return CORE_ERMA_RANGE;
     MPI_Datatype dt = a->tdt;
-    for (int i = 0; i < a->tcount; i++) {
+    int items = a->tcount;
+    uint64_t item_len = 0;
+    if (dt->nblocks == 1 && dt->extent == (MPI_Aint)dt->size && dt->blocks[0].len == dt->size) {
+        /* one run (count items of a contiguous type): one segment, checked once */
+        item_len = (uint64_t)dt->size * (uint64_t)items;
+        items = items > 0 ? 1 : 0;
+    }
+    for (int i = 0; i < items; i++) {
         for (size_t b = 0; b < dt->nblocks; b++) {
             MPI_Aint d = start + (MPI_Aint)i * dt->extent + dt->blocks[b].off;
-            size_t len = dt->blocks[b].len;
+            size_t len = item_len ? item_len : dt->blocks[b].len;
             if (!dynamic && (d < 0 || (uint64_t)d > p->size || len > p->size - (uint64_t)d))
                 return CORE_ERMA_RANGE;
             if (dynamic && d < 0)
