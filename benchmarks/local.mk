@@ -23,9 +23,18 @@ rdmpi_io_bw_LDADD = librdmpi.la
 bin_SCRIPTS += benchmarks/rdmpi-compare-io
 EXTRA_DIST += benchmarks/rdmpi-compare-io
 
+# One-sided latency (put/get with lock+flush, fence, PSCW; accumulate, fetch-and-op,
+# compare-and-swap) and bandwidth; rdmpi-compare --bench rma_* runs them beside the peers.
+bin_PROGRAMS += rdmpi_rma_lat rdmpi_rma_bw
+rdmpi_rma_lat_SOURCES = benchmarks/rma_lat.c $(bench_common)
+rdmpi_rma_lat_LDADD = librdmpi.la
+rdmpi_rma_bw_SOURCES = benchmarks/rma_bw.c $(bench_common)
+rdmpi_rma_bw_LDADD = librdmpi.la
+
 benchsrcdir = $(pkgdatadir)/benchmarks
 benchsrc_DATA = benchmarks/latency.c benchmarks/bw.c benchmarks/bibw.c benchmarks/mbw_mr.c \
-	benchmarks/bench_util.c benchmarks/bench_util.h benchmarks/io_bw.c
+	benchmarks/bench_util.c benchmarks/bench_util.h benchmarks/io_bw.c benchmarks/rma_lat.c \
+	benchmarks/rma_bw.c
 
 # Collective benchmarks (OSU style): one source per collective, built blocking (rdmpi_<name>)
 # and nonblocking with overlap measurement (rdmpi_i<name>, -DCOLL_BENCH_NONBLOCKING);

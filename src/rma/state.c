@@ -37,6 +37,12 @@ static int rma_hook(void *arg)
         free(q);
         n++;
     }
+    if (st->lock_waiters > 0) {
+        for (uint32_t i = 0; i < st->nwins; i++)
+            if (st->wins[i].win && st->wins[i].win->lockq_len)
+                rma_lock_retry(st->wins[i].win);
+        return n;   /* waiters left or not: polled again until the count drops to 0 */
+    }
     core_progress_rest(core_rt, st->hook);
     return n;
 }
