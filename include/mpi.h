@@ -661,8 +661,6 @@ RDMPI_API int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errh
 RDMPI_API int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 RDMPI_API int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 RDMPI_API int MPI_File_call_errhandler(MPI_File fh, int errorcode);
-RDMPI_API MPI_Fint MPI_File_c2f(MPI_File file);
-RDMPI_API MPI_File MPI_File_f2c(MPI_Fint file);
 
 /* Profiling interface: the same functions under PMPI_ names. */
 RDMPI_API int PMPI_Init(int *argc, char ***argv);
@@ -1158,8 +1156,6 @@ RDMPI_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_err
 RDMPI_API int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 RDMPI_API int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 RDMPI_API int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
-RDMPI_API MPI_Fint PMPI_File_c2f(MPI_File file);
-RDMPI_API MPI_File PMPI_File_f2c(MPI_Fint file);
 
 /* ---- rdmpi extensions (not MPI; test with #ifdef RDMPI) ------------- */
 /* The name of the transport ("self", "shm", "verbs", "tcp") that carries this rank's messages to
