@@ -385,7 +385,7 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
     j->arg = arg;
     j->contig = core_dt_is_contig(dt) || nbytes == 0;
     j->data = j->contig ? buf : malloc((size_t)nbytes);
-    if (!j->data) {
+    if (!j->contig && !j->data) {   /* buf may be NULL for a count of 0 */
         free(j);
         return CORE_ENOMEM;
     }

@@ -188,6 +188,24 @@ static void split(int *out)
     free(in);
 }
 
+/* A rank that moves nothing may pass a NULL buffer (setview_zero of MPICH's suite): it
+ * still takes part, or the others wait for it forever. */
+static void zero_count(void)
+{
+    t_begin("a NULL buffer with count 0 takes part");
+    int v = val(t_rank, 0, 4), w = -1;
+    int none = t_rank % 2 == 1;
+    MPI_Status st;
+    MPI_OK(MPI_File_write_at_all(fh, 0, none ? NULL : &v, none ? 0 : 1, MPI_INT, &st));
+    MPI_Request req;
+    MPI_OK(MPI_File_iread_at_all(fh, 0, none ? NULL : &w, none ? 0 : 1, MPI_INT, &req));
+    MPI_OK(MPI_Wait(&req, &st));
+    int n;
+    MPI_Get_count(&st, MPI_INT, &n);
+    CHECK(n == (none ? 0 : 1), "read %d ints", n);
+    CHECK(none || w == v, "read back %d, want %d", w, v);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -214,6 +232,7 @@ int main(int argc, char **argv)
     iread_all();
     two_outstanding(out);
     split(out);
+    zero_count();
     free(out);
     MPI_OK(MPI_File_close(&fh));
     MPI_OK(MPI_Type_free(&ftype));
