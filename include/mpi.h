@@ -693,8 +693,6 @@ RDMPI_API int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errh
 RDMPI_API int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 RDMPI_API int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 RDMPI_API int MPI_File_call_errhandler(MPI_File fh, int errorcode);
-RDMPI_API MPI_Fint MPI_File_c2f(MPI_File file);
-RDMPI_API MPI_File MPI_File_f2c(MPI_Fint file);
 
 /* Profiling interface: the same functions under PMPI_ names. */
 RDMPI_API int PMPI_Init(int *argc, char ***argv);
@@ -1201,8 +1199,6 @@ RDMPI_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_err
 RDMPI_API int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 RDMPI_API int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 RDMPI_API int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
-RDMPI_API MPI_Fint PMPI_File_c2f(MPI_File file);
-RDMPI_API MPI_File PMPI_File_f2c(MPI_Fint file);
 
 /* ---- The tools interface (MPI_T, chapter 14 of MPI-3.1) ------------------
  * Control variables: every RDMPI_* setting (rdmpi_info lists the same), with
