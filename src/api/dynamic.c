@@ -20,6 +20,7 @@
 #include <string.h>
 #include "api/api.h"
 #include "api/attr.h"
+#include "api/coll_check.h"
 #include "api/dynamic.h"
 #include "api/intercomm.h"
 #include "collectives/coll.h"
@@ -133,9 +134,7 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
     static const char fn[] = "MPI_Comm_spawn";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
-    if (comm->remote)
-        return api_error(comm, CORE_ECOMM, fn, "%s is an intercommunicator",
-                         core_comm_label(comm));
+    API_CHECK(api_coll_intra(comm, fn));
     if (root < 0 || root >= comm->size)
         return api_error(comm, CORE_EROOT, fn, "root %d of %s", root, core_comm_label(comm));
     API_CHECK(api_check_ptr(comm, intercomm, "intercomm", fn));
@@ -159,9 +158,7 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
     static const char fn[] = "MPI_Comm_spawn_multiple";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
-    if (comm->remote)
-        return api_error(comm, CORE_ECOMM, fn, "%s is an intercommunicator",
-                         core_comm_label(comm));
+    API_CHECK(api_coll_intra(comm, fn));
     if (root < 0 || root >= comm->size)
         return api_error(comm, CORE_EROOT, fn, "root %d of %s", root, core_comm_label(comm));
     API_CHECK(api_check_ptr(comm, intercomm, "intercomm", fn));

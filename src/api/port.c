@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "api/api.h"
+#include "api/coll_check.h"
 #include "api/dynamic.h"
 #include "api/intercomm.h"
 #include "collectives/coll.h"
@@ -142,9 +143,7 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
 {
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
-    if (comm->remote)
-        return api_error(comm, CORE_ECOMM, fn, "%s is an intercommunicator",
-                         core_comm_label(comm));
+    API_CHECK(api_coll_intra(comm, fn));
     if (root < 0 || root >= comm->size)
         return api_error(comm, CORE_EROOT, fn, "root %d of %s", root, core_comm_label(comm));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
