@@ -30,6 +30,11 @@ int rma_access_ok(MPI_Win win, int r)
 
 int rma_flush(MPI_Win win, int rank)
 {
+    /* Progress even when nothing is pending: a rank whose targets are all in
+     * place (SHM path) and that spins on flush, as a Compare_and_swap spin
+     * lock does, must still serve the operations other nodes send to it, or
+     * the holder of its lock can never release it. */
+    core_progress();
     if (rank >= 0) {
         rma_wait_zero(&win->peers[rank].pending, "MPI_Win_flush");
     } else {
