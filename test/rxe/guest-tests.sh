@@ -38,23 +38,25 @@ pt() {
 #   (+host lines run in no group: nothing in them goes differently over verbs)
 #   hybrid    the default mode, with self: every line but the algorithm sweeps (+algo, which are
 #             the same point-to-point traffic over any transport and run on the host) at np2
-#             (awake ranks, the RDMA-write rings with one peer) and at its largest count (3-8
-#             ranks on the guest's 2 CPUs: they sleep while they wait)
+#             (awake ranks, the RDMA-write rings with one peer) and at its largest count up
+#             to 4 (3-4 ranks on the guest's 2 CPUs: they sleep while they wait; 8 ranks took
+#             a minute of CI for one collective program and crossed no other path)
 #   ud        datagrams only (segmentation, reliability, copied get/put): each transport line
-#             (neither +algo nor +api) once, at its largest count up to 4 (8 ranks on the
-#             guest's 2 CPUs add minutes and no path hybrid's 8-rank runs do not take)
+#             (neither +algo nor +api, nor +rdma: ud has no RDMA, so every rendezvous protocol
+#             is the same copy; nor +mode: traffic the p2p lines already carry) once, at its
+#             largest count up to 4
 #   rc        connected QPs with the defaults a user gets: RDMPI_WAIT_SLEEP's default (ranks of
 #             3+ on 2 CPUs sleep on the completion channel, and offer no rings), and no self in
 #             the transport list, so every rank's messages to itself take a QP connected to
-#             itself (np2 runs: awake, rings written to itself); each transport line at its largest
-#             count up to 4
+#             itself (np2 runs: awake, rings written to itself); each transport line but the
+#             +mode ones at its largest count up to 4
 #   rc-awake  rc with ranks kept awake (RDMPI_WAIT_SLEEP=0) and self: small messages through
 #             the RDMA-write rings with 3 peers, for the programs that send many of them
 mpi_groups() {
     cat <<'EOG'
-hybrid   hybrid self,verbs 2,max algo,host
-ud       ud     self,verbs max   algo,api,host RDMPI_TEST_MAX_NP=4
-rc       rc     verbs      max   algo,api,host RDMPI_TEST_MAX_NP=4
+hybrid   hybrid self,verbs 2,max algo,host RDMPI_TEST_MAX_NP=4
+ud       ud     self,verbs max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=4
+rc       rc     verbs      max   algo,api,host,mode RDMPI_TEST_MAX_NP=4
 rc-awake rc     self,verbs max   algo,api,host RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
 EOG
 }
@@ -301,14 +303,14 @@ mpi_two_guests() {
     [ -n "$v" ] && info "rxe/2guests/mpi/latency: 8 B: $v us one way (rdmpi over rc, across the guests)"
     # What needs two hosts, ranks alternating between the guests (--map-by node), every byte
     # over verbs in the default (hybrid) mode, each line at the largest of its rank counts:
-    # identities and a ring across hosts, the p2p protocols (eager, RDMA read and write
-    # rendezvous, pipelined) and a very large message over the wire, many messages in flight to
+    # identities and a ring across hosts, eager and the default rendezvous over the wire
+    # (the other protocols differ above the wire and run in one guest), a very large message, many messages in flight to
     # remote peers, and the collectives at 4 ranks (2 per guest: 8 added 80 s and no path). The rest of the list runs in one guest,
     # whose paths are the same but for the wire (RDMPI_RXE_PAIR_TESTS=all runs all of it here).
     # The guests' 4 CPUs share the host's 2 cores: a rank spinning on one guest takes the core
     # the other guest's kernel needs to deliver its packet, so blocked ranks sleep on the
     # completion channel (WAIT_SLEEP).
-    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes p2p_large/np4 p2p_nonblocking coll_basic/auto/np4}
+    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes/np4 p2p_large/np4 p2p_nonblocking coll_basic/auto/np4}
     [ "$sel" = all ] && sel=
     printf '#!/bin/sh\nexec "%s" --host guest1:4,guest2:4 --map-by node "$@"\n' \
         "$RDMPI_PREFIX/bin/rdmpirun" > /tmp/rdmpirun-2guests
