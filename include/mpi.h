@@ -134,6 +134,11 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_COMBINER_F90_COMPLEX 14
 #define MPI_COMBINER_F90_INTEGER 15
 #define MPI_COMBINER_RESIZED 16
+/* MPI-1 combiners of Fortran-only constructors, removed in MPI-3.0: never returned, defined
+ * (as by both Open MPI and MPICH) so that code that tests for them still compiles */
+#define MPI_COMBINER_HVECTOR_INTEGER 17
+#define MPI_COMBINER_HINDEXED_INTEGER 18
+#define MPI_COMBINER_STRUCT_INTEGER 19
 
 /* MPI_Type_create_subarray/darray: array storage order */
 #define MPI_ORDER_C 56

@@ -91,12 +91,24 @@ static int strided(int count, int blocklength, MPI_Aint stride, MPI_Datatype old
     API_CHECK(check_count(blocklength, "blocklength", -1, fn));
     API_CHECK(check_type(old, "oldtype", -1, fn));
     API_CHECK(check_out(newtype, fn));
-    /* Blocks that do not abut stay separate runs (core/datatype.h) */
-    if ((size_t)count > CORE_DT_MAX_RUNS && blocklength > 0 && old->size > 0 &&
-        (stride != (MPI_Aint)blocklength * old->extent || !core_dt_is_contig(old)))
-        return api_error(MPI_COMM_NULL, CORE_ECOUNT, fn,
-                         "%d separate blocks: rdmpi supports datatypes of at most %zu "
-                         "contiguous runs", count, CORE_DT_MAX_RUNS);
+    /* Blocks that do not abut stay separate runs (core/datatype.h); more runs than a type
+     * may list make a tiled type: one block's runs, count times. */
+    size_t per_block = core_dt_is_contig(old) ? 1 : (size_t)blocklength * core_dt_nruns(old), runs;
+    if (blocklength > 0 && old->size > 0 &&
+        (stride != (MPI_Aint)blocklength * old->extent || !core_dt_is_contig(old)) &&
+        (__builtin_mul_overflow((size_t)count, per_block, &runs) || runs > CORE_DT_MAX_RUNS)) {
+        int rc = core_dt_tiled((size_t)count, (size_t)blocklength, stride, old, newtype);
+        if (rc == CORE_ECOUNT)
+            return api_error(MPI_COMM_NULL, CORE_ECOUNT, fn,
+                             "%d separate blocks of a type %s: rdmpi supports datatypes of at "
+                             "most %zu contiguous runs, or more blocks of one element kind",
+                             count, old->basic == CORE_DT_NONE ? "of mixed elements" : "with "
+                             "too many runs", CORE_DT_MAX_RUNS);
+        if (rc != 0)
+            return api_error(MPI_COMM_NULL, rc, fn, "%d blocks of stride %ld overflow", count,
+                             (long)stride);
+        return 0;
+    }
     if (count > 1 && stride == (MPI_Aint)blocklength * old->extent) {
         /* blocks that follow each other: count * blocklength items in a row, one piece */
         core_dt_piece_t *one = pieces_alloc(1);

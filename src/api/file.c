@@ -258,6 +258,9 @@ static int check_view_type(MPI_File fh, MPI_Datatype t, const char *what, const 
         return api_file_error(fh, CORE_ETYPE, fn, "the %s is not a datatype", what);
     if (!(t->flags & CORE_DT_COMMITTED))
         return api_file_error(fh, CORE_ETYPE, fn, "the %s is not committed", what);
+    if (core_dt_ntile(t) > 1) /* views walk the run list, which a tiled type does not have */
+        return api_file_error(fh, CORE_EUNSUPPORTED, fn, "the %s has more than %zu separate "
+                              "blocks: not supported in file views", what, CORE_DT_MAX_RUNS);
     return 0;
 }
 

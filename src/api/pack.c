@@ -50,8 +50,10 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     if (position == NULL)
         return api_error(comm, CORE_EINVAL, fn, "position is NULL");
     MPI_Aint n = packed_bytes(outcount, datatype);
-    if (n > 0 && (!inbuf || !outbuf))
-        return api_error(comm, CORE_EBUFFER, fn, "%s is NULL", inbuf ? "outbuf" : "inbuf");
+    if (n > 0 && !inbuf)
+        return api_error(comm, CORE_EBUFFER, fn, "inbuf is NULL");
+    /* outbuf may be MPI_BOTTOM (NULL) for a type of absolute addresses */
+    API_CHECK(api_check_buf(comm, outbuf, outcount, datatype, fn));
     if (*position < 0 || insize < 0 || n < 0 || n > (MPI_Aint)insize - *position)
         return api_error(comm, CORE_ETRUNC, fn,
                          "%d items of %zu bytes need more than the %d bytes left after "

@@ -109,9 +109,10 @@ RDMPI_API int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_A
     API_CHECK(api_check_ptr(MPI_COMM_NULL, position, "position", fn));
     size_t n;
     API_CHECK(ext_bytes(outcount, datatype, &n, fn));
-    if (n > 0 && (!inbuf || !outbuf))
-        return api_error(MPI_COMM_NULL, CORE_EBUFFER, fn, "%s is NULL",
-                         inbuf ? "outbuf" : "inbuf");
+    if (n > 0 && !inbuf)
+        return api_error(MPI_COMM_NULL, CORE_EBUFFER, fn, "inbuf is NULL");
+    /* outbuf may be MPI_BOTTOM (NULL) for a type of absolute addresses */
+    API_CHECK(api_check_buf(MPI_COMM_NULL, outbuf, outcount, datatype, fn));
     if (*position < 0 || insize < 0 || (MPI_Aint)n > insize - *position)
         return api_error(MPI_COMM_NULL, CORE_ETRUNC, fn,
                          "%zu bytes needed after position %ld of a %ld-byte buffer", n,

@@ -16,6 +16,11 @@ static int op_checks(MPI_Win win, const void *buf, int count, MPI_Datatype dt, i
         return api_win_error(win, CORE_ETYPE, fn, "invalid or uncommitted origin datatype");
     if (!(core_handle_valid(&core_handles.dt, tdt) && (tdt->flags & CORE_DT_COMMITTED)))
         return api_win_error(win, CORE_ETYPE, fn, "invalid or uncommitted target datatype");
+    /* one-sided and file views walk a type's run list: a tiled type (a vector of more
+     * than CORE_DT_MAX_RUNS blocks) moves only through p2p and collectives */
+    if ((dt && core_dt_ntile(dt) > 1) || core_dt_ntile(tdt) > 1)
+        return api_win_error(win, CORE_EUNSUPPORTED, fn, "a datatype of more than %zu separate "
+                             "blocks is not supported in one-sided communication", CORE_DT_MAX_RUNS);
     (void)buf;
     return api_check_win_rank(win, target, 1, fn);
 }
@@ -98,6 +103,9 @@ static int acc(const void *obuf, int ocount, MPI_Datatype odt, void *rbuf, int r
     API_CHECK(op_checks(win, obuf, ocount, fetch && no_op ? NULL : odt, target, tcount, tdt, fn));
     if (fetch && !(core_handle_valid(&core_handles.dt, rdt) && (rdt->flags & CORE_DT_COMMITTED)))
         return api_win_error(win, CORE_ETYPE, fn, "invalid or uncommitted result datatype");
+    if (fetch && core_dt_ntile(rdt) > 1)
+        return api_win_error(win, CORE_EUNSUPPORTED, fn, "a result datatype of more than %zu "
+                             "separate blocks is not supported", CORE_DT_MAX_RUNS);
     if (fetch && rcount < 0)
         return api_win_error(win, CORE_ECOUNT, fn, "negative result count");
     if (!core_handle_valid(&core_handles.op, op))

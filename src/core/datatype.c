@@ -261,7 +261,8 @@ static void dt_free(MPI_Datatype t)
 /* A type is contiguous when its data is one run filling [0, extent) with lb 0. */
 static void dt_set_contig(MPI_Datatype t)
 {
-    int one_run = t->nblocks == 0 || (t->nblocks == 1 && t->blocks[0].off == 0);
+    int one_run = t->nblocks == 0 ||
+                  (t->nblocks == 1 && core_dt_ntile(t) == 1 && t->blocks[0].off == 0);
     if (one_run && t->lb == 0 && (MPI_Aint)t->size == t->extent)
         t->flags |= CORE_DT_CONTIG;
     else
@@ -285,13 +286,16 @@ static void add_runs(core_dt_block_t *out, runs_t *st, size_t count, MPI_Datatyp
 {
     int whole = core_dt_is_contig(old); /* the items touch: count of them are one run */
     size_t nitems = whole ? (count > 0) : count;
-    size_t nruns = whole ? 1 : old->nblocks;
+    size_t nruns = whole ? 1 : core_dt_nruns(old);
     for (size_t i = 0; i < nitems; i++) {
         for (size_t j = 0; j < nruns; j++) {
-            MPI_Aint off = disp + (MPI_Aint)i * old->extent + (whole ? 0 : old->blocks[j].off);
-            size_t len = whole ? count * old->size : old->blocks[j].len;
+            core_dt_block_t b = whole ? (core_dt_block_t){0, count * old->size} : core_dt_run(old, j);
+            MPI_Aint off = disp + (MPI_Aint)i * old->extent + b.off;
+            size_t len = b.len;
             if (len == 0)
                 continue;
+            if (!out && st->n > CORE_DT_MAX_RUNS)
+                return; /* counting: already too many (the caller refuses the type) */
             if (st->n > 0 && off == st->end) {
                 if (out)
                     out[st->n - 1].len += len;
@@ -390,6 +394,40 @@ int core_dt_pieces(size_t n, const core_dt_piece_t *p, int pad, MPI_Datatype *ou
         t->extent += (MPI_Aint)align - t->extent % (MPI_Aint)align;
     dt_set_contig(t);
     core_dt_sig_build(t, n, p);
+    *out = t;
+    return 0;
+}
+
+int core_dt_tiled(size_t count, size_t blocklength, MPI_Aint stride, MPI_Datatype old,
+                  MPI_Datatype *out)
+{
+    if (count == 0 || blocklength == 0 || old->size == 0 || old->basic == CORE_DT_NONE ||
+        core_dt_ntile(old) > 1)
+        return CORE_ECOUNT;
+    MPI_Datatype t;
+    core_dt_piece_t block = {blocklength, 0, old};
+    int rc = core_dt_pieces(1, &block, 0, &t);
+    if (rc != 0)
+        return rc;
+    size_t bytes, nbasic;
+    MPI_Aint span, lo, hi, tlo, thi;
+    if (__builtin_mul_overflow(count, t->size, &bytes) ||
+        __builtin_mul_overflow(count, t->nbasic, &nbasic) ||
+        __builtin_mul_overflow((MPI_Aint)(count - 1), stride, &span)) {
+        core_dt_release(t);
+        return CORE_EINVAL;
+    }
+    repeat_bounds(count, t->lb, t->extent, stride, &lo, &hi);
+    repeat_bounds(count, t->true_lb, t->true_extent, stride, &tlo, &thi);
+    t->size = bytes;
+    t->nbasic = nbasic;
+    t->lb = lo;
+    t->extent = hi - lo;
+    t->true_lb = tlo;
+    t->true_extent = thi - tlo;
+    t->ntile = count;
+    t->tile_stride = stride;
+    dt_set_contig(t);
     *out = t;
     return 0;
 }
@@ -545,11 +583,14 @@ void core_dt_pack(void *dst, const void *buf, size_t count, MPI_Datatype dt)
         return;
     }
     char *d = dst;
+    size_t ntile = core_dt_ntile(dt);
     for (size_t i = 0; i < count; i++) {
         const char *item = (const char *)buf + (MPI_Aint)i * dt->extent;
-        for (size_t j = 0; j < dt->nblocks; j++) {
-            memcpy(d, item + dt->blocks[j].off, dt->blocks[j].len);
-            d += dt->blocks[j].len;
+        for (size_t t = 0; t < ntile; t++, item += dt->tile_stride) {
+            for (size_t j = 0; j < dt->nblocks; j++) {
+                memcpy(d, item + dt->blocks[j].off, dt->blocks[j].len);
+                d += dt->blocks[j].len;
+            }
         }
     }
 }
@@ -566,15 +607,18 @@ void core_dt_unpack(void *buf, size_t count, MPI_Datatype dt, const void *src, s
         return;
     }
     const char *s = src;
+    size_t ntile = core_dt_ntile(dt);
     for (size_t i = 0; i < count; i++) {
         char *item = (char *)buf + (MPI_Aint)i * dt->extent;
-        for (size_t j = 0; j < dt->nblocks; j++) {
-            size_t n = dt->blocks[j].len < len ? dt->blocks[j].len : len;
-            memcpy(item + dt->blocks[j].off, s, n);
-            s += n;
-            len -= n;
-            if (len == 0)
-                return;
+        for (size_t t = 0; t < ntile; t++, item += dt->tile_stride) {
+            for (size_t j = 0; j < dt->nblocks; j++) {
+                size_t n = dt->blocks[j].len < len ? dt->blocks[j].len : len;
+                memcpy(item + dt->blocks[j].off, s, n);
+                s += n;
+                len -= n;
+                if (len == 0)
+                    return;
+            }
         }
     }
 }

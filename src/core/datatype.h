@@ -72,7 +72,12 @@ struct rdmpi_datatype {
     size_t nbasic;            /* predefined elements per item (pair types count 2) */
     size_t align;             /* the strictest alignment of its predefined elements */
     size_t nblocks;
-    core_dt_block_t *blocks;  /* nblocks runs of one item */
+    core_dt_block_t *blocks;  /* nblocks runs of one item (of one tile when tiled) */
+    /* Tiled (ntile > 1): one item is ntile copies of the nblocks runs, tile_stride bytes
+     * apart: a vector of more blocks than CORE_DT_MAX_RUNS keeps one block's runs, not a
+     * run per block. 0 and 1 both mean one tile (predefined types leave it 0). */
+    size_t ntile;
+    MPI_Aint tile_stride;
     core_dt_block_t block0;   /* storage for predefined single-block types */
     core_dt_args_t *args;     /* derived: how it was made (NULL: built internally) */
     core_attr_t *attrs;       /* cached attributes (deleted by MPI_Type_free) */
@@ -86,9 +91,34 @@ static inline int core_dt_is_contig(MPI_Datatype dt)
     return (dt->flags & CORE_DT_CONTIG) != 0;
 }
 
+static inline size_t core_dt_ntile(MPI_Datatype dt)
+{
+    return dt->ntile > 1 ? dt->ntile : 1;
+}
+
+/* The runs of one item, tiles included, and run k of them (0 <= k < core_dt_nruns). */
+static inline size_t core_dt_nruns(MPI_Datatype dt)
+{
+    return dt->nblocks * core_dt_ntile(dt);
+}
+
+static inline core_dt_block_t core_dt_run(MPI_Datatype dt, size_t k)
+{
+    core_dt_block_t b = dt->blocks[k % dt->nblocks];
+    b.off += (MPI_Aint)(k / dt->nblocks) * dt->tile_stride;
+    return b;
+}
+
 /* A type is its list of contiguous runs: at most this many (a larger one
  * is refused with CORE_ECOUNT, its count being the problem, not memory). */
 #define CORE_DT_MAX_RUNS ((size_t)1 << 26)
+
+/* count blocks of blocklength items of old, block i at byte i * stride, as a tiled type
+ * (one block's runs, count tiles): for vectors of more blocks than CORE_DT_MAX_RUNS.
+ * CORE_ECOUNT when old mixes element kinds or is tiled itself, or one block has too
+ * many runs. */
+int core_dt_tiled(size_t count, size_t blocklength, MPI_Aint stride, MPI_Datatype old,
+                  MPI_Datatype *out);
 
 /* Builds the predefined types' tables; called once at init (idempotent). */
 void core_dt_init(void);

@@ -376,11 +376,12 @@ static void copy_items(void *dst, const void *src, size_t count, MPI_Datatype dt
         memcpy(dst, src, count * dt->size);
         return;
     }
+    size_t nruns = core_dt_nruns(dt);
     for (size_t i = 0; i < count; i++) {
         MPI_Aint base = (MPI_Aint)i * dt->extent;
-        for (size_t j = 0; j < dt->nblocks; j++) {
-            MPI_Aint off = base + dt->blocks[j].off;
-            memcpy((char *)dst + off, (const char *)src + off, dt->blocks[j].len);
+        for (size_t k = 0; k < nruns; k++) {
+            core_dt_block_t b = core_dt_run(dt, k);
+            memcpy((char *)dst + base + b.off, (const char *)src + base + b.off, b.len);
         }
     }
 }

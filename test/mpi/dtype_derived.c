@@ -448,9 +448,37 @@ static void test_envelope(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* A struct of absolute addresses packs from and unpacks to MPI_BOTTOM (MPICH's
+ * datatype/struct_unpack_mpi_bottom). */
+static void test_bottom(void)
+{
+    t_begin("pack and unpack at MPI_BOTTOM");
+    int a = 11, b[3] = {21, 22, 23}, pos = 0;
+    double d = 3.5;
+    int len[3] = {1, 3, 1};
+    MPI_Aint disp[3];
+    MPI_Datatype types[3] = {MPI_INT, MPI_INT, MPI_DOUBLE}, t;
+    MPI_Get_address(&a, &disp[0]);
+    MPI_Get_address(b, &disp[1]);
+    MPI_Get_address(&d, &disp[2]);
+    MPI_OK(MPI_Type_create_struct(3, len, disp, types, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    char pk[64];
+    MPI_OK(MPI_Pack(MPI_BOTTOM, 1, t, pk, sizeof(pk), &pos, MPI_COMM_WORLD));
+    CHECK(pos == 4 * (int)sizeof(int) + (int)sizeof(double), "packed %d bytes", pos);
+    a = b[0] = b[1] = b[2] = 0;
+    d = 0;
+    pos = 0;
+    MPI_OK(MPI_Unpack(pk, sizeof(pk), &pos, MPI_BOTTOM, 1, t, MPI_COMM_WORLD));
+    CHECK(a == 11 && b[0] == 21 && b[1] == 22 && b[2] == 23 && d == 3.5,
+          "unpacked %d %d %d %d %g", a, b[0], b[1], b[2], d);
+    MPI_OK(MPI_Type_free(&t));
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
+    test_bottom();
     test_constructors();
     test_struct();
     test_envelope();
