@@ -75,7 +75,8 @@ SENTINELS = [('MPI_BOTTOM', 'rdmpi_bottom', ''), ('MPI_IN_PLACE', 'rdmpi_in_plac
              ('MPI_ERRCODES_IGNORE', 'rdmpi_errcodes_ignore', '(1)'),
              ('MPI_UNWEIGHTED', 'rdmpi_unweighted', '(1)'),
              ('MPI_WEIGHTS_EMPTY', 'rdmpi_weights_empty', '(1)'),
-             ('MPI_ARGV_NULL', 'rdmpi_argv_null', '(1)')]
+             ('MPI_ARGV_NULL', 'rdmpi_argv_null', '(1)'),
+             ('MPI_ARGVS_NULL', 'rdmpi_argvs_null', '(1,1)')]
 # The predefined attribute callbacks as Fortran procedures (callbacks.c)
 # (callbacks.c, procs.c): name -> its mpi_f08 ABSTRACT INTERFACE (None: EXTERNAL, MPI-1's)
 FORTRAN_CALLBACKS = {
@@ -252,6 +253,10 @@ class Param:
             die('%s: parameter %s (void *) needs a fact in facts.txt (choice, attr_get, ...)'
                 % (fn, self.name))
         if t == 'char':
+            # arrays of strings (MPI_Comm_spawn's argv, spawn_multiple's commands and argvs):
+            # the functions are hand-written (spawn.c); these kinds give their interfaces
+            if f in ('str_array', 'argvs') and ((p == 1 and arr) or (p == 2 and arr)):
+                return f
             if p == 1 and not d:
                 return 'str_in' if self.const else 'str_out'
             die('%s: parameter %s (char%s%s) has no Fortran form: add a fact'
@@ -379,6 +384,12 @@ def glue_func(f):
             cparams.append('MPI_Fint *%s' % n)
         if k == 'int_in':
             args.append('(int)*%s' % n)
+        elif k == 'int_ref' and p.kv.get('fstrlen'):
+            # a string length that counts the NUL in C and not in Fortran (Info_get_string's
+            # buflen): 0 stays 0 (nothing written), the length out is the value's
+            pre.append('int %s_f = *%s, %s_c = %s_f > 0 ? %s_f + 1 : 0;' % ((n,) * 5))
+            args.append('&%s_c' % n)
+            post.append('if (rc == MPI_SUCCESS && flag_c) *%s = %s_c - 1;' % (n, n))
         elif k == 'int_ref':
             args.append('(int *)%s' % n)
         elif k == 'int_array':
@@ -438,7 +449,8 @@ def glue_func(f):
         elif k == 'statuses':
             args.append('fg_statuses(%s)' % n)
         elif k == 'str_in':
-            pre.append('char *%s_c = fg_str_in(%s, %s_len);' % (n, n, n))
+            trim = 'fg_str_in_trim' if p.kv.get('trim') == 'both' else 'fg_str_in'
+            pre.append('char *%s_c = %s(%s, %s_len);' % (n, trim, n, n))
             pre.append('if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }' % n)
             args.append('%s_c' % n)
             post.append('free(%s_c);' % n)
@@ -447,7 +459,13 @@ def glue_func(f):
             pre.append('char *%s_c = fg_str_buf(%s_len, %s);' % (n, n, ml))
             pre.append('if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }' % n)
             args.append('%s_c' % n)
-            post.append('if (rc == MPI_SUCCESS) fg_str_out(%s, %s_len, %s_c);' % (n, n, n))
+            # with a flag, the caller's string is left as it was when there is no value
+            cond = ['rc == MPI_SUCCESS']
+            if any(q.name == 'flag' and q.kind == 'logical_out' for q in f.params):
+                cond.append('flag_c')
+            if 'when' in p.kv:
+                cond.append(p.kv['when'])
+            post.append('if (%s) fg_str_out(%s, %s_len, %s_c);' % (' && '.join(cond), n, n, n))
             post.append('free(%s_c);' % n)
         elif k == 'attr_get':
             pre.append('void *%s_c = NULL;' % n)
@@ -560,6 +578,10 @@ def ftype(p, f08):
         return ('TYPE(MPI_Status)', '(*)') if f08 else ('INTEGER', '(MPI_STATUS_SIZE,*)')
     if k in ('str_in', 'str_out'):
         return 'CHARACTER(LEN=*)'
+    if k == 'str_array':
+        return 'CHARACTER(LEN=*)', '(*)'
+    if k == 'argvs':
+        return 'CHARACTER(LEN=*)', '(count,*)'
     if k in ('attr_get', 'attr_set'):
         return 'INTEGER' if p.kv.get('int') else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
     if k == 'baseptr':
@@ -570,7 +592,8 @@ def ftype(p, f08):
 
 
 def intent(p):
-    if p.kind in ('int_in', 'logical_in', 'kint_in', 'handle_in', 'str_in', 'attr_set'):
+    if p.kind in ('int_in', 'logical_in', 'kint_in', 'handle_in', 'str_in', 'attr_set',
+                  'str_array', 'argvs'):
         return ', INTENT(IN)'
     if p.kind in ('str_out', 'attr_get', 'baseptr'):
         return ', INTENT(OUT)'
@@ -695,7 +718,7 @@ def sentinels(f08):
             if 'STATUS' in name:
                 decl = 'TYPE(MPI_Status) :: %s%s' % (name, '(1)' if 'STATUSES' in name else '')
             elif 'ARGV' in name:
-                decl = 'CHARACTER(LEN=1) :: %s(1)' % name
+                decl = 'CHARACTER(LEN=1) :: %s%s' % (name, dims)
             else:
                 decl = 'INTEGER :: %s%s' % (name, dims)
             o += ['    ' + decl, '    COMMON /%s/ %s' % (common, name)]
@@ -722,6 +745,20 @@ def mpif_h(funcs, consts):
     return '\n'.join(fixed(o)) + '\n'
 
 
+def sizeof_interface(f08, ind='        '):
+    """MPI_SIZEOF(X, SIZE, IERROR) of `mpi` and mpi_f08: one BIND(C) specific whose X is
+    TYPE(*), DIMENSION(..), so every intrinsic type and kind, scalar or array of any rank,
+    matches it; the C side reads the element size from X's descriptor (glue_util.c).
+    mpif.h has none (the standard gives MPI_SIZEOF to the modules only)."""
+    return [ind + 'SUBROUTINE MPI_SIZEOF(x, size, ierror) BIND(C, NAME="rdmpi_sizeof")',
+            ind + '    IMPORT',
+            ind + '    IMPLICIT NONE',
+            ind + '    TYPE(*), DIMENSION(..), INTENT(IN) :: x',
+            ind + '    INTEGER, INTENT(OUT) :: size',
+            ind + '    INTEGER%s :: ierror' % (', OPTIONAL, INTENT(OUT)' if f08 else ', INTENT(OUT)'),
+            ind + 'END SUBROUTINE']
+
+
 def mpi_module(funcs, consts):
     o = ['! The `mpi` module: generated by bindings/fortran/gen.py; do not edit.',
          'MODULE mpi', '    IMPLICIT NONE']
@@ -733,6 +770,7 @@ def mpi_module(funcs, consts):
     for f in funcs:
         if not f.ffact:
             o += interface(f, False, '        ')
+    o += sizeof_interface(False)
     o.append('    END INTERFACE')
     o.append('END MODULE mpi')
     return '\n'.join(o) + '\n'
@@ -771,6 +809,7 @@ def f08_module(funcs, consts):
     for f in funcs:
         if not f.ffact:
             o += interface(f, True, '        ')
+    o += sizeof_interface(True)
     o.append('    END INTERFACE')
     o.append('END MODULE mpi_f08')
     return '\n'.join(o) + '\n'

@@ -29,7 +29,7 @@ extern RDMPI_API MPI_Fint FH_SENTINEL_BOTTOM, FH_SENTINEL_IN_PLACE, FH_SENTINEL_
     FH_SENTINEL_UNWEIGHTED[1], FH_SENTINEL_WEIGHTS_EMPTY[1];
 extern RDMPI_API MPI_Fint FH_SENTINEL_STATUS_IGNORE[FH_STATUS_SIZE],
     FH_SENTINEL_STATUSES_IGNORE[FH_STATUS_SIZE];
-extern RDMPI_API char FH_SENTINEL_ARGV_NULL[1];
+extern RDMPI_API char FH_SENTINEL_ARGV_NULL[1], FH_SENTINEL_ARGVS_NULL[1];
 
 /* A choice buffer from mpif.h or `mpi`: MPI_BOTTOM and MPI_IN_PLACE become C's. */
 static inline void *fg_buf(void *p)
@@ -112,6 +112,8 @@ static inline void fg_indices(MPI_Fint *f, int n)
 
 /* A string argument: trailing blanks dropped, NUL added (NULL when out of memory). */
 char *fg_str_in(const char *f, size_t len);
+/* The same without leading blanks either (info keys and values). */
+char *fg_str_in_trim(const char *f, size_t len);
 /* Room for a C string result: at least len + 1 and maxlen + 1 bytes, and MPI_MAX_INFO_VAL + 1. */
 char *fg_str_buf(size_t len, int maxlen);
 /* Copies a C string result into a Fortran string of len characters, blank-padded. */

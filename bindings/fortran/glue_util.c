@@ -29,6 +29,15 @@ char *fg_str_in(const char *f, size_t len)
     return c;
 }
 
+char *fg_str_in_trim(const char *f, size_t len)
+{
+    while (len > 0 && f[0] == ' ') {
+        f++;
+        len--;
+    }
+    return fg_str_in(f, len);
+}
+
 char *fg_str_buf(size_t len, int maxlen)
 {
     size_t n = len + 1;
@@ -90,4 +99,13 @@ int fg_neighbors(MPI_Comm comm, int out)
     if (kind == MPI_DIST_GRAPH && MPI_Dist_graph_neighbors_count(comm, &in, &outd, &w) == MPI_SUCCESS)
         return out ? outd : in;
     return 0;
+}
+
+/* MPI_SIZEOF of the mpi and mpi_f08 modules: x is any intrinsic variable, scalar or array, as a
+ * descriptor (TYPE(*), DIMENSION(..)); its element length is the size in bytes. */
+FG_API void rdmpi_sizeof(CFI_cdesc_t *x, MPI_Fint *size, MPI_Fint *ierr)
+{
+    *size = (MPI_Fint)x->elem_len;
+    if (ierr)
+        *ierr = MPI_SUCCESS;
 }

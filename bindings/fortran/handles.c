@@ -37,7 +37,7 @@ FH_COMMON MPI_Fint FH_SENTINEL_BOTTOM, FH_SENTINEL_IN_PLACE, FH_SENTINEL_ERRCODE
     FH_SENTINEL_UNWEIGHTED[1], FH_SENTINEL_WEIGHTS_EMPTY[1];
 FH_COMMON MPI_Fint FH_SENTINEL_STATUS_IGNORE[FH_STATUS_SIZE],
     FH_SENTINEL_STATUSES_IGNORE[FH_STATUS_SIZE];
-FH_COMMON char FH_SENTINEL_ARGV_NULL[1];
+FH_COMMON char FH_SENTINEL_ARGV_NULL[1], FH_SENTINEL_ARGVS_NULL[1];
 
 const char fh_invalid;
 
@@ -133,15 +133,52 @@ int PMPI_Status_f082c(const MPI_F08_status *f, MPI_Status *c)
 int MPI_Status_f082c(const MPI_F08_status *f, MPI_Status *c) API_ALIAS(MPI_Status_f082c);
 
 /* ---- MPI_Type_create_f90_* ------------------------------------------------------------------
- * The predefined type of the smallest gfortran kind with the range and precision asked for
- * (MPI_UNDEFINED: no requirement). No 16-byte REAL: MPI_ERR_ARG beyond REAL(8). */
-static int f90_type(const char *fn, int ok, MPI_Datatype t, MPI_Datatype *out)
+ * A type of the smallest gfortran kind with the range and precision asked for (MPI_UNDEFINED:
+ * no requirement). MPI wants a handle the caller never frees, which MPI_Type_get_envelope
+ * describes as MPI_COMBINER_F90_INTEGER/REAL/COMPLEX with the (p, r) asked for (MPICH's
+ * createf90 checks both), so each (combiner, p, r) gets one copy of the kind's predefined type,
+ * made on first use and handed out again after (codes call these in loops). The copies are
+ * marked predefined: never freed, never counted, usable in reductions as their kind is.
+ * Process-wide like the registries above. */
+static struct f90_cache {
+    struct f90_type { int comb, p, r; MPI_Datatype t; } *v;
+    size_t n, cap;
+} f90_types;
+
+static int f90_type(const char *fn, int ok, MPI_Datatype base, int comb, int p, int r,
+                    MPI_Datatype *out)
 {
+    API_CHECK(api_check_init(fn));
     if (!out)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "newtype is NULL");
     if (!ok)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn,
                          "no Fortran kind of that precision and range");
+    struct f90_cache *c = &f90_types;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->v[i].comb == comb && c->v[i].p == p && c->v[i].r == r) {
+            *out = c->v[i].t;
+            return MPI_SUCCESS;
+        }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 8;
+        struct f90_type *v = realloc(c->v, cap * sizeof(*v));
+        if (!v)
+            return api_error(MPI_COMM_NULL, CORE_ENOMEM, fn, "out of memory");
+        c->v = v;
+        c->cap = cap;
+    }
+    const int ints[2] = { comb == MPI_COMBINER_F90_INTEGER ? r : p, r };
+    MPI_Datatype t;
+    int rc = core_dt_dup(base, &t);
+    if (rc == 0 && (rc = core_dt_set_args(t, comb, comb == MPI_COMBINER_F90_INTEGER ? 1 : 2,
+                                          ints, 0, NULL, 0, NULL)) != 0)
+        core_dt_release(t);
+    if (rc != 0)
+        return api_error(MPI_COMM_NULL, rc, fn, "cannot make the type");
+    t->kind = base->kind;
+    t->flags |= CORE_DT_PREDEFINED;
+    c->v[c->n++] = (struct f90_type){ comb, p, r, t };
     *out = t;
     return MPI_SUCCESS;
 }
@@ -150,7 +187,8 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     MPI_Datatype t = r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2 : r <= 9 ? MPI_INTEGER4
                                                                               : MPI_INTEGER8;
-    return f90_type("MPI_Type_create_f90_integer", r <= 18, t, newtype);
+    return f90_type("MPI_Type_create_f90_integer", r <= 18, t, MPI_COMBINER_F90_INTEGER, 0, r,
+                    newtype);
 }
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_f90_integer);
 
@@ -173,9 +211,9 @@ static int real_kind(int p, int r)
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     int k = real_kind(p, r);
-    return f90_type("MPI_Type_create_f90_real", k >= 0, k == 0   ? MPI_REAL4
-                    : k == 1 ? MPI_REAL8
-                             : MPI_REAL16, newtype);
+    return f90_type("MPI_Type_create_f90_real", k >= 0,
+                    k == 0 ? MPI_REAL4 : k == 1 ? MPI_REAL8 : MPI_REAL16, MPI_COMBINER_F90_REAL,
+                    p, r, newtype);
 }
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_f90_real);
 
@@ -183,7 +221,8 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     int k = real_kind(p, r);
     return f90_type("MPI_Type_create_f90_complex", k >= 0,
-                    k == 0 ? MPI_COMPLEX8 : k == 1 ? MPI_COMPLEX16 : MPI_COMPLEX32, newtype);
+                    k == 0 ? MPI_COMPLEX8 : k == 1 ? MPI_COMPLEX16 : MPI_COMPLEX32,
+                    MPI_COMBINER_F90_COMPLEX, p, r, newtype);
 }
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     API_ALIAS(MPI_Type_create_f90_complex);

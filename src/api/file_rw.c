@@ -50,8 +50,7 @@ static void set_status(MPI_Status *st, MPI_Offset bytes)
     if (st == MPI_STATUS_IGNORE)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
-    st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
+    st->MPI_TAG = MPI_ANY_TAG; /* MPI_ERROR stays the caller's (core_status_out) */
     st->rdmpi_cancelled = 0;
     st->rdmpi_nbytes = bytes;
 }
@@ -153,6 +152,8 @@ static int split_begin(MPI_File fh, int kind, int write, int where, MPI_Offset o
     int rc = where == ORDERED
                  ? rw(fh, write, 1, where, off, buf, count, dt, &fh->split_status, fn)
                  : coll_start(fh, write, where, off, buf, count, dt, &fh->split_req, fn);
+    if (rc == MPI_SUCCESS && where == ORDERED)
+        fh->split_status.MPI_ERROR = MPI_SUCCESS; /* what split_end reports */
     if (rc == MPI_SUCCESS)
         fh->split = kind;
     return rc;
@@ -176,8 +177,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
         fh->split_status = r->status;
         core_req_free(r);
     }
-    if (st != MPI_STATUS_IGNORE)
-        *st = fh->split_status;
+    core_status_out(st, &fh->split_status);
     int err = fh->split_status.MPI_ERROR;
     if (err != MPI_SUCCESS)
         return api_file_error(fh, CORE_EIO, fn, "%s", fh->last_error);

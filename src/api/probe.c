@@ -22,7 +22,6 @@ static void proc_null_status(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_PROC_NULL;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->rdmpi_cancelled = 0;
     st->rdmpi_nbytes = 0;
 }

@@ -19,13 +19,13 @@
 #include "core/request.h"
 #include "p2p/p2p.h"
 
+/* MPI_ERROR is left alone (core_status_out says why). */
 static void empty_status(MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     st->rdmpi_cancelled = 0;
     st->rdmpi_nbytes = 0;
 }
@@ -131,18 +131,24 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) API_ALIAS(MPI_Test
 /* Finishes every completed request of the array into statuses; 1 if any failed. */
 static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], MPI_Request *failed)
 {
-    int any = 0;
+    int any = 0, first = -1;
     for (int i = 0; i < n; i++) {
         MPI_Request r = reqs[i];
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
         int err = finish(&reqs[i], st);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = err;
         if (err != MPI_SUCCESS && !any) {
             any = 1;
+            first = i;
             *failed = r;
         }
+        /* Until something fails the codes are all MPI_SUCCESS; from then on they go
+         * straight into the statuses (the earlier ones are set below). */
+        if (any && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
     }
+    if (any && sts != MPI_STATUSES_IGNORE)
+        for (int i = 0; i < first; i++)
+            sts[i].MPI_ERROR = MPI_SUCCESS;
     return any;
 }
 
@@ -252,7 +258,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[],
                         const char *fn)
 {
-    int active = 0, k = 0, failed = 0;
+    int active = 0, k = 0, failed = 0, first = 0;
     MPI_Request bad = NULL;
     for (int i = 0; i < n; i++) {
         if (is_inert(reqs[i]))
@@ -263,18 +269,22 @@ static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI
         MPI_Request r = reqs[i];
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
         int err = finish(&reqs[i], st);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = err;
         if (err && !failed) {
             failed = 1;
             bad = r;
+            first = k;
         }
+        if (failed && st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = err;
         idx[k++] = i;
     }
     *outcount = active ? k : MPI_UNDEFINED;
-    if (failed)
-        return api_error(bad->comm, CORE_EINSTATUS, fn, "at least one operation failed");
-    return MPI_SUCCESS;
+    if (!failed)
+        return MPI_SUCCESS;
+    if (sts != MPI_STATUSES_IGNORE) /* the statuses before the first failure: see finish_all */
+        for (int j = 0; j < first; j++)
+            sts[j].MPI_ERROR = MPI_SUCCESS;
+    return api_error(bad->comm, CORE_EINSTATUS, fn, "at least one operation failed");
 }
 
 static int check_some(int n, MPI_Request reqs[], int *outcount, int idx[], const char *fn)

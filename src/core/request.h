@@ -153,11 +153,23 @@ static inline void core_req_renew(MPI_Request req)
     req->id += 2 * CORE_REQ_GEN_ONE;
 }
 
-/* Copies req's status to st unless st is MPI_STATUS_IGNORE. */
+/* Copies a status to the caller's, all but MPI_ERROR: MPI sets that field only in the
+ * statuses of the multiple-completion calls, and only when they return
+ * MPI_ERR_IN_STATUS; every other call leaves the caller's value as it was (MPICH's
+ * mprobef checks it). */
+static inline void core_status_out(MPI_Status *st, const MPI_Status *from)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    int err = st->MPI_ERROR;
+    *st = *from;
+    st->MPI_ERROR = err;
+}
+
+/* Copies req's status to st (not its MPI_ERROR) unless st is MPI_STATUS_IGNORE. */
 static inline void core_req_status(MPI_Request req, MPI_Status *st)
 {
-    if (st != MPI_STATUS_IGNORE)
-        *st = req->status;
+    core_status_out(st, &req->status);
 }
 
 #endif

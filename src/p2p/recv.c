@@ -440,8 +440,7 @@ int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Sta
     check_unexp(comm, u, msg != NULL);
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = u->src;
-        st->MPI_TAG = u->tag;
-        st->MPI_ERROR = MPI_SUCCESS;
+        st->MPI_TAG = u->tag; /* MPI_ERROR stays the caller's (core_status_out) */
         st->rdmpi_cancelled = 0;
         st->rdmpi_nbytes = (long long)u->len;
     }
