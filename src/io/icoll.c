@@ -122,13 +122,15 @@ static int start_data(io_job_t *j)
         (rc = io_tp_grow(&t->rbuf, &t->rbcap, rtot ? rtot : 1)))
         return rc;
     j->state = ST_DATA;
+    t->direct = io_tp_direct(t);
+    char *sb = t->direct ? t->data : t->sbuf;
     if (t->write) {
         char *o = t->sbuf;
-        for (size_t s = 0; s < t->nsseg; s++) {
+        for (size_t s = 0; s < t->nsseg && !t->direct; s++) {
             memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
             o += t->sseg[s].len;
         }
-        if (PMPI_Ialltoallv(t->sbuf, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
+        if (PMPI_Ialltoallv(sb, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
                             fh->comm, &j->sub) != MPI_SUCCESS)
             return CORE_EINTERN;
         return 0;
@@ -141,7 +143,7 @@ static int start_data(io_job_t *j)
     rc = io_tp_agg_read(t, nr, t->rbuf);
     if (rc && !j->first)
         j->first = rc;
-    if (PMPI_Ialltoallv(t->rbuf, t->rbc, t->rbd, MPI_BYTE, t->sbuf, t->sbc, t->sbd, MPI_BYTE,
+    if (PMPI_Ialltoallv(t->rbuf, t->rbc, t->rbd, MPI_BYTE, sb, t->sbc, t->sbd, MPI_BYTE,
                         fh->comm, &j->sub) != MPI_SUCCESS)
         return CORE_EINTERN;
     return 0;
@@ -157,7 +159,7 @@ static int end_round(io_job_t *j)
         for (int q = 0; q < j->fh->size; q++)
             nr += (size_t)t->rcnt[q] / sizeof(seg_t);
         rc = io_tp_agg_write(t, nr);
-    } else {
+    } else if (!t->direct) {
         const char *in = t->sbuf;
         for (size_t s = 0; s < t->nsseg; s++) {
             memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);

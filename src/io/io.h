@@ -150,6 +150,11 @@ void io_drain(MPI_File fh);
 /* POSIX access to file runs (posix.c). data is the access's contiguous data. */
 int io_pwrite_all(MPI_File fh, const void *data, size_t len, MPI_Offset off);
 int io_pread_all(MPI_File fh, void *data, size_t len, MPI_Offset off, size_t *got);
+/* The same from/into a vector of buffers covering consecutive file bytes from off: any
+ * number of entries (IOV_MAX at a time); iov is modified. */
+struct iovec;
+int io_pwritev_all(MPI_File fh, struct iovec *iov, int cnt, MPI_Offset off);
+int io_preadv_all(MPI_File fh, struct iovec *iov, int cnt, MPI_Offset off, size_t *got);
 int io_lock(MPI_File fh, int write, MPI_Offset off, MPI_Offset len);
 int io_unlock(MPI_File fh, MPI_Offset off, MPI_Offset len);
 /* Whether the descriptor was opened with read access (sieved writes need it). */
