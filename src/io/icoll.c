@@ -265,7 +265,7 @@ static void finish(io_job_t *j)
         }
     }
     if (!rc && !j->write && !j->contig)
-        core_dt_unpack(j->buf, (size_t)j->count, j->dt, j->data, (size_t)j->bytes);
+        rc = io_stream_unpack(j->fh, j->buf, j->count, j->dt, j->data, j->bytes);
     if (!j->contig)
         free(j->data);
     free(j->p);
@@ -374,6 +374,11 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
                  (long long)nbytes, (long long)es);
         return CORE_ETYPE;
     }
+    if (fh->x32 && nbytes > 0) {
+        int rc = io_x32_check(fh, dt, "memory datatype");
+        if (rc)
+            return rc;
+    }
     io_job_t *j = calloc(1, sizeof(*j));
     if (!j)
         return CORE_ENOMEM;
@@ -385,7 +390,7 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
     j->nbytes = nbytes;
     j->done = done;
     j->arg = arg;
-    j->contig = core_dt_is_contig(dt) || nbytes == 0;
+    j->contig = (core_dt_is_contig(dt) && !fh->x32) || nbytes == 0;
     j->data = j->contig ? buf : malloc((size_t)nbytes);
     if (!j->contig && !j->data) {   /* buf may be NULL for a count of 0 */
         free(j);
@@ -398,8 +403,12 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
         free(j);
         return rc;
     }
-    if (write && !j->contig)
-        core_dt_pack(j->data, buf, (size_t)count, dt);
+    if (write && !j->contig && (rc = io_stream_pack(fh, j->data, buf, count, dt)) != 0) {
+        free(j->p);
+        free(j->data);
+        free(j);
+        return rc;
+    }
     core_dt_retain(dt);
     MPI_Offset lo = LLONG_MAX, hi = 0;   /* offsets are never negative */
     for (size_t i = 0; i < j->n; i++) {
