@@ -13,7 +13,7 @@
  * Standard MPI only, so the same source builds against any MPI
  * (benchmarks/rdmpi-compare-io runs rdmpi, Open MPI and MPICH side by side).
  *
- * Usage: io_bw [-d dir] [-m max MiB] [-b block bytes] [-r reps] [-s]
+ * Usage: io_bw [-d dir] [-m max MiB] [-b block bytes] [-r reps] [-s] [-a cb_nodes]
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -25,6 +25,7 @@
 
 static int rank, size, reps = 3, do_sync;
 static long block = 8192;
+static const char *cb_nodes; /* -a: the cb_nodes hint (aggregators), else the default */
 
 static double now(void)
 {
@@ -47,7 +48,14 @@ static double best(double *t)
 static double run_mpiio(const char *path, long s, int strided, int coll, int write, char *buf)
 {
     MPI_File fh;
-    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    MPI_Info info = MPI_INFO_NULL;
+    if (cb_nodes) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "cb_nodes", cb_nodes);
+    }
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
     MPI_Datatype ft;
     MPI_Offset off = (MPI_Offset)rank * s;
     if (strided) {
@@ -110,7 +118,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    while ((c = getopt(argc, argv, "d:m:b:r:s")) != -1) {
+    while ((c = getopt(argc, argv, "d:m:b:r:sa:")) != -1) {
         if (c == 'd')
             dir = optarg;
         else if (c == 'm')
@@ -121,6 +129,8 @@ int main(int argc, char **argv)
             reps = atoi(optarg) < 1 ? 1 : atoi(optarg) > 16 ? 16 : atoi(optarg);
         else if (c == 's')
             do_sync = 1;
+        else if (c == 'a')
+            cb_nodes = optarg;
     }
     /* the file lives in a directory of its own, removed at the end */
     char tmpd[1024], path[1100];

@@ -13,6 +13,7 @@
  * collectives do the whole access in _begin, which MPI-4.1 (14.4.5)
  * explicitly allows.
  */
+#include <stdio.h>
 #include <string.h>
 #include "api/file.h"
 #include "core/progress.h"
@@ -104,6 +105,7 @@ static int coll_start(MPI_File fh, int write, int where, MPI_Offset off, const v
     MPI_Request r = core_req_alloc(CORE_REQ_COLL);
     if (!r)
         return api_file_error(fh, CORE_ENOMEM, fn, "out of requests");
+    r->file = fh;
     MPI_Offset pos = where == AT ? off : fh->fp;
     int rc = io_coll_start(fh, write, pos, (void *)buf, count, dt, coll_done, r);
     if (rc) {
@@ -179,8 +181,12 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     }
     core_status_out(st, &fh->split_status);
     int err = fh->split_status.MPI_ERROR;
-    if (err != MPI_SUCCESS)
-        return api_file_error(fh, CORE_EIO, fn, "%s", fh->last_error);
+    if (err != MPI_SUCCESS) {
+        char msg[sizeof(fh->last_error)];
+        snprintf(msg, sizeof(msg), "%s", fh->last_error[0] ? fh->last_error : "the access failed");
+        fh->last_error[0] = 0;
+        return api_file_raise(fh, err, fn, msg);
+    }
     return MPI_SUCCESS;
 }
 

@@ -13,7 +13,9 @@
  * agrees, Open MPI says MPI_ERR_REQUEST for the array). MPI_STATUS_IGNORE
  * and MPI_STATUSES_IGNORE are NULL and always allowed.
  */
+#include <stdio.h>
 #include "api/api.h"
+#include "api/file.h"
 #include "api/grequest.h"
 #include "core/progress.h"
 #include "core/request.h"
@@ -89,12 +91,45 @@ CORE_INLINE int check_array(int n, MPI_Request reqs[], const char *fn)
     return 0;
 }
 
-static int report(MPI_Request r, int err, const char *fn)
+/* Who handles a failed request's error: its file (file access) or its communicator.
+ * Taken before finish releases the request. */
+typedef struct owner {
+    MPI_Comm comm;
+    MPI_File file;
+} owner_t;
+
+static owner_t owner_of(MPI_Request r)
 {
-    MPI_Comm comm = r ? r->comm : MPI_COMM_NULL;
+    owner_t o = { MPI_COMM_NULL, MPI_FILE_NULL };
+    if (r != MPI_REQUEST_NULL) {
+        o.comm = r->comm;
+        o.file = r->file ? r->file : MPI_FILE_NULL;
+    }
+    return o;
+}
+
+/* Raises err (an MPI error code) on the owner's error handler (MPI-4.1 9.3: a file
+ * operation's errors go to the file's handler, also when they surface at completion). */
+static int report(owner_t o, int err, const char *fn)
+{
+    if (o.file != MPI_FILE_NULL) {
+        const char *msg = "the file access failed";
+        if (err == MPI_ERR_IN_STATUS)
+            msg = "at least one operation failed (see the statuses)";
+        else if (core_handle_valid(&core_handles.file, o.file) && o.file->last_error[0])
+            msg = o.file->last_error;
+        char m[sizeof(o.file->last_error)];
+        snprintf(m, sizeof(m), "%s", msg);
+        if (core_handle_valid(&core_handles.file, o.file))
+            o.file->last_error[0] = 0;
+        return api_file_raise(o.file, err, fn, m);
+    }
     if (err == MPI_ERR_TRUNCATE)
-        return api_error(comm, CORE_ETRUNC, fn, "a received message was truncated");
-    return api_raise(comm, err, fn, "the operation failed");
+        return api_error(o.comm, CORE_ETRUNC, fn, "a received message was truncated");
+    if (err == MPI_ERR_IN_STATUS)
+        return api_error(o.comm, CORE_EINSTATUS, fn,
+                         "at least one operation failed (see the statuses)");
+    return api_raise(o.comm, err, fn, "the operation failed");
 }
 
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
@@ -104,8 +139,9 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     MPI_Request r = *req;
     if (!is_inert(r))
         core_wait_req(r, "MPI_Wait");
+    owner_t o = owner_of(r);
     int err = finish(req, status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Wait");
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Wait");
 }
 int MPI_Wait(MPI_Request *req, MPI_Status *status) API_ALIAS(MPI_Wait);
 
@@ -123,17 +159,18 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
         }
     }
     *flag = 1;
+    owner_t o = owner_of(r);
     int err = finish(req, status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Test");
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Test");
 }
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) API_ALIAS(MPI_Test);
 
 /* Finishes every completed request of the array into statuses; 1 if any failed. */
-static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], MPI_Request *failed)
+static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], owner_t *failed)
 {
     int any = 0, first = -1;
     for (int i = 0; i < n; i++) {
-        MPI_Request r = reqs[i];
+        owner_t r = owner_of(reqs[i]);
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
         int err = finish(&reqs[i], st);
         if (err != MPI_SUCCESS && !any) {
@@ -167,10 +204,9 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
             core_wait_idle(&w, core_progress());
     }
     core_wait_end(&w);
-    MPI_Request failed = NULL;
+    owner_t failed;
     if (finish_all(n, reqs, sts, &failed))
-        return api_error(failed ? failed->comm : MPI_COMM_NULL, CORE_EINSTATUS, "MPI_Waitall",
-                         "at least one operation failed (see the statuses)");
+        return report(failed, MPI_ERR_IN_STATUS, "MPI_Waitall");
     return MPI_SUCCESS;
 }
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) API_ALIAS(MPI_Waitall);
@@ -187,10 +223,9 @@ int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
             return MPI_SUCCESS;
         }
     *flag = 1;
-    MPI_Request failed = NULL;
+    owner_t failed;
     if (finish_all(n, reqs, sts, &failed))
-        return api_error(failed ? failed->comm : MPI_COMM_NULL, CORE_EINSTATUS, "MPI_Testall",
-                         "at least one operation failed (see the statuses)");
+        return report(failed, MPI_ERR_IN_STATUS, "MPI_Testall");
     return MPI_SUCCESS;
 }
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]) API_ALIAS(MPI_Testall);
@@ -226,9 +261,9 @@ int PMPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    MPI_Request r = reqs[i];
+    owner_t o = owner_of(reqs[i]);
     int err = finish(&reqs[i], status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Waitany");
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Waitany");
 }
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) API_ALIAS(MPI_Waitany);
 
@@ -247,9 +282,9 @@ int PMPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *s
             empty_status(status);
         return MPI_SUCCESS;
     }
-    MPI_Request r = reqs[i];
+    owner_t o = owner_of(reqs[i]);
     int err = finish(&reqs[i], status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(r, err, "MPI_Testany");
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Testany");
 }
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
     API_ALIAS(MPI_Testany);
@@ -259,14 +294,14 @@ static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI
                         const char *fn)
 {
     int active = 0, k = 0, failed = 0, first = 0;
-    MPI_Request bad = NULL;
+    owner_t bad = { MPI_COMM_NULL, MPI_FILE_NULL };
     for (int i = 0; i < n; i++) {
         if (is_inert(reqs[i]))
             continue;
         active = 1;
         if (!reqs[i]->complete)
             continue;
-        MPI_Request r = reqs[i];
+        owner_t r = owner_of(reqs[i]);
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
         int err = finish(&reqs[i], st);
         if (err && !failed) {
@@ -284,7 +319,7 @@ static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI
     if (sts != MPI_STATUSES_IGNORE) /* the statuses before the first failure: see finish_all */
         for (int j = 0; j < first; j++)
             sts[j].MPI_ERROR = MPI_SUCCESS;
-    return api_error(bad->comm, CORE_EINSTATUS, fn, "at least one operation failed");
+    return report(bad, MPI_ERR_IN_STATUS, fn);
 }
 
 static int check_some(int n, MPI_Request reqs[], int *outcount, int idx[], const char *fn)

@@ -88,6 +88,10 @@ struct rdmpi_request {
     int (*progress_fn)(MPI_Request req);   /* advances a schedule; 1 when finished */
     void (*free_fn)(MPI_Request req);
 
+    /* file access (MPI_File_iread_all, ...): an error at completion goes to the file's
+     * error handler, not a communicator's */
+    struct rdmpi_file *file;
+
     /* Owned by the request table, kept across reuse (not cleared by core_req_alloc). */
     uint64_t id;             /* slot | generation << 32: what peers see (core_req_lookup) */
 };

@@ -122,13 +122,15 @@ static int start_data(io_job_t *j)
         (rc = io_tp_grow(&t->rbuf, &t->rbcap, rtot ? rtot : 1)))
         return rc;
     j->state = ST_DATA;
+    t->direct = io_tp_direct(t);
+    char *sb = t->direct ? t->data : t->sbuf;
     if (t->write) {
         char *o = t->sbuf;
-        for (size_t s = 0; s < t->nsseg; s++) {
+        for (size_t s = 0; s < t->nsseg && !t->direct; s++) {
             memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
             o += t->sseg[s].len;
         }
-        if (PMPI_Ialltoallv(t->sbuf, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
+        if (PMPI_Ialltoallv(sb, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
                             fh->comm, &j->sub) != MPI_SUCCESS)
             return CORE_EINTERN;
         return 0;
@@ -141,7 +143,7 @@ static int start_data(io_job_t *j)
     rc = io_tp_agg_read(t, nr, t->rbuf);
     if (rc && !j->first)
         j->first = rc;
-    if (PMPI_Ialltoallv(t->rbuf, t->rbc, t->rbd, MPI_BYTE, t->sbuf, t->sbc, t->sbd, MPI_BYTE,
+    if (PMPI_Ialltoallv(t->rbuf, t->rbc, t->rbd, MPI_BYTE, sb, t->sbc, t->sbd, MPI_BYTE,
                         fh->comm, &j->sub) != MPI_SUCCESS)
         return CORE_EINTERN;
     return 0;
@@ -157,7 +159,7 @@ static int end_round(io_job_t *j)
         for (int q = 0; q < j->fh->size; q++)
             nr += (size_t)t->rcnt[q] / sizeof(seg_t);
         rc = io_tp_agg_write(t, nr);
-    } else {
+    } else if (!t->direct) {
         const char *in = t->sbuf;
         for (size_t s = 0; s < t->nsseg; s++) {
             memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
@@ -263,7 +265,7 @@ static void finish(io_job_t *j)
         }
     }
     if (!rc && !j->write && !j->contig)
-        core_dt_unpack(j->buf, (size_t)j->count, j->dt, j->data, (size_t)j->bytes);
+        rc = io_stream_unpack(j->fh, j->buf, j->count, j->dt, j->data, j->bytes);
     if (!j->contig)
         free(j->data);
     free(j->p);
@@ -372,6 +374,11 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
                  (long long)nbytes, (long long)es);
         return CORE_ETYPE;
     }
+    if (fh->x32 && nbytes > 0) {
+        int rc = io_x32_check(fh, dt, "memory datatype");
+        if (rc)
+            return rc;
+    }
     io_job_t *j = calloc(1, sizeof(*j));
     if (!j)
         return CORE_ENOMEM;
@@ -383,7 +390,7 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
     j->nbytes = nbytes;
     j->done = done;
     j->arg = arg;
-    j->contig = core_dt_is_contig(dt) || nbytes == 0;
+    j->contig = (core_dt_is_contig(dt) && !fh->x32) || nbytes == 0;
     j->data = j->contig ? buf : malloc((size_t)nbytes);
     if (!j->contig && !j->data) {   /* buf may be NULL for a count of 0 */
         free(j);
@@ -396,8 +403,12 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
         free(j);
         return rc;
     }
-    if (write && !j->contig)
-        core_dt_pack(j->data, buf, (size_t)count, dt);
+    if (write && !j->contig && (rc = io_stream_pack(fh, j->data, buf, count, dt)) != 0) {
+        free(j->p);
+        free(j->data);
+        free(j);
+        return rc;
+    }
     core_dt_retain(dt);
     MPI_Offset lo = LLONG_MAX, hi = 0;   /* offsets are never negative */
     for (size_t i = 0; i < j->n; i++) {

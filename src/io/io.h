@@ -65,6 +65,7 @@ struct rdmpi_file {
     MPI_Offset disp;
     MPI_Datatype etype, ftype;
     char datarep[MPI_MAX_DATAREP_STRING];
+    int x32;                 /* the view's data representation is external32 */
     MPI_Offset fp;           /* individual file pointer, in etypes */
 
     /* the shared file pointer: a counter in a lock file (shfp.c) */
@@ -130,6 +131,15 @@ int io_type_extent(MPI_File fh, MPI_Datatype dt, MPI_Aint *extent);
 int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int count,
               MPI_Datatype dt, MPI_Offset *bytes);
 
+/* The data representation (rw.c). CORE_EDATAREP (why in last_error) unless dt's elements
+ * keep their size in external32. */
+int io_x32_check(MPI_File fh, MPI_Datatype dt, const char *what);
+/* count items of dt at buf as the stream the file holds (packed; converted to external32
+ * under such a view), and back: got bytes of the stream (a read may stop early). */
+int io_stream_pack(MPI_File fh, char *data, const void *buf, int count, MPI_Datatype dt);
+int io_stream_unpack(MPI_File fh, void *buf, int count, MPI_Datatype dt, char *data,
+                     MPI_Offset got);
+
 /* Independent access to the runs p (rw.c); takes the atomic-mode lock. */
 int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
                     MPI_Offset nbytes, MPI_Offset *bytes);
@@ -150,6 +160,11 @@ void io_drain(MPI_File fh);
 /* POSIX access to file runs (posix.c). data is the access's contiguous data. */
 int io_pwrite_all(MPI_File fh, const void *data, size_t len, MPI_Offset off);
 int io_pread_all(MPI_File fh, void *data, size_t len, MPI_Offset off, size_t *got);
+/* The same from/into a vector of buffers covering consecutive file bytes from off: any
+ * number of entries (IOV_MAX at a time); iov is modified. */
+struct iovec;
+int io_pwritev_all(MPI_File fh, struct iovec *iov, int cnt, MPI_Offset off);
+int io_preadv_all(MPI_File fh, struct iovec *iov, int cnt, MPI_Offset off, size_t *got);
 int io_lock(MPI_File fh, int write, MPI_Offset off, MPI_Offset len);
 int io_unlock(MPI_File fh, MPI_Offset off, MPI_Offset len);
 /* Whether the descriptor was opened with read access (sieved writes need it). */

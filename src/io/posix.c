@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "core/errors.h"
 #include "io/io.h"
@@ -55,6 +57,60 @@ int io_pread_all(MPI_File fh, void *data, size_t len, MPI_Offset off, size_t *go
         if (r == 0)
             break;   /* end of file */
         done += (size_t)r;
+    }
+    *got = done;
+    return 0;
+}
+
+/* Entries per pwritev/preadv: Linux's IOV_MAX (which the headers show only with
+ * _XOPEN_SOURCE) */
+enum { IOV_BATCH = 1024 };
+
+/* Advances the vector past done bytes (a short transfer); returns the new first entry. */
+static struct iovec *iov_skip(struct iovec *iov, int *cnt, size_t done)
+{
+    while (*cnt > 0 && done >= iov->iov_len) {
+        done -= iov->iov_len;
+        iov++;
+        (*cnt)--;
+    }
+    if (*cnt > 0) {
+        iov->iov_base = (char *)iov->iov_base + done;
+        iov->iov_len -= done;
+    }
+    return iov;
+}
+
+int io_pwritev_all(MPI_File fh, struct iovec *iov, int cnt, MPI_Offset off)
+{
+    while (cnt > 0) {
+        ssize_t w = pwritev(fh->fd, iov, cnt > IOV_BATCH ? IOV_BATCH : cnt, off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return io_fail(fh, errno, "pwritev");
+        }
+        off += w;
+        iov = iov_skip(iov, &cnt, (size_t)w);
+    }
+    return 0;
+}
+
+int io_preadv_all(MPI_File fh, struct iovec *iov, int cnt, MPI_Offset off, size_t *got)
+{
+    size_t done = 0;
+    while (cnt > 0) {
+        ssize_t r = preadv(fh->fd, iov, cnt > IOV_BATCH ? IOV_BATCH : cnt, off);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return io_fail(fh, errno, "preadv");
+        }
+        if (r == 0)
+            break;   /* end of file */
+        off += r;
+        done += (size_t)r;
+        iov = iov_skip(iov, &cnt, (size_t)r);
     }
     *got = done;
     return 0;

@@ -7,9 +7,10 @@
  *
  * Data representations: "native" and "internal" (which MPI lets an
  * implementation define; rdmpi's is native) are used as they are.
- * "external32" needs every element converted to its big-endian, fixed-size
- * form; rdmpi does not convert yet and says MPI_ERR_UNSUPPORTED_DATAREP
- * rather than write native bytes under that name. A registered
+ * "external32" converts every element to its big-endian, fixed-size form on
+ * the way to the file and back (rw.c), for types whose elements keep their
+ * size (all but MPI_LONG, MPI_UNSIGNED_LONG and MPI_WCHAR, refused with
+ * MPI_ERR_UNSUPPORTED_DATAREP rather than written wrongly). A registered
  * representation whose conversion functions are both MPI_CONVERSION_FN_NULL
  * is native-like (MPI says so) and works; one with conversion functions is
  * refused at MPI_File_set_view the same way.
@@ -91,7 +92,7 @@ int io_datarep_check(const char *name, MPI_Datarep_extent_function **ext, void *
 {
     *ext = NULL;
     *extra = NULL;
-    if (!strcmp(name, "native") || !strcmp(name, "internal"))
+    if (!strcmp(name, "native") || !strcmp(name, "internal") || !strcmp(name, "external32"))
         return 0;
     io_datarep_t *d = find_rep(name);
     if (!d || d->rd || d->wr)

@@ -16,7 +16,59 @@
 #include <string.h>
 #include "core/datatype.h"
 #include "core/errors.h"
+#include "core/external32.h"
 #include "io/io.h"
+
+int io_x32_check(MPI_File fh, MPI_Datatype dt, const char *what)
+{
+    /* the view maps stream bytes to file bytes with native sizes, so a type whose elements
+     * change size in external32 (MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR: all smaller, so
+     * the total tells) would need the whole view re-laid-out: refused instead */
+    size_t x;
+    int rc = core_x32_size(dt, 1, &x);
+    if (rc == 0 && x == dt->size)
+        return 0;
+    snprintf(fh->last_error, sizeof(fh->last_error),
+             "the %s holds elements whose external32 size differs from their native size "
+             "(MPI_LONG, MPI_UNSIGNED_LONG, MPI_WCHAR) or that external32 cannot describe: "
+             "rdmpi's external32 views convert only same-size elements",
+             what);
+    return CORE_EDATAREP;
+}
+
+int io_stream_pack(MPI_File fh, char *data, const void *buf, int count, MPI_Datatype dt)
+{
+    if (!fh->x32) {
+        core_dt_pack(data, buf, (size_t)count, dt);
+        return 0;
+    }
+    char *tmp = malloc(dt->size * (size_t)count);
+    if (!tmp)
+        return CORE_ENOMEM;
+    core_dt_pack(tmp, buf, (size_t)count, dt);
+    int rc = core_x32_encode(dt, (size_t)count, tmp, data);
+    free(tmp);
+    return rc;
+}
+
+int io_stream_unpack(MPI_File fh, void *buf, int count, MPI_Datatype dt, char *data,
+                     MPI_Offset got)
+{
+    if (!fh->x32) {
+        core_dt_unpack(buf, (size_t)count, dt, data, (size_t)got);
+        return 0;
+    }
+    size_t all = dt->size * (size_t)count;
+    char *tmp = malloc(all ? all : 1);
+    if (!tmp)
+        return CORE_ENOMEM;
+    memset(data + got, 0, all - (size_t)got);   /* past the end of the file */
+    int rc = core_x32_decode(dt, (size_t)count, data, tmp);
+    if (!rc)
+        core_dt_unpack(buf, (size_t)count, dt, tmp, (size_t)got);
+    free(tmp);
+    return rc;
+}
 
 /* Whether the runs are sorted and apart (a read-only view may overlap itself). */
 int io_pieces_sorted(const io_piece_t *p, size_t n)
@@ -65,20 +117,28 @@ int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int c
                  (long long)nbytes, (long long)es);
         return CORE_ETYPE;
     }
-    int contig = core_dt_is_contig(dt) || nbytes == 0;
+    if (fh->x32 && nbytes > 0) {
+        int rc = io_x32_check(fh, dt, "memory datatype");
+        if (rc)
+            return rc;
+    }
+    /* an external32 view converts a copy: the user's buffer stays as it is */
+    int contig = (core_dt_is_contig(dt) && !fh->x32) || nbytes == 0;
     char *data = contig ? buf : malloc((size_t)nbytes);
     if (!contig && !data)
         return CORE_ENOMEM;
+    int rc = 0;
     if (write && !contig)
-        core_dt_pack(data, buf, (size_t)count, dt);
-    io_piece_t *p;
+        rc = io_stream_pack(fh, data, buf, count, dt);
+    io_piece_t *p = NULL;
     size_t n;
-    int rc = io_view_pieces(fh, pos * es, nbytes, &p, &n);
+    if (!rc)
+        rc = io_view_pieces(fh, pos * es, nbytes, &p, &n);
     if (!rc)
         rc = io_access_indep(fh, write, p, n, data, nbytes, bytes);
     free(p);
     if (!rc && !write && !contig)
-        core_dt_unpack(buf, (size_t)count, dt, data, (size_t)*bytes);
+        rc = io_stream_unpack(fh, buf, count, dt, data, *bytes);
     if (!contig)
         free(data);
     return rc;

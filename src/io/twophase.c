@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <errno.h>
 #include "core/comm.h"
 #include "core/errors.h"
@@ -203,11 +204,12 @@ size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, 
     return tot;
 }
 
-int io_tp_agg_write(tp_t *t, size_t nr)
+/* Sorts the nr received pieces (t->rseg, data in t->rbuf in rank order) by offset into *out;
+ * *tiled: whether they cover [lo, hi) exactly once (no hole, no overlap), *holes: whether
+ * some bytes between them are left out. */
+static int sorted_pieces(tp_t *t, size_t nr, rseg_t **out, int *tiled, int *holes)
 {
     MPI_File fh = t->fh;
-    if (nr == 0)
-        return 0;
     rseg_t *v = malloc(nr * sizeof(*v));
     if (!v)
         return CORE_ENOMEM;
@@ -220,17 +222,64 @@ int io_tp_agg_write(tp_t *t, size_t nr)
             k++;
         }
     qsort(v, nr, sizeof(*v), rseg_cmp);
-    MPI_Offset lo = v[0].off, hi = lo, reach = lo;
-    int holes = 0;
+    MPI_Offset reach = v[0].off;
+    *holes = 0;
+    *tiled = 1;
     for (size_t i = 0; i < nr; i++) {
         if (v[i].off > reach)
-            holes = 1;
+            *holes = 1;
+        if (v[i].off != reach)
+            *tiled = 0;
         if (v[i].off + v[i].len > reach)
             reach = v[i].off + v[i].len;
     }
-    hi = reach;
+    *out = v;
+    return 0;
+}
+
+/* The pieces v as a vector over buf (each at its data offset); gaps between them, when
+ * gap is not NULL, read into gap (a scratch buffer of the window's size). */
+static struct iovec *pieces_iov(const rseg_t *v, size_t nr, char *buf, char *gap, int *cnt)
+{
+    struct iovec *iov = malloc(2 * nr * sizeof(*iov));
+    if (!iov)
+        return NULL;
+    int c = 0;
+    MPI_Offset reach = v[0].off;
+    for (size_t i = 0; i < nr; i++) {
+        if (v[i].off > reach)
+            iov[c++] = (struct iovec){ gap, (size_t)(v[i].off - reach) };
+        iov[c++] = (struct iovec){ buf + v[i].data, (size_t)v[i].len };
+        reach = v[i].off + v[i].len;
+    }
+    *cnt = c;
+    return iov;
+}
+
+int io_tp_agg_write(tp_t *t, size_t nr)
+{
+    MPI_File fh = t->fh;
+    if (nr == 0)
+        return 0;
+    rseg_t *v;
+    int tiled, holes, rc = sorted_pieces(t, nr, &v, &tiled, &holes);
+    if (rc)
+        return rc;
+    if (tiled) {
+        /* the pieces cover the span exactly: write them from where they arrived, with no
+         * window to lay them out in and nothing to read first */
+        int cnt;
+        struct iovec *iov = pieces_iov(v, nr, t->rbuf, NULL, &cnt);
+        rc = iov ? io_pwritev_all(fh, iov, cnt, v[0].off) : CORE_ENOMEM;
+        free(iov);
+        free(v);
+        return rc;
+    }
+    MPI_Offset lo = v[0].off, hi = lo;
+    for (size_t i = 0; i < nr; i++)
+        if (v[i].off + v[i].len > hi)
+            hi = v[i].off + v[i].len;
     int rmw = holes && fh->hints.ds_write != IO_DISABLE && io_can_read(fh);
-    int rc = 0;
     if (holes && !rmw) {
         /* write each covered run on its own: no read access, or sieving is off */
         for (size_t i = 0; i < nr && !rc; i++)
@@ -248,6 +297,7 @@ int io_tp_agg_write(tp_t *t, size_t nr)
         if (!rc)
             memset(t->win + got, 0, (size_t)(hi - lo) - got);
     }
+    /* overlapping pieces land in offset order, rank order among equals: the last wins */
     for (size_t i = 0; i < nr && !rc; i++)
         memcpy(t->win + (v[i].off - lo), t->rbuf + v[i].data, (size_t)v[i].len);
     if (!rc)
@@ -261,10 +311,46 @@ int io_tp_agg_write(tp_t *t, size_t nr)
     return rc;
 }
 
+/* A read whose pieces do not overlap: one preadv straight into out, the gaps into the
+ * window; what lies past the end of the file reads as zeros. */
+static int agg_read_direct(tp_t *t, const rseg_t *v, size_t nr, char *out)
+{
+    int cnt;
+    struct iovec *iov = pieces_iov(v, nr, out, t->win, &cnt);
+    if (!iov)
+        return CORE_ENOMEM;
+    size_t got;
+    int rc = io_preadv_all(t->fh, iov, cnt, v[0].off, &got);
+    free(iov);
+    if (rc)
+        return rc;
+    MPI_Offset eof = v[0].off + (MPI_Offset)got;
+    for (size_t i = 0; i < nr; i++) {
+        MPI_Offset a = v[i].off > eof ? v[i].off : eof;
+        if (a < v[i].off + v[i].len)
+            memset(out + v[i].data + (a - v[i].off), 0, (size_t)(v[i].off + v[i].len - a));
+    }
+    return 0;
+}
+
 int io_tp_agg_read(tp_t *t, size_t nr, char *out)
 {
     if (nr == 0)
         return 0;
+    rseg_t *v;
+    int tiled, holes, rc = sorted_pieces(t, nr, &v, &tiled, &holes);
+    if (rc)
+        return rc;
+    (void)holes;
+    int overlap = 0;
+    for (size_t i = 1; i < nr; i++)
+        overlap |= v[i].off < v[i - 1].off + v[i - 1].len;
+    if (!overlap) {
+        rc = agg_read_direct(t, v, nr, out);
+        free(v);
+        return rc;
+    }
+    free(v);
     MPI_Offset lo = t->rseg[0].off, hi = lo;
     for (size_t i = 0; i < nr; i++) {
         if (t->rseg[i].off < lo)
@@ -273,7 +359,7 @@ int io_tp_agg_read(tp_t *t, size_t nr, char *out)
             hi = t->rseg[i].off + t->rseg[i].len;
     }
     size_t got;
-    int rc = io_pread_all(t->fh, t->win, (size_t)(hi - lo), lo, &got);
+    rc = io_pread_all(t->fh, t->win, (size_t)(hi - lo), lo, &got);
     if (rc)
         return rc;
     memset(t->win + got, 0, (size_t)(hi - lo) - got);
@@ -284,6 +370,29 @@ int io_tp_agg_read(tp_t *t, size_t nr, char *out)
     return 0;
 }
 
+int io_tp_direct(tp_t *t)
+{
+    /* the pieces a rank exchanges with one aggregator in one round are consecutive in
+     * its data stream (its runs are sorted, the windows cut them in order): the
+     * exchange can then use the stream itself, at their first stream offset */
+    MPI_File fh = t->fh;
+    if (t->nsseg == 0 || !t->data)
+        return 0;
+    for (int q = 0; q < fh->size; q++) {
+        if (t->scnt[q] == 0)
+            continue;
+        size_t s = (size_t)t->sdsp[q] / sizeof(seg_t), e = s + (size_t)t->scnt[q] / sizeof(seg_t);
+        for (size_t i = s + 1; i < e; i++)
+            if (t->sstream[i] != t->sstream[i - 1] + t->sseg[i - 1].len)
+                return 0;
+        if (t->sstream[s] > INT_MAX - (MPI_Offset)t->sbc[q])
+            return 0;
+    }
+    for (int q = 0; q < fh->size; q++)
+        if (t->scnt[q])
+            t->sbd[q] = (int)t->sstream[(size_t)t->sdsp[q] / sizeof(seg_t)];
+    return 1;
+}
 
 int io_tp_setup(tp_t *t, MPI_Offset gmin, MPI_Offset gmax)
 {

@@ -32,6 +32,7 @@ typedef struct tp {
     seg_t *rseg;
     char *sbuf, *rbuf, *win;
     size_t rsegcap, sbcap, rbcap;
+    int direct;                  /* this round exchanges from/into data itself */
     int borrowed;                /* holds the file's buffers (io_tp_teardown gives them back) */
 } tp_t;
 
@@ -47,6 +48,9 @@ int io_tp_grow(char **buf, size_t *cap, size_t want);
  * descriptors): per rank into bc/bd; returns the total. */
 size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, int *bc,
                     int *bd);
+/* Whether this round's exchange can use the data stream itself (no packing, no
+ * scattering): then sbd holds the stream offsets (after io_tp_layout). */
+int io_tp_direct(tp_t *t);
 /* The aggregator's part of a write round: lay the nr received pieces out in the
  * window, write it (sieving holes). */
 int io_tp_agg_write(tp_t *t, size_t nr);

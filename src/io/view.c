@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include "core/datatype.h"
 #include "core/errors.h"
+#include "core/external32.h"
 #include "io/io.h"
 
 /* A type of a view (etype or filetype) must have non-negative, nondecreasing
@@ -75,12 +76,15 @@ int io_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
     int rc = io_datarep_check(datarep, &ext, &extra);
     if (rc) {
         snprintf(fh->last_error, sizeof(fh->last_error),
-                 "data representation \"%s\" is not supported (rdmpi has native, internal "
-                 "and registered ones without conversion functions)",
+                 "data representation \"%s\" is not supported (rdmpi has native, internal, "
+                 "external32 and registered ones without conversion functions)",
                  datarep);
         return rc;
     }
     if ((rc = check_filetype(fh, et, ft)) != 0)
+        return rc;
+    int x32 = !strcmp(datarep, "external32");
+    if (x32 && ((rc = io_x32_check(fh, et, "etype")) || (rc = io_x32_check(fh, ft, "filetype"))))
         return rc;
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         /* only in MPI_MODE_SEQUENTIAL (checked above): the shared pointer's byte */
@@ -102,6 +106,7 @@ int io_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
     fh->ftype = ft;
     fh->disp = disp;
     strcpy(fh->datarep, datarep);
+    fh->x32 = x32;
     fh->fp = 0;
     /* the shared pointer goes back to 0 too, before anyone uses it again */
     rc = 0;
@@ -240,6 +245,11 @@ int io_type_extent(MPI_File fh, MPI_Datatype dt, MPI_Aint *extent)
         (dt->flags & CORE_DT_PREDEFINED)) {
         if (ext(dt, extent, extra) != MPI_SUCCESS)
             return CORE_EOTHER;
+        return 0;
+    }
+    size_t x;
+    if (fh->x32 && (dt->flags & CORE_DT_PREDEFINED) && core_x32_size(dt, 1, &x) == 0) {
+        *extent = (MPI_Aint)x;   /* a predefined type's external32 size is its extent */
         return 0;
     }
     *extent = dt->extent;

@@ -223,9 +223,10 @@ static void modes(void)
     MPI_OK(MPI_File_get_view(fh, &disp, &et, &ft, rep));
     CHECK(disp == (MPI_Offset)(t_size * sizeof(int)), "DISPLACEMENT_CURRENT gave %lld",
           (long long)disp);
-    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL);
+    /* external32 works (io_external32); a representation nobody registered does not */
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "rdmpi_no_such_rep", MPI_INFO_NULL);
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP, "external32: class %d", cls);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP, "an unknown representation: class %d", cls);
     MPI_OK(MPI_File_close(&fh));
     fh = open_file("seq", MPI_MODE_WRONLY | MPI_MODE_APPEND | MPI_MODE_DELETE_ON_CLOSE);
     MPI_OK(MPI_File_write_shared(fh, &x, 1, MPI_INT, MPI_STATUS_IGNORE));
