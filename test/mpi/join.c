@@ -6,7 +6,8 @@
  * is still usable (join left nothing unread on it) and the intercommunicator is
  * disconnected. Each rank also joins over sockets whose other end sends something that is
  * no hello (garbage, a hello naming a rank out of range, a hello cut short): each must
- * fail with an error, leave MPI_COMM_NULL, and return within the test's time.
+ * fail with an error, leave MPI_COMM_NULL, and return within the test's time. At one rank,
+ * the process and a child it spawned join across their two jobs.
  * Standard MPI and POSIX sockets only.
  */
 #include <arpa/inet.h>
@@ -54,8 +55,9 @@ static void refusals(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
-/* Rank 0: a listening socket on 127.0.0.1 (any port), whose port rank 1 gets. */
-static int connected_socket(void)
+/* A loopback TCP connection: the listener tells the connector (rank peer of comm) its port
+ * over comm. */
+static int connected_socket(int listener, MPI_Comm comm, int peer)
 {
     struct sockaddr_in a;
     socklen_t alen = sizeof(a);
@@ -63,19 +65,19 @@ static int connected_socket(void)
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int port = 0, fd = -1;
-    if (t_rank == 0) {
+    if (listener) {
         int l = socket(AF_INET, SOCK_STREAM, 0);
         CHECK(l >= 0, "socket: %s", strerror(errno));
         CHECK(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0, "bind: %s", strerror(errno));
         CHECK(listen(l, 1) == 0, "listen: %s", strerror(errno));
         CHECK(getsockname(l, (struct sockaddr *)&a, &alen) == 0, "getsockname");
         port = ntohs(a.sin_port);
-        MPI_OK(MPI_Send(&port, 1, MPI_INT, 1, 1, MPI_COMM_WORLD));
+        MPI_OK(MPI_Send(&port, 1, MPI_INT, peer, 1, comm));
         fd = accept(l, NULL, NULL);
         CHECK(fd >= 0, "accept: %s", strerror(errno));
         close(l);
     } else {
-        MPI_OK(MPI_Recv(&port, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Recv(&port, 1, MPI_INT, peer, 1, comm, MPI_STATUS_IGNORE));
         a.sin_port = htons((unsigned short)port);
         fd = socket(AF_INET, SOCK_STREAM, 0);
         CHECK(fd >= 0, "socket: %s", strerror(errno));
@@ -85,12 +87,46 @@ static int connected_socket(void)
     return fd;
 }
 
+/* Across jobs (one rank only): a parent and the child it spawned join over a socket and
+ * swap values on the result; side 1 is the parent. */
+static void across_jobs(int side, MPI_Comm parent_inter, const char *prog)
+{
+    MPI_Comm inter = parent_inter;
+    if (side) {
+        t_begin("spawn");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int rc = MPI_Comm_spawn(prog, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                                &inter, MPI_ERRCODES_IGNORE);
+        t_skip_if_spawn_refused(rc);
+        MPI_OK(rc);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    t_begin("join_across");
+    int fd = connected_socket(side, inter, 0);
+    MPI_Comm joined;
+    MPI_OK(MPI_Comm_join(fd, &joined));
+    int v = side ? 31 : 57, sum = -1;
+    MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, joined));
+    CHECK(sum == (side ? 57 : 31), "allreduce across jobs gave %d", sum);
+    MPI_OK(MPI_Comm_disconnect(&joined));
+    MPI_OK(MPI_Comm_disconnect(&inter));
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
+    MPI_Comm parent;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    if (parent != MPI_COMM_NULL) {
+        across_jobs(0, parent, NULL);
+        t_finish();
+        return 0;
+    }
     t_begin("refused");
     refusals();
-    if (t_size < 2) { /* the refusals are what one rank can test */
+    if (t_size < 2) { /* one rank: the refusals, and a join with a spawned child */
+        across_jobs(1, MPI_COMM_NULL, argv[0]);
         t_finish();
         return 0;
     }
@@ -98,7 +134,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, t_rank < 2 ? 0 : MPI_UNDEFINED, t_rank, &pair_world));
     if (t_rank < 2) {
         t_begin("socket");
-        int fd = connected_socket();
+        int fd = connected_socket(t_rank == 0, MPI_COMM_WORLD, !t_rank);
         t_begin("join");
         MPI_Comm inter;
         MPI_OK(MPI_Comm_join(fd, &inter));
