@@ -504,6 +504,7 @@ RDMPI_API int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MP
 RDMPI_API int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 RDMPI_API int MPI_Comm_get_parent(MPI_Comm *parent);
 RDMPI_API int MPI_Comm_disconnect(MPI_Comm *comm);
+RDMPI_API int MPI_Comm_join(int fd, MPI_Comm *intercomm);
 RDMPI_API int MPI_Open_port(MPI_Info info, char *port_name);
 RDMPI_API int MPI_Close_port(const char *port_name);
 RDMPI_API int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
@@ -795,6 +796,7 @@ RDMPI_API int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, M
 RDMPI_API int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 RDMPI_API int PMPI_Comm_get_parent(MPI_Comm *parent);
 RDMPI_API int PMPI_Comm_disconnect(MPI_Comm *comm);
+RDMPI_API int PMPI_Comm_join(int fd, MPI_Comm *intercomm);
 RDMPI_API int PMPI_Open_port(MPI_Info info, char *port_name);
 RDMPI_API int PMPI_Close_port(const char *port_name);
 RDMPI_API int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);

@@ -46,6 +46,16 @@ int api_dyn_pair(int idx, int first, MPI_Comm *out)
     return rc;
 }
 
+int api_dyn_proc(const char *nspace, int rank, int ubase)
+{
+    int size, ub, rc = core_boot_job(core_rt, nspace, &size, &ub);
+    if (rc)
+        return CORE_EPORT;
+    if (ub != ubase || rank >= size)
+        return CORE_EPORT;
+    return core_proc_add(core_rt, nspace, rank, ubase);
+}
+
 /* What the root tells its communicator after asking the launcher. */
 typedef struct spawn_result {
     int rc;

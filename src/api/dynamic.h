@@ -14,4 +14,9 @@ void api_dyn_fini(void);
  * process and process idx (core/procs.h); first: this process is its rank 0. */
 int api_dyn_pair(int idx, int first, MPI_Comm *out);
 
+/* The index (core/procs.h) of rank of job nspace whose first uid is ubase, once the
+ * launcher confirms that job's numbering; CORE_EPORT when it does not know the job or
+ * numbers it otherwise, another negative code when the table refuses it. */
+int api_dyn_proc(const char *nspace, int rank, int ubase);
+
 #endif

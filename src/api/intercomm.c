@@ -27,6 +27,7 @@
 #include "collectives/coll.h"
 #include "core/bootdyn.h"
 #include "core/group_ops.h"
+#include "core/jobid.h"
 #include "core/log.h"
 #include "core/procs.h"
 #include "core/progress.h"
@@ -88,27 +89,34 @@ static int swap(const bridge_t *b, const void *sbuf, int scount, void *rbuf, int
 }
 
 /* The remote group's uids (core/procs.h), given this group's (the same at every member):
- * leaders swap, then the leader broadcasts. *out is malloc'ed. */
+ * leaders swap, then the leader broadcasts. *out is malloc'ed. What the remote leader sent
+ * is checked at every member alike (a count out of range, or fewer uids than it announced,
+ * fails everywhere: the uids left at -1 are refused by core_proc_of_uid); a leader whose
+ * exchange failed still joins the broadcasts, so that its group does not wait in them. */
 static int exchange_ranks(MPI_Comm local, int leader, const bridge_t *b, const int *mine, int n,
                           int **out, int *nout)
 {
-    int rn = 0, rc = 0;
-    if (local->rank == leader)
-        rc = swap(b, &n, 1, &rn, 1, MPI_INT, NULL);
-    if (!rc)
-        rc = coll_bcast(&rn, 1, MPI_INT, leader, local);
-    if (rc)
-        return rc;
+    int rn = 0, rc = 0, src = 0, got = 0;
+    if (local->rank == leader && (src = swap(b, &n, 1, &rn, 1, MPI_INT, &got)) == 0 && got != 1)
+        src = CORE_EPROTO;
+    if (src)
+        rn = -1;
+    if ((rc = coll_bcast(&rn, 1, MPI_INT, leader, local)) || src)
+        return src ? src : rc;
+    if (rn < 0 || rn >= CORE_UID_MAX) {
+        core_error("intercommunicator creation: the remote leader announced %d processes", rn);
+        return CORE_EPROTO;
+    }
     int *r = malloc(sizeof(int) * (size_t)(rn > 0 ? rn : 1));
     if (!r)
-        return CORE_ENOMEM;
-    if (local->rank == leader)
-        rc = swap(b, mine, n, r, rn, MPI_INT, NULL);
-    if (!rc)
-        rc = coll_bcast(r, rn, MPI_INT, leader, local);
-    if (rc) {
+        return CORE_ENOMEM; /* the leader's peer then waits: memory is gone anyway */
+    if (local->rank == leader && ((src = swap(b, mine, n, r, rn, MPI_INT, &got)) || got != rn))
+        for (int i = 0; i < rn; i++)
+            r[i] = -1;
+    rc = coll_bcast(r, rn, MPI_INT, leader, local);
+    if (src || rc) {
         free(r);
-        return rc;
+        return src ? src : rc;
     }
     *out = r;
     *nout = rn;
@@ -162,28 +170,36 @@ static void group_done(MPI_Group g)
  */
 static int remote_procs(MPI_Comm local, int leader, const bridge_t *b, int *rranks, int rn)
 {
-    struct { int ubase; char nspace[256]; } mine, theirs;
-    int rc = 0, size = 0, ub = 0;
-    memset(&mine, 0, sizeof(mine));
-    memset(&theirs, 0, sizeof(theirs));
-    mine.ubase = core_rt->uid_base;
-    snprintf(mine.nspace, sizeof(mine.nspace), "%s", core_rt->nspace);
-    if (local->rank == leader)
-        rc = swap(b, &mine, (int)sizeof(mine), &theirs, (int)sizeof(theirs), MPI_BYTE, NULL);
-    if (!rc)
-        rc = coll_bcast(&theirs, (int)sizeof(theirs), MPI_BYTE, leader, local);
-    if (rc)
+    uint8_t mine[CORE_JOBID_LEN], theirs[CORE_JOBID_LEN];
+    core_jobid_t me = { "", core_rt->uid_base }, them;
+    int rc = 0, src = 0, size = 0, ub = 0, got = 0;
+    snprintf(me.nspace, sizeof(me.nspace), "%s", core_rt->nspace);
+    if (core_jobid_encode(mine, &me))
+        return CORE_EINVAL; /* our own job name is no job name: the launcher's doing */
+    memset(theirs, 0, sizeof(theirs));
+    /* A leader that got nothing usable still joins the broadcast (its group would wait in
+     * it otherwise), with zeros, which every member refuses below. */
+    if (local->rank == leader &&
+        ((src = swap(b, mine, CORE_JOBID_LEN, theirs, CORE_JOBID_LEN, MPI_BYTE, &got)) ||
+         got != CORE_JOBID_LEN))
+        memset(theirs, 0, sizeof(theirs));
+    rc = coll_bcast(theirs, CORE_JOBID_LEN, MPI_BYTE, leader, local);
+    if (src || rc)
+        return src ? src : rc;
+    const char *why = "";
+    if ((rc = core_jobid_decode(theirs, sizeof(theirs), &them, &why))) {
+        core_error("intercommunicator creation: the remote leader sent %s", why);
         return rc;
-    theirs.nspace[sizeof(theirs.nspace) - 1] = '\0';
-    int same = !strcmp(theirs.nspace, core_rt->nspace);
-    if (!same && (rc = core_boot_job(core_rt, theirs.nspace, &size, &ub)) != 0)
+    }
+    int same = !strcmp(them.nspace, core_rt->nspace);
+    if (!same && (rc = core_boot_job(core_rt, them.nspace, &size, &ub)) != 0)
         return rc;
-    if (!same && ub != theirs.ubase)
+    if (!same && ub != them.ubase)
         return CORE_EPROTO;
     for (int i = 0; i < rn; i++) {
         int uid = rranks[i], idx;
         if (!same && uid >= ub && uid - ub < size)
-            idx = core_proc_add(core_rt, theirs.nspace, uid - ub, ub);
+            idx = core_proc_add(core_rt, them.nspace, uid - ub, ub);
         else
             idx = core_proc_of_uid(core_rt, uid);
         int r;

@@ -34,18 +34,6 @@
 #define PORT_TAG 12            /* on the two-process communicator of CORE_CTX_DYN */
 #define CONNECT_WAIT 60.0      /* seconds a connector waits for a busy port */
 
-/* The process a port or request names, added to the table once the launcher confirms its
- * job's numbering. */
-static int proc_of(const char *nspace, int rank, int ubase)
-{
-    int size, ub, rc = core_boot_job(core_rt, nspace, &size, &ub);
-    if (rc)
-        return CORE_EPORT;
-    if (ub != ubase || rank >= size)
-        return CORE_EPORT;
-    return core_proc_add(core_rt, nspace, rank, ubase);
-}
-
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
     static const char fn[] = "MPI_Open_port";
@@ -97,7 +85,7 @@ static int root_accept(const char *port, MPI_Comm *pair)
     core_port_t from; /* the connecting root */
     if (core_port_request_parse(req, &from))
         return CORE_EPROTO;
-    int idx = proc_of(from.nspace, from.rank, from.ubase);
+    int idx = api_dyn_proc(from.nspace, from.rank, from.ubase);
     if (idx < 0)
         return idx;
     int rc = api_dyn_pair(idx, 1, pair), ack = 1;
@@ -113,7 +101,7 @@ static int root_connect(const char *port, MPI_Comm *pair)
     core_port_t id;
     if (core_port_parse(port, &id))
         return CORE_EPORT;
-    int idx = proc_of(id.nspace, id.rank, id.ubase);
+    int idx = api_dyn_proc(id.nspace, id.rank, id.ubase);
     if (idx < 0)
         return idx;
     char svc[MPI_MAX_PORT_NAME + 16], req[512];

@@ -45,13 +45,18 @@ static int job(const char **s, char stop, core_port_t *p)
     return 0;
 }
 
+int core_port_job_valid(const char *name)
+{
+    core_port_t q; /* job() copies the name into it: a check of name's characters */
+    const char *s = name;
+    return job(&s, '\0', &q) == 0;
+}
+
 static int valid(const core_port_t *p)
 {
-    core_port_t q; /* job() copies the name into it: a check of p->nspace's characters */
-    const char *s = p->nspace;
     if (!memchr(p->nspace, '\0', sizeof(p->nspace)))
         return 0;
-    return job(&s, '\0', &q) == 0 && p->rank >= 0 && p->rank < NUM_MAX && p->ubase >= 0 &&
+    return core_port_job_valid(p->nspace) && p->rank >= 0 && p->rank < NUM_MAX && p->ubase >= 0 &&
            p->ubase < NUM_MAX && p->seq >= 0 && p->seq < NUM_MAX;
 }
 

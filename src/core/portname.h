@@ -21,6 +21,8 @@ typedef struct core_port {
     int rank, ubase, seq;
 } core_port_t;
 
+/* 1 when name (a C string) is a valid job name, else 0. */
+int core_port_job_valid(const char *name);
 /* 0, or CORE_EPORT when it does not fit len. */
 int core_port_format(char *out, size_t len, const core_port_t *p);
 /* 0, or CORE_EPORT: not a port name. */

@@ -1,0 +1,158 @@
+/*
+ * MPI_Comm_join (MPI 11.8.5): an intercommunicator between the two
+ * processes at the ends of a connected socket the application made.
+ *
+ * Each side writes its hello on the socket (its job and rank, core/jobid.h)
+ * and reads the other's: exactly CORE_JOIN_HELLO_LEN bytes each way, so
+ * nothing is left unread on the socket afterwards, as MPI asks. What comes
+ * off the socket is untrusted (whatever the application connected to may
+ * be at the other end): it is read with a bound and a deadline and decoded
+ * with every field checked, and the process it names must be one the
+ * launcher knows with that numbering (api_dyn_proc), which is also what
+ * makes the hello worth believing: a peer can only name a process this one
+ * could already address. Then the two processes meet as the connect path
+ * does: a two-process communicator on CORE_CTX_DYN (api_dyn_pair), with the
+ * lower (job name, rank) as its rank 0, and an MPI_Intercomm_create between
+ * the two MPI_COMM_SELFs (api_intercomm_make).
+ *
+ * Reach: the processes of one launcher (a job's own ranks, a job and the
+ * jobs it spawned). Processes of two separately started rdmpiruns do not
+ * know each other's jobs: the join fails cleanly there, with the reason.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "api/api.h"
+#include "api/dynamic.h"
+#include "api/intercomm.h"
+#include "core/jobid.h"
+#include "core/log.h"
+#include "core/procs.h"
+#include "core/progress.h"
+
+#define JOIN_TAG 13      /* on the two-process communicator of CORE_CTX_DYN */
+#define JOIN_WAIT 300.0  /* seconds the other side has to send its hello */
+
+/* Moves exactly len bytes over fd (out: writes), polling in short slices so that this
+ * process keeps serving its MPI traffic while the other side takes its time. The socket's
+ * own flags are left as the application set them. */
+static int fd_move(int fd, uint8_t *buf, size_t len, int out, const char **why)
+{
+    double until = core_wtime() + JOIN_WAIT;
+    size_t done = 0;
+    while (done < len) {
+        if (core_wtime() > until) {
+            *why = out ? "the other side read nothing for 300 s"
+                       : "the other side sent no complete hello in 300 s";
+            return CORE_EIO;
+        }
+        struct pollfd p = { fd, out ? POLLOUT : POLLIN, 0 };
+        int n = poll(&p, 1, 10);
+        if (n < 0 && errno != EINTR) {
+            *why = strerror(errno);
+            return CORE_EIO;
+        }
+        if (n <= 0) {
+            core_progress();
+            continue;
+        }
+        ssize_t k = out ? send(fd, buf + done, len - done, MSG_NOSIGNAL | MSG_DONTWAIT)
+                        : recv(fd, buf + done, len - done, MSG_DONTWAIT);
+        if (k < 0 && errno == ENOTSOCK) /* a pipe or the like: poll said it is ready */
+            k = out ? write(fd, buf + done, len - done) : read(fd, buf + done, len - done);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        if (k < 0) {
+            *why = strerror(errno);
+            return CORE_EIO;
+        }
+        if (k == 0) {
+            *why = "the other side closed the socket before its hello was complete";
+            return CORE_EIO;
+        }
+        done += (size_t)k;
+    }
+    return 0;
+}
+
+/* Both hellos: ours written first (a few hundred bytes fit any socket's buffer, so both
+ * sides writing first cannot deadlock), then theirs read and decoded. */
+static int swap_hellos(int fd, core_join_hello_t *them, const char **why)
+{
+    core_join_hello_t me = { { "", core_rt->uid_base }, core_rt->rank };
+    snprintf(me.job.nspace, sizeof(me.job.nspace), "%s", core_rt->nspace);
+    uint8_t out[CORE_JOIN_HELLO_LEN], in[CORE_JOIN_HELLO_LEN];
+    if (core_join_hello_encode(out, &me)) {
+        *why = "this job's name cannot be sent";
+        return CORE_EINTERN;
+    }
+    int rc = fd_move(fd, out, sizeof(out), 1, why);
+    if (!rc)
+        rc = fd_move(fd, in, sizeof(in), 0, why);
+    if (!rc)
+        rc = core_join_hello_decode(in, sizeof(in), them, why);
+    return rc;
+}
+
+static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
+{
+    core_join_hello_t them;
+    const char *w = "";
+    int rc = rt_dyn_prepare(); /* reachable before the other side can look */
+    if (rc) {
+        snprintf(why, wlen, "no transport reaches other jobs: %s", core_strerror(rc));
+        return rc;
+    }
+    if ((rc = swap_hellos(fd, &them, &w))) {
+        snprintf(why, wlen, "the hello over the socket: %s", w);
+        return rc;
+    }
+    int order = strcmp(core_rt->nspace, them.job.nspace);
+    if (!order && them.rank == core_rt->rank) {
+        snprintf(why, wlen, "the socket leads back to this process");
+        return CORE_EINVAL;
+    }
+    int first = order < 0 || (!order && core_rt->rank < them.rank);
+    int idx = api_dyn_proc(them.job.nspace, them.rank, them.job.ubase);
+    if (idx < 0) {
+        snprintf(why, wlen, "the other side says it is rank %d of job %s (first uid %d), "
+                 "which this process's launcher does not know so (processes of separately "
+                 "started launchers cannot join)", them.rank, them.job.nspace, them.job.ubase);
+        return idx == CORE_EPORT ? CORE_EPEER : idx;
+    }
+    MPI_Comm pair = MPI_COMM_NULL;
+    const char *what = "making the two-process communicator";
+    if (!(rc = api_dyn_pair(idx, first, &pair)))
+        rc = api_intercomm_make(MPI_COMM_SELF, 0, pair, first ? 1 : 0, JOIN_TAG, intercomm,
+                                &what);
+    if (pair != MPI_COMM_NULL)
+        core_comm_release(pair);
+    if (rc)
+        snprintf(why, wlen, "with rank %d of job %s, %s failed: %s", them.rank,
+                 them.job.nspace, what, core_strerror(rc));
+    return rc;
+}
+
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    static const char fn[] = "MPI_Comm_join";
+    API_CHECK(api_check_init(fn));
+    API_CHECK(api_check_ptr(MPI_COMM_WORLD, intercomm, "intercomm", fn));
+    *intercomm = MPI_COMM_NULL;
+    if (fd < 0)
+        return api_error(MPI_COMM_WORLD, CORE_EINVAL, fn, "file descriptor %d", fd);
+    if (core_rt->singleton)
+        return api_error(MPI_COMM_WORLD, CORE_EUNSUPPORTED, fn, "a singleton (started "
+                         "without a launcher) cannot address processes of other jobs");
+    char why[768];
+    int rc = join(fd, intercomm, why, sizeof(why));
+    if (rc) {
+        *intercomm = MPI_COMM_NULL;
+        return api_error(MPI_COMM_WORLD, rc, fn, "socket %d: %s", fd, why);
+    }
+    return MPI_SUCCESS;
+}
+int MPI_Comm_join(int fd, MPI_Comm *intercomm) API_ALIAS(MPI_Comm_join);

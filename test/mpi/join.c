@@ -1,0 +1,179 @@
+/*
+ * MPI_Comm_join: rank 0 listens on a loopback TCP socket and tells rank 1 its port over
+ * MPI_COMM_WORLD; rank 1 connects; both call MPI_Comm_join on their ends. On the
+ * intercommunicator: its shape (an intercommunicator of 1 and 1), p2p both ways, an
+ * Allreduce (each side gets the other's value), a Bcast with MPI_ROOT, then the socket
+ * is still usable (join left nothing unread on it) and the intercommunicator is
+ * disconnected. Each rank also joins over sockets whose other end sends something that is
+ * no hello (garbage, a hello naming a rank out of range, a hello cut short): each must
+ * fail with an error, leave MPI_COMM_NULL, and return within the test's time. At one rank,
+ * the process and a child it spawned join across their two jobs.
+ * Standard MPI and POSIX sockets only.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "check.h"
+
+/* Joins over one end of a socket pair whose other end holds what bytes[0..n) say, then is
+ * closed: the join must fail. */
+static void join_refused(const char *what, const void *bytes, size_t n)
+{
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair: %s", strerror(errno));
+    CHECK(write(sv[1], bytes, n) == (ssize_t)n, "write: %s", strerror(errno));
+    shutdown(sv[1], SHUT_WR); /* a short hello then ends: the join must not wait */
+    MPI_Comm inter = MPI_COMM_WORLD;
+    double t0 = MPI_Wtime();
+    int rc = MPI_Comm_join(sv[0], &inter);
+    CHECK(rc != MPI_SUCCESS, "MPI_Comm_join accepted %s", what);
+    CHECK(inter == MPI_COMM_NULL, "a failed join (%s) left a communicator", what);
+    CHECK(MPI_Wtime() - t0 < 30, "refusing %s took %.1f s", what, MPI_Wtime() - t0);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+static void refusals(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char junk[300];
+    memset(junk, 'x', sizeof(junk));
+    join_refused("garbage", junk, sizeof(junk));
+    /* magic, rank 2^30 (little endian), then a plausible job record */
+    unsigned char hello[8 + 4 + 260];
+    memset(hello, 0, sizeof(hello));
+    memcpy(hello, "rdmpiJ1\n", 8);
+    hello[11] = 0x40;
+    memcpy(hello + 16, "rdmpi-1", 7);
+    join_refused("a rank out of range", hello, sizeof(hello));
+    hello[11] = 0;
+    join_refused("a cut hello", hello, 100);
+    join_refused("a hello naming a job nobody runs", hello, sizeof(hello));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* A loopback TCP connection: the listener tells the connector (rank peer of comm) its port
+ * over comm. */
+static int connected_socket(int listener, MPI_Comm comm, int peer)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int port = 0, fd = -1;
+    if (listener) {
+        int l = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(l >= 0, "socket: %s", strerror(errno));
+        CHECK(bind(l, (struct sockaddr *)&a, sizeof(a)) == 0, "bind: %s", strerror(errno));
+        CHECK(listen(l, 1) == 0, "listen: %s", strerror(errno));
+        CHECK(getsockname(l, (struct sockaddr *)&a, &alen) == 0, "getsockname");
+        port = ntohs(a.sin_port);
+        MPI_OK(MPI_Send(&port, 1, MPI_INT, peer, 1, comm));
+        fd = accept(l, NULL, NULL);
+        CHECK(fd >= 0, "accept: %s", strerror(errno));
+        close(l);
+    } else {
+        MPI_OK(MPI_Recv(&port, 1, MPI_INT, peer, 1, comm, MPI_STATUS_IGNORE));
+        a.sin_port = htons((unsigned short)port);
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(fd >= 0, "socket: %s", strerror(errno));
+        CHECK(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "connect to port %d: %s",
+              port, strerror(errno));
+    }
+    return fd;
+}
+
+/* Across jobs (one rank only): a parent and the child it spawned join over a socket and
+ * swap values on the result; side 1 is the parent. */
+static void across_jobs(int side, MPI_Comm parent_inter, const char *prog)
+{
+    MPI_Comm inter = parent_inter;
+    if (side) {
+        t_begin("spawn");
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int rc = MPI_Comm_spawn(prog, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
+                                &inter, MPI_ERRCODES_IGNORE);
+        t_skip_if_spawn_refused(rc);
+        MPI_OK(rc);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    t_begin("join_across");
+    int fd = connected_socket(side, inter, 0);
+    MPI_Comm joined;
+    MPI_OK(MPI_Comm_join(fd, &joined));
+    int v = side ? 31 : 57, sum = -1;
+    MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, joined));
+    CHECK(sum == (side ? 57 : 31), "allreduce across jobs gave %d", sum);
+    MPI_OK(MPI_Comm_disconnect(&joined));
+    MPI_OK(MPI_Comm_disconnect(&inter));
+    close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    t_init(&argc, &argv);
+    MPI_Comm parent;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    if (parent != MPI_COMM_NULL) {
+        across_jobs(0, parent, NULL);
+        t_finish();
+        return 0;
+    }
+    t_begin("refused");
+    refusals();
+    if (t_size < 2) { /* one rank: the refusals, and a join with a spawned child */
+        across_jobs(1, MPI_COMM_NULL, argv[0]);
+        t_finish();
+        return 0;
+    }
+    MPI_Comm pair_world; /* ranks 0 and 1 join; the others only take part in the checks */
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, t_rank < 2 ? 0 : MPI_UNDEFINED, t_rank, &pair_world));
+    if (t_rank < 2) {
+        t_begin("socket");
+        int fd = connected_socket(t_rank == 0, MPI_COMM_WORLD, !t_rank);
+        t_begin("join");
+        MPI_Comm inter;
+        MPI_OK(MPI_Comm_join(fd, &inter));
+        int flag = 0, lsize = 0, rsize = 0, lrank = -1;
+        MPI_OK(MPI_Comm_test_inter(inter, &flag));
+        MPI_OK(MPI_Comm_size(inter, &lsize));
+        MPI_OK(MPI_Comm_remote_size(inter, &rsize));
+        MPI_OK(MPI_Comm_rank(inter, &lrank));
+        CHECK(flag && lsize == 1 && rsize == 1 && lrank == 0,
+              "inter %d, local size %d, remote size %d, rank %d", flag, lsize, rsize, lrank);
+
+        t_begin("p2p");
+        int mine = 1000 + t_rank, got = -1;
+        MPI_OK(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 5, &got, 1, MPI_INT, 0, 5, inter,
+                            MPI_STATUS_IGNORE));
+        CHECK(got == 1000 + !t_rank, "got %d from the other side", got);
+
+        t_begin("allreduce");
+        int sum = -1, v = 7 * (t_rank + 1);
+        MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter));
+        CHECK(sum == 7 * (!t_rank + 1), "allreduce gave %d", sum);
+
+        t_begin("bcast");
+        int b = t_rank == 0 ? 4242 : -1;
+        MPI_OK(MPI_Bcast(&b, 1, MPI_INT, t_rank == 0 ? MPI_ROOT : 0, inter));
+        CHECK(b == 4242, "bcast gave %d", b);
+
+        t_begin("socket_after");
+        char c = (char)('a' + t_rank), d = 0;
+        CHECK(write(fd, &c, 1) == 1, "write after the join: %s", strerror(errno));
+        CHECK(read(fd, &d, 1) == 1 && d == (char)('a' + !t_rank),
+              "the socket after the join gave '%c'", d);
+
+        t_begin("disconnect");
+        MPI_OK(MPI_Comm_disconnect(&inter));
+        CHECK(inter == MPI_COMM_NULL, "disconnect left a communicator");
+        close(fd);
+        MPI_OK(MPI_Comm_free(&pair_world));
+    }
+    t_finish();
+    return 0;
+}
