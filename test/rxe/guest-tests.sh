@@ -40,6 +40,7 @@ pt() {
 #             the same point-to-point traffic over any transport and run on the host) at np2
 #             (awake ranks, the RDMA-write rings with one peer) and at its largest count (3-8
 #             ranks on the guest's 2 CPUs: they sleep while they wait)
+#             (+rdma lines, which need RDMA to a peer, run in this group only)
 #   ud        datagrams only (segmentation, reliability, copied get/put): each transport line
 #             (neither +algo nor +api) once, at its largest count up to 4 (8 ranks on the
 #             guest's 2 CPUs add minutes and no path hybrid's 8-rank runs do not take)
@@ -53,9 +54,9 @@ pt() {
 mpi_groups() {
     cat <<'EOG'
 hybrid   hybrid self,verbs 2,max algo,host
-ud       ud     self,verbs max   algo,api,host RDMPI_TEST_MAX_NP=4
-rc       rc     verbs      max   algo,api,host RDMPI_TEST_MAX_NP=4
-rc-awake rc     self,verbs max   algo,api,host RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
+ud       ud     self,verbs max   algo,api,host,rdma RDMPI_TEST_MAX_NP=4
+rc       rc     verbs      max   algo,api,host,rdma RDMPI_TEST_MAX_NP=4
+rc-awake rc     self,verbs max   algo,api,host,rdma RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
 EOG
 }
 
