@@ -265,8 +265,8 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
     int rc = rma_access_ok(win, a->target) ? 0 : CORE_ERMA_SYNC;
     segs_t v;
     segs_init(&v);
-    size_t tbytes = (size_t)a->tcount * a->tdt->size, esz;
-    int dtk, aop;
+    size_t tbytes = (size_t)a->tcount * a->tdt->size, esz = 1;
+    int dtk = 0, aop = 0;
     if (rc == 0)
         rc = flatten(win, a, &v);
     if (rc == 0)
@@ -279,6 +279,18 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
         drc = rma_shm_op(win, a, &v, tbytes);
     else if (rc == 0 && path == RMA_PATH_CMA)
         drc = rma_cma_op(win, a, &v, tbytes);
+    if (rc == 0 && path == RMA_PATH_RDMA) {
+        /* started here, completed by the transport (the request with it) */
+        drc = rma_rdma_op(win, a, &v, tbytes, r);
+        if (drc != CORE_EUNSUPPORTED) {
+            segs_free(&v);
+            if (drc == 0 && req)
+                *req = r;
+            else if (r)
+                core_req_free(r);
+            return drc;
+        }
+    }
     if (rc == 0 && drc != CORE_EUNSUPPORTED) {
         segs_free(&v);
         if (r && drc == 0) {

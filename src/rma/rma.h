@@ -23,6 +23,12 @@
  *        complete when its call returns.
  *   CMA  MPI_Win_create memory of a rank of this node: Put/Get are one
  *        process_vm_writev/readv; everything else takes the message path.
+ *   RDMA a target reached over a transport with remote memory access (verbs)
+ *        whose window memory it registered at creation (rdma.c): contiguous
+ *        Put and Get are one RDMA write or read into the window, complete at
+ *        the target when the transport's completion fires (flush waits for
+ *        it as for a REPLY); the target's CPU takes no part. Everything else
+ *        (accumulates, atomics, non-contiguous types, locks) takes messages.
  *   MSG  the message path above (other nodes, tcp, dynamic windows).
  * The target applies accumulates that arrive as messages with the same
  * per-element atomics, and grants message locks on the same lock word, so a
@@ -38,11 +44,15 @@
 #include "core/comm.h"
 #include "core/runtime.h"
 #include "rma/rma_wire.h"
+#include "transports/transport.h"
 
 typedef struct rma_state rma_state_t;
 
 /* How this rank reaches one target (see the top of this file). */
-enum rma_path { RMA_PATH_MSG = 0, RMA_PATH_SHM, RMA_PATH_CMA };
+enum rma_path { RMA_PATH_MSG = 0, RMA_PATH_SHM, RMA_PATH_CMA, RMA_PATH_RDMA };
+
+/* Largest remote key a window card carries (bytes; a multiple of 8). */
+#define RMA_RKEY_MAX 32
 
 /* Per-rank control block in a node segment (one cache line each): the passive-target
  * lock word (RMA_LW_EXCL, or the number of shared holders) and the spin lock of the
@@ -63,7 +73,10 @@ typedef struct rma_peer {
     uint8_t *mem;            /* SHM: its window memory, mapped here */
     rma_ctl_t *ctl;          /* SHM: its control block */
     int32_t pid;             /* CMA: its process */
-    uint64_t addr;           /* CMA: its window's base address there */
+    uint64_t addr;           /* CMA, RDMA: its window's base address there (RDMA: used
+                                only as the remote address of RDMA, never dereferenced) */
+    tp_ep_t *ep;             /* RDMA: the endpoint to it */
+    uint8_t rkey[RMA_RKEY_MAX]; /* RDMA: the remote key of its window (opaque, the transport's) */
     int pending;             /* OP pieces sent to it and not yet answered */
     uint8_t lock;            /* origin: 0, or MPI_LOCK_SHARED/EXCLUSIVE held or asked */
     uint8_t granted;         /* origin: the lock was granted (or NOCHECK) */
@@ -89,7 +102,8 @@ struct rdmpi_win {
     void *shm;               /* allocate(_shared): the node's segment, mapped here */
     size_t shm_len;
     rma_ctl_t *ctl;          /* this rank's control block in it (NULL: no segment) */
-    int cma;                 /* MPI_Win_create: peers of this node may use CMA on it */
+    tp_iface_t *rdma;        /* the transport whose RDMA reaches this window (NULL: none) */
+    tp_memh_t *memh;         /* this rank's window memory registered with it */
     int force_msg;           /* info rdmpi_rma_path=message: this rank uses messages only */
     int *rank_of_world;      /* window rank of each world rank, -1: not a member */
     rma_peer_t *peers;       /* by window rank */
@@ -135,6 +149,8 @@ typedef struct rma_opr {
     size_t ucount;
     MPI_Datatype udt;        /* held (core_dt_retain) while the operation lives */
     MPI_Request req;         /* R* forms: completed with the operation */
+    tp_comp_t comp;          /* RDMA path: the transport's completion */
+    tp_memh_t *lmemh;        /* RDMA path: the origin buffer's registration */
     struct rma_opr *next;    /* free list */
 } rma_opr_t;
 
@@ -244,6 +260,20 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req);
  * it returns. CORE_EUNSUPPORTED: this path does not carry it (take messages). */
 int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
 int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
+
+/* ---- the RDMA path (rdma.c) ---- */
+/* Creation: registers this rank's window memory with the transport that has RDMA to other
+ * nodes and writes its remote key into rkey (RMA_RKEY_MAX bytes); returns the key's length,
+ * 0 when the window offers no RDMA (no such transport, no memory, a dynamic window). */
+size_t rma_rdma_reg(MPI_Win win, uint8_t *rkey);
+void rma_rdma_dereg(MPI_Win win);
+/* Whether window rank r (whose card advertised a key of rkey_len bytes) is reached by RDMA:
+ * sets its endpoint when it is. */
+int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len);
+/* Starts a checked PUT or GET of tbytes at target segments v by RDMA (req: the R* forms'
+ * request, completed with it). CORE_EUNSUPPORTED: not carried here (take messages). */
+int rma_rdma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes,
+                MPI_Request req);
 
 /* ---- target side (apply.c, target.c) ---- */
 /* 0 when every segment of m lies in win's memory; -1 with why otherwise. */

@@ -2,10 +2,12 @@
  * Window objects: creation (a private copy of the communicator, the window
  * in this rank's table, the node segment of allocated windows, then one
  * allgather of what each origin must know of each target: its table slot
- * and generation, size and displacement unit, and for the CMA path its pid
- * and base address), the path to each target,
+ * and generation, size and displacement unit, its base address (the CMA and
+ * RDMA paths), its pid (CMA) and the remote key of its memory (RDMA)), the
+ * path to each target,
  * attached memory of dynamic windows, the info hints, and freeing.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,9 +21,10 @@
 
 /* What each rank tells the others at creation. */
 typedef struct win_card {
-    uint64_t slot, gen, size, disp_unit, pid, base;
+    uint64_t slot, gen, size, disp_unit, pid, base, rkey_len;
+    uint64_t rkey[RMA_RKEY_MAX / 8];
 } win_card_t;
-#define CARD_WORDS 6
+#define CARD_WORDS (7 + RMA_RKEY_MAX / 8)
 
 /* Whether the shm transport found CMA usable (it probed a neighbor at start-up). */
 static int cma_usable(void)
@@ -39,6 +42,7 @@ static void win_release(MPI_Win win)
     free(win->rank_of_world);
     free(win->lockq);
     free(win->regions);
+    rma_rdma_dereg(win);
     free(win->owned);
     rma_seg_destroy(win);
     if (win->comm)
@@ -79,6 +83,16 @@ int rma_win_get_info(MPI_Win win, MPI_Info *out)
         (rc = core_info_set(info, "accumulate_ops", "same_op_no_op")) ||
         (rc = core_info_set(info, "same_size", "false")) ||
         (rc = core_info_set(info, "same_disp_unit", "false"))) {
+        core_info_destroy(info);
+        return rc;
+    }
+    /* rdmpi's own: how many targets this rank reaches by RDMA (tests of the passive path) */
+    int nrdma = 0;
+    for (int r = 0; r < win->size; r++)
+        nrdma += win->peers[r].path == RMA_PATH_RDMA;
+    char num[16];
+    snprintf(num, sizeof(num), "%d", nrdma);
+    if ((rc = core_info_set(info, "rdmpi_rma_rdma_targets", num))) {
         core_info_destroy(info);
         return rc;
     }
@@ -166,7 +180,8 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
         return rc;
     }
     win_card_t mine = { win->slot, win->gen, (uint64_t)win->len, (uint64_t)win->disp_unit,
-                        (uint64_t)getpid(), (uint64_t)(uintptr_t)win->base };
+                        (uint64_t)getpid(), (uint64_t)(uintptr_t)win->base, 0, { 0 } };
+    mine.rkey_len = rma_rdma_reg(win, (uint8_t *)mine.rkey);
     win_card_t *all = malloc((size_t)win->size * sizeof(*all));
     if (!all)
         rc = CORE_ENOMEM;
@@ -193,6 +208,14 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
         }
         if (win->force_msg && p->path != RMA_PATH_MSG)
             p->path = RMA_PATH_MSG;
+        /* a rank of another node (or of this one when shm does not serve it) reached by
+         * RDMA; its key is opaque here, its size checked before every access */
+        if (p->path == RMA_PATH_MSG && p->size > 0 && !rma_on_node(win, r) &&
+            rma_rdma_usable(win, r, all[r].rkey_len)) {
+            p->path = RMA_PATH_RDMA;
+            p->addr = all[r].base;
+            memcpy(p->rkey, all[r].rkey, RMA_RKEY_MAX);
+        }
     }
     free(all);
     *out = win;

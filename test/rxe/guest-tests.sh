@@ -49,15 +49,16 @@ pt() {
 #             3+ on 2 CPUs sleep on the completion channel, and offer no rings), and no self in
 #             the transport list, so every rank's messages to itself take a QP connected to
 #             itself (np2 runs: awake, rings written to itself); each transport line but the
-#             +mode ones at its largest count up to 4
+#             +mode and +rdma ones (hybrid's large messages take the same RC QPs) at its
+#             largest count up to 4
 #   rc-awake  rc with ranks kept awake (RDMPI_WAIT_SLEEP=0) and self: small messages through
 #             the RDMA-write rings with 3 peers, for the programs that send many of them
 mpi_groups() {
     cat <<'EOG'
 hybrid   hybrid self,verbs 2,max algo,host RDMPI_TEST_MAX_NP=4
 ud       ud     self,verbs max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=4
-rc       rc     verbs      max   algo,api,host,mode RDMPI_TEST_MAX_NP=4
-rc-awake rc     self,verbs max   algo,api,host RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
+rc       rc     verbs      max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=4
+rc-awake rc     self,verbs max   algo,api,host,rdma RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
 EOG
 }
 

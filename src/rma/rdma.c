@@ -1,0 +1,163 @@
+/*
+ * The RDMA path: Put and Get straight into and out of a target's window
+ * over a transport that reads and writes registered remote memory (verbs),
+ * without the target's CPU.
+ *
+ * At creation each rank registers its window memory with that transport
+ * (through its registration cache, like a rendezvous buffer) and puts the
+ * remote key in its window card; rma_rdma_usable then picks this path for
+ * each target whose card has a key and that the transport reaches. A peer's
+ * key and base address are untrusted: the origin checked the operation's
+ * segment against the size the target advertised (origin.c's flatten)
+ * before it gets here, the base address is only ever the remote address of
+ * an RDMA (the target's NIC checks it against the key's registration), and
+ * the key is opaque bytes the transport interprets.
+ *
+ * Carried here: a PUT or GET whose target memory is one run and whose
+ * origin buffer is contiguous. The operation completes when the transport's
+ * completion fires: for a write on a reliable connection that is the
+ * target NIC's acknowledgement, so the data is in the target's memory and
+ * flush, unlock, complete and fence wait for it like for a REPLY (peer
+ * pending count). Without a connection (verbs UD mode) the transport copies
+ * through its own active messages, which the target serves from its
+ * progress: correct, but then not passive.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "rma/rma.h"
+#include "rt/rt.h"
+#include "core/datatype.h"
+#include "core/log.h"
+#include "core/progress.h"
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* The open transport that reaches other nodes with remote memory access, if any. */
+static tp_iface_t *rdma_iface(void)
+{
+    tp_layer_t *tp = &rt_get()->tp;
+    for (int i = 0; i < tp->niface; i++) {
+        tp_iface_t *f = tp->ifaces[i];
+        unsigned need = TP_CAP_GET | TP_CAP_PUT;
+        if ((f->caps.flags & need) != need || f->caps.max_rkey > RMA_RKEY_MAX)
+            continue;
+        for (int c = 0; tp_components[c]; c++)
+            if (strcmp(tp_components[c]->name, f->name) == 0 && !tp_components[c]->node_local)
+                return f;
+    }
+    return NULL;
+}
+
+size_t rma_rdma_reg(MPI_Win win, uint8_t *rkey)
+{
+    memset(rkey, 0, RMA_RKEY_MAX);
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC || win->len <= 0 || win->force_msg)
+        return 0;
+    tp_iface_t *f = rdma_iface();
+    if (!f)
+        return 0;
+    tp_memh_t *m;
+    if (f->ops->mem_reg(f, win->base, (size_t)win->len, &m) != 0)
+        return 0;
+    win->rdma = f;
+    win->memh = m;
+    size_t n = f->ops->rkey_pack(f, m, rkey);
+    return n <= RMA_RKEY_MAX ? n : 0;
+}
+
+void rma_rdma_dereg(MPI_Win win)
+{
+    if (win->memh)
+        win->rdma->ops->mem_dereg(win->rdma, win->memh);
+    win->memh = NULL;
+}
+
+int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len)
+{
+    if (rkey_len == 0 || rkey_len > RMA_RKEY_MAX || win->force_msg)
+        return 0;
+    tp_iface_t *f = win->rdma ? win->rdma : rdma_iface();
+    tp_ep_t *ep;
+    if (!f || tp_ep_get(&rt_get()->tp, core_comm_world_rank(win->comm, r), &ep) != 0)
+        return 0;
+    /* The key was packed by the peer's instance of the transport that reaches it: only
+     * that transport can use it. */
+    if (ep->iface != f)
+        return 0;
+    win->peers[r].ep = ep;
+    return 1;
+}
+
+static void rdma_done(tp_comp_t *comp, int status)
+{
+    rma_opr_t *o = container_of(comp, rma_opr_t, comp);
+    MPI_Win win = o->win;
+    rma_peer_t *p = &win->peers[o->target];
+    if (status != 0)
+        core_fatal("RMA: %s of rank %d's window failed: %s",
+                   o->kind == RMA_PUT ? "an RDMA write" : "an RDMA read", o->target,
+                   core_strerror(status));
+    if (o->lmemh)
+        p->ep->iface->ops->mem_dereg(p->ep->iface, o->lmemh);
+    o->lmemh = NULL;
+    p->pending--;
+    rma_opr_done(win->st, o);
+}
+
+int rma_rdma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes,
+                MPI_Request req)
+{
+    if (a->kind != RMA_PUT && a->kind != RMA_GET)
+        return CORE_EUNSUPPORTED;
+    if (tbytes == 0) {
+        if (req)
+            core_req_complete(req);
+        return 0;
+    }
+    MPI_Datatype dt = a->kind == RMA_PUT ? a->odt : a->rdt;
+    size_t n = a->kind == RMA_PUT ? (size_t)a->ocount * dt->size : (size_t)a->rcount * dt->size;
+    if (v->n != 1 || !core_dt_is_contig(dt) || n != tbytes)
+        return CORE_EUNSUPPORTED;
+    rma_peer_t *p = &win->peers[a->target];
+    /* flatten checked the segment against the advertised size; again here, where the
+     * address is formed, so no later change there can send an unchecked one */
+    if (v->s[0].disp > p->size || v->s[0].len > p->size - v->s[0].disp)
+        return CORE_ERMA_RANGE;
+    uint64_t raddr = p->addr + v->s[0].disp;
+    tp_ep_t *ep = p->ep;
+    void *local = a->kind == RMA_PUT ? (void *)a->obuf : a->rbuf;
+    rma_opr_t *o = rma_opr_alloc(win->st);
+    if (!o)
+        return CORE_ENOMEM;
+    o->win = win;
+    o->target = a->target;
+    o->kind = a->kind;
+    o->req = req;
+    int rc = ep->iface->ops->mem_reg(ep->iface, local, tbytes, &o->lmemh);
+    if (rc) {
+        rma_opr_free(win->st, o);
+        return rc;
+    }
+    o->comp.done = rdma_done;
+    o->left = 1;
+    p->pending++;
+    for (;;) {
+        rc = a->kind == RMA_PUT
+                 ? tp_put(ep, local, tbytes, o->lmemh, raddr, p->rkey, &o->comp)
+                 : tp_get(ep, local, tbytes, o->lmemh, raddr, p->rkey, &o->comp);
+        if (rc != CORE_EBUSY)
+            break;
+        core_progress();
+    }
+    if (rc == 0) {
+        rdma_done(&o->comp, 0);
+        return 0;
+    }
+    if (rc != CORE_INPROGRESS) {
+        ep->iface->ops->mem_dereg(ep->iface, o->lmemh);
+        p->pending--;
+        rma_opr_free(win->st, o);
+        return rc;
+    }
+    return 0;
+}
