@@ -5,7 +5,9 @@
  * file describes one collective by a coll_bench: how to run it blocking and how to start it
  * nonblocking. Standard MPI only: the same sources build with any MPI's mpicc.
  *
- * Blocking: for each size, the average over the timed iterations of one call, averaged over the
+ * Blocking, as OSU's osu_<coll> measures (warm-up iterations, then each call timed alone and
+ * followed by an untimed MPI_Barrier; 1000 iterations and 100 warm-up up to 8 KiB, 100 and 10
+ * above): for each size, the average over the timed iterations of one call, averaged over the
  * ranks (-f adds the minimum and maximum over ranks). Nonblocking (built with
  * -DCOLL_BENCH_NONBLOCKING): first the pure communication time (start + wait), then start,
  * compute for that long while calling MPI_Test -t times, wait: overall, compute, pure

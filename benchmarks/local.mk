@@ -31,10 +31,18 @@ rdmpi_rma_lat_LDADD = librdmpi.la
 rdmpi_rma_bw_SOURCES = benchmarks/rma_bw.c $(bench_common)
 rdmpi_rma_bw_LDADD = librdmpi.la
 
+# Memory per process and startup at scale (docs/scale.md): rdmpi_mem_scale, and
+# rdmpi-compare-scale, which builds it with each MPI and times the launchers.
+bin_PROGRAMS += rdmpi_mem_scale
+rdmpi_mem_scale_SOURCES = benchmarks/mem_scale.c
+rdmpi_mem_scale_LDADD = librdmpi.la
+bin_SCRIPTS += benchmarks/rdmpi-compare-scale
+EXTRA_DIST += benchmarks/rdmpi-compare-scale
+
 benchsrcdir = $(pkgdatadir)/benchmarks
 benchsrc_DATA = benchmarks/latency.c benchmarks/bw.c benchmarks/bibw.c benchmarks/mbw_mr.c \
 	benchmarks/bench_util.c benchmarks/bench_util.h benchmarks/io_bw.c benchmarks/rma_lat.c \
-	benchmarks/rma_bw.c
+	benchmarks/rma_bw.c benchmarks/mem_scale.c
 
 # Collective benchmarks (OSU style): one source per collective, built blocking (rdmpi_<name>)
 # and nonblocking with overlap measurement (rdmpi_i<name>, -DCOLL_BENCH_NONBLOCKING);
