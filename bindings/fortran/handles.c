@@ -45,11 +45,13 @@ const char fh_invalid;
     const void *const fh_pre_##N[NPRE] = TABLE;                                              \
     MPI_Fint PMPI_##N##_c2f(T h)                                                             \
     {                                                                                        \
+        API_ENTER;                                                                           \
         return fh_to_f(POOL, h, fh_pre_##N, NPRE);                                           \
     }                                                                                        \
     MPI_Fint MPI_##N##_c2f(T h) API_ALIAS(MPI_##N##_c2f);                                    \
     T PMPI_##N##_f2c(MPI_Fint f)                                                             \
     {                                                                                        \
+        API_ENTER;                                                                           \
         return (T)fh_to_c(POOL, f, fh_pre_##N, NPRE);                                        \
     }                                                                                        \
     T MPI_##N##_f2c(MPI_Fint f) API_ALIAS(MPI_##N##_f2c);

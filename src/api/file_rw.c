@@ -217,6 +217,7 @@ SPLIT(write_ordered, IO_SPLIT_WRITE_ORD, 1, ORDERED, const)
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,
                                 MPI_Datatype datatype)
 {
+    API_ENTER;
     return split_begin(fh, IO_SPLIT_READ_AT, 0, AT, offset, buf, count, datatype,
                        "MPI_File_read_at_all_begin");
 }
@@ -225,6 +226,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    API_ENTER;
     (void)buf;
     return split_end(fh, IO_SPLIT_READ_AT, status, "MPI_File_read_at_all_end");
 }
@@ -234,6 +236,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                                  MPI_Datatype datatype)
 {
+    API_ENTER;
     return split_begin(fh, IO_SPLIT_WRITE_AT, 1, AT, offset, buf, count, datatype,
                        "MPI_File_write_at_all_begin");
 }
@@ -242,6 +245,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    API_ENTER;
     (void)buf;
     return split_end(fh, IO_SPLIT_WRITE_AT, status, "MPI_File_write_at_all_end");
 }
@@ -272,6 +276,7 @@ static int seek_pos(MPI_File fh, MPI_Offset cur, MPI_Offset offset, int whence, 
 
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_seek";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -291,6 +296,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) API_ALIAS(MPI_File
 
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_position";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -303,6 +309,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) API_ALIAS(MPI_File_ge
 
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_byte_offset";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -320,6 +327,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
  * is in place for any rank's next shared access. */
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_seek_shared";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -344,6 +352,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_position_shared";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));

@@ -78,6 +78,7 @@ static int probe(int src, int tag, MPI_Comm comm, int block, int *flag, MPI_Stat
 
 int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    API_ENTER;
     int flag;
     return probe(src, tag, comm, 1, &flag, status, NULL, "MPI_Probe");
 }
@@ -85,6 +86,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status) API_ALIAS(MPI
 
 int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    API_ENTER;
     return probe(src, tag, comm, 0, flag, status, NULL, "MPI_Iprobe");
 }
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
@@ -92,6 +94,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 
 int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    API_ENTER;
     int flag;
     return probe(src, tag, comm, 1, &flag, status, message, "MPI_Mprobe");
 }
@@ -101,6 +104,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status
 int PMPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    API_ENTER;
     return probe(src, tag, comm, 0, flag, status, message, "MPI_Improbe");
 }
 int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
@@ -108,6 +112,7 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *req)
 {
+    API_ENTER;
     const char *fn = "MPI_Imrecv";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, message, "message", fn));
@@ -136,6 +141,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
+    API_ENTER;
     MPI_Request r;
     MPI_Comm comm = message && core_handle_valid(&core_handles.msg, *message) ? (*message)->comm
                                                                               : MPI_COMM_NULL;

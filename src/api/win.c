@@ -86,6 +86,7 @@ static int create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win *win)
 {
+    API_ENTER;
     return create(base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, NULL, win,
                   "MPI_Win_create");
 }
@@ -95,6 +96,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
+    API_ENTER;
     return create(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, baseptr, win,
                   "MPI_Win_allocate");
 }
@@ -104,6 +106,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
+    API_ENTER;
     return create(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win,
                   "MPI_Win_allocate_shared");
 }
@@ -112,6 +115,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    API_ENTER;
     return create(NULL, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, win,
                   "MPI_Win_create_dynamic");
 }
@@ -120,6 +124,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_shared_query";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -134,6 +139,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_attach";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -148,6 +154,7 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) API_ALIAS(MPI_Win_att
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_detach";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -160,6 +167,7 @@ int api_win_attr_delete_all(MPI_Win win, const char *fn);
 
 int PMPI_Win_free(MPI_Win *win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_free";
     API_CHECK(api_check_init(fn));
     if (!win)
@@ -177,6 +185,7 @@ int MPI_Win_free(MPI_Win *win) API_ALIAS(MPI_Win_free);
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_group";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -190,6 +199,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group) API_ALIAS(MPI_Win_get_group
 
 int PMPI_Win_set_name(MPI_Win win, const char *name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_set_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -203,6 +213,7 @@ int MPI_Win_set_name(MPI_Win win, const char *name) API_ALIAS(MPI_Win_set_name);
 
 int PMPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -216,6 +227,7 @@ int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen) API_ALIAS(MPI_Win_
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_set_info";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -227,6 +239,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info) API_ALIAS(MPI_Win_set_info);
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_info";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -241,6 +254,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info) API_ALIAS(MPI_Win_get_info);
 
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fnp, MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_create_errhandler";
     API_CHECK(api_check_init(fn));
     if (!fnp || !errhandler)
@@ -256,6 +270,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fnp, MPI_Errhandler *
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_set_errhandler";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -270,6 +285,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_errhandler";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -284,6 +300,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_call_errhandler";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));

@@ -105,7 +105,9 @@ typedef struct p2p_state {
     int hook;                             /* progress hook id: woken when a queue gets work */
 } p2p_state_t;
 
-extern p2p_state_t p2p;
+/* The instance hangs off the base instance (core_rt->p2p, opaque there): p2p_init makes
+ * it, p2p_fini frees it. */
+#define P2P (core_rt->p2p)
 
 static inline uint64_t p2p_req_id(MPI_Request r) { return r->id; }
 
