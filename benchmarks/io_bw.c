@@ -19,6 +19,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -121,9 +122,20 @@ int main(int argc, char **argv)
         else if (c == 's')
             do_sync = 1;
     }
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/io_bw.%d.dat", dir, (int)getppid());
-    MPI_Bcast(path, sizeof(path), MPI_CHAR, 0, MPI_COMM_WORLD);
+    /* the file lives in a directory of its own, removed at the end */
+    char tmpd[1024], path[1100];
+    int ok = 1;
+    if (rank == 0) {
+        snprintf(tmpd, sizeof(tmpd), "%s/io_bw.XXXXXX", dir);
+        ok = mkdtemp(tmpd) != NULL;
+        if (!ok)
+            perror("io_bw: mkdtemp");
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Bcast(tmpd, sizeof(tmpd), MPI_CHAR, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof(path), "%s/io_bw.dat", tmpd);
     char *buf = malloc((size_t)maxmib << 20);
     memset(buf, rank + 1, (size_t)maxmib << 20);
     if (rank == 0)
@@ -153,8 +165,10 @@ int main(int argc, char **argv)
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
+    if (rank == 0) {
         unlink(path);
+        rmdir(tmpd);
+    }
     free(buf);
     MPI_Finalize();
     return 0;

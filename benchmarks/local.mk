@@ -23,9 +23,18 @@ rdmpi_io_bw_LDADD = librdmpi.la
 bin_SCRIPTS += benchmarks/rdmpi-compare-io
 EXTRA_DIST += benchmarks/rdmpi-compare-io
 
+# One-sided latency (put/get with lock+flush, fence, PSCW; accumulate, fetch-and-op,
+# compare-and-swap) and bandwidth; rdmpi-compare --bench rma_* runs them beside the peers.
+bin_PROGRAMS += rdmpi_rma_lat rdmpi_rma_bw
+rdmpi_rma_lat_SOURCES = benchmarks/rma_lat.c $(bench_common)
+rdmpi_rma_lat_LDADD = librdmpi.la
+rdmpi_rma_bw_SOURCES = benchmarks/rma_bw.c $(bench_common)
+rdmpi_rma_bw_LDADD = librdmpi.la
+
 benchsrcdir = $(pkgdatadir)/benchmarks
 benchsrc_DATA = benchmarks/latency.c benchmarks/bw.c benchmarks/bibw.c benchmarks/mbw_mr.c \
-	benchmarks/bench_util.c benchmarks/bench_util.h benchmarks/io_bw.c
+	benchmarks/bench_util.c benchmarks/bench_util.h benchmarks/io_bw.c benchmarks/rma_lat.c \
+	benchmarks/rma_bw.c
 
 # Collective benchmarks (OSU style): one source per collective, built blocking (rdmpi_<name>)
 # and nonblocking with overlap measurement (rdmpi_i<name>, -DCOLL_BENCH_NONBLOCKING);
@@ -90,3 +99,22 @@ rdmpi_mt_LDADD = librdmpi.la -lpthread
 bin_SCRIPTS += benchmarks/rdmpi-compare-mt
 EXTRA_DIST += benchmarks/rdmpi-compare-mt
 benchsrc_DATA += benchmarks/mt.c
+# The 8-byte ping-pong written in Fortran (use mpi_f08 and include 'mpif.h'): the cost of the
+# Fortran bindings beside rdmpi_latency's C figure (README, Fortran).
+if HAVE_FC
+bin_PROGRAMS += rdmpi_latency_f08 rdmpi_latency_f77
+rdmpi_latency_f08_SOURCES = benchmarks/latency_f08.f90
+rdmpi_latency_f08_FCFLAGS = $(FCFLAGS) -Ibindings/fortran
+rdmpi_latency_f08_LDADD = librdmpi.la
+rdmpi_latency_f77_SOURCES = benchmarks/latency_f77.f90
+rdmpi_latency_f77_FCFLAGS = $(FCFLAGS) -Ibindings/fortran
+rdmpi_latency_f77_LDADD = librdmpi.la
+# the module and mpif.h are generated and compiled first
+benchmarks/rdmpi_latency_f08-latency_f08.$(OBJEXT): bindings/fortran/mpi_f08.mod
+benchmarks/rdmpi_latency_f77-latency_f77.$(OBJEXT): bindings/fortran/mpif.h
+benchsrc_DATA += benchmarks/latency_f08.f90 benchmarks/latency_f77.f90
+endif
+# Inter-collectives against the intracommunicator collective of the same total size.
+bin_PROGRAMS += rdmpi_inter_coll
+rdmpi_inter_coll_SOURCES = benchmarks/inter_coll.c
+rdmpi_inter_coll_LDADD = librdmpi.la

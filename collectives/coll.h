@@ -23,6 +23,9 @@ struct core_runtime;
 int coll_init(struct core_runtime *rt);
 /* The settings (coll_config.c). */
 extern const core_config_group_t coll_config_group;
+/* Takes the algorithm settings (RDMPI_COLL_<NAME>) again after they changed in the registry
+ * (MPI_T: rt_config_changed); a collective started before keeps its algorithm. */
+void coll_config_apply(struct core_runtime *rt);
 void coll_fini(void);
 
 int coll_barrier(MPI_Comm comm);

@@ -244,12 +244,20 @@ int coll_init(core_runtime_t *rt)
             if (rules[i].id == (enum coll_id)id)
                 COLL->first_rule[id] = i;
     }
-    /* The registry checked each value against its row's choices (coll_config.c): map the
-     * chosen name to the algorithm. */
-    const core_config_t *reg = &rt->cfg;
     const coll_config_t *cfg = core_config_add(&rt->cfg, &coll_config_group);
     if (!cfg)
         return CORE_ENOMEM;
+    coll_config_apply(rt);
+    COLL->sim_ppn = cfg->sim_ppn;
+    coll_sched_init();
+    return 0;
+}
+
+void coll_config_apply(core_runtime_t *rt)
+{
+    /* The registry checked each value against its row's choices (coll_config.c): map the
+     * chosen name to the algorithm. */
+    const core_config_t *reg = &rt->cfg;
     for (int id = 0; id < COLL_NCOLLS; id++) {
         COLL->forced[id] = COLL_ALG_AUTO;
         core_config_param_t p;
@@ -266,9 +274,6 @@ int coll_init(core_runtime_t *rt)
         else if (COLL->forced[id] != COLL_ALG_AUTO)
             core_debug("%s: forced to %s", colls[id].env, alg_names[COLL->forced[id]]);
     }
-    COLL->sim_ppn = cfg->sim_ppn;
-    coll_sched_init();
-    return 0;
 }
 
 void coll_fini(void)

@@ -252,6 +252,23 @@ typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 #define MPI_ERR_PROC_ABORTED 59
 #define MPI_ERR_VALUE_TOO_LARGE 60
 #define MPI_ERR_ERRHANDLER 61
+/* The tools interface's error classes (returned by MPI_T_* calls only). */
+#define MPI_T_ERR_MEMORY 62
+#define MPI_T_ERR_NOT_INITIALIZED 63
+#define MPI_T_ERR_CANNOT_INIT 64
+#define MPI_T_ERR_INVALID_INDEX 65
+#define MPI_T_ERR_INVALID_ITEM 66
+#define MPI_T_ERR_INVALID_HANDLE 67
+#define MPI_T_ERR_OUT_OF_HANDLES 68
+#define MPI_T_ERR_OUT_OF_SESSIONS 69
+#define MPI_T_ERR_INVALID_SESSION 70
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 71
+#define MPI_T_ERR_CVAR_SET_NEVER 72
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 73
+#define MPI_T_ERR_PVAR_NO_WRITE 74
+#define MPI_T_ERR_PVAR_NO_ATOMIC 75
+#define MPI_T_ERR_INVALID_NAME 76
+#define MPI_T_ERR_INVALID 77
 #define MPI_ERR_LASTCODE 127
 
 /* ---- Predefined objects (defined in librdmpi) ----------------------- */
@@ -298,7 +315,8 @@ RDMPI_DT(double_complex) RDMPI_DT(logical) RDMPI_DT(character) RDMPI_DT(integer1
 RDMPI_DT(integer2) RDMPI_DT(integer4) RDMPI_DT(integer8) RDMPI_DT(real4) RDMPI_DT(real8)
 RDMPI_DT(complex8) RDMPI_DT(complex16) RDMPI_DT(2integer) RDMPI_DT(2real)
 RDMPI_DT(2double_precision) RDMPI_DT(cxx_bool) RDMPI_DT(cxx_float_complex)
-RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex)
+RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex) RDMPI_DT(real16)
+RDMPI_DT(complex32)
 #undef RDMPI_DT
 
 #define MPI_CHAR (&rdmpi_dt_char)
@@ -364,6 +382,9 @@ RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex)
 #define MPI_CXX_FLOAT_COMPLEX (&rdmpi_dt_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX (&rdmpi_dt_cxx_double_complex)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX (&rdmpi_dt_cxx_long_double_complex)
+/* Fortran's REAL(16) and COMPLEX(16) (gfortran: IEEE binary128, C's __float128). */
+#define MPI_REAL16 (&rdmpi_dt_real16)
+#define MPI_COMPLEX32 (&rdmpi_dt_complex32)
 
 /* Predefined reduction operations. */
 extern RDMPI_API struct rdmpi_op rdmpi_op_max, rdmpi_op_min, rdmpi_op_sum, rdmpi_op_prod, rdmpi_op_land, rdmpi_op_band, rdmpi_op_lor, rdmpi_op_bor, rdmpi_op_lxor, rdmpi_op_bxor, rdmpi_op_minloc, rdmpi_op_maxloc, rdmpi_op_replace, rdmpi_op_no_op;
@@ -474,6 +495,17 @@ RDMPI_API int MPI_Comm_remote_size(MPI_Comm comm, int *size);
 RDMPI_API int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 RDMPI_API int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
 RDMPI_API int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+RDMPI_API int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+RDMPI_API int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+RDMPI_API int MPI_Comm_get_parent(MPI_Comm *parent);
+RDMPI_API int MPI_Comm_disconnect(MPI_Comm *comm);
+RDMPI_API int MPI_Open_port(MPI_Info info, char *port_name);
+RDMPI_API int MPI_Close_port(const char *port_name);
+RDMPI_API int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+RDMPI_API int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+RDMPI_API int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+RDMPI_API int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+RDMPI_API int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 RDMPI_API int MPI_Group_size(MPI_Group group, int *size);
 RDMPI_API int MPI_Group_rank(MPI_Group group, int *rank);
 RDMPI_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
@@ -661,8 +693,6 @@ RDMPI_API int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errh
 RDMPI_API int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 RDMPI_API int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 RDMPI_API int MPI_File_call_errhandler(MPI_File fh, int errorcode);
-RDMPI_API MPI_Fint MPI_File_c2f(MPI_File file);
-RDMPI_API MPI_File MPI_File_f2c(MPI_Fint file);
 
 /* Profiling interface: the same functions under PMPI_ names. */
 RDMPI_API int PMPI_Init(int *argc, char ***argv);
@@ -756,6 +786,17 @@ RDMPI_API int PMPI_Comm_remote_size(MPI_Comm comm, int *size);
 RDMPI_API int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group);
 RDMPI_API int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm);
 RDMPI_API int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm);
+RDMPI_API int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+RDMPI_API int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+RDMPI_API int PMPI_Comm_get_parent(MPI_Comm *parent);
+RDMPI_API int PMPI_Comm_disconnect(MPI_Comm *comm);
+RDMPI_API int PMPI_Open_port(MPI_Info info, char *port_name);
+RDMPI_API int PMPI_Close_port(const char *port_name);
+RDMPI_API int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm);
+RDMPI_API int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+RDMPI_API int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+RDMPI_API int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 RDMPI_API int PMPI_Group_size(MPI_Group group, int *size);
 RDMPI_API int PMPI_Group_rank(MPI_Group group, int *rank);
 RDMPI_API int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup);
@@ -1158,8 +1199,104 @@ RDMPI_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_err
 RDMPI_API int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
 RDMPI_API int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
 RDMPI_API int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
-RDMPI_API MPI_Fint PMPI_File_c2f(MPI_File file);
-RDMPI_API MPI_File PMPI_File_f2c(MPI_Fint file);
+
+/* ---- The tools interface (MPI_T, chapter 14 of MPI-3.1) ------------------
+ * Control variables: every RDMPI_* setting (rdmpi_info lists the same), with
+ * its description and bounds; the ones the library reads where it uses them
+ * can be written while it runs. Performance variables: what p2p and the
+ * transports count. Usable before MPI_Init and after MPI_Finalize. */
+typedef struct rdmpi_t_enum *MPI_T_enum;
+typedef struct rdmpi_t_cvar_handle *MPI_T_cvar_handle;
+typedef struct rdmpi_t_pvar_handle *MPI_T_pvar_handle;
+typedef struct rdmpi_t_pvar_session *MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 1, MPI_T_VERBOSITY_USER_DETAIL, MPI_T_VERBOSITY_USER_ALL,
+    MPI_T_VERBOSITY_TUNER_BASIC, MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_VERBOSITY_TUNER_ALL,
+    MPI_T_VERBOSITY_MPIDEV_BASIC, MPI_T_VERBOSITY_MPIDEV_DETAIL, MPI_T_VERBOSITY_MPIDEV_ALL
+};
+enum {
+    MPI_T_BIND_NO_OBJECT, MPI_T_BIND_MPI_COMM, MPI_T_BIND_MPI_DATATYPE,
+    MPI_T_BIND_MPI_ERRHANDLER, MPI_T_BIND_MPI_FILE, MPI_T_BIND_MPI_GROUP, MPI_T_BIND_MPI_OP,
+    MPI_T_BIND_MPI_REQUEST, MPI_T_BIND_MPI_WIN, MPI_T_BIND_MPI_MESSAGE, MPI_T_BIND_MPI_INFO
+};
+enum {
+    MPI_T_SCOPE_CONSTANT, MPI_T_SCOPE_READONLY, MPI_T_SCOPE_LOCAL, MPI_T_SCOPE_GROUP,
+    MPI_T_SCOPE_GROUP_EQ, MPI_T_SCOPE_ALL, MPI_T_SCOPE_ALL_EQ
+};
+enum {
+    MPI_T_PVAR_CLASS_STATE, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE, MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_PVAR_CLASS_LOWWATERMARK,
+    MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER,
+    MPI_T_PVAR_CLASS_GENERIC
+};
+RDMPI_API int MPI_T_init_thread(int required, int *provided);
+RDMPI_API int MPI_T_finalize(void);
+RDMPI_API int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+RDMPI_API int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+RDMPI_API int MPI_T_cvar_get_num(int *num_cvar);
+RDMPI_API int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+RDMPI_API int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+RDMPI_API int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+RDMPI_API int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+RDMPI_API int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+RDMPI_API int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+RDMPI_API int MPI_T_pvar_get_num(int *num_pvar);
+RDMPI_API int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+RDMPI_API int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+RDMPI_API int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+RDMPI_API int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+RDMPI_API int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+RDMPI_API int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+RDMPI_API int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+RDMPI_API int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+RDMPI_API int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+RDMPI_API int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+RDMPI_API int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+RDMPI_API int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+RDMPI_API int MPI_T_category_get_num(int *num_cat);
+RDMPI_API int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+RDMPI_API int MPI_T_category_get_index(const char *name, int *cat_index);
+RDMPI_API int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+RDMPI_API int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+RDMPI_API int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+RDMPI_API int MPI_T_category_changed(int *stamp);
+/* and under PMPI_ names */
+RDMPI_API int PMPI_T_init_thread(int required, int *provided);
+RDMPI_API int PMPI_T_finalize(void);
+RDMPI_API int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+RDMPI_API int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+RDMPI_API int PMPI_T_cvar_get_num(int *num_cvar);
+RDMPI_API int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope);
+RDMPI_API int PMPI_T_cvar_get_index(const char *name, int *cvar_index);
+RDMPI_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count);
+RDMPI_API int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+RDMPI_API int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+RDMPI_API int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+RDMPI_API int PMPI_T_pvar_get_num(int *num_pvar);
+RDMPI_API int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic);
+RDMPI_API int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+RDMPI_API int PMPI_T_pvar_session_create(MPI_T_pvar_session *session);
+RDMPI_API int PMPI_T_pvar_session_free(MPI_T_pvar_session *session);
+RDMPI_API int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count);
+RDMPI_API int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+RDMPI_API int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+RDMPI_API int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+RDMPI_API int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+RDMPI_API int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+RDMPI_API int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+RDMPI_API int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+RDMPI_API int PMPI_T_category_get_num(int *num_cat);
+RDMPI_API int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories);
+RDMPI_API int PMPI_T_category_get_index(const char *name, int *cat_index);
+RDMPI_API int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+RDMPI_API int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+RDMPI_API int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+RDMPI_API int PMPI_T_category_changed(int *stamp);
 
 /* ---- rdmpi extensions (not MPI; test with #ifdef RDMPI) ------------- */
 /* The name of the transport ("self", "shm", "verbs", "tcp") that carries this rank's messages to

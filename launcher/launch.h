@@ -89,6 +89,16 @@ struct launch_rank {
     int out_pipe[2];         /* --tag-output pipes, -1 when unused */
     int err_pipe[2];
     int stdin_fd;            /* read end of rank 0's stdin pipe (stdinfwd.c), or -1 */
+    int app;                 /* index in job->apps (a spawned job), else 0 */
+};
+
+/* One application of a spawned job (MPI_Comm_spawn_multiple has several). */
+struct launch_app {
+    char prog[PATH_MAX];     /* resolved path */
+    char **argv;             /* NULL-terminated, argv[0] the command as given */
+    char **env;              /* NAME=value entries added to the ranks' environment */
+    char cwd[PATH_MAX];      /* "" : rdmpirun's own */
+    int nprocs;
 };
 
 struct launch_iofwd;
@@ -97,6 +107,8 @@ struct launch_remote;
 struct launch_tree;
 struct launch_fence;
 struct launch_dmodex;
+struct launch_dyn;
+struct launch_names;
 
 struct launch_job {
     const struct launch_opts *opts;
@@ -126,6 +138,13 @@ struct launch_job {
     struct launch_stdin *in; /* NULL unless stdin is a terminal */
     int wake_fd[2];          /* self-pipe: signal numbers, or 0 for PMIx */
     int server_up;
+    struct launch_app *apps; /* a spawned job's applications; NULL: opts->argv and prog */
+    int napps;
+    struct launch_dyn *dyn;  /* jobs spawned by this one's ranks (dyn.c); NULL in rdmpid */
+    struct launch_names *names; /* names published by the ranks (names.c); NULL in rdmpid */
+    int ubase;               /* its ranks' first number among all rdmpirun runs (CORE_UBASE_PMIX) */
+    char parent_nspace[64];  /* a spawned job: the namespace and rank that spawned it */
+    int parent_rank;
 
     pthread_mutex_t lock;    /* guards the abort record below */
     int aborted;
@@ -231,6 +250,23 @@ int launch_remote_done(const struct launch_job *job);
 double launch_remote_deadline(const struct launch_job *job);
 void launch_remote_tick(struct launch_job *job, double now);
 void launch_remote_stop(struct launch_job *job);
+
+/* dyn.c: jobs the ranks spawn (PMIx_Spawn), their ranks' exits and signals, and the names
+ * they publish. Everything but the upcall entry points runs on the main thread. */
+int launch_dyn_create(struct launch_job *job);
+void launch_dyn_destroy(struct launch_job *job);
+void launch_dyn_progress(struct launch_job *job);
+/* A reaped pid: -1 if it is no spawned rank, else the exit status it gives the job
+ * (0: not a failure), the failure already reported on stderr. */
+int launch_dyn_reaped(struct launch_job *job, pid_t pid, int status, int reporting);
+int launch_dyn_alive(const struct launch_job *job);
+void launch_dyn_signal(struct launch_job *job, int sig, int groups);
+/* The spawned rank a PMIx client is (upcalls), or NULL. */
+struct launch_rank *launch_dyn_rank(struct launch_job *job, const char *nspace, unsigned rank);
+
+/* names.c: the names ranks publish (MPI_Publish_name); the upcalls are in server.h. */
+int launch_names_create(struct launch_job *job);
+void launch_names_destroy(struct launch_job *job);
 
 /* monitor.c */
 int launch_monitor_run(struct launch_job *job, int start_failed);

@@ -1,6 +1,6 @@
 # launcher: rdmpirun (the launcher, PMIx server of its own node) and rdmpid
 # (the daemon it starts on every other node). Both build from the same
-# sources but for their main: main.c/options.c/hosts.c/monitor.c/remote.c/
+# sources but for their main: main.c/options.c/monitor.c/remote.c/
 # agent.c are rdmpirun's, daemon.c is rdmpid's.
 LAUNCH_COMMON = \
 	launcher/launch.h \
@@ -24,6 +24,9 @@ LAUNCH_COMMON = \
 	launcher/jobmsg.c \
 	launcher/fence.c \
 	launcher/dmodex.c \
+	launcher/dyn.c \
+	launcher/names.c \
+	launcher/hosts.c \
 	src/core/secret.h \
 	src/core/secret.c
 
@@ -32,7 +35,6 @@ rdmpirun_SOURCES = $(LAUNCH_COMMON) \
 	launcher/agent.h \
 	launcher/main.c \
 	launcher/options.c \
-	launcher/hosts.c \
 	launcher/monitor.c \
 	launcher/remote.c \
 	launcher/agent.c
@@ -52,6 +54,6 @@ test_unit_test_launch_wire_SOURCES = test/unit/test_launch_wire.c launcher/net.c
 test_unit_test_launch_wire_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_launch_wire_LDADD = $(SODIUM_LIBS)
 
-EXTRA_DIST += test/launch/run test/launch/pmix_client.c test/launch/treepeer.py \
+EXTRA_DIST += test/launch/run test/launch/pmix_client.c test/launch/pmix_spawn.c test/launch/treepeer.py \
 	test/multinode/run test/multinode/testbed.sh test/multinode/mn_client.c \
 	test/engines/run test/engines/startup

@@ -113,6 +113,10 @@ static int run(struct launch_job *job)
     if (job->my_node >= 0)
         launch_binding_share(job);
     rc = launch_binding_plan(job);
+    if (!rc)
+        rc = launch_dyn_create(job);
+    if (!rc)
+        rc = launch_names_create(job);
     if (!rc && job->my_node >= 0)
         rc = launch_server_start(job);
     if (!rc)
@@ -134,6 +138,8 @@ static void teardown(struct launch_job *job)
 {
     launch_remote_stop(job);
     launch_server_stop(job);
+    launch_dyn_destroy(job);
+    launch_names_destroy(job);
     launch_io_destroy(job);
     launch_stdin_destroy(job);
     launch_binding_fini(job);

@@ -50,6 +50,12 @@ struct monitor {
     int abort_seen;
 };
 
+/* Ranks still running: the job's, and those its ranks spawned. */
+static int nalive(const struct monitor *m)
+{
+    return m->nalive + launch_dyn_alive(m->job);
+}
+
 static void set_exit(struct monitor *m, int code)
 {
     if (m->exit_code < 0)
@@ -65,6 +71,7 @@ static void signal_groups(struct monitor *m, int sig)
         if (r->local && r->pid > 0 && kill(-r->pid, sig) && r->alive)
             kill(r->pid, sig);
     }
+    launch_dyn_signal(m->job, sig, 1);
     launch_remote_signal(m->job, sig, SIG_GROUPS_ALL);
 }
 
@@ -75,6 +82,7 @@ static void forward(struct monitor *m, int sig)
         if (r->local && r->alive && kill(-r->pid, sig))
             kill(r->pid, sig);
     }
+    launch_dyn_signal(m->job, sig, 0);
     launch_remote_signal(m->job, sig, SIG_GROUPS_ALIVE);
 }
 
@@ -114,6 +122,9 @@ static void check_abort(struct monitor *m)
      * (a fatal transport error, an error handler, a bare PMIx client) is
      * the rank stopping the job, not the application asking to. */
     const char *how = strncmp(msg, "MPI_Abort(", 10) ? "aborted the job" : "called MPI_Abort";
+    if (rank < 0) /* a spawned rank (dyn.c): msg names it */
+        fprintf(stderr, "rdmpirun: %s (aborted the job with error code %d)\n", msg, status);
+    else
     fprintf(stderr, "rdmpirun: rank %d on host %s %s with error code %d%s%s\n", rank,
             launch_rank_host(job, rank), how, status, msg[0] ? ": " : "", msg);
     set_exit(m, status ? status : 1);
@@ -186,10 +197,19 @@ static void reap(struct monitor *m)
 
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         struct launch_rank *r = rank_by_pid(m, pid);
-        if (r)
+        int code;
+        if (r) {
             rank_exited(m, r, status);
-        else
+        } else if ((code = launch_dyn_reaped(m->job, pid, status, m->phase == RUNNING)) >= 0) {
+            if (code && m->phase == RUNNING) {
+                check_abort(m);
+                set_exit(m, code);
+                if (m->phase == RUNNING)
+                    begin_terminate(m);
+            }
+        } else {
             launch_remote_reaped(m->job, pid, status);
+        }
     }
 }
 
@@ -269,15 +289,15 @@ static void handle_signal(struct monitor *m, int sig)
  * Returns 1 when the monitor should stop waiting for ranks. */
 static int check_deadlines(struct monitor *m, double now)
 {
-    if (m->phase == RUNNING && m->timeout_at > 0 && now >= m->timeout_at && m->nalive > 0)
+    if (m->phase == RUNNING && m->timeout_at > 0 && now >= m->timeout_at && nalive(m) > 0)
         expire_timeout(m);
     else if (m->phase == DUMPING && now >= m->deadline)
         begin_terminate(m);
     else if (m->phase == TERMINATING && now >= m->deadline)
         begin_kill(m);
-    else if (m->phase == KILLING && now >= m->deadline && m->nalive > 0) {
+    else if (m->phase == KILLING && now >= m->deadline && nalive(m) > 0) {
         fprintf(stderr, "rdmpirun: warning: %d rank(s) still alive after SIGKILL; giving up\n",
-                m->nalive);
+                nalive(m));
         return 1;
     }
     return 0;
@@ -287,11 +307,11 @@ static int poll_timeout_ms(const struct monitor *m, double now)
 {
     double next = INFINITY;
 
-    if (m->phase == RUNNING && m->timeout_at > 0 && m->nalive > 0)
+    if (m->phase == RUNNING && m->timeout_at > 0 && nalive(m) > 0)
         next = m->timeout_at;
     if (m->phase != RUNNING)
         next = m->deadline;
-    if (m->nalive == 0 && m->drain_until < next)
+    if (nalive(m) == 0 && m->drain_until < next)
         next = m->drain_until;
     double remote = launch_remote_deadline(m->job);
     if (remote > 0 && remote < next)
@@ -370,16 +390,18 @@ int launch_monitor_run(struct launch_job *job, int start_failed)
     while (1) {
         drain_wake_pipe(&m);
         reap(&m);
+        launch_dyn_progress(job);
         launch_remote_progress(job);
         remote_events(&m);
         double now = launch_now();
+        int alive = nalive(&m);
         launch_remote_tick(job, now);
         remote_events(&m);
-        if (m.nalive == 0 && !m.all_gone)
+        if (alive == 0 && !m.all_gone)
             all_reaped(&m);
         if (check_deadlines(&m, now))
             break;
-        if (m.nalive == 0 && (launch_io_open_streams(job) == 0 || now >= m.drain_until) &&
+        if (alive == 0 && (launch_io_open_streams(job) == 0 || now >= m.drain_until) &&
             launch_remote_done(job))
             break;
         if (pfd && pollfd_count(&m) > cap) {

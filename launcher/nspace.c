@@ -71,7 +71,7 @@ static pmix_status_t add_proc_data(void *list, const struct launch_job *job, int
     const struct launch_rank *rk = &job->ranks[rank];
     pmix_rank_t r = (pmix_rank_t)rank;
     uint16_t local = (uint16_t)rk->local_rank;
-    uint32_t nodeid = (uint32_t)rk->node, appnum = 0;
+    uint32_t nodeid = (uint32_t)rk->node, appnum = (uint32_t)rk->app;
     pmix_data_array_t arr;
     pmix_status_t rc = PMIX_SUCCESS;
     void *proc = PMIx_Info_list_start();
@@ -98,11 +98,17 @@ static pmix_status_t add_job_info(void *list, const struct launch_job *job, cons
                                   const char *nodes, char *node_map, char *proc_map)
 {
     uint32_t n = (uint32_t)job->nranks, nnodes = (uint32_t)job->nnodes;
-    uint32_t nlocal = (uint32_t)job->nlocal, nodeid = (uint32_t)job->my_node;
+    uint32_t nlocal = (uint32_t)job->nlocal, nodeid = (uint32_t)job->my_node, univ = 0;
     bool yes = true;
     pmix_status_t rc = PMIX_SUCCESS;
 
-    add(list, &rc, PMIX_UNIV_SIZE, &n, PMIX_UINT32);
+    /* MPI_UNIVERSE_SIZE: the slots rdmpirun was given (one per core without --host), which
+     * is how many processes it can run without oversubscribing. */
+    for (int i = 0; i < job->nnodes; i++)
+        univ += (uint32_t)job->nodes[i].slots;
+    if (univ < n)
+        univ = n;
+    add(list, &rc, PMIX_UNIV_SIZE, &univ, PMIX_UINT32);
     add(list, &rc, PMIX_JOB_SIZE, &n, PMIX_UINT32);
     add(list, &rc, PMIX_MAX_PROCS, &n, PMIX_UINT32);
     add(list, &rc, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
@@ -117,6 +123,18 @@ static pmix_status_t add_job_info(void *list, const struct launch_job *job, cons
     add(list, &rc, PMIX_TMPDIR, job->tmpdir, PMIX_STRING);
     if (job->oversubscribed)
         add(list, &rc, PMIX_NODE_OVERSUBSCRIBED, &yes, PMIX_BOOL);
+    if (job->parent_nspace[0]) { /* MPI_Comm_get_parent finds its parents here */
+        pmix_proc_t parent;
+        PMIX_LOAD_PROCID(&parent, job->parent_nspace, (pmix_rank_t)job->parent_rank);
+        add(list, &rc, PMIX_PARENT_ID, &parent, PMIX_PROC);
+        add(list, &rc, PMIX_SPAWNED, &yes, PMIX_BOOL);
+    }
+    uint32_t ubase = (uint32_t)job->ubase;
+    add(list, &rc, CORE_UBASE_PMIX, &ubase, PMIX_UINT32);
+    if (job->napps > 0) {
+        uint32_t napps = (uint32_t)job->napps;
+        add(list, &rc, PMIX_JOB_NUM_APPS, &napps, PMIX_UINT32);
+    }
     /* Served by this node's PMIx server only to the job's own ranks (over its local socket). */
     pmix_byte_object_t key = {.bytes = (char *)job->job_key, .size = sizeof(job->job_key)};
     add(list, &rc, CORE_JOB_KEY_PMIX, &key, PMIX_BYTE_OBJECT);

@@ -85,12 +85,21 @@ static int op_wait(struct op_wait *w, pmix_status_t rc, const char *what)
     return 0;
 }
 
+static int is_job(const struct launch_job *job, const pmix_proc_t *proc)
+{
+    return job && !strncmp(proc->nspace, job->nspace, PMIX_MAX_NSLEN);
+}
+
+/* The local rank a client is: of the job, or of a job its ranks spawned (dyn.c). */
 static struct launch_rank *rank_of(const pmix_proc_t *proc)
 {
     struct launch_job *job = server_job;
 
-    if (!job || strncmp(proc->nspace, job->nspace, PMIX_MAX_NSLEN) ||
-        proc->rank >= (pmix_rank_t)job->nranks || !job->ranks[proc->rank].local)
+    if (!job)
+        return NULL;
+    if (!is_job(job, proc))
+        return launch_dyn_rank(job, proc->nspace, proc->rank);
+    if (proc->rank >= (pmix_rank_t)job->nranks || !job->ranks[proc->rank].local)
         return NULL;
     return &job->ranks[proc->rank];
 }
@@ -156,6 +165,13 @@ static pmix_status_t on_abort(const pmix_proc_t *proc, void *obj, int status, co
     (void)obj, (void)procs, (void)nprocs, (void)cbfunc, (void)cbdata;
     if (!r)
         return PMIX_ERR_NOT_FOUND;
+    if (!is_job(job, proc)) { /* a spawned rank: named in the message, as -1 has no host */
+        char text[sizeof(job->abort_msg)];
+        snprintf(text, sizeof(text), "rank %d of spawned job %.63s on host %.63s: %.300s",
+                 r->rank, proc->nspace, job->host, msg ? msg : "");
+        launch_record_abort(job, -1, status, text);
+        return PMIX_SUCCESS;
+    }
     launch_record_abort(job, r->rank, status, msg);
     return PMIX_SUCCESS;
 }
@@ -198,6 +214,55 @@ static pmix_status_t on_dmodex(const pmix_proc_t *proc, const pmix_info_t info[]
     return PMIX_ERR_NOT_SUPPORTED; /* one node: every rank's data is already local */
 }
 
+static pmix_status_t on_spawn(const pmix_proc_t *proc, const pmix_info_t job_info[],
+                              size_t ninfo, const pmix_app_t apps[], size_t napps,
+                              pmix_spawn_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)job_info, (void)ninfo;
+    if (!server_job)
+        return PMIX_ERR_NOT_SUPPORTED;
+    return launch_dyn_spawn_upcall(server_job, proc, apps, napps, cbfunc, cbdata);
+}
+
+/*
+ * libpmix calls connect/disconnect once every local participant has called
+ * it. Every namespace rdmpirun serves lives on its one node (spawning across
+ * nodes is refused), so the collective is complete here; across nodes it
+ * would need the daemon tree, and is refused.
+ */
+static pmix_status_t on_connect(const pmix_proc_t procs[], size_t nprocs,
+                                const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)procs, (void)nprocs, (void)info, (void)ninfo, (void)cbfunc, (void)cbdata;
+    if (!server_job || server_job->tree)
+        return PMIX_ERR_NOT_SUPPORTED;
+    return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t on_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
+                                pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)cbfunc, (void)cbdata;
+    return server_job ? launch_names_publish(server_job, proc, info, ninfo)
+                      : PMIX_ERR_NOT_SUPPORTED;
+}
+
+static pmix_status_t on_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                               size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)proc, (void)info, (void)ninfo;
+    return server_job ? launch_names_lookup(server_job, keys, cbfunc, cbdata)
+                      : PMIX_ERR_NOT_SUPPORTED;
+}
+
+static pmix_status_t on_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
+                                  size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)info, (void)ninfo, (void)cbfunc, (void)cbdata;
+    return server_job ? launch_names_unpublish(server_job, proc, keys) : PMIX_ERR_NOT_SUPPORTED;
+}
+
 static pmix_server_module_t server_module = {
     .client_connected = on_connected,
     .client_connected2 = on_connected2,
@@ -205,6 +270,12 @@ static pmix_server_module_t server_module = {
     .abort = on_abort,
     .fence_nb = on_fence,
     .direct_modex = on_dmodex,
+    .spawn = on_spawn,
+    .connect = on_connect,
+    .disconnect = on_connect,
+    .publish = on_publish,
+    .lookup = on_lookup,
+    .unpublish = on_unpublish,
 };
 
 /*
@@ -274,9 +345,6 @@ static int server_init(struct launch_job *job)
 /* Creates the tmpdir, starts the server and registers the job's nspace. */
 int launch_server_start(struct launch_job *job)
 {
-    pmix_nspace_t ns;
-    pmix_data_array_t info;
-    struct op_wait *w;
     int rc;
 
     rc = make_tmpdir(job);
@@ -287,8 +355,17 @@ int launch_server_start(struct launch_job *job)
     if (rc)
         return rc;
     job->server_up = 1;
+    return launch_server_register_job(job);
+}
 
-    rc = launch_nspace_info(job, &info);
+/* Registers job's namespace (the job's own, or one its ranks spawned) with the running server. */
+int launch_server_register_job(struct launch_job *job)
+{
+    pmix_nspace_t ns;
+    pmix_data_array_t info;
+    struct op_wait *w;
+    int rc = launch_nspace_info(job, &info);
+
     if (rc)
         return rc;
     w = op_new();

@@ -40,4 +40,22 @@ pmix_status_t launch_dmodex_upcall(struct launch_job *job, const pmix_proc_t *pr
 void launch_dmodex_progress(struct launch_job *job);
 void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
 
+/* Registers job's namespace with the running server (launch_server_start's second half). */
+int launch_server_register_job(struct launch_job *job);
+
+/* dyn.c: the spawn upcall (libpmix's thread); the main thread completes it. */
+pmix_status_t launch_dyn_spawn_upcall(struct launch_job *job, const pmix_proc_t *parent,
+                                      const pmix_app_t apps[],
+                                      size_t napps, pmix_spawn_cbfunc_t cbfunc, void *cbdata);
+
+/* names.c: the names the ranks publish (MPI_Publish_name), kept by rdmpirun for every
+ * namespace it serves; the upcalls answer at once (PMIX_OPERATION_SUCCEEDED, or the lookup
+ * callback called before they return). */
+pmix_status_t launch_names_publish(struct launch_job *job, const pmix_proc_t *proc,
+                                   const pmix_info_t info[], size_t ninfo);
+pmix_status_t launch_names_lookup(struct launch_job *job, char **keys,
+                                  pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t launch_names_unpublish(struct launch_job *job, const pmix_proc_t *proc,
+                                     char **keys);
+
 #endif

@@ -83,9 +83,11 @@ static void child(const struct launch_job *job, const struct launch_rank *r, cha
     /* A daemon's ranks die with it: nobody else on that node would end them. */
     if (job->is_daemon && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
         _exit(LAUNCH_EXIT_INTERNAL);
+    const struct launch_app *app = job->apps ? &job->apps[r->app] : NULL;
+
     if (r->stdin_fd >= 0) {
         dup2(r->stdin_fd, STDIN_FILENO);
-    } else if (r->rank != 0) {
+    } else if (r->rank != 0 || app) { /* a spawned job's rank 0 does not take our stdin */
         int fd = open("/dev/null", O_RDONLY);
         if (fd >= 0 && fd != STDIN_FILENO) {
             dup2(fd, STDIN_FILENO);
@@ -94,8 +96,10 @@ static void child(const struct launch_job *job, const struct launch_rank *r, cha
     }
     launch_io_child(r);
     launch_binding_apply_child(r);
-    execve(job->prog, job->opts->argv, env);
-    child_fail("cannot execute", job->prog);
+    if (app && app->cwd[0] && chdir(app->cwd))
+        child_fail("cannot change to the directory", app->cwd);
+    execve(app ? app->prog : job->prog, app ? app->argv : job->opts->argv, env);
+    child_fail("cannot execute", app ? app->prog : job->prog);
 }
 
 static int spawn_one(struct launch_job *job, struct launch_rank *r, char **env)
@@ -122,6 +126,23 @@ static int spawn_one(struct launch_job *job, struct launch_rank *r, char **env)
     return 0;
 }
 
+/* The NAME=value entries a spawn request gave its application (entries without '=' are
+ * ignored: they name nothing to set). */
+static int app_env(const struct launch_app *app, char ***env)
+{
+    int rc = 0;
+
+    for (char **p = app->env; !rc && p && *p; p++) {
+        char *eq = strchr(*p, '=');
+        if (!eq || eq == *p)
+            continue;
+        char *name = strndup(*p, (size_t)(eq - *p));
+        rc = name ? launch_env_set(env, name, eq + 1) : -ENOMEM;
+        free(name);
+    }
+    return rc;
+}
+
 int launch_spawn_all(struct launch_job *job)
 {
     for (int i = 0; i < job->nranks; i++) {
@@ -134,6 +155,8 @@ int launch_spawn_all(struct launch_job *job)
             rc = launch_server_add_client(job, i, &env);
         if (!rc)
             rc = launch_env_rank(job, i, &env);
+        if (!rc && job->apps)
+            rc = app_env(&job->apps[job->ranks[i].app], &env);
         if (!rc)
             rc = spawn_one(job, &job->ranks[i], env);
         launch_env_free(env);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/bootstrap.h"
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/runtime.h"
@@ -45,7 +46,7 @@ int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
     tp->rt = rt;
     if (!(tp->cfg = core_config_add(&rt->cfg, &tp_config_group)))
         return CORE_ENOMEM;
-    tp->eps = calloc((size_t)rt->size, sizeof(tp_ep_t *));
+    tp->eps = calloc((size_t)rt->proc_cap, sizeof(tp_ep_t *)); /* other jobs' processes too */
     return tp->eps ? 0 : CORE_ENOMEM;
 }
 
@@ -73,6 +74,64 @@ static int sleep_on_transports(void *arg)
     return 0;
 }
 
+/* Whether every open interface can wake a sleeping rank: then the layer may sleep. */
+static void set_sleep(tp_layer_t *tp)
+{
+    unsigned all = TP_CAP_WAIT;
+    for (int i = 0; i < tp->niface; i++)
+        all &= tp->ifaces[i]->caps.flags;
+    core_progress_set_sleep(tp->rt, all ? sleep_on_transports : NULL, tp);
+}
+
+static int open_one(tp_layer_t *tp, const tp_component_t *c)
+{
+    tp_iface_t *iface;
+    int rc = c->open(tp->rt, &iface);
+    if (rc)
+        return rc;
+    iface->am = tp->am;
+    tp->ifaces[tp->niface++] = iface;
+    if (iface->ops->progress &&
+        (rc = core_progress_add_poller(tp->rt, iface->ops->progress, iface)) != 0)
+        return rc;
+    core_debug("transport %s open", c->name);
+    return 0;
+}
+
+int tp_layer_open_dynamic(tp_layer_t *tp)
+{
+    int found = 0;
+    for (int i = 0; tp_components[i]; i++) {
+        const tp_component_t *c = tp_components[i];
+        int open = 0;
+        if (!c->other_jobs || !transport_allowed(tp, c->name))
+            continue;
+        for (int k = 0; k < tp->niface; k++)
+            open |= !strcmp(tp->ifaces[k]->name, c->name);
+        if (!open) {
+            if (tp->niface >= TP_MAX_IFACES)
+                continue;
+            int rc = open_one(tp, c);
+            if (rc == CORE_EUNSUPPORTED)
+                continue;
+            if (rc) {
+                core_error("the %s transport failed to start: %s", c->name, core_strerror(rc));
+                return rc;
+            }
+            if (c->ready && (rc = c->ready(tp->ifaces[tp->niface - 1])) != 0)
+                return rc;
+            set_sleep(tp);
+            if ((rc = core_boot_commit(tp->rt)) != 0)
+                return rc;
+        }
+        found = 1;
+    }
+    if (!found)
+        core_error("no transport reaches processes of other jobs (tcp does; RDMPI_TRANSPORTS=%s)",
+                   tp->cfg->transports);
+    return found ? 0 : CORE_EUNSUPPORTED;
+}
+
 int tp_layer_open(tp_layer_t *tp)
 {
     core_runtime_t *rt = tp->rt;
@@ -83,32 +142,23 @@ int tp_layer_open(tp_layer_t *tp)
         const tp_component_t *c = tp_components[i];
         if (!transport_allowed(tp, c->name))
             continue;
-        if (!c->node_local && local_covers) {
+        /* A spawned job talks to its parents at once: what reaches them opens now. */
+        if (!c->node_local && local_covers && !(rt->spawned && c->other_jobs)) {
             core_debug("transport %s not needed: every rank is on this node", c->name);
             continue;
         }
-        tp_iface_t *iface;
-        int rc = c->open(rt, &iface);
+        int rc = open_one(tp, c);
         if (rc == CORE_EUNSUPPORTED)
             continue;
         if (rc) {
             core_error("the %s transport failed to start: %s", c->name, core_strerror(rc));
             return rc;
         }
-        iface->am = tp->am;
-        tp->ifaces[tp->niface++] = iface;
-        if (iface->ops->progress &&
-            (rc = core_progress_add_poller(rt, iface->ops->progress, iface)) != 0)
-            return rc;
         if (c->node_local && rt->local_size == rt->size && rt->local_size > 1 &&
             strcmp(c->name, "self") != 0 && transport_allowed(tp, "self"))
             local_covers = 1;
-        core_debug("transport %s open", c->name);
     }
-    unsigned all = TP_CAP_WAIT;
-    for (int i = 0; i < tp->niface; i++)
-        all &= tp->ifaces[i]->caps.flags;
-    core_progress_set_sleep(rt, all ? sleep_on_transports : NULL, tp);
+    set_sleep(tp);
     return 0;
 }
 
@@ -187,7 +237,7 @@ void tp_layer_drain(tp_layer_t *tp)
 void tp_layer_fini(tp_layer_t *tp)
 {
     core_runtime_t *rt = tp->rt;
-    for (int i = 0; tp->eps && i < rt->size; i++)
+    for (int i = 0; tp->eps && i < rt->nprocs; i++)
         if (tp->eps[i])
             tp->eps[i]->iface->ops->ep_destroy(tp->eps[i]);
     for (int i = tp->niface - 1; i >= 0; i--)
@@ -198,4 +248,15 @@ void tp_layer_fini(tp_layer_t *tp)
     core_progress_set_sleep(rt, NULL, NULL);
     free(tp->eps);
     tp->eps = NULL;
+}
+
+int tp_layer_stats(const tp_layer_t *tp, const char *name, tp_stats_t *out)
+{
+    *out = (tp_stats_t){ 0 };
+    for (int i = 0; i < tp->niface; i++)
+        if (!strcmp(tp->ifaces[i]->name, name)) {
+            *out = tp->ifaces[i]->stats;
+            return 1;
+        }
+    return 0;
 }

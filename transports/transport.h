@@ -104,11 +104,23 @@ typedef struct tp_ops {
     int (*arm)(tp_iface_t *iface, int *fd, double *max_sleep);
 } tp_ops_t;
 
+/* What every interface counts (read by MPI_T performance variables through tp_layer_stats):
+ * the wrappers below count what they hand to the transport (active messages with their
+ * header and payload bytes, RDMA gets and puts); a transport with a reliability layer or a
+ * registration cache counts those itself. */
+typedef struct tp_stats {
+    uint64_t am_sent, am_bytes;      /* accepted by am_send (not refused as busy) */
+    uint64_t rdma_ops, rdma_bytes;   /* gets and puts started */
+    uint64_t resent;                 /* packets sent again (verbs UD retransmissions) */
+    uint64_t rcache_hits, rcache_misses;
+} tp_stats_t;
+
 /* Base of every transport's interface object; embed it first. */
 struct tp_iface {
     const tp_ops_t *ops;
     const char *name;
     tp_caps_t caps;
+    tp_stats_t stats;
     struct core_runtime *rt;
     const struct tp_am_entry *am;  /* the layer's handler table (tp_layer_t.am), set at open */
 };
@@ -131,8 +143,11 @@ typedef struct tp_component {
     int (*open)(struct core_runtime *rt, tp_iface_t **iface_p);
     /* After the fence: peers' published data may be read. */
     int (*ready)(tp_iface_t *iface);
-    /* Whether this transport can reach peer (a world rank). */
+    /* Whether this transport can reach peer (a process index, core/procs.h). */
     int (*reachable)(tp_iface_t *iface, int peer);
+    /* Reaches processes of other jobs (spawned, parents, connected): opened for them
+     * by tp_layer_open_dynamic even where the job's own ranks do not need it. */
+    int other_jobs;
 } tp_component_t;
 
 /* Components in order of preference for a peer: self, shm, verbs, tcp. */
@@ -186,19 +201,34 @@ void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc);
 static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                              const void *payload, size_t len)
 {
-    return ep->iface->ops->am_send(ep, id, hdr, hdr_len, payload, len);
+    int rc = ep->iface->ops->am_send(ep, id, hdr, hdr_len, payload, len);
+    if (rc >= 0) {
+        ep->iface->stats.am_sent++;
+        ep->iface->stats.am_bytes += hdr_len + len;
+    }
+    return rc;
 }
 
 static inline int tp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh,
                          uint64_t raddr, const void *rkey, tp_comp_t *comp)
 {
-    return ep->iface->ops->get(ep, local, len, lmemh, raddr, rkey, comp);
+    int rc = ep->iface->ops->get(ep, local, len, lmemh, raddr, rkey, comp);
+    if (rc >= 0) {
+        ep->iface->stats.rdma_ops++;
+        ep->iface->stats.rdma_bytes += len;
+    }
+    return rc;
 }
 
 static inline int tp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh,
                          uint64_t raddr, const void *rkey, tp_comp_t *comp)
 {
-    return ep->iface->ops->put(ep, local, len, lmemh, raddr, rkey, comp);
+    int rc = ep->iface->ops->put(ep, local, len, lmemh, raddr, rkey, comp);
+    if (rc >= 0) {
+        ep->iface->stats.rdma_ops++;
+        ep->iface->stats.rdma_bytes += len;
+    }
+    return rc;
 }
 
 static inline int tp_progress(tp_iface_t *iface)
@@ -229,9 +259,16 @@ int tp_layer_init(tp_layer_t *tp, struct core_runtime *rt);
 int tp_layer_open(tp_layer_t *tp);
 /* After the fence. */
 int tp_layer_ready(tp_layer_t *tp);
+/* Before this process talks to processes of other jobs (MPI_Comm_spawn, connect/accept, a
+ * spawned job's MPI_Init): opens the allowed transports that reach them and are not open
+ * yet, and publishes their addresses (core_boot_commit). CORE_EUNSUPPORTED if none can. */
+int tp_layer_open_dynamic(tp_layer_t *tp);
 /* Finalize: every transport finishes with its peers before any is closed (ops.drain). */
 void tp_layer_drain(tp_layer_t *tp);
 void tp_layer_fini(tp_layer_t *tp);
+/* The counters of the open interface named name ("shm"); zeros when it is not open.
+ * Returns whether it is open. */
+int tp_layer_stats(const tp_layer_t *tp, const char *name, tp_stats_t *out);
 /* The layer above registers the handler of each id it uses (before tp_layer_open). */
 static inline void tp_am_register(tp_layer_t *tp, unsigned id, tp_am_entry_t entry)
 {

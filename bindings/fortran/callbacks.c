@@ -8,8 +8,7 @@
  * created with C trampolines instead, and its extra_state is a small record of the Fortran
  * procedures and the Fortran extra_state, so no table is needed. The record lives as long as
  * the library (a freed keyval's attributes may still be copied or deleted until the last goes).
- * Error handler and reduction procedures are not done yet: their C callbacks receive no
- * extra_state to find the Fortran procedure by (see README).
+ * The other procedure arguments (reductions, error handlers, ...) are in procs.c.
  */
 #include <stdint.h>
 #include "bindings/fortran/glue.h"
@@ -76,6 +75,16 @@ static int type_copy(MPI_Datatype old, int keyval, void *extra, void *in, void *
 static int type_delete(MPI_Datatype t, int keyval, void *val, void *extra)
 {
     return delete_call(fh_Type_c2f(t), keyval, val, extra);
+}
+
+static int win_copy(MPI_Win old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    return copy_call(fh_Win_c2f(old), keyval, extra, in, out, flag);
+}
+
+static int win_delete(MPI_Win w, int keyval, void *val, void *extra)
+{
+    return delete_call(fh_Win_c2f(w), keyval, val, extra);
 }
 
 static fg_keyval_t *new_keyval(fg_copy_fn *copy, fg_delete_fn *del, MPI_Aint extra, int mpi1)
@@ -148,6 +157,31 @@ FG_API void pmpi_type_create_keyval_(fg_copy_fn *copy, fg_delete_fn *del, MPI_Fi
     type_keyval(1, copy, del, keyval, *extra, ierr);
 }
 
+static void win_keyval(int prof, fg_copy_fn *copy, fg_delete_fn *del, MPI_Fint *keyval,
+                       MPI_Aint extra, MPI_Fint *ierr)
+{
+    fg_keyval_t *k = new_keyval(copy, del, extra, 0);
+    int rc = !k ? MPI_ERR_NO_MEM
+             : prof ? PMPI_Win_create_keyval(win_copy, win_delete, (int *)keyval, k)
+                    : MPI_Win_create_keyval(win_copy, win_delete, (int *)keyval, k);
+    if (rc != MPI_SUCCESS)
+        free(k);
+    if (ierr)
+        *ierr = rc;
+}
+
+FG_API void mpi_win_create_keyval_(fg_copy_fn *copy, fg_delete_fn *del, MPI_Fint *keyval,
+                                   MPI_Aint *extra, MPI_Fint *ierr)
+{
+    win_keyval(0, copy, del, keyval, *extra, ierr);
+}
+
+FG_API void pmpi_win_create_keyval_(fg_copy_fn *copy, fg_delete_fn *del, MPI_Fint *keyval,
+                                    MPI_Aint *extra, MPI_Fint *ierr)
+{
+    win_keyval(1, copy, del, keyval, *extra, ierr);
+}
+
 /* ---- the predefined callbacks, as Fortran procedures ------------------------------------ */
 /* MPI_COMM_NULL_COPY_FN, MPI_TYPE_NULL_COPY_FN: the attribute is not copied. */
 FG_API void mpi_comm_null_copy_fn_(MPI_Fint *old, MPI_Fint *kv, MPI_Aint *extra, MPI_Aint *in,
@@ -186,6 +220,24 @@ FG_API void mpi_type_dup_fn_(MPI_Fint *old, MPI_Fint *kv, MPI_Aint *extra, MPI_A
 
 FG_API void mpi_type_null_delete_fn_(MPI_Fint *t, MPI_Fint *kv, MPI_Aint *val, MPI_Aint *extra,
                                      MPI_Fint *ierr)
+{
+    *ierr = MPI_SUCCESS;
+}
+
+FG_API void mpi_win_null_copy_fn_(MPI_Fint *old, MPI_Fint *kv, MPI_Aint *extra, MPI_Aint *in,
+                                  MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    mpi_comm_null_copy_fn_(old, kv, extra, in, out, flag, ierr);
+}
+
+FG_API void mpi_win_dup_fn_(MPI_Fint *old, MPI_Fint *kv, MPI_Aint *extra, MPI_Aint *in,
+                            MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierr)
+{
+    mpi_comm_dup_fn_(old, kv, extra, in, out, flag, ierr);
+}
+
+FG_API void mpi_win_null_delete_fn_(MPI_Fint *w, MPI_Fint *kv, MPI_Aint *val, MPI_Aint *extra,
+                                    MPI_Fint *ierr)
 {
     *ierr = MPI_SUCCESS;
 }

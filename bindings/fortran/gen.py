@@ -66,7 +66,7 @@ PREDEFINED = {
              'MPI_COMPLEX8', 'MPI_COMPLEX16', 'MPI_2INTEGER', 'MPI_2REAL',
              'MPI_2DOUBLE_PRECISION', 'MPI_CXX_BOOL',
              'MPI_CXX_FLOAT_COMPLEX', 'MPI_CXX_DOUBLE_COMPLEX',
-             'MPI_CXX_LONG_DOUBLE_COMPLEX'],
+             'MPI_CXX_LONG_DOUBLE_COMPLEX', 'MPI_REAL16', 'MPI_COMPLEX32'],
 }
 # Sentinel addresses Fortran passes for C's special pointers: name -> (common block, dims)
 SENTINELS = [('MPI_BOTTOM', 'rdmpi_bottom', ''), ('MPI_IN_PLACE', 'rdmpi_in_place', ''),
@@ -77,9 +77,76 @@ SENTINELS = [('MPI_BOTTOM', 'rdmpi_bottom', ''), ('MPI_IN_PLACE', 'rdmpi_in_plac
              ('MPI_WEIGHTS_EMPTY', 'rdmpi_weights_empty', '(1)'),
              ('MPI_ARGV_NULL', 'rdmpi_argv_null', '(1)')]
 # The predefined attribute callbacks as Fortran procedures (callbacks.c)
-FORTRAN_CALLBACKS = ['MPI_COMM_NULL_COPY_FN', 'MPI_COMM_DUP_FN', 'MPI_COMM_NULL_DELETE_FN',
-                     'MPI_TYPE_NULL_COPY_FN', 'MPI_TYPE_DUP_FN', 'MPI_TYPE_NULL_DELETE_FN',
-                     'MPI_NULL_COPY_FN', 'MPI_DUP_FN', 'MPI_NULL_DELETE_FN']
+# (callbacks.c, procs.c): name -> its mpi_f08 ABSTRACT INTERFACE (None: EXTERNAL, MPI-1's)
+FORTRAN_CALLBACKS = {
+    'MPI_COMM_NULL_COPY_FN': 'MPI_Comm_copy_attr_function',
+    'MPI_COMM_DUP_FN': 'MPI_Comm_copy_attr_function',
+    'MPI_COMM_NULL_DELETE_FN': 'MPI_Comm_delete_attr_function',
+    'MPI_TYPE_NULL_COPY_FN': 'MPI_Type_copy_attr_function',
+    'MPI_TYPE_DUP_FN': 'MPI_Type_copy_attr_function',
+    'MPI_TYPE_NULL_DELETE_FN': 'MPI_Type_delete_attr_function',
+    'MPI_WIN_NULL_COPY_FN': 'MPI_Win_copy_attr_function',
+    'MPI_WIN_DUP_FN': 'MPI_Win_copy_attr_function',
+    'MPI_WIN_NULL_DELETE_FN': 'MPI_Win_delete_attr_function',
+    'MPI_NULL_COPY_FN': None, 'MPI_DUP_FN': None, 'MPI_NULL_DELETE_FN': None,
+    'MPI_CONVERSION_FN_NULL': 'MPI_Datarep_conversion_function',
+}
+
+# The ABSTRACT INTERFACEs of mpi_f08 for procedure arguments, as the standard names and
+# declares them (named as mpi.h's typedefs are): name -> (arguments, declarations).
+_COPY = ('old, keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror',
+         ['TYPE(%s) :: old', 'INTEGER :: keyval, ierror',
+          'INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out',
+          'LOGICAL :: flag'])
+_DELETE = ('obj, keyval, attribute_val, extra_state, ierror',
+           ['TYPE(%s) :: obj', 'INTEGER :: keyval, ierror',
+            'INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state'])
+F08_ABSTRACT = {
+    'MPI_User_function': ('invec, inoutvec, len, datatype',
+                          ['TYPE(C_PTR), VALUE :: invec, inoutvec', 'INTEGER :: len',
+                           'TYPE(MPI_Datatype) :: datatype']),
+    'MPI_Comm_errhandler_function': ('comm, error_code',
+                                     ['TYPE(MPI_Comm) :: comm', 'INTEGER :: error_code']),
+    'MPI_Win_errhandler_function': ('win, error_code',
+                                    ['TYPE(MPI_Win) :: win', 'INTEGER :: error_code']),
+    'MPI_File_errhandler_function': ('file, error_code',
+                                     ['TYPE(MPI_File) :: file', 'INTEGER :: error_code']),
+    'MPI_Grequest_query_function': ('extra_state, status, ierror',
+                                    ['INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state',
+                                     'TYPE(MPI_Status) :: status', 'INTEGER :: ierror']),
+    'MPI_Grequest_free_function': ('extra_state, ierror',
+                                   ['INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state',
+                                    'INTEGER :: ierror']),
+    'MPI_Grequest_cancel_function': ('extra_state, complete, ierror',
+                                     ['INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state',
+                                      'LOGICAL :: complete', 'INTEGER :: ierror']),
+    'MPI_Datarep_conversion_function': (
+        'userbuf, datatype, count, filebuf, position, extra_state, ierror',
+        ['TYPE(C_PTR), VALUE :: userbuf, filebuf', 'TYPE(MPI_Datatype) :: datatype',
+         'INTEGER :: count, ierror', 'INTEGER(KIND=MPI_OFFSET_KIND) :: position',
+         'INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state']),
+    'MPI_Datarep_extent_function': ('datatype, extent, extra_state, ierror',
+                                    ['TYPE(MPI_Datatype) :: datatype',
+                                     'INTEGER(KIND=MPI_ADDRESS_KIND) :: extent, extra_state',
+                                     'INTEGER :: ierror']),
+}
+for _k in ('Comm', 'Type', 'Win'):
+    _t = 'MPI_Datatype' if _k == 'Type' else 'MPI_' + _k
+    F08_ABSTRACT['MPI_%s_copy_attr_function' % _k] = (_COPY[0], [_COPY[1][0] % _t] + _COPY[1][1:])
+    F08_ABSTRACT['MPI_%s_delete_attr_function' % _k] = (_DELETE[0],
+                                                          [_DELETE[1][0] % _t] + _DELETE[1][1:])
+
+
+def abstract_interfaces():
+    o = ['    ABSTRACT INTERFACE']
+    for name, (args, decls) in F08_ABSTRACT.items():
+        o += ['        SUBROUTINE %s(%s)' % (name, args), '            IMPORT',
+              '            IMPLICIT NONE']
+        o += ['            ' + d for d in decls]
+        o.append('        END SUBROUTINE')
+    o.append('    END INTERFACE')
+    return o
+OFFSET_CONSTS = []   # (name, value) of mpi.h's long long constants (read_header)
 STATUS_SIZE = 6   # MPI_Status in MPI_Fint units (fortran_handles.c asserts it)
 
 
@@ -102,6 +169,11 @@ def read_header(path):
         m = re.match(r'^#define\s+(MPI_[A-Z0-9_]+)\s+\(?(-?\d+)\)?\s*(/\*.*)?$', line)
         if m:
             consts.append((m.group(1), int(m.group(2))))
+            continue
+        # a long long constant (MPI_DISPLACEMENT_CURRENT): INTEGER(KIND=MPI_OFFSET_KIND)
+        m = re.match(r'^#define\s+(MPI_[A-Z0-9_]+)\s+\(?(-?\d+)LL\)?\s*(/\*.*)?$', line)
+        if m:
+            OFFSET_CONSTS.append((m.group(1), int(m.group(2))))
             continue
         m = PROTO.match(line.strip())
         if m:
@@ -245,6 +317,7 @@ class Func:
         f, _ = facts_for(facts, name, '*')
         self.ffact = f
         self.hand = False
+        self.variadic = False
         self.params = []
         if self.ffact and self.ffact[0] == 'hand':
             # the C glue is hand-written (callbacks.c); the interfaces are generated
@@ -252,16 +325,16 @@ class Func:
             self.hand = True
         if self.ffact:
             return
+        # a variadic C function (MPI_Pcontrol): Fortran has only the named parameters, and
+        # MPI_PCONTROL has no IERROR
+        self.variadic = params.endswith(', ...')
+        if self.variadic:
+            params = params[:-len(', ...')]
         if ret not in ('int', 'double', 'MPI_Aint'):
             die('%s: returns %s, which has no Fortran form: add a c-only or skip fact' % (name, ret))
         if params != 'void':
             self.params = [Param(name, p, facts) for p in params.split(',')]
         self.choice = any(p.kind == 'choice' for p in self.params)
-        if self.choice:
-            for p in self.params:
-                if p.kind in ('str_in', 'str_out'):
-                    die('%s: a choice buffer and a string in one call is not supported by '
-                        'gen.py yet' % name)
 
     def fparams(self):
         return [p for p in self.params if p.kind != 'drop']
@@ -385,7 +458,7 @@ def glue_func(f):
                 die('%s: attr_get needs a LOGICAL flag parameter named flag' % f.name)
             post.append('if (rc == MPI_SUCCESS && flag_c) fg_attr_out(%s, %d, %s_c, %s, %d);'
                         % (n, int(p.kv.get('int', '0')), n,
-                           '(int)*%s' % keyval, 1 if 'Type' not in f.name else 0))
+                           '(int)*%s' % keyval, 0 if 'Type' in f.name else 2 if 'Win' in f.name else 1))
         elif k == 'attr_set':
             if p.kv.get('int'):
                 args.append('(void *)(intptr_t)*(MPI_Fint *)%s' % n)
@@ -435,17 +508,27 @@ def glue_func(f):
     out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
     out.append('}')
     if f.choice:
+        # mpi_f08's BIND(C) entry: a CHARACTER(LEN=*) comes as a descriptor too
         dsig = []
         for p, c in zip(fp, cparams):
-            dsig.append('CFI_cdesc_t *%s' % p.name if p.kind == 'choice' else c)
+            desc = p.kind in ('choice', 'str_in', 'str_out')
+            dsig.append('CFI_cdesc_t *%s' % p.name if desc else c)
         out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
         out.append('{')
         for p in fp:
             if p.kind == 'choice':
                 out.append('    void *%s_a;' % p.name)
                 out.append('    if (fg_desc(%s, &%s_a, ierr)) return;' % (p.name, p.name))
-        dconv = ['%s_a' % p.name if p.kind == 'choice' else p.name for p in fp]
-        out.append('    %s(%s);' % (body, ', '.join(dconv + ['ierr'])))
+        dconv = []
+        for p in fp:
+            if p.kind == 'choice':
+                dconv.append('%s_a' % p.name)
+            elif p.kind in ('str_in', 'str_out'):
+                dconv.append('(char *)%s->base_addr' % p.name)
+            else:
+                dconv.append(p.name)
+        dlens = ['%s->elem_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
+        out.append('    %s(%s);' % (body, ', '.join(dconv + ['ierr'] + dlens)))
         out.append('}')
     out.append('')
     return out
@@ -510,8 +593,10 @@ def interface(f, f08, ind='    '):
     names = [p.name for p in fp]
     o = []
     bindc = f08 and f.choice
-    if f.ret == 'int':
+    ierror = f.ret == 'int' and not f.variadic
+    if ierror:
         names.append('ierror')
+    if f.ret == 'int':
         head = '%sSUBROUTINE %s(%s)' % (ind, f.name, ', '.join(names))
     else:
         head = '%sFUNCTION %s(%s)' % (ind, f.name, ', '.join(names))
@@ -524,7 +609,13 @@ def interface(f, f08, ind='    '):
     asyncbuf = any(p.ctype == 'MPI_Request' for p in fp) or f.base.startswith('MPI_I')
     for p in fp:
         if p.kind == 'procedure':
-            o.append(i2 + 'EXTERNAL :: %s' % p.name)
+            if f08 and p.ctype in F08_ABSTRACT:
+                o.append(i2 + 'PROCEDURE(%s) :: %s' % (p.ctype, p.name))
+            else:
+                o.append(i2 + 'EXTERNAL :: %s' % p.name)
+            continue
+        if bindc and p.kind in ('str_in', 'str_out'):
+            o.append(i2 + 'CHARACTER(KIND=C_CHAR, LEN=*)%s :: %s' % (intent(p), p.name))
             continue
         if p.kind == 'choice' or (p.kind == 'detach' and not f08):
             if f08:
@@ -539,8 +630,10 @@ def interface(f, f08, ind='    '):
         if isinstance(t, tuple):
             t, dims = t
         o.append(i2 + '%s%s :: %s%s' % (t, intent(p), p.name, dims))
-    if f.ret == 'int':
+    if ierror:
         o.append(i2 + 'INTEGER%s :: ierror' % (', OPTIONAL, INTENT(OUT)' if f08 else ''))
+    elif f.ret == 'int':
+        pass
     elif f.ret == 'double':
         o.append(i2 + 'DOUBLE PRECISION :: %s' % f.name)
     else:
@@ -570,6 +663,9 @@ def int_consts(consts):
                       ('MPI_ERROR', 3), ('MPI_ADDRESS_KIND', 8), ('MPI_OFFSET_KIND', 8),
                       ('MPI_COUNT_KIND', 8), ('MPI_INTEGER_KIND', 4)]:
         o.append('      INTEGER %s' % name)
+        o.append('      PARAMETER (%s=%d)' % (name, val))
+    for name, val in OFFSET_CONSTS:
+        o.append('      INTEGER(KIND=MPI_OFFSET_KIND) %s' % name)
         o.append('      PARAMETER (%s=%d)' % (name, val))
     o.append('      LOGICAL MPI_SUBARRAYS_SUPPORTED')
     o.append('      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)')
@@ -644,7 +740,8 @@ def mpi_module(funcs, consts):
 
 def f08_module(funcs, consts):
     o = ['! The `mpi_f08` module: generated by bindings/fortran/gen.py; do not edit.',
-         'MODULE mpi_f08', '    USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_INT, C_BOOL',
+         'MODULE mpi_f08',
+         '    USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_INT, C_BOOL, C_CHAR',
          '    IMPLICIT NONE']
     o += ['    ' + x.strip() for x in int_consts(consts)]
     for kind, (cv, t) in sorted(HANDLES.items()):
@@ -656,7 +753,9 @@ def f08_module(funcs, consts):
           '    END TYPE MPI_Status']
     o += handle_consts(True)
     o += sentinels(True)
-    o += ['    EXTERNAL :: ' + cb for cb in FORTRAN_CALLBACKS]
+    o += abstract_interfaces()
+    for cb, iface in FORTRAN_CALLBACKS.items():
+        o.append('    PROCEDURE(%s) :: %s' % (iface, cb) if iface else '    EXTERNAL :: ' + cb)
     # handle comparisons: C functions (fortran_glue.c), so the module needs no object file
     for op, rel in (('eq', '=='), ('ne', '/=')):
         o.append('    INTERFACE OPERATOR(%s)' % rel)

@@ -167,21 +167,25 @@ static int real_kind(int p, int r)
         return 0;
     if (p <= 15 && r <= 307)
         return 1;
+    if (p <= 33 && r <= 4931)
+        return 2;   /* REAL(16) */
     return -1;
 }
 
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     int k = real_kind(p, r);
-    return f90_type("MPI_Type_create_f90_real", k >= 0, k == 0 ? MPI_REAL4 : MPI_REAL8, newtype);
+    return f90_type("MPI_Type_create_f90_real", k >= 0, k == 0   ? MPI_REAL4
+                    : k == 1 ? MPI_REAL8
+                             : MPI_REAL16, newtype);
 }
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) API_ALIAS(MPI_Type_create_f90_real);
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     int k = real_kind(p, r);
-    return f90_type("MPI_Type_create_f90_complex", k >= 0, k == 0 ? MPI_COMPLEX8 : MPI_COMPLEX16,
-                    newtype);
+    return f90_type("MPI_Type_create_f90_complex", k >= 0,
+                    k == 0 ? MPI_COMPLEX8 : k == 1 ? MPI_COMPLEX16 : MPI_COMPLEX32, newtype);
 }
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     API_ALIAS(MPI_Type_create_f90_complex);

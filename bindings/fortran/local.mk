@@ -24,7 +24,7 @@ if HAVE_FC
 # The Fortran-callable symbols (C, built into librdmpi) and the modules (gfortran's .mod files;
 # they have no procedures of their own, so there is nothing to link but librdmpi).
 librdmpi_la_SOURCES += bindings/fortran/glue.h bindings/fortran/glue_util.c \
-	bindings/fortran/callbacks.c
+	bindings/fortran/callbacks.c bindings/fortran/procs.c
 nodist_librdmpi_la_SOURCES += bindings/fortran/fortran_glue.c
 FORTRAN_MODS = bindings/fortran/mpi.mod bindings/fortran/mpi_f08.mod
 noinst_DATA = $(FORTRAN_MODS) bindings/fortran/mpif.h

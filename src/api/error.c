@@ -70,6 +70,10 @@ int api_class_of(int code)
     case CORE_EFILEINUSE: return MPI_ERR_FILE_IN_USE;
     case CORE_ENOTSAME: return MPI_ERR_NOT_SAME;
     case CORE_EFILEIO: return MPI_ERR_IO;
+    case CORE_ESPAWN: return MPI_ERR_SPAWN;
+    case CORE_EPORT: return MPI_ERR_PORT;
+    case CORE_ESERVICE: return MPI_ERR_SERVICE;
+    case CORE_ENAME: return MPI_ERR_NAME;
     default: return MPI_ERR_OTHER;
     }
 }
@@ -83,6 +87,10 @@ static int raise_error(MPI_Comm comm, int cls, const char *fn, const char *msg)
         eh = target->errh;
     if (eh->kind == CORE_ERRH_RETURN)
         return cls;
+    if (eh->kind == CORE_ERRH_USER && eh->call) {
+        eh->call((void (*)(void))eh->fn, CORE_ERRH_COMM, &target, &cls);
+        return cls;
+    }
     if (eh->kind == CORE_ERRH_USER) {
         eh->fn(&target, &cls, fn, msg);
         return cls;

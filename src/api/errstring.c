@@ -3,7 +3,7 @@
  * of the predefined classes, MPI_Error_string, MPI_Error_class, and the
  * classes, codes and strings a program adds at run time.
  *
- * Predefined codes are the classes themselves (0 .. MPI_ERR_ERRHANDLER);
+ * Predefined codes are the classes themselves (0 .. MPI_T_ERR_INVALID);
  * values up to MPI_ERR_LASTCODE are reserved. Added classes and codes share
  * one numbering above MPI_ERR_LASTCODE, handed out in order, so the value
  * itself indexes the table. The table lives here rather than in the runtime
@@ -89,6 +89,22 @@ static const class_text_t class_text[] = {
     CLASS(MPI_ERR_PROC_ABORTED, "operation failed because a peer process has aborted"),
     CLASS(MPI_ERR_VALUE_TOO_LARGE, "value is too large to store"),
     CLASS(MPI_ERR_ERRHANDLER, "invalid errhandler argument"),
+    CLASS(MPI_T_ERR_MEMORY, "out of memory (tools interface)"),
+    CLASS(MPI_T_ERR_NOT_INITIALIZED, "the tools interface is not initialized"),
+    CLASS(MPI_T_ERR_CANNOT_INIT, "the tools interface cannot be initialized"),
+    CLASS(MPI_T_ERR_INVALID_INDEX, "invalid variable or category index"),
+    CLASS(MPI_T_ERR_INVALID_ITEM, "invalid item index of an enumeration"),
+    CLASS(MPI_T_ERR_INVALID_HANDLE, "invalid tools interface handle"),
+    CLASS(MPI_T_ERR_OUT_OF_HANDLES, "no more tools interface handles"),
+    CLASS(MPI_T_ERR_OUT_OF_SESSIONS, "no more performance variable sessions"),
+    CLASS(MPI_T_ERR_INVALID_SESSION, "invalid performance variable session"),
+    CLASS(MPI_T_ERR_CVAR_SET_NOT_NOW, "the control variable cannot be set now"),
+    CLASS(MPI_T_ERR_CVAR_SET_NEVER, "the control variable can never be set"),
+    CLASS(MPI_T_ERR_PVAR_NO_STARTSTOP, "the performance variable cannot be started or stopped"),
+    CLASS(MPI_T_ERR_PVAR_NO_WRITE, "the performance variable cannot be written or reset"),
+    CLASS(MPI_T_ERR_PVAR_NO_ATOMIC, "the performance variable cannot be read and reset atomically"),
+    CLASS(MPI_T_ERR_INVALID_NAME, "no variable or category of that name"),
+    CLASS(MPI_T_ERR_INVALID, "invalid use of the tools interface or invalid argument"),
 };
 
 #define NCLASS ((int)(sizeof(class_text) / sizeof(class_text[0])))

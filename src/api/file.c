@@ -22,6 +22,10 @@ int api_file_raise(MPI_File fh, int cls, const char *fn, const char *msg)
         eh = io_rt()->file_null_errh;
     if (eh->kind == CORE_ERRH_RETURN)
         return cls;
+    if (eh->kind == CORE_ERRH_USER && eh->call) {
+        eh->call((void (*)(void))eh->fn, CORE_ERRH_FILE, &fh, &cls);
+        return cls;
+    }
     if (eh->kind == CORE_ERRH_USER) {
         MPI_File_errhandler_function *f = (MPI_File_errhandler_function *)(void (*)(void))eh->fn;
         f(&fh, &cls, fn, msg);

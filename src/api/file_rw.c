@@ -4,17 +4,18 @@
  * nonblocking (i...) and split collective (_begin/_end) forms, and the
  * pointer calls (seek, get_position, get_byte_offset).
  *
- * Completion: the nonblocking calls do their I/O before they return and
- * hand out a completed request. For the independent ones MPI allows this
- * outright (a nonblocking call may complete at once). For the collective
- * ones (MPI_File_iread_all, ...) it means the call waits, as a blocking
- * collective does, for the other ranks to start it too: a program that
- * starts one and then waits for a message that a peer sends only before
- * starting it would hang here. The split collectives do the whole access in
- * the _begin call, which MPI-4.1 (14.4.5) explicitly allows.
+ * Completion: the independent nonblocking calls do their I/O before they
+ * return and hand out a completed request (MPI allows a nonblocking call to
+ * complete at once). The collective ones (MPI_File_iread_all, ..., and the
+ * split collectives _all/_at_all _begin) only start: src/io runs the rest
+ * from the progress engine (icoll.c) and completes the request, so they
+ * return before the other ranks have entered the call. The ordered split
+ * collectives do the whole access in _begin, which MPI-4.1 (14.4.5)
+ * explicitly allows.
  */
 #include <string.h>
 #include "api/file.h"
+#include "core/progress.h"
 #include "core/request.h"
 
 enum { AT, IND, SHARED, ORDERED };
@@ -86,13 +87,46 @@ static int rw(MPI_File fh, int write, int coll, int where, MPI_Offset off, const
     return MPI_SUCCESS;
 }
 
-/* The nonblocking forms: the access, then a completed request (see the top). */
+/* The end of a collective access that runs in the background: its request completes. */
+static void coll_done(void *arg, int rc, MPI_Offset bytes)
+{
+    MPI_Request r = arg;
+    set_status(&r->status, bytes);
+    r->status.MPI_ERROR = rc ? api_class_of(rc) : MPI_SUCCESS;
+    core_req_complete(r);
+}
+
+/* Starts a collective access (explicit offset or individual pointer) and hands out the
+ * request it completes. The individual pointer moves at once by what was asked for. */
+static int coll_start(MPI_File fh, int write, int where, MPI_Offset off, const void *buf,
+                      int count, MPI_Datatype dt, MPI_Request *req, const char *fn)
+{
+    API_CHECK(check_rw(fh, count, dt, write, where, off, fn));
+    MPI_Request r = core_req_alloc(CORE_REQ_COLL);
+    if (!r)
+        return api_file_error(fh, CORE_ENOMEM, fn, "out of requests");
+    MPI_Offset pos = where == AT ? off : fh->fp;
+    int rc = io_coll_start(fh, write, pos, (void *)buf, count, dt, coll_done, r);
+    if (rc) {
+        core_req_free(r);
+        return api_file_fail(fh, rc, fn);
+    }
+    if (where == IND)
+        fh->fp += (MPI_Offset)count * (MPI_Offset)dt->size / (MPI_Offset)fh->etype->size;
+    *req = r;
+    return MPI_SUCCESS;
+}
+
+/* The nonblocking forms: collective ones start (see the top), independent ones do the
+ * access and hand out a completed request. */
 static int irw(MPI_File fh, int write, int coll, int where, MPI_Offset off, const void *buf,
                int count, MPI_Datatype dt, MPI_Request *req, const char *fn)
 {
     API_CHECK(api_check_init(fn));
     if (!req)
         return api_file_error(fh, CORE_EINVAL, fn, "request is NULL");
+    if (coll && (where == AT || where == IND))
+        return coll_start(fh, write, where, off, buf, count, dt, req, fn);
     MPI_Request r = core_req_alloc(CORE_REQ_COLL);
     if (!r)
         return api_file_error(fh, CORE_ENOMEM, fn, "out of requests");
@@ -106,7 +140,8 @@ static int irw(MPI_File fh, int write, int coll, int where, MPI_Offset off, cons
     return MPI_SUCCESS;
 }
 
-/* Split collectives: _begin does the access, _end hands out its status. */
+/* Split collectives: _begin starts the access (the ordered ones do it whole), _end waits
+ * for it and hands out its status. */
 static int split_begin(MPI_File fh, int kind, int write, int where, MPI_Offset off,
                        const void *buf, int count, MPI_Datatype dt, const char *fn)
 {
@@ -115,7 +150,9 @@ static int split_begin(MPI_File fh, int kind, int write, int where, MPI_Offset o
     if (fh->split != IO_SPLIT_NONE)
         return api_file_error(fh, CORE_EOTHER, fn,
                               "a split collective is already active on \"%s\"", fh->path);
-    int rc = rw(fh, write, 1, where, off, buf, count, dt, &fh->split_status, fn);
+    int rc = where == ORDERED
+                 ? rw(fh, write, 1, where, off, buf, count, dt, &fh->split_status, fn)
+                 : coll_start(fh, write, where, off, buf, count, dt, &fh->split_req, fn);
     if (rc == MPI_SUCCESS)
         fh->split = kind;
     return rc;
@@ -132,8 +169,18 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
                                   : "the active split collective on \"%s\" is another one",
                               fh->path);
     fh->split = IO_SPLIT_NONE;
+    MPI_Request r = fh->split_req;
+    if (r) {
+        fh->split_req = NULL;
+        core_wait_req(r, fn);
+        fh->split_status = r->status;
+        core_req_free(r);
+    }
     if (st != MPI_STATUS_IGNORE)
         *st = fh->split_status;
+    int err = fh->split_status.MPI_ERROR;
+    if (err != MPI_SUCCESS)
+        return api_file_error(fh, CORE_EIO, fn, "%s", fh->last_error);
     return MPI_SUCCESS;
 }
 
@@ -331,6 +378,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     static const char fn[] = "MPI_File_seek_shared";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
+    io_drain(fh);
     int rc = 0;
     if (fh->rank == 0) {
         MPI_Offset cur = 0, pos;

@@ -8,6 +8,7 @@
 #include "rma/rma.h"
 #include "io/io.h"
 #include "api/attr.h"
+#include "api/dynamic.h"
 #include "core/bootstrap.h"
 #include "core/progress.h"
 
@@ -32,6 +33,11 @@ static int do_init(int *argc, char ***argv, int required, int *provided, const c
     main_thread = pthread_self();
     api_initialized = 1;
     api_attr_init();
+    if ((rc = api_dyn_init()) != 0) {
+        fprintf(stderr, "rdmpi: %s failed to connect to the parent job: %s; aborting\n", fn,
+                core_strerror(rc));
+        core_boot_abort(core_rt, 1, "MPI_Init of a spawned job failed");
+    }
     if (provided)
         *provided = prov;
     return MPI_SUCCESS;
@@ -96,6 +102,7 @@ int PMPI_Finalize(void)
     rma_state_free(core_rt->rma);
     core_rt->rma = NULL;
     io_fini();
+    api_dyn_fini();
     api_user_codes_free(core_rt->api);
     free(core_rt->api);   /* a buffer still attached for bsend stays the program's */
     core_rt->api = NULL;

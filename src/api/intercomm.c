@@ -12,18 +12,23 @@
  * the intercommunicator's collective context otherwise).
  *
  * Context ids: both groups use the one id, which must be free at every
- * member of both. Each group ANDs its members' free masks (rt_ctx_lend),
- * the leaders AND the two results, and the leader broadcasts the outcome;
- * a round in which some member could not lend its real mask (another
- * agreement held it) is repeated (rt_ctx_pick).
+ * member of both; the hidden local communicators of the two groups share a
+ * second one (they are disjoint). Both come from one agreement over the two
+ * groups (rt_ctx_alloc_bridged: each group's members send their masks to
+ * their leader, the two leaders swap their groups' ANDs), which
+ * MPI_Comm_idup runs in the progress engine.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api/api.h"
 #include "api/attr.h"
 #include "api/intercomm.h"
 #include "collectives/coll.h"
+#include "core/bootdyn.h"
 #include "core/group_ops.h"
+#include "core/log.h"
+#include "core/procs.h"
 #include "core/progress.h"
 #include "p2p/p2p.h"
 
@@ -42,6 +47,16 @@ typedef struct bridge {
 static bridge_t bridge_of(MPI_Comm inter)
 {
     return (bridge_t){ inter, 0, BRIDGE_TAG, inter->ctx + 1 };
+}
+
+/* The bridge of a context-id agreement over an existing intercommunicator: both groups
+ * number their agreements on it alike, which gives each its own tag on the collective
+ * context (below BRIDGE_TAG and the collectives' tags) and an order both groups share. */
+static rt_ctx_bridge_t ctx_bridge_of(MPI_Comm inter)
+{
+    uint32_t seq = inter->ctx_seq++;
+    return (rt_ctx_bridge_t){ inter, 0, -(1 << 21) - (int)(seq & 0xfffff), inter->ctx + 1,
+                              ((uint64_t)inter->ctx << 32) | seq };
 }
 
 /* Leader only: sends scount items, receives up to rcount; *got (if not NULL) the count. */
@@ -72,35 +87,7 @@ static int swap(const bridge_t *b, const void *sbuf, int scount, void *rbuf, int
     return 0;
 }
 
-/* The two groups agree on a context id (collective over both groups). */
-static int agree(MPI_Comm local, int leader, const bridge_t *b, uint32_t *ctx)
-{
-    uint32_t m[RT_CTX_MASK_WORDS], o[RT_CTX_MASK_WORDS];
-    for (;;) {
-        rt_ctx_lend(m);
-        int rc = coll_allreduce(MPI_IN_PLACE, m, RT_CTX_MASK_WORDS, MPI_UINT32_T, MPI_BAND,
-                                local);
-        if (!rc && local->rank == leader) {
-            rc = swap(b, m, RT_CTX_MASK_WORDS, o, RT_CTX_MASK_WORDS, MPI_UINT32_T, NULL);
-            for (int w = 0; w < RT_CTX_MASK_WORDS; w++)
-                m[w] &= o[w];
-        }
-        if (!rc)
-            rc = coll_bcast(m, RT_CTX_MASK_WORDS, MPI_UINT32_T, leader, local);
-        rt_ctx_unlend();
-        if (rc)
-            return rc;
-        int id = rt_ctx_pick(m);
-        if (id >= 0) {
-            *ctx = (uint32_t)id;
-            return 0;
-        }
-        if (id != -1)
-            return id;
-    }
-}
-
-/* The remote group's world ranks, given this group's (the same at every member):
+/* The remote group's uids (core/procs.h), given this group's (the same at every member):
  * leaders swap, then the leader broadcasts. *out is malloc'ed. */
 static int exchange_ranks(MPI_Comm local, int leader, const bridge_t *b, const int *mine, int n,
                           int **out, int *nout)
@@ -167,6 +154,88 @@ static void group_done(MPI_Group g)
         core_group_release(g);
 }
 
+/*
+ * The remote group as processes of this one (core/procs.h). Members are
+ * exchanged as uids, with the remote leader's job (name and first uid): a
+ * member of that job is added to the process table here, any other must be
+ * known already (of this job, or added by an earlier spawn or connect).
+ */
+static int remote_procs(MPI_Comm local, int leader, const bridge_t *b, int *rranks, int rn)
+{
+    struct { int ubase; char nspace[256]; } mine, theirs;
+    int rc = 0, size = 0, ub = 0;
+    memset(&mine, 0, sizeof(mine));
+    memset(&theirs, 0, sizeof(theirs));
+    mine.ubase = core_rt->uid_base;
+    snprintf(mine.nspace, sizeof(mine.nspace), "%s", core_rt->nspace);
+    if (local->rank == leader)
+        rc = swap(b, &mine, (int)sizeof(mine), &theirs, (int)sizeof(theirs), MPI_BYTE, NULL);
+    if (!rc)
+        rc = coll_bcast(&theirs, (int)sizeof(theirs), MPI_BYTE, leader, local);
+    if (rc)
+        return rc;
+    theirs.nspace[sizeof(theirs.nspace) - 1] = '\0';
+    int same = !strcmp(theirs.nspace, core_rt->nspace);
+    if (!same && (rc = core_boot_job(core_rt, theirs.nspace, &size, &ub)) != 0)
+        return rc;
+    if (!same && ub != theirs.ubase)
+        return CORE_EPROTO;
+    for (int i = 0; i < rn; i++) {
+        int uid = rranks[i], idx;
+        if (!same && uid >= ub && uid - ub < size)
+            idx = core_proc_add(core_rt, theirs.nspace, uid - ub, ub);
+        else
+            idx = core_proc_of_uid(core_rt, uid);
+        int r;
+        if (idx >= 0 && !core_proc_job(core_rt, idx, &r))
+            idx = CORE_EPEER; /* a process of a third job never added here */
+        if (idx < 0)
+            return idx;
+        rranks[i] = idx;
+    }
+    return 0;
+}
+
+int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                       int remote_leader, int tag, MPI_Comm *newintercomm, const char **what)
+{
+    bridge_t b = { peer_comm, remote_leader, tag, peer_comm ? peer_comm->ctx : 0 };
+    MPI_Group group = local_comm->group;
+    int *rranks = NULL, rn = 0;
+    int *uids = malloc(sizeof(int) * (size_t)(group->size ? group->size : 1));
+    if (!uids)
+        return CORE_ENOMEM;
+    for (int i = 0; i < group->size; i++)
+        uids[i] = core_proc_uid(core_rt, group->ranks[i]);
+    *what = "exchanging the groups";
+    int rc = exchange_ranks(local_comm, local_leader, &b, uids, group->size, &rranks, &rn);
+    free(uids);
+    if (!rc && (rc = remote_procs(local_comm, local_leader, &b, rranks, rn)) != 0)
+        *what = "finding the remote group's processes";
+    if (rc) {
+        free(rranks);
+        return rc;
+    }
+    for (int i = 0; i < rn; i++)
+        if (core_group_rank_of(group, rranks[i]) != MPI_UNDEFINED) {
+            free(rranks);
+            *what = "the two groups overlap";
+            return CORE_EGROUP;
+        }
+    *what = "agreeing on a context id";
+    MPI_Group remote = MPI_GROUP_EMPTY;
+    rc = world_ranks_group(rranks, rn, &remote);
+    free(rranks);
+    uint32_t ids[2] = { 0, 0 };
+    rt_ctx_bridge_t cb = { b.via, b.peer, b.tag, b.ctx, 0 };
+    if (!rc)
+        rc = rt_ctx_alloc_bridged(local_comm, local_leader, &cb, 2, ids);
+    if (!rc)
+        rc = build(group, remote, ids[0], ids[1], local_comm->errh, newintercomm);
+    group_done(remote);
+    return rc;
+}
+
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
@@ -182,40 +251,20 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return api_error(local_comm, CORE_ERANK, fn, "local leader %d is not a rank of %s",
                          local_leader, core_comm_label(local_comm));
     API_CHECK(api_check_tag(local_comm, tag, 0, fn));
-    bridge_t b = { peer_comm, remote_leader, tag, 0 };
     if (local_comm->rank == local_leader) {
         API_CHECK(api_check_comm(peer_comm, fn));
         if (remote_leader < 0 || remote_leader >= core_comm_peer_size(peer_comm))
             return api_error(local_comm, CORE_ERANK, fn,
                              "remote leader %d is not a rank of the peer communicator %s",
                              remote_leader, core_comm_label(peer_comm));
-        b.ctx = peer_comm->ctx;
+    } else {
+        peer_comm = NULL; /* significant at the leader only */
     }
-    MPI_Group group = local_comm->group;
-    int *rranks = NULL, rn = 0;
-    int rc = exchange_ranks(local_comm, local_leader, &b, group->ranks, group->size, &rranks, &rn);
+    const char *what = "";
+    int rc = api_intercomm_make(local_comm, local_leader, peer_comm, remote_leader, tag,
+                                newintercomm, &what);
     if (rc)
-        return api_error(local_comm, rc, fn, "exchanging the groups failed: %s",
-                         core_strerror(rc));
-    for (int i = 0; i < rn; i++)
-        if (core_group_rank_of(group, rranks[i]) != MPI_UNDEFINED) {
-            free(rranks);
-            return api_error(local_comm, CORE_EGROUP, fn, "the two groups overlap (world rank %d "
-                             "is in both)", rranks[i]);
-        }
-    MPI_Group remote = MPI_GROUP_EMPTY;
-    rc = world_ranks_group(rranks, rn, &remote);
-    free(rranks);
-    uint32_t lctx = 0, ctx = 0;
-    if (!rc)
-        rc = rt_ctx_alloc(local_comm, &lctx);
-    if (!rc && (rc = agree(local_comm, local_leader, &b, &ctx)))
-        core_ctx_free(lctx);
-    if (!rc)
-        rc = build(group, remote, ctx, lctx, local_comm->errh, newintercomm);
-    group_done(remote);
-    if (rc)
-        return api_error(local_comm, rc, fn, "%s", core_strerror(rc));
+        return api_error(local_comm, rc, fn, "%s failed: %s", what, core_strerror(rc));
     return MPI_SUCCESS;
 }
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
@@ -242,7 +291,9 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     API_CHECK(api_check_ptr(intercomm, newintracomm, "newintracomm", fn));
     bridge_t b = bridge_of(intercomm);
     MPI_Comm local = intercomm->local;
-    int mine[2] = { high ? 1 : 0, intercomm->group->ranks[0] }, theirs[2] = { 0, 0 };
+    /* uids: unique across jobs, where world ranks are not (core/procs.h) */
+    int mine[2] = { high ? 1 : 0, core_proc_uid(core_rt, intercomm->group->ranks[0]) };
+    int theirs[2] = { 0, 0 };
     int rc = 0;
     if (local->rank == 0)
         rc = swap(&b, mine, 2, theirs, 2, MPI_INT, NULL);
@@ -263,7 +314,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     rc = core_group_create(n, ranks, core_rt->rank, &g);
     free(ranks);
     uint32_t ctx;
-    if (!rc && !(rc = agree(local, 0, &b, &ctx))) {
+    rt_ctx_bridge_t cb = ctx_bridge_of(intercomm);
+    if (!rc && !(rc = rt_ctx_alloc_bridged(local, 0, &cb, 1, &ctx))) {
         if ((rc = core_comm_create(g, ctx, intercomm->errh, newintracomm)))
             core_ctx_free(ctx);
     }
@@ -303,36 +355,52 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) API_ALIAS(MPI_Comm_re
 
 int api_intercomm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    bridge_t b = bridge_of(comm);
-    uint32_t ctx, lctx;
-    int rc = agree(comm->local, 0, &b, &ctx);
+    rt_ctx_bridge_t cb = ctx_bridge_of(comm);
+    uint32_t ids[2];
+    int rc = rt_ctx_alloc_bridged(comm->local, 0, &cb, 2, ids);
     if (rc)
         return rc;
-    if ((rc = rt_ctx_alloc(comm->local, &lctx))) {
-        core_ctx_free(ctx);
-        return rc;
-    }
-    return build(comm->group, comm->remote, ctx, lctx, comm->errh, newcomm);
+    return build(comm->group, comm->remote, ids[0], ids[1], comm->errh, newcomm);
 }
 
-/* Blocking underneath: the request is complete when this returns. MPI lets
- * a nonblocking call complete at once; what it rules out (waiting for a
- * rank that calls MPI_Comm_idup only after a message from this one) would
- * hang here, which real codes on intercommunicators have not needed. */
+typedef struct idup {
+    MPI_Comm comm;        /* retained until the agreement ends */
+    core_attr_t *attrs;   /* the copies made at the call */
+    MPI_Comm *newcomm;
+} idup_t;
+
+/* Runs in the progress engine when the agreement ends: builds the new one. */
+static int idup_done(void *arg, int rc, const uint32_t *ids)
+{
+    idup_t *d = arg;
+    if (!rc)
+        rc = build(d->comm->group, d->comm->remote, ids[0], ids[1], d->comm->errh, d->newcomm);
+    if (!rc) {
+        (*d->newcomm)->attrs = d->attrs;
+    } else {
+        core_attr_discard(&d->attrs);
+        core_error("MPI_Comm_idup on %s: %s", core_comm_label(d->comm), core_strerror(rc));
+    }
+    core_comm_release(d->comm);
+    free(d);
+    return rc ? api_class_of(rc) : 0;
+}
+
 int api_intercomm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req)
 {
-    MPI_Request r = core_req_alloc(CORE_REQ_COLL);
-    if (!r)
+    idup_t *d = malloc(sizeof(*d));
+    if (!d)
         return CORE_ENOMEM;
-    int rc = api_intercomm_dup(comm, newcomm);
+    *d = (idup_t){ comm, attrs, newcomm };
+    *newcomm = MPI_COMM_NULL;
+    rt_ctx_bridge_t cb = ctx_bridge_of(comm);
+    int rc = rt_ctx_start_bridged(comm->local, &cb, 2, idup_done, d, req);
     if (rc) {
-        core_req_free(r);
+        free(d);
         return rc;
     }
-    (*newcomm)->attrs = attrs;
-    r->comm = comm;
-    core_req_complete(r);
-    *req = r;
+    comm->refcount++;
+    (*req)->comm = comm;
     return 0;
 }
 
@@ -376,15 +444,12 @@ out:
  * communicators likewise share one. Members left out give theirs back. */
 static int finish_new(MPI_Comm comm, MPI_Group lg, MPI_Group rg, MPI_Comm *newcomm)
 {
-    bridge_t b = bridge_of(comm);
-    uint32_t ctx, lctx;
-    int rc = agree(comm->local, 0, &b, &ctx);
+    rt_ctx_bridge_t cb = ctx_bridge_of(comm);
+    uint32_t ids[2];
+    int rc = rt_ctx_alloc_bridged(comm->local, 0, &cb, 2, ids);
     if (rc)
         return rc;
-    if ((rc = rt_ctx_alloc(comm->local, &lctx))) {
-        core_ctx_free(ctx);
-        return rc;
-    }
+    uint32_t ctx = ids[0], lctx = ids[1];
     if (lg == MPI_GROUP_EMPTY || rg == MPI_GROUP_EMPTY || lg->my_rank == MPI_UNDEFINED) {
         core_ctx_free(ctx);
         core_ctx_free(lctx);
@@ -429,9 +494,22 @@ int api_intercomm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     int *rranks = NULL, rn = 0;
     bridge_t b = bridge_of(comm);
-    int rc = exchange_ranks(comm->local, 0, &b, group->ranks, group->size, &rranks, &rn);
+    int *uids = malloc(sizeof(int) * (size_t)(group->size ? group->size : 1));
+    if (!uids)
+        return CORE_ENOMEM;
+    for (int i = 0; i < group->size; i++)
+        uids[i] = core_proc_uid(core_rt, group->ranks[i]);
+    int rc = exchange_ranks(comm->local, 0, &b, uids, group->size, &rranks, &rn);
+    free(uids);
     if (rc)
         return rc;
+    for (int i = 0; i < rn && !rc; i++) /* members of comm's remote group: known here */
+        if ((rranks[i] = core_proc_of_uid(core_rt, rranks[i])) < 0)
+            rc = rranks[i];
+    if (rc) {
+        free(rranks);
+        return rc;
+    }
     MPI_Group rg = MPI_GROUP_EMPTY;
     rc = world_ranks_group(rranks, rn, &rg);
     free(rranks);

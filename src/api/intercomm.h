@@ -17,4 +17,11 @@ int api_intercomm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 /* MPI_Comm_compare's result for two communicators, one of them an intercommunicator. */
 int api_intercomm_compare(MPI_Comm c1, MPI_Comm c2);
 
+/* MPI_Intercomm_create below its checks, also used by spawn and connect/accept (dynamic.c):
+ * peer_comm and remote_leader matter at local_leader only (peer_comm NULL elsewhere). The
+ * remote group may hold processes of the remote leader's job, which are added to this
+ * process's table (core/procs.h). On failure *what names the step that failed. */
+int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                       int remote_leader, int tag, MPI_Comm *newintercomm, const char **what);
+
 #endif

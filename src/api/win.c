@@ -18,6 +18,10 @@ int api_win_raise(MPI_Win win, int cls, const char *fn, const char *msg)
     MPI_Errhandler eh = win->errh;
     if (eh->kind == CORE_ERRH_RETURN)
         return cls;
+    if (eh->kind == CORE_ERRH_USER && eh->call) {
+        eh->call((void (*)(void))eh->fn, CORE_ERRH_WIN, &win, &cls);
+        return cls;
+    }
     if (eh->kind == CORE_ERRH_USER) {
         ((MPI_Win_errhandler_function *)(void (*)(void))eh->fn)(&win, &cls, fn, msg);
         return cls;

@@ -89,7 +89,10 @@ int core_attr_keyval_check(enum core_attr_kind kind, int keyval, int predef_ok, 
 
 int core_attr_keyval_free(enum core_attr_kind kind, int keyval)
 {
-    int rc = core_attr_keyval_check(kind, keyval, 0, 0);
+    /* Freeing again a keyval whose attributes remain (a delete callback that frees its
+     * keyval, called for each of them) changes nothing: Open MPI and MPICH accept it, and
+     * programs (MPICH's attr/keyval_double_free) rely on it. */
+    int rc = core_attr_keyval_check(kind, keyval, 0, 1);
     if (rc != 0)
         return rc;
     keyval_t *k = lookup(keyval);

@@ -33,7 +33,8 @@ typedef int (*core_attr_call_t)(void *obj, int keyval, core_attr_fn_t fn, void *
 /* A new keyval of kind with the user's callbacks (NULL: the null functions). */
 int core_attr_keyval_create(enum core_attr_kind kind, core_attr_fn_t copy_fn, core_attr_fn_t delete_fn,
                             void *extra, int *keyval);
-/* Marks keyval freed: it goes once no object holds an attribute of it. */
+/* Marks keyval freed: it goes once no object holds an attribute of it (freeing it again
+ * before then is accepted and changes nothing). */
 int core_attr_keyval_free(enum core_attr_kind kind, int keyval);
 /* CORE_EINVAL unless keyval is a keyval of kind: a predefined one only when
  * predef_ok, one the program freed (whose attributes remain) only when

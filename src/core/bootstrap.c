@@ -11,8 +11,11 @@
 #include <unistd.h>
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/progress.h"
+#include "core/procs.h"
 #include "core/secret.h"
 
+#define BOOT_OTHER_WAIT 60 /* seconds a look-up waits for a process of another job */
 
 static int have_pmix_server(void)
 {
@@ -220,12 +223,30 @@ int core_boot_init(core_runtime_t *rt)
     rt->appnum = get_uint(&me, PMIX_APPNUM, 0, &v) == 0 ? (int)v : -1;
     rt->universe_size = get_uint(&wild, PMIX_UNIV_SIZE, 0, &v) == 0 && v >= (unsigned long)rt->size
                             ? (int)v : rt->size;
+    pmix_value_t *pv = NULL;
+    if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &pv) == PMIX_SUCCESS && pv) {
+        rt->spawned = 1;
+        PMIX_VALUE_RELEASE(pv);
+    }
+    rt->uid_base = get_uint(&wild, CORE_UBASE_PMIX, 0, &v) == 0 && v < CORE_UID_MAX / 2
+                       ? (int)v : 0;
     rc = job_key_from_launcher(rt, &wild);
     if (rc == CORE_EINVAL) {
         core_error("the launcher's job key (%s) is malformed", CORE_JOB_KEY_PMIX);
         return CORE_EPEER;
     }
     return rc == 0 ? 0 : job_key_from_rank0(rt);
+}
+
+/* The PMIx name of process idx (core/procs.h): of this job, or of another one once added. */
+static int load_proc(core_runtime_t *rt, int idx, pmix_proc_t *proc)
+{
+    int rank;
+    const char *ns = core_proc_job(rt, idx, &rank);
+    if (!ns)
+        return CORE_ENOTFOUND;
+    PMIX_PROC_LOAD(proc, ns, (pmix_rank_t)rank);
+    return 0;
 }
 
 int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t len, int local_only)
@@ -240,6 +261,18 @@ int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t l
     pmix_status_t prc = PMIx_Put(local_only ? PMIX_LOCAL : PMIX_GLOBAL, key, &pv);
     if (prc != PMIX_SUCCESS) {
         core_error("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(prc));
+        return CORE_EPEER;
+    }
+    return 0;
+}
+
+int core_boot_commit(core_runtime_t *rt)
+{
+    if (rt->singleton)
+        return 0;
+    pmix_status_t prc = PMIx_Commit();
+    if (prc != PMIX_SUCCESS) {
+        core_error("PMIx_Commit failed: %s", PMIx_Error_string(prc));
         return CORE_EPEER;
     }
     return 0;
@@ -272,11 +305,24 @@ int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, siz
     if (rt->singleton)
         return CORE_ENOTFOUND;
     pmix_proc_t proc;
-    PMIX_PROC_LOAD(&proc, rt->nspace, (pmix_rank_t)rank);
-    pmix_value_t *pv = NULL;
-    pmix_status_t prc = PMIx_Get(&proc, key, NULL, 0, &pv);
-    if (prc != PMIX_SUCCESS || !pv)
+    if (load_proc(rt, rank, &proc))
         return CORE_ENOTFOUND;
+    pmix_value_t *pv = NULL;
+    /* A process of another job may have published its data without this key yet (it opens
+     * the transports for other jobs after its MPI_Init when it connects): look again,
+     * bounded, as PMIx answers at once for a process that committed once. */
+    int other = rank >= rt->size;
+    double until = core_wtime() + BOOT_OTHER_WAIT;
+    pmix_status_t prc;
+    while ((prc = PMIx_Get(&proc, key, NULL, 0, &pv)) != PMIX_SUCCESS && other &&
+           core_wtime() < until)
+        usleep(5000);
+    if (prc != PMIX_SUCCESS || !pv) {
+        if (other)
+            core_debug("PMIx_Get(%s.%u, %s): %s", proc.nspace, proc.rank, key,
+                       PMIx_Error_string(prc));
+        return CORE_ENOTFOUND;
+    }
     int ret = CORE_EINVAL;
     if (pv->type == PMIX_BYTE_OBJECT) {
         *val = malloc(pv->data.bo.size ? pv->data.bo.size : 1);
@@ -304,7 +350,8 @@ int core_boot_hostname(core_runtime_t *rt, int rank, char **out)
         return *out ? 0 : CORE_ENOMEM;
     }
     pmix_proc_t proc;
-    PMIX_PROC_LOAD(&proc, rt->nspace, (pmix_rank_t)rank);
+    if (load_proc(rt, rank, &proc))
+        return CORE_ENOTFOUND;
     return get_string(&proc, PMIX_HOSTNAME, 0, out);
 }
 

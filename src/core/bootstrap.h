@@ -12,6 +12,8 @@
 int core_boot_init(core_runtime_t *rt);
 /* Publishes key=value for peers; local_only limits it to this node. */
 int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t len, int local_only);
+/* Commits what was put after the fence (for processes of other jobs, who read it lazily). */
+int core_boot_commit(core_runtime_t *rt);
 /* Commits what was put and runs the one job-wide fence that collects it. */
 int core_boot_fence(core_runtime_t *rt);
 /* Reads a peer's key: *val is malloc'd, the caller frees it. CORE_ENOTFOUND if absent. */

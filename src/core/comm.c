@@ -32,8 +32,14 @@ int core_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *out
     e->refcount = 1;
     e->kind = CORE_ERRH_USER;
     e->fn = fn;
+    e->call = NULL;
     *out = e;
     return 0;
+}
+
+void core_errhandler_set_call(MPI_Errhandler e, core_errh_call_fn *call)
+{
+    e->call = call;
 }
 
 void core_errhandler_retain(MPI_Errhandler e)
@@ -112,6 +118,7 @@ int core_comm_init_predefined(core_runtime_t *rt)
     memset(rt->ctx_free, 0xff, sizeof(rt->ctx_free));
     core_ctx_reserve(0);
     core_ctx_reserve(2);
+    core_ctx_reserve(CORE_CTX_DYN);
     return 0;
 }
 

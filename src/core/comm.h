@@ -16,15 +16,26 @@
 #include "core/runtime.h"
 
 enum { CORE_ERRH_FATAL = 0, CORE_ERRH_RETURN, CORE_ERRH_ABORT, CORE_ERRH_USER };
+/* The object an error handler is called for (obj points to its C handle). */
+enum { CORE_ERRH_COMM = 0, CORE_ERRH_WIN, CORE_ERRH_FILE };
+
+/* How to call a handler written in another language (the Fortran bindings register one:
+ * the handler takes the object's Fortran handle); the layer that raises errors cannot know
+ * these forms, so it calls through this pointer. */
+typedef void core_errh_call_fn(void (*fn)(void), int obj_kind, void *obj, int *code);
 
 struct rdmpi_errhandler {
     int refcount;
     int predefined;
     int kind;                          /* CORE_ERRH_* */
     MPI_Comm_errhandler_function *fn;  /* CORE_ERRH_USER */
+    core_errh_call_fn *call;           /* NULL: fn is a C handler; else how to call fn */
 };
 
 #define CORE_CTX_MAX_P2P CORE_CTX_MAX
+/* Reserved in every process of every job: the two-process communicators on which the
+ * leaders of a spawn or connect/accept meet before any id is agreed (api/dynamic.c). */
+#define CORE_CTX_DYN 4
 
 struct rdmpi_comm {
     int refcount;
@@ -85,6 +96,8 @@ void core_comm_fini_predefined(void);
 
 /* A user error handler (MPI_Comm_create_errhandler) with one reference. */
 int core_errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *out);
+/* Makes e's handler be called through call (see core_errh_call_fn). */
+void core_errhandler_set_call(MPI_Errhandler e, core_errh_call_fn *call);
 void core_errhandler_retain(MPI_Errhandler e);
 void core_errhandler_release(MPI_Errhandler e);
 

@@ -17,22 +17,24 @@
 extern char **environ;
 
 #define OFF(f) offsetof(core_settings_t, f)
+#define ORIGIN_MPIT 2 /* core_config_slot.from_env: set through core_config_set */
 
 static const char *const log_levels[] = { "error", "warn", "info", "debug", NULL };
 static const char *const yield_modes[] = { "auto", "always", "never", NULL };
 
 static const core_config_row_t core_rows[] = {
     { "RDMPI_LOG_LEVEL", CORE_CFG_ENUM, "warn",
-      "messages to print: error, warn, info, debug", OFF(log_level), 0, log_levels },
+      "messages to print: error, warn, info, debug", OFF(log_level), 0, log_levels, 0, 0,
+      CORE_CFG_LIVE },
     { "RDMPI_SPIN_COUNT", CORE_CFG_INT, "50000",
       "progress polls before a blocked call starts yielding the CPU", OFF(spin_count), 0, NULL,
-      0, INT_MAX },
+      0, INT_MAX, CORE_CFG_LIVE },
     { "RDMPI_YIELD", CORE_CFG_ENUM, "auto",
       "yield the CPU while waiting: auto (at once when oversubscribed), always, never",
-      OFF(yield_mode), 0, yield_modes },
+      OFF(yield_mode), 0, yield_modes, 0, 0, CORE_CFG_LIVE },
     { "RDMPI_WAIT_WARN", CORE_CFG_DOUBLE, "60",
       "seconds a blocking call may wait before it reports where it is stuck (0: never)",
-      OFF(wait_warn), 0, NULL, 0, 1e9 },
+      OFF(wait_warn), 0, NULL, 0, 1e9, CORE_CFG_LIVE },
     { "RDMPI_WAIT_SLEEP", CORE_CFG_DOUBLE, "-1",
       "seconds a blocked call polls without result before it sleeps until a message arrives "
       "(only when every transport in use can wake it: self, verbs); 0: never sleep; -1: "
@@ -241,7 +243,39 @@ int core_config_param(const core_config_t *reg, size_t i, core_config_param_t *o
         out->value = out->row->type == CORE_CFG_EXTERNAL
                          ? NULL
                          : (const char *)sl->values + out->row->offset;
-        out->origin = sl->from_env[i] ? "environment" : "default";
+        out->origin = sl->from_env[i] == ORIGIN_MPIT ? "MPI_T"
+                      : sl->from_env[i]           ? "environment"
+                                                  : "default";
+        return 0;
+    }
+    return CORE_EINVAL;
+}
+
+int core_config_set(core_config_t *reg, size_t i, const char *text)
+{
+    for (int s = 0; s < reg->nslots; s++) {
+        struct core_config_slot *sl = &reg->slots[s];
+        if (i >= sl->group->nrows) {
+            i -= sl->group->nrows;
+            continue;
+        }
+        const core_config_row_t *r = &sl->group->rows[i];
+        if (r->type == CORE_CFG_EXTERNAL)
+            return CORE_EINVAL;
+        /* set_value may store before it finds the value out of bounds: try it on a copy. */
+        size_t fsize = r->type == CORE_CFG_STRING ? r->size
+                       : r->type == CORE_CFG_SIZE ? sizeof(size_t)
+                       : r->type == CORE_CFG_DOUBLE ? sizeof(double)
+                                                    : sizeof(int);
+        char tmp[1024];
+        if (fsize > sizeof(tmp) || r->offset + fsize > sl->group->size)
+            return CORE_EINVAL;
+        core_config_row_t probe = *r;
+        probe.offset = 0;
+        if (set_value(tmp, &probe, text) != 0)
+            return CORE_EINVAL;
+        memcpy((char *)sl->values + r->offset, tmp, fsize);
+        sl->from_env[i] = ORIGIN_MPIT;
         return 0;
     }
     return CORE_EINVAL;

@@ -27,7 +27,15 @@ typedef struct core_config_row {
     const char *const *choices; /* CORE_CFG_ENUM: NULL-terminated names, value = index */
     double min, max;           /* INT, SIZE, DOUBLE: the values accepted (both 0: any that fits
                                   the field; a DOUBLE must be finite either way) */
+    unsigned flags;            /* CORE_CFG_LIVE, CORE_CFG_SAME */
 } core_config_row_t;
+
+/* Row flags. LIVE: its component reads the value where it uses it (or is told by the runtime
+ * after a change, rt_config_changed), so it may change while the job runs (MPI_T control
+ * variables writable at run time); without it a value is read once at init. SAME: every rank
+ * must hold the same value (a collective algorithm): whoever changes it changes it everywhere. */
+#define CORE_CFG_LIVE 1u
+#define CORE_CFG_SAME 2u
 
 /* One component's settings: its rows and the struct (of `size` bytes) their values land in.
  * CORE_CFG_EXTERNAL rows are read by someone else (the launcher, the test suite): they are
@@ -66,7 +74,7 @@ typedef struct core_config_param {
     const core_config_row_t *row;   /* name, type, default, help, bounds, choices */
     const char *component;
     const void *value;              /* the field (NULL for CORE_CFG_EXTERNAL) */
-    const char *origin;             /* "default" or "environment" */
+    const char *origin;             /* "default", "environment" or "MPI_T" */
 } core_config_param_t;
 size_t core_config_count(const core_config_t *reg);
 int core_config_param(const core_config_t *reg, size_t i, core_config_param_t *out);
@@ -78,6 +86,10 @@ int core_config_get_int(const core_config_t *reg, const char *name, int *out);
 int core_config_get_size(const core_config_t *reg, const char *name, size_t *out);
 int core_config_get_double(const core_config_t *reg, const char *name, double *out);
 const char *core_config_get_string(const core_config_t *reg, const char *name);
+/* Sets setting i (an index of the enumeration) from text, as the environment would, with the
+ * same checks (bounds, choices, length): CORE_EINVAL leaves it alone. Its origin becomes
+ * "MPI_T". Whether the change takes effect is the caller's concern (CORE_CFG_LIVE). */
+int core_config_set(core_config_t *reg, size_t i, const char *text);
 /* Formats a setting's current value. */
 void core_config_format(const core_config_param_t *p, char *buf, size_t len);
 

@@ -105,6 +105,10 @@ PREDEF(rdmpi_dt_cxx_float_complex, "MPI_CXX_FLOAT_COMPLEX", float _Complex, CORE
 PREDEF(rdmpi_dt_cxx_double_complex, "MPI_CXX_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE);
 PREDEF(rdmpi_dt_cxx_long_double_complex, "MPI_CXX_LONG_DOUBLE_COMPLEX", long double _Complex,
        CORE_DT_CLDOUBLE);
+/* gfortran's REAL(16) is IEEE binary128 (__float128), whatever C's long double is. */
+typedef _Complex float __attribute__((mode(TC))) dt_complex128;
+PREDEF(rdmpi_dt_real16, "MPI_REAL16", __float128, CORE_DT_FLOAT128);
+PREDEF(rdmpi_dt_complex32, "MPI_COMPLEX32", dt_complex128, CORE_DT_CFLOAT128);
 
 /* The C layouts of the MINLOC/MAXLOC pair types: a value, then an int index. */
 struct pair_float_int { float v; int i; };
@@ -211,7 +215,7 @@ __attribute__((constructor)) static void dt_predefine(void)
         MPI_LOGICAL, MPI_CHARACTER, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
         MPI_REAL4, MPI_REAL8, MPI_COMPLEX8, MPI_COMPLEX16, MPI_2INTEGER, MPI_2REAL,
         MPI_2DOUBLE_PRECISION, MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX,
-        MPI_CXX_LONG_DOUBLE_COMPLEX,
+        MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_REAL16, MPI_COMPLEX32,
     };
     core_handle_predefine(&core_handles.dt, types, sizeof(types) / sizeof(types[0]));
 }

@@ -29,6 +29,7 @@ enum core_dt_kind {
     CORE_DT_PACKED,
     CORE_DT_FLOGICAL,                 /* Fortran LOGICAL: .TRUE. is 1 (gfortran) */
     CORE_DT_2REAL, CORE_DT_2DOUBLE,   /* Fortran MINLOC/MAXLOC pairs: the index is a REAL */
+    CORE_DT_FLOAT128, CORE_DT_CFLOAT128,   /* REAL(16), COMPLEX(16): IEEE binary128 */
     CORE_DT_NKINDS
 };
 

@@ -67,6 +67,10 @@ const char *core_strerror(int code)
     case CORE_EFILEINUSE: return "file in use";
     case CORE_ENOTSAME: return "argument differs between ranks";
     case CORE_EFILEIO: return "I/O error";
+    case CORE_ESPAWN: return "spawning processes failed";
+    case CORE_EPORT: return "invalid port";
+    case CORE_ESERVICE: return "service name not published here or published already";
+    case CORE_ENAME: return "no port published under that name";
     default: return "unknown error code";
     }
 }

@@ -69,6 +69,11 @@ enum {
     CORE_EFILEINUSE = -56,   /* the file is open (MPI_File_delete) */
     CORE_ENOTSAME = -57,     /* a collective argument differs between ranks */
     CORE_EFILEIO = -58,      /* another I/O error */
+    /* dynamic processes */
+    CORE_ESPAWN = -59,       /* the launcher could not or would not spawn */
+    CORE_EPORT = -60,        /* not a port name, or nobody accepts there */
+    CORE_ESERVICE = -61,     /* the name is published already, or was not by this job */
+    CORE_ENAME = -62,        /* no port published under that name */
 };
 
 /* A short English description of a CORE_* code. */

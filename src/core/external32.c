@@ -63,6 +63,10 @@ static int kind_elems(enum core_dt_kind k, elem_t e[2])
     case CORE_DT_SHORT_INT: e[0] = (elem_t){ 2, 2, C_SINT }; e[1] = i4; return 2;
     case CORE_DT_LDOUBLE_INT:
         e[0] = (elem_t){ sizeof(long double), 16, C_LDOUBLE }; e[1] = i4; return 2;
+    /* Fortran's: LOGICAL is a 4-byte integer, the MINLOC pairs two reals */
+    case CORE_DT_FLOGICAL: e[0] = i4; return 1;
+    case CORE_DT_2REAL: e[0] = e[1] = (elem_t){ 4, 4, C_FLOAT }; return 2;
+    case CORE_DT_2DOUBLE: e[0] = e[1] = (elem_t){ 8, 8, C_FLOAT }; return 2;
     default:
         return 0;
     }

@@ -25,9 +25,9 @@ void core_fatal(const char *fmt, ...)
 
 const char *core_rank_host(core_runtime_t *rt, int rank)
 {
-    if (rank < 0 || rank >= rt->size)
+    if (rank < 0 || rank >= rt->nprocs)
         return "?";
-    if (!rt->rank_hosts && !(rt->rank_hosts = calloc((size_t)rt->size, sizeof(char *))))
+    if (!rt->rank_hosts && !(rt->rank_hosts = calloc((size_t)rt->proc_cap, sizeof(char *))))
         return "?";
     if (!rt->rank_hosts[rank] && core_boot_hostname(rt, rank, &rt->rank_hosts[rank]) != 0)
         return "?";
@@ -37,7 +37,7 @@ const char *core_rank_host(core_runtime_t *rt, int rank)
 void core_rank_hosts_free(core_runtime_t *rt)
 {
     if (rt->rank_hosts)
-        for (int i = 0; i < rt->size; i++)
+        for (int i = 0; i < rt->nprocs; i++)
             free(rt->rank_hosts[i]);
     free(rt->rank_hosts);
     rt->rank_hosts = NULL;

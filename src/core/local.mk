@@ -8,7 +8,8 @@ librdmpi_la_SOURCES += \
 	src/core/handle.h src/core/handle.c src/core/thread.h src/core/thread.c \
 	src/core/log.c src/core/errors.c src/core/config.c src/core/bootstrap.c src/core/job.c \
 	src/core/wire.c src/core/progress.c src/core/comm.c src/core/attr.c src/core/request.c \
-	src/core/group.c src/core/info.c src/core/datatype.c src/core/dtsig.c
+	src/core/group.c src/core/info.c src/core/datatype.c src/core/dtsig.c \
+	src/core/procs.h src/core/procs.c src/core/bootdyn.h src/core/bootdyn.c src/core/portname.h src/core/portname.c
 # The reduction kernels: a convenience library of their own, built with
 # OP_CFLAGS (configure.ac) so their loops are vectorized.
 noinst_LTLIBRARIES = librdmpi_op.la

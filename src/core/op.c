@@ -60,9 +60,15 @@ int core_op_create(MPI_User_function *fn, int commute, MPI_Op *out)
     o->kind = CORE_OP_USER;
     o->commute = commute != 0;
     o->fn = fn;
+    o->call = NULL;
     o->name = "a user-defined operation";
     *out = o;
     return 0;
+}
+
+void core_op_set_call(MPI_Op op, core_op_call_fn *call)
+{
+    op->call = call;
 }
 
 void core_op_retain(MPI_Op op)
@@ -112,12 +118,17 @@ void core_op_release(MPI_Op op)
 #define FLOAT_KINDS(X)                                                             \
     X(CORE_DT_FLOAT, float, float)                                                 \
     X(CORE_DT_DOUBLE, double, double)                                              \
-    X(CORE_DT_LDOUBLE, long double, long double)
+    X(CORE_DT_LDOUBLE, long double, long double)                                   \
+    X(CORE_DT_FLOAT128, __float128, __float128)
+
+/* COMPLEX(16)'s C type: a complex of binary128 (written so gcc and clang both take it) */
+typedef _Complex float __attribute__((mode(TC))) op_complex128;
 
 #define COMPLEX_KINDS(X)                                                           \
     X(CORE_DT_CFLOAT, float _Complex, float _Complex)                              \
     X(CORE_DT_CDOUBLE, double _Complex, double _Complex)                           \
-    X(CORE_DT_CLDOUBLE, long double _Complex, long double _Complex)
+    X(CORE_DT_CLDOUBLE, long double _Complex, long double _Complex)                \
+    X(CORE_DT_CFLOAT128, op_complex128, op_complex128)
 
 #define CHAR_KINDS(X) X(CORE_DT_CHAR, char, unsigned)
 #define BOOL_KINDS(X) X(CORE_DT_BOOL, _Bool, _Bool) X(CORE_DT_FLOGICAL, int32_t, int32_t)
@@ -402,7 +413,10 @@ int core_op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatyp
     if (op->kind == CORE_OP_USER) {
         int len = count;
         MPI_Datatype t = dt;
-        op->fn((void *)in, inout, &len, &t);
+        if (op->call)
+            op->call(op->fn, (void *)in, inout, &len, &t);
+        else
+            op->fn((void *)in, inout, &len, &t);
         return 0;
     }
     if (!core_op_valid(op, dt))

@@ -14,18 +14,26 @@ enum core_op_kind {
     CORE_OP_REPLACE, CORE_OP_NO_OP, CORE_OP_USER
 };
 
+/* How to call a user function written in another language (the Fortran bindings register
+ * one: the function takes the datatype's Fortran handle). */
+typedef void core_op_call_fn(MPI_User_function *fn, void *in, void *inout, int *len,
+                             MPI_Datatype *dt);
+
 struct rdmpi_op {
     int refcount;
     int predefined;
     enum core_op_kind kind;
     int commute;
     MPI_User_function *fn;   /* CORE_OP_USER */
+    core_op_call_fn *call;   /* NULL: fn is a C function */
     const char *name;
 };
 
 /* A user op (MPI_Op_create) with one reference; retain/release count
  * references (predefined ops are not counted). */
 int core_op_create(MPI_User_function *fn, int commute, MPI_Op *out);
+/* Makes a user op's function be called through call (see core_op_call_fn). */
+void core_op_set_call(MPI_Op op, core_op_call_fn *call);
 void core_op_retain(MPI_Op op);
 void core_op_release(MPI_Op op);
 /* Whether op is defined for dt (predefined ops only on their types). */

@@ -61,13 +61,23 @@ typedef struct core_runtime {
     char nspace[256];          /* the job's name ("singleton" when alone) */
     int singleton;
     int pmix_up;               /* connected to the launcher's PMIx server */
+    int spawned;               /* started by MPI_Comm_spawn (PMIX_PARENT_ID is set) */
     int oversubscribed;        /* ranks on this node outnumber its cores */
     int appnum;                /* the launcher's application number (PMIX_APPNUM), or -1 */
     int universe_size;         /* PMIX_UNIV_SIZE, else the job's size */
     uint8_t job_key[CORE_KEY_LEN]; /* shared by every member of the job (core/secret.h) */
     double wait_sleep;         /* idle seconds before a blocked call sleeps; 0: never */
     int ncores;
-    char **rank_hosts;         /* lazily looked-up hostnames, by world rank (core_rank_host) */
+    char **rank_hosts;         /* lazily looked-up hostnames, by process (core_rank_host) */
+
+    /* Processes: 0..size-1 are the world ranks; size..nprocs-1 processes of other jobs
+     * (spawned, parents, connected), added by core/procs.c. Per-process tables of every
+     * layer are sized proc_cap, so they never move. */
+    int nprocs, proc_cap;
+    int uid_base;              /* this job's first number among the launcher's processes */
+    struct core_proc *procs;   /* the other jobs' processes, from index size */
+    struct rdmpi_comm *parent; /* MPI_Comm_get_parent's intercommunicator, or NULL */
+    int port_seq;              /* ports opened by this process (MPI_Open_port) */
 
     /* The progress engine (core/progress.h): what every pass polls, the hooks of the layers
      * above that run while they have work (bit per hook in progress_pending), and the

@@ -25,6 +25,10 @@
 #define CORE_MAC_LEN 32
 /* The PMIx job-level key (a 32-byte PMIX_BYTE_OBJECT) holding the job key. */
 #define CORE_JOB_KEY_PMIX "rdmpi.job_key"
+/* rdmpirun's job info: where this job's ranks start in the numbering of every process the
+ * launcher runs (its job's, then each spawned job's), a uint32. Transports name processes of
+ * other jobs by these numbers (core/procs.h); absent under other launchers (0). */
+#define CORE_UBASE_PMIX "rdmpi.ubase"
 
 /* Initializes libsodium; safe to call more than once and from any layer. */
 int core_crypto_init(void);

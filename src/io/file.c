@@ -228,6 +228,7 @@ err_free:
 
 int io_close(MPI_File fh)
 {
+    io_drain(fh);
     int rc = 0;
     if (close(fh->fd) != 0)
         rc = io_fail(fh, errno, "close");
@@ -264,6 +265,7 @@ int io_delete(const char *path, char *why, size_t whylen)
 /* Rank 0 changes the size; all learn its result. prealloc: only grow, allocating blocks. */
 int io_set_size(MPI_File fh, MPI_Offset size, int prealloc)
 {
+    io_drain(fh);
     int rc = agree(fh, size);
     if (rc) {
         snprintf(fh->last_error, sizeof(fh->last_error), "size %lld differs between ranks",
@@ -302,6 +304,7 @@ int io_get_size(MPI_File fh, MPI_Offset *size)
 
 int io_set_info(MPI_File fh, MPI_Info info)
 {
+    io_drain(fh);
     io_hints_t h = fh->hints;
     MPI_Info used;
     int rc = core_info_create(&used);
@@ -331,6 +334,7 @@ out:
 
 int io_sync(MPI_File fh)
 {
+    io_drain(fh);
     int rc = 0;
     if (fsync(fh->fd) != 0 && errno != EINVAL && errno != EROFS)
         rc = io_fail(fh, errno, "fsync");
@@ -342,6 +346,7 @@ int io_sync(MPI_File fh)
 
 int io_set_atomicity(MPI_File fh, int flag)
 {
+    io_drain(fh);
     int rc = agree(fh, flag != 0);
     if (rc) {
         snprintf(fh->last_error, sizeof(fh->last_error), "flag differs between ranks");

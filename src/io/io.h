@@ -37,6 +37,11 @@ typedef struct io_hints {
 
 enum { IO_AUTOMATIC = 0, IO_ENABLE = 1, IO_DISABLE = 2 };
 
+/* A collective access in progress (icoll.c). */
+typedef struct io_job io_job_t;
+/* Called once when a collective access ends: rc 0 or a CORE_* code, and the bytes moved. */
+typedef void io_done_fn(void *arg, int rc, MPI_Offset bytes);
+
 /* The active split collective of a file (MPI_File_*_begin/_end). */
 enum { IO_SPLIT_NONE = 0, IO_SPLIT_READ_AT, IO_SPLIT_WRITE_AT, IO_SPLIT_READ, IO_SPLIT_WRITE,
        IO_SPLIT_READ_ORD, IO_SPLIT_WRITE_ORD };
@@ -69,6 +74,10 @@ struct rdmpi_file {
     int split;               /* IO_SPLIT_* */
     MPI_Status split_status;
     int split_rc;
+    MPI_Request split_req;   /* a split collective _all/_at_all running in the background */
+
+    /* collective accesses started and not finished, run one at a time in this order */
+    io_job_t *jobs, *jobs_tail;
     int fint;                /* Fortran handle, 0 until MPI_File_c2f */
 
     /* collective buffering's buffers, kept from call to call: touching fresh pages costs
@@ -121,6 +130,23 @@ int io_type_extent(MPI_File fh, MPI_Datatype dt, MPI_Aint *extent);
 int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int count,
               MPI_Datatype dt, MPI_Offset *bytes);
 
+/* Independent access to the runs p (rw.c); takes the atomic-mode lock. */
+int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
+                    MPI_Offset nbytes, MPI_Offset *bytes);
+int io_pieces_sorted(const io_piece_t *p, size_t n);
+
+/* Collective access (icoll.c): io_coll_start does the local part and returns; the
+ * rest runs from MPI's progress engine and ends with done(arg, rc, bytes), which may
+ * come before io_coll_start returns. buf and dt stay in use until then. */
+int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, MPI_Datatype dt,
+                  io_done_fn *done, void *arg);
+/* The same, waiting for the end: the blocking _all calls. */
+int io_coll_access(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, MPI_Datatype dt,
+                   MPI_Offset *bytes);
+/* Waits until fh's collective accesses have ended: whatever else uses the file's
+ * communicator calls it first, so every rank starts its collectives in one order. */
+void io_drain(MPI_File fh);
+
 /* POSIX access to file runs (posix.c). data is the access's contiguous data. */
 int io_pwrite_all(MPI_File fh, const void *data, size_t len, MPI_Offset off);
 int io_pread_all(MPI_File fh, void *data, size_t len, MPI_Offset off, size_t *got);
@@ -133,10 +159,8 @@ int io_indep_read(MPI_File fh, const io_piece_t *p, size_t n, char *data, MPI_Of
 /* Bytes of the runs before the end of the file eof (a read stops there). */
 MPI_Offset io_bytes_before(const io_piece_t *p, size_t n, MPI_Offset eof);
 
-/* Collective buffering (twophase.c). */
+/* Collective buffering (twophase.c; its steps in twophase.h). */
 int io_aggregators(MPI_File fh);
-int io_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
-                MPI_Offset *bytes);
 void io_twophase_free(MPI_File fh);
 
 /* The shared file pointer (shfp.c). */
@@ -156,6 +180,8 @@ typedef struct io_runtime {
     MPI_File *ftab;                  /* Fortran handles: ftab[i - 1] */
     int nftab, capftab;
     unsigned nopen;                  /* opens so far, for unique lock-file names */
+    io_job_t *running;               /* collective accesses waiting for an exchange */
+    int hook, in_hook;               /* their progress hook (-1 until the first) */
 } io_runtime_t;
 
 io_runtime_t *io_rt(void);

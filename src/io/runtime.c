@@ -31,10 +31,12 @@ typedef struct io_datarep {
 
 io_runtime_t *io_rt(void)
 {
-    if (!core_rt->io)
+    if (!core_rt->io) {
         core_rt->io = calloc(1, sizeof(io_runtime_t));
-    if (!core_rt->io)
-        core_fatal("out of memory for MPI-IO's state");
+        if (!core_rt->io)
+            core_fatal("out of memory for MPI-IO's state");
+        core_rt->io->hook = -1;
+    }
     return core_rt->io;
 }
 

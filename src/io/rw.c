@@ -2,8 +2,8 @@
  * One data access, whatever the call: the user's items become one
  * contiguous stream (the buffer itself when the memory type is contiguous,
  * else a packed copy), the view turns the stream's position into file runs,
- * and the runs go to the independent path (posix.c) or, for collective calls
- * that benefit, to collective buffering (twophase.c).
+ * and the runs go to the independent path (posix.c); collective calls go to
+ * icoll.c, which uses collective buffering (twophase.c) where it pays.
  *
  * Atomic mode (MPI_File_set_atomicity): each access holds an fcntl lock on
  * the span of its runs, shared for reads and exclusive for writes, so
@@ -19,7 +19,7 @@
 #include "io/io.h"
 
 /* Whether the runs are sorted and apart (a read-only view may overlap itself). */
-static int sorted(const io_piece_t *p, size_t n)
+int io_pieces_sorted(const io_piece_t *p, size_t n)
 {
     for (size_t i = 1; i < n; i++)
         if (p[i].off < p[i - 1].off + p[i - 1].len)
@@ -27,25 +27,8 @@ static int sorted(const io_piece_t *p, size_t n)
     return 1;
 }
 
-/* Whether this collective access goes through the aggregators: the same answer on
- * every rank (the setting is shared, and the pattern is asked of everyone). The
- * file domains need every rank's runs sorted. */
-static int use_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, int *rc)
-{
-    int mode = write ? fh->hints.cb_write : fh->hints.cb_read;
-    *rc = 0;
-    if (fh->atomic || mode == IO_DISABLE || (fh->size == 1 && mode != IO_ENABLE))
-        return 0;
-    int mine[2] = { n > 1, !sorted(p, n) }, any[2];
-    if (PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, fh->comm) != MPI_SUCCESS) {
-        *rc = CORE_EINTERN;
-        return 0;
-    }
-    return !any[1] && (mode == IO_ENABLE || any[0]);
-}
-
-static int indep(MPI_File fh, int write, io_piece_t *p, size_t n, char *data, MPI_Offset nbytes,
-                 MPI_Offset *bytes)
+int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
+                    MPI_Offset nbytes, MPI_Offset *bytes)
 {
     int rc, urc = 0;
     MPI_Offset lo = n ? p[0].off : 0, hi = lo;
@@ -71,6 +54,8 @@ static int indep(MPI_File fh, int write, io_piece_t *p, size_t n, char *data, MP
 int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int count,
               MPI_Datatype dt, MPI_Offset *bytes)
 {
+    if (coll)
+        return io_coll_access(fh, write, pos, buf, count, dt, bytes);
     MPI_Offset nbytes = (MPI_Offset)count * (MPI_Offset)dt->size;
     MPI_Offset es = (MPI_Offset)fh->etype->size;
     *bytes = 0;
@@ -89,14 +74,8 @@ int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int c
     io_piece_t *p;
     size_t n;
     int rc = io_view_pieces(fh, pos * es, nbytes, &p, &n);
-    if (!rc) {
-        int tp = coll ? use_twophase(fh, write, p, n, &rc) : 0;
-        if (!rc && tp) {
-            rc = io_twophase(fh, write, p, n, data, bytes);
-        } else if (!rc) {
-            rc = indep(fh, write, p, n, data, nbytes, bytes);
-        }
-    }
+    if (!rc)
+        rc = io_access_indep(fh, write, p, n, data, nbytes, bytes);
     free(p);
     if (!rc && !write && !contig)
         core_dt_unpack(buf, (size_t)count, dt, data, (size_t)*bytes);

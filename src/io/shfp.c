@@ -105,6 +105,7 @@ int io_shfp_set(MPI_File fh, MPI_Offset val)
 
 int io_ordered(MPI_File fh, int write, void *buf, int count, MPI_Datatype dt, MPI_Offset *bytes)
 {
+    io_drain(fh);
     long long mine = (long long)count * (long long)dt->size / (long long)fh->etype->size;
     long long *all = malloc((size_t)fh->size * sizeof(long long));
     if (!all)

@@ -18,6 +18,9 @@
  *      sieving, so the bytes between them survive);
  *      read: the aggregator reads the span with one pread and sends each
  *      rank its pieces back in the order they were asked for.
+ * The rounds' exchanges are nonblocking collectives chained by icoll.c, so
+ * MPI_File_iwrite_all and friends run in the background; this file holds the
+ * local work between them.
  * Cost per round: three all-to-all exchanges and one large system call per
  * aggregator, against one call per run and rank without it. It wins for
  * interleaved (strided) access; for large contiguous blocks per rank it
@@ -34,6 +37,7 @@
 #include "core/errors.h"
 #include "core/runtime.h"
 #include "io/io.h"
+#include "io/twophase.h"
 
 int io_aggregators(MPI_File fh)
 {
@@ -61,7 +65,8 @@ int io_aggregators(MPI_File fh)
     while (n < P) {
         memset(seen, 0, ((size_t)nodes + 1) * sizeof(int));
         for (int r = 0; r < P; r++) {
-            int node = core_rt->node_of ? core_rt->node_of[core_comm_world_rank(fh->comm, r)] : 0;
+            int w = core_comm_world_rank(fh->comm, r); /* another job's process: >= size */
+            int node = core_rt->node_of && w < core_rt->size ? core_rt->node_of[w] : nodes;
             if (node < 0 || node >= nodes)
                 node = nodes;
             if (taken[r] || seen[node])
@@ -89,11 +94,6 @@ int io_aggregators(MPI_File fh)
     return 0;
 }
 
-/* A piece sent to or received by an aggregator. */
-typedef struct seg {
-    MPI_Offset off, len;
-} seg_t;
-
 /* A received piece, for sorting by offset (rank order breaks ties). */
 typedef struct rseg {
     MPI_Offset off, len;
@@ -108,25 +108,6 @@ static int rseg_cmp(const void *a, const void *b)
         return x->off < y->off ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
 }
-
-typedef struct tp {
-    MPI_File fh;
-    int write;
-    const io_piece_t *p;
-    size_t n;
-    char *data;
-    MPI_Offset *soff;            /* stream offset of each run */
-    MPI_Offset base, per, cb;    /* domains: [base + i*per, +per); windows of cb */
-    MPI_Offset gmin, gmax;
-    size_t *cur;                 /* per aggregator: the first run not yet sent */
-    /* one round's exchange */
-    int *scnt, *sdsp, *rcnt, *rdsp, *sbc, *sbd, *rbc, *rbd;
-    seg_t *sseg;
-    MPI_Offset *sstream;         /* stream offset of each sent piece */
-    size_t nsseg, capsseg;
-    seg_t *rseg;
-    char *sbuf, *rbuf, *win;
-} tp_t;
 
 static int push_seg(tp_t *t, MPI_Offset off, MPI_Offset len, MPI_Offset soff)
 {
@@ -164,8 +145,7 @@ static void window(const tp_t *t, int i, MPI_Offset r, MPI_Offset *lo, MPI_Offse
         *hi = dhi;
 }
 
-/* Cuts this rank's runs at the round's windows: the pieces for each aggregator. */
-static int cut(tp_t *t, MPI_Offset r)
+int io_tp_cut(tp_t *t, MPI_Offset r)
 {
     MPI_File fh = t->fh;
     int P = fh->size;
@@ -196,7 +176,7 @@ static int cut(tp_t *t, MPI_Offset r)
     return 0;
 }
 
-static int grow(char **buf, size_t *cap, size_t want)
+int io_tp_grow(char **buf, size_t *cap, size_t want)
 {
     if (want <= *cap)
         return 0;
@@ -208,31 +188,7 @@ static int grow(char **buf, size_t *cap, size_t want)
     return 0;
 }
 
-/* Exchanges the descriptors: rcnt/rdsp (bytes) and rseg get what each rank sends here. */
-static int exchange_desc(tp_t *t, size_t *rsegcap)
-{
-    MPI_File fh = t->fh;
-    int P = fh->size;
-    if (PMPI_Alltoall(t->scnt, 1, MPI_INT, t->rcnt, 1, MPI_INT, fh->comm) != MPI_SUCCESS)
-        return CORE_EINTERN;
-    size_t tot = 0;
-    for (int q = 0; q < P; q++) {
-        t->rdsp[q] = (int)tot;
-        tot += (size_t)t->rcnt[q];
-    }
-    if (tot > INT_MAX)
-        return CORE_ENOMEM;
-    int rc = grow((char **)&t->rseg, rsegcap, tot ? tot : 1);
-    if (rc)
-        return rc;
-    if (PMPI_Alltoallv(t->sseg, t->scnt, t->sdsp, MPI_BYTE, t->rseg, t->rcnt, t->rdsp, MPI_BYTE,
-                       fh->comm) != MPI_SUCCESS)
-        return CORE_EINTERN;
-    return 0;
-}
-
-/* Byte counts of the data that goes with the descriptors: mine (sbc/sbd) and received. */
-static size_t data_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, int *bc,
+size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, int *bc,
                           int *bd)
 {
     size_t tot = 0;
@@ -247,8 +203,7 @@ static size_t data_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *
     return tot;
 }
 
-/* The aggregator's part of a write round: lay the pieces out in the window, write it. */
-static int agg_write(tp_t *t, size_t nr)
+int io_tp_agg_write(tp_t *t, size_t nr)
 {
     MPI_File fh = t->fh;
     if (nr == 0)
@@ -306,8 +261,7 @@ static int agg_write(tp_t *t, size_t nr)
     return rc;
 }
 
-/* The aggregator's part of a read round: read the span, answer each rank in its order. */
-static int agg_read(tp_t *t, size_t nr, char *out)
+int io_tp_agg_read(tp_t *t, size_t nr, char *out)
 {
     if (nr == 0)
         return 0;
@@ -330,54 +284,75 @@ static int agg_read(tp_t *t, size_t nr, char *out)
     return 0;
 }
 
-static int round_io(tp_t *t, MPI_Offset r, size_t *rsegcap, size_t *sbcap, size_t *rbcap)
+
+int io_tp_setup(tp_t *t, MPI_Offset gmin, MPI_Offset gmax)
 {
     MPI_File fh = t->fh;
-    int rc = cut(t, r);
-    if (!rc)
-        rc = exchange_desc(t, rsegcap);
-    if (rc)
-        return rc;
-    size_t stot = data_layout(t, t->scnt, t->sdsp, t->sseg, t->sbc, t->sbd);
-    size_t rtot = data_layout(t, t->rcnt, t->rdsp, t->rseg, t->rbc, t->rbd);
-    size_t nr = 0;
-    for (int q = 0; q < fh->size; q++)
-        nr += (size_t)t->rcnt[q] / sizeof(seg_t);
-    if (stot > INT_MAX || rtot > INT_MAX)
+    int P = fh->size;
+    t->gmin = gmin;
+    t->gmax = gmax;
+    MPI_Offset bs = fh->blksize > 0 ? fh->blksize : 4096;
+    t->base = gmin - gmin % bs;
+    MPI_Offset span = gmax - t->base, A = fh->naggr;
+    t->per = (span + A - 1) / A;
+    t->per = (t->per + bs - 1) / bs * bs;
+    t->cb = fh->hints.cb_buffer_size / bs * bs;
+    if (t->cb < bs)
+        t->cb = bs;
+    t->rounds = (t->per + t->cb - 1) / t->cb;
+    t->soff = malloc((t->n ? t->n : 1) * sizeof(MPI_Offset));
+    t->cur = calloc((size_t)fh->naggr, sizeof(size_t));
+    t->scnt = malloc(8 * (size_t)P * sizeof(int));
+    if (fh->is_aggr && io_tp_grow(&fh->cb_win, &fh->cb_wincap, (size_t)t->cb) != 0)
         return CORE_ENOMEM;
-    if ((rc = grow(&t->sbuf, sbcap, stot ? stot : 1)) || (rc = grow(&t->rbuf, rbcap, rtot ? rtot : 1)))
-        return rc;
-    if (t->write) {
-        char *o = t->sbuf;
-        for (size_t s = 0; s < t->nsseg; s++) {
-            memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
-            o += t->sseg[s].len;
-        }
-        if (PMPI_Alltoallv(t->sbuf, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
-                           fh->comm) != MPI_SUCCESS)
-            return CORE_EINTERN;
-        return agg_write(t, nr);
+    if (!t->soff || !t->cur || !t->scnt)
+        return CORE_ENOMEM;
+    /* the file's buffers, kept from call to call; its accesses run one at a time */
+    t->win = fh->cb_win;
+    t->sbuf = fh->cb_sbuf;
+    t->rbuf = fh->cb_rbuf;
+    t->rseg = (seg_t *)fh->cb_rseg;
+    t->sbcap = fh->cb_sbcap;
+    t->rbcap = fh->cb_rbcap;
+    t->rsegcap = fh->cb_rsegcap;
+    t->borrowed = 1;
+    t->sdsp = t->scnt + P;
+    t->rcnt = t->sdsp + P;
+    t->rdsp = t->rcnt + P;
+    t->sbc = t->rdsp + P;
+    t->sbd = t->sbc + P;
+    t->rbc = t->sbd + P;
+    t->rbd = t->rbc + P;
+    MPI_Offset s = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        t->soff[i] = s;
+        s += t->p[i].len;
     }
-    /* read: the aggregator's answers go back along the reverse counts */
-    rc = agg_read(t, nr, t->rbuf);
-    if (PMPI_Alltoallv(t->rbuf, t->rbc, t->rbd, MPI_BYTE, t->sbuf, t->sbc, t->sbd, MPI_BYTE,
-                       fh->comm) != MPI_SUCCESS)
-        return CORE_EINTERN;
-    const char *in = t->sbuf;
-    for (size_t s = 0; s < t->nsseg; s++) {
-        memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
-        in += t->sseg[s].len;
-    }
-    return rc;
+    return 0;
 }
 
-static void tp_free(tp_t *t)
+void io_tp_teardown(tp_t *t)
 {
+    MPI_File fh = t->fh;
+    if (t->borrowed) {
+        fh->cb_sbuf = t->sbuf;   /* grown, perhaps moved */
+        fh->cb_rbuf = t->rbuf;
+        fh->cb_rseg = (char *)t->rseg;
+        fh->cb_sbcap = t->sbcap;
+        fh->cb_rbcap = t->rbcap;
+        fh->cb_rsegcap = t->rsegcap;
+        t->borrowed = 0;
+    }
     free(t->soff);
     free(t->cur);
     free(t->scnt);
     free(t->sseg);
     free(t->sstream);
+    t->soff = NULL;
+    t->cur = NULL;
+    t->scnt = NULL;
+    t->sseg = NULL;
+    t->sstream = NULL;
 }
 
 void io_twophase_free(MPI_File fh)
@@ -388,108 +363,4 @@ void io_twophase_free(MPI_File fh)
     free(fh->cb_rseg);
     fh->cb_win = fh->cb_sbuf = fh->cb_rbuf = fh->cb_rseg = NULL;
     fh->cb_wincap = fh->cb_sbcap = fh->cb_rbcap = fh->cb_rsegcap = 0;
-}
-
-/* The domains: [gmin, gmax) of all ranks' runs, split among the aggregators. */
-static int plan(tp_t *t)
-{
-    MPI_File fh = t->fh;
-    MPI_Offset lo = LLONG_MAX, hi = 0;   /* offsets are never negative */
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->p[i].off < lo)
-            lo = t->p[i].off;
-        if (t->p[i].off + t->p[i].len > hi)
-            hi = t->p[i].off + t->p[i].len;
-    }
-    long long mm[2] = { lo, -hi }, g[2];
-    if (PMPI_Allreduce(mm, g, 2, MPI_LONG_LONG, MPI_MIN, fh->comm) != MPI_SUCCESS)
-        return CORE_EINTERN;
-    t->gmin = g[0];
-    t->gmax = -g[1];
-    if (t->gmin >= t->gmax)
-        return 0;
-    MPI_Offset bs = fh->blksize > 0 ? fh->blksize : 4096;
-    t->base = t->gmin - t->gmin % bs;
-    MPI_Offset span = t->gmax - t->base, A = fh->naggr;
-    t->per = (span + A - 1) / A;
-    t->per = (t->per + bs - 1) / bs * bs;
-    t->cb = fh->hints.cb_buffer_size / bs * bs;
-    if (t->cb < bs)
-        t->cb = bs;
-    return 0;
-}
-
-int io_twophase(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
-                MPI_Offset *bytes)
-{
-    tp_t t = { .fh = fh, .write = write, .p = p, .n = n, .data = data };
-    int P = fh->size, rc = plan(&t);
-    if (rc || t.gmin >= t.gmax) {
-        *bytes = 0;
-        return rc;
-    }
-    t.soff = malloc((n ? n : 1) * sizeof(MPI_Offset));
-    t.cur = calloc((size_t)fh->naggr, sizeof(size_t));
-    t.scnt = malloc(8 * (size_t)P * sizeof(int));
-    if (fh->is_aggr && grow(&fh->cb_win, &fh->cb_wincap, (size_t)t.cb) != 0)
-        fh->cb_win = NULL;
-    t.win = fh->cb_win;
-    t.sbuf = fh->cb_sbuf;
-    t.rbuf = fh->cb_rbuf;
-    t.rseg = (seg_t *)fh->cb_rseg;
-    if (!t.soff || !t.cur || !t.scnt || (fh->is_aggr && !t.win)) {
-        tp_free(&t);
-        return CORE_ENOMEM;
-    }
-    t.sdsp = t.scnt + P;
-    t.rcnt = t.sdsp + P;
-    t.rdsp = t.rcnt + P;
-    t.sbc = t.rdsp + P;
-    t.sbd = t.sbc + P;
-    t.rbc = t.sbd + P;
-    t.rbd = t.rbc + P;
-    MPI_Offset s = 0;
-    for (size_t i = 0; i < n; i++) {
-        t.soff[i] = s;
-        s += p[i].len;
-    }
-    MPI_Offset rounds = (t.per + t.cb - 1) / t.cb;
-    size_t rsegcap = fh->cb_rsegcap, sbcap = fh->cb_sbcap, rbcap = fh->cb_rbcap;
-    /* a failure on one rank must not leave the others waiting in the next round's
-     * exchange: every rank runs every round, and the first error is reported at the end */
-    int first = 0;
-    for (MPI_Offset r = 0; r < rounds; r++) {
-        rc = round_io(&t, r, &rsegcap, &sbcap, &rbcap);
-        if (rc == CORE_EINTERN || rc == CORE_ENOMEM) {
-            first = rc;
-            break;
-        }
-        if (rc && !first)
-            first = rc;
-    }
-    rc = first;
-    fh->cb_sbuf = t.sbuf;   /* kept for the next call (grown, perhaps moved) */
-    fh->cb_rbuf = t.rbuf;
-    fh->cb_rseg = (char *)t.rseg;
-    fh->cb_sbcap = sbcap;
-    fh->cb_rbcap = rbcap;
-    fh->cb_rsegcap = rsegcap;
-    int all;
-    if (PMPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, fh->comm) != MPI_SUCCESS)
-        all = CORE_EINTERN;
-    if (all && !rc)
-        snprintf(fh->last_error, sizeof(fh->last_error),
-                 "collective access to \"%s\" failed on another rank", fh->path);
-    tp_free(&t);
-    if (all)
-        return all;
-    if (write) {
-        *bytes = s;
-        return 0;
-    }
-    struct stat st;
-    if (fstat(fh->fd, &st) != 0)
-        return io_fail(fh, errno, "fstat");
-    *bytes = io_bytes_before(p, n, st.st_size);
-    return 0;
 }

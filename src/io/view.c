@@ -69,6 +69,7 @@ static int check_filetype(MPI_File fh, MPI_Datatype et, MPI_Datatype ft)
 int io_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft,
                 const char *datarep)
 {
+    io_drain(fh);
     MPI_Datarep_extent_function *ext;
     void *extra;
     int rc = io_datarep_check(datarep, &ext, &extra);

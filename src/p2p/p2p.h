@@ -22,6 +22,17 @@ typedef struct p2p_config {
 } p2p_config_t;
 extern const core_config_group_t p2p_config_group;
 
+/* What p2p counts (MPI_T performance variables read them with p2p_counters_read). Messages
+ * are those of the user and of the collectives alike: every send started, every message
+ * that arrived (matched or not), the unexpected ones waiting for their receive. */
+typedef struct p2p_counters {
+    uint64_t sent, sent_bytes;
+    uint64_t eager, rndv_get, rndv_put, rndv_pipe;  /* the sends, by protocol */
+    uint64_t arrived, arrived_bytes;
+    uint64_t unexp_now, unexp_max;
+} p2p_counters_t;
+void p2p_counters_read(p2p_counters_t *out);
+
 int p2p_init(core_runtime_t *rt, tp_layer_t *tp);
 /* Completes every queued send (MPI_Finalize calls this before closing transports). */
 int p2p_drain(void);

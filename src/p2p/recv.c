@@ -232,6 +232,8 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     }
     if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
         return rc;
+    P2P->counts.arrived++;
+    P2P->counts.arrived_bytes += len;
     if (h->flags & P2P_F_SYNC)
         memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
@@ -256,6 +258,7 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     if (len) /* a zero-byte message may come with no payload pointer at all */
         memcpy(u->data, payload, len);
     p2p_mq_push_unexp(mq, u);
+    p2p_count_unexp(1);
     return 0;
 }
 
@@ -304,6 +307,8 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     u.raddr = h.raddr;
     u.rkey_len = h.rkey_len;
     memcpy(u.rkey, h.rkey, sizeof(u.rkey)); /* zero past rkey_len */
+    P2P->counts.arrived++;
+    P2P->counts.arrived_bytes += h.len;
     u.data = NULL;
     p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
     MPI_Request r = take_posted(mq, &h.m, src, &rc, "RTS");
@@ -318,6 +323,7 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
         core_fatal("out of memory receiving a message");
     *copy = u;
     p2p_mq_push_unexp(mq, copy);
+    p2p_count_unexp(1);
     return 0;
 }
 
@@ -388,6 +394,7 @@ int p2p_recv_start(MPI_Request r)
     p2p_mq_t *mq = p2p_mq_get(r->ctx);
     p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1);
     if (u) {
+        p2p_count_unexp(0);
         check_unexp(r->comm, u, 1);
         recv_from_unexp(r, u);
         return 0;
@@ -428,6 +435,8 @@ int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Sta
     *flag = u != NULL;
     if (!u)
         return 0;
+    if (msg)
+        p2p_count_unexp(0);
     check_unexp(comm, u, msg != NULL);
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_SOURCE = u->src;
@@ -493,8 +502,10 @@ int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
     P2P->tp = tp;
     if (!(P2P->cfg = core_config_add(&rt->cfg, &p2p_config_group)))
         return CORE_ENOMEM;
-    P2P->queued = calloc((size_t)rt->size, sizeof(int));
-    P2P->busy_pass = calloc((size_t)rt->size, sizeof(uint64_t));
+    /* by process, other jobs' included (core/procs.h); a test's runtime may have no table */
+    int n = rt->proc_cap > rt->size ? rt->proc_cap : rt->size;
+    P2P->queued = calloc((size_t)n, sizeof(int));
+    P2P->busy_pass = calloc((size_t)n, sizeof(uint64_t));
     if (!P2P->queued || !P2P->busy_pass)
         return CORE_ENOMEM;
     tp_am_register(P2P->tp, P2P_AM_EAGER, (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" });
@@ -539,4 +550,10 @@ void p2p_fini(void)
     free(P2P->busy_pass);
     free(P2P);
     core_rt->p2p = NULL;
+}
+
+void p2p_counters_read(p2p_counters_t *out)
+{
+    /* MPI_T may read before MPI_Init or after MPI_Finalize: nothing counted then */
+    *out = P2P ? P2P->counts : (p2p_counters_t){ 0 };
 }

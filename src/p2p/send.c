@@ -135,6 +135,18 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
     return 0;
 }
 
+static void count_send(size_t len, int proto)
+{
+    P2P->counts.sent++;
+    P2P->counts.sent_bytes += len;
+    switch (proto) {
+    case P2P_PROTO_EAGER: P2P->counts.eager++; break;
+    case P2P_PROTO_RNDV_GET: P2P->counts.rndv_get++; break;
+    case P2P_PROTO_RNDV_PUT: P2P->counts.rndv_put++; break;
+    default: P2P->counts.rndv_pipe++; break;
+    }
+}
+
 static int send_start(MPI_Request s)
 {
     s->complete = 0;
@@ -157,6 +169,7 @@ static int send_start(MPI_Request s)
     rc = send_prepare(s, ep);
     if (rc)
         return rc;
+    count_send(s->len, s->proto);
     if (P2P->queued[s->world_peer] == 0) {
         rc = send_first(s, ep);
         if (rc == 0) {
@@ -209,6 +222,8 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
         len <= ep->iface->caps.eager_limit) {
         p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
         int rc = tp_am_send(ep, P2P_AM_EAGER, &h, sizeof(h), buf, len);
+        if (rc >= 0)
+            count_send(len, P2P_PROTO_EAGER);
         if (rc != CORE_EBUSY)
             return rc;
     }

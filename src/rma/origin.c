@@ -13,10 +13,20 @@
 #include "core/log.h"
 #include "core/op.h"
 
-typedef struct segs {
-    rma_seg_t *s;
-    size_t n, cap;
-} segs_t;
+typedef rma_segs_t segs_t;
+
+static void segs_init(segs_t *v)
+{
+    v->s = v->inl;
+    v->n = 0;
+    v->cap = sizeof(v->inl) / sizeof(v->inl[0]);
+}
+
+static void segs_free(segs_t *v)
+{
+    if (v->s != v->inl)
+        free(v->s);
+}
 
 static int seg_add(segs_t *v, uint64_t disp, uint64_t len)
 {
@@ -27,10 +37,13 @@ static int seg_add(segs_t *v, uint64_t disp, uint64_t len)
         return 0;
     }
     if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 16;
-        void *p = realloc(v->s, cap * sizeof(*v->s));
+        size_t cap = 2 * v->cap;
+        rma_seg_t *p = v->s == v->inl ? malloc(cap * sizeof(*p))
+                                      : realloc(v->s, cap * sizeof(*p));
         if (!p)
             return CORE_ENOMEM;
+        if (v->s == v->inl)
+            memcpy(p, v->inl, sizeof(v->inl));
         v->s = p;
         v->cap = cap;
     }
@@ -49,10 +62,17 @@ static int flatten(MPI_Win win, const rma_args_t *a, segs_t *v)
     if (__builtin_mul_overflow(a->tdisp, unit, &start))
         return CORE_ERMA_RANGE;
     MPI_Datatype dt = a->tdt;
-    for (int i = 0; i < a->tcount; i++) {
+    int items = a->tcount;
+    uint64_t item_len = 0;
+    if (dt->nblocks == 1 && dt->extent == (MPI_Aint)dt->size && dt->blocks[0].len == dt->size) {
+        /* one run (count items of a contiguous type): one segment, checked once */
+        item_len = (uint64_t)dt->size * (uint64_t)items;
+        items = items > 0 ? 1 : 0;
+    }
+    for (int i = 0; i < items; i++) {
         for (size_t b = 0; b < dt->nblocks; b++) {
             MPI_Aint d = start + (MPI_Aint)i * dt->extent + dt->blocks[b].off;
-            size_t len = dt->blocks[b].len;
+            size_t len = item_len ? item_len : dt->blocks[b].len;
             if (!dynamic && (d < 0 || (uint64_t)d > p->size || len > p->size - (uint64_t)d))
                 return CORE_ERMA_RANGE;
             if (dynamic && d < 0)
@@ -180,13 +200,10 @@ static int send_pieces(MPI_Win win, rma_opr_t *o, rma_op_hdr_t *h, const segs_t 
     return rc;
 }
 
-static int start(MPI_Win win, const rma_args_t *a, rma_opr_t *o, const segs_t *v, size_t tbytes)
+static int start(MPI_Win win, const rma_args_t *a, rma_opr_t *o, const segs_t *v, size_t tbytes,
+                 size_t esz, int dtk, int aop)
 {
-    size_t esz;
-    int dtk, aop;
-    int rc = check_args(a, tbytes, &esz, &dtk, &aop);
-    if (rc)
-        return rc;
+    int rc;
     rma_peer_t *p = &win->peers[a->target];
     rma_op_hdr_t h = { p->slot, p->gen, o->id, 0, 0, 0, (uint8_t)a->kind, (uint8_t)aop,
                        (uint8_t)dtk, 0 };
@@ -246,15 +263,37 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
         return 0;
     }
     int rc = rma_access_ok(win, a->target) ? 0 : CORE_ERMA_SYNC;
-    segs_t v = { 0 };
-    size_t tbytes = (size_t)a->tcount * a->tdt->size;
+    segs_t v;
+    segs_init(&v);
+    size_t tbytes = (size_t)a->tcount * a->tdt->size, esz;
+    int dtk, aop;
     if (rc == 0)
         rc = flatten(win, a, &v);
+    if (rc == 0)
+        rc = check_args(a, tbytes, &esz, &dtk, &aop);
+    if (rc == 0 && a->kind == RMA_CAS && tbytes && (v.n != 1 || esz > 64))
+        rc = CORE_ETYPE;
+    /* The direct paths complete the operation here; CORE_EUNSUPPORTED: take messages. */
+    int path = win->peers[a->target].path, drc = CORE_EUNSUPPORTED;
+    if (rc == 0 && path == RMA_PATH_SHM)
+        drc = rma_shm_op(win, a, &v, tbytes);
+    else if (rc == 0 && path == RMA_PATH_CMA)
+        drc = rma_cma_op(win, a, &v, tbytes);
+    if (rc == 0 && drc != CORE_EUNSUPPORTED) {
+        segs_free(&v);
+        if (r && drc == 0) {
+            core_req_complete(r);
+            *req = r;
+        } else if (r) {
+            core_req_free(r);
+        }
+        return drc;
+    }
     rma_opr_t *o = NULL;
     if (rc == 0 && !(o = rma_opr_alloc(win->st)))
         rc = CORE_ENOMEM;
     if (rc) {
-        free(v.s);
+        segs_free(&v);
         if (r)
             core_req_free(r);
         return rc;
@@ -263,8 +302,8 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
     o->target = a->target;
     o->kind = a->kind;
     o->req = r;
-    rc = start(win, a, o, &v, tbytes);
-    free(v.s);
+    rc = start(win, a, o, &v, tbytes, esz, dtk, aop);
+    segs_free(&v);
     if (rc && o->left == 0) {
         /* nothing left: drop the record (a failure after a piece left is fatal below) */
         if (o->udt)

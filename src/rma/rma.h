@@ -13,6 +13,20 @@
  * messages in order, so accumulates from one origin to one location are
  * ordered (MPI's default accumulate_ordering) and each element is updated
  * atomically with respect to every other accumulate.
+ *
+ * Faster paths within a node, chosen once per target at window creation
+ * (rma_peer_t.path; the verbs RDMA path will be one more row):
+ *   SHM  windows of MPI_Win_allocate(_shared) live in one shared segment per
+ *        node (seg.c): Put/Get are copies, accumulates and atomics are CPU
+ *        atomics per element (atomic.c), passive locks are lock words in the
+ *        segment; nothing involves the target and every operation is
+ *        complete when its call returns.
+ *   CMA  MPI_Win_create memory of a rank of this node: Put/Get are one
+ *        process_vm_writev/readv; everything else takes the message path.
+ *   MSG  the message path above (other nodes, tcp, dynamic windows).
+ * The target applies accumulates that arrive as messages with the same
+ * per-element atomics, and grants message locks on the same lock word, so a
+ * window mixing on-node and off-node origins stays atomic and exclusive.
  */
 #ifndef RDMPI_RMA_H
 #define RDMPI_RMA_H
@@ -27,11 +41,29 @@
 
 typedef struct rma_state rma_state_t;
 
+/* How this rank reaches one target (see the top of this file). */
+enum rma_path { RMA_PATH_MSG = 0, RMA_PATH_SHM, RMA_PATH_CMA };
+
+/* Per-rank control block in a node segment (one cache line each): the passive-target
+ * lock word (RMA_LW_EXCL, or the number of shared holders) and the spin lock of the
+ * accumulates that have no CPU atomic (elements above 8 bytes, unaligned ones). */
+typedef struct rma_ctl {
+    uint64_t lock;
+    uint32_t acc;
+    uint8_t pad[64 - sizeof(uint64_t) - sizeof(uint32_t)];
+} rma_ctl_t;
+#define RMA_LW_EXCL ((uint64_t)1 << 62)
+
 /* What this rank knows of the window at one target rank (and the epochs with it). */
 typedef struct rma_peer {
     uint32_t slot, gen;      /* its window's slot and generation (its table) */
     uint64_t size;           /* its window's size in bytes */
     int disp_unit;
+    uint8_t path;            /* enum rma_path */
+    uint8_t *mem;            /* SHM: its window memory, mapped here */
+    rma_ctl_t *ctl;          /* SHM: its control block */
+    int32_t pid;             /* CMA: its process */
+    uint64_t addr;           /* CMA: its window's base address there */
     int pending;             /* OP pieces sent to it and not yet answered */
     uint8_t lock;            /* origin: 0, or MPI_LOCK_SHARED/EXCLUSIVE held or asked */
     uint8_t granted;         /* origin: the lock was granted (or NOCHECK) */
@@ -54,9 +86,11 @@ struct rdmpi_win {
     MPI_Aint len;            /* the local window's size */
     int disp_unit;
     void *owned;             /* memory the window allocated (MPI_Win_allocate) */
-    void *shm;               /* MPI_Win_allocate_shared: the node's mapping */
+    void *shm;               /* allocate(_shared): the node's segment, mapped here */
     size_t shm_len;
-    MPI_Aint *shm_off;       /* per rank: offset of its part in the mapping */
+    rma_ctl_t *ctl;          /* this rank's control block in it (NULL: no segment) */
+    int cma;                 /* MPI_Win_create: peers of this node may use CMA on it */
+    int force_msg;           /* info rdmpi_rma_path=message: this rank uses messages only */
     int *rank_of_world;      /* window rank of each world rank, -1: not a member */
     rma_peer_t *peers;       /* by window rank */
     rma_region_t *regions;   /* dynamic: attached memory (absolute addresses) */
@@ -120,6 +154,7 @@ struct rma_state {
     uint32_t noprs;
     rma_opr_t *opr_free;
     rma_qmsg_t *q_head, *q_tail;
+    int lock_waiters;        /* message lock requests queued on busy lock words */
     int hook;
     char why[256];
 };
@@ -156,13 +191,38 @@ int rma_win_free(MPI_Win win);
 int rma_win_attach(MPI_Win win, void *base, MPI_Aint size);
 int rma_win_detach(MPI_Win win, const void *base);
 int rma_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
-int rma_shm_create(MPI_Win win, MPI_Aint size);
-void rma_shm_destroy(MPI_Win win);
+/* The node segment of an allocate(_shared) window (collective over the window; after the
+ * creation's allgather filled peers[].size): sets win->base and the SHM peers. SHARED
+ * flavor: every member must be on this node (CORE_ERMA_SHARED otherwise). Returns
+ * CORE_EUNSUPPORTED (on every rank alike) when the allocate flavor gets no segment. */
+int rma_seg_create(MPI_Win win, MPI_Aint size);
+void rma_seg_destroy(MPI_Win win);
+/* Whether window rank r shares this rank's node and the shm transport serves the node. */
+int rma_on_node(MPI_Win win, int r);
 /* The window's MPI_Info (accumulate_ordering, no_locks, ...). */
 int rma_win_get_info(MPI_Win win, MPI_Info *info);
 void rma_win_apply_info(MPI_Win win, MPI_Info info);
 
-/* ---- operations at the origin (origin.c) ---- */
+/* ---- CPU atomics on window memory (atomic.c) ---- */
+/* n bytes of elements elem at dst: old (if not NULL) gets the contents before, then
+ * dst[i] = src[i] aop dst[i] (src NULL: MPI_NO_OP), each element atomically with respect
+ * to every other call here on the same memory (from any process mapping it); acc: the
+ * spin lock of elements without a CPU atomic (NULL: no other process can touch dst). */
+int rma_atomic_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
+                   MPI_Datatype elem, MPI_Op op, uint32_t *acc);
+/* Compare-and-swap of one element of esz bytes. */
+void rma_atomic_cas(uint8_t *dst, const uint8_t *val, const uint8_t *cmp, uint8_t *old,
+                    size_t esz, uint32_t *acc);
+/* Lock words: try once (1: taken), release. type: MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE. */
+int rma_lw_try(rma_ctl_t *c, int type);
+void rma_lw_release(rma_ctl_t *c, int type);
+
+/* ---- operations at the origin (origin.c, direct.c) ---- */
+typedef struct rma_segs {
+    rma_seg_t *s;
+    size_t n, cap;
+    rma_seg_t inl[4];        /* the first segments: most operations need no allocation */
+} rma_segs_t;
 typedef struct rma_args {
     int kind;                            /* enum rma_kind */
     const void *obuf;                    /* origin data (PUT/ACC/GACC), compare buffer is cbuf */
@@ -180,6 +240,10 @@ typedef struct rma_args {
 } rma_args_t;
 /* Starts an operation in the current epoch; req != NULL: the R* forms. */
 int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req);
+/* The direct paths: a checked operation of tbytes on the target memory v, complete when
+ * it returns. CORE_EUNSUPPORTED: this path does not carry it (take messages). */
+int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
+int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
 
 /* ---- target side (apply.c, target.c) ---- */
 /* 0 when every segment of m lies in win's memory; -1 with why otherwise. */
@@ -196,6 +260,8 @@ int rma_ctrl_handler(void *arg, int src, const void *hdr, size_t hdr_len, const 
 int rma_ctrl_send(MPI_Win win, int r, int type, int arg);
 /* Target: lock asked by window rank r (also for itself), and the release. */
 void rma_lock_request(MPI_Win win, int r, int type);
+/* Target: grants queued message lock requests that the lock word now allows (hook). */
+void rma_lock_retry(MPI_Win win);
 
 /* ---- synchronization (sync.c) ---- */
 int rma_fence(MPI_Win win, int assert);

@@ -37,6 +37,12 @@ static int rma_hook(void *arg)
         free(q);
         n++;
     }
+    if (st->lock_waiters > 0) {
+        for (uint32_t i = 0; i < st->nwins; i++)
+            if (st->wins[i].win && st->wins[i].win->lockq_len)
+                rma_lock_retry(st->wins[i].win);
+        return n;   /* waiters left or not: polled again until the count drops to 0 */
+    }
     core_progress_rest(core_rt, st->hook);
     return n;
 }
@@ -117,7 +123,7 @@ MPI_Win rma_win_find(rma_state_t *st, uint32_t slot, uint32_t gen, int src, int 
     if (slot >= st->nwins || !st->wins[slot].win || st->wins[slot].gen != gen)
         return NULL;
     MPI_Win w = st->wins[slot].win;
-    if (src < 0 || src >= st->rt->size || w->rank_of_world[src] < 0)
+    if (src < 0 || src >= st->rt->nprocs || w->rank_of_world[src] < 0)
         return NULL;
     *wrank = w->rank_of_world[src];
     return w;

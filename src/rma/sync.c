@@ -6,7 +6,14 @@
  * other side waits (fence: a barrier; complete: COMPLETE; unlock: UNLOCK,
  * answered once the lock is released, so a following Win_free or lock by
  * another rank finds the target's state settled).
+ *
+ * Targets reached in place (SHM path) have nothing pending: their
+ * operations completed in the calls. Their passive locks are the lock words
+ * of the node segment, taken and released here without the target; a
+ * release (or a full barrier before fence and complete) publishes this
+ * rank's stores before the next holder's accesses.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include "rma/rma.h"
 #include "collectives/coll.h"
@@ -23,6 +30,11 @@ int rma_access_ok(MPI_Win win, int r)
 
 int rma_flush(MPI_Win win, int rank)
 {
+    /* Progress even when nothing is pending: a rank whose targets are all in
+     * place (SHM path) and that spins on flush, as a Compare_and_swap spin
+     * lock does, must still serve the operations other nodes send to it, or
+     * the holder of its lock can never release it. */
+    core_progress();
     if (rank >= 0) {
         rma_wait_zero(&win->peers[rank].pending, "MPI_Win_flush");
     } else {
@@ -39,6 +51,7 @@ int rma_fence(MPI_Win win, int assert)
     if (win->access || win->exposure || win->nlocks || win->lock_all)
         return CORE_ERMA_SYNC;
     int rc = rma_flush(win, -1);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     /* Even without preceding operations (MPI_MODE_NOPRECEDE) the barrier orders the
      * local stores before it against the next epoch's accesses. */
     int crc = coll_barrier(win->comm);
@@ -55,7 +68,7 @@ static int group_ranks(MPI_Win win, MPI_Group group, int **out)
         return CORE_ENOMEM;
     for (int i = 0; i < n; i++) {
         int w = group->ranks[i];
-        r[i] = w >= 0 && w < win->st->rt->size ? win->rank_of_world[w] : -1;
+        r[i] = w >= 0 && w < win->st->rt->nprocs ? win->rank_of_world[w] : -1;
         if (r[i] < 0) {
             free(r);
             return CORE_EGROUP;
@@ -118,6 +131,7 @@ int rma_complete(MPI_Win win)
         if (!p->in_access)
             continue;
         rma_wait_zero(&p->pending, "MPI_Win_complete");
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
         int src = rma_ctrl_send(win, r, RMA_CTRL_COMPLETE, 0);
         rc = rc ? rc : src;
         p->in_access = 0;
@@ -140,6 +154,7 @@ int rma_wait(MPI_Win win, int *flag)
     } else {
         rma_wait_zero(&win->completes_due, "MPI_Win_wait");
     }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     win->exposure = 0;
     return 0;
 }
@@ -154,8 +169,37 @@ static int lock_send(MPI_Win win, int type, int rank, int assert)
         p->granted = 1;
         return 0;
     }
+    if (p->path == RMA_PATH_SHM) {
+        p->granted = (uint8_t)rma_lw_try(p->ctl, type);
+        return 0;
+    }
     return rma_ctrl_send(win, rank, RMA_CTRL_LOCK,
                          type == MPI_LOCK_EXCLUSIVE ? RMA_LOCK_EXCL_W : RMA_LOCK_SHARED_W);
+}
+
+/* Until the lock asked of rank is granted: by a GRANT message, or by taking its lock word
+ * (keeping progress going meanwhile: the holder may need our answers to finish). */
+static void wait_granted(MPI_Win win, int rank, const char *fn)
+{
+    rma_peer_t *p = &win->peers[rank];
+    if (p->granted)
+        return;
+    core_wait_ctx_t w;
+    core_wait_begin(&w, fn, NULL);
+    while (!p->granted) {
+        int n = core_progress();
+        if (p->path == RMA_PATH_SHM && !p->nocheck) {
+            if (rma_lw_try(p->ctl, p->lock))
+                p->granted = 1;
+            /* A lock word wakes nobody: never sleep on the transports; let the holder
+             * (perhaps on our core) run instead. */
+            if (!n)
+                sched_yield();
+            n = 1;
+        }
+        core_wait_idle(&w, n);
+    }
+    core_wait_end(&w);
 }
 
 int rma_lock(MPI_Win win, int type, int rank, int assert)
@@ -167,13 +211,7 @@ int rma_lock(MPI_Win win, int type, int rank, int assert)
     if (rc)
         return rc;
     win->nlocks++;
-    if (!p->granted) {
-        core_wait_ctx_t w;
-        core_wait_begin(&w, "MPI_Win_lock", NULL);
-        while (!p->granted)
-            core_wait_idle(&w, core_progress());
-        core_wait_end(&w);
-    }
+    wait_granted(win, rank, "MPI_Win_lock");
     return 0;
 }
 
@@ -182,7 +220,9 @@ static int unlock_one(MPI_Win win, int rank, const char *fn)
     rma_peer_t *p = &win->peers[rank];
     rma_wait_zero(&p->pending, fn);
     int rc = 0;
-    if (!p->nocheck) {
+    if (!p->nocheck && p->path == RMA_PATH_SHM) {
+        rma_lw_release(p->ctl, p->lock);
+    } else if (!p->nocheck) {
         p->unlocking = 1;
         rc = rma_ctrl_send(win, rank, RMA_CTRL_UNLOCK, 0);
         if (rc == 0 && p->unlocking) {
@@ -217,16 +257,9 @@ int rma_lock_all(MPI_Win win, int assert)
     int rc = 0;
     for (int r = 0; r < win->size && rc == 0; r++)
         rc = lock_send(win, MPI_LOCK_SHARED, r, assert);
-    for (int r = 0; r < win->size; r++) {
-        rma_peer_t *p = &win->peers[r];
-        if (!p->lock || p->granted)
-            continue;
-        core_wait_ctx_t w;
-        core_wait_begin(&w, "MPI_Win_lock_all", NULL);
-        while (!p->granted)
-            core_wait_idle(&w, core_progress());
-        core_wait_end(&w);
-    }
+    for (int r = 0; r < win->size; r++)
+        if (win->peers[r].lock)
+            wait_granted(win, r, "MPI_Win_lock_all");
     win->lock_all = 1;
     return rc;
 }

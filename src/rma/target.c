@@ -14,6 +14,7 @@
 #include "core/datatype.h"
 #include "core/log.h"
 #include "core/op.h"
+#include "core/progress.h"
 
 static int reject(rma_state_t *st, const char *what)
 {
@@ -105,8 +106,14 @@ static void grant(MPI_Win win, int r, int type)
         core_fatal("RMA: cannot grant a lock to rank %d: %s", r, core_strerror(rc));
 }
 
+/* Whether a lock of type can be granted now. A window in a node segment keeps its lock in
+ * the lock word, which the node's ranks take directly: a message request takes it here
+ * for the asker (so a 1 means it is now held). */
 static int grantable(MPI_Win win, int type)
 {
+    if (win->ctl)
+        return rma_lw_try(win->ctl, type == RMA_LOCK_EXCL_W ? MPI_LOCK_EXCLUSIVE
+                                                              : MPI_LOCK_SHARED);
     if (win->excl >= 0)
         return 0;
     return type == RMA_LOCK_SHARED_W || win->nshared == 0;
@@ -122,6 +129,8 @@ static void grant_waiting(MPI_Win win)
             return;
         win->lockq_head = (win->lockq_head + 1) % win->size;
         win->lockq_len--;
+        if (win->ctl)
+            win->st->lock_waiters--;
         win->peers[r].queued = 0;
         grant(win, r, type);
     }
@@ -136,11 +145,24 @@ void rma_lock_request(MPI_Win win, int r, int type)
     win->peers[r].queued = (uint8_t)type;
     win->lockq[(win->lockq_head + win->lockq_len) % win->size] = r;
     win->lockq_len++;
+    if (win->ctl) {
+        /* the lock word frees without a message: the progress hook polls it */
+        win->st->lock_waiters++;
+        core_progress_wake(core_rt, win->st->hook);
+    }
+}
+
+void rma_lock_retry(MPI_Win win)
+{
+    grant_waiting(win);
 }
 
 static int unlock_request(MPI_Win win, int r)
 {
-    if (win->peers[r].held == RMA_LOCK_EXCL_W)
+    if (win->ctl)
+        rma_lw_release(win->ctl, win->peers[r].held == RMA_LOCK_EXCL_W ? MPI_LOCK_EXCLUSIVE
+                                                                       : MPI_LOCK_SHARED);
+    else if (win->peers[r].held == RMA_LOCK_EXCL_W)
         win->excl = -1;
     else
         win->nshared--;

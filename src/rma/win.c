@@ -1,11 +1,14 @@
 /*
  * Window objects: creation (a private copy of the communicator, the window
- * in this rank's table, then one allgather of what each origin must know of
- * each target: its table slot and generation, size and displacement unit),
+ * in this rank's table, the node segment of allocated windows, then one
+ * allgather of what each origin must know of each target: its table slot
+ * and generation, size and displacement unit, and for the CMA path its pid
+ * and base address), the path to each target,
  * attached memory of dynamic windows, the info hints, and freeing.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rma/rma.h"
 #include "rt/rt.h"
 #include "collectives/coll.h"
@@ -16,8 +19,19 @@
 
 /* What each rank tells the others at creation. */
 typedef struct win_card {
-    uint64_t slot, gen, size, disp_unit;
+    uint64_t slot, gen, size, disp_unit, pid, base;
 } win_card_t;
+#define CARD_WORDS 6
+
+/* Whether the shm transport found CMA usable (it probed a neighbor at start-up). */
+static int cma_usable(void)
+{
+    tp_layer_t *tp = &rt_get()->tp;
+    for (int i = 0; i < tp->niface; i++)
+        if (strcmp(tp->ifaces[i]->name, "shm") == 0)
+            return (tp->ifaces[i]->caps.flags & TP_CAP_PUT) != 0;
+    return 0;
+}
 
 static void win_release(MPI_Win win)
 {
@@ -26,6 +40,7 @@ static void win_release(MPI_Win win)
     free(win->lockq);
     free(win->regions);
     free(win->owned);
+    rma_seg_destroy(win);
     if (win->comm)
         core_comm_release(win->comm);
     core_errhandler_release(win->errh);
@@ -42,6 +57,14 @@ void rma_win_apply_info(MPI_Win win, MPI_Info info)
     v = core_info_get(info, "no_locks");
     if (v)
         win->no_locks = strcmp(v, "true") == 0;
+}
+
+/* rdmpi_rma_path=message at creation: this rank reaches every target by messages (tests of
+ * a window whose targets see in-place and message origins at once). */
+static int info_force_msg(MPI_Info info)
+{
+    const char *v = info != MPI_INFO_NULL ? core_info_get(info, "rdmpi_rma_path") : NULL;
+    return v && strcmp(v, "message") == 0;
 }
 
 int rma_win_get_info(MPI_Win win, MPI_Info *out)
@@ -92,13 +115,15 @@ static int win_alloc(MPI_Comm comm, int flavor, MPI_Win *out)
     win->rank = comm->rank;
     win->size = comm->size;
     win->peers = calloc((size_t)win->size, sizeof(rma_peer_t));
-    win->rank_of_world = malloc((size_t)rt->size * sizeof(int));
+    /* by process index, other jobs' processes included (core/procs.h: a merged
+     * intercommunicator of a spawn) */
+    win->rank_of_world = malloc((size_t)rt->proc_cap * sizeof(int));
     win->lockq = malloc((size_t)win->size * sizeof(int));
     if (!win->peers || !win->rank_of_world || !win->lockq) {
         win_release(win);
         return CORE_ENOMEM;
     }
-    for (int i = 0; i < rt->size; i++)
+    for (int i = 0; i < rt->proc_cap; i++)
         win->rank_of_world[i] = -1;
     for (int r = 0; r < win->size; r++)
         win->rank_of_world[core_comm_world_rank(comm, r)] = r;
@@ -117,14 +142,8 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
     win->disp_unit = disp_unit;
     win->base = base;
     rma_win_apply_info(win, info);
-    if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
-        /* 64-byte aligned, like MPI_Alloc_mem: elements of any type, cache lines */
-        if (posix_memalign(&win->owned, 64, size > 0 ? (size_t)size : 1) != 0) {
-            win_release(win);
-            return CORE_ENOMEM;
-        }
-        win->base = size > 0 ? win->owned : NULL;
-    } else if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    win->force_msg = info_force_msg(info);
+    if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         win->base = MPI_BOTTOM;
         win->len = 0;
         win->disp_unit = 1;
@@ -134,29 +153,46 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
         win_release(win);
         return rc;
     }
-    if (flavor == MPI_WIN_FLAVOR_SHARED && (rc = rma_shm_create(win, size)) != 0) {
+    if (flavor == MPI_WIN_FLAVOR_SHARED || flavor == MPI_WIN_FLAVOR_ALLOCATE)
+        rc = rma_seg_create(win, size);
+    if (rc == CORE_EUNSUPPORTED && flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+        /* 64-byte aligned, like MPI_Alloc_mem: elements of any type, cache lines */
+        rc = posix_memalign(&win->owned, 64, size > 0 ? (size_t)size : 1) ? CORE_ENOMEM : 0;
+        win->base = size > 0 ? win->owned : NULL;
+    }
+    if (rc) {
         rma_win_unregister(win->st, win);
         win_release(win);
         return rc;
     }
-    win_card_t mine = { win->slot, win->gen, (uint64_t)win->len, (uint64_t)win->disp_unit };
+    win_card_t mine = { win->slot, win->gen, (uint64_t)win->len, (uint64_t)win->disp_unit,
+                        (uint64_t)getpid(), (uint64_t)(uintptr_t)win->base };
     win_card_t *all = malloc((size_t)win->size * sizeof(*all));
     if (!all)
         rc = CORE_ENOMEM;
     else
-        rc = coll_allgather(&mine, 4, MPI_UINT64_T, all, 4, MPI_UINT64_T, win->comm);
+        rc = coll_allgather(&mine, CARD_WORDS, MPI_UINT64_T, all, CARD_WORDS, MPI_UINT64_T,
+                            win->comm);
     if (rc) {
         free(all);
-        rma_shm_destroy(win);
         rma_win_unregister(win->st, win);
         win_release(win);
         return rc;
     }
+    int cma = flavor == MPI_WIN_FLAVOR_CREATE && cma_usable();
     for (int r = 0; r < win->size; r++) {
-        win->peers[r].slot = (uint32_t)all[r].slot;
-        win->peers[r].gen = (uint32_t)all[r].gen;
-        win->peers[r].size = all[r].size;
-        win->peers[r].disp_unit = (int)all[r].disp_unit;
+        rma_peer_t *p = &win->peers[r];
+        p->slot = (uint32_t)all[r].slot;
+        p->gen = (uint32_t)all[r].gen;
+        p->size = all[r].size;
+        p->disp_unit = (int)all[r].disp_unit;
+        if (cma && p->size > 0 && rma_on_node(win, r)) {
+            p->path = RMA_PATH_CMA;
+            p->pid = (int32_t)all[r].pid;
+            p->addr = all[r].base;
+        }
+        if (win->force_msg && p->path != RMA_PATH_MSG)
+            p->path = RMA_PATH_MSG;
     }
     free(all);
     *out = win;
@@ -171,7 +207,6 @@ int rma_win_free(MPI_Win win)
     /* Nobody frees before everyone is done with everyone's window (no lock is held and
      * no piece is in flight anywhere once all ranks got here). */
     int rc = coll_barrier(win->comm);
-    rma_shm_destroy(win);
     rma_win_unregister(win->st, win);
     win_release(win);
     return rc;
@@ -242,6 +277,6 @@ int rma_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     }
     *size = (MPI_Aint)win->peers[r].size;
     *disp_unit = win->peers[r].disp_unit;
-    *(void **)baseptr = win->peers[r].size ? (char *)win->shm + win->shm_off[r] : NULL;
+    *(void **)baseptr = win->peers[r].size ? win->peers[r].mem : NULL;
     return 0;
 }

@@ -9,11 +9,18 @@
  * the same machine. Several agreements may be in flight on one rank (idups
  * on different communicators, or a Comm_dup while an idup is pending), and
  * the mask a rank sends must stay valid until the leader's answer arrives:
- * a rank therefore lends its mask to one agreement at a time (the lock); the
- * others send an empty mask, get "none free" back and try again. An
- * agreement that fails while an older one (lower parent context, then lower
- * sequence) waits on this rank hands the lock over, so two ranks that locked
- * different agreements first do not retry forever.
+ * a rank therefore lends its mask to one agreement per round (the lock); the
+ * others send an empty mask, get "none free" back and try again.
+ *
+ * Which agreement a rank lends to is chosen afresh at each round, by a
+ * priority every member computes alike, so that members converge on the same
+ * one: blocking calls first (a rank is in at most one, and every member of it
+ * is there too), then the lowest key (parent context, then sequence: the order in
+ * which the members started them). Nonblocking agreements can still wait on
+ * each other across communicators (a member may wait for one before it starts
+ * another that this rank ranks first), so an agreement that keeps failing
+ * while it holds the lock goes to the back of this rank's order, after a dwell
+ * that doubles each time (members that rotate out of phase meet again).
  *
  * Messages travel on the parent's collective context with negative tags,
  * which collective algorithms never use: comm-wide agreements are numbered
@@ -49,28 +56,32 @@ struct rt_ctx_op {
     int nmembers, me;
     int tag;
     uint64_t key;             /* priority: lower goes first (parent ctx, then seq) */
+    int blocking;             /* a blocking call waits on it: before nonblocking ones */
+    unsigned epoch;           /* rotations to the back of the order (see the top) */
+    unsigned fails, dwell;    /* failed rounds holding the lock; how many before rotating */
     int in_round, locked;
     int answering;            /* leader: the answer is on its way to the members */
     uint32_t mask[MSGWORDS];  /* what this rank sent (the leader: the AND so far) */
     uint32_t *recvbuf;        /* leader: the other members' masks */
     MPI_Request *reqs;        /* this round's receives and sends */
     int nreqs;
-    int32_t decision;         /* the leader's answer: an id, RETRY or EXHAUSTED */
+    int32_t decision[2];      /* the leader's answer: nids ids, or RETRY or EXHAUSTED first */
+    int nids;                 /* ids agreed on at once: 1, or 2 (an intercommunicator's) */
+    rt_ctx_bridge_t bridge;   /* the other group's leader, for agreements over two groups */
+    int bridged;              /* leader: this round's exchange with the other leader is out */
+    uint32_t other[MSGWORDS]; /* leader: the other group's AND */
     int done, rc;
-    uint32_t ctx;
+    uint32_t ctx, ctx2;
     MPI_Request req;          /* completed when the agreement is */
     void (*finish)(ctx_op_t *op);   /* called once done (idup builds its communicator) */
     void *arg;
+    rt_ctx_done_fn done_fn;   /* rt_ctx_start_bridged's caller's */
     core_attr_t *attrs;       /* idup: the new communicator's attributes */
     ctx_op_t *next;
 };
 
 /* This rank's agreements in flight, and the one its real mask is lent to, are in the
  * runtime's instance (rt.h). */
-/* ctx_lock's value while rt_ctx_lend's loan to the caller lasts (read-only: only its
- * address is used). */
-static const char lent_to_caller;
-#define CALLER ((ctx_op_t *)(uintptr_t)&lent_to_caller)
 
 /* The lowest pair free in mask, as a context id, or -1. */
 static int lowest_free(const uint32_t *mask)
@@ -81,13 +92,53 @@ static int lowest_free(const uint32_t *mask)
     return -1;
 }
 
-static int older_waiting(const ctx_op_t *op)
+static int pair_free(int32_t id)
+{
+    return (core_rt->ctx_free[id / 64] >> ((id / 2) % 32)) & 1;
+}
+
+/* 1 when a goes before b in this rank's lending order (see the top). */
+static int goes_before(const ctx_op_t *a, const ctx_op_t *b)
+{
+    if (a->epoch != b->epoch)
+        return a->epoch < b->epoch;
+    if (a->blocking != b->blocking)
+        return a->blocking;
+    return a->key < b->key;
+}
+
+/* 1 when no other agreement in flight here goes before op. */
+static int first_in_order(const ctx_op_t *op)
 {
     rt_runtime_t *rt = rt_get();
     for (const ctx_op_t *o = rt->ctx_ops; o; o = o->next)
-        if (o != op && !o->done && o->key < op->key)
-            return 1;
-    return 0;
+        if (o != op && !o->done && goes_before(o, op))
+            return 0;
+    return 1;
+}
+
+/* A round failed while op held the lock: give the lock back for the next round's
+ * choice, and after dwell such rounds move op behind the others. */
+static void lost_round(ctx_op_t *op)
+{
+    rt_runtime_t *rt = rt_get();
+    rt->ctx_lock = NULL;
+    if (++op->fails < op->dwell)
+        return;
+    unsigned last = op->epoch;
+    int others = 0;
+    for (const ctx_op_t *o = rt->ctx_ops; o; o = o->next)
+        if (o != op && !o->done) {
+            others = 1;
+            if (o->epoch > last)
+                last = o->epoch;
+        }
+    op->fails = 0;
+    if (!others)
+        return;
+    op->epoch = last + 1;
+    if (op->dwell < 4096)
+        op->dwell *= 2;
 }
 
 /* Starts a round: lend our mask if nobody holds it, post the messages. */
@@ -96,7 +147,7 @@ static int round_start(ctx_op_t *op)
     rt_runtime_t *rt = rt_get();
     uint32_t cctx = op->parent->ctx + 1;
     int rc;
-    if (!rt->ctx_lock)
+    if (!rt->ctx_lock && first_in_order(op))
         rt->ctx_lock = op;
     op->locked = rt->ctx_lock == op;
     if (op->locked)
@@ -120,8 +171,8 @@ static int round_start(ctx_op_t *op)
         if (rc)
             return rc;
         op->nreqs++;
-        rc = p2p_irecv(&op->decision, 1, MPI_INT32_T, leader, op->tag, op->parent, cctx,
-                       &op->reqs[op->nreqs]);
+        rc = p2p_irecv(op->decision, (size_t)op->nids, MPI_INT32_T, leader, op->tag, op->parent,
+                       cctx, &op->reqs[op->nreqs]);
         if (rc)
             return rc;
         op->nreqs++;
@@ -158,7 +209,6 @@ static void op_finish(ctx_op_t *op, int rc)
 /* Advances one agreement; returns 1 when something happened. */
 static int op_advance(ctx_op_t *op)
 {
-    rt_runtime_t *rt = rt_get();
     int rc;
     if (op->done)
         return 0;
@@ -171,19 +221,50 @@ static int op_advance(ctx_op_t *op)
     }
     if (!round_reqs_done(op))
         return 0;
-    if (op->me == 0 && !op->answering) {
+    if (op->me == 0 && !op->answering && !op->bridged) {
         for (int i = 1; i < op->nmembers; i++)
             for (int w = 0; w < MSGWORDS; w++)
                 op->mask[w] &= op->recvbuf[(size_t)(i - 1) * MSGWORDS + w];
+        if (op->bridge.via) {
+            /* Both leaders send their group's AND and AND the two: they decide alike. */
+            const rt_ctx_bridge_t *b = &op->bridge;
+            rc = p2p_irecv(op->other, MSGWORDS, MPI_UINT32_T, b->peer, b->tag, b->via, b->ctx,
+                           &op->reqs[op->nreqs]);
+            if (!rc) {
+                op->nreqs++;
+                rc = p2p_isend(op->mask, MSGWORDS, MPI_UINT32_T, b->peer, b->tag, b->via, b->ctx,
+                               CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
+            }
+            if (rc) {
+                op_finish(op, rc);
+                return 1;
+            }
+            op->nreqs++;
+            op->bridged = 1;
+            return 1;
+        }
+    }
+    if (op->me == 0 && !op->answering) {
+        if (op->bridged)
+            for (int w = 0; w < MSGWORDS; w++)
+                op->mask[w] &= op->other[w];
         /* No id in real masks of every member: there is none left. */
-        op->decision = lowest_free(op->mask);
-        if (op->decision < 0)
-            op->decision = op->mask[NWORDS] ? EXHAUSTED : RETRY;
+        uint32_t m[MSGWORDS];
+        memcpy(m, op->mask, sizeof(m));
+        for (int k = 0; k < op->nids; k++) {
+            int id = lowest_free(m);
+            if (id < 0) {
+                op->decision[0] = op->mask[NWORDS] ? EXHAUSTED : RETRY;
+                break;
+            }
+            op->decision[k] = id;
+            m[id / 64] &= ~(1u << ((id / 2) % 32));
+        }
         /* Nonblocking sends: this runs inside the progress engine. */
         uint32_t cctx = op->parent->ctx + 1;
         for (int i = 1; i < op->nmembers; i++) {
-            rc = p2p_isend(&op->decision, 1, MPI_INT32_T, op->members[i], op->tag, op->parent,
-                           cctx, CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
+            rc = p2p_isend(op->decision, (size_t)op->nids, MPI_INT32_T, op->members[i], op->tag,
+                           op->parent, cctx, CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
             if (rc) {
                 op_finish(op, rc);
                 return 1;
@@ -194,22 +275,35 @@ static int op_advance(ctx_op_t *op)
         return 1;
     }
     op->answering = 0;
+    op->bridged = 0;
     op->in_round = 0;
-    if (op->decision >= 0) {
-        /* Every member lent its real mask, us included: the id is free here. */
-        core_ctx_reserve((uint32_t)op->decision);
-        op->ctx = (uint32_t)op->decision;
+    if (op->decision[0] >= 0) {
+        /* Every member lent its real mask, us included: the ids are free here. But they
+         * arrived from a peer: check them before taking them. */
+        for (int k = 0; k < op->nids; k++)
+            if (op->decision[k] < 0 || op->decision[k] >= CORE_CTX_MAX || op->decision[k] % 2 ||
+                !pair_free(op->decision[k]) || (k && op->decision[k] == op->decision[0])) {
+                core_error("context-id agreement: the leader (rank %d of %s) chose id %d, "
+                           "which is not a free pair here", op->members[0],
+                           core_comm_label(op->parent), (int)op->decision[k]);
+                op_finish(op, CORE_EPEER);
+                return 1;
+            }
+        for (int k = 0; k < op->nids; k++)
+            core_ctx_reserve((uint32_t)op->decision[k]);
+        op->ctx = (uint32_t)op->decision[0];
+        op->ctx2 = op->nids > 1 ? (uint32_t)op->decision[1] : 0;
         op_finish(op, 0);
         return 1;
     }
-    if (op->decision == EXHAUSTED) {
+    if (op->decision[0] == EXHAUSTED) {
         core_error("out of communicator context ids (%d communicators exist on some member): "
                    "free some with MPI_Comm_free", NPAIRS);
         op_finish(op, CORE_EOTHER);
         return 1;
     }
-    if (op->locked && older_waiting(op))
-        rt->ctx_lock = NULL;   /* the older agreement takes it at its next round */
+    if (op->locked)
+        lost_round(op);
     return 1;
 }
 
@@ -263,6 +357,8 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
     op->me = me;
     op->tag = tag;
     op->key = key;
+    op->nids = 1;
+    op->dwell = 16;
     op->reqs = malloc(sizeof(MPI_Request) * (size_t)(nmembers + 1));
     if (me == 0 && nmembers > 1)
         op->recvbuf = malloc(sizeof(uint32_t) * MSGWORDS * (size_t)(nmembers - 1));
@@ -281,18 +377,27 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
     return 0;
 }
 
-/* Agreement over all of comm (Comm_dup/idup, split, create). */
-static int op_start_comm(MPI_Comm comm, ctx_op_t **out)
+/* Agreement over all of comm, led by its rank leader (Comm_dup/idup, split, create, and
+ * each group's part of an intercommunicator's). */
+static int op_start_over(MPI_Comm comm, int leader, ctx_op_t **out)
 {
     int *members = malloc(sizeof(int) * (size_t)comm->size);
     if (!members)
         return CORE_ENOMEM;
-    for (int i = 0; i < comm->size; i++)
-        members[i] = i;
+    members[0] = leader;
+    for (int i = 0, k = 1; i < comm->size; i++)
+        if (i != leader)
+            members[k++] = i;
+    int me = comm->rank == leader ? 0 : comm->rank + (comm->rank < leader);
     uint32_t seq = comm->ctx_seq++;
     int tag = TAG_BASE - (int)(seq & 0xfffff);
     uint64_t key = ((uint64_t)comm->ctx << 32) | seq;
-    return op_start(comm, members, comm->size, comm->rank, tag, key, out);
+    return op_start(comm, members, comm->size, me, tag, key, out);
+}
+
+static int op_start_comm(MPI_Comm comm, ctx_op_t **out)
+{
+    return op_start_over(comm, 0, out);
 }
 
 /* Blocks until op is done; returns its result (op is freed). */
@@ -300,7 +405,9 @@ static int op_wait(ctx_op_t *op, const char *fn, uint32_t *ctx)
 {
     core_wait_req(op->req, fn);
     int rc = op->rc;
-    *ctx = op->ctx;
+    ctx[0] = op->ctx;
+    if (op->nids > 1)
+        ctx[1] = op->ctx2;
     core_req_free(op->req);
     op_free(op);
     return rc;
@@ -310,7 +417,10 @@ int rt_ctx_alloc(MPI_Comm comm, uint32_t *ctx)
 {
     ctx_op_t *op;
     int rc = op_start_comm(comm, &op);
-    return rc ? rc : op_wait(op, "communicator creation", ctx);
+    if (rc)
+        return rc;
+    op->blocking = 1;
+    return op_wait(op, "communicator creation", ctx);
 }
 
 int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
@@ -324,44 +434,73 @@ int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx)
     uint64_t key = ((uint64_t)parent->ctx << 32) | (1u << 31) | (uint32_t)(tag & 0x7fffffff);
     ctx_op_t *op;
     int rc = op_start(parent, members, group->size, group->my_rank, t, key, &op);
-    return rc ? rc : op_wait(op, "MPI_Comm_create_group", ctx);
+    if (rc)
+        return rc;
+    op->blocking = 1;
+    return op_wait(op, "MPI_Comm_create_group", ctx);
 }
 
-/* ---- agreements run by the caller (intercommunicators) ---------------------------- */
+/* ---- agreements over two groups (intercommunicators) ------------------------------ */
 
-void rt_ctx_lend(uint32_t *mask)
+static int op_start_bridged(MPI_Comm local, int leader, const rt_ctx_bridge_t *b, int nids,
+                            ctx_op_t **out)
 {
-    rt_runtime_t *rt = rt_get();
-    int lend = !rt->ctx_lock && !rt->ctx_ops;
-    if (lend) {
-        memcpy(mask, core_rt->ctx_free, sizeof(core_rt->ctx_free));
-        rt->ctx_lock = CALLER;
-    } else {
-        memset(mask, 0, sizeof(core_rt->ctx_free));
-    }
-    mask[NWORDS] = (uint32_t)lend;
+    if (nids < 1 || nids > 2)
+        return CORE_EINVAL;
+    ctx_op_t *op;
+    int rc = op_start_over(local, leader, &op);
+    if (rc)
+        return rc;
+    op->nids = nids;
+    op->bridge = *b;
+    if (b->key)
+        op->key = b->key;
+    *out = op;
+    return 0;
 }
 
-void rt_ctx_unlend(void)
+int rt_ctx_alloc_bridged(MPI_Comm local, int leader, const rt_ctx_bridge_t *b, int nids,
+                         uint32_t *ids)
 {
-    rt_runtime_t *rt = rt_get();
-    if (rt->ctx_lock == CALLER)
-        rt->ctx_lock = NULL;
+    ctx_op_t *op;
+    int rc = op_start_bridged(local, leader, b, nids, &op);
+    if (rc)
+        return rc;
+    op->blocking = 1;
+    return op_wait(op, "intercommunicator creation", ids);
 }
 
-int rt_ctx_pick(const uint32_t *mask)
+static void bridged_finish(ctx_op_t *op)
 {
-    int id = lowest_free(mask);
-    if (id >= 0 && mask[NWORDS]) {
-        core_ctx_reserve((uint32_t)id);
-        return id;
-    }
-    if (id < 0 && mask[NWORDS]) {
-        core_error("out of communicator context ids (%d communicators exist on some member): "
-                   "free some with MPI_Comm_free", NPAIRS);
-        return CORE_EOTHER;
-    }
-    return -1;
+    uint32_t ids[2] = { op->ctx, op->ctx2 };
+    int rc = op->done_fn(op->arg, op->rc, ids);
+    if (rc && op->req)
+        op->req->status.MPI_ERROR = rc;
+}
+
+static void bridged_req_free(MPI_Request req)
+{
+    ctx_op_t *op = req->sched;
+    req->sched = NULL;
+    req->free_fn = NULL;
+    op->req = NULL;
+    op_free(op);
+}
+
+int rt_ctx_start_bridged(MPI_Comm local, const rt_ctx_bridge_t *b, int nids,
+                         rt_ctx_done_fn done, void *arg, MPI_Request *req)
+{
+    ctx_op_t *op;
+    int rc = op_start_bridged(local, 0, b, nids, &op);
+    if (rc)
+        return rc;
+    op->req->sched = op;
+    op->req->free_fn = bridged_req_free;
+    op->done_fn = done;
+    op->arg = arg;
+    op->finish = bridged_finish;
+    *req = op->req;
+    return 0;
 }
 
 /* ---- MPI_Comm_idup ------------------------------------------------------------------ */

@@ -40,25 +40,45 @@ static inline rt_runtime_t *rt_get(void)
 int rt_init(int argc, char **argv, int required, int *provided);
 int rt_fini(void);
 
+/* Before talking to processes of other jobs (spawn, connect/accept, a spawned job's
+ * MPI_Init): opens the transports that reach them (tp_layer_open_dynamic). */
+int rt_dyn_prepare(void);
+
 /* Registers the settings of every component (core, transports, p2p, collectives, and the
  * variables read outside the library) with reg. */
 int rt_config_register(core_config_t *reg);
+/* After settings of the running library changed (core_config_set on rt->cfg: MPI_T control
+ * variables): makes the components that keep a derived copy of a CORE_CFG_LIVE setting take
+ * it again (the log level, the waiting policy, the collective algorithms). */
+void rt_config_changed(core_runtime_t *rt);
 
 /* Agrees on a free context id among the members of comm (collective over comm). */
 int rt_ctx_alloc(MPI_Comm comm, uint32_t *ctx);
 /* Agreement among the members of group only (collective over group). */
 int rt_ctx_alloc_group(MPI_Comm parent, MPI_Group group, int tag, uint32_t *ctx);
-/* Agreements run by the caller over the two groups of an intercommunicator
- * (src/api/intercomm.c). A mask is RT_CTX_MASK_WORDS words: the free pairs, then 1 when
- * it is this rank's real mask. rt_ctx_lend fills one, lending the real mask (which nothing
- * else may then take an id from) only when no other agreement is in flight here, so
- * nonblocking ones finish first; rt_ctx_unlend ends the loan. rt_ctx_pick, given the AND
- * of every member's mask, reserves and returns the id they all agree on, or -1 to try
- * again (some member could not lend), or CORE_EOTHER when no id is left. */
+/* A mask in an agreement's messages: the free pairs, then 1 when it is the sender's real
+ * one (lent to this agreement), 0 when another holds it this round. */
 #define RT_CTX_MASK_WORDS (CORE_CTX_MAX / 64 + 1)
-void rt_ctx_lend(uint32_t *mask);
-void rt_ctx_unlend(void);
-int rt_ctx_pick(const uint32_t *mask);
+/* Agreements over the two groups of an intercommunicator: each group agrees among its
+ * members (the leader first) and the two leaders swap their groups' masks over the
+ * bridge (via's rank peer, on context ctx with tag), so both groups take the same ids.
+ * key orders it among this rank's agreements (0: by the local communicator); agreements
+ * over an existing intercommunicator pass one both groups compute alike. */
+typedef struct rt_ctx_bridge {
+    MPI_Comm via;
+    int peer, tag;
+    uint32_t ctx;
+    uint64_t key;
+} rt_ctx_bridge_t;
+/* Blocking: nids (1 or 2) ids free at every member of both groups into ids[]. */
+int rt_ctx_alloc_bridged(MPI_Comm local, int leader, const rt_ctx_bridge_t *b, int nids,
+                         uint32_t *ids);
+/* Nonblocking, led by local rank 0: *req completes after done(arg, rc, ids) ran (in the
+ * progress engine); done's nonzero return (an MPI error class: src/api turns codes into
+ * classes) becomes the request's error. */
+typedef int (*rt_ctx_done_fn)(void *arg, int rc, const uint32_t *ids);
+int rt_ctx_start_bridged(MPI_Comm local, const rt_ctx_bridge_t *b, int nids,
+                         rt_ctx_done_fn done, void *arg, MPI_Request *req);
 /* MPI_Comm_idup: starts the agreement; *newcomm is set when req completes and
  * gets attrs (the copies made at the call; discarded if the dup fails). */
 int rt_comm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI_Request *req);

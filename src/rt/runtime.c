@@ -14,6 +14,7 @@
 #include "core/handle.h"
 #include "core/info.h"
 #include "core/log.h"
+#include "core/procs.h"
 #include "core/progress.h"
 #include "core/runtime.h"
 #include "p2p/p2p.h"
@@ -41,6 +42,8 @@ int rt_init(int argc, char **argv, int required, int *provided)
     core_log_level = rt->settings->log_level;
     core_config_check_env(&rt->cfg);
     rc = core_boot_init(rt);
+    if (!rc)
+        rc = core_procs_init(rt);
     if (rc)
         return rc;
     core_log_set_identity(rt->hostname, rt->rank);
@@ -64,6 +67,18 @@ int rt_init(int argc, char **argv, int required, int *provided)
     return 0;
 }
 
+void rt_config_changed(core_runtime_t *rt)
+{
+    core_log_level = rt->settings->log_level;
+    core_wait_policy(rt);
+    coll_config_apply(rt);
+}
+
+int rt_dyn_prepare(void)
+{
+    return tp_layer_open_dynamic(&rt_get()->tp);
+}
+
 int rt_fini(void)
 {
     core_runtime_t *rt = core_rt;
@@ -84,6 +99,7 @@ int rt_fini(void)
     core_attr_fini(rt);
     core_rank_hosts_free(rt);
     core_req_table_fini(&rt->reqs);
+    core_procs_fini(rt);
     free(rt->local_ranks);
     free(rt->node_of);
     core_config_fini(&rt->cfg);

@@ -41,24 +41,26 @@ pt() {
 #             (awake ranks, the RDMA-write rings with one peer) and at its largest count (3-8
 #             ranks on the guest's 2 CPUs: they sleep while they wait)
 #   ud        datagrams only (segmentation, reliability, copied get/put): each transport line
-#             (neither +algo nor +api) once, at its largest count
+#             (neither +algo nor +api) once, at its largest count up to 4 (8 ranks on the
+#             guest's 2 CPUs add minutes and no path hybrid's 8-rank runs do not take)
 #   rc        connected QPs with the defaults a user gets: RDMPI_WAIT_SLEEP's default (ranks of
 #             3+ on 2 CPUs sleep on the completion channel, and offer no rings), and no self in
 #             the transport list, so every rank's messages to itself take a QP connected to
 #             itself (np2 runs: awake, rings written to itself); each transport line at its largest
+#             count up to 4
 #   rc-awake  rc with ranks kept awake (RDMPI_WAIT_SLEEP=0) and self: small messages through
 #             the RDMA-write rings with 3 peers, for the programs that send many of them
 mpi_groups() {
     cat <<'EOG'
 hybrid   hybrid self,verbs 2,max algo,host
-ud       ud     self,verbs max   algo,api,host
-rc       rc     verbs      max   algo,api,host
+ud       ud     self,verbs max   algo,api,host RDMPI_TEST_MAX_NP=4
+rc       rc     verbs      max   algo,api,host RDMPI_TEST_MAX_NP=4
 rc-awake rc     self,verbs max   algo,api,host RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
 EOG
 }
 
 mpi_over_verbs() {
-    local runner=${RDMPI_SRC:-}/test/mpi/run group mode tps nps tags rest xenv sel rc out name t
+    local runner=${RDMPI_SRC:-}/test/mpi/run group mode tps nps tags rest xenv maxnp sel rc out name t
     if [ "${RXE_SUITE_VERBS:-0}" != 1 ]; then
         skip rxe/mpi "rdmpi was built without the verbs transport"
         return
@@ -68,6 +70,12 @@ mpi_over_verbs() {
             [ -n "$group" ] || continue
             out=/tmp/rxe-mpi-$group.out
             xenv=${rest%%--*}; xenv=$(echo $xenv)
+            # RDMPI_TEST_MAX_NP is the runner's setting; the other VAR=VALUE go to the ranks
+            maxnp=""
+            case " $xenv " in *" RDMPI_TEST_MAX_NP="*)
+                maxnp=${xenv#*RDMPI_TEST_MAX_NP=}; maxnp=${maxnp%% *}
+                xenv=$(echo " $xenv " | sed "s/ RDMPI_TEST_MAX_NP=[0-9]* / /"); xenv=$(echo $xenv) ;;
+            esac
             sel=""; [[ $rest == *--* ]] && sel=${rest#*--}
             [ "$nps" = - ] && nps=
             [ "$tags" = - ] && tags=
@@ -80,7 +88,7 @@ mpi_over_verbs() {
             case " ${RDMPI_RXE_FULL_SWEEP_MODES:-} " in *" $group "*) nps=; tags= ;; esac
             # TCG runs the tests 10-50x slower than hardware: every listed timeout x4
             # shellcheck disable=SC2086  # sel: a selection, e.g. "p2p_basic/np2 hello"
-            RDMPI_TEST_NPS=$nps RDMPI_TEST_SKIP_TAGS=$tags RDMPI_TEST_MIN_NP=2 \
+            RDMPI_TEST_NPS=$nps RDMPI_TEST_SKIP_TAGS=$tags RDMPI_TEST_MIN_NP=2 RDMPI_TEST_MAX_NP=$maxnp \
                 RDMPI_TEST_ENV="RDMPI_TRANSPORTS=$tps RDMPI_VERBS_MODE=$mode${xenv:+ $xenv}" \
                 RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-4} \
                 timeout -k 10 "${RXE_MPI_TIMEOUT:-1500}" "$runner" $sel 2>&1 </dev/null |
@@ -295,12 +303,12 @@ mpi_two_guests() {
     # over verbs in the default (hybrid) mode, each line at the largest of its rank counts:
     # identities and a ring across hosts, the p2p protocols (eager, RDMA read and write
     # rendezvous, pipelined) and a very large message over the wire, many messages in flight to
-    # remote peers, and the collectives at 8 ranks. The rest of the list runs in one guest,
+    # remote peers, and the collectives at 4 ranks (2 per guest: 8 added 80 s and no path). The rest of the list runs in one guest,
     # whose paths are the same but for the wire (RDMPI_RXE_PAIR_TESTS=all runs all of it here).
     # The guests' 4 CPUs share the host's 2 cores: a rank spinning on one guest takes the core
     # the other guest's kernel needs to deliver its packet, so blocked ranks sleep on the
     # completion channel (WAIT_SLEEP).
-    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes p2p_large/np4 p2p_nonblocking coll_basic/auto/np8}
+    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes p2p_large/np4 p2p_nonblocking coll_basic/auto/np4}
     [ "$sel" = all ] && sel=
     printf '#!/bin/sh\nexec "%s" --host guest1:4,guest2:4 --map-by node "$@"\n' \
         "$RDMPI_PREFIX/bin/rdmpirun" > /tmp/rdmpirun-2guests
@@ -308,7 +316,7 @@ mpi_two_guests() {
     # shellcheck disable=SC2086  # sel: a selection for test/mpi/run
     RDMPI_TEST_BINDIR=$bin RDMPI_TEST_MPIRUN=/tmp/rdmpirun-2guests RDMPI_TEST_NPS=${RDMPI_RXE_PAIR_NPS:-max} \
         RDMPI_TEST_ENV="RDMPI_TRANSPORTS=self,verbs RDMPI_VERBS_MODE=hybrid RDMPI_WAIT_SLEEP=0.0001" \
-        RDMPI_TEST_MIN_NP=2 RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-8} \
+        RDMPI_TEST_MIN_NP=2 RDMPI_TEST_MAX_NP=4 RDMPI_TEST_TIMEOUT_SCALE=${RDMPI_TEST_TIMEOUT_SCALE:-8} \
         timeout -k 10 "${RXE_PAIR_MPI_TIMEOUT:-900}" "$RDMPI_SRC/test/mpi/run" $sel 2>&1 </dev/null |
         tee "$out" | sed -u -n -E "s#^(PASS|FAIL|SKIP): mpi/#\1: rxe/2guests/mpi/#p"
     rc=${PIPESTATUS[0]}

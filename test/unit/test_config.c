@@ -135,6 +135,37 @@ int main(void)
     CHECK("format_value", k >= 0 && core_config_param(&reg, (size_t)k, &p) == 0 &&
                               (core_config_format(&p, buf, sizeof(buf)), !strcmp(buf, "32768")) &&
                               !strcmp(p.origin, "environment") && !strcmp(p.component, "shm"));
+
+    /* core_config_set (MPI_T writes): the environment's checks, the origin, nothing on refusal */
+    core = core_config_values(&reg, &core_settings_group);
+    k = core_config_find(&reg, "RDMPI_SPIN_COUNT");
+    CHECK("set_int", k >= 0 && core_config_set(&reg, (size_t)k, "77") == 0 &&
+                         core->spin_count == 77 && core_config_param(&reg, (size_t)k, &p) == 0 &&
+                         !strcmp(p.origin, "MPI_T"));
+    CHECK("set_out_of_bounds", core_config_set(&reg, (size_t)k, "-3") == CORE_EINVAL &&
+                                   core->spin_count == 77);
+    k = core_config_find(&reg, "RDMPI_WAIT_SLEEP");
+    CHECK("set_double_bounds", core_config_set(&reg, (size_t)k, "2e9") == CORE_EINVAL &&
+                                   core_config_set(&reg, (size_t)k, "0.5") == 0 &&
+                                   core->wait_sleep == 0.5);
+    k = core_config_find(&reg, "RDMPI_YIELD");
+    CHECK("set_enum", core_config_set(&reg, (size_t)k, "never") == 0 &&
+                          core->yield_mode == CORE_YIELD_NEVER &&
+                          core_config_set(&reg, (size_t)k, "sometimes") == CORE_EINVAL &&
+                          core->yield_mode == CORE_YIELD_NEVER);
+    k = core_config_find(&reg, "RDMPI_TRANSPORTS");
+    char longname[300];
+    memset(longname, 'x', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    CHECK("set_string_too_long", core_config_set(&reg, (size_t)k, longname) == CORE_EINVAL &&
+                                     core_config_get_string(&reg, "RDMPI_TRANSPORTS") &&
+                                     strlen(core_config_get_string(&reg, "RDMPI_TRANSPORTS")) < 128);
+    k = core_config_find(&reg, "RDMPI_TIMEOUT");
+    CHECK("set_external", core_config_set(&reg, (size_t)k, "5") == CORE_EINVAL);
+    CHECK("set_out_of_range", core_config_set(&reg, n, "1") == CORE_EINVAL);
+    k = core_config_find(&reg, "RDMPI_COLL_BCAST");
+    CHECK("live_flags", k >= 0 && core_config_param(&reg, (size_t)k, &p) == 0 &&
+                            (p.row->flags & CORE_CFG_LIVE) && (p.row->flags & CORE_CFG_SAME));
     core_config_fini(&reg);
     return failures ? 1 : 0;
 }

@@ -49,7 +49,7 @@ enum { TP_TCP_BYE = 1 };
 
 typedef struct tp_tcp_ctrl {
     uint32_t type;
-    int32_t rank; /* the sender's world rank */
+    int32_t rank; /* the sender's uid (core/procs.h: its world rank within one job) */
 } tp_tcp_ctrl_t;
 
 enum tp_tcp_conn_state {

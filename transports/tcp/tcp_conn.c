@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/procs.h"
 #include "transports/tcp/tcp.h"
 
 #define READS_PER_CALL 4 /* recv calls per connection per progress, when data keeps coming */
@@ -330,7 +331,7 @@ static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_
         return;
     }
     memcpy(&m, f->hdr, sizeof(m));
-    if (m.rank != c->peer) {
+    if (m.rank != core_proc_uid(s->rt, c->peer)) { /* uids, as in the handshake */
         protocol_error(s, c, "a control frame naming another rank");
         return;
     }

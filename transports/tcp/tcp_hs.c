@@ -30,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/log.h"
+#include "core/procs.h"
 #include "core/runtime.h"
+#include "core/procs.h"
 #include "transports/tcp/tcp.h"
 
 #define REFUSALS_LOGGED 20    /* failed handshakes logged at warn level, then debug */
@@ -75,7 +77,10 @@ static void refuse(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why)
 void tp_tcp_hs_connected(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
     uint8_t msg[TP_TCP_AUTH_MSG];
-    tp_tcp_auth_connect(&c->auth, s->auth_key, s->rt->rank, s->rt->size, c->peer, msg);
+    /* The handshake names processes by uid (core/procs.h), so a rank of another job
+     * spawned or connected by the same launcher is told apart from ours. */
+    tp_tcp_auth_connect(&c->auth, s->auth_key, core_proc_uid(s->rt, s->rt->rank), CORE_UID_MAX,
+                        core_proc_uid(s->rt, c->peer), msg);
     c->state = TP_TCP_AUTH;
     c->hs_have = 0;
     int err = send_msg(c, msg);
@@ -108,8 +113,16 @@ void tp_tcp_hs_retry(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why)
  * it wins (ours, when we are the lower rank). The loser carried no frame. */
 static void decide(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
-    int peer = c->auth.peer;
+    int uid = c->auth.peer, me = core_proc_uid(s->rt, s->rt->rank);
+    int peer = core_proc_of_uid(s->rt, uid);
     uint8_t msg[TP_TCP_AUTH_MSG];
+    if (peer < 0) { /* a proven member of the launcher's jobs, but more than we can know */
+        core_warn("tcp: refusing process %d of another job: %s", uid, core_strerror(peer));
+        tp_tcp_auth_verdict(&c->auth, 0, msg);
+        send_msg(c, msg);
+        tp_tcp_conn_kill(s, c);
+        return;
+    }
     tp_tcp_ep_t *e = s->eps[peer];
     if (!e && !(e = tp_tcp_ep_new(s, peer)))
         core_fatal("tcp: out of memory accepting rank %d", peer);
@@ -118,7 +131,7 @@ static void decide(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
         c->pending = 0;
         s->npending--;
     }
-    if (e->conn || (e->attempt && peer > s->rt->rank)) {
+    if (e->conn || (e->attempt && uid > me)) {
         core_debug("tcp: refusing a second connection from rank %d", peer);
         tp_tcp_auth_verdict(&c->auth, 0, msg);
         send_msg(c, msg); /* its sender may have dropped it already */
@@ -255,7 +268,7 @@ static void add_pending(tp_tcp_iface_t *s, int fd, const struct sockaddr_in *sa)
     char ip[INET_ADDRSTRLEN] = "?";
     inet_ntop(AF_INET, &sa->sin_addr, ip, sizeof(ip));
     snprintf(c->from, sizeof(c->from), "%s:%u", ip, (unsigned)ntohs(sa->sin_port));
-    tp_tcp_auth_accept(&c->auth, s->auth_key, s->rt->rank, s->rt->size);
+    tp_tcp_auth_accept(&c->auth, s->auth_key, core_proc_uid(s->rt, s->rt->rank), CORE_UID_MAX);
     c->pending = 1;
     c->deadline = now() + TP_TCP_AUTH_TIMEOUT;
     s->npending++;

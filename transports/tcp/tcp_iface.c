@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/procs.h"
 #include "transports/tcp/tcp.h"
 
 #define TCP_MAX_EVENTS 64
@@ -140,7 +141,7 @@ static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->max_pending = rt->size > TP_TCP_AUTH_MAX_PENDING ? rt->size : TP_TCP_AUTH_MAX_PENDING;
     set_caps(s);
     int rc = CORE_ENOMEM;
-    s->eps = calloc((size_t)rt->size, sizeof(*s->eps));
+    s->eps = calloc((size_t)rt->proc_cap, sizeof(*s->eps)); /* processes of other jobs too */
     if (!s->eps)
         goto err_free;
 
@@ -189,7 +190,7 @@ static int tcp_reachable(tp_iface_t *iface, int peer)
 static int tcp_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
 {
     tp_tcp_iface_t *s = tp_tcp_iface(iface);
-    if (peer < 0 || peer >= s->rt->size)
+    if (peer < 0 || peer >= s->rt->nprocs)
         return CORE_EPEER;
     tp_tcp_ep_t *e = s->eps[peer]; /* made already if the peer connected first */
     if (!e) {
@@ -331,12 +332,12 @@ static int tcp_flush(tp_ep_t *ep)
 static int close_step(tp_tcp_iface_t *s)
 {
     int busy = 0;
-    for (int p = 0; p < s->rt->size; p++) {
+    for (int p = 0; p < s->rt->nprocs; p++) {
         tp_tcp_ep_t *e = s->eps[p];
         if (!e || e->gone)
             continue;
         if (e->conn && !e->bye_sent) {
-            tp_tcp_ctrl_t m = { TP_TCP_BYE, s->rt->rank };
+            tp_tcp_ctrl_t m = { TP_TCP_BYE, core_proc_uid(s->rt, s->rt->rank) };
             struct iovec iov[TP_TCP_FRAME_IOV];
             tp_tcp_frame_hdr_t fh;
             int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
@@ -384,7 +385,7 @@ static void tcp_close(tp_iface_t *iface)
         tp_tcp_conn_kill(s, c);
     tp_tcp_reap(s);
     tp_tcp_hs_summary(s);
-    for (int p = 0; p < s->rt->size; p++)
+    for (int p = 0; p < s->rt->nprocs; p++)
         if (s->eps[p]) {
             tp_tcp_txq_free(&s->eps[p]->txq);
             free(s->eps[p]);
@@ -425,4 +426,5 @@ const tp_component_t tp_tcp_component = {
     .open = tcp_open,
     .ready = NULL,
     .reachable = tcp_reachable,
+    .other_jobs = 1,
 };

@@ -556,5 +556,7 @@ int vb_rcache_on(vb_rcache_t *c);
  * NULL when registration failed. */
 vb_region_t *vb_rcache_get(vb_rcache_t *c, void *addr, size_t len);
 void vb_rcache_put(vb_rcache_t *c, vb_region_t *r);
+/* The cache's hits and misses so far (for the interface's counters, tp_stats_t). */
+void vb_rcache_counts(vb_rcache_t *c, uint64_t *hits, uint64_t *misses);
 
 #endif

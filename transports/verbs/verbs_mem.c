@@ -43,6 +43,7 @@ int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
     m->id = s->next_memh_id;
     if (len && vb_rcache_on(s->rcache)) {
         m->region = vb_rcache_get(s->rcache, addr, len);
+        vb_rcache_counts(s->rcache, &s->base.stats.rcache_hits, &s->base.stats.rcache_misses);
         m->mr = m->region ? m->region->mr : NULL;
     } else if (len) {
         m->mr = ibv_reg_mr(s->pd, addr, len,

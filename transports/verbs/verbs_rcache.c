@@ -315,3 +315,11 @@ void vb_rcache_put(vb_rcache_t *c, vb_region_t *r)
     unlock(c);
     tidy(c, 0);
 }
+
+void vb_rcache_counts(vb_rcache_t *c, uint64_t *hits, uint64_t *misses)
+{
+    lock(c);
+    *hits = c->hits;
+    *misses = c->misses;
+    unlock(c);
+}

@@ -1,0 +1,166 @@
+/*
+ * rdmpi_rma_lat: one-sided latency between two ranks. Rank 0 is the origin, rank 1 the target
+ * of a window from MPI_Win_allocate. Per iteration, by --op:
+ *   put, get   one Put/Get of the size, completed by --sync:
+ *              flush  (default) inside one lock of the target: op + MPI_Win_flush
+ *              fence  op + MPI_Win_fence on both ranks
+ *              pscw   origin: start + op + complete; target: post + wait
+ *   acc        MPI_Accumulate of size/8 longs with MPI_SUM + flush
+ *   fop        MPI_Fetch_and_op of one long with MPI_SUM + flush (size 8 only)
+ *   cas        MPI_Compare_and_swap of one long + flush (size 8 only)
+ * The latency is the time per iteration at rank 0, averaged over the timed iterations. Output as
+ * OSU's osu_put_latency. Standard MPI only: the same source builds with any MPI's mpicc.
+ */
+#include "bench_util.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct bench_spec spec = {
+    .prog = "rdmpi_rma_lat",
+    .title = "One-sided Latency Test",
+    .columns = "# Size          Latency (us)",
+    .ranks = BENCH_RANKS_TWO,
+    .iters_small = 10000, .warmup_small = 100,
+    .iters_large = 1000, .warmup_large = 10,
+};
+
+enum op { OP_PUT, OP_GET, OP_ACC, OP_FOP, OP_CAS };
+enum sync { SYNC_FLUSH, SYNC_FENCE, SYNC_PSCW };
+
+/* Takes --op=X and --sync=Y out of argv (bench_start parses the rest). */
+static void own_args(int *argc, char **argv, enum op *op, enum sync *sync)
+{
+    static const char *ops[] = { "put", "get", "acc", "fop", "cas" };
+    static const char *syncs[] = { "flush", "fence", "pscw" };
+    int out = 1;
+    *op = OP_PUT;
+    *sync = SYNC_FLUSH;
+    for (int i = 1; i < *argc; i++) {
+        int found = 0;
+        for (int k = 0; k < 5 && !strncmp(argv[i], "--op=", 5); k++)
+            if (!strcmp(argv[i] + 5, ops[k]))
+                *op = (enum op)k, found = 1;
+        for (int k = 0; k < 3 && !strncmp(argv[i], "--sync=", 7); k++)
+            if (!strcmp(argv[i] + 7, syncs[k]))
+                *sync = (enum sync)k, found = 1;
+        if (!found && (!strncmp(argv[i], "--op=", 5) || !strncmp(argv[i], "--sync=", 7))) {
+            fprintf(stderr, "rdmpi_rma_lat: unknown %s (ops: put get acc fop cas; syncs: flush "
+                    "fence pscw)\n", argv[i]);
+            exit(1);
+        }
+        if (!found)
+            argv[out++] = argv[i];
+    }
+    *argc = out;
+    argv[out] = NULL;
+}
+
+static void issue(enum op op, char *buf, char *res, size_t size, MPI_Win win)
+{
+    long one = 1, zero = 0;
+    switch (op) {
+    case OP_PUT:
+        MPI_Put(buf, (int)size, MPI_CHAR, 1, 0, (int)size, MPI_CHAR, win);
+        break;
+    case OP_GET:
+        MPI_Get(buf, (int)size, MPI_CHAR, 1, 0, (int)size, MPI_CHAR, win);
+        break;
+    case OP_ACC:
+        MPI_Accumulate(buf, (int)(size / 8), MPI_LONG, 1, 0, (int)(size / 8), MPI_LONG, MPI_SUM,
+                       win);
+        break;
+    case OP_FOP:
+        MPI_Fetch_and_op(&one, res, MPI_LONG, 1, 0, MPI_SUM, win);
+        break;
+    case OP_CAS:
+        MPI_Compare_and_swap(&one, &zero, res, MPI_LONG, 1, 0, win);
+        break;
+    }
+}
+
+static double run(const struct bench_opts *o, enum op op, enum sync sync, char *buf, char *res,
+                  size_t size, MPI_Win win, MPI_Group peer)
+{
+    int iters = bench_iters(o, size), warmup = bench_warmup(o, size);
+    double t0 = 0;
+    if (sync == SYNC_FLUSH) {
+        if (o->rank == 0) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+            for (int i = 0; i < warmup + iters; i++) {
+                if (i == warmup)
+                    t0 = MPI_Wtime();
+                issue(op, buf, res, size, win);
+                MPI_Win_flush(1, win);
+            }
+            t0 = MPI_Wtime() - t0;
+            MPI_Win_unlock(1, win);
+        }
+    } else if (sync == SYNC_FENCE) {
+        MPI_Win_fence(0, win);
+        for (int i = 0; i < warmup + iters; i++) {
+            if (i == warmup)
+                t0 = MPI_Wtime();
+            if (o->rank == 0)
+                issue(op, buf, res, size, win);
+            MPI_Win_fence(0, win);
+        }
+        t0 = MPI_Wtime() - t0;
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    } else {
+        for (int i = 0; i < warmup + iters; i++) {
+            if (i == warmup)
+                t0 = MPI_Wtime();
+            if (o->rank == 0) {
+                MPI_Win_start(peer, 0, win);
+                issue(op, buf, res, size, win);
+                MPI_Win_complete(win);
+            } else {
+                MPI_Win_post(peer, 0, win);
+                MPI_Win_wait(win);
+            }
+        }
+        t0 = MPI_Wtime() - t0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return t0 * 1e6 / iters;
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_opts o;
+    enum op op;
+    enum sync sync;
+
+    own_args(&argc, argv, &op, &sync);
+    bench_start(&argc, &argv, &spec, &o);
+    if (op == OP_FOP || op == OP_CAS)
+        o.min_size = o.max_size = 8;
+    if (op == OP_ACC && o.min_size < 8)
+        o.min_size = 8;
+    char *buf = bench_alloc(&o, o.max_size);
+    long res = 0;
+    char *mem;
+    MPI_Win win;
+    MPI_Win_allocate((MPI_Aint)o.max_size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    memset(mem, 0, o.max_size);
+    MPI_Group world, peer;
+    int other = 1 - o.rank;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &other, &peer);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    for (size_t size = o.min_size; size <= o.max_size; size = bench_next_size(size)) {
+        if (op == OP_ACC && size % 8)
+            continue;
+        MPI_Barrier(MPI_COMM_WORLD);
+        bench_row(&o, size, run(&o, op, sync, buf, (char *)&res, size, win, peer));
+    }
+    MPI_Group_free(&peer);
+    MPI_Group_free(&world);
+    MPI_Win_free(&win);
+    free(buf);
+    return bench_finish();
+}

@@ -1,0 +1,469 @@
+/*
+ * Collective data access (the _all calls, blocking, nonblocking and split)
+ * as a chain of steps that MPI's progress engine advances, so
+ * MPI_File_iwrite_all returns before the other ranks have entered it and a
+ * rank computes while its access goes on.
+ *
+ * The call itself does only local work: it turns the access into file runs,
+ * packs the data of a write, and starts the first exchange (a nonblocking
+ * allreduce of the runs' span and shape, which decides whether collective
+ * buffering pays). From then on the file's job moves in io's progress hook:
+ * each time the nonblocking collective it waits for has completed, it does
+ * the local work that follows (cutting runs at a round's windows, writing or
+ * reading an aggregator's window with pwrite/pread) and starts the next
+ * exchange (twophase.c's rounds: counts, descriptors, data), ending with an
+ * allreduce of the ranks' results. A blocking call is the same start plus a
+ * wait.
+ *
+ * Order: every exchange is a collective on the file's private communicator,
+ * so all ranks must start them in the same order. The jobs of one file
+ * therefore run one at a time, in the order they were started (which MPI
+ * makes the same on every rank), and anything else that uses the file's
+ * communicator first waits for the file's jobs (io_drain): a hook starting
+ * a job's next exchange at different moments on different ranks must never
+ * interleave with another collective differently on two ranks.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include "core/datatype.h"
+#include "core/errors.h"
+#include "core/progress.h"
+#include "core/request.h"
+#include "core/runtime.h"
+#include "io/io.h"
+#include "io/twophase.h"
+
+enum { ST_DECIDE, ST_COUNTS, ST_DESC, ST_DATA, ST_RESULT, ST_DONE };
+
+struct io_job {
+    io_job_t *next;        /* the file's queue */
+    io_job_t *anext;       /* the runtime's list of running jobs (queue heads) */
+    MPI_File fh;
+    int write, state;
+    void *buf;             /* the user's buffer */
+    int count;
+    MPI_Datatype dt;       /* held while the job runs */
+    char *data;            /* the contiguous stream (buf itself when contiguous) */
+    int contig;
+    io_piece_t *p;
+    size_t n;
+    MPI_Offset nbytes, bytes;
+    long long shape[4], gshape[4];
+    int rc, first, all;
+    tp_t t;
+    MPI_Offset r;
+    MPI_Request sub;       /* the exchange the job waits for */
+    io_done_fn *done;
+    void *arg;
+};
+
+/* Whether this access can take collective buffering at all: a setting every
+ * rank shares (the rest of the decision needs everyone's runs). */
+static int may_twophase(MPI_File fh, int write)
+{
+    int mode = write ? fh->hints.cb_write : fh->hints.cb_read;
+    return !(fh->atomic || mode == IO_DISABLE || (fh->size == 1 && mode != IO_ENABLE));
+}
+
+static int indep(io_job_t *j)
+{
+    return io_access_indep(j->fh, j->write, j->p, j->n, j->data, j->nbytes, &j->bytes);
+}
+
+/* Starts the round's first exchange: how many descriptors go to each rank. */
+static int start_counts(io_job_t *j)
+{
+    tp_t *t = &j->t;
+    int rc = io_tp_cut(t, j->r);
+    if (rc)
+        return rc;
+    j->state = ST_COUNTS;
+    if (PMPI_Ialltoall(t->scnt, 1, MPI_INT, t->rcnt, 1, MPI_INT, j->fh->comm, &j->sub) !=
+        MPI_SUCCESS)
+        return CORE_EINTERN;
+    return 0;
+}
+
+static int start_desc(io_job_t *j)
+{
+    tp_t *t = &j->t;
+    size_t tot = 0;
+    for (int q = 0; q < j->fh->size; q++) {
+        t->rdsp[q] = (int)tot;
+        tot += (size_t)t->rcnt[q];
+    }
+    if (tot > INT_MAX)
+        return CORE_ENOMEM;
+    int rc = io_tp_grow((char **)&t->rseg, &t->rsegcap, tot ? tot : 1);
+    if (rc)
+        return rc;
+    j->state = ST_DESC;
+    if (PMPI_Ialltoallv(t->sseg, t->scnt, t->sdsp, MPI_BYTE, t->rseg, t->rcnt, t->rdsp, MPI_BYTE,
+                        j->fh->comm, &j->sub) != MPI_SUCCESS)
+        return CORE_EINTERN;
+    return 0;
+}
+
+/* The descriptors are in: a write sends its data, a read's aggregator reads and answers. */
+static int start_data(io_job_t *j)
+{
+    tp_t *t = &j->t;
+    MPI_File fh = j->fh;
+    size_t stot = io_tp_layout(t, t->scnt, t->sdsp, t->sseg, t->sbc, t->sbd);
+    size_t rtot = io_tp_layout(t, t->rcnt, t->rdsp, t->rseg, t->rbc, t->rbd);
+    if (stot > INT_MAX || rtot > INT_MAX)
+        return CORE_ENOMEM;
+    int rc;
+    if ((rc = io_tp_grow(&t->sbuf, &t->sbcap, stot ? stot : 1)) ||
+        (rc = io_tp_grow(&t->rbuf, &t->rbcap, rtot ? rtot : 1)))
+        return rc;
+    j->state = ST_DATA;
+    if (t->write) {
+        char *o = t->sbuf;
+        for (size_t s = 0; s < t->nsseg; s++) {
+            memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
+            o += t->sseg[s].len;
+        }
+        if (PMPI_Ialltoallv(t->sbuf, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
+                            fh->comm, &j->sub) != MPI_SUCCESS)
+            return CORE_EINTERN;
+        return 0;
+    }
+    /* read: the aggregator's answers go back along the reverse counts; a failed read
+     * still answers (with whatever the window holds) so no rank waits forever */
+    size_t nr = 0;
+    for (int q = 0; q < fh->size; q++)
+        nr += (size_t)t->rcnt[q] / sizeof(seg_t);
+    rc = io_tp_agg_read(t, nr, t->rbuf);
+    if (rc && !j->first)
+        j->first = rc;
+    if (PMPI_Ialltoallv(t->rbuf, t->rbc, t->rbd, MPI_BYTE, t->sbuf, t->sbc, t->sbd, MPI_BYTE,
+                        fh->comm, &j->sub) != MPI_SUCCESS)
+        return CORE_EINTERN;
+    return 0;
+}
+
+/* The round's data has moved: write the window, or scatter what came back. */
+static int end_round(io_job_t *j)
+{
+    tp_t *t = &j->t;
+    int rc = 0;
+    if (t->write) {
+        size_t nr = 0;
+        for (int q = 0; q < j->fh->size; q++)
+            nr += (size_t)t->rcnt[q] / sizeof(seg_t);
+        rc = io_tp_agg_write(t, nr);
+    } else {
+        const char *in = t->sbuf;
+        for (size_t s = 0; s < t->nsseg; s++) {
+            memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
+            in += t->sseg[s].len;
+        }
+    }
+    return rc;
+}
+
+static int start_result(io_job_t *j)
+{
+    j->state = ST_RESULT;
+    j->rc = j->first;
+    if (PMPI_Iallreduce(&j->rc, &j->all, 1, MPI_INT, MPI_MIN, j->fh->comm, &j->sub) !=
+        MPI_SUCCESS)
+        return CORE_EINTERN;
+    return 0;
+}
+
+/* Collective buffering is on: plan the domains and start round 0 (or go to the result
+ * when no rank touches any byte). */
+static int start_twophase(io_job_t *j)
+{
+    MPI_Offset gmin = j->gshape[0], gmax = -j->gshape[1];
+    j->t = (tp_t){ .fh = j->fh, .write = j->write, .p = j->p, .n = j->n, .data = j->data };
+    if (gmin >= gmax)
+        return start_result(j);
+    int rc = io_tp_setup(&j->t, gmin, gmax);
+    if (rc)
+        return rc;
+    j->r = 0;
+    return start_counts(j);
+}
+
+/* One step once the awaited exchange is complete. Returns 1 when the job is
+ * finished (j->rc says how), 0 when it waits again. */
+static int step(io_job_t *j)
+{
+    int rc = 0;
+    switch (j->state) {
+    case ST_DECIDE: {
+        /* gshape: the minimum of (lo, -hi, -(n > 1), -unsorted) over the ranks; the
+         * domains need every rank's runs sorted */
+        int mode = j->write ? j->fh->hints.cb_write : j->fh->hints.cb_read;
+        if (j->gshape[3] != 0 || (j->gshape[2] == 0 && mode != IO_ENABLE)) {
+            j->rc = indep(j);
+            return 1;
+        }
+        rc = start_twophase(j);
+        break;
+    }
+    case ST_COUNTS:
+        rc = start_desc(j);
+        break;
+    case ST_DESC:
+        rc = start_data(j);
+        break;
+    case ST_DATA:
+        rc = end_round(j);
+        if (rc && !j->first)
+            j->first = rc;
+        rc = 0;
+        if (++j->r < j->t.rounds)
+            rc = start_counts(j);
+        else
+            rc = start_result(j);
+        break;
+    case ST_RESULT:
+        j->rc = j->all;
+        if (j->all && !j->first)
+            snprintf(j->fh->last_error, sizeof(j->fh->last_error),
+                     "collective access to \"%s\" failed on another rank", j->fh->path);
+        j->state = ST_DONE;
+        return 1;
+    default:
+        return 1;
+    }
+    if (rc) {
+        /* an exchange could not start, or memory ran out: the other ranks may be left
+         * waiting in this round (as a blocking collective that fails would leave them) */
+        j->rc = rc;
+        return 1;
+    }
+    return 0;
+}
+
+/* The job's result: bytes moved, the read's data unpacked, the caller told. */
+static void finish(io_job_t *j)
+{
+    int rc = j->rc;
+    if (j->t.borrowed || j->t.soff) {
+        io_tp_teardown(&j->t);
+        if (!rc) {
+            if (j->write) {
+                j->bytes = j->nbytes;
+            } else {
+                struct stat st;
+                if (fstat(j->fh->fd, &st) != 0)
+                    rc = io_fail(j->fh, errno, "fstat");
+                else
+                    j->bytes = io_bytes_before(j->p, j->n, st.st_size);
+            }
+        }
+    }
+    if (!rc && !j->write && !j->contig)
+        core_dt_unpack(j->buf, (size_t)j->count, j->dt, j->data, (size_t)j->bytes);
+    if (!j->contig)
+        free(j->data);
+    free(j->p);
+    core_dt_release(j->dt);
+    j->done(j->arg, rc, rc ? 0 : j->bytes);
+    free(j);
+}
+
+static int io_hook(void *arg);
+
+static void activate(io_runtime_t *io, io_job_t *j)
+{
+    j->anext = io->running;
+    io->running = j;
+    if (io->hook < 0)
+        io->hook = core_progress_add_hook(core_rt, io_hook, io);
+    core_progress_wake(core_rt, io->hook);
+}
+
+/* Runs the job's first step (it just became the head of its file's queue). */
+static void begin(io_runtime_t *io, io_job_t *j)
+{
+    if (j->state == ST_DONE)
+        return;
+    if (!may_twophase(j->fh, j->write)) {
+        j->rc = indep(j);
+        j->state = ST_DONE;
+        return;
+    }
+    int rc = PMPI_Iallreduce(j->shape, j->gshape, 4, MPI_LONG_LONG, MPI_MIN, j->fh->comm,
+                             &j->sub);
+    if (rc != MPI_SUCCESS) {
+        j->rc = CORE_EINTERN;
+        j->state = ST_DONE;
+        return;
+    }
+    activate(io, j);
+}
+
+/* The job at the head of fh's queue is finished: the next one starts. */
+static void pop(io_runtime_t *io, MPI_File fh)
+{
+    for (;;) {
+        io_job_t *j = fh->jobs;
+        fh->jobs = j->next;
+        if (!fh->jobs)
+            fh->jobs_tail = NULL;
+        finish(j);
+        io_job_t *h = fh->jobs;
+        if (!h)
+            return;
+        begin(io, h);
+        if (h->state != ST_DONE)
+            return;
+    }
+}
+
+/* Advances every running job whose exchange has completed. */
+static int io_hook(void *arg)
+{
+    io_runtime_t *io = arg;
+    if (io->in_hook)
+        return 0;
+    io->in_hook = 1;
+    int events = 0;
+    io_job_t **pp = &io->running;
+    while (*pp) {
+        io_job_t *j = *pp;
+        int fin = 0;
+        while (j->sub && j->sub->complete) {
+            int err = j->sub->status.MPI_ERROR;
+            core_req_free(j->sub);
+            j->sub = NULL;
+            events++;
+            if (err != MPI_SUCCESS) {
+                j->rc = CORE_EINTERN;
+                fin = 1;
+            } else {
+                fin = step(j);
+            }
+            if (fin)
+                break;
+        }
+        if (!fin) {
+            pp = &j->anext;
+            continue;
+        }
+        *pp = j->anext;   /* off the running list; the file's next job may join it */
+        j->state = ST_DONE;
+        pop(io, j->fh);
+    }
+    io->in_hook = 0;
+    if (!io->running)
+        core_progress_rest(core_rt, io->hook);
+    return events;
+}
+
+int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, MPI_Datatype dt,
+                  io_done_fn *done, void *arg)
+{
+    MPI_Offset nbytes = (MPI_Offset)count * (MPI_Offset)dt->size;
+    MPI_Offset es = (MPI_Offset)fh->etype->size;
+    if (nbytes % es != 0) {
+        snprintf(fh->last_error, sizeof(fh->last_error),
+                 "%lld bytes are not a whole number of etypes (%lld bytes each)",
+                 (long long)nbytes, (long long)es);
+        return CORE_ETYPE;
+    }
+    io_job_t *j = calloc(1, sizeof(*j));
+    if (!j)
+        return CORE_ENOMEM;
+    j->fh = fh;
+    j->write = write;
+    j->buf = buf;
+    j->count = count;
+    j->dt = dt;
+    j->nbytes = nbytes;
+    j->done = done;
+    j->arg = arg;
+    j->contig = core_dt_is_contig(dt) || nbytes == 0;
+    j->data = j->contig ? buf : malloc((size_t)nbytes);
+    if (!j->contig && !j->data) {   /* buf may be NULL for a count of 0 */
+        free(j);
+        return CORE_ENOMEM;
+    }
+    int rc = io_view_pieces(fh, pos * es, nbytes, &j->p, &j->n);
+    if (rc) {
+        if (!j->contig)
+            free(j->data);
+        free(j);
+        return rc;
+    }
+    if (write && !j->contig)
+        core_dt_pack(j->data, buf, (size_t)count, dt);
+    core_dt_retain(dt);
+    MPI_Offset lo = LLONG_MAX, hi = 0;   /* offsets are never negative */
+    for (size_t i = 0; i < j->n; i++) {
+        if (j->p[i].off < lo)
+            lo = j->p[i].off;
+        if (j->p[i].off + j->p[i].len > hi)
+            hi = j->p[i].off + j->p[i].len;
+    }
+    j->shape[0] = lo;
+    j->shape[1] = -hi;
+    j->shape[2] = -(long long)(j->n > 1);
+    j->shape[3] = -(long long)!io_pieces_sorted(j->p, j->n);
+    io_runtime_t *io = io_rt();
+    if (fh->jobs_tail)
+        fh->jobs_tail->next = j;
+    else
+        fh->jobs = j;
+    fh->jobs_tail = j;
+    if (fh->jobs == j) {
+        begin(io, j);
+        if (j->state == ST_DONE)
+            pop(io, fh);
+    }
+    return 0;
+}
+
+typedef struct wait_res {
+    int finished, rc;
+    MPI_Offset bytes;
+} wait_res_t;
+
+static void wait_done(void *arg, int rc, MPI_Offset bytes)
+{
+    wait_res_t *w = arg;
+    w->rc = rc;
+    w->bytes = bytes;
+    w->finished = 1;
+}
+
+int io_coll_access(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, MPI_Datatype dt,
+                   MPI_Offset *bytes)
+{
+    wait_res_t w = { 0, 0, 0 };
+    *bytes = 0;
+    int rc = io_coll_start(fh, write, pos, buf, count, dt, wait_done, &w);
+    if (rc)
+        return rc;
+    if (!w.finished) {
+        core_wait_ctx_t wc;
+        core_wait_begin(&wc, write ? "MPI_File_write_all" : "MPI_File_read_all", NULL);
+        while (!w.finished)
+            core_wait_idle(&wc, core_progress());
+        core_wait_end(&wc);
+    }
+    if (!w.rc)
+        *bytes = w.bytes;
+    return w.rc;
+}
+
+void io_drain(MPI_File fh)
+{
+    if (!fh->jobs)
+        return;
+    core_wait_ctx_t wc;
+    core_wait_begin(&wc, "MPI-IO (pending collective access)", NULL);
+    while (fh->jobs)
+        core_wait_idle(&wc, core_progress());
+    core_wait_end(&wc);
+}

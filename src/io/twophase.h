@@ -1,0 +1,57 @@
+/*
+ * Collective buffering's state and local steps (twophase.c), for the
+ * collective access that chains them with nonblocking exchanges (icoll.c).
+ * Private to src/io.
+ */
+#ifndef RDMPI_IO_TWOPHASE_H
+#define RDMPI_IO_TWOPHASE_H
+
+#include "io/io.h"
+
+/* A piece sent to or received by an aggregator. */
+typedef struct seg {
+    MPI_Offset off, len;
+} seg_t;
+
+typedef struct tp {
+    MPI_File fh;
+    int write;
+    const io_piece_t *p;
+    size_t n;
+    char *data;
+    MPI_Offset *soff;            /* stream offset of each run */
+    MPI_Offset base, per, cb;    /* domains: [base + i*per, +per); windows of cb */
+    MPI_Offset gmin, gmax;
+    MPI_Offset rounds;
+    size_t *cur;                 /* per aggregator: the first run not yet sent */
+    /* one round's exchange */
+    int *scnt, *sdsp, *rcnt, *rdsp, *sbc, *sbd, *rbc, *rbd;
+    seg_t *sseg;
+    MPI_Offset *sstream;         /* stream offset of each sent piece */
+    size_t nsseg, capsseg;
+    seg_t *rseg;
+    char *sbuf, *rbuf, *win;
+    size_t rsegcap, sbcap, rbcap;
+    int borrowed;                /* holds the file's buffers (io_tp_teardown gives them back) */
+} tp_t;
+
+/* Plans the domains of the runs [gmin, gmax) of all ranks and takes the
+ * file's buffers; t->fh, write, p, n and data are set. */
+int io_tp_setup(tp_t *t, MPI_Offset gmin, MPI_Offset gmax);
+void io_tp_teardown(tp_t *t);
+/* Cuts this rank's runs at round r's windows: the pieces for each aggregator
+ * (sseg, scnt/sdsp in bytes of descriptors). */
+int io_tp_cut(tp_t *t, MPI_Offset r);
+int io_tp_grow(char **buf, size_t *cap, size_t want);
+/* Byte counts of the data that goes with descriptors segs (cnt/dsp in bytes of
+ * descriptors): per rank into bc/bd; returns the total. */
+size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, int *bc,
+                    int *bd);
+/* The aggregator's part of a write round: lay the nr received pieces out in the
+ * window, write it (sieving holes). */
+int io_tp_agg_write(tp_t *t, size_t nr);
+/* The aggregator's part of a read round: read the span, put each rank's pieces
+ * at out in the order they were asked for. */
+int io_tp_agg_read(tp_t *t, size_t nr, char *out);
+
+#endif

@@ -1,0 +1,245 @@
+/*
+ * CPU atomics on window memory: the accumulates, compare-and-swap and
+ * passive-target lock words of the shared-memory path, and of the message
+ * path's target when its window lives in a node segment (so an accumulate
+ * arriving by message and one done in place by a neighbor are atomic with
+ * each other).
+ *
+ * MPI asks for atomicity per basic element between accumulates of the same
+ * op (accumulate_ops same_op_no_op) or MPI_NO_OP. An aligned element of 1,
+ * 2, 4 or 8 bytes gets a lock-free update: a load (NO_OP), an exchange
+ * (REPLACE), a fetch-add/and/or/xor (integer SUM, BAND, BOR, BXOR), else a
+ * compare-exchange loop around the op's own function. Larger elements
+ * (long double, complex, pair types) and unaligned ones have no CPU atomic:
+ * a spin lock per target rank in the segment covers the whole call. Whether
+ * an element is lock-free depends only on its address and size, so two
+ * updates of one location always take the same side.
+ */
+#include <sched.h>
+#include <string.h>
+#include "rma/rma.h"
+#include "core/datatype.h"
+#include "core/op.h"
+
+typedef union word {
+    uint8_t b[8];
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+} word_t;
+
+static int lock_free(const uint8_t *p, size_t esz)
+{
+    return (esz == 1 || esz == 2 || esz == 4 || esz == 8) && (uintptr_t)p % esz == 0;
+}
+
+static int is_integer(enum core_dt_kind k)
+{
+    switch (k) {
+    case CORE_DT_CHAR: case CORE_DT_SCHAR: case CORE_DT_UCHAR: case CORE_DT_BYTE:
+    case CORE_DT_SHORT: case CORE_DT_USHORT: case CORE_DT_INT: case CORE_DT_UINT:
+    case CORE_DT_LONG: case CORE_DT_ULONG: case CORE_DT_LLONG: case CORE_DT_ULLONG:
+    case CORE_DT_INT8: case CORE_DT_INT16: case CORE_DT_INT32: case CORE_DT_INT64:
+    case CORE_DT_UINT8: case CORE_DT_UINT16: case CORE_DT_UINT32: case CORE_DT_UINT64:
+    case CORE_DT_WCHAR: case CORE_DT_AINT: case CORE_DT_OFFSET: case CORE_DT_COUNT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static word_t w_load(const uint8_t *p, size_t esz)
+{
+    word_t w = { .u64 = 0 };
+    switch (esz) {
+    case 1: w.u8 = __atomic_load_n(p, __ATOMIC_ACQUIRE); break;
+    case 2: w.u16 = __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE); break;
+    case 4: w.u32 = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE); break;
+    default: w.u64 = __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE); break;
+    }
+    return w;
+}
+
+/* Compare-exchange; on failure *cur gets what is there. */
+static int w_cas(uint8_t *p, word_t *cur, word_t want, size_t esz)
+{
+    switch (esz) {
+    case 1: return __atomic_compare_exchange_n(p, &cur->u8, want.u8, 0, __ATOMIC_ACQ_REL,
+                                               __ATOMIC_ACQUIRE);
+    case 2: return __atomic_compare_exchange_n((uint16_t *)p, &cur->u16, want.u16, 0,
+                                               __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    case 4: return __atomic_compare_exchange_n((uint32_t *)p, &cur->u32, want.u32, 0,
+                                               __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    default: return __atomic_compare_exchange_n((uint64_t *)p, &cur->u64, want.u64, 0,
+                                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+}
+
+static word_t w_xchg(uint8_t *p, word_t v, size_t esz)
+{
+    word_t w = { .u64 = 0 };
+    switch (esz) {
+    case 1: w.u8 = __atomic_exchange_n(p, v.u8, __ATOMIC_ACQ_REL); break;
+    case 2: w.u16 = __atomic_exchange_n((uint16_t *)p, v.u16, __ATOMIC_ACQ_REL); break;
+    case 4: w.u32 = __atomic_exchange_n((uint32_t *)p, v.u32, __ATOMIC_ACQ_REL); break;
+    default: w.u64 = __atomic_exchange_n((uint64_t *)p, v.u64, __ATOMIC_ACQ_REL); break;
+    }
+    return w;
+}
+
+#define FETCH_OP(fn, p, v, esz, out)                                                     \
+    switch (esz) {                                                                        \
+    case 1: out.u8 = fn(p, v.u8, __ATOMIC_ACQ_REL); break;                                \
+    case 2: out.u16 = fn((uint16_t *)(p), v.u16, __ATOMIC_ACQ_REL); break;                \
+    case 4: out.u32 = fn((uint32_t *)(p), v.u32, __ATOMIC_ACQ_REL); break;                \
+    default: out.u64 = fn((uint64_t *)(p), v.u64, __ATOMIC_ACQ_REL); break;               \
+    }
+
+/* One aligned element of esz <= 8 bytes; in is NULL for NO_OP. */
+static int elem_update(uint8_t *p, const uint8_t *in, uint8_t *old, size_t esz,
+                       MPI_Datatype elem, MPI_Op op)
+{
+    word_t v = { .u64 = 0 }, cur = { .u64 = 0 };
+    if (in)
+        memcpy(v.b, in, esz);
+    int kind = op->kind;
+    if (kind == CORE_OP_NO_OP || !in) {
+        cur = w_load(p, esz);
+    } else if (kind == CORE_OP_REPLACE) {
+        cur = w_xchg(p, v, esz);
+    } else if (is_integer(elem->kind) && kind == CORE_OP_SUM) {
+        FETCH_OP(__atomic_fetch_add, p, v, esz, cur);
+    } else if (is_integer(elem->kind) && kind == CORE_OP_BAND) {
+        FETCH_OP(__atomic_fetch_and, p, v, esz, cur);
+    } else if (is_integer(elem->kind) && kind == CORE_OP_BOR) {
+        FETCH_OP(__atomic_fetch_or, p, v, esz, cur);
+    } else if (is_integer(elem->kind) && kind == CORE_OP_BXOR) {
+        FETCH_OP(__atomic_fetch_xor, p, v, esz, cur);
+    } else {
+        int is_bool = elem->kind == CORE_DT_BOOL;
+        if (is_bool)   /* a byte other than 0 or 1 is no valid _Bool: read as C does */
+            v.u8 = v.u8 != 0;
+        cur = w_load(p, esz);
+        for (;;) {
+            word_t next = cur;
+            if (is_bool)
+                next.u8 = next.u8 != 0;
+            int rc = core_op_apply(op, v.b, next.b, 1, elem);
+            if (rc)
+                return rc;
+            if (w_cas(p, &cur, next, esz))
+                break;
+        }
+    }
+    if (old)
+        memcpy(old, cur.b, esz);
+    return 0;
+}
+
+static void spin_lock(uint32_t *l)
+{
+    if (!l)
+        return;
+    unsigned n = 0;
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            if (++n % 64 == 0)
+                sched_yield();   /* the holder may share our core */
+    }
+}
+
+static void spin_unlock(uint32_t *l)
+{
+    if (l)
+        __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* Under the lock: the whole run through aligned copies (window memory and payloads need
+ * not be aligned for the element type). */
+static int locked_update(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
+                         MPI_Datatype elem, MPI_Op op)
+{
+    uint8_t tin[256], tout[256];
+    size_t esz = elem->size, chunk = sizeof(tin) / esz * esz;
+    for (size_t off = 0; off < n; off += chunk) {
+        size_t len = n - off < chunk ? n - off : chunk;
+        if (old)
+            memcpy(old + off, dst + off, len);
+        if (!src || op->kind == CORE_OP_NO_OP)
+            continue;
+        memcpy(tin, src + off, len);
+        memcpy(tout, dst + off, len);
+        if (elem->kind == CORE_DT_BOOL)
+            for (size_t i = 0; i < len; i++) {
+                tin[i] = tin[i] != 0;
+                tout[i] = tout[i] != 0;
+            }
+        int rc = core_op_apply(op, tin, tout, (int)(len / esz), elem);
+        if (rc)
+            return rc;
+        memcpy(dst + off, tout, len);
+    }
+    return 0;
+}
+
+int rma_atomic_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
+                   MPI_Datatype elem, MPI_Op op, uint32_t *acc)
+{
+    size_t esz = elem->size;
+    if (esz == 0 || esz > 256)
+        return CORE_ETYPE;
+    if (lock_free(dst, esz)) {
+        for (size_t off = 0; off < n; off += esz) {
+            int rc = elem_update(dst + off, src ? src + off : NULL, old ? old + off : NULL,
+                                 esz, elem, op);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    spin_lock(acc);
+    int rc = locked_update(dst, src, old, n, elem, op);
+    spin_unlock(acc);
+    return rc;
+}
+
+void rma_atomic_cas(uint8_t *dst, const uint8_t *val, const uint8_t *cmp, uint8_t *old,
+                    size_t esz, uint32_t *acc)
+{
+    if (lock_free(dst, esz)) {
+        word_t c = { .u64 = 0 }, v = { .u64 = 0 };
+        memcpy(c.b, cmp, esz);
+        memcpy(v.b, val, esz);
+        w_cas(dst, &c, v, esz);   /* on failure c holds the contents: the old value */
+        memcpy(old, c.b, esz);
+        return;
+    }
+    spin_lock(acc);
+    memcpy(old, dst, esz);
+    if (memcmp(dst, cmp, esz) == 0)
+        memcpy(dst, val, esz);
+    spin_unlock(acc);
+}
+
+int rma_lw_try(rma_ctl_t *c, int type)
+{
+    if (type == MPI_LOCK_EXCLUSIVE) {
+        uint64_t zero = 0;
+        return __atomic_compare_exchange_n(&c->lock, &zero, RMA_LW_EXCL, 0, __ATOMIC_ACQUIRE,
+                                           __ATOMIC_RELAXED);
+    }
+    if (__atomic_load_n(&c->lock, __ATOMIC_RELAXED) & RMA_LW_EXCL)
+        return 0;
+    if (!(__atomic_add_fetch(&c->lock, 1, __ATOMIC_ACQUIRE) & RMA_LW_EXCL))
+        return 1;
+    __atomic_sub_fetch(&c->lock, 1, __ATOMIC_RELAXED);   /* lost to a writer: back out */
+    return 0;
+}
+
+void rma_lw_release(rma_ctl_t *c, int type)
+{
+    /* A reader backing out may have a transient count in the word: subtract, never store. */
+    __atomic_sub_fetch(&c->lock, type == MPI_LOCK_EXCLUSIVE ? RMA_LW_EXCL : 1,
+                       __ATOMIC_RELEASE);
+}

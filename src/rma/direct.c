@@ -1,0 +1,169 @@
+/*
+ * The origin's direct paths to a target of its node: SHM (the target's part
+ * of the node segment is mapped here: copies and CPU atomics) and CMA (the
+ * target's MPI_Win_create memory, one process_vm_writev/readv per
+ * operation). The operation was checked and its target memory flattened
+ * (origin.c); each path completes it before returning, so flush, unlock,
+ * fence and complete have nothing to wait for on these targets.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include "rma/rma.h"
+#include "core/datatype.h"
+#include "core/log.h"
+
+/* The packed bytes of count items of dt in buf, without a copy when they are one run. */
+static const uint8_t *origin_bytes(const void *buf, int count, MPI_Datatype dt, size_t tbytes,
+                                   uint8_t **tmp)
+{
+    *tmp = NULL;
+    if (dt->nblocks == 1 && (count <= 1 || dt->extent == (MPI_Aint)dt->size))
+        return (const uint8_t *)buf + dt->blocks[0].off;
+    *tmp = malloc(tbytes);
+    if (*tmp)
+        core_dt_pack(*tmp, buf, (size_t)count, dt);
+    return *tmp;
+}
+
+/* Where tbytes of result go: straight into buf when it is one run, else a buffer that
+ * result_done unpacks. */
+static uint8_t *result_bytes(void *buf, int count, MPI_Datatype dt, size_t tbytes,
+                             uint8_t **tmp)
+{
+    *tmp = NULL;
+    if (dt->nblocks == 1 && (count <= 1 || dt->extent == (MPI_Aint)dt->size))
+        return (uint8_t *)buf + dt->blocks[0].off;
+    *tmp = malloc(tbytes);
+    return *tmp;
+}
+
+static void result_done(void *buf, int count, MPI_Datatype dt, uint8_t *tmp, size_t tbytes)
+{
+    if (tmp) {
+        core_dt_unpack(buf, (size_t)count, dt, tmp, tbytes);
+        free(tmp);
+    }
+}
+
+int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
+{
+    rma_peer_t *p = &win->peers[a->target];
+    if (tbytes == 0)
+        return 0;
+    uint8_t *otmp = NULL, *rtmp = NULL, *res = NULL;
+    const uint8_t *src = NULL;
+    int has_origin = a->kind == RMA_PUT || a->kind == RMA_ACC ||
+                     (a->kind == RMA_GACC && a->op != MPI_NO_OP);
+    int fetch = a->kind == RMA_GET || a->kind == RMA_GACC;
+    if (has_origin && !(src = origin_bytes(a->obuf, a->ocount, a->odt, tbytes, &otmp)))
+        return CORE_ENOMEM;
+    if (fetch && !(res = result_bytes(a->rbuf, a->rcount, a->rdt, tbytes, &rtmp))) {
+        free(otmp);
+        return CORE_ENOMEM;
+    }
+    int rc = 0;
+    MPI_Datatype elem = a->kind >= RMA_ACC ? rma_wire_elem_type(a->tdt->basic) : NULL;
+    if (a->kind == RMA_CAS) {
+        /* one element (check_args), the compare value in cbuf */
+        uint8_t old[64];
+        rma_atomic_cas(p->mem + v->s[0].disp, a->obuf, a->cbuf, old, elem->size, &p->ctl->acc);
+        memcpy(a->rbuf, old, elem->size);
+        return 0;
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < v->n && rc == 0; i++) {
+        uint8_t *t = p->mem + v->s[i].disp;
+        size_t len = v->s[i].len;
+        switch (a->kind) {
+        case RMA_PUT:
+            memcpy(t, src + off, len);
+            break;
+        case RMA_GET:
+            memcpy(res + off, t, len);
+            break;
+        default:
+            rc = rma_atomic_acc(t, src ? src + off : NULL, res ? res + off : NULL, len, elem,
+                                a->op, &p->ctl->acc);
+            break;
+        }
+        off += len;
+    }
+    free(otmp);
+    if (fetch)
+        result_done(a->rbuf, a->rcount, a->rdt, rtmp, tbytes);
+    return rc;
+}
+
+/* One process_vm_* call moves at most IOV_MAX segments; runs longer than the kernel takes
+ * at once come back short and are continued. */
+#define CMA_IOV 64
+
+int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
+{
+    rma_peer_t *p = &win->peers[a->target];
+    if (a->kind != RMA_PUT && a->kind != RMA_GET)
+        return CORE_EUNSUPPORTED;
+    if (tbytes == 0)
+        return 0;
+    int put = a->kind == RMA_PUT;
+    uint8_t *tmp = NULL, *buf;
+    if (put)
+        buf = (uint8_t *)origin_bytes(a->obuf, a->ocount, a->odt, tbytes, &tmp);
+    else
+        buf = result_bytes(a->rbuf, a->rcount, a->rdt, tbytes, &tmp);
+    if (!buf)
+        return CORE_ENOMEM;
+    size_t si = 0, so = 0, off = 0;
+    int rc = 0;
+    while (si < v->n) {
+        struct iovec rem[CMA_IOV];
+        int n = 0;
+        size_t want = 0;
+        for (size_t k = si, ko = so; k < v->n && n < CMA_IOV; k++, ko = 0) {
+            rem[n].iov_base = (void *)(uintptr_t)(p->addr + v->s[k].disp + ko);
+            rem[n].iov_len = v->s[k].len - ko;
+            want += rem[n++].iov_len;
+        }
+        struct iovec loc = { buf + off, want };
+        ssize_t got = put ? process_vm_writev(p->pid, &loc, 1, rem, (unsigned long)n, 0)
+                          : process_vm_readv(p->pid, &loc, 1, rem, (unsigned long)n, 0);
+        if (got <= 0) {
+            if (off == 0 && (errno == EPERM || errno == ESRCH || errno == ENOSYS)) {
+                /* Not permitted after all (ptrace policy): messages from now on. */
+                core_info("RMA: CMA to rank %d refused (%s): using messages", a->target,
+                          strerror(errno));
+                p->path = RMA_PATH_MSG;
+                rc = CORE_EUNSUPPORTED;
+            } else {
+                core_error("RMA: CMA %s rank %d failed: %s", put ? "to" : "from", a->target,
+                           got < 0 ? strerror(errno) : "nothing moved");
+                rc = CORE_EIO;
+            }
+            break;
+        }
+        off += (size_t)got;
+        /* advance the segments by what moved */
+        size_t left = (size_t)got;
+        while (left > 0 && si < v->n) {
+            size_t seg_left = v->s[si].len - so;
+            if (left >= seg_left) {
+                left -= seg_left;
+                si++;
+                so = 0;
+            } else {
+                so += left;
+                left = 0;
+            }
+        }
+    }
+    if (put)
+        free(tmp);
+    else if (rc == 0)
+        result_done(a->rbuf, a->rcount, a->rdt, tmp, tbytes);
+    else
+        free(tmp);
+    return rc;
+}
