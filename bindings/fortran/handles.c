@@ -150,6 +150,7 @@ static int f90_type(const char *fn, int ok, MPI_Datatype t, MPI_Datatype *out)
 
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    API_ENTER;
     MPI_Datatype t = r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2 : r <= 9 ? MPI_INTEGER4
                                                                               : MPI_INTEGER8;
     return f90_type("MPI_Type_create_f90_integer", r <= 18, t, newtype);
@@ -174,6 +175,7 @@ static int real_kind(int p, int r)
 
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    API_ENTER;
     int k = real_kind(p, r);
     return f90_type("MPI_Type_create_f90_real", k >= 0, k == 0   ? MPI_REAL4
                     : k == 1 ? MPI_REAL8
@@ -183,6 +185,7 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) API_ALIAS(MPI_
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    API_ENTER;
     int k = real_kind(p, r);
     return f90_type("MPI_Type_create_f90_complex", k >= 0,
                     k == 0 ? MPI_COMPLEX8 : k == 1 ? MPI_COMPLEX16 : MPI_COMPLEX32, newtype);

@@ -188,6 +188,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,          \
                          MPI_Status *status)                                                   \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return rw(fh, write, coll, where, 0, buf, count, datatype, status, "MPI_File_" #name); \
     }                                                                                          \
     int MPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,           \
@@ -196,6 +197,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, MPI_Offset offset, cv void *buf, int count,              \
                          MPI_Datatype datatype, MPI_Status *status)                            \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return rw(fh, write, coll, AT, offset, buf, count, datatype, status,                   \
                   "MPI_File_" #name);                                                          \
     }                                                                                          \
@@ -205,6 +207,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,           \
                          MPI_Request *request)                                                  \
     {                                                                                           \
+        API_ENTER;                                                                              \
         return irw(fh, write, coll, where, 0, buf, count, datatype, request, "MPI_File_" #name); \
     }                                                                                           \
     int MPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,            \
@@ -213,6 +216,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, MPI_Offset offset, cv void *buf, int count,              \
                          MPI_Datatype datatype, MPI_Request *request)                          \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return irw(fh, write, coll, AT, offset, buf, count, datatype, request,                 \
                    "MPI_File_" #name);                                                         \
     }                                                                                          \
@@ -221,6 +225,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
 #define SPLIT(name, kind, write, where, cv)                                                    \
     int PMPI_File_##name##_begin(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype)  \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return split_begin(fh, kind, write, where, 0, buf, count, datatype,                    \
                            "MPI_File_" #name "_begin");                                        \
     }                                                                                          \
@@ -228,6 +233,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
         API_ALIAS(MPI_File_##name##_begin);                                                    \
     int PMPI_File_##name##_end(MPI_File fh, cv void *buf, MPI_Status *status)                  \
     {                                                                                          \
+        API_ENTER;                                                                             \
         (void)buf;                                                                             \
         return split_end(fh, kind, status, "MPI_File_" #name "_end");                          \
     }                                                                                          \

@@ -48,6 +48,7 @@ static int proc_of(const char *nspace, int rank, int ubase)
 
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Open_port";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_info(MPI_COMM_WORLD, info, 1, fn));
@@ -67,6 +68,7 @@ int MPI_Open_port(MPI_Info info, char *port_name) API_ALIAS(MPI_Open_port);
 /* Nothing is held for an open port: closing checks the name is one of ours. */
 int PMPI_Close_port(const char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Close_port";
     API_CHECK(api_check_init(fn));
     core_port_t id;
@@ -174,6 +176,7 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                      MPI_Comm *newcomm)
 {
+    API_ENTER;
     return accept_connect(port_name, info, root, comm, newcomm, 1, "MPI_Comm_accept");
 }
 int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
@@ -182,6 +185,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                       MPI_Comm *newcomm)
 {
+    API_ENTER;
     return accept_connect(port_name, info, root, comm, newcomm, 0, "MPI_Comm_connect");
 }
 int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
@@ -197,6 +201,7 @@ static int check_service(const char *service, const char *fn)
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Publish_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
@@ -216,6 +221,7 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Unpublish_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
@@ -232,6 +238,7 @@ int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Lookup_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
