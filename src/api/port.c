@@ -83,7 +83,7 @@ int MPI_Close_port(const char *port_name) API_ALIAS(MPI_Close_port);
 static void nap(void)
 {
     core_progress();
-    usleep(1000);
+    core_cs_usleep(&core_rt->cs, 1000);   /* the other threads go on meanwhile */
 }
 
 /* Accepting root: waits for a request on port, then acknowledges it. */

@@ -316,7 +316,7 @@ int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, siz
     pmix_status_t prc;
     while ((prc = PMIx_Get(&proc, key, NULL, 0, &pv)) != PMIX_SUCCESS && other &&
            core_wtime() < until)
-        usleep(5000);
+        core_cs_usleep(&rt->cs, 5000);
     if (prc != PMIX_SUCCESS || !pv) {
         if (other)
             core_debug("PMIx_Get(%s.%u, %s): %s", proc.nspace, proc.rank, key,

@@ -2,6 +2,7 @@
  * The critical section of MPI_THREAD_MULTIPLE (see thread.h).
  */
 #include <sched.h>
+#include <unistd.h>
 #include "core/thread.h"
 
 /* How deeply this thread is nested in the critical section: per thread by nature. */
@@ -60,4 +61,14 @@ void core_cs_yield(core_cs_t *cs)
     for (int i = 0; i < 64 && atomic_load(&cs->handovers) == seen; i++)
         sched_yield();
     lock(cs);
+}
+
+void core_cs_usleep(core_cs_t *cs, unsigned us)
+{
+    int held = cs->on && cs_depth > 0;
+    if (held)
+        pthread_mutex_unlock(&cs->lock);
+    usleep(us);
+    if (held)
+        lock(cs);
 }

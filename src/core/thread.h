@@ -35,6 +35,10 @@ void core_cs_exit(core_cs_t *cs);
 /* Called by a blocked call between polls: when another thread waits for the lock, lets it
  * run (the caller's request may be completed by that thread's progress meanwhile). */
 void core_cs_yield(core_cs_t *cs);
+/* Sleeps us microseconds outside the critical section (re-entered after, at the same
+ * depth): for the calls that poll something outside the library (a port's requests,
+ * another job's PMIx data) while the other threads go on. */
+void core_cs_usleep(core_cs_t *cs, unsigned us);
 /* This thread holds the critical section. */
 int core_cs_held(void);
 
