@@ -99,6 +99,14 @@ benchsrc_DATA += benchmarks/coll_util.c benchmarks/coll_util.h benchmarks/coll_b
 	benchmarks/coll_gather.c benchmarks/coll_scatter.c benchmarks/coll_allgather.c \
 	benchmarks/coll_alltoall.c
 
+# Multi-threaded latency and message rate (MPI_THREAD_MULTIPLE); rdmpi-compare-mt runs it
+# beside Open MPI and MPICH.
+bin_PROGRAMS += rdmpi_mt
+rdmpi_mt_SOURCES = benchmarks/mt.c
+rdmpi_mt_LDADD = librdmpi.la -lpthread
+bin_SCRIPTS += benchmarks/rdmpi-compare-mt
+EXTRA_DIST += benchmarks/rdmpi-compare-mt
+benchsrc_DATA += benchmarks/mt.c
 # The 8-byte ping-pong written in Fortran (use mpi_f08 and include 'mpif.h'): the cost of the
 # Fortran bindings beside rdmpi_latency's C figure (README, Fortran).
 if HAVE_FC

@@ -298,4 +298,26 @@ const char *coll_alg_name(enum coll_alg alg);
  * ranks form a node (testing the node-aware algorithms on one machine). */
 int coll_sim_ppn(void);
 
+/* The collectives layer's instance, hung off the base instance (core_rt->coll, opaque
+ * there): made by coll_init, freed by coll_fini. */
+struct coll_buf {
+    void *p;
+    size_t size;
+};
+#define COLL_CACHE_SLOTS 8
+typedef struct coll_state {
+    /* select.c: set by coll_init from the settings, read-only afterwards. */
+    enum coll_alg forced[COLL_NCOLLS];
+    size_t first_rule[COLL_NCOLLS];   /* the first row of each collective in the table */
+    int sim_ppn;
+    /* sched.c: the schedules of nonblocking collectives that are running, oldest first,
+     * the pool of free ones, and scratch blocks kept for the next collectives. */
+    struct coll_sched *active_head, *active_tail, *pool;
+    int hook_id;                      /* progress hook: woken while schedules are active */
+    int pool_size, in_hook;
+    struct coll_buf cache[COLL_CACHE_SLOTS];
+    size_t cache_bytes;
+} coll_state_t;
+#define COLL (core_rt->coll)
+
 #endif

@@ -15,10 +15,7 @@
 
 enum { ST_SEND = 1, ST_RECV, ST_REDUCE, ST_COPY, ST_CALL, ST_FENCE };
 
-struct buf {
-    void *p;
-    size_t size;
-};
+#define buf coll_buf
 
 typedef struct step {
     uint8_t kind;
@@ -58,30 +55,25 @@ struct coll_sched {
  * megabytes on every call costs page faults (the C library gives large
  * blocks back to the kernel), which made long reductions several times
  * slower. At most CACHE_SLOTS blocks and CACHE_BYTES bytes. */
-#define CACHE_SLOTS 8
+#define CACHE_SLOTS COLL_CACHE_SLOTS
 #define CACHE_BYTES ((size_t)64 << 20)
 
 /* Schedules of nonblocking collectives that are running, oldest first, and
  * the pool of free ones. */
-static coll_sched_t *active_head, *active_tail, *pool;
-static int hook_id = -1;       /* progress hook: woken while schedules are active */
-static int pool_size, in_hook;
-static struct buf cache[CACHE_SLOTS];
-static size_t cache_bytes;
 
 /* A cached block of at least bytes (the smallest that fits), else a new one. */
 static void *block_get(size_t *bytes)
 {
     int best = -1;
     for (int i = 0; i < CACHE_SLOTS; i++)
-        if (cache[i].p && cache[i].size >= *bytes &&
-            (best < 0 || cache[i].size < cache[best].size))
+        if (COLL->cache[i].p && COLL->cache[i].size >= *bytes &&
+            (best < 0 || COLL->cache[i].size < COLL->cache[best].size))
             best = i;
     if (best >= 0) {
-        void *p = cache[best].p;
-        *bytes = cache[best].size;
-        cache_bytes -= cache[best].size;
-        cache[best].p = NULL;
+        void *p = COLL->cache[best].p;
+        *bytes = COLL->cache[best].size;
+        COLL->cache_bytes -= COLL->cache[best].size;
+        COLL->cache[best].p = NULL;
         return p;
     }
     *bytes = (*bytes + 4095) & ~(size_t)4095;
@@ -98,23 +90,23 @@ static void block_put(void *p, size_t size)
     for (;;) {
         int free_slot = -1, smallest = -1;
         for (int i = 0; i < CACHE_SLOTS; i++) {
-            if (!cache[i].p)
+            if (!COLL->cache[i].p)
                 free_slot = i;
-            else if (smallest < 0 || cache[i].size < cache[smallest].size)
+            else if (smallest < 0 || COLL->cache[i].size < COLL->cache[smallest].size)
                 smallest = i;
         }
-        if (free_slot >= 0 && cache_bytes + size <= CACHE_BYTES) {
-            cache[free_slot] = (struct buf){ p, size };
-            cache_bytes += size;
+        if (free_slot >= 0 && COLL->cache_bytes + size <= CACHE_BYTES) {
+            COLL->cache[free_slot] = (struct buf){ p, size };
+            COLL->cache_bytes += size;
             return;
         }
-        if (smallest < 0 || cache[smallest].size > size) {
+        if (smallest < 0 || COLL->cache[smallest].size > size) {
             free(p);   /* everything kept is larger: keep those */
             return;
         }
-        free(cache[smallest].p);
-        cache_bytes -= cache[smallest].size;
-        cache[smallest].p = NULL;
+        free(COLL->cache[smallest].p);
+        COLL->cache_bytes -= COLL->cache[smallest].size;
+        COLL->cache[smallest].p = NULL;
     }
 }
 
@@ -155,10 +147,10 @@ void coll_scratch_put(void *p, size_t bytes)
 
 coll_sched_t *coll_sched_create(MPI_Comm comm, int id)
 {
-    coll_sched_t *s = pool;
+    coll_sched_t *s = COLL->pool;
     if (s) {
-        pool = s->next;
-        pool_size--;
+        COLL->pool = s->next;
+        COLL->pool_size--;
     } else if (!(s = calloc(1, sizeof(*s)))) {
         return NULL;
     }
@@ -373,10 +365,10 @@ static void release(coll_sched_t *s)
     }
     core_comm_release(s->comm);
     s->comm = NULL;
-    if (pool_size < POOL_MAX && s->cap <= 1024) {
-        s->next = pool;
-        pool = s;
-        pool_size++;
+    if (COLL->pool_size < POOL_MAX && s->cap <= 1024) {
+        s->next = COLL->pool;
+        COLL->pool = s;
+        COLL->pool_size++;
         return;
     }
     free(s->steps);
@@ -536,14 +528,14 @@ int coll_sched_start(coll_sched_t *s, MPI_Request *req)
     if (advance(s)) {
         finish(s);
     } else {
-        s->prev = active_tail;
+        s->prev = COLL->active_tail;
         s->next = NULL;
-        if (active_tail)
-            active_tail->next = s;
+        if (COLL->active_tail)
+            COLL->active_tail->next = s;
         else
-            active_head = s;
-        active_tail = s;
-        core_progress_wake(core_rt, hook_id);
+            COLL->active_head = s;
+        COLL->active_tail = s;
+        core_progress_wake(core_rt, COLL->hook_id);
     }
     *req = r;
     return 0;
@@ -569,11 +561,11 @@ int coll_sched_run(coll_sched_t *s)
 static int sched_progress(void *arg)
 {
     (void)arg;
-    if (in_hook)
+    if (COLL->in_hook)
         return 0;
-    in_hook = 1;
+    COLL->in_hook = 1;
     int events = 0;
-    for (coll_sched_t *s = active_head, *next; s; s = next) {
+    for (coll_sched_t *s = COLL->active_head, *next; s; s = next) {
         next = s->next;
         if (!advance(s)) {
             events += s->progressed;
@@ -582,45 +574,42 @@ static int sched_progress(void *arg)
         if (s->prev)
             s->prev->next = s->next;
         else
-            active_head = s->next;
+            COLL->active_head = s->next;
         if (s->next)
             s->next->prev = s->prev;
         else
-            active_tail = s->prev;
+            COLL->active_tail = s->prev;
         finish(s);
         events++;
     }
-    in_hook = 0;
-    if (!active_head)
-        core_progress_rest(core_rt, hook_id);
+    COLL->in_hook = 0;
+    if (!COLL->active_head)
+        core_progress_rest(core_rt, COLL->hook_id);
     return events;
 }
 
 void coll_sched_init(void)
 {
-    /* A new runtime instance has a new hook table. */
-    hook_id = -1;
-    if (hook_id < 0)
-        hook_id = core_progress_add_hook(core_rt, sched_progress, NULL);
+    COLL->hook_id = core_progress_add_hook(core_rt, sched_progress, NULL);
 }
 
 void coll_sched_fini(void)
 {
-    if (active_head)
+    if (COLL->active_head)
         core_warn("MPI_Finalize: nonblocking collectives were still running (never completed "
                   "with MPI_Wait/MPI_Test)");
-    while (pool) {
-        coll_sched_t *s = pool;
-        pool = s->next;
+    while (COLL->pool) {
+        coll_sched_t *s = COLL->pool;
+        COLL->pool = s->next;
         free(s->steps);
         free(s->bufs);
         free(s->held);
         free(s);
     }
-    pool_size = 0;
+    COLL->pool_size = 0;
     for (int i = 0; i < CACHE_SLOTS; i++) {
-        free(cache[i].p);
-        cache[i].p = NULL;
+        free(COLL->cache[i].p);
+        COLL->cache[i].p = NULL;
     }
-    cache_bytes = 0;
+    COLL->cache_bytes = 0;
 }

@@ -173,9 +173,6 @@ static const coll_rule_t rules[] = {
     { COLL_EXSCAN, 0, ANY, 0, 0, 0, COLL_ALG_RECDBL },
 };
 
-/* Set once by coll_init from the environment; read-only afterwards. */
-static enum coll_alg forced[COLL_NCOLLS];
-static int sim_ppn;
 
 const char *coll_alg_name(enum coll_alg alg)
 {
@@ -189,7 +186,7 @@ const char *coll_name(int id)
 
 int coll_sim_ppn(void)
 {
-    return sim_ppn;
+    return COLL->sim_ppn;
 }
 
 static int rule_matches(const coll_rule_t *w, const coll_query_t *q)
@@ -226,14 +223,12 @@ static int can_run(enum coll_id id, enum coll_alg alg, const coll_query_t *q)
 }
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
-/* The first rule of each collective (the table keeps a collective's rules together). */
-static size_t first_rule[COLL_NCOLLS];
 
 enum coll_alg coll_select(enum coll_id id, const coll_query_t *q)
 {
-    if (forced[id] != COLL_ALG_AUTO && can_run(id, forced[id], q))
-        return forced[id];
-    for (size_t i = first_rule[id]; i < NRULES && rules[i].id == id; i++)
+    if (COLL->forced[id] != COLL_ALG_AUTO && can_run(id, COLL->forced[id], q))
+        return COLL->forced[id];
+    for (size_t i = COLL->first_rule[id]; i < NRULES && rules[i].id == id; i++)
         if (rule_matches(&rules[i], q))
             return rules[i].alg;
     return colls[id].algs[0];
@@ -241,17 +236,19 @@ enum coll_alg coll_select(enum coll_id id, const coll_query_t *q)
 
 int coll_init(core_runtime_t *rt)
 {
+    if (!(rt->coll = calloc(1, sizeof(*rt->coll))))
+        return CORE_ENOMEM;
     for (int id = 0; id < COLL_NCOLLS; id++) {
-        first_rule[id] = NRULES;
+        COLL->first_rule[id] = NRULES;
         for (size_t i = NRULES; i-- > 0;)
             if (rules[i].id == (enum coll_id)id)
-                first_rule[id] = i;
+                COLL->first_rule[id] = i;
     }
     const coll_config_t *cfg = core_config_add(&rt->cfg, &coll_config_group);
     if (!cfg)
         return CORE_ENOMEM;
     coll_config_apply(rt);
-    sim_ppn = cfg->sim_ppn;
+    COLL->sim_ppn = cfg->sim_ppn;
     coll_sched_init();
     return 0;
 }
@@ -262,7 +259,7 @@ void coll_config_apply(core_runtime_t *rt)
      * chosen name to the algorithm. */
     const core_config_t *reg = &rt->cfg;
     for (int id = 0; id < COLL_NCOLLS; id++) {
-        forced[id] = COLL_ALG_AUTO;
+        COLL->forced[id] = COLL_ALG_AUTO;
         core_config_param_t p;
         long k = colls[id].env ? core_config_find(reg, colls[id].env) : -1;
         if (k < 0 || core_config_param(reg, (size_t)k, &p) != 0 || !p.value)
@@ -270,18 +267,20 @@ void coll_config_apply(core_runtime_t *rt)
         const char *v = p.row->choices[*(const int *)p.value];
         for (int i = 0; i < COLL_MAX_ALGS && colls[id].algs[i] != COLL_ALG_AUTO; i++)
             if (!strcmp(v, alg_names[colls[id].algs[i]]))
-                forced[id] = colls[id].algs[i];
-        if (forced[id] == COLL_ALG_AUTO && strcmp(v, "auto") != 0)
+                COLL->forced[id] = colls[id].algs[i];
+        if (COLL->forced[id] == COLL_ALG_AUTO && strcmp(v, "auto") != 0)
             core_warn("%s: coll_config.c offers \"%s\", which select.c does not have",
                       colls[id].env, v);
-        else if (forced[id] != COLL_ALG_AUTO)
-            core_debug("%s: forced to %s", colls[id].env, alg_names[forced[id]]);
+        else if (COLL->forced[id] != COLL_ALG_AUTO)
+            core_debug("%s: forced to %s", colls[id].env, alg_names[COLL->forced[id]]);
     }
 }
 
 void coll_fini(void)
 {
+    if (!COLL)
+        return;
     coll_sched_fini();
-    for (int id = 0; id < COLL_NCOLLS; id++)
-        forced[id] = COLL_ALG_AUTO;
+    free(COLL);
+    core_rt->coll = NULL;
 }

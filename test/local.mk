@@ -3,10 +3,10 @@ UNIT_CPPFLAGS = $(AM_CPPFLAGS) -DCORE_UNIT_TEST
 check_PROGRAMS += test/unit/test_datatype test/unit/test_op test/unit/test_group \
 	test/unit/test_info test/unit/test_config test/unit/test_match test/unit/test_memhooks \
 	test/unit/test_list test/unit/test_itree test/unit/test_handle
-test_unit_test_datatype_SOURCES = test/unit/test_datatype.c src/core/datatype.c src/core/dtsig.c src/core/attr.c \
+test_unit_test_datatype_SOURCES = test/unit/test_datatype.c test/unit/core_rt_stub.c src/core/datatype.c src/core/dtsig.c src/core/attr.c \
 	src/core/handle.c
 test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
-test_unit_test_op_SOURCES = test/unit/test_op.c src/core/op.c src/core/datatype.c src/core/dtsig.c src/core/attr.c \
+test_unit_test_op_SOURCES = test/unit/test_op.c test/unit/core_rt_stub.c src/core/op.c src/core/datatype.c src/core/dtsig.c src/core/attr.c \
 	src/core/handle.c
 test_unit_test_op_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The kernels as the library builds them (vectorized).
@@ -51,11 +51,11 @@ check_PROGRAMS += test/unit/test_p2p_wire
 test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c \
 	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c \
 	src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
-	src/core/log.c src/core/wire.c src/core/progress.c src/core/handle.c src/core/config.c \
+	src/core/log.c src/core/wire.c src/core/progress.c src/core/thread.c src/core/handle.c src/core/config.c \
 	src/p2p/p2p_config.c
 test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)
 # external32 conversions (MPI_Pack_external): edge values and the walk of a mixed struct.
 check_PROGRAMS += test/unit/test_external32
-test_unit_test_external32_SOURCES = test/unit/test_external32.c src/core/external32.c \
+test_unit_test_external32_SOURCES = test/unit/test_external32.c test/unit/core_rt_stub.c src/core/external32.c \
 	src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/handle.c
 test_unit_test_external32_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -45,11 +45,13 @@ const char fh_invalid;
     const void *const fh_pre_##N[NPRE] = TABLE;                                              \
     MPI_Fint PMPI_##N##_c2f(T h)                                                             \
     {                                                                                        \
+        API_ENTER;                                                                           \
         return fh_to_f(POOL, h, fh_pre_##N, NPRE);                                           \
     }                                                                                        \
     MPI_Fint MPI_##N##_c2f(T h) API_ALIAS(MPI_##N##_c2f);                                    \
     T PMPI_##N##_f2c(MPI_Fint f)                                                             \
     {                                                                                        \
+        API_ENTER;                                                                           \
         return (T)fh_to_c(POOL, f, fh_pre_##N, NPRE);                                        \
     }                                                                                        \
     T MPI_##N##_f2c(MPI_Fint f) API_ALIAS(MPI_##N##_f2c);
@@ -185,6 +187,7 @@ static int f90_type(const char *fn, int ok, MPI_Datatype base, int comb, int p, 
 
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    API_ENTER;
     MPI_Datatype t = r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2 : r <= 9 ? MPI_INTEGER4
                                                                               : MPI_INTEGER8;
     return f90_type("MPI_Type_create_f90_integer", r <= 18, t, MPI_COMBINER_F90_INTEGER, 0, r,
@@ -210,6 +213,7 @@ static int real_kind(int p, int r)
 
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    API_ENTER;
     int k = real_kind(p, r);
     return f90_type("MPI_Type_create_f90_real", k >= 0,
                     k == 0 ? MPI_REAL4 : k == 1 ? MPI_REAL8 : MPI_REAL16, MPI_COMBINER_F90_REAL,
@@ -219,6 +223,7 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) API_ALIAS(MPI_
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    API_ENTER;
     int k = real_kind(p, r);
     return f90_type("MPI_Type_create_f90_complex", k >= 0,
                     k == 0 ? MPI_COMPLEX8 : k == 1 ? MPI_COMPLEX16 : MPI_COMPLEX32,

@@ -21,6 +21,39 @@
 /* Makes MPI_name a weak alias of PMPI_name; use once per function, after its definition. */
 #define API_ALIAS(name) __attribute__((weak, alias("P" #name)))
 
+/* The entry points' own state, hung off the base instance (core_rt->api, opaque there):
+ * made by MPI_Init, freed by MPI_Finalize. */
+typedef struct api_state {
+    /* bsend.c: the attached buffer and its blocks in use, in offset order. */
+    char *bbuf;
+    size_t bsize;
+    struct bsend_block *blocks;
+    /* errstring.c: user_codes[i] describes MPI_ERR_LASTCODE + 1 + i. */
+    struct api_user_code *user_codes;
+    int nuser, capuser;
+} api_state_t;
+/* Frees the added error codes' strings (MPI_Finalize; errstring.c). */
+void api_user_codes_free(api_state_t *st);
+
+/* MPI_THREAD_MULTIPLE (core/thread.h): the first line of every entry point but the
+ * environment calls that must work without the runtime (MPI_Init*, MPI_Finalize,
+ * MPI_Abort, MPI_Initialized, MPI_Wtime ...). Enters the critical section when MULTIPLE was
+ * granted and leaves it on every return; otherwise costs one load and one branch. */
+static inline int api_enter(void)
+{
+    core_runtime_t *rt = core_rt;
+    if (__builtin_expect(!rt || !rt->cs.on, 1))
+        return 0;
+    core_cs_enter(&rt->cs);
+    return 1;
+}
+static inline void api_leave(const int *entered)
+{
+    if (__builtin_expect(*entered, 0))
+        core_cs_exit(&core_rt->cs);
+}
+#define API_ENTER __attribute__((cleanup(api_leave))) const int api_entered_ = api_enter()
+
 /* 1 between MPI_Init and MPI_Finalize. */
 extern int api_initialized, api_finalized;
 

@@ -20,6 +20,7 @@
 int PMPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out,
                            int *flag)
 {
+    API_ENTER;
     (void)oldcomm, (void)keyval, (void)extra, (void)in, (void)out;
     *flag = 0;
     return MPI_SUCCESS;
@@ -29,6 +30,7 @@ int MPI_COMM_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, v
 
 int PMPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
 {
+    API_ENTER;
     (void)oldcomm, (void)keyval, (void)extra;
     *(void **)out = in;
     *flag = 1;
@@ -39,6 +41,7 @@ int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *o
 
 int PMPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *value, void *extra)
 {
+    API_ENTER;
     (void)comm, (void)keyval, (void)value, (void)extra;
     return MPI_SUCCESS;
 }
@@ -48,6 +51,7 @@ int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *value, void *extra)
 int PMPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int keyval, void *extra, void *in, void *out,
                            int *flag)
 {
+    API_ENTER;
     (void)oldtype, (void)keyval, (void)extra, (void)in, (void)out;
     *flag = 0;
     return MPI_SUCCESS;
@@ -58,6 +62,7 @@ int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int keyval, void *extra, void *i
 int PMPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra, void *in, void *out,
                      int *flag)
 {
+    API_ENTER;
     (void)oldtype, (void)keyval, (void)extra;
     *(void **)out = in;
     *flag = 1;
@@ -68,6 +73,7 @@ int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int keyval, void *extra, void *in, voi
 
 int PMPI_TYPE_NULL_DELETE_FN(MPI_Datatype type, int keyval, void *value, void *extra)
 {
+    API_ENTER;
     (void)type, (void)keyval, (void)value, (void)extra;
     return MPI_SUCCESS;
 }
@@ -77,6 +83,7 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype type, int keyval, void *value, void *ex
 /* The MPI-1 names of the communicator ones. */
 int PMPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
 {
+    API_ENTER;
     return PMPI_COMM_NULL_COPY_FN(oldcomm, keyval, extra, in, out, flag);
 }
 int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
@@ -84,6 +91,7 @@ int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *
 
 int PMPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
 {
+    API_ENTER;
     return PMPI_COMM_DUP_FN(oldcomm, keyval, extra, in, out, flag);
 }
 int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, int *flag)
@@ -91,6 +99,7 @@ int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out, i
 
 int PMPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *value, void *extra)
 {
+    API_ENTER;
     return PMPI_COMM_NULL_DELETE_FN(comm, keyval, value, extra);
 }
 int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *value, void *extra)
@@ -214,6 +223,7 @@ static int free_keyval(enum core_attr_kind kind, int *keyval, const char *fn)
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                             MPI_Comm_delete_attr_function *delete_fn, int *keyval, void *extra)
 {
+    API_ENTER;
     return create_keyval(CORE_ATTR_COMM, (core_attr_fn_t)copy_fn, (core_attr_fn_t)delete_fn,
                          keyval, extra, "MPI_Comm_create_keyval");
 }
@@ -223,6 +233,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
 
 int PMPI_Comm_free_keyval(int *keyval)
 {
+    API_ENTER;
     return free_keyval(CORE_ATTR_COMM, keyval, "MPI_Comm_free_keyval");
 }
 int MPI_Comm_free_keyval(int *keyval) API_ALIAS(MPI_Comm_free_keyval);
@@ -243,6 +254,7 @@ static int comm_keyval(MPI_Comm comm, int keyval, int predef_ok, int freed_ok, c
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_set_attr";
     API_CHECK(comm_keyval(comm, keyval, 0, 0, fn));
     int cb_rc;
@@ -258,6 +270,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value) API_ALIAS(MPI_Comm
 /* A predefined attribute is a pointer to its int value, on every communicator. */
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_get_attr";
     API_CHECK(comm_keyval(comm, keyval, 1, 1, fn));
     if (!value || !flag)
@@ -274,6 +287,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_delete_attr";
     API_CHECK(comm_keyval(comm, keyval, 0, 1, fn));
     int cb_rc;
@@ -292,6 +306,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) API_ALIAS(MPI_Comm_delete_at
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                        void *extra)
 {
+    API_ENTER;
     return create_keyval(CORE_ATTR_COMM, (core_attr_fn_t)copy_fn, (core_attr_fn_t)delete_fn,
                          keyval, extra, "MPI_Keyval_create");
 }
@@ -300,24 +315,28 @@ int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn
 
 int PMPI_Keyval_free(int *keyval)
 {
+    API_ENTER;
     return free_keyval(CORE_ATTR_COMM, keyval, "MPI_Keyval_free");
 }
 int MPI_Keyval_free(int *keyval) API_ALIAS(MPI_Keyval_free);
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *value)
 {
+    API_ENTER;
     return PMPI_Comm_set_attr(comm, keyval, value);
 }
 int MPI_Attr_put(MPI_Comm comm, int keyval, void *value) API_ALIAS(MPI_Attr_put);
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
 {
+    API_ENTER;
     return PMPI_Comm_get_attr(comm, keyval, value, flag);
 }
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag) API_ALIAS(MPI_Attr_get);
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    API_ENTER;
     return PMPI_Comm_delete_attr(comm, keyval);
 }
 int MPI_Attr_delete(MPI_Comm comm, int keyval) API_ALIAS(MPI_Attr_delete);
@@ -327,6 +346,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval) API_ALIAS(MPI_Attr_delete);
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
                             MPI_Type_delete_attr_function *delete_fn, int *keyval, void *extra)
 {
+    API_ENTER;
     return create_keyval(CORE_ATTR_TYPE, (core_attr_fn_t)copy_fn, (core_attr_fn_t)delete_fn,
                          keyval, extra, "MPI_Type_create_keyval");
 }
@@ -336,6 +356,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
 
 int PMPI_Type_free_keyval(int *keyval)
 {
+    API_ENTER;
     return free_keyval(CORE_ATTR_TYPE, keyval, "MPI_Type_free_keyval");
 }
 int MPI_Type_free_keyval(int *keyval) API_ALIAS(MPI_Type_free_keyval);
@@ -351,6 +372,7 @@ static int type_keyval(MPI_Datatype type, int keyval, int freed_ok, const char *
 
 int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_set_attr";
     API_CHECK(type_keyval(type, keyval, 0, fn));
     int cb_rc;
@@ -365,6 +387,7 @@ int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value) API_ALIAS(MPI_
 
 int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_get_attr";
     API_CHECK(type_keyval(type, keyval, 1, fn));
     if (!value || !flag)
@@ -377,6 +400,7 @@ int MPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
 
 int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_delete_attr";
     API_CHECK(type_keyval(type, keyval, 1, fn));
     int cb_rc;

@@ -17,14 +17,12 @@ typedef struct bsend_block {
     MPI_Request req;
 } bsend_block_t;
 
-static char *bbuf;
-static size_t bsize;
-static bsend_block_t *blocks;
+#define B (core_rt->api)
 
-/* Frees the blocks whose sends completed. */
+/* Frees the B->blocks whose sends completed. */
 static void reclaim(void)
 {
-    bsend_block_t **pp = &blocks;
+    bsend_block_t **pp = &B->blocks;
     while (*pp) {
         bsend_block_t *b = *pp;
         if (b->req->complete) {
@@ -41,7 +39,7 @@ static void reclaim(void)
 static long find_space(size_t len, bsend_block_t ***link)
 {
     size_t at = 0;
-    bsend_block_t **pp = &blocks;
+    bsend_block_t **pp = &B->blocks;
     for (; *pp; pp = &(*pp)->next) {
         if ((*pp)->off - at >= len) {
             *link = pp;
@@ -49,7 +47,7 @@ static long find_space(size_t len, bsend_block_t ***link)
         }
         at = (*pp)->off + (*pp)->len;
     }
-    if (bsize - at >= len) {
+    if (B->bsize - at >= len) {
         *link = pp;
         return (long)at;
     }
@@ -72,14 +70,14 @@ int api_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
         return api_error(comm, CORE_EBUFFER, fn,
                          "the attached buffer (%zu bytes) has no room for a %zu-byte message "
                          "(MPI_Buffer_attach a larger buffer; each message also takes %d bytes "
-                         "of overhead)", bsize, len, MPI_BSEND_OVERHEAD);
+                         "of overhead)", B->bsize, len, MPI_BSEND_OVERHEAD);
     bsend_block_t *b = malloc(sizeof(*b));
     if (!b)
         return api_error(comm, CORE_ENOMEM, fn, "out of memory");
     b->off = (size_t)off;
     b->len = need;
-    core_dt_pack(bbuf + off, buf, (size_t)count, dt);
-    int rc = p2p_isend(bbuf + off, len, MPI_BYTE, dest, tag, comm, comm->ctx,
+    core_dt_pack(B->bbuf + off, buf, (size_t)count, dt);
+    int rc = p2p_isend(B->bbuf + off, len, MPI_BYTE, dest, tag, comm, comm->ctx,
                        CORE_MODE_STANDARD, &b->req);
     if (rc) {
         free(b);
@@ -103,6 +101,7 @@ static int check(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    API_ENTER;
     API_CHECK(check(buf, count, dt, dest, tag, comm, "MPI_Bsend"));
     return api_bsend(buf, count, dt, dest, tag, comm, "MPI_Bsend");
 }
@@ -112,6 +111,7 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
+    API_ENTER;
     API_CHECK(check(buf, count, dt, dest, tag, comm, "MPI_Ibsend"));
     if (!req)
         return api_error(comm, CORE_EREQUEST, "MPI_Ibsend", "the request argument is NULL");
@@ -133,34 +133,36 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Buffer_attach"));
-    if (bbuf)
+    if (B->bbuf)
         return api_error(MPI_COMM_NULL, CORE_EBUFFER, "MPI_Buffer_attach",
                          "a buffer is already attached (MPI_Buffer_detach it first)");
     if (size < 0 || (!buffer && size > 0))
         return api_error(MPI_COMM_NULL, CORE_EBUFFER, "MPI_Buffer_attach",
                          "invalid buffer (%p, %d bytes)", buffer, size);
-    bbuf = buffer;
-    bsize = (size_t)size;
+    B->bbuf = buffer;
+    B->bsize = (size_t)size;
     return MPI_SUCCESS;
 }
 int MPI_Buffer_attach(void *buffer, int size) API_ALIAS(MPI_Buffer_attach);
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Buffer_detach"));
     if (!buffer_addr || !size)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Buffer_detach",
                          "buffer_addr or size is NULL");
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Buffer_detach", NULL);
-    for (reclaim(); blocks; reclaim())
+    for (reclaim(); B->blocks; reclaim())
         core_wait_idle(&w, core_progress());
     core_wait_end(&w);
-    *(void **)buffer_addr = bbuf;
-    *size = (int)bsize;
-    bbuf = NULL;
-    bsize = 0;
+    *(void **)buffer_addr = B->bbuf;
+    *size = (int)B->bsize;
+    B->bbuf = NULL;
+    B->bsize = 0;
     return MPI_SUCCESS;
 }
 int MPI_Buffer_detach(void *buffer_addr, int *size) API_ALIAS(MPI_Buffer_detach);

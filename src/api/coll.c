@@ -13,6 +13,7 @@
 
 RDMPI_API int PMPI_Barrier(MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Barrier";
     API_CHECK(api_coll_enter(comm, fn));
     return api_coll_done(comm, coll_barrier(comm), fn);
@@ -21,6 +22,7 @@ RDMPI_API int MPI_Barrier(MPI_Comm comm) API_ALIAS(MPI_Barrier);
 
 RDMPI_API int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ibarrier";
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -40,6 +42,7 @@ static int check_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm
 
 RDMPI_API int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Bcast";
     API_CHECK(check_bcast(buf, count, dt, root, comm, fn));
     return api_coll_done(comm, coll_bcast(buf, count, dt, root, comm), fn);
@@ -50,6 +53,7 @@ RDMPI_API int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
 RDMPI_API int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                           MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ibcast";
     API_CHECK(check_bcast(buf, count, dt, root, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -94,6 +98,7 @@ static int check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
 RDMPI_API int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                           int root, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Reduce";
     API_CHECK(check_reduce(sbuf, rbuf, count, dt, op, root, comm, fn));
     return api_coll_done(comm, coll_reduce(sbuf, rbuf, count, dt, op, root, comm), fn);
@@ -104,6 +109,7 @@ RDMPI_API int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
 RDMPI_API int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                            int root, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ireduce";
     API_CHECK(check_reduce(sbuf, rbuf, count, dt, op, root, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -129,6 +135,7 @@ static int check_allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
 RDMPI_API int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                              MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Allreduce";
     API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
     return api_coll_done(comm, coll_allreduce(sbuf, rbuf, count, dt, op, comm), fn);
@@ -139,6 +146,7 @@ RDMPI_API int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
 RDMPI_API int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                               MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Iallreduce";
     API_CHECK(check_allred(sbuf, rbuf, count, dt, op, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -150,6 +158,7 @@ RDMPI_API int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Dataty
 RDMPI_API int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                         MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Scan";
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_intra(comm, fn));
@@ -162,6 +171,7 @@ RDMPI_API int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 RDMPI_API int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                          MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Iscan";
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_intra(comm, fn));
@@ -175,6 +185,7 @@ RDMPI_API int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
 RDMPI_API int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                           MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Exscan";
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_intra(comm, fn));
@@ -187,6 +198,7 @@ RDMPI_API int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype d
 RDMPI_API int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                            MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Iexscan";
     API_CHECK(api_coll_enter(comm, fn));
     API_CHECK(api_coll_intra(comm, fn));
@@ -231,6 +243,7 @@ static int check_rs(const void *sbuf, void *rbuf, const int *counts, int count, 
 RDMPI_API int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
                                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Reduce_scatter";
     API_CHECK(check_rs(sbuf, rbuf, rcounts, 0, dt, op, comm, fn));
     return api_coll_done(comm, coll_reduce_scatter(sbuf, rbuf, rcounts, dt, op, comm), fn);
@@ -242,6 +255,7 @@ RDMPI_API int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts
 RDMPI_API int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
                                    MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ireduce_scatter";
     API_CHECK(check_rs(sbuf, rbuf, rcounts, 0, dt, op, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -255,6 +269,7 @@ RDMPI_API int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcount
 RDMPI_API int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
                                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Reduce_scatter_block";
     API_CHECK(check_rs(sbuf, rbuf, NULL, rcount, dt, op, comm, fn));
     return api_coll_done(comm, coll_reduce_scatter_block(sbuf, rbuf, rcount, dt, op, comm), fn);
@@ -267,6 +282,7 @@ RDMPI_API int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcoun
                                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                                          MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ireduce_scatter_block";
     API_CHECK(check_rs(sbuf, rbuf, NULL, rcount, dt, op, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -282,6 +298,7 @@ RDMPI_API int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount
 RDMPI_API int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype dt,
                                 MPI_Op op)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Reduce_local";
     API_CHECK(api_check_init(fn));
     MPI_Comm c = MPI_COMM_NULL;
@@ -301,6 +318,7 @@ RDMPI_API int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI
 
 RDMPI_API int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Op_create";
     API_CHECK(api_check_init(fn));
     if (!user_fn || !op)
@@ -316,6 +334,7 @@ RDMPI_API int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 /* A nonblocking reduction still running keeps its operation (it holds a reference). */
 RDMPI_API int PMPI_Op_free(MPI_Op *op)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Op_free";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, op, "op", fn));
@@ -331,6 +350,7 @@ RDMPI_API int MPI_Op_free(MPI_Op *op) API_ALIAS(MPI_Op_free);
 
 RDMPI_API int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Op_commutative";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_op(MPI_COMM_NULL, op, fn));

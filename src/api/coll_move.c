@@ -34,6 +34,7 @@ static int check_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
 RDMPI_API int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                           MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Gather";
     API_CHECK(check_gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, fn));
     return api_coll_done(comm, coll_gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm),
@@ -46,6 +47,7 @@ RDMPI_API int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void 
                            int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                            MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Igather";
     API_CHECK(check_gather(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -85,6 +87,7 @@ RDMPI_API int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void 
                            const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
                            MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Gatherv";
     API_CHECK(check_gatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm, fn));
     return api_coll_done(
@@ -98,6 +101,7 @@ RDMPI_API int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void
                             const int rcounts[], const int displs[], MPI_Datatype rdt, int root,
                             MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Igatherv";
     API_CHECK(check_gatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -133,6 +137,7 @@ static int check_scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *r
 RDMPI_API int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                            MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Scatter";
     API_CHECK(check_scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, fn));
     return api_coll_done(comm, coll_scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm),
@@ -145,6 +150,7 @@ RDMPI_API int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void
                             int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                             MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Iscatter";
     API_CHECK(check_scatter(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -184,6 +190,7 @@ RDMPI_API int PMPI_Scatterv(const void *sbuf, const int scounts[], const int dis
                             MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
                             MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Scatterv";
     API_CHECK(check_scatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, fn));
     return api_coll_done(
@@ -197,6 +204,7 @@ RDMPI_API int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int di
                              MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
                              int root, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Iscatterv";
     API_CHECK(check_scatterv(sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -226,6 +234,7 @@ static int check_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void 
 RDMPI_API int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                              int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Allgather";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     return api_coll_done(comm, coll_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm), fn);
@@ -236,6 +245,7 @@ RDMPI_API int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void
 RDMPI_API int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                               int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Iallgather";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -267,6 +277,7 @@ RDMPI_API int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, vo
                               const int rcounts[], const int displs[], MPI_Datatype rdt,
                               MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Allgatherv";
     API_CHECK(check_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, fn));
     return api_coll_done(
@@ -280,6 +291,7 @@ RDMPI_API int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, v
                                const int rcounts[], const int displs[], MPI_Datatype rdt,
                                MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Iallgatherv";
     API_CHECK(check_allgatherv(sbuf, scount, sdt, rbuf, rcounts, displs, rdt, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -295,6 +307,7 @@ RDMPI_API int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, vo
 RDMPI_API int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                             int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Alltoall";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     return api_coll_done(comm, coll_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm), fn);
@@ -305,6 +318,7 @@ RDMPI_API int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void 
 RDMPI_API int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                              int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ialltoall";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     API_CHECK(api_coll_req(comm, req, fn));
@@ -339,6 +353,7 @@ RDMPI_API int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sd
                              MPI_Datatype sdt, void *rbuf, const int rcounts[],
                              const int rdispls[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Alltoallv";
     API_CHECK(check_alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm,
                               fn));
@@ -356,6 +371,7 @@ RDMPI_API int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int s
                               const int rdispls[], MPI_Datatype rdt, MPI_Comm comm,
                               MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ialltoallv";
     API_CHECK(check_alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm,
                               fn));
@@ -393,6 +409,7 @@ RDMPI_API int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sd
                              const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
                              const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Alltoallw";
     API_CHECK(check_alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm,
                               fn));
@@ -410,6 +427,7 @@ RDMPI_API int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int s
                               const int rdispls[], const MPI_Datatype rdts[], MPI_Comm comm,
                               MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ialltoallw";
     API_CHECK(check_alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm,
                               fn));

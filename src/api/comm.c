@@ -14,6 +14,7 @@
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_rank"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_rank"));
     API_CHECK(api_check_ptr(comm, rank, "rank", "MPI_Comm_rank"));
@@ -24,6 +25,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank) API_ALIAS(MPI_Comm_rank);
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_size"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_size"));
     API_CHECK(api_check_ptr(comm, size, "size", "MPI_Comm_size"));
@@ -52,6 +54,7 @@ static int make_comm(MPI_Comm parent, MPI_Group group, int member, MPI_Comm *out
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_dup"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_dup"));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", "MPI_Comm_dup"));
@@ -81,6 +84,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) API_ALIAS(MPI_Comm_dup);
  * communicator exists once the request completes. */
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_idup"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_idup"));
     if (!newcomm || !req)
@@ -150,6 +154,7 @@ static int split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const cha
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_split"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_split"));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", "MPI_Comm_split"));
@@ -169,6 +174,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
+    API_ENTER;
     const char *fn = "MPI_Comm_split_type";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -203,6 +209,7 @@ static int is_subgroup(MPI_Group group, MPI_Comm comm)
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    API_ENTER;
     const char *fn = "MPI_Comm_create";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -220,6 +227,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) API_ALIAS
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    API_ENTER;
     const char *fn = "MPI_Comm_create_group";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -248,6 +256,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_free"));
     if (!comm)
         return api_error(MPI_COMM_NULL, CORE_ECOMM, "MPI_Comm_free", "NULL argument");
@@ -265,6 +274,7 @@ int MPI_Comm_free(MPI_Comm *comm) API_ALIAS(MPI_Comm_free);
 
 int PMPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_compare"));
     API_CHECK(api_check_comm(c1, "MPI_Comm_compare"));
     API_CHECK(api_check_comm(c2, "MPI_Comm_compare"));
@@ -285,6 +295,7 @@ int MPI_Comm_compare(MPI_Comm c1, MPI_Comm c2, int *result) API_ALIAS(MPI_Comm_c
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_group"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_group"));
     API_CHECK(api_check_ptr(comm, group, "group", "MPI_Comm_group"));
@@ -296,6 +307,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) API_ALIAS(MPI_Comm_group);
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_set_name"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_set_name"));
     API_CHECK(api_check_ptr(comm, name, "comm_name", "MPI_Comm_set_name"));
@@ -307,6 +319,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char *name) API_ALIAS(MPI_Comm_set_na
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_get_name"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_get_name"));
     API_CHECK(api_check_ptr(comm, name, "comm_name", "MPI_Comm_get_name"));
@@ -319,6 +332,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen) API_ALIAS(MPI_C
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_test_inter"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_test_inter"));
     API_CHECK(api_check_ptr(comm, flag, "flag", "MPI_Comm_test_inter"));

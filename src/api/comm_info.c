@@ -45,6 +45,7 @@ static unsigned merge_hints(unsigned hints, MPI_Info info)
 
 RDMPI_API int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_set_info";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -56,6 +57,7 @@ RDMPI_API int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) API_ALIAS(MPI_Comm
 
 RDMPI_API int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_get_info";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -77,6 +79,7 @@ RDMPI_API int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) API_ALIAS(MP
 
 RDMPI_API int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_dup_with_info";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));

@@ -46,6 +46,7 @@ RDMPI_API int PMPI_Type_create_darray(int size, int rank, int ndims, const int g
                                       const int psizes[], int order, MPI_Datatype oldtype,
                                       MPI_Datatype *newtype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_create_darray";
     API_CHECK(api_check_init(fn));
     if (size <= 0 || rank < 0 || rank >= size || ndims <= 0)
@@ -121,6 +122,7 @@ RDMPI_API int MPI_Type_create_darray(int size, int rank, int ndims, const int gs
  */
 RDMPI_API int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_match_size";
     static const MPI_Datatype ints[] = { MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG,
                                          MPI_LONG_LONG };

@@ -33,6 +33,7 @@ static int count_to_int(MPI_Count c)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_size"));
     API_CHECK(check_dt(datatype, "MPI_Type_size"));
     API_CHECK(check_ptr(size, "size", "MPI_Type_size"));
@@ -43,6 +44,7 @@ int MPI_Type_size(MPI_Datatype datatype, int *size) API_ALIAS(MPI_Type_size);
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_size_x"));
     API_CHECK(check_dt(datatype, "MPI_Type_size_x"));
     API_CHECK(check_ptr(size, "size", "MPI_Type_size_x"));
@@ -53,6 +55,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) API_ALIAS(MPI_Type_s
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_get_extent"));
     API_CHECK(check_dt(datatype, "MPI_Type_get_extent"));
     API_CHECK(check_ptr(lb, "lb", "MPI_Type_get_extent"));
@@ -66,6 +69,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_get_extent_x"));
     API_CHECK(check_dt(datatype, "MPI_Type_get_extent_x"));
     API_CHECK(check_ptr(lb, "lb", "MPI_Type_get_extent_x"));
@@ -79,6 +83,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_get_true_extent"));
     API_CHECK(check_dt(datatype, "MPI_Type_get_true_extent"));
     API_CHECK(check_ptr(true_lb, "true_lb", "MPI_Type_get_true_extent"));
@@ -93,6 +98,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                 MPI_Count *true_extent)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_get_true_extent_x"));
     API_CHECK(check_dt(datatype, "MPI_Type_get_true_extent_x"));
     API_CHECK(check_ptr(true_lb, "true_lb", "MPI_Type_get_true_extent_x"));
@@ -106,6 +112,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_contiguous";
     API_CHECK(api_check_init(fn));
     if (count < 0)
@@ -127,6 +134,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_commit"));
     API_CHECK(check_ptr(datatype, "datatype", "MPI_Type_commit"));
     API_CHECK(check_dt(*datatype, "MPI_Type_commit"));
@@ -137,6 +145,7 @@ int MPI_Type_commit(MPI_Datatype *datatype) API_ALIAS(MPI_Type_commit);
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_free"));
     API_CHECK(check_ptr(datatype, "datatype", "MPI_Type_free"));
     API_CHECK(check_dt(*datatype, "MPI_Type_free"));
@@ -152,6 +161,7 @@ int MPI_Type_free(MPI_Datatype *datatype) API_ALIAS(MPI_Type_free);
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_dup"));
     API_CHECK(check_dt(oldtype, "MPI_Type_dup"));
     API_CHECK(check_ptr(newtype, "newtype", "MPI_Type_dup"));
@@ -174,6 +184,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) API_ALIAS(MPI_Type
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_get_name"));
     API_CHECK(check_dt(datatype, "MPI_Type_get_name"));
     API_CHECK(check_ptr(type_name, "type_name", "MPI_Type_get_name"));
@@ -190,6 +201,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 /* Names longer than MPI_MAX_OBJECT_NAME - 1 characters are truncated, as MPI allows. */
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Type_set_name"));
     API_CHECK(check_dt(datatype, "MPI_Type_set_name"));
     API_CHECK(check_ptr(type_name, "type_name", "MPI_Type_set_name"));
@@ -212,6 +224,7 @@ static int check_status_dt(const MPI_Status *status, MPI_Datatype dt, const char
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Get_count"));
     API_CHECK(check_status_dt(status, datatype, "MPI_Get_count"));
     API_CHECK(check_ptr(count, "count", "MPI_Get_count"));
@@ -230,6 +243,7 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Get_elements_x"));
     API_CHECK(check_status_dt(status, datatype, "MPI_Get_elements_x"));
     API_CHECK(check_ptr(count, "count", "MPI_Get_elements_x"));
@@ -241,6 +255,7 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Get_elements"));
     API_CHECK(check_status_dt(status, datatype, "MPI_Get_elements"));
     API_CHECK(check_ptr(count, "count", "MPI_Get_elements"));
@@ -289,6 +304,7 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+    API_ENTER;
     return set_elements(status, datatype, count, "MPI_Status_set_elements");
 }
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
@@ -296,6 +312,7 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
+    API_ENTER;
     return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
 }
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
@@ -303,6 +320,7 @@ int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Status_set_cancelled"));
     if (status == MPI_STATUS_IGNORE)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Status_set_cancelled",
@@ -314,6 +332,7 @@ int MPI_Status_set_cancelled(MPI_Status *status, int flag) API_ALIAS(MPI_Status_
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Test_cancelled"));
     if (status == MPI_STATUS_IGNORE)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Test_cancelled",
@@ -328,6 +347,7 @@ int MPI_Test_cancelled(const MPI_Status *status, int *flag) API_ALIAS(MPI_Test_c
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Get_address"));
     API_CHECK(check_ptr(address, "address", "MPI_Get_address"));
     *address = (MPI_Aint)(uintptr_t)location;
@@ -338,12 +358,14 @@ int MPI_Get_address(const void *location, MPI_Aint *address) API_ALIAS(MPI_Get_a
 /* Address arithmetic is done in unsigned so it wraps like the machine's, never undefined. */
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
+    API_ENTER;
     return (MPI_Aint)((unsigned long)base + (unsigned long)disp);
 }
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) API_ALIAS(MPI_Aint_add);
 
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
+    API_ENTER;
     return (MPI_Aint)((unsigned long)addr1 - (unsigned long)addr2);
 }
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) API_ALIAS(MPI_Aint_diff);

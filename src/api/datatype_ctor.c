@@ -134,6 +134,7 @@ static int strided(int count, int blocklength, MPI_Aint stride, MPI_Datatype old
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_vector";
     MPI_Aint bytes = 0;
     if (core_handle_valid(&core_handles.dt, oldtype) &&
@@ -149,6 +150,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_create_hvector";
     int rc = strided(count, blocklength, stride, oldtype, newtype, fn);
     return record(rc, newtype, MPI_COMBINER_HVECTOR, 2, (const int[]){count, blocklength}, 1,
@@ -234,6 +236,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    API_ENTER;
     API_CHECK(check_blocklengths(count, array_of_blocklengths, "MPI_Type_indexed"));
     return indexed(MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0, array_of_displacements,
                    NULL, NULL, oldtype, newtype, "MPI_Type_indexed");
@@ -246,6 +249,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    API_ENTER;
     API_CHECK(check_blocklengths(count, array_of_blocklengths, "MPI_Type_create_hindexed"));
     return indexed(MPI_COMBINER_HINDEXED, count, array_of_blocklengths, 0, NULL,
                    array_of_displacements, NULL, oldtype, newtype, "MPI_Type_create_hindexed");
@@ -257,6 +261,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER;
     return indexed(MPI_COMBINER_INDEXED_BLOCK, count, NULL, blocklength, array_of_displacements,
                    NULL, NULL, oldtype, newtype, "MPI_Type_create_indexed_block");
 }
@@ -268,6 +273,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                     MPI_Datatype *newtype)
 {
+    API_ENTER;
     return indexed(MPI_COMBINER_HINDEXED_BLOCK, count, NULL, blocklength, NULL,
                    array_of_displacements, NULL, oldtype, newtype,
                    "MPI_Type_create_hindexed_block");
@@ -281,6 +287,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_create_struct";
     API_CHECK(check_blocklengths(count, array_of_blocklengths, fn));
     if (array_of_types == NULL && count > 0) {
@@ -300,6 +307,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_create_resized";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_type(oldtype, "oldtype", -1, fn));
@@ -317,6 +325,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               const int array_of_subsizes[], const int array_of_starts[],
                               int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_create_subarray";
     API_CHECK(api_check_init(fn));
     if (ndims <= 0)
@@ -369,6 +378,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_get_envelope";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_type(datatype, "datatype", -1, fn));
@@ -395,6 +405,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Type_get_contents";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_type(datatype, "datatype", -1, fn));

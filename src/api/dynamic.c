@@ -141,6 +141,7 @@ static int check_app(MPI_Comm comm, const char *cmd, int maxprocs, MPI_Info info
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                     MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_spawn";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -165,6 +166,7 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              int root, MPI_Comm comm, MPI_Comm *intercomm,
                              int array_of_errcodes[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_spawn_multiple";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -252,6 +254,7 @@ void api_dyn_fini(void)
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_get_parent";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_ptr(MPI_COMM_WORLD, parent, "parent", fn));
@@ -270,6 +273,7 @@ int MPI_Comm_get_parent(MPI_Comm *parent) API_ALIAS(MPI_Comm_get_parent);
  */
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_disconnect";
     API_CHECK(api_check_init(fn));
     if (!comm)

@@ -5,6 +5,7 @@
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_create_errhandler"));
     if (!fn)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Comm_create_errhandler",
@@ -21,6 +22,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_set_errhandler"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_set_errhandler"));
     API_CHECK(api_check_errh(comm, errhandler, "MPI_Comm_set_errhandler"));
@@ -34,6 +36,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_get_errhandler"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_get_errhandler"));
     if (!errhandler)
@@ -47,6 +50,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Comm_call_errhandler"));
     API_CHECK(api_check_comm(comm, "MPI_Comm_call_errhandler"));
     api_raise(comm, errorcode, "MPI_Comm_call_errhandler", "error raised by the application");
@@ -56,6 +60,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) API_ALIAS(MPI_Comm_ca
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Errhandler_free"));
     if (!errhandler)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Errhandler_free", "errhandler is NULL");

@@ -132,19 +132,28 @@ const char *api_class_description(int cls)
 
 /* ---- Added classes and codes --------------------------------------------- */
 
-typedef struct user_code {
+typedef struct api_user_code {
     int cls;        /* its own value for an added class */
     char *string;   /* from MPI_Add_error_string; NULL: none yet */
 } user_code_t;
 
-static user_code_t *user_codes;   /* user_codes[i] describes MPI_ERR_LASTCODE + 1 + i */
-static int nuser, capuser;
+/* In the entry points' instance; none before MPI_Init or after MPI_Finalize. */
+#define U (core_rt->api)
+
+void api_user_codes_free(api_state_t *st)
+{
+    for (int i = 0; i < st->nuser; i++)
+        free(st->user_codes[i].string);
+    free(st->user_codes);
+    st->user_codes = NULL;
+    st->nuser = st->capuser = 0;
+}
 
 static user_code_t *user_entry(int code)
 {
-    if (code <= MPI_ERR_LASTCODE || code - MPI_ERR_LASTCODE - 1 >= nuser)
+    if (!core_rt || !U || code <= MPI_ERR_LASTCODE || code - MPI_ERR_LASTCODE - 1 >= U->nuser)
         return NULL;
-    return &user_codes[code - MPI_ERR_LASTCODE - 1];
+    return &U->user_codes[code - MPI_ERR_LASTCODE - 1];
 }
 
 int api_user_code_class(int code)
@@ -155,22 +164,22 @@ int api_user_code_class(int code)
 
 int api_last_used_code(void)
 {
-    return MPI_ERR_LASTCODE + nuser;
+    return MPI_ERR_LASTCODE + (core_rt && U ? U->nuser : 0);
 }
 
 /* Appends an entry of class cls (-1: the new value is a class) and returns its value. */
 static int user_add(int cls, int *value)
 {
-    if (nuser == capuser) {
-        int cap = capuser ? 2 * capuser : 16;
-        user_code_t *t = realloc(user_codes, (size_t)cap * sizeof(*t));
+    if (U->nuser == U->capuser) {
+        int cap = U->capuser ? 2 * U->capuser : 16;
+        user_code_t *t = realloc(U->user_codes, (size_t)cap * sizeof(*t));
         if (!t)
             return CORE_ENOMEM;
-        user_codes = t;
-        capuser = cap;
+        U->user_codes = t;
+        U->capuser = cap;
     }
-    int v = MPI_ERR_LASTCODE + 1 + nuser;
-    user_codes[nuser++] = (user_code_t){ cls < 0 ? v : cls, NULL };
+    int v = MPI_ERR_LASTCODE + 1 + U->nuser;
+    U->user_codes[U->nuser++] = (user_code_t){ cls < 0 ? v : cls, NULL };
     *value = v;
     core_attr_set_predefined(MPI_LASTUSEDCODE, v);
     return 0;
@@ -180,6 +189,7 @@ static int user_add(int cls, int *value)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    API_ENTER;
     if (!string || !resultlen)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Error_string",
                          "string or resultlen is NULL");
@@ -205,6 +215,7 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) API_ALIAS(MPI_
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    API_ENTER;
     if (!errorclass)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Error_class", "errorclass is NULL");
     int cls = is_predefined(errorcode) ? errorcode : api_user_code_class(errorcode);
@@ -218,6 +229,7 @@ int MPI_Error_class(int errorcode, int *errorclass) API_ALIAS(MPI_Error_class);
 
 int PMPI_Add_error_class(int *errorclass)
 {
+    API_ENTER;
     if (!errorclass)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Add_error_class", "errorclass is NULL");
     int rc = user_add(-1, errorclass);
@@ -229,6 +241,7 @@ int MPI_Add_error_class(int *errorclass) API_ALIAS(MPI_Add_error_class);
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
+    API_ENTER;
     if (!errorcode)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Add_error_code", "errorcode is NULL");
     /* A valid class: a predefined error class, or a value MPI_Add_error_class returned. */
@@ -246,6 +259,7 @@ int MPI_Add_error_code(int errorclass, int *errorcode) API_ALIAS(MPI_Add_error_c
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
+    API_ENTER;
     const char *fn = "MPI_Add_error_string";
     if (!string)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "string is NULL");

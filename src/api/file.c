@@ -106,6 +106,7 @@ static int check_amode(int amode, const char *fn)
 
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_open";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -136,6 +137,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 
 int PMPI_File_close(MPI_File *fh)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_close";
     API_CHECK(api_check_init(fn));
     CHECK_PTR(MPI_FILE_NULL, fh, fn);
@@ -165,6 +167,7 @@ int MPI_File_close(MPI_File *fh) API_ALIAS(MPI_File_close);
 
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_delete";
     API_CHECK(api_check_init(fn));
     if (!filename)
@@ -192,18 +195,21 @@ static int size_call(MPI_File fh, MPI_Offset size, int prealloc, const char *fn)
 
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    API_ENTER;
     return size_call(fh, size, 0, "MPI_File_set_size");
 }
 int MPI_File_set_size(MPI_File fh, MPI_Offset size) API_ALIAS(MPI_File_set_size);
 
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    API_ENTER;
     return size_call(fh, size, 1, "MPI_File_preallocate");
 }
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size) API_ALIAS(MPI_File_preallocate);
 
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_size";
     CHECK_FILE(fh, fn);
     CHECK_PTR(fh, size, fn);
@@ -214,6 +220,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset *size) API_ALIAS(MPI_File_get_size
 
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_group";
     CHECK_FILE(fh, fn);
     CHECK_PTR(fh, group, fn);
@@ -223,6 +230,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group *group) API_ALIAS(MPI_File_get_gro
 
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_amode";
     CHECK_FILE(fh, fn);
     CHECK_PTR(fh, amode, fn);
@@ -233,6 +241,7 @@ int MPI_File_get_amode(MPI_File fh, int *amode) API_ALIAS(MPI_File_get_amode);
 
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_set_info";
     CHECK_FILE(fh, fn);
     if (info != MPI_INFO_NULL && !core_handle_valid(&core_handles.info, info))
@@ -244,6 +253,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info) API_ALIAS(MPI_File_set_info);
 
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_info";
     CHECK_FILE(fh, fn);
     CHECK_PTR(fh, info_used, fn);
@@ -267,6 +277,7 @@ static int check_view_type(MPI_File fh, MPI_Datatype t, const char *what, const 
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                        const char *datarep, MPI_Info info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_set_view";
     CHECK_FILE(fh, fn);
     API_CHECK(check_view_type(fh, etype, "etype", fn));
@@ -303,6 +314,7 @@ static int view_type(MPI_Datatype t, MPI_Datatype *out)
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
                        char *datarep)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_view";
     CHECK_FILE(fh, fn);
     CHECK_PTR(fh, disp, fn);
@@ -321,6 +333,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Da
 
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_type_extent";
     CHECK_FILE(fh, fn);
     if (!core_handle_valid(&core_handles.dt, datatype))
@@ -336,6 +349,7 @@ int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *
                           MPI_Datarep_conversion_function *write_conversion_fn,
                           MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Register_datarep";
     API_CHECK(api_check_init(fn));
     CHECK_PTR(MPI_FILE_NULL, datarep, fn);
@@ -354,6 +368,7 @@ int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *r
 
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_set_atomicity";
     CHECK_FILE(fh, fn);
     int rc = io_set_atomicity(fh, flag);
@@ -363,6 +378,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag) API_ALIAS(MPI_File_set_atomici
 
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_atomicity";
     CHECK_FILE(fh, fn);
     CHECK_PTR(fh, flag, fn);
@@ -373,6 +389,7 @@ int MPI_File_get_atomicity(MPI_File fh, int *flag) API_ALIAS(MPI_File_get_atomic
 
 int PMPI_File_sync(MPI_File fh)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_sync";
     CHECK_FILE(fh, fn);
     int rc = io_sync(fh);
@@ -385,6 +402,7 @@ int MPI_File_sync(MPI_File fh) API_ALIAS(MPI_File_sync);
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
                                 MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_create_errhandler";
     API_CHECK(api_check_init(fn));
     CHECK_PTR(MPI_FILE_NULL, file_errhandler_fn, fn);
@@ -402,6 +420,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
 
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_set_errhandler";
     API_CHECK(api_check_init(fn));
     if (file != MPI_FILE_NULL)
@@ -424,6 +443,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_errhandler";
     API_CHECK(api_check_init(fn));
     if (file != MPI_FILE_NULL)
@@ -441,6 +461,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_call_errhandler";
     API_CHECK(api_check_init(fn));
     if (fh != MPI_FILE_NULL)

@@ -194,6 +194,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,          \
                          MPI_Status *status)                                                   \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return rw(fh, write, coll, where, 0, buf, count, datatype, status, "MPI_File_" #name); \
     }                                                                                          \
     int MPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,           \
@@ -202,6 +203,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, MPI_Offset offset, cv void *buf, int count,              \
                          MPI_Datatype datatype, MPI_Status *status)                            \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return rw(fh, write, coll, AT, offset, buf, count, datatype, status,                   \
                   "MPI_File_" #name);                                                          \
     }                                                                                          \
@@ -211,6 +213,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,           \
                          MPI_Request *request)                                                  \
     {                                                                                           \
+        API_ENTER;                                                                              \
         return irw(fh, write, coll, where, 0, buf, count, datatype, request, "MPI_File_" #name); \
     }                                                                                           \
     int MPI_File_##name(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype,            \
@@ -219,6 +222,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
     int PMPI_File_##name(MPI_File fh, MPI_Offset offset, cv void *buf, int count,              \
                          MPI_Datatype datatype, MPI_Request *request)                          \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return irw(fh, write, coll, AT, offset, buf, count, datatype, request,                 \
                    "MPI_File_" #name);                                                         \
     }                                                                                          \
@@ -227,6 +231,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
 #define SPLIT(name, kind, write, where, cv)                                                    \
     int PMPI_File_##name##_begin(MPI_File fh, cv void *buf, int count, MPI_Datatype datatype)  \
     {                                                                                          \
+        API_ENTER;                                                                             \
         return split_begin(fh, kind, write, where, 0, buf, count, datatype,                    \
                            "MPI_File_" #name "_begin");                                        \
     }                                                                                          \
@@ -234,6 +239,7 @@ static int split_end(MPI_File fh, int kind, MPI_Status *st, const char *fn)
         API_ALIAS(MPI_File_##name##_begin);                                                    \
     int PMPI_File_##name##_end(MPI_File fh, cv void *buf, MPI_Status *status)                  \
     {                                                                                          \
+        API_ENTER;                                                                             \
         (void)buf;                                                                             \
         return split_end(fh, kind, status, "MPI_File_" #name "_end");                          \
     }                                                                                          \
@@ -270,6 +276,7 @@ SPLIT(write_ordered, IO_SPLIT_WRITE_ORD, 1, ORDERED, const)
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count,
                                 MPI_Datatype datatype)
 {
+    API_ENTER;
     return split_begin(fh, IO_SPLIT_READ_AT, 0, AT, offset, buf, count, datatype,
                        "MPI_File_read_at_all_begin");
 }
@@ -278,6 +285,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int co
 
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    API_ENTER;
     (void)buf;
     return split_end(fh, IO_SPLIT_READ_AT, status, "MPI_File_read_at_all_end");
 }
@@ -287,6 +295,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count,
                                  MPI_Datatype datatype)
 {
+    API_ENTER;
     return split_begin(fh, IO_SPLIT_WRITE_AT, 1, AT, offset, buf, count, datatype,
                        "MPI_File_write_at_all_begin");
 }
@@ -295,6 +304,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf,
 
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    API_ENTER;
     (void)buf;
     return split_end(fh, IO_SPLIT_WRITE_AT, status, "MPI_File_write_at_all_end");
 }
@@ -325,6 +335,7 @@ static int seek_pos(MPI_File fh, MPI_Offset cur, MPI_Offset offset, int whence, 
 
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_seek";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -344,6 +355,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) API_ALIAS(MPI_File
 
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_position";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -356,6 +368,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) API_ALIAS(MPI_File_ge
 
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_byte_offset";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -373,6 +386,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
  * is in place for any rank's next shared access. */
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_seek_shared";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));
@@ -398,6 +412,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
+    API_ENTER;
     static const char fn[] = "MPI_File_get_position_shared";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_file(fh, fn));

@@ -57,6 +57,7 @@ static int check_graph(MPI_Comm comm, int nnodes, const int *index, const int *e
 RDMPI_API int PMPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                                 int reorder, MPI_Comm *newcomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Graph_create";
     (void)reorder;
     API_CHECK(enter(comm, fn));
@@ -81,6 +82,7 @@ RDMPI_API int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], con
 
 RDMPI_API int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Graphdims_get";
     const core_topo_t *t = NULL;
     API_CHECK(graph_of(comm, &t, fn));
@@ -95,6 +97,7 @@ RDMPI_API int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 
 RDMPI_API int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Graph_get";
     const core_topo_t *t = NULL;
     API_CHECK(graph_of(comm, &t, fn));
@@ -124,6 +127,7 @@ static int node_edges(MPI_Comm comm, const core_topo_t *t, int rank, int *first,
 
 RDMPI_API int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Graph_neighbors_count";
     const core_topo_t *t = NULL;
     int first, n;
@@ -138,6 +142,7 @@ RDMPI_API int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors
 
 RDMPI_API int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Graph_neighbors";
     const core_topo_t *t = NULL;
     int first, n;
@@ -156,6 +161,7 @@ RDMPI_API int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int
 RDMPI_API int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[],
                              int *newrank)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Graph_map";
     API_CHECK(enter(comm, fn));
     API_CHECK(api_check_ptr(comm, newrank, "newrank", fn));
@@ -171,6 +177,7 @@ RDMPI_API int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const 
 RDMPI_API int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                             int *newrank)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cart_map";
     (void)periods;
     API_CHECK(enter(comm, fn));

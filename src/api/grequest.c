@@ -96,6 +96,7 @@ RDMPI_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
                                   MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                                   MPI_Request *request)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Grequest_start";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, request, "request", fn));
@@ -128,6 +129,7 @@ static int greq_pending(MPI_Request r)
 
 RDMPI_API int PMPI_Grequest_complete(MPI_Request request)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Grequest_complete";
     API_CHECK(api_check_init(fn));
     if (!greq_pending(request))

@@ -24,6 +24,7 @@ static int check_ptr(const void *p, const char *what, const char *fn)
 
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    API_ENTER;
     const char *fn = "MPI_Group_size";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_group(group, "group", fn));
@@ -35,6 +36,7 @@ int MPI_Group_size(MPI_Group group, int *size) API_ALIAS(MPI_Group_size);
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    API_ENTER;
     const char *fn = "MPI_Group_rank";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_group(group, "group", fn));
@@ -81,6 +83,7 @@ static int incl_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgr
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    API_ENTER;
     return incl_excl(group, n, ranks, newgroup, 0, "MPI_Group_incl");
 }
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
@@ -88,6 +91,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    API_ENTER;
     return incl_excl(group, n, ranks, newgroup, 1, "MPI_Group_excl");
 }
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
@@ -132,6 +136,7 @@ static int range_incl_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *n
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    API_ENTER;
     return range_incl_excl(group, n, ranges, newgroup, 0, "MPI_Group_range_incl");
 }
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
@@ -139,6 +144,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    API_ENTER;
     return range_incl_excl(group, n, ranges, newgroup, 1, "MPI_Group_range_excl");
 }
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
@@ -162,6 +168,7 @@ static int set_op(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, set_o
 
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    API_ENTER;
     return set_op(group1, group2, newgroup, core_group_union, "MPI_Group_union");
 }
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
@@ -169,6 +176,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    API_ENTER;
     return set_op(group1, group2, newgroup, core_group_intersection, "MPI_Group_intersection");
 }
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
@@ -176,6 +184,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgro
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    API_ENTER;
     return set_op(group1, group2, newgroup, core_group_difference, "MPI_Group_difference");
 }
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
@@ -183,6 +192,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup
 
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    API_ENTER;
     const char *fn = "MPI_Group_compare";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_group(group1, "group1", fn));
@@ -200,6 +210,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                int ranks2[])
 {
+    API_ENTER;
     const char *fn = "MPI_Group_translate_ranks";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_group(group1, "group1", fn));
@@ -225,6 +236,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 
 int PMPI_Group_free(MPI_Group *group)
 {
+    API_ENTER;
     const char *fn = "MPI_Group_free";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_ptr(group, "group", fn));

@@ -46,6 +46,7 @@ static int check_ptr(const void *p, const char *what, const char *fn)
 
 int PMPI_Info_create(MPI_Info *info)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_create";
     API_CHECK(check_ptr(info, "info", fn));
     int rc = core_info_create(info);
@@ -57,6 +58,7 @@ int MPI_Info_create(MPI_Info *info) API_ALIAS(MPI_Info_create);
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_set";
     API_CHECK(check_writable(info, fn));
     API_CHECK(check_key(key, fn));
@@ -75,6 +77,7 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value) API_ALIAS(MP
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_get";
     API_CHECK(check_info(info, fn));
     API_CHECK(check_key(key, fn));
@@ -106,6 +109,7 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
  */
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_get_string";
     API_CHECK(check_info(info, fn));
     API_CHECK(check_key(key, fn));
@@ -135,6 +139,7 @@ int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_get_valuelen";
     API_CHECK(check_info(info, fn));
     API_CHECK(check_key(key, fn));
@@ -151,6 +156,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_delete";
     API_CHECK(check_writable(info, fn));
     API_CHECK(check_key(key, fn));
@@ -163,6 +169,7 @@ int MPI_Info_delete(MPI_Info info, const char *key) API_ALIAS(MPI_Info_delete);
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_dup";
     API_CHECK(check_info(info, fn));
     API_CHECK(check_ptr(newinfo, "newinfo", fn));
@@ -176,6 +183,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) API_ALIAS(MPI_Info_dup);
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_get_nkeys";
     API_CHECK(check_info(info, fn));
     API_CHECK(check_ptr(nkeys, "nkeys", fn));
@@ -186,6 +194,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) API_ALIAS(MPI_Info_get_nkeys);
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_get_nthkey";
     API_CHECK(check_info(info, fn));
     API_CHECK(check_ptr(key, "key", fn));
@@ -200,6 +209,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) API_ALIAS(MPI_Info_get_
 
 int PMPI_Info_free(MPI_Info *info)
 {
+    API_ENTER;
     const char *fn = "MPI_Info_free";
     API_CHECK(check_ptr(info, "info", fn));
     API_CHECK(check_info(*info, fn));

@@ -26,6 +26,10 @@ static int do_init(int *argc, char ***argv, int required, int *provided, const c
         fprintf(stderr, "rdmpi: %s failed: %s; aborting\n", fn, core_strerror(rc));
         core_boot_abort(core_rt, 1, "MPI_Init failed");
     }
+    if (!(core_rt->api = calloc(1, sizeof(*core_rt->api)))) {
+        fprintf(stderr, "rdmpi: %s failed: out of memory; aborting\n", fn);
+        core_boot_abort(core_rt, 1, "MPI_Init failed");
+    }
     main_thread = pthread_self();
     api_initialized = 1;
     api_attr_init();
@@ -99,6 +103,9 @@ int PMPI_Finalize(void)
     core_rt->rma = NULL;
     io_fini();
     api_dyn_fini();
+    api_user_codes_free(core_rt->api);
+    free(core_rt->api);   /* a buffer still attached for bsend stays the program's */
+    core_rt->api = NULL;
     int rc = rt_fini();
     api_finalized = 1;
     if (rc)

@@ -255,6 +255,7 @@ int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Intercomm_create";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(local_comm, fn));
@@ -300,6 +301,7 @@ static int check_inter(MPI_Comm comm, const char *fn)
  * same value, the group whose leader has the lower world rank. */
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Intercomm_merge";
     API_CHECK(check_inter(intercomm, fn));
     API_CHECK(api_check_ptr(intercomm, newintracomm, "newintracomm", fn));
@@ -344,6 +346,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_remote_size";
     API_CHECK(check_inter(comm, fn));
     API_CHECK(api_check_ptr(comm, size, "size", fn));
@@ -354,6 +357,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int *size) API_ALIAS(MPI_Comm_remote_siz
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_remote_group";
     API_CHECK(check_inter(comm, fn));
     API_CHECK(api_check_ptr(comm, group, "group", fn));

@@ -138,6 +138,7 @@ static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
 
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Comm_join";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_ptr(MPI_COMM_WORLD, intercomm, "intercomm", fn));

@@ -74,6 +74,7 @@ static int check_req(MPI_Comm comm, MPI_Request *req, const char *fn)
 RDMPI_API int PMPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype sdt,
                                       void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Neighbor_allgather";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     return api_coll_done(
@@ -87,6 +88,7 @@ RDMPI_API int PMPI_Ineighbor_allgather(const void *sbuf, int scount, MPI_Datatyp
                                        void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
                                        MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ineighbor_allgather";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     API_CHECK(check_req(comm, req, fn));
@@ -101,6 +103,7 @@ RDMPI_API int PMPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatyp
                                        void *rbuf, const int rcounts[], const int displs[],
                                        MPI_Datatype rdt, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Neighbor_allgatherv";
     API_CHECK(check_v(sbuf, NULL, NULL, sdt, rbuf, rcounts, displs, rdt, comm, fn));
     API_CHECK(api_check_buf(comm, sbuf, scount, sdt, fn));
@@ -117,6 +120,7 @@ RDMPI_API int PMPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Dataty
                                         void *rbuf, const int rcounts[], const int displs[],
                                         MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ineighbor_allgatherv";
     API_CHECK(check_v(sbuf, NULL, NULL, sdt, rbuf, rcounts, displs, rdt, comm, fn));
     API_CHECK(api_check_buf(comm, sbuf, scount, sdt, fn));
@@ -134,6 +138,7 @@ RDMPI_API int MPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatyp
 RDMPI_API int PMPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                      int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Neighbor_alltoall";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     return api_coll_done(
@@ -147,6 +152,7 @@ RDMPI_API int PMPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype
                                       void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
                                       MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ineighbor_alltoall";
     API_CHECK(check_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm, fn));
     API_CHECK(check_req(comm, req, fn));
@@ -161,6 +167,7 @@ RDMPI_API int PMPI_Neighbor_alltoallv(const void *sbuf, const int scounts[], con
                                       MPI_Datatype sdt, void *rbuf, const int rcounts[],
                                       const int rdispls[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Neighbor_alltoallv";
     API_CHECK(check_v(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, fn));
     return api_coll_done(comm,
@@ -178,6 +185,7 @@ RDMPI_API int PMPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
                                        const int rcounts[], const int rdispls[],
                                        MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ineighbor_alltoallv";
     API_CHECK(check_v(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm, fn));
     API_CHECK(check_req(comm, req, fn));
@@ -196,6 +204,7 @@ RDMPI_API int PMPI_Neighbor_alltoallw(const void *sbuf, const int scounts[],
                                       void *rbuf, const int rcounts[], const MPI_Aint rdispls[],
                                       const MPI_Datatype rdts[], MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Neighbor_alltoallw";
     API_CHECK(check_w(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm, fn));
     return api_coll_done(comm,
@@ -215,6 +224,7 @@ RDMPI_API int PMPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
                                        const MPI_Aint rdispls[], const MPI_Datatype rdts[],
                                        MPI_Comm comm, MPI_Request *req)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Ineighbor_alltoallw";
     API_CHECK(check_w(sbuf, scounts, sdispls, sdts, rbuf, rcounts, rdispls, rdts, comm, fn));
     API_CHECK(check_req(comm, req, fn));

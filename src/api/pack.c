@@ -19,6 +19,7 @@ static MPI_Aint packed_bytes(int count, MPI_Datatype dt)
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Pack";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -42,6 +43,7 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Unpack";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));
@@ -69,6 +71,7 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Pack_size";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));

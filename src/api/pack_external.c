@@ -35,6 +35,7 @@ static int ext_bytes(int count, MPI_Datatype dt, size_t *n, const char *fn)
 RDMPI_API int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype,
                                       MPI_Aint *size)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Pack_external_size";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_rep(datarep, fn));
@@ -68,6 +69,7 @@ RDMPI_API int PMPI_Pack_external(const char *datarep, const void *inbuf, int inc
                                  MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
                                  MPI_Aint *position)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Pack_external";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_rep(datarep, fn));
@@ -101,6 +103,7 @@ RDMPI_API int PMPI_Unpack_external(const char *datarep, const void *inbuf, MPI_A
                                    MPI_Aint *position, void *outbuf, int outcount,
                                    MPI_Datatype datatype)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Unpack_external";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_rep(datarep, fn));

@@ -57,6 +57,7 @@ SEND_INIT(MPI_Bsend_init, CORE_MODE_BUFFERED)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                    MPI_Request *req)
 {
+    API_ENTER;
     return make(buf, count, dt, src, tag, comm, CORE_REQ_RECV, 0, req, "MPI_Recv_init");
 }
 int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -86,6 +87,7 @@ static int start(MPI_Request r, const char *fn)
 
 int PMPI_Start(MPI_Request *req)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Start"));
     if (!req)
         return api_error(MPI_COMM_NULL, CORE_EREQUEST, "MPI_Start", "the request pointer is NULL");
@@ -95,6 +97,7 @@ int MPI_Start(MPI_Request *req) API_ALIAS(MPI_Start);
 
 int PMPI_Startall(int n, MPI_Request reqs[])
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Startall"));
     API_CHECK(api_check_count(MPI_COMM_NULL, n, "MPI_Startall"));
     if (n > 0)

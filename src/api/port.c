@@ -36,6 +36,7 @@
 
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Open_port";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_info(MPI_COMM_WORLD, info, 1, fn));
@@ -55,6 +56,7 @@ int MPI_Open_port(MPI_Info info, char *port_name) API_ALIAS(MPI_Open_port);
 /* Nothing is held for an open port: closing checks the name is one of ours. */
 int PMPI_Close_port(const char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Close_port";
     API_CHECK(api_check_init(fn));
     core_port_t id;
@@ -69,7 +71,7 @@ int MPI_Close_port(const char *port_name) API_ALIAS(MPI_Close_port);
 static void nap(void)
 {
     core_progress();
-    usleep(1000);
+    core_cs_usleep(&core_rt->cs, 1000);   /* the other threads go on meanwhile */
 }
 
 /* Accepting root: waits for a request on port, then acknowledges it. */
@@ -162,6 +164,7 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                      MPI_Comm *newcomm)
 {
+    API_ENTER;
     return accept_connect(port_name, info, root, comm, newcomm, 1, "MPI_Comm_accept");
 }
 int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
@@ -170,6 +173,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                       MPI_Comm *newcomm)
 {
+    API_ENTER;
     return accept_connect(port_name, info, root, comm, newcomm, 0, "MPI_Comm_connect");
 }
 int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
@@ -185,6 +189,7 @@ static int check_service(const char *service, const char *fn)
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Publish_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
@@ -204,6 +209,7 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Unpublish_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
@@ -220,6 +226,7 @@ int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Lookup_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));

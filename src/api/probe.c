@@ -77,6 +77,7 @@ static int probe(int src, int tag, MPI_Comm comm, int block, int *flag, MPI_Stat
 
 int PMPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    API_ENTER;
     int flag;
     return probe(src, tag, comm, 1, &flag, status, NULL, "MPI_Probe");
 }
@@ -84,6 +85,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status) API_ALIAS(MPI
 
 int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    API_ENTER;
     return probe(src, tag, comm, 0, flag, status, NULL, "MPI_Iprobe");
 }
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
@@ -91,6 +93,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 
 int PMPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    API_ENTER;
     int flag;
     return probe(src, tag, comm, 1, &flag, status, message, "MPI_Mprobe");
 }
@@ -100,6 +103,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status
 int PMPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    API_ENTER;
     return probe(src, tag, comm, 0, flag, status, message, "MPI_Improbe");
 }
 int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
@@ -107,6 +111,7 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *message
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Request *req)
 {
+    API_ENTER;
     const char *fn = "MPI_Imrecv";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, message, "message", fn));
@@ -135,6 +140,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message, MPI_Status *status)
 {
+    API_ENTER;
     MPI_Request r;
     MPI_Comm comm = message && core_handle_valid(&core_handles.msg, *message) ? (*message)->comm
                                                                               : MPI_COMM_NULL;

@@ -29,6 +29,7 @@ int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    API_ENTER;
     API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Recv"));
     MPI_Request r;
     int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, &r);
@@ -49,6 +50,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
+    API_ENTER;
     API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Irecv"));
     if (!req)
         return api_error(comm, CORE_EREQUEST, "MPI_Irecv", "the request argument is NULL");
@@ -82,6 +84,7 @@ int PMPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int 
                   int rcount, MPI_Datatype rdt, int src, int rtag, MPI_Comm comm,
                   MPI_Status *status)
 {
+    API_ENTER;
     const char *fn = "MPI_Sendrecv";
     API_CHECK(check_recv(rbuf, rcount, rdt, src, rtag, comm, fn));
     API_CHECK(api_check_buf(comm, sbuf, scount, sdt, fn));
@@ -103,6 +106,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int s
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
                           int rtag, MPI_Comm comm, MPI_Status *status)
 {
+    API_ENTER;
     const char *fn = "MPI_Sendrecv_replace";
     API_CHECK(check_recv(buf, count, dt, src, rtag, comm, fn));
     API_CHECK(api_check_rank(comm, dest, 0, fn));

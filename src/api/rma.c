@@ -66,6 +66,7 @@ static int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int
 int PMPI_Put(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp,
              int tcount, MPI_Datatype tdt, MPI_Win win)
 {
+    API_ENTER;
     return put_get(RMA_PUT, obuf, ocount, odt, target, tdisp, tcount, tdt, win, NOREQ, "MPI_Put");
 }
 int MPI_Put(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp,
@@ -74,6 +75,7 @@ int MPI_Put(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint
 int PMPI_Get(void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp, int tcount,
              MPI_Datatype tdt, MPI_Win win)
 {
+    API_ENTER;
     return put_get(RMA_GET, obuf, ocount, odt, target, tdisp, tcount, tdt, win, NOREQ, "MPI_Get");
 }
 int MPI_Get(void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp, int tcount,
@@ -82,6 +84,7 @@ int MPI_Get(void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp
 int PMPI_Rput(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp,
               int tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req)
 {
+    API_ENTER;
     return put_get(RMA_PUT, obuf, ocount, odt, target, tdisp, tcount, tdt, win, req, "MPI_Rput");
 }
 int MPI_Rput(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp,
@@ -90,6 +93,7 @@ int MPI_Rput(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Ain
 int PMPI_Rget(void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp, int tcount,
               MPI_Datatype tdt, MPI_Win win, MPI_Request *req)
 {
+    API_ENTER;
     return put_get(RMA_GET, obuf, ocount, odt, target, tdisp, tcount, tdt, win, req, "MPI_Rget");
 }
 int MPI_Rget(void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp, int tcount,
@@ -126,6 +130,7 @@ static int acc(const void *obuf, int ocount, MPI_Datatype odt, void *rbuf, int r
 int PMPI_Accumulate(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp,
                     int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win)
 {
+    API_ENTER;
     return acc(obuf, ocount, odt, NULL, 0, NULL, target, tdisp, tcount, tdt, op, win, 0, NOREQ,
                "MPI_Accumulate");
 }
@@ -136,6 +141,7 @@ int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype odt, int target, M
 int PMPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp,
                      int tcount, MPI_Datatype tdt, MPI_Op op, MPI_Win win, MPI_Request *req)
 {
+    API_ENTER;
     return acc(obuf, ocount, odt, NULL, 0, NULL, target, tdisp, tcount, tdt, op, win, 0, req,
                "MPI_Raccumulate");
 }
@@ -147,6 +153,7 @@ int PMPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype odt, void *rb
                         MPI_Datatype rdt, int target, MPI_Aint tdisp, int tcount,
                         MPI_Datatype tdt, MPI_Op op, MPI_Win win)
 {
+    API_ENTER;
     return acc(obuf, ocount, odt, rbuf, rcount, rdt, target, tdisp, tcount, tdt, op, win, 1,
                NOREQ, "MPI_Get_accumulate");
 }
@@ -158,6 +165,7 @@ int PMPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype odt, void *r
                          MPI_Datatype rdt, int target, MPI_Aint tdisp, int tcount,
                          MPI_Datatype tdt, MPI_Op op, MPI_Win win, MPI_Request *req)
 {
+    API_ENTER;
     return acc(obuf, ocount, odt, rbuf, rcount, rdt, target, tdisp, tcount, tdt, op, win, 1, req,
                "MPI_Rget_accumulate");
 }
@@ -169,6 +177,7 @@ int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype odt, void *rb
 int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target, MPI_Aint tdisp,
                       MPI_Op op, MPI_Win win)
 {
+    API_ENTER;
     return acc(obuf, 1, dt, rbuf, 1, dt, target, tdisp, 1, dt, op, win, 1, NOREQ,
                "MPI_Fetch_and_op");
 }
@@ -178,6 +187,7 @@ int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target, 
 int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype dt,
                           int target, MPI_Aint tdisp, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Compare_and_swap";
     API_CHECK(op_checks(win, obuf, 1, dt, target, 1, dt, fn));
     if (!(dt->flags & CORE_DT_PREDEFINED))
@@ -216,6 +226,7 @@ static int check_assert(MPI_Win win, int assert, const char *fn)
 
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_fence";
     WIN_ENTRY(fn);
     API_CHECK(check_assert(win, assert, fn));
@@ -225,6 +236,7 @@ int MPI_Win_fence(int assert, MPI_Win win) API_ALIAS(MPI_Win_fence);
 
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_post";
     WIN_ENTRY(fn);
     API_CHECK(api_check_group(group, fn));
@@ -235,6 +247,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) API_ALIAS(MPI_Win_pos
 
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_start";
     WIN_ENTRY(fn);
     API_CHECK(api_check_group(group, fn));
@@ -245,6 +258,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) API_ALIAS(MPI_Win_st
 
 int PMPI_Win_complete(MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_complete";
     WIN_ENTRY(fn);
     return sync_result(win, rma_complete(win), fn);
@@ -253,6 +267,7 @@ int MPI_Win_complete(MPI_Win win) API_ALIAS(MPI_Win_complete);
 
 int PMPI_Win_wait(MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_wait";
     WIN_ENTRY(fn);
     return sync_result(win, rma_wait(win, NULL), fn);
@@ -261,6 +276,7 @@ int MPI_Win_wait(MPI_Win win) API_ALIAS(MPI_Win_wait);
 
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_test";
     WIN_ENTRY(fn);
     if (!flag)
@@ -271,6 +287,7 @@ int MPI_Win_test(MPI_Win win, int *flag) API_ALIAS(MPI_Win_test);
 
 int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_lock";
     WIN_ENTRY(fn);
     if (type != MPI_LOCK_SHARED && type != MPI_LOCK_EXCLUSIVE)
@@ -285,6 +302,7 @@ int MPI_Win_lock(int type, int rank, int assert, MPI_Win win) API_ALIAS(MPI_Win_
 
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_unlock";
     WIN_ENTRY(fn);
     API_CHECK(api_check_win_rank(win, rank, 1, fn));
@@ -296,6 +314,7 @@ int MPI_Win_unlock(int rank, MPI_Win win) API_ALIAS(MPI_Win_unlock);
 
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_lock_all";
     WIN_ENTRY(fn);
     API_CHECK(check_assert(win, assert, fn));
@@ -305,6 +324,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) API_ALIAS(MPI_Win_lock_all);
 
 int PMPI_Win_unlock_all(MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_unlock_all";
     WIN_ENTRY(fn);
     return sync_result(win, rma_unlock_all(win), fn);
@@ -325,6 +345,7 @@ static int flush(MPI_Win win, int rank, const char *fn)
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_flush";
     WIN_ENTRY(fn);
     API_CHECK(api_check_win_rank(win, rank, 1, fn));
@@ -334,6 +355,7 @@ int MPI_Win_flush(int rank, MPI_Win win) API_ALIAS(MPI_Win_flush);
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_flush_local";
     WIN_ENTRY(fn);
     API_CHECK(api_check_win_rank(win, rank, 1, fn));
@@ -343,6 +365,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win) API_ALIAS(MPI_Win_flush_local);
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_flush_all";
     WIN_ENTRY(fn);
     return flush(win, -1, fn);
@@ -351,6 +374,7 @@ int MPI_Win_flush_all(MPI_Win win) API_ALIAS(MPI_Win_flush_all);
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_flush_local_all";
     WIN_ENTRY(fn);
     return flush(win, -1, fn);
@@ -361,6 +385,7 @@ int MPI_Win_flush_local_all(MPI_Win win) API_ALIAS(MPI_Win_flush_local_all);
  * process's loads and stores against the other ranks' (shared windows). */
 int PMPI_Win_sync(MPI_Win win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_sync";
     WIN_ENTRY(fn);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -52,6 +52,7 @@ static int attach(MPI_Comm *newcomm, core_topo_t *t, const char *fn)
 
 RDMPI_API int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Dims_create";
     API_CHECK(api_check_init(fn));
     if (nnodes < 1 || ndims < 0 || (ndims > 0 && !dims))
@@ -71,6 +72,7 @@ RDMPI_API int MPI_Dims_create(int nnodes, int ndims, int dims[]) API_ALIAS(MPI_D
 RDMPI_API int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                                int reorder, MPI_Comm *newcomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cart_create";
     (void)reorder;
     API_CHECK(enter(comm, fn));
@@ -99,6 +101,7 @@ RDMPI_API int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const 
 
 RDMPI_API int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cartdim_get";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
@@ -110,6 +113,7 @@ RDMPI_API int MPI_Cartdim_get(MPI_Comm comm, int *ndims) API_ALIAS(MPI_Cartdim_g
 
 RDMPI_API int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cart_get";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
@@ -132,6 +136,7 @@ RDMPI_API int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[]
 
 RDMPI_API int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cart_coords";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
@@ -150,6 +155,7 @@ RDMPI_API int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]
 
 RDMPI_API int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cart_rank";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
@@ -166,6 +172,7 @@ RDMPI_API int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 
 RDMPI_API int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *source, int *dest)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cart_shift";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
@@ -183,6 +190,7 @@ RDMPI_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *source
 /* The sub-grids of the dimensions kept: one per value of the coordinates dropped. */
 RDMPI_API int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Cart_sub";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_CART, &t, fn));
@@ -230,6 +238,7 @@ RDMPI_API int PMPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const
                                               const int dests[], const int dweights[],
                                               MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     (void)reorder;
     API_CHECK(enter(comm, fn));
@@ -340,6 +349,7 @@ RDMPI_API int PMPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
                                      const int weights[], MPI_Info info, int reorder,
                                      MPI_Comm *newcomm)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Dist_graph_create";
     (void)reorder;
     API_CHECK(enter(comm, fn));
@@ -378,6 +388,7 @@ RDMPI_API int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
 RDMPI_API int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree,
                                               int *weighted)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Dist_graph_neighbors_count";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_DIST_GRAPH, &t, fn));
@@ -396,6 +407,7 @@ RDMPI_API int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sour
                                         int sweights[], int maxoutdegree, int dests[],
                                         int dweights[])
 {
+    API_ENTER;
     static const char fn[] = "MPI_Dist_graph_neighbors";
     const core_topo_t *t = NULL;
     API_CHECK(topo_of(comm, CORE_TOPO_DIST_GRAPH, &t, fn));
@@ -422,6 +434,7 @@ RDMPI_API int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sourc
 
 RDMPI_API int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Topo_test";
     API_CHECK(enter(comm, fn));
     API_CHECK(api_check_ptr(comm, status, "status", fn));

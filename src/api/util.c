@@ -25,6 +25,7 @@ double MPI_Wtick(void) API_ALIAS(MPI_Wtick);
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    API_ENTER;
     char host[MPI_MAX_PROCESSOR_NAME];
     if (gethostname(host, sizeof(host)) != 0)
         snprintf(host, sizeof(host), "unknown");
@@ -54,6 +55,7 @@ int MPI_Get_library_version(char *version, int *resultlen) API_ALIAS(MPI_Get_lib
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Alloc_mem"));
     if (size < 0)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Alloc_mem", "negative size %ld", size);
@@ -70,6 +72,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) API_ALIAS(MPI_All
 
 int PMPI_Free_mem(void *base)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Free_mem"));
     free(base);
     return MPI_SUCCESS;

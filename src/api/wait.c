@@ -134,6 +134,7 @@ static int report(owner_t o, int err, const char *fn)
 
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Wait"));
     API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
@@ -147,6 +148,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status) API_ALIAS(MPI_Wait);
 
 int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Test"));
     API_CHECK(check_one(req, "MPI_Test"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Test"));
@@ -191,6 +193,7 @@ static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], owner_t *fail
 
 int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Waitall"));
     API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     core_wait_ctx_t w;
@@ -213,6 +216,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) API_ALIAS(MPI_Waita
 
 int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Testall"));
     API_CHECK(check_array(n, reqs, "MPI_Testall"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Testall"));
@@ -247,6 +251,7 @@ static int find_done(int n, MPI_Request reqs[])
 
 int PMPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Waitany"));
     API_CHECK(check_array(n, reqs, "MPI_Waitany"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, index, "index", "MPI_Waitany"));
@@ -269,6 +274,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) API_A
 
 int PMPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Testany"));
     API_CHECK(check_array(n, reqs, "MPI_Testany"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, index, "index", "MPI_Testany"));
@@ -333,6 +339,7 @@ static int check_some(int n, MPI_Request reqs[], int *outcount, int idx[], const
 
 int PMPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Waitsome"));
     API_CHECK(check_some(n, reqs, outcount, idx, "MPI_Waitsome"));
     core_wait_ctx_t w;
@@ -347,6 +354,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
 
 int PMPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Testsome"));
     API_CHECK(check_some(n, reqs, outcount, idx, "MPI_Testsome"));
     core_progress();
@@ -357,6 +365,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
 
 int PMPI_Request_free(MPI_Request *req)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Request_free"));
     API_CHECK(check_one(req, "MPI_Request_free"));
     API_CHECK(api_check_req(*req, 0, "MPI_Request_free"));
@@ -372,6 +381,7 @@ int MPI_Request_free(MPI_Request *req) API_ALIAS(MPI_Request_free);
 
 int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Request_get_status"));
     API_CHECK(api_check_req(req, 1, "MPI_Request_get_status"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Request_get_status"));
@@ -405,6 +415,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
  * unexpected entry; rdmpi has none yet. */
 int PMPI_Cancel(MPI_Request *req)
 {
+    API_ENTER;
     API_CHECK(api_check_init("MPI_Cancel"));
     API_CHECK(check_one(req, "MPI_Cancel"));
     API_CHECK(api_check_req(*req, 0, "MPI_Cancel"));

@@ -90,6 +90,7 @@ static int create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win *win)
 {
+    API_ENTER;
     return create(base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_CREATE, NULL, win,
                   "MPI_Win_create");
 }
@@ -99,6 +100,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
+    API_ENTER;
     return create(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE, baseptr, win,
                   "MPI_Win_allocate");
 }
@@ -108,6 +110,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
 {
+    API_ENTER;
     return create(NULL, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, baseptr, win,
                   "MPI_Win_allocate_shared");
 }
@@ -116,6 +119,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    API_ENTER;
     return create(NULL, 0, 1, info, comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, win,
                   "MPI_Win_create_dynamic");
 }
@@ -124,6 +128,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_shared_query";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -138,6 +143,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_attach";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -152,6 +158,7 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) API_ALIAS(MPI_Win_att
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_detach";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -164,6 +171,7 @@ int api_win_attr_delete_all(MPI_Win win, const char *fn);
 
 int PMPI_Win_free(MPI_Win *win)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_free";
     API_CHECK(api_check_init(fn));
     if (!win)
@@ -181,6 +189,7 @@ int MPI_Win_free(MPI_Win *win) API_ALIAS(MPI_Win_free);
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_group";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -194,6 +203,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group) API_ALIAS(MPI_Win_get_group
 
 int PMPI_Win_set_name(MPI_Win win, const char *name)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_set_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -207,6 +217,7 @@ int MPI_Win_set_name(MPI_Win win, const char *name) API_ALIAS(MPI_Win_set_name);
 
 int PMPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_name";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -220,6 +231,7 @@ int MPI_Win_get_name(MPI_Win win, char *name, int *resultlen) API_ALIAS(MPI_Win_
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_set_info";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -231,6 +243,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info) API_ALIAS(MPI_Win_set_info);
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_info";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -245,6 +258,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info) API_ALIAS(MPI_Win_get_info);
 
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fnp, MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_create_errhandler";
     API_CHECK(api_check_init(fn));
     if (!fnp || !errhandler)
@@ -260,6 +274,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fnp, MPI_Errhandler *
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_set_errhandler";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -274,6 +289,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_errhandler";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -288,6 +304,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_call_errhandler";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));

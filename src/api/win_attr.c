@@ -10,6 +10,7 @@
 int PMPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int keyval, void *extra, void *in, void *out,
                           int *flag)
 {
+    API_ENTER;
     (void)oldwin, (void)keyval, (void)extra, (void)in, (void)out;
     *flag = 0;
     return MPI_SUCCESS;
@@ -19,6 +20,7 @@ int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int keyval, void *extra, void *in, void
 
 int PMPI_WIN_DUP_FN(MPI_Win oldwin, int keyval, void *extra, void *in, void *out, int *flag)
 {
+    API_ENTER;
     (void)oldwin, (void)keyval, (void)extra;
     *(void **)out = in;
     *flag = 1;
@@ -29,6 +31,7 @@ int MPI_WIN_DUP_FN(MPI_Win oldwin, int keyval, void *extra, void *in, void *out,
 
 int PMPI_WIN_NULL_DELETE_FN(MPI_Win win, int keyval, void *value, void *extra)
 {
+    API_ENTER;
     (void)win, (void)keyval, (void)value, (void)extra;
     return MPI_SUCCESS;
 }
@@ -59,6 +62,7 @@ int api_win_attr_delete_all(MPI_Win win, const char *fn)
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
                            MPI_Win_delete_attr_function *delete_fn, int *keyval, void *extra)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_create_keyval";
     API_CHECK(api_check_init(fn));
     if (!keyval)
@@ -73,6 +77,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
 
 int PMPI_Win_free_keyval(int *keyval)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_free_keyval";
     API_CHECK(api_check_init(fn));
     if (!keyval)
@@ -104,6 +109,7 @@ static int win_keyval(MPI_Win win, int keyval, int freed_ok, const char *fn)
 
 int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_set_attr";
     API_CHECK(win_keyval(win, keyval, 0, fn));
     int cb_rc;
@@ -117,6 +123,7 @@ int MPI_Win_set_attr(MPI_Win win, int keyval, void *value) API_ALIAS(MPI_Win_set
 /* MPI_WIN_BASE is the base address itself; the others point at their value. */
 int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_get_attr";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
@@ -157,6 +164,7 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 
 int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
+    API_ENTER;
     static const char fn[] = "MPI_Win_delete_attr";
     API_CHECK(win_keyval(win, keyval, 1, fn));
     int cb_rc;

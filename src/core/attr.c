@@ -13,10 +13,11 @@
 
 #include "core/attr.h"
 #include "core/errors.h"
+#include "core/runtime.h"
 
-enum { NPREDEF = 8, KEYVAL_BASE = 16 };
+enum { NPREDEF = CORE_ATTR_NPREDEF, KEYVAL_BASE = 16 };
 
-typedef struct keyval {
+typedef struct core_keyval {
     enum core_attr_kind kind; /* 0: unused slot */
     int freed;
     int holders;              /* attributes of this keyval still attached */
@@ -24,52 +25,49 @@ typedef struct keyval {
     void *extra;
 } keyval_t;
 
-static keyval_t *keyvals;
-static int nkeyvals, capkeyvals;
-
-static int predef_value[NPREDEF];
-static int predef_set[NPREDEF];
+/* The table lives in the base instance (core_rt->attr). */
+#define A (&core_rt->attr)
 
 void core_attr_set_predefined(int keyval, int value)
 {
     if (keyval > 0 && keyval < NPREDEF) {
-        predef_value[keyval] = value;
-        predef_set[keyval] = 1;
+        A->predef_value[keyval] = value;
+        A->predef_set[keyval] = 1;
     }
 }
 
 int core_attr_predefined(int keyval, void **value)
 {
-    if (keyval <= 0 || keyval >= NPREDEF || !predef_set[keyval])
+    if (keyval <= 0 || keyval >= NPREDEF || !A->predef_set[keyval])
         return 0;
-    *value = &predef_value[keyval];
+    *value = &A->predef_value[keyval];
     return 1;
 }
 
 static keyval_t *lookup(int keyval)
 {
     int i = keyval - KEYVAL_BASE;
-    return i >= 0 && i < nkeyvals && keyvals[i].kind ? &keyvals[i] : NULL;
+    return i >= 0 && i < A->nkeyvals && A->keyvals[i].kind ? &A->keyvals[i] : NULL;
 }
 
 int core_attr_keyval_create(enum core_attr_kind kind, core_attr_fn_t copy_fn,
                             core_attr_fn_t delete_fn, void *extra, int *keyval)
 {
     int i = 0;
-    while (i < nkeyvals && keyvals[i].kind)
+    while (i < A->nkeyvals && A->keyvals[i].kind)
         i++;
-    if (i == nkeyvals) {
-        if (nkeyvals == capkeyvals) {
-            int cap = capkeyvals ? 2 * capkeyvals : 16;
-            keyval_t *k = realloc(keyvals, (size_t)cap * sizeof(*k));
+    if (i == A->nkeyvals) {
+        if (A->nkeyvals == A->capkeyvals) {
+            int cap = A->capkeyvals ? 2 * A->capkeyvals : 16;
+            keyval_t *k = realloc(A->keyvals, (size_t)cap * sizeof(*k));
             if (!k)
                 return CORE_ENOMEM;
-            keyvals = k;
-            capkeyvals = cap;
+            A->keyvals = k;
+            A->capkeyvals = cap;
         }
-        nkeyvals++;
+        A->nkeyvals++;
     }
-    keyvals[i] = (keyval_t){kind, 0, 0, copy_fn, delete_fn, extra};
+    A->keyvals[i] = (keyval_t){kind, 0, 0, copy_fn, delete_fn, extra};
     *keyval = KEYVAL_BASE + i;
     return 0;
 }
@@ -239,4 +237,10 @@ void core_attr_discard(core_attr_t **list)
 {
     while (*list)
         unlink_attr(list);
+}
+
+void core_attr_fini(core_runtime_t *rt)
+{
+    free(rt->attr.keyvals);
+    rt->attr = (core_attr_table_t){ 0 };
 }

@@ -57,6 +57,9 @@ int core_attr_delete_all(core_attr_t **list, void *obj, core_attr_call_t call, i
 
 /* The predefined keyvals on communicators (MPI_TAG_UB, ...): their values, set at init. */
 int core_attr_predefined(int keyval, void **value);
+/* Frees the keyval table of rt (MPI_Finalize). */
+struct core_runtime;
+void core_attr_fini(struct core_runtime *rt);
 void core_attr_set_predefined(int keyval, int value);
 
 #endif

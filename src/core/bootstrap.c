@@ -17,9 +17,6 @@
 
 #define BOOT_OTHER_WAIT 60 /* seconds a look-up waits for a process of another job */
 
-static pmix_proc_t boot_me;
-static int boot_pmix_up;
-
 static int have_pmix_server(void)
 {
     return getenv("PMIX_NAMESPACE") != NULL || getenv("PMIX_SERVER_URI41") != NULL ||
@@ -164,7 +161,7 @@ static int job_key_from_rank0(core_runtime_t *rt)
     if (rt->rank == 0)
         return 0;
     pmix_proc_t zero;
-    PMIX_PROC_LOAD(&zero, boot_me.nspace, 0);
+    PMIX_PROC_LOAD(&zero, rt->nspace, 0);
     pmix_value_t *val = NULL;
     int ret = CORE_EPEER;
     if (PMIx_Get(&zero, key, NULL, 0, &val) == PMIX_SUCCESS && val &&
@@ -189,18 +186,19 @@ int core_boot_init(core_runtime_t *rt)
     if (!have_pmix_server())
         return init_singleton(rt);
 
-    pmix_status_t prc = PMIx_Init(&boot_me, NULL, 0);
+    pmix_proc_t me;
+    pmix_status_t prc = PMIx_Init(&me, NULL, 0);
     if (prc != PMIX_SUCCESS) {
         core_error("cannot connect to the launcher's PMIx server: %s (PMIX_NAMESPACE=%s)",
                    PMIx_Error_string(prc), getenv("PMIX_NAMESPACE") ? getenv("PMIX_NAMESPACE") : "");
         return CORE_EPEER;
     }
-    boot_pmix_up = 1;
-    rt->rank = (int)boot_me.rank;
-    snprintf(rt->nspace, sizeof(rt->nspace), "%s", boot_me.nspace);
+    rt->pmix_up = 1;
+    rt->rank = (int)me.rank;
+    snprintf(rt->nspace, sizeof(rt->nspace), "%s", me.nspace);
 
     pmix_proc_t wild;
-    PMIX_PROC_LOAD(&wild, boot_me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_PROC_LOAD(&wild, me.nspace, PMIX_RANK_WILDCARD);
     unsigned long v;
     if (get_uint(&wild, PMIX_JOB_SIZE, 0, &v) != 0) {
         core_error("the launcher did not provide the job size (PMIX_JOB_SIZE)");
@@ -222,7 +220,7 @@ int core_boot_init(core_runtime_t *rt)
     }
     if (get_uint(&wild, PMIX_NODE_OVERSUBSCRIBED, 0, &v) == 0 && v)
         rt->oversubscribed = 1;
-    rt->appnum = get_uint(&boot_me, PMIX_APPNUM, 0, &v) == 0 ? (int)v : -1;
+    rt->appnum = get_uint(&me, PMIX_APPNUM, 0, &v) == 0 ? (int)v : -1;
     rt->universe_size = get_uint(&wild, PMIX_UNIV_SIZE, 0, &v) == 0 && v >= (unsigned long)rt->size
                             ? (int)v : rt->size;
     pmix_value_t *pv = NULL;
@@ -318,7 +316,7 @@ int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, siz
     pmix_status_t prc;
     while ((prc = PMIx_Get(&proc, key, NULL, 0, &pv)) != PMIX_SUCCESS && other &&
            core_wtime() < until)
-        usleep(5000);
+        core_cs_usleep(&rt->cs, 5000);
     if (prc != PMIX_SUCCESS || !pv) {
         if (other)
             core_debug("PMIx_Get(%s.%u, %s): %s", proc.nspace, proc.rank, key,
@@ -359,7 +357,7 @@ int core_boot_hostname(core_runtime_t *rt, int rank, char **out)
 
 void core_boot_abort(core_runtime_t *rt, int code, const char *msg)
 {
-    if (rt && !rt->singleton && boot_pmix_up)
+    if (rt && !rt->singleton && rt->pmix_up)
         PMIx_Abort(code, msg, NULL, 0);
     /* PMIx_Abort may return before the launcher kills us: never run on. */
     _exit(code ? code : 1);
@@ -367,9 +365,9 @@ void core_boot_abort(core_runtime_t *rt, int code, const char *msg)
 
 int core_boot_fini(core_runtime_t *rt)
 {
-    if (!boot_pmix_up)
+    if (!rt->pmix_up)
         return 0;
-    boot_pmix_up = 0;
+    rt->pmix_up = 0;
     pmix_status_t prc = PMIx_Finalize(NULL, 0);
     return prc == PMIX_SUCCESS ? 0 : CORE_EPEER;
 }

@@ -136,11 +136,14 @@ void core_comm_fini_predefined(void)
 
 const char *core_comm_label(MPI_Comm comm)
 {
-    static char buf[64];
     if (comm->name[0])
         return comm->name;
-    snprintf(buf, sizeof(buf), "communicator ctx=%u size=%d", (unsigned)comm->ctx, comm->size);
-    return buf;
+    /* Kept in the communicator, so the label outlives the call and each thread reading it
+     * sees the same text (the context id and size never change). */
+    if (!comm->label[0])
+        snprintf(comm->label, sizeof(comm->label), "communicator ctx=%u size=%d",
+                 (unsigned)comm->ctx, comm->size);
+    return comm->label;
 }
 
 void core_ctx_reserve(uint32_t ctx)

@@ -45,6 +45,7 @@ struct rdmpi_comm {
     MPI_Group group;      /* rank r is world rank group->ranks[r] */
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
+    char label[48];       /* core_comm_label's text when unnamed */
     uint32_t coll_seq;    /* counts collectives, for debugging and schedules */
     uint32_t ctx_seq;     /* counts context agreements over this communicator (rt/ctx.c) */
     int *node_of;         /* node index of each rank (lazy, for split_type/collectives) */

@@ -130,6 +130,7 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->sleeping = 0;
     w->warned = 0;
     w->quiet = core_rt->wait_quiet;
+    w->cs = core_rt->cs.on;
     core_rt->current_wait = w;
 }
 
@@ -145,6 +146,10 @@ void core_wait_policy(core_runtime_t *rt)
     if (ws < 0)
         ws = rt->oversubscribed && rt->settings->yield_mode != CORE_YIELD_NEVER ? 0.0001 : 0;
     rt->wait_sleep = all && ws > 0 ? ws : 0;
+    /* MULTIPLE: a thread asleep in the transports would keep the critical section from the
+     * others (and a message between two of this process's threads never wakes it). */
+    if (rt->cs.on)
+        rt->wait_sleep = 0;
     if (rt->wait_sleep > 0)
         core_debug("blocked calls sleep after %g s without progress", rt->wait_sleep);
     /* The first idle poll at which core_wait_idle_slow can do something:

@@ -57,6 +57,7 @@ typedef struct core_wait_ctx {
     int sleeping;          /* idle for RDMPI_WAIT_SLEEP: sleep between polls */
     int warned;
     int quiet;             /* the runtime's wait_quiet, copied at core_wait_begin */
+    int cs;                /* MULTIPLE: hand the critical section over between polls */
 } core_wait_ctx_t;
 
 void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req);
@@ -67,6 +68,8 @@ void core_wait_idle_slow(core_wait_ctx_t *w);
  * spell: a blocked receive runs this between every two polls. */
 static inline void core_wait_idle(core_wait_ctx_t *w, int events)
 {
+    if (w->cs)
+        core_cs_yield(&core_rt->cs);
     if (events) {
         w->spins = 0;
         w->idle_since = 0;

@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "core/secret.h"
 #include "core/request.h"
+#include "core/thread.h"
 
 /* For the few small functions on the message path that the compiler would
  * otherwise keep out of line (each level costs a call, a frame and a return). */
@@ -27,12 +28,24 @@
 
 struct core_wait_ctx;
 struct rt_runtime;   /* the runtime layer's instance (src/rt/rt.h), opaque here */
+struct p2p_state;
+struct coll_state;
+struct api_state;
 
 /* Something the progress engine polls on every pass (a transport interface). */
 typedef struct core_poller {
     int (*fn)(void *arg);
     void *arg;
 } core_poller_t;
+
+/* The keyvals (core/attr.c): user keyvals by index, the predefined attributes' values. */
+#define CORE_ATTR_NPREDEF 8
+typedef struct core_attr_table {
+    struct core_keyval *keyvals;
+    int nkeyvals, capkeyvals;
+    int predef_value[CORE_ATTR_NPREDEF];
+    int predef_set[CORE_ATTR_NPREDEF];
+} core_attr_table_t;
 
 typedef struct core_runtime {
     core_config_t cfg;         /* the settings registry (every component's settings) */
@@ -47,6 +60,7 @@ typedef struct core_runtime {
     char hostname[256];
     char nspace[256];          /* the job's name ("singleton" when alone) */
     int singleton;
+    int pmix_up;               /* connected to the launcher's PMIx server */
     int spawned;               /* started by MPI_Comm_spawn (PMIX_PARENT_ID is set) */
     int oversubscribed;        /* ranks on this node outnumber its cores */
     int appnum;                /* the launcher's application number (PMIX_APPNUM), or -1 */
@@ -87,12 +101,18 @@ typedef struct core_runtime {
     char wire_why[256];
 
     int thread_level;
+    core_cs_t cs;              /* MPI_THREAD_MULTIPLE's critical section (core/thread.h) */
     double wtime_base;
 
     /* Context ids (core_ctx_reserve/free): bit set = the pair 2i, 2i+1 is free here. */
     uint32_t ctx_free[CORE_CTX_WORDS];
 
+    core_attr_table_t attr;    /* keyvals */
+
     struct rt_runtime *top;    /* the runtime layer's instance that owns this one */
+    struct p2p_state *p2p;     /* p2p's instance (src/p2p/proto.h), opaque here */
+    struct coll_state *coll;   /* the collectives' (collectives/coll_impl.h), opaque here */
+    struct api_state *api;     /* the entry points' (src/api/api.h), opaque here */
 
     /* One-sided communication (src/rma): made on the first window, freed by MPI_Finalize. */
     struct rma_state *rma;

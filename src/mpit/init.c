@@ -90,6 +90,7 @@ static int state_create(mpit_state_t **out)
 
 int PMPI_T_init_thread(int required, int *provided)
 {
+    API_ENTER;
     if (!provided || required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         return MPI_T_ERR_INVALID;
     if (!mpit_state) {
@@ -98,7 +99,9 @@ int PMPI_T_init_thread(int required, int *provided)
             return rc;
     }
     mpit_state->refs++;
-    /* As MPI_Init_thread: the calls are not safe from several threads at once. */
+    /* MPI_T calls take MULTIPLE's critical section (API_ENTER) only while the library runs
+     * with MULTIPLE granted; before MPI_Init and after MPI_Finalize there is none, and
+     * MPI_T's own state (mpit_state) is not locked: SERIALIZED at most. */
     *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     return MPI_SUCCESS;
 }
@@ -106,6 +109,7 @@ int MPI_T_init_thread(int required, int *provided) API_ALIAS(MPI_T_init_thread);
 
 int PMPI_T_finalize(void)
 {
+    API_ENTER;
     if (!mpit_state)
         return MPI_T_ERR_NOT_INITIALIZED;
     if (--mpit_state->refs == 0) {

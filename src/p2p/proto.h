@@ -106,15 +106,17 @@ typedef struct p2p_state {
     p2p_counters_t counts;                /* p2p_counters_read */
 } p2p_state_t;
 
-extern p2p_state_t p2p;
+/* The instance hangs off the base instance (core_rt->p2p, opaque there): p2p_init makes
+ * it, p2p_fini frees it. */
+#define P2P (core_rt->p2p)
 
 /* An unexpected message was queued (push) or taken off its queue. */
 static inline void p2p_count_unexp(int push)
 {
-    if (push && ++p2p.counts.unexp_now > p2p.counts.unexp_max)
-        p2p.counts.unexp_max = p2p.counts.unexp_now;
+    if (push && ++P2P->counts.unexp_now > P2P->counts.unexp_max)
+        P2P->counts.unexp_max = P2P->counts.unexp_now;
     else if (!push)
-        p2p.counts.unexp_now--;
+        P2P->counts.unexp_now--;
 }
 
 static inline uint64_t p2p_req_id(MPI_Request r) { return r->id; }

@@ -12,7 +12,7 @@
 #include "core/progress.h"
 #include "p2p/proto.h"
 
-p2p_state_t p2p;
+
 
 typedef struct p2p_ctrl {
     struct p2p_ctrl *next;
@@ -24,8 +24,8 @@ typedef struct p2p_ctrl {
 
 p2p_mq_t *p2p_mq_get(uint32_t ctx)
 {
-    p2p_mq_t *mq = p2p.mq[ctx];
-    if (!mq && !(mq = p2p.mq[ctx] = calloc(1, sizeof(*mq))))
+    p2p_mq_t *mq = P2P->mq[ctx];
+    if (!mq && !(mq = P2P->mq[ctx] = calloc(1, sizeof(*mq))))
         core_fatal("out of memory receiving a message");
     return mq;
 }
@@ -33,8 +33,8 @@ p2p_mq_t *p2p_mq_get(uint32_t ctx)
 void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len)
 {
     tp_ep_t *ep;
-    int rc = tp_ep_get(p2p.tp, world_dest, &ep);
-    if (rc == 0 && !p2p.ctrlq_head) {
+    int rc = tp_ep_get(P2P->tp, world_dest, &ep);
+    if (rc == 0 && !P2P->ctrlq_head) {
         rc = tp_am_send(ep, id, hdr, len, NULL, 0);
         if (rc == 0)
             return;
@@ -51,24 +51,24 @@ void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len)
     c->id = id;
     c->len = len;
     memcpy(c->hdr, hdr, len);
-    if (p2p.ctrlq_tail)
-        p2p.ctrlq_tail->next = c;
+    if (P2P->ctrlq_tail)
+        P2P->ctrlq_tail->next = c;
     else
-        p2p.ctrlq_head = c;
-    p2p.ctrlq_tail = c;
-    core_progress_wake(p2p.rt, p2p.hook);
+        P2P->ctrlq_head = c;
+    P2P->ctrlq_tail = c;
+    core_progress_wake(P2P->rt, P2P->hook);
 }
 
 static int ctrlq_progress(void)
 {
     int events = 0;
-    while (p2p.ctrlq_head) {
-        p2p_ctrl_t *c = p2p.ctrlq_head;
-        if (tp_am_send(p2p.tp->eps[c->dest], c->id, c->hdr, c->len, NULL, 0) != 0)
+    while (P2P->ctrlq_head) {
+        p2p_ctrl_t *c = P2P->ctrlq_head;
+        if (tp_am_send(P2P->tp->eps[c->dest], c->id, c->hdr, c->len, NULL, 0) != 0)
             break;
-        p2p.ctrlq_head = c->next;
-        if (!p2p.ctrlq_head)
-            p2p.ctrlq_tail = NULL;
+        P2P->ctrlq_head = c->next;
+        if (!P2P->ctrlq_head)
+            P2P->ctrlq_tail = NULL;
         free(c);
         events++;
     }
@@ -84,7 +84,7 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
         r->tmp = NULL;
     }
     if (r->memh) {
-        tp_ep_t *ep = p2p.tp->eps[r->world_peer];
+        tp_ep_t *ep = P2P->tp->eps[r->world_peer];
         ep->iface->ops->mem_dereg(ep->iface, r->memh);
         r->memh = NULL;
     }
@@ -96,19 +96,19 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
 tp_ep_t *p2p_ep_of(int peer)
 {
     tp_ep_t *ep;
-    return tp_ep_get(p2p.tp, peer, &ep) == 0 ? ep : NULL;
+    return tp_ep_get(P2P->tp, peer, &ep) == 0 ? ep : NULL;
 }
 
 MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what)
 {
-    MPI_Request r = core_req_lookup(&p2p.rt->reqs, id);
+    MPI_Request r = core_req_lookup(&P2P->rt->reqs, id);
     if (!r) {
-        core_wire_reject(p2p.rt, "request id 0x%llx is not a request of this rank (stale or "
+        core_wire_reject(P2P->rt, "request id 0x%llx is not a request of this rank (stale or "
                          "forged)", (unsigned long long)id);
         return NULL;
     }
     if (!(r->wait & want)) {
-        core_wire_reject(p2p.rt, "request id 0x%llx is not a %s waiting for a %s",
+        core_wire_reject(P2P->rt, "request id 0x%llx is not a %s waiting for a %s",
                          (unsigned long long)id,
                          want & (P2P_WAIT_DATA | P2P_WAIT_PUT_FIN) ? "rendezvous receive"
                          : want & P2P_WAIT_ACK                     ? "synchronous send"
@@ -117,7 +117,7 @@ MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what)
         return NULL;
     }
     if (r->world_peer != src) {
-        core_wire_reject(p2p.rt, "request id 0x%llx belongs to an exchange with rank %d",
+        core_wire_reject(P2P->rt, "request id 0x%llx belongs to an exchange with rank %d",
                          (unsigned long long)id, r->world_peer);
         return NULL;
     }
@@ -128,7 +128,7 @@ MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what)
 static int take_hdr(void *dst, size_t size, const void *hdr, size_t hdr_len, const char *what)
 {
     if (hdr_len != size)
-        return core_wire_reject(p2p.rt, "%s header of %zu bytes (expected %zu)", what, hdr_len,
+        return core_wire_reject(P2P->rt, "%s header of %zu bytes (expected %zu)", what, hdr_len,
                                 size);
     memcpy(dst, hdr, size);
     return 0;
@@ -140,15 +140,15 @@ static int __attribute__((noinline, cold)) bad_match_hdr(const p2p_hdr_t *h, uin
                                                         const char *what)
 {
     if (h->ctx >= CORE_CTX_MAX_P2P)
-        return core_wire_reject(p2p.rt, "%s for context id %u (at most %d)", what, h->ctx,
+        return core_wire_reject(P2P->rt, "%s for context id %u (at most %d)", what, h->ctx,
                                 CORE_CTX_MAX_P2P - 1);
     if (h->flags & ~flags_ok)
-        return core_wire_reject(p2p.rt, "%s with unknown flags 0x%x", what,
+        return core_wire_reject(P2P->rt, "%s with unknown flags 0x%x", what,
                                 h->flags & ~flags_ok);
     if (h->src < 0)
-        return core_wire_reject(p2p.rt, "%s from source rank %d", what, h->src);
+        return core_wire_reject(P2P->rt, "%s from source rank %d", what, h->src);
     if (h->tag == MPI_ANY_TAG || (h->tag < 0 && !(h->ctx & 1)))
-        return core_wire_reject(p2p.rt, "%s with tag %d on context %u", what, h->tag, h->ctx);
+        return core_wire_reject(P2P->rt, "%s with tag %d on context %u", what, h->tag, h->ctx);
     return 0;
 }
 
@@ -169,7 +169,7 @@ CORE_INLINE int check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const cha
 
 static int __attribute__((noinline, cold)) forged_src(const p2p_hdr_t *h, const char *what)
 {
-    return core_wire_reject(p2p.rt, "%s claims to come from rank %d of context %u, which is "
+    return core_wire_reject(P2P->rt, "%s claims to come from rank %d of context %u, which is "
                             "not the sender", what, h->src, h->ctx);
 }
 
@@ -220,20 +220,20 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     int rc;
     (void)arg;
     if (__builtin_expect(hdr_len < sizeof(p2p_hdr_t), 0))
-        return core_wire_reject(p2p.rt, "EAGER header of %zu bytes", hdr_len);
+        return core_wire_reject(P2P->rt, "EAGER header of %zu bytes", hdr_len);
     memcpy(&hh, hdr, sizeof(hh));
     /* A synchronous send's header carries its request id after the match header. */
     _Static_assert(P2P_F_SYNC == 1 && sizeof(p2p_sync_hdr_t) == sizeof(p2p_hdr_t) + 8, "");
     if (__builtin_expect(hdr_len != sizeof(p2p_hdr_t) + 8 * (h->flags & P2P_F_SYNC), 0)) {
         if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
             return rc;
-        return core_wire_reject(p2p.rt, "EAGER header of %zu bytes with flags 0x%x", hdr_len,
+        return core_wire_reject(P2P->rt, "EAGER header of %zu bytes with flags 0x%x", hdr_len,
                                 h->flags);
     }
     if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
         return rc;
-    p2p.counts.arrived++;
-    p2p.counts.arrived_bytes += len;
+    P2P->counts.arrived++;
+    P2P->counts.arrived_bytes += len;
     if (h->flags & P2P_F_SYNC)
         memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
@@ -270,31 +270,31 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     (void)payload;
     const size_t fixed = offsetof(p2p_rts_hdr_t, rkey);
     if (hdr_len < fixed || hdr_len > sizeof(h))
-        return core_wire_reject(p2p.rt, "RTS header of %zu bytes", hdr_len);
+        return core_wire_reject(P2P->rt, "RTS header of %zu bytes", hdr_len);
     memset(&h, 0, sizeof(h));
     memcpy(&h, hdr, hdr_len);
     int rc = check_match_hdr(&h.m, P2P_RTS_FLAGS, "RTS");
     if (rc)
         return rc;
     if (len != 0)
-        return core_wire_reject(p2p.rt, "RTS with a %zu-byte payload", len);
+        return core_wire_reject(P2P->rt, "RTS with a %zu-byte payload", len);
     if (h.rkey_len != hdr_len - fixed)
-        return core_wire_reject(p2p.rt, "RTS with a %u-byte remote key in a %zu-byte header",
+        return core_wire_reject(P2P->rt, "RTS with a %u-byte remote key in a %zu-byte header",
                                 h.rkey_len, hdr_len);
     if (h.len == 0 || h.len > PTRDIFF_MAX)
-        return core_wire_reject(p2p.rt, "RTS for a %llu-byte message",
+        return core_wire_reject(P2P->rt, "RTS for a %llu-byte message",
                                 (unsigned long long)h.len);
     tp_ep_t *ep = p2p_ep_of(src);
     if (!ep)
-        return core_wire_reject(p2p.rt, "RTS from a rank this one cannot answer");
+        return core_wire_reject(P2P->rt, "RTS from a rank this one cannot answer");
     int get = h.raddr != 0, put = (h.m.flags & P2P_F_PUT) != 0;
     if (get && put)
-        return core_wire_reject(p2p.rt, "RTS that offers both a buffer to read and a put");
+        return core_wire_reject(P2P->rt, "RTS that offers both a buffer to read and a put");
     if (get && !(ep->iface->caps.flags & TP_CAP_GET))
-        return core_wire_reject(p2p.rt, "RTS offers a buffer to read, which %s cannot",
+        return core_wire_reject(P2P->rt, "RTS offers a buffer to read, which %s cannot",
                                 ep->iface->name);
     if (h.rkey_len > (get ? ep->iface->caps.max_rkey : 0))
-        return core_wire_reject(p2p.rt, "RTS with a %u-byte remote key (%s takes %zu)",
+        return core_wire_reject(P2P->rt, "RTS with a %u-byte remote key (%s takes %zu)",
                                 h.rkey_len, ep->iface->name, get ? ep->iface->caps.max_rkey : 0);
     p2p_unexp_t u;
     u.src = h.m.src;
@@ -307,8 +307,8 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     u.raddr = h.raddr;
     u.rkey_len = h.rkey_len;
     memcpy(u.rkey, h.rkey, sizeof(u.rkey)); /* zero past rkey_len */
-    p2p.counts.arrived++;
-    p2p.counts.arrived_bytes += h.len;
+    P2P->counts.arrived++;
+    P2P->counts.arrived_bytes += h.len;
     u.data = NULL;
     p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
     MPI_Request r = take_posted(mq, &h.m, src, &rc, "RTS");
@@ -337,7 +337,7 @@ static int ack_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     if (rc)
         return rc;
     if (len != 0)
-        return core_wire_reject(p2p.rt, "ACK with a %zu-byte payload", len);
+        return core_wire_reject(P2P->rt, "ACK with a %zu-byte payload", len);
     MPI_Request s = p2p_req_find(h.req, src, P2P_WAIT_ACK, "ACK");
     if (!s)
         return CORE_EPROTO;
@@ -369,11 +369,11 @@ static void check_unexp(MPI_Comm comm, p2p_unexp_t *u, int take)
     const char *what = u->proto == P2P_PROTO_EAGER ? "EAGER" : "RTS";
     if (take)
         free(u);
-    tp_ep_t *ep = p2p.tp->eps[peer];
+    tp_ep_t *ep = P2P->tp->eps[peer];
     char why[160];
     snprintf(why, sizeof(why), "it claims to be rank %d of %s, which is not the sender", src,
              core_comm_label(comm));
-    core_wire_fail(p2p.rt, peer, ep ? ep->iface->name : "its transport", what, why);
+    core_wire_fail(P2P->rt, peer, ep ? ep->iface->name : "its transport", what, why);
 }
 
 int p2p_recv_start(MPI_Request r)
@@ -488,29 +488,30 @@ static int p2p_progress(void *arg)
 {
     (void)arg;
     int events = ctrlq_progress() + p2p_send_progress();
-    if (!p2p.ctrlq_head && !p2p.sendq_head && !p2p.dataq_head)
-        core_progress_rest(p2p.rt, p2p.hook);
+    if (!P2P->ctrlq_head && !P2P->sendq_head && !P2P->dataq_head)
+        core_progress_rest(P2P->rt, P2P->hook);
     return events;
 }
 
 int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
 {
-    p2p.counts = (p2p_counters_t){ 0 };
-    p2p.rt = rt;
-    p2p.tp = tp;
-    if (!(p2p.cfg = core_config_add(&rt->cfg, &p2p_config_group)))
+    if (!(rt->p2p = calloc(1, sizeof(*rt->p2p))))
+        return CORE_ENOMEM;
+    P2P->rt = rt;
+    P2P->tp = tp;
+    if (!(P2P->cfg = core_config_add(&rt->cfg, &p2p_config_group)))
         return CORE_ENOMEM;
     /* by process, other jobs' included (core/procs.h); a test's runtime may have no table */
     int n = rt->proc_cap > rt->size ? rt->proc_cap : rt->size;
-    p2p.queued = calloc((size_t)n, sizeof(int));
-    p2p.busy_pass = calloc((size_t)n, sizeof(uint64_t));
-    if (!p2p.queued || !p2p.busy_pass)
+    P2P->queued = calloc((size_t)n, sizeof(int));
+    P2P->busy_pass = calloc((size_t)n, sizeof(uint64_t));
+    if (!P2P->queued || !P2P->busy_pass)
         return CORE_ENOMEM;
-    tp_am_register(p2p.tp, P2P_AM_EAGER, (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" });
-    tp_am_register(p2p.tp, P2P_AM_RTS, (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" });
-    tp_am_register(p2p.tp, P2P_AM_ACK, (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" });
+    tp_am_register(P2P->tp, P2P_AM_EAGER, (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" });
+    tp_am_register(P2P->tp, P2P_AM_RTS, (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" });
+    tp_am_register(P2P->tp, P2P_AM_ACK, (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" });
     p2p_rndv_register();
-    p2p.hook = core_progress_add_hook(rt, p2p_progress, NULL);
+    P2P->hook = core_progress_add_hook(rt, p2p_progress, NULL);
     return 0;
 }
 
@@ -518,7 +519,7 @@ int p2p_drain(void)
 {
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Finalize", NULL);
-    while (p2p.sendq_head || p2p.dataq_head || p2p.ctrlq_head)
+    while (P2P->sendq_head || P2P->dataq_head || P2P->ctrlq_head)
         core_wait_idle(&w, core_progress());
     core_wait_end(&w);
     return 0;
@@ -526,8 +527,10 @@ int p2p_drain(void)
 
 void p2p_fini(void)
 {
+    if (!P2P)
+        return;
     for (int i = 0; i < CORE_CTX_MAX_P2P; i++) {
-        p2p_mq_t *mq = p2p.mq[i];
+        p2p_mq_t *mq = P2P->mq[i];
         if (!mq)
             continue;
         for (p2p_unexp_t *u = mq->unexp_head, *n; u; u = n) {
@@ -540,15 +543,16 @@ void p2p_fini(void)
                 r->any_group = NULL;
             }
         free(mq);
-        p2p.mq[i] = NULL;
+        P2P->mq[i] = NULL;
     }
-    free(p2p.queued);
-    free(p2p.busy_pass);
-    p2p.queued = NULL;
-    p2p.busy_pass = NULL;
+    free(P2P->queued);
+    free(P2P->busy_pass);
+    free(P2P);
+    core_rt->p2p = NULL;
 }
 
 void p2p_counters_read(p2p_counters_t *out)
 {
-    *out = p2p.counts;
+    /* MPI_T may read before MPI_Init or after MPI_Finalize: nothing counted then */
+    *out = P2P ? P2P->counts : (p2p_counters_t){ 0 };
 }

@@ -40,7 +40,7 @@ static void *recv_target(MPI_Request r, size_t want)
 static void start_get(MPI_Request r, const p2p_unexp_t *u, void *dst)
 {
     tp_ep_t *ep;
-    int rc = tp_ep_get(p2p.tp, u->world_src, &ep);
+    int rc = tp_ep_get(P2P->tp, u->world_src, &ep);
     if (rc == 0)
         rc = ep->iface->ops->mem_reg(ep->iface, dst, r->want, &r->memh);
     if (rc == 0) {
@@ -59,7 +59,7 @@ static void start_get(MPI_Request r, const p2p_unexp_t *u, void *dst)
 static int start_rtr(MPI_Request r, const p2p_unexp_t *u, void *dst)
 {
     tp_ep_t *ep;
-    int rc = tp_ep_get(p2p.tp, u->world_src, &ep);
+    int rc = tp_ep_get(P2P->tp, u->world_src, &ep);
     if (rc == 0)
         rc = ep->iface->ops->mem_reg(ep->iface, dst, r->want, &r->memh);
     if (rc != 0) {
@@ -113,11 +113,11 @@ void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
 
 int p2p_rndv_push(MPI_Request s)
 {
-    tp_ep_t *ep = p2p.tp->eps[s->world_peer];
+    tp_ep_t *ep = P2P->tp->eps[s->world_peer];
     const char *data = s->tmp ? s->tmp : s->buf;
     /* RDMPI_RNDV_FRAG_SIZE, if set, else what suits the transport: a
      * socket wants larger chunks than a shared-memory ring. */
-    size_t frag = p2p.cfg->rndv_frag_size;
+    size_t frag = P2P->cfg->rndv_frag_size;
     if (frag == 0)
         frag = ep->iface->caps.rndv_frag ? ep->iface->caps.rndv_frag : P2P_RNDV_FRAG;
     if (frag > ep->iface->caps.max_am)
@@ -142,10 +142,10 @@ static int take_hdr(void *dst, size_t size, const void *hdr, size_t hdr_len, siz
                     const char *what)
 {
     if (hdr_len != size)
-        return core_wire_reject(p2p.rt, "%s header of %zu bytes (expected %zu)", what, hdr_len,
+        return core_wire_reject(P2P->rt, "%s header of %zu bytes (expected %zu)", what, hdr_len,
                                 size);
     if (len != 0)
-        return core_wire_reject(p2p.rt, "%s with a %zu-byte payload", what, len);
+        return core_wire_reject(P2P->rt, "%s with a %zu-byte payload", what, len);
     memcpy(dst, hdr, size);
     return 0;
 }
@@ -163,7 +163,7 @@ static int cts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     if (!s)
         return CORE_EPROTO;
     if (h.want > s->len)
-        return core_wire_reject(p2p.rt, "CTS asks for %llu bytes of a %zu-byte message",
+        return core_wire_reject(P2P->rt, "CTS asks for %llu bytes of a %zu-byte message",
                                 (unsigned long long)h.want, s->len);
     s->wait = 0;
     s->remote = h.rreq;
@@ -194,19 +194,19 @@ static int rtr_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     (void)payload;
     const size_t fixed = offsetof(p2p_rtr_hdr_t, rkey);
     if (hdr_len < fixed || hdr_len > sizeof(h) || len != 0)
-        return core_wire_reject(p2p.rt, "RTR of %zu + %zu bytes", hdr_len, len);
+        return core_wire_reject(P2P->rt, "RTR of %zu + %zu bytes", hdr_len, len);
     memset(&h, 0, sizeof(h));
     memcpy(&h, hdr, hdr_len);
     MPI_Request s = p2p_req_find(h.sreq, src, P2P_WAIT_RTR, "RTR");
     if (!s)
         return CORE_EPROTO;
-    tp_ep_t *ep = p2p.tp->eps[s->world_peer];
+    tp_ep_t *ep = P2P->tp->eps[s->world_peer];
     if (h.rkey_len != hdr_len - fixed || h.rkey_len > ep->iface->caps.max_rkey)
-        return core_wire_reject(p2p.rt, "RTR with a %u-byte remote key in a %zu-byte header "
+        return core_wire_reject(P2P->rt, "RTR with a %u-byte remote key in a %zu-byte header "
                                 "(%s takes %zu)", h.rkey_len, hdr_len, ep->iface->name,
                                 ep->iface->caps.max_rkey);
     if (h.want == 0 || h.want > s->len || h.raddr == 0)
-        return core_wire_reject(p2p.rt, "RTR for %llu bytes at 0x%llx of a %zu-byte message",
+        return core_wire_reject(P2P->rt, "RTR for %llu bytes at 0x%llx of a %zu-byte message",
                                 (unsigned long long)h.want, (unsigned long long)h.raddr,
                                 s->len);
     s->wait = 0;
@@ -249,7 +249,7 @@ static int data_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_
     p2p_data_hdr_t h;
     (void)arg;
     if (hdr_len != sizeof(h))
-        return core_wire_reject(p2p.rt, "DATA header of %zu bytes (expected %zu)", hdr_len,
+        return core_wire_reject(P2P->rt, "DATA header of %zu bytes (expected %zu)", hdr_len,
                                 sizeof(h));
     memcpy(&h, hdr, sizeof(h));
     MPI_Request r = p2p_req_find(h.rreq, src, P2P_WAIT_DATA, "DATA");
@@ -257,7 +257,7 @@ static int data_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_
         return CORE_EPROTO;
     if (off > len || n > len - off || h.offset > r->want || len > r->want - h.offset ||
         n > r->want - r->offset)
-        return core_wire_reject(p2p.rt, "DATA bytes %llu+%zu..+%zu (of %zu) for a receive of "
+        return core_wire_reject(P2P->rt, "DATA bytes %llu+%zu..+%zu (of %zu) for a receive of "
                                 "%zu bytes that has %zu", (unsigned long long)h.offset, off,
                                 n, len, r->want, r->offset);
     char *dst = r->tmp ? r->tmp : r->buf;
@@ -292,10 +292,10 @@ static int fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
 
 void p2p_rndv_register(void)
 {
-    tp_am_register(p2p.tp, P2P_AM_CTS, (tp_am_entry_t){ cts_handler, NULL, NULL, "CTS" });
-    tp_am_register(p2p.tp, P2P_AM_DATA, (tp_am_entry_t){ data_handler, NULL, data_piece, "DATA" });
-    tp_am_register(p2p.tp, P2P_AM_FIN, (tp_am_entry_t){ fin_handler, NULL, NULL, "FIN" });
-    tp_am_register(p2p.tp, P2P_AM_RTR, (tp_am_entry_t){ rtr_handler, NULL, NULL, "RTR" });
-    tp_am_register(p2p.tp, P2P_AM_PUT_FIN,
+    tp_am_register(P2P->tp, P2P_AM_CTS, (tp_am_entry_t){ cts_handler, NULL, NULL, "CTS" });
+    tp_am_register(P2P->tp, P2P_AM_DATA, (tp_am_entry_t){ data_handler, NULL, data_piece, "DATA" });
+    tp_am_register(P2P->tp, P2P_AM_FIN, (tp_am_entry_t){ fin_handler, NULL, NULL, "FIN" });
+    tp_am_register(P2P->tp, P2P_AM_RTR, (tp_am_entry_t){ rtr_handler, NULL, NULL, "RTR" });
+    tp_am_register(P2P->tp, P2P_AM_PUT_FIN,
                    (tp_am_entry_t){ put_fin_handler, NULL, NULL, "PUT_FIN" });
 }

@@ -35,7 +35,7 @@ void p2p_send_done(MPI_Request s)
 {
     s->wait = 0;
     if (s->memh) {
-        tp_ep_t *ep = p2p.tp->eps[s->world_peer];
+        tp_ep_t *ep = P2P->tp->eps[s->world_peer];
         ep->iface->ops->mem_dereg(ep->iface, s->memh);
         s->memh = NULL;
     }
@@ -47,13 +47,13 @@ void p2p_send_done(MPI_Request s)
 static void sendq_push(MPI_Request s)
 {
     s->next = NULL;
-    if (p2p.sendq_tail)
-        p2p.sendq_tail->next = s;
+    if (P2P->sendq_tail)
+        P2P->sendq_tail->next = s;
     else
-        p2p.sendq_head = s;
-    p2p.sendq_tail = s;
-    p2p.queued[s->world_peer]++;
-    core_progress_wake(p2p.rt, p2p.hook);
+        P2P->sendq_head = s;
+    P2P->sendq_tail = s;
+    P2P->queued[s->world_peer]++;
+    core_progress_wake(P2P->rt, P2P->hook);
 }
 
 /* Tries to hand the first message of s (EAGER or RTS) to the transport. */
@@ -102,7 +102,7 @@ static void first_sent(MPI_Request s)
  * else pipelined. */
 static int rndv_proto(unsigned caps)
 {
-    int want = p2p.cfg->rndv_proto;
+    int want = P2P->cfg->rndv_proto;
     if (want == P2P_RNDV_PIPELINED)
         return P2P_PROTO_RNDV_PIPE;
     if (want == P2P_RNDV_WRITE && (caps & TP_CAP_PUT))
@@ -137,13 +137,13 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
 
 static void count_send(size_t len, int proto)
 {
-    p2p.counts.sent++;
-    p2p.counts.sent_bytes += len;
+    P2P->counts.sent++;
+    P2P->counts.sent_bytes += len;
     switch (proto) {
-    case P2P_PROTO_EAGER: p2p.counts.eager++; break;
-    case P2P_PROTO_RNDV_GET: p2p.counts.rndv_get++; break;
-    case P2P_PROTO_RNDV_PUT: p2p.counts.rndv_put++; break;
-    default: p2p.counts.rndv_pipe++; break;
+    case P2P_PROTO_EAGER: P2P->counts.eager++; break;
+    case P2P_PROTO_RNDV_GET: P2P->counts.rndv_get++; break;
+    case P2P_PROTO_RNDV_PUT: P2P->counts.rndv_put++; break;
+    default: P2P->counts.rndv_pipe++; break;
     }
 }
 
@@ -163,14 +163,14 @@ static int send_start(MPI_Request s)
     s->tmp = NULL;
     s->memh = NULL;
     tp_ep_t *ep;
-    int rc = tp_ep_get(p2p.tp, s->world_peer, &ep);
+    int rc = tp_ep_get(P2P->tp, s->world_peer, &ep);
     if (rc)
         return rc;
     rc = send_prepare(s, ep);
     if (rc)
         return rc;
     count_send(s->len, s->proto);
-    if (p2p.queued[s->world_peer] == 0) {
+    if (P2P->queued[s->world_peer] == 0) {
         rc = send_first(s, ep);
         if (rc == 0) {
             first_sent(s);
@@ -217,8 +217,8 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
     /* Fast path: a contiguous eager message the transport takes at once. */
     int world = core_comm_peer_world(comm, dest);
     size_t len = msg_len(count, dt);
-    tp_ep_t *ep = p2p.tp->eps[world];
-    if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && p2p.queued[world] == 0 &&
+    tp_ep_t *ep = P2P->tp->eps[world];
+    if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && P2P->queued[world] == 0 &&
         len <= ep->iface->caps.eager_limit) {
         p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
         int rc = tp_am_send(ep, P2P_AM_EAGER, &h, sizeof(h), buf, len);
@@ -248,17 +248,17 @@ int p2p_start(MPI_Request req)
 static int sendq_progress(void)
 {
     int events = 0;
-    MPI_Request prev = NULL, s = p2p.sendq_head;
+    MPI_Request prev = NULL, s = P2P->sendq_head;
     if (!s)
         return 0;
-    uint64_t pass = ++p2p.sendq_pass;
+    uint64_t pass = ++P2P->sendq_pass;
     while (s) {
         MPI_Request next = s->next;
         int rc = CORE_EBUSY;
-        if (p2p.busy_pass[s->world_peer] != pass)
-            rc = send_first(s, p2p.tp->eps[s->world_peer]);
+        if (P2P->busy_pass[s->world_peer] != pass)
+            rc = send_first(s, P2P->tp->eps[s->world_peer]);
         if (rc == CORE_EBUSY) {
-            p2p.busy_pass[s->world_peer] = pass;
+            P2P->busy_pass[s->world_peer] = pass;
             prev = s;
             s = next;
             continue;
@@ -266,10 +266,10 @@ static int sendq_progress(void)
         if (prev)
             prev->next = next;
         else
-            p2p.sendq_head = next;
-        if (p2p.sendq_tail == s)
-            p2p.sendq_tail = prev;
-        p2p.queued[s->world_peer]--;
+            P2P->sendq_head = next;
+        if (P2P->sendq_tail == s)
+            P2P->sendq_tail = prev;
+        P2P->queued[s->world_peer]--;
         events++;
         if (rc == 0) {
             first_sent(s);
@@ -286,20 +286,20 @@ static int sendq_progress(void)
 void p2p_queue_data(MPI_Request s)
 {
     s->next = NULL;
-    if (p2p.dataq_tail)
-        p2p.dataq_tail->next = s;
+    if (P2P->dataq_tail)
+        P2P->dataq_tail->next = s;
     else
-        p2p.dataq_head = s;
-    p2p.dataq_tail = s;
-    core_progress_wake(p2p.rt, p2p.hook);
+        P2P->dataq_head = s;
+    P2P->dataq_tail = s;
+    core_progress_wake(P2P->rt, P2P->hook);
 }
 
 static int dataq_progress(void)
 {
-    MPI_Request s = p2p.dataq_head;
+    MPI_Request s = P2P->dataq_head;
     if (!s)
         return 0;
-    p2p.dataq_head = p2p.dataq_tail = NULL;
+    P2P->dataq_head = P2P->dataq_tail = NULL;
     int events = 0;
     while (s) {
         MPI_Request next = s->next;

@@ -51,8 +51,9 @@ int rt_init(int argc, char **argv, int required, int *provided)
     rt->ncores = nc > 0 ? (int)nc : 1;
     if (rt->local_size > rt->ncores)
         rt->oversubscribed = 1;
-    rt->thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    rt->thread_level = required;
     *provided = rt->thread_level;
+    core_cs_init(&rt->cs, required == MPI_THREAD_MULTIPLE);
     core_dt_init();
     core_progress_init();
     if ((rc = tp_layer_init(&top->tp, rt)) || (rc = p2p_init(rt, &top->tp)) ||
@@ -95,12 +96,14 @@ int rt_fini(void)
                "%zu ops, %zu info objects", core_handles.comm.nlive, core_handles.dt.nlive,
                core_handles.group.nlive, core_handles.op.nlive, core_handles.info.nlive);
     core_boot_fini(rt);
+    core_attr_fini(rt);
     core_rank_hosts_free(rt);
     core_req_table_fini(&rt->reqs);
     core_procs_fini(rt);
     free(rt->local_ranks);
     free(rt->node_of);
     core_config_fini(&rt->cfg);
+    core_cs_destroy(&rt->cs);
     free(top);
     free(rt);
     core_rt = NULL;

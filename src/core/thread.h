@@ -1,0 +1,45 @@
+/*
+ * MPI_THREAD_MULTIPLE: the library's critical section.
+ *
+ * When MULTIPLE is granted, every MPI_* entry point runs inside one lock
+ * (API_ENTER, src/api/api.h), taken once per thread (calls made from inside
+ * the library, such as a user callback's, nest). A thread blocked in a call
+ * (Wait, Recv, a collective) drives progress for everyone while it holds the
+ * lock and hands it over between polls whenever another thread waits for it
+ * (core_cs_yield from core_wait_idle), so several blocking calls never
+ * deadlock and a message from one thread to another in the same process gets
+ * delivered. Without MULTIPLE, cs.on is 0 and the entry points test that one
+ * flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch per call.
+ *
+ * This serializes the library's work (one thread progresses at a time); the
+ * per-queue and per-channel locks of issue 21 item 3 are not done.
+ */
+#ifndef RDMPI_CORE_THREAD_H
+#define RDMPI_CORE_THREAD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct core_cs {
+    int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
+    pthread_mutex_t lock;
+    atomic_int waiters;        /* threads blocked in the lock (core_cs_yield hands over) */
+    atomic_uint handovers;     /* acquisitions after a wait (core_cs_yield waits for one) */
+} core_cs_t;
+
+void core_cs_init(core_cs_t *cs, int on);
+void core_cs_destroy(core_cs_t *cs);
+/* Enters (or nests in) the critical section; core_cs_exit leaves one level. */
+void core_cs_enter(core_cs_t *cs);
+void core_cs_exit(core_cs_t *cs);
+/* Called by a blocked call between polls: when another thread waits for the lock, lets it
+ * run (the caller's request may be completed by that thread's progress meanwhile). */
+void core_cs_yield(core_cs_t *cs);
+/* Sleeps us microseconds outside the critical section (re-entered after, at the same
+ * depth): for the calls that poll something outside the library (a port's requests,
+ * another job's PMIx data) while the other threads go on. */
+void core_cs_usleep(core_cs_t *cs, unsigned us);
+/* This thread holds the critical section. */
+int core_cs_held(void);
+
+#endif
