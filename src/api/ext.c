@@ -9,6 +9,7 @@
  * makes that contact if nothing has yet, so the answer is what every message to it uses. */
 int rdmpi_peer_transport(MPI_Comm comm, int rank, char *name, int *resultlen)
 {
+    API_ENTER;
     static const char fn[] = "rdmpi_peer_transport";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_comm(comm, fn));

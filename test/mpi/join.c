@@ -1,6 +1,6 @@
 /*
- * MPI_Comm_join: rank 0 listens on a loopback TCP socket and tells rank 1 its port over
- * MPI_COMM_WORLD; rank 1 connects; both call MPI_Comm_join on their ends. On the
+ * MPI_Comm_join: on each node, the first rank listens on a loopback TCP socket and tells
+ * the second its port; the second connects; both call MPI_Comm_join on their ends. On the
  * intercommunicator: its shape (an intercommunicator of 1 and 1), p2p both ways, an
  * Allreduce (each side gets the other's value), a Bcast with MPI_ROOT, then the socket
  * is still usable (join left nothing unread on it) and the intercommunicator is
@@ -130,11 +130,16 @@ int main(int argc, char **argv)
         t_finish();
         return 0;
     }
-    MPI_Comm pair_world; /* ranks 0 and 1 join; the others only take part in the checks */
-    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, t_rank < 2 ? 0 : MPI_UNDEFINED, t_rank, &pair_world));
-    if (t_rank < 2) {
+    /* The first two ranks of each node join over a loopback socket (a loopback address
+     * reaches only the same node: across the multinode test's hosts it would not). */
+    MPI_Comm node;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    int nrank = -1, nsize = 0;
+    MPI_OK(MPI_Comm_rank(node, &nrank));
+    MPI_OK(MPI_Comm_size(node, &nsize));
+    if (nsize >= 2 && nrank < 2) {
         t_begin("socket");
-        int fd = connected_socket(t_rank == 0, MPI_COMM_WORLD, !t_rank);
+        int fd = connected_socket(nrank == 0, node, !nrank);
         t_begin("join");
         MPI_Comm inter;
         MPI_OK(MPI_Comm_join(fd, &inter));
@@ -147,33 +152,33 @@ int main(int argc, char **argv)
               "inter %d, local size %d, remote size %d, rank %d", flag, lsize, rsize, lrank);
 
         t_begin("p2p");
-        int mine = 1000 + t_rank, got = -1;
+        int mine = 1000 + nrank, got = -1;
         MPI_OK(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 5, &got, 1, MPI_INT, 0, 5, inter,
                             MPI_STATUS_IGNORE));
-        CHECK(got == 1000 + !t_rank, "got %d from the other side", got);
+        CHECK(got == 1000 + !nrank, "got %d from the other side", got);
 
         t_begin("allreduce");
-        int sum = -1, v = 7 * (t_rank + 1);
+        int sum = -1, v = 7 * (nrank + 1);
         MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, inter));
-        CHECK(sum == 7 * (!t_rank + 1), "allreduce gave %d", sum);
+        CHECK(sum == 7 * (!nrank + 1), "allreduce gave %d", sum);
 
         t_begin("bcast");
-        int b = t_rank == 0 ? 4242 : -1;
-        MPI_OK(MPI_Bcast(&b, 1, MPI_INT, t_rank == 0 ? MPI_ROOT : 0, inter));
+        int b = nrank == 0 ? 4242 : -1;
+        MPI_OK(MPI_Bcast(&b, 1, MPI_INT, nrank == 0 ? MPI_ROOT : 0, inter));
         CHECK(b == 4242, "bcast gave %d", b);
 
         t_begin("socket_after");
-        char c = (char)('a' + t_rank), d = 0;
+        char c = (char)('a' + nrank), d = 0;
         CHECK(write(fd, &c, 1) == 1, "write after the join: %s", strerror(errno));
-        CHECK(read(fd, &d, 1) == 1 && d == (char)('a' + !t_rank),
+        CHECK(read(fd, &d, 1) == 1 && d == (char)('a' + !nrank),
               "the socket after the join gave '%c'", d);
 
         t_begin("disconnect");
         MPI_OK(MPI_Comm_disconnect(&inter));
         CHECK(inter == MPI_COMM_NULL, "disconnect left a communicator");
         close(fd);
-        MPI_OK(MPI_Comm_free(&pair_world));
     }
+    MPI_OK(MPI_Comm_free(&node));
     t_finish();
     return 0;
 }

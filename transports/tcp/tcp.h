@@ -115,6 +115,9 @@ struct tp_tcp_iface {
     size_t queue_limit;       /* queued bytes per peer before am_send says busy */
     size_t sockbuf;           /* SO_SNDBUF/SO_RCVBUF, 0: the kernel's autotuning */
     int closing;              /* in close: frames are no longer dispatched */
+    int finishing;            /* in MPI_Finalize's drain, past its barrier: no message of the
+                                 application is still to arrive, so a peer that refuses a
+                                 connection has left (tp_tcp_conn_lost) */
     unsigned poll_skip;
     int npending;             /* accepted connections not yet authenticated */
     int max_pending;          /* the cap on them */

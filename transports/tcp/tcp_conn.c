@@ -186,6 +186,14 @@ int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     }
     set_sockopts(s, fd);
     int done = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+    if (!done && errno == ECONNREFUSED && s->finishing) { /* it has left: see conn_lost */
+        core_debug("tcp: rank %d left before we connected to it", peer);
+        free(val);
+        close(fd);
+        e->gone = 1;
+        tp_tcp_txq_free(&e->txq);
+        return 0;
+    }
     if (!done && errno != EINPROGRESS) {
         core_error("tcp: connecting to rank %d at %s: %m", peer, (char *)val);
         free(val);
@@ -243,6 +251,24 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
     case TP_TCP_DEAD:
         return;
     case TP_TCP_AUTH:
+    case TP_TCP_CONNECTING:
+        /* Past Finalize's barrier a connection that had not reached the peer's accept (made
+         * by a late first message, or by an endpoint asked for and never used) finds the
+         * peer's listener closed once it is done (refused; one caught in the backlog is
+         * reset first, and its retry is refused): it has left, and nothing of the
+         * application can be owed to it (a receive it posted would have held it at the
+         * barrier), so the attempt just ends. */
+        if (s->finishing && err == ECONNREFUSED && e && !e->conn &&
+            (c->state == TP_TCP_CONNECTING || c->auth.connector)) {
+            core_debug("tcp: rank %d left before our connection reached it (%s)", c->peer,
+                       why);
+            e->gone = 1;
+            tp_tcp_txq_free(&e->txq);
+            tp_tcp_conn_kill(s, c);
+            return;
+        }
+        if (c->state == TP_TCP_CONNECTING)
+            break;
         if (!c->auth.connector) { /* never proved who it is: nothing was lost */
             core_debug("tcp: a connection from %s ended in the handshake: %s", c->from, why);
             tp_tcp_conn_kill(s, c);
@@ -252,10 +278,7 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
             tp_tcp_hs_retry(s, c, why); /* the peer may have dropped a slow handshake */
             return;
         }
-        /* fall through */
-    case TP_TCP_CONNECTING:
-        core_fatal("tcp: cannot connect to rank %d on %s: %s", c->peer,
-                   core_rank_host(s->rt, c->peer), why);
+        break;
     case TP_TCP_UP:
         if (!e->bye_rcvd && !s->closing)
             core_fatal("tcp: lost the connection to rank %d on %s: %s", c->peer,
@@ -267,6 +290,8 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
         tp_tcp_conn_kill(s, c);
         return;
     }
+    core_fatal("tcp: cannot connect to rank %d on %s: %s", c->peer,
+               core_rank_host(s->rt, c->peer), why);
 }
 
 void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err)

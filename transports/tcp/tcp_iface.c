@@ -361,13 +361,15 @@ static int close_step(tp_tcp_iface_t *s)
 
 static int tcp_drain(tp_iface_t *iface)
 {
-    return close_step(tp_tcp_iface(iface)) ? CORE_EBUSY : 0;
+    tp_tcp_iface_t *s = tp_tcp_iface(iface);
+    s->finishing = 1;
+    return close_step(s) ? CORE_EBUSY : 0;
 }
 
 static void tcp_close(tp_iface_t *iface)
 {
     tp_tcp_iface_t *s = tp_tcp_iface(iface);
-    s->closing = 1;
+    s->closing = s->finishing = 1;
     double deadline = now() + TCP_CLOSE_TIMEOUT;
     int idle = 0;
     while (close_step(s)) {
