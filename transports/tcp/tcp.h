@@ -163,6 +163,8 @@ size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
 void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err);
 /* Asks epoll for writability of an up connection exactly while it has a queue. */
 void tp_tcp_conn_watch(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+/* Queues our BYE to e's peer after what is queued, once (when e is up). */
+void tp_tcp_ep_bye(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
 void tp_tcp_conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
 void tp_tcp_reap(tp_tcp_iface_t *s);
 tp_tcp_ep_t *tp_tcp_ep_new(tp_tcp_iface_t *s, int peer);

@@ -343,6 +343,20 @@ void tp_tcp_conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
     tp_tcp_ep_write(s, e);
 }
 
+void tp_tcp_ep_bye(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
+{
+    if (e->bye_sent || !e->conn || e->gone)
+        return;
+    tp_tcp_ctrl_t m = { TP_TCP_BYE, core_proc_uid(s->rt, s->rt->rank) };
+    struct iovec iov[TP_TCP_FRAME_IOV];
+    tp_tcp_frame_hdr_t fh;
+    int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
+    if (tp_tcp_txq_append(&e->txq, iov, n, 0) != 0)
+        return; /* out of memory: tried again by the next close step */
+    e->bye_sent = 1;
+    tp_tcp_ep_write(s, e);
+}
+
 static void protocol_error(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *what)
 {
     core_fatal("tcp: %s from rank %d on %s", what, c->peer, core_rank_host(s->rt, c->peer));
@@ -360,10 +374,18 @@ static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_
         protocol_error(s, c, "a control frame naming another rank");
         return;
     }
-    if (m.type == TP_TCP_BYE)
-        c->ep->bye_rcvd = 1;
-    else
+    if (m.type != TP_TCP_BYE) {
         protocol_error(s, c, "an unexpected control frame");
+        return;
+    }
+    c->ep->bye_rcvd = 1;
+    /* A process of another job says goodbye in its MPI_Finalize (or it freed its last
+     * connection to us) while we may go on for long: it waits for our goodbye, so it is
+     * answered now, from progress, not at our own finalize. Nothing more goes to it
+     * (tcp_am_send refuses). Our own job's ranks say goodbye only past the barrier of a
+     * finalize we are in too: they get ours from the drain. */
+    if (c->peer >= s->rt->size && !c->ep->bye_sent)
+        tp_tcp_ep_bye(s, c->ep);
 }
 
 /* A connected peer sent something malformed: the connection is closed and its endpoint

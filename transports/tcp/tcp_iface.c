@@ -223,8 +223,13 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
     if (id >= TP_AM_MAX || hdr_len > TP_TCP_MAX_AM_HDR || len > ep->iface->caps.max_am)
         return CORE_EINVAL;
-    if (e->gone)
-        return 0; /* the peer has finished: it reads nothing more */
+    if (e->gone || (e->bye_rcvd && e->base.peer >= s->rt->size)) {
+        /* The peer has finished: it reads nothing more. A process of another job may
+         * finalize while we run: what the application still sends it is an error for the
+         * sender (MPI_ERR_OTHER), not a silent loss; in our own finalize the protocol's
+         * late messages (acknowledgements) go nowhere quietly, as to our own job's ranks. */
+        return e->base.peer >= s->rt->size && !s->finishing ? CORE_EPEER : 0;
+    }
     size_t queued = tp_tcp_txq_bytes(&e->txq);
     if (queued >= s->queue_limit) {
         tp_tcp_ep_write(s, e);
@@ -336,16 +341,7 @@ static int close_step(tp_tcp_iface_t *s)
         tp_tcp_ep_t *e = s->eps[p];
         if (!e || e->gone)
             continue;
-        if (e->conn && !e->bye_sent) {
-            tp_tcp_ctrl_t m = { TP_TCP_BYE, core_proc_uid(s->rt, s->rt->rank) };
-            struct iovec iov[TP_TCP_FRAME_IOV];
-            tp_tcp_frame_hdr_t fh;
-            int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
-            if (tp_tcp_txq_append(&e->txq, iov, n, 0) != 0)
-                continue;
-            e->bye_sent = 1;
-            tp_tcp_ep_write(s, e);
-        }
+        tp_tcp_ep_bye(s, e);
         if (e->gone)
             continue;
         if (e->conn ? tp_tcp_txq_bytes(&e->txq) || !e->bye_rcvd

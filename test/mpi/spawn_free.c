@@ -1,0 +1,137 @@
+/*
+ * The end of a connection between two jobs: parents and spawned children free or
+ * disconnect the intercommunicator (or leave it to MPI_Finalize) in different orders, and
+ * one side finalizes while the other still works (it must not hang there, nor make the
+ * other side fail). Both jobs must exit 0. The mode is the program's argument:
+ *   free        both sides MPI_Comm_free, then finalize
+ *   disconnect  both sides MPI_Comm_disconnect, then finalize
+ *   early       the children finalize at once (no free); the parents keep computing with
+ *               MPI calls for a while, then free and finalize
+ *   late        the parents free and finalize at once; the children keep computing, then
+ *               free and finalize
+ * In each mode a message goes both ways first (the connection is up). Each side times its
+ * MPI_Finalize: ending a connection to a job still running must not wait for it.
+ * Standard MPI, except in "early": a send to a child that has finalized must fail (MPI
+ * leaves it undefined).
+ */
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+
+#define NCHILD 2
+#define BUSY 1.5        /* seconds the other side keeps working */
+#define FINALIZE_MAX 1.0 /* seconds a finalize may take while the other side works */
+
+/* One message each way between rank 0 of each side. */
+static void ping(MPI_Comm inter, int parent_side)
+{
+    int rank, v = 0;
+    MPI_Comm_rank(inter, &rank);
+    if (rank != 0)
+        return;
+    if (parent_side) {
+        v = 42;
+        MPI_OK(MPI_Send(&v, 1, MPI_INT, 0, 1, inter));
+        MPI_OK(MPI_Recv(&v, 1, MPI_INT, 0, 2, inter, MPI_STATUS_IGNORE));
+        CHECK(v == 43, "parent got %d back", v);
+    } else {
+        MPI_OK(MPI_Recv(&v, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE));
+        CHECK(v == 42, "child got %d", v);
+        v = 43;
+        MPI_OK(MPI_Send(&v, 1, MPI_INT, 0, 2, inter));
+    }
+}
+
+/* Work that keeps calling MPI (progress) within this side for BUSY seconds. */
+static void keep_busy(void)
+{
+    double until = MPI_Wtime() + BUSY;
+    while (MPI_Wtime() < until) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        usleep(1000);
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* MPI_Finalize, which must not wait for the other job when fast is set. */
+static void timed_finalize(int fast, const char *who)
+{
+    t_begin("finalize");
+    MPI_OK(MPI_Comm_free(&t_sync_comm));
+    double t0 = now();
+    MPI_OK(MPI_Finalize());
+    double dt = now() - t0;
+    if (fast && dt > FINALIZE_MAX) {
+        fprintf(stderr, "FAIL: %s's MPI_Finalize took %.2f s while the other job worked\n",
+                who, dt);
+        exit(1);
+    }
+}
+
+static int side(MPI_Comm inter, const char *mode, int parent_side)
+{
+    ping(inter, parent_side);
+    int first = parent_side ? !strcmp(mode, "late") : !strcmp(mode, "early");
+    int second = parent_side ? !strcmp(mode, "early") : !strcmp(mode, "late");
+    if (!strcmp(mode, "free")) {
+        MPI_OK(MPI_Comm_free(&inter));
+    } else if (!strcmp(mode, "disconnect")) {
+        MPI_OK(MPI_Comm_disconnect(&inter));
+    } else if (first) {
+        if (parent_side)
+            MPI_OK(MPI_Comm_free(&inter));
+        /* the children of "early" leave their parent intercommunicator to MPI_Finalize */
+    } else if (second) {
+        keep_busy();
+        if (parent_side && t_rank == 0) {
+            /* The children have finalized: a send to one of them is an error (rdmpi says
+             * so to the sender; MPI leaves it undefined), not a silent loss. */
+            t_begin("send to a finalized process");
+            int v = 1;
+            MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+            CHECK(MPI_Send(&v, 1, MPI_INT, 0, 3, inter) != MPI_SUCCESS,
+                  "a send to a child that has finalized succeeded");
+        }
+        /* (not MPI_Comm_disconnect: collective with a side that has left) */
+        MPI_OK(MPI_Comm_free(&inter));
+    } else {
+        CHECK(0, "unknown mode %s", mode);
+    }
+    CHECK(inter == MPI_COMM_NULL || first, "the intercommunicator handle was not reset");
+    /* Only this side: the other one may be gone already. */
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    return first;
+}
+
+int main(int argc, char **argv)
+{
+    t_init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "free";
+    MPI_Comm parent;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    if (parent != MPI_COMM_NULL) {
+        t_begin("child");
+        int fast = side(parent, mode, 0);
+        timed_finalize(fast, "a child");
+        return 0;
+    }
+    t_begin("spawn");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char *args[] = { (char *)mode, NULL };
+    MPI_Comm inter;
+    int errs[NCHILD];
+    int rc = MPI_Comm_spawn(argv[0], args, NCHILD, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                            errs);
+    t_skip_if_spawn_refused(rc);
+    MPI_OK(rc);
+    int fast = side(inter, mode, 1);
+    timed_finalize(fast, "a parent");
+    return 0;
+}
