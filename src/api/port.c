@@ -194,10 +194,11 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
     API_CHECK(api_check_info(MPI_COMM_WORLD, info, 1, fn));
-    core_port_t id;
-    if (core_port_parse(port_name, &id))
-        return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "'%s' is not a port",
-                         port_name ? port_name : "(null)");
+    /* Any string is stored, as other MPIs do: a port of another MPI, or one the application
+     * made up and hands around itself; MPI_Comm_connect checks ports when they are used. */
+    if (!port_name || !*port_name || strlen(port_name) >= MPI_MAX_PORT_NAME)
+        return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "port name missing or longer than "
+                         "MPI_MAX_PORT_NAME");
     int rc = core_boot_publish(core_rt, service_name, port_name);
     if (rc)
         return api_error(MPI_COMM_WORLD, rc, fn, "service '%s': %s", service_name,
@@ -214,8 +215,17 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
     API_CHECK(api_check_init(fn));
     API_CHECK(check_service(service_name, fn));
     API_CHECK(api_check_info(MPI_COMM_WORLD, info, 1, fn));
-    (void)port_name;
-    int rc = core_boot_unpublish(core_rt, service_name);
+    if (!port_name)
+        return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "NULL port name");
+    /* Only the pair that was published: a name published with another port is not this
+     * one (MPI_ERR_SERVICE, as for a name not published at all). */
+    char have[MPI_MAX_PORT_NAME];
+    int rc = core_boot_lookup(core_rt, service_name, have, sizeof(have));
+    if (rc == CORE_ENAME || (!rc && strcmp(have, port_name)))
+        return api_error(MPI_COMM_WORLD, CORE_ESERVICE, fn, "service '%s' is not published "
+                         "with port '%s'", service_name, port_name);
+    if (!rc)
+        rc = core_boot_unpublish(core_rt, service_name);
     if (rc)
         return api_error(MPI_COMM_WORLD, rc, fn, "service '%s': %s", service_name,
                          core_strerror(rc));
