@@ -86,6 +86,8 @@ static int check_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
         return api_coll_inplace_error(comm, "the send buffer away from the root", fn);
     if (rbuf == MPI_IN_PLACE && is_root)
         return api_coll_inplace_error(comm, "the receive buffer", fn);
+    if (comm->remote && is_root) /* an intercommunicator's root only receives */
+        return api_check_buf(comm, rbuf, count, dt, fn);
     if (sbuf != MPI_IN_PLACE)
         API_CHECK(api_check_buf(comm, sbuf, count, dt, fn));
     if (is_root) {
