@@ -69,6 +69,7 @@ static void apps_free(struct launch_app *apps, int napps)
     for (int i = 0; apps && i < napps; i++) {
         launch_env_free(apps[i].argv);
         launch_env_free(apps[i].env);
+        free(apps[i].path);
     }
     free(apps);
 }
@@ -169,7 +170,15 @@ static int copy_app(const struct launch_job *job, const pmix_app_t *in, struct l
         if (PMIX_CHECK_KEY(inf, PMIX_WDIR) && inf->value.type == PMIX_STRING &&
             inf->value.data.string)
             snprintf(out->cwd, sizeof(out->cwd), "%s", inf->value.data.string);
-        else if ((PMIX_CHECK_KEY(inf, PMIX_HOST) || PMIX_CHECK_KEY(inf, PMIX_ADD_HOST)) &&
+        else if (PMIX_CHECK_KEY(inf, CORE_SPAWN_PATH_PMIX) && inf->value.type == PMIX_STRING &&
+                 inf->value.data.string && !out->path) {
+            if (strlen(inf->value.data.string) >= PATH_MAX) {
+                snprintf(why, len, "spawn of %s: info \"path\" longer than %d", cmd, PATH_MAX);
+                return -EINVAL;
+            }
+            if (!(out->path = strdup(inf->value.data.string)))
+                return -ENOMEM;
+        } else if ((PMIX_CHECK_KEY(inf, PMIX_HOST) || PMIX_CHECK_KEY(inf, PMIX_ADD_HOST)) &&
                  inf->value.type == PMIX_STRING && inf->value.data.string &&
                  !host_ok(job, inf->value.data.string, why, len))
             return -EINVAL;
@@ -282,8 +291,9 @@ static int resolve_apps(struct launch_job *job, char *why, size_t len)
     for (int a = 0; a < job->napps; a++) {
         struct launch_app *app = &job->apps[a];
         char path[PATH_MAX], here[PATH_MAX];
-        if (launch_spawn_resolve(app->prog, path, sizeof(path))) {
-            snprintf(why, len, "cannot spawn '%.200s': not found or not executable", app->prog);
+        if (launch_spawn_resolve_in(app->path, app->prog, path, sizeof(path))) {
+            snprintf(why, len, "cannot spawn '%.200s': not found or not executable%s%.200s",
+                     app->prog, app->path ? " in " : "", app->path ? app->path : "");
             return -ENOENT;
         }
         /* Found from rdmpirun's directory (the job's); made absolute, since the rank may

@@ -98,6 +98,7 @@ struct launch_app {
     char **argv;             /* NULL-terminated, argv[0] the command as given */
     char **env;              /* NAME=value entries added to the ranks' environment */
     char cwd[PATH_MAX];      /* "" : rdmpirun's own */
+    char *path;              /* a spawned app's directories to look in before PATH, or NULL */
     int nprocs;
 };
 
@@ -197,6 +198,8 @@ void launch_env_free(char **env);
 
 /* spawn.c */
 int launch_spawn_resolve(const char *prog, char *path, size_t len);
+/* The same, looking in dirs (':' separated) before PATH; dirs may be NULL. */
+int launch_spawn_resolve_in(const char *dirs, const char *prog, char *path, size_t len);
 int launch_spawn_all(struct launch_job *job);
 
 /* iofwd.c */

@@ -33,17 +33,15 @@ static int check_candidate(const char *path)
  */
 int launch_spawn_resolve(const char *prog, char *path, size_t len)
 {
-    const char *dirs = getenv("PATH");
+    return launch_spawn_resolve_in(NULL, prog, path, len);
+}
+
+/* Looks for prog in the directories of dirs (':' separated; an empty entry is the current
+ * directory); 0 when found, else the most telling failure. */
+static int search_dirs(const char *dirs, const char *prog, char *path, size_t len)
+{
     int best = -ENOENT;
 
-    if (!*prog)
-        return -ENOENT;
-    if (strchr(prog, '/')) {
-        snprintf(path, len, "%s", prog);
-        return check_candidate(path);
-    }
-    if (!dirs)
-        dirs = "/usr/local/bin:/usr/bin:/bin";
     while (1) {
         size_t dlen = strcspn(dirs, ":");
         if (dlen == 0)
@@ -60,6 +58,25 @@ int launch_spawn_resolve(const char *prog, char *path, size_t len)
         dirs += dlen + 1;
     }
     return best;
+}
+
+int launch_spawn_resolve_in(const char *first, const char *prog, char *path, size_t len)
+{
+    const char *dirs = getenv("PATH");
+
+    if (!*prog)
+        return -ENOENT;
+    if (strchr(prog, '/')) {
+        snprintf(path, len, "%s", prog);
+        return check_candidate(path);
+    }
+    int early = -ENOENT;
+    if (first && *first && (early = search_dirs(first, prog, path, len)) == 0)
+        return 0;
+    if (!dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    int rc = search_dirs(dirs, prog, path, len);
+    return rc == -ENOENT ? early : rc;
 }
 
 static void child_fail(const char *what, const char *prog)

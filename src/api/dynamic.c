@@ -118,14 +118,15 @@ static int spawn_common(const core_spawn_app_t *apps, int napps, int root, MPI_C
     return MPI_SUCCESS;
 }
 
-/* The keys of a spawn's info this launcher acts on ("host", "wdir"); others are ignored,
- * as MPI allows. */
+/* The keys of a spawn's info this launcher acts on ("host", "wdir", "path"); others are
+ * ignored, as MPI allows. */
 static void app_info(MPI_Info info, core_spawn_app_t *app)
 {
     if (info == MPI_INFO_NULL)
         return;
     app->host = core_info_get(info, "host");
     app->wdir = core_info_get(info, "wdir");
+    app->path = core_info_get(info, "path");
 }
 
 static int check_app(MPI_Comm comm, const char *cmd, int maxprocs, MPI_Info info,
@@ -149,7 +150,7 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
     if (root < 0 || root >= comm->size)
         return api_error(comm, CORE_EROOT, fn, "root %d of %s", root, core_comm_label(comm));
     API_CHECK(api_check_ptr(comm, intercomm, "intercomm", fn));
-    core_spawn_app_t app = { command, argv, maxprocs, NULL, NULL };
+    core_spawn_app_t app = { command, argv, maxprocs, NULL, NULL, NULL };
     if (comm->rank == root) {
         API_CHECK(check_app(comm, command, maxprocs, info, fn));
         app_info(info, &app);

@@ -43,7 +43,8 @@ int core_boot_spawn(core_runtime_t *rt, const core_spawn_app_t *apps, int napps,
         for (int k = 0; k < n; k++)
             pa[i].argv[k + 1] = strdup(apps[i].argv[k]);
         pa[i].maxprocs = apps[i].maxprocs;
-        size_t ninfo = (apps[i].host != NULL) + (apps[i].wdir != NULL), k = 0;
+        size_t ninfo = (apps[i].host != NULL) + (apps[i].wdir != NULL) +
+                       (apps[i].path != NULL), k = 0;
         if (ninfo) {
             PMIX_INFO_CREATE(pa[i].info, ninfo);
             pa[i].ninfo = ninfo;
@@ -51,6 +52,9 @@ int core_boot_spawn(core_runtime_t *rt, const core_spawn_app_t *apps, int napps,
                 PMIX_INFO_LOAD(&pa[i].info[k++], PMIX_HOST, apps[i].host, PMIX_STRING);
             if (apps[i].wdir)
                 PMIX_INFO_LOAD(&pa[i].info[k++], PMIX_WDIR, apps[i].wdir, PMIX_STRING);
+            if (apps[i].path)
+                PMIX_INFO_LOAD(&pa[i].info[k++], CORE_SPAWN_PATH_PMIX, apps[i].path,
+                               PMIX_STRING);
         }
     }
     pmix_nspace_t ns;

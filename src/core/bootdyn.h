@@ -17,6 +17,7 @@ typedef struct core_spawn_app {
     int maxprocs;
     const char *host;     /* info "host", or NULL */
     const char *wdir;     /* info "wdir", or NULL */
+    const char *path;     /* info "path": where to look for cmd first, or NULL */
 } core_spawn_app_t;
 
 /* Starts a job of the apps; its namespace goes to nspace. On failure why says why. */

@@ -29,6 +29,9 @@
  * launcher runs (its job's, then each spawned job's), a uint32. Transports name processes of
  * other jobs by these numbers (core/procs.h); absent under other launchers (0). */
 #define CORE_UBASE_PMIX "rdmpi.ubase"
+/* A spawn request's app info (a string): directories, ':' separated, where the launcher looks
+ * for the app's command before PATH (MPI_Comm_spawn's info key "path"). */
+#define CORE_SPAWN_PATH_PMIX "rdmpi.spawn.path"
 
 /* Initializes libsodium; safe to call more than once and from any layer. */
 int core_crypto_init(void);
