@@ -1,7 +1,8 @@
 /*
  * MPI_Comm_spawn: the job spawns copies of this program, once per count given on the
  * command line (default 2), and both sides check the intercommunicator: its sizes, the
- * arguments the children were given, MPI_Comm_get_parent, point-to-point messages both ways,
+ * arguments the children were given, MPI_Comm_get_parent (named "MPI_COMM_PARENT"),
+ * point-to-point messages both ways,
  * an intercommunicator broadcast (MPI_ROOT), MPI_Intercomm_merge (parents first) and an
  * MPI_Allreduce over the merged communicator, then MPI_Comm_disconnect. The children check
  * MPI_UNIVERSE_SIZE is set and at least their job's size. Standard MPI only.
@@ -87,6 +88,11 @@ int main(int argc, char **argv)
     t_begin("get_parent");
     MPI_OK(MPI_Comm_get_parent(&parent));
     if (parent != MPI_COMM_NULL) {
+        char name[MPI_MAX_OBJECT_NAME];
+        int len = 0;
+        MPI_OK(MPI_Comm_get_name(parent, name, &len));
+        CHECK(!strcmp(name, "MPI_COMM_PARENT") && len == (int)strlen(name),
+              "the parent intercommunicator is named '%s' (%d)", name, len);
         child(parent, argc, argv);
         t_finish();
         return 0;
