@@ -164,51 +164,138 @@ static void group_done(MPI_Group g)
 
 /*
  * The remote group as processes of this one (core/procs.h). Members are
- * exchanged as uids, with the remote leader's job (name and first uid): a
- * member of that job is added to the process table here, any other must be
- * known already (of this job, or added by an earlier spawn or connect).
+ * exchanged as uids, with the jobs they belong to (name and first uid of
+ * each distinct job of the group, at most MAX_JOBS): a group may hold
+ * processes of several jobs (each spawned by one process over
+ * MPI_COMM_SELF, then merged), which the other group may never have met.
+ * A member of a job this process does not know yet is added to its table
+ * once the launcher confirms that job's numbering; a uid in none of the
+ * jobs sent is refused.
  */
+#define MAX_JOBS 16
+
+typedef struct job_range {
+    core_jobid_t id;
+    int size;
+    int ours;
+} job_range_t;
+
+/* The distinct jobs of group, encoded one after the other into buf; returns how many, or a
+ * negative code. */
+static int local_jobs(MPI_Group group, uint8_t *buf)
+{
+    core_jobid_t jobs[MAX_JOBS];
+    int n = 0;
+    for (int i = 0; i < group->size; i++) {
+        int idx = group->ranks[i], rank, k;
+        const char *ns = core_proc_job(core_rt, idx, &rank);
+        if (!ns)
+            return CORE_EPEER;
+        int ubase = core_proc_uid(core_rt, idx) - rank;
+        for (k = 0; k < n; k++)
+            if (jobs[k].ubase == ubase && !strcmp(jobs[k].nspace, ns))
+                break;
+        if (k < n)
+            continue;
+        if (n == MAX_JOBS) {
+            core_error("intercommunicator creation: a group with processes of more than %d "
+                       "jobs", MAX_JOBS);
+            return CORE_EUNSUPPORTED;
+        }
+        snprintf(jobs[n].nspace, sizeof(jobs[n].nspace), "%s", ns);
+        jobs[n].ubase = ubase;
+        if (core_jobid_encode(buf + (size_t)n * CORE_JOBID_LEN, &jobs[n]))
+            return CORE_EINVAL; /* a job name that is no job name: the launcher's doing */
+        n++;
+    }
+    return n;
+}
+
+/* Decodes the nbytes of job records the remote leader sent (the same at every member). */
+static int remote_jobs(const uint8_t *buf, int nbytes, job_range_t *jobs, int *njobs)
+{
+    if (nbytes < CORE_JOBID_LEN || nbytes % CORE_JOBID_LEN ||
+        nbytes > MAX_JOBS * CORE_JOBID_LEN) {
+        core_error("intercommunicator creation: the remote leader sent %d bytes of job "
+                   "records", nbytes);
+        return CORE_EPROTO;
+    }
+    *njobs = nbytes / CORE_JOBID_LEN;
+    for (int k = 0; k < *njobs; k++) {
+        const char *why = "";
+        job_range_t *j = &jobs[k];
+        int rc = core_jobid_decode(buf + (size_t)k * CORE_JOBID_LEN, CORE_JOBID_LEN, &j->id,
+                                   &why);
+        if (rc) {
+            core_error("intercommunicator creation: the remote leader sent %s", why);
+            return rc;
+        }
+        j->ours = !strcmp(j->id.nspace, core_rt->nspace);
+        if (j->ours) {
+            if (j->id.ubase != core_rt->uid_base)
+                return CORE_EPROTO;
+            j->size = core_rt->size;
+            continue;
+        }
+        int ub = 0;
+        if ((rc = core_boot_job(core_rt, j->id.nspace, &j->size, &ub)) != 0)
+            return rc;
+        if (ub != j->id.ubase)
+            return CORE_EPROTO;
+    }
+    return 0;
+}
+
 static int remote_procs(MPI_Comm local, int leader, const bridge_t *b, int *rranks, int rn)
 {
-    uint8_t mine[CORE_JOBID_LEN], theirs[CORE_JOBID_LEN];
-    core_jobid_t me = { "", core_rt->uid_base }, them;
-    int rc = 0, src = 0, size = 0, ub = 0, got = 0;
-    snprintf(me.nspace, sizeof(me.nspace), "%s", core_rt->nspace);
-    if (core_jobid_encode(mine, &me))
-        return CORE_EINVAL; /* our own job name is no job name: the launcher's doing */
-    memset(theirs, 0, sizeof(theirs));
+    uint8_t *mine = malloc(2 * (size_t)MAX_JOBS * CORE_JOBID_LEN);
+    if (!mine)
+        return CORE_ENOMEM; /* the leader's peer then waits: memory is gone anyway */
+    uint8_t *theirs = mine + (size_t)MAX_JOBS * CORE_JOBID_LEN;
+    int rc = 0, src = 0, got = 0, nmine = 0;
+    memset(theirs, 0, (size_t)MAX_JOBS * CORE_JOBID_LEN);
     /* A leader that got nothing usable still joins the broadcast (its group would wait in
-     * it otherwise), with zeros, which every member refuses below. */
-    if (local->rank == leader &&
-        ((src = swap(b, mine, CORE_JOBID_LEN, theirs, CORE_JOBID_LEN, MPI_BYTE, &got)) ||
-         got != CORE_JOBID_LEN))
-        memset(theirs, 0, sizeof(theirs));
-    rc = coll_bcast(theirs, CORE_JOBID_LEN, MPI_BYTE, leader, local);
+     * it otherwise), with no records, which every member refuses below. */
+    if (local->rank == leader) {
+        nmine = local_jobs(local->group, mine);
+        src = nmine < 0 ? nmine
+                        : swap(b, mine, nmine * CORE_JOBID_LEN, theirs,
+                               MAX_JOBS * CORE_JOBID_LEN, MPI_BYTE, &got);
+        if (src)
+            got = 0;
+    }
+    if (!(rc = coll_bcast(&got, 1, MPI_INT, leader, local)))
+        rc = coll_bcast(theirs, MAX_JOBS * CORE_JOBID_LEN, MPI_BYTE, leader, local);
+    job_range_t jobs[MAX_JOBS];
+    int njobs = 0;
+    if (!src && !rc)
+        rc = remote_jobs(theirs, got, jobs, &njobs);
+    free(mine);
     if (src || rc)
         return src ? src : rc;
-    const char *why = "";
-    if ((rc = core_jobid_decode(theirs, sizeof(theirs), &them, &why))) {
-        core_error("intercommunicator creation: the remote leader sent %s", why);
-        return rc;
-    }
-    int same = !strcmp(them.nspace, core_rt->nspace);
-    if (!same && (rc = core_boot_job(core_rt, them.nspace, &size, &ub)) != 0)
-        return rc;
-    if (!same && ub != them.ubase)
-        return CORE_EPROTO;
     for (int i = 0; i < rn; i++) {
-        int uid = rranks[i], idx;
-        if (!same && uid >= ub && uid - ub < size)
-            idx = core_proc_add(core_rt, them.nspace, uid - ub, ub);
-        else
+        int uid = rranks[i], idx = CORE_EPROTO, k;
+        for (k = 0; k < njobs; k++)
+            if (uid >= jobs[k].id.ubase && uid - jobs[k].id.ubase < jobs[k].size)
+                break;
+        if (k < njobs && jobs[k].ours)
             idx = core_proc_of_uid(core_rt, uid);
-        int r;
-        if (idx >= 0 && !core_proc_job(core_rt, idx, &r))
-            idx = CORE_EPEER; /* a process of a third job never added here */
+        else if (k < njobs)
+            idx = core_proc_add(core_rt, jobs[k].id.nspace, uid - jobs[k].id.ubase,
+                                jobs[k].id.ubase);
         if (idx < 0)
             return idx;
         rranks[i] = idx;
     }
+    return 0;
+}
+
+/* Whether group holds a process of another job (which only some transports reach). */
+static int other_jobs(MPI_Group group)
+{
+    for (int i = 0; i < group->size; i++)
+        if (group->ranks[i] >= core_rt->size)
+            return 1;
     return 0;
 }
 
@@ -242,6 +329,11 @@ int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm
     MPI_Group remote = MPI_GROUP_EMPTY;
     rc = world_ranks_group(rranks, rn, &remote);
     free(rranks);
+    /* Every member reaches the other jobs' processes of both groups, not only the leaders
+     * that met them: opened (and its address published) before this member's part of the
+     * agreement below, so before any process of the other group leaves this call. */
+    if (!rc && (other_jobs(group) || other_jobs(remote)) && (rc = rt_dyn_prepare()) != 0)
+        *what = "opening a transport to the other jobs";
     uint32_t ids[2] = { 0, 0 };
     rt_ctx_bridge_t cb = { b.via, b.peer, b.tag, b.ctx, 0 };
     if (!rc)
