@@ -90,14 +90,25 @@ static int side(MPI_Comm inter, const char *mode, int parent_side)
         /* the children of "early" leave their parent intercommunicator to MPI_Finalize */
     } else if (second) {
         keep_busy();
-        if (parent_side && t_rank == 0) {
+        if (parent_side) {
             /* The children have finalized: a send to one of them is an error (rdmpi says
-             * so to the sender; MPI leaves it undefined), not a silent loss. */
+             * so to the sender; MPI leaves it undefined), not a silent loss: at once for
+             * rank 0, which is connected to child 0 and got its goodbye; for the others,
+             * which never connected to their child, once the connection was refused (the
+             * first send may be queued before that is known). */
             t_begin("send to a finalized process");
-            int v = 1;
+            int v = 1, child = t_rank % NCHILD;
             MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-            CHECK(MPI_Send(&v, 1, MPI_INT, 0, 3, inter) != MPI_SUCCESS,
-                  "a send to a child that has finalized succeeded");
+            int rc = MPI_Send(&v, 1, MPI_INT, child, 3, inter);
+            CHECK(t_rank > 0 || rc != MPI_SUCCESS, "a send to child 0 succeeded");
+            if (rc == MPI_SUCCESS) {
+                double until = MPI_Wtime() + 0.5;
+                while (MPI_Wtime() < until)
+                    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &v,
+                               MPI_STATUS_IGNORE);
+                CHECK(MPI_Send(&v, 1, MPI_INT, child, 3, inter) != MPI_SUCCESS,
+                      "a second send to child %d that has finalized succeeded", child);
+            }
         }
         /* (not MPI_Comm_disconnect: collective with a side that has left) */
         MPI_OK(MPI_Comm_free(&inter));

@@ -161,6 +161,22 @@ int tp_tcp_listen(tp_tcp_iface_t *s)
     return 0;
 }
 
+/* Our connection to e's peer was refused where that means it has left (its listener is
+ * closed): past MPI_Finalize's barrier (a peer of our job), or a process of another job, which
+ * finalizes when it likes; a message it owed us would have held it. What was queued for it
+ * goes nowhere; later sends to a process of another job fail (tcp_am_send). */
+static void peer_left(tp_tcp_iface_t *s, tp_tcp_ep_t *e, const char *why)
+{
+    int peer = e->base.peer;
+    if (tp_tcp_txq_bytes(&e->txq) && !s->finishing)
+        core_warn("tcp: process %d of another job has left (connecting: %s): %zu bytes of "
+                  "messages to it are dropped", peer, why, tp_tcp_txq_bytes(&e->txq));
+    else
+        core_debug("tcp: rank %d left before our connection reached it (%s)", peer, why);
+    e->gone = 1;
+    tp_tcp_txq_free(&e->txq);
+}
+
 int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
 {
     int peer = e->base.peer;
@@ -186,12 +202,10 @@ int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     }
     set_sockopts(s, fd);
     int done = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-    if (!done && errno == ECONNREFUSED && s->finishing) { /* it has left: see conn_lost */
-        core_debug("tcp: rank %d left before we connected to it", peer);
-        free(val);
+    if (!done && errno == ECONNREFUSED && (s->finishing || peer >= s->rt->size)) {
+        free(val); /* it has left: see conn_lost */
         close(fd);
-        e->gone = 1;
-        tp_tcp_txq_free(&e->txq);
+        peer_left(s, e, "refused");
         return 0;
     }
     if (!done && errno != EINPROGRESS) {
@@ -258,13 +272,10 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
          * reset first, and its retry is refused): it has left, and nothing of the
          * application can be owed to it (a receive it posted would have held it at the
          * barrier), so the attempt just ends. */
-        if (s->finishing && err == ECONNREFUSED && e && !e->conn &&
-            (c->state == TP_TCP_CONNECTING || c->auth.connector)) {
-            core_debug("tcp: rank %d left before our connection reached it (%s)", c->peer,
-                       why);
-            e->gone = 1;
-            tp_tcp_txq_free(&e->txq);
+        if ((s->finishing || c->peer >= s->rt->size) && err == ECONNREFUSED && e &&
+            !e->conn && (c->state == TP_TCP_CONNECTING || c->auth.connector)) {
             tp_tcp_conn_kill(s, c);
+            peer_left(s, e, why);
             return;
         }
         if (c->state == TP_TCP_CONNECTING)
