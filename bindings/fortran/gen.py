@@ -677,7 +677,8 @@ def int_consts(consts):
     o = []
     seen = set()
     for name, val in consts:
-        if name in seen or name in ('MPI_STATUS_SIZE',):
+        # MPI_F_STATUS_SIZE, MPI_F_SOURCE...: C's view of a Fortran status, not Fortran's
+        if name in seen or name in ('MPI_STATUS_SIZE',) or name.startswith('MPI_F_'):
             continue
         seen.add(name)
         o.append('      INTEGER %s' % name)
