@@ -361,6 +361,24 @@ def glue(funcs):
     return '\n'.join(o) + '\n'
 
 
+def attr_lang(p):
+    """The language tag of a Fortran attribute value (src/core/attr.h)."""
+    return 'CORE_ATTR_INT' if p.kv.get('int') else 'CORE_ATTR_AINT'
+
+
+def attr_target(f):
+    """The API call that sets or gets an attribute for Fortran (api/attr.h: the value stays
+    tagged with its language), for MPI_Comm/Type/Win_set/get_attr and MPI_Attr_put/get."""
+    if not any(p.fact in ('attr_get', 'attr_set') for p in f.params):
+        return None
+    b = f.base[4:].lower()
+    b = {'attr_put': 'comm_set_attr', 'attr_get': 'comm_get_attr'}.get(b, b)
+    if b not in ('comm_set_attr', 'comm_get_attr', 'type_set_attr', 'type_get_attr',
+                 'win_set_attr', 'win_get_attr'):
+        die('%s: an attribute value in a function gen.py has no API call for' % f.name)
+    return 'api_%s_lang' % b
+
+
 def glue_func(f):
     low = f.name.lower()
     fp = f.fparams()
@@ -467,17 +485,13 @@ def glue_func(f):
                 cond.append(p.kv['when'])
             post.append('if (%s) fg_str_out(%s, %s_len, %s_c);' % (' && '.join(cond), n, n, n))
             post.append('free(%s_c);' % n)
-        elif k == 'attr_get':
-            pre.append('void *%s_c = NULL;' % n)
-            args.append('&%s_c' % n)
-            flag = [q.name for q in f.params if q.kind == 'logical_out'][0]
-            keyval = [q.name for q in f.params if 'keyval' in q.name][0]
-            if flag != 'flag':
-                die('%s: attr_get needs a LOGICAL flag parameter named flag' % f.name)
-            post.append('if (rc == MPI_SUCCESS && flag_c) fg_attr_out(%s, %d, %s_c, %s, %d);'
-                        % (n, int(p.kv.get('int', '0')), n,
-                           '(int)*%s' % keyval, 0 if 'Type' in f.name else 2 if 'Win' in f.name else 1))
-        elif k == 'attr_set':
+        elif k == 'attr_get' and p.fact == 'attr_get':
+            # the API's get for Fortran's kind writes the INTEGER or the address-sized one
+            # (MPI-3.1 17.2.7: a value C set is its address, a predefined one its int)
+            args.append('%s, (void *)%s' % (attr_lang(p), n))
+        elif k == 'attr_set' and p.fact == 'attr_set':
+            args.append('%s, (const void *)%s' % (attr_lang(p), n))
+        elif k == 'attr_set':   # an extra_state
             if p.kv.get('int'):
                 args.append('(void *)(intptr_t)*(MPI_Fint *)%s' % n)
             else:
@@ -488,7 +502,7 @@ def glue_func(f):
             pre.append('void *%s_c = NULL;' % n)
             args.append('&%s_c' % n)
     pre += late
-    call = '%s(%s)' % (f.name, ', '.join(args))
+    call = '%s(%s)' % (attr_target(f) or f.name, ', '.join(args))
     out = []
     fsig = ', '.join(cparams + (['MPI_Fint *ierr'] if f.ret == 'int' else []) + lens) or 'void'
     if f.ret != 'int':

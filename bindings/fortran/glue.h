@@ -17,6 +17,7 @@
 #include <ISO_Fortran_binding.h>
 
 #include "mpi.h"
+#include "api/attr.h"
 #include "bindings/fortran/fhandle.h"
 
 #define FG_API RDMPI_API
@@ -118,10 +119,6 @@ char *fg_str_in_trim(const char *f, size_t len);
 char *fg_str_buf(size_t len, int maxlen);
 /* Copies a C string result into a Fortran string of len characters, blank-padded. */
 void fg_str_out(char *f, size_t len, const char *c);
-/* An attribute value for Fortran: predefined communicator attributes are pointers to int,
- * a window's (but MPI_WIN_BASE) pointers to their value, the others the value stored (an
- * address-sized integer). obj: 0 a datatype, 1 a communicator, 2 a window. */
-void fg_attr_out(void *f, int as_int, void *c, int keyval, int obj);
 /* The lengths of the type arrays of MPI_Alltoallw and the neighborhood alltoallw. */
 int fg_comm_size(MPI_Comm comm);
 int fg_neighbors(MPI_Comm comm, int out);

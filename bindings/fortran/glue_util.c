@@ -1,6 +1,6 @@
 /*
  * The out-of-line helpers of the generated Fortran glue (declared in glue.h): strings,
- * attributes, non-contiguous mpi_f08 buffers, the lengths of type arrays.
+ * non-contiguous mpi_f08 buffers, the lengths of type arrays.
  */
 #include <stdint.h>
 #include "bindings/fortran/glue.h"
@@ -58,22 +58,6 @@ void fg_str_out(char *f, size_t len, const char *c)
         n = len;
     memcpy(f, c, n);
     memset(f + n, ' ', len - n);
-}
-
-void fg_attr_out(void *f, int as_int, void *c, int keyval, int obj)
-{
-    MPI_Aint v = (MPI_Aint)(intptr_t)c;
-    if (obj == 1 && keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM && c)
-        v = *(int *)c;
-    /* a window's: MPI_WIN_BASE is the address itself, SIZE an MPI_Aint, the others ints */
-    if (obj == 2 && keyval == MPI_WIN_SIZE && c)
-        v = *(MPI_Aint *)c;
-    else if (obj == 2 && keyval > MPI_WIN_SIZE && keyval <= MPI_WIN_MODEL && c)
-        v = *(int *)c;
-    if (as_int)
-        *(MPI_Fint *)f = (MPI_Fint)v;
-    else
-        *(MPI_Aint *)f = v;
 }
 
 int fg_comm_size(MPI_Comm comm)
