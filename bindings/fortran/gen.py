@@ -752,7 +752,7 @@ def mpif_h(funcs, consts):
     for cb in FORTRAN_CALLBACKS:
         o.append('      EXTERNAL %s' % cb)
     for f in funcs:
-        if f.ffact or f.name.startswith('PMPI_') or f.ret == 'int':
+        if f.ffact or f.ret == 'int':
             continue
         t = 'DOUBLE PRECISION' if f.ret == 'double' else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
         o.append('      %s %s' % (t, f.name))
@@ -891,9 +891,9 @@ def main():
             sys.stderr.write('gen.py: note: %s has no PMPI_ form in mpi.h\n' % f.name)
     out = sys.argv[3]
     files = {'fortran_glue.c': glue(funcs), 'mpif.h': mpif_h(funcs, consts),
-             'mpi.f90': mpi_module([f for f in funcs if not f.name.startswith('PMPI_')], consts),
-             'mpi_f08.f90': f08_module([f for f in funcs if not f.name.startswith('PMPI_')],
-                                       consts),
+             # the modules declare the PMPI_ names too (profiling tools written in Fortran)
+             'mpi.f90': mpi_module(funcs, consts),
+             'mpi_f08.f90': f08_module(funcs, consts),
              'fortran_handles.h': handles_h()}
     for name, text in files.items():
         path = os.path.join(out, name)
