@@ -116,3 +116,32 @@ FG_API void rdmpi_f08_pmpi_f_sync_reg(CFI_cdesc_t *buf)
 {
     (void)buf;
 }
+
+/* mpi_f08's MPI_Status_f082f/f2f08 (gen.py's status_conv_interface): TYPE(MPI_Status) and
+ * the INTEGER array have one layout; an absent ierror comes as NULL. */
+static void status_copy(MPI_Fint *to, const MPI_Fint *from, MPI_Fint *ierr)
+{
+    memcpy(to, from, FH_STATUS_SIZE * sizeof(MPI_Fint));
+    if (ierr)
+        *ierr = MPI_SUCCESS;
+}
+
+FG_API void mpi_status_f082f_(MPI_Fint *f08, MPI_Fint *f, MPI_Fint *ierr)
+{
+    status_copy(f, f08, ierr);
+}
+
+FG_API void pmpi_status_f082f_(MPI_Fint *f08, MPI_Fint *f, MPI_Fint *ierr)
+{
+    status_copy(f, f08, ierr);
+}
+
+FG_API void mpi_status_f2f08_(MPI_Fint *f, MPI_Fint *f08, MPI_Fint *ierr)
+{
+    status_copy(f08, f, ierr);
+}
+
+FG_API void pmpi_status_f2f08_(MPI_Fint *f, MPI_Fint *f08, MPI_Fint *ierr)
+{
+    status_copy(f08, f, ierr);
+}

@@ -1,4 +1,5 @@
-! `use mpi_f08`: handle types and their comparisons, optional ierror, TYPE(MPI_Status),
+! `use mpi_f08`: handle types and their comparisons, optional ierror, TYPE(MPI_Status) (and
+! MPI_Status_f082f/f2f08),
 ! TYPE(*), DIMENSION(..) buffers of any rank, MPI_IN_PLACE, MINLOC on MPI_2DOUBLE_PRECISION,
 ! Testany/Waitsome indices, strings, a strided section refused (MPI_SUBARRAYS_SUPPORTED is
 ! .FALSE.), derived types.
@@ -6,7 +7,7 @@ program fort_f08
     use mpi_f08
     implicit none
     integer :: rank, size, ierr, i, n, cnt, outcount, idx
-    integer :: grid(3, 2), got(3, 2), indices(2)
+    integer :: grid(3, 2), got(3, 2), indices(2), fst(MPI_STATUS_SIZE)
     double precision :: dp(2), dr(2)
     type(MPI_Comm) :: dup
     type(MPI_Status) :: st, sts(2)
@@ -34,6 +35,16 @@ program fort_f08
     call MPI_Get_count(st, MPI_INTEGER, cnt)
     call check(cnt == 6, 'get_count')
     call check(got(3, 2) == mod(rank + size - 1, size) * 100 + 6, '2-D data')
+
+    ! the status as mpif.h's INTEGER array and back (MPI_Status_f082f/f2f08)
+    call MPI_Status_f082f(st, fst)
+    call check(fst(MPI_SOURCE) == st%MPI_SOURCE .and. fst(MPI_TAG) == 4, 'MPI_Status_f082f')
+    fst(MPI_TAG) = 9
+    call MPI_Status_f2f08(fst, sts(1), ierr)
+    call check(ierr == MPI_SUCCESS .and. sts(1)%MPI_TAG == 9 .and. &
+               sts(1)%MPI_SOURCE == st%MPI_SOURCE, 'MPI_Status_f2f08')
+    call MPI_Get_count(sts(1), MPI_INTEGER, cnt)
+    call check(cnt == 6, 'get_count of a converted status')
 
     ! MINLOC on MPI_2DOUBLE_PRECISION, in place
     dp = [dble(mod(rank, 3)), dble(rank)]
