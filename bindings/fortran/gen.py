@@ -361,6 +361,18 @@ def glue(funcs):
     return '\n'.join(o) + '\n'
 
 
+def typed_choices(fp):
+    """The choice buffers followed by their count (an int) and datatype: name -> (count,
+    datatype). A strided mpi_f08 section of these can be described by a datatype."""
+    out = {}
+    for i, p in enumerate(fp[:-2]):
+        c, t = fp[i + 1], fp[i + 2]
+        if p.kind == 'choice' and c.kind == 'int_in' and t.kind == 'handle_in' and \
+                t.ctype == 'MPI_Datatype':
+            out[p.name] = (c.name, t.name)
+    return out
+
+
 def attr_lang(p):
     """The language tag of a Fortran attribute value (src/core/attr.h)."""
     return 'CORE_ATTR_INT' if p.kv.get('int') else 'CORE_ATTR_AINT'
@@ -553,10 +565,24 @@ def glue_func(f):
             dsig.append('CFI_cdesc_t *%s' % p.name if desc else c)
         out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
         out.append('{')
+        typed = typed_choices(fp)
+        swap = {}
         for p in fp:
-            if p.kind == 'choice':
-                out.append('    void *%s_a;' % p.name)
+            if p.kind != 'choice':
+                continue
+            out.append('    void *%s_a;' % p.name)
+            if p.name not in typed:
                 out.append('    if (fg_desc(%s, &%s_a, ierr)) return;' % (p.name, p.name))
+                continue
+            # a strided section with its count and datatype: sent as one derived datatype
+            # over the section (fg_section), freed once the call has started
+            cnt, dt = typed[p.name]
+            n = p.name
+            out.append('    fg_section_t %s_s;' % n)
+            out.append('    if (fg_desc_typed(%s, &%s_a, %s, %s, &%s_s, ierr)) return;'
+                       % (n, n, cnt, dt, n))
+            swap[cnt] = '%s_s.count' % n
+            swap[dt] = '%s_s.type' % n
         dconv = []
         for p in fp:
             if p.kind == 'choice':
@@ -564,9 +590,11 @@ def glue_func(f):
             elif p.kind in ('str_in', 'str_out'):
                 dconv.append('(char *)%s->base_addr' % p.name)
             else:
-                dconv.append(p.name)
+                dconv.append(swap.get(p.name, p.name))
         dlens = ['%s->elem_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
         out.append('    %s(%s);' % (body, ', '.join(dconv + ['ierr'] + dlens)))
+        for n in typed:
+            out.append('    fg_section_done(&%s_s);' % n)
         out.append('}')
     out.append('')
     return out

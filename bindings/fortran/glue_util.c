@@ -17,6 +17,51 @@ int fg_desc_slow(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr)
     return 1;
 }
 
+/* The section's elements, in array element order, must be exactly the count items of a
+ * contiguous datatype whose size divides the element size (MPI_INTEGER over an INTEGER array,
+ * ...); then the type is contiguous(elem_len / size, type) repeated by one hvector per
+ * dimension with the descriptor's byte stride. Anything else is refused as before. */
+int fg_section(CFI_cdesc_t *d, void **addr, fg_section_t *s, MPI_Fint *ierr)
+{
+    MPI_Datatype dt = fh_Type_f2c(*s->type), t = MPI_DATATYPE_NULL, next;
+    MPI_Aint lb = 0, ext = 0, n = 1;
+    int size = 0, count = *s->count;
+    for (int i = 0; i < d->rank; i++)
+        n *= (MPI_Aint)d->dim[i].extent;
+    if (count == 0) {   /* nothing moves: any address will do */
+        *addr = d->base_addr;
+        return 0;
+    }
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS ||
+        PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 || lb != 0 || ext != size ||
+        d->elem_len % (size_t)size != 0 || (MPI_Aint)count * size != n * (MPI_Aint)d->elem_len)
+        return fg_desc_slow(d, addr, ierr);
+    int rc = PMPI_Type_contiguous((int)(d->elem_len / (size_t)size), dt, &t);
+    for (int i = 0; rc == MPI_SUCCESS && i < d->rank; i++) {
+        rc = PMPI_Type_create_hvector((int)d->dim[i].extent, 1, (MPI_Aint)d->dim[i].sm, t, &next);
+        if (rc != MPI_SUCCESS)
+            break;
+        PMPI_Type_free(&t);   /* next holds what it needs of t */
+        t = next;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) {
+        if (t != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&t);
+        if (ierr)
+            *ierr = rc;
+        return 1;
+    }
+    s->made = t;
+    s->one = 1;
+    s->ftype = fh_Type_c2f(t);
+    s->count = &s->one;
+    s->type = &s->ftype;
+    *addr = d->base_addr;
+    return 0;
+}
+
 char *fg_str_in(const char *f, size_t len)
 {
     while (len > 0 && f[len - 1] == ' ')
