@@ -363,13 +363,17 @@ def glue(funcs):
 
 def typed_choices(fp):
     """The choice buffers followed by their count (an int) and datatype: name -> (count,
-    datatype). A strided mpi_f08 section of these can be described by a datatype."""
+    datatype). A strided mpi_f08 section of these can be described by a datatype. Only when
+    every buffer of the call has its own: MPI_Reduce's sendbuf and recvbuf share one count and
+    type, which cannot describe a section for one and plain memory for the other."""
     out = {}
     for i, p in enumerate(fp[:-2]):
         c, t = fp[i + 1], fp[i + 2]
         if p.kind == 'choice' and c.kind == 'int_in' and t.kind == 'handle_in' and \
                 t.ctype == 'MPI_Datatype':
             out[p.name] = (c.name, t.name)
+    if len(out) != sum(1 for p in fp if p.kind == 'choice'):
+        return {}
     return out
 
 

@@ -121,6 +121,10 @@ program fort_f08
     call MPI_Send(grid(1, :), 1, MPI_INTEGER, rank, 6, MPI_COMM_WORLD, ierr)
     call MPI_Error_class(ierr, cls)
     call check(cls == MPI_ERR_BUFFER, 'a strided section the count does not cover is refused')
+    ! MPI_Allreduce's buffers share one count and type: a strided one is refused, not misread
+    call MPI_Allreduce(grid(:, 1), got(2, :), 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    call MPI_Error_class(ierr, cls)
+    call check(cls == MPI_ERR_BUFFER, 'a strided buffer sharing its count and type is refused')
 
     call MPI_Finalize(ierr)
     call check(ierr == MPI_SUCCESS, 'finalize')
