@@ -989,6 +989,12 @@ RDMPI_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Gre
 RDMPI_API int PMPI_Grequest_complete(MPI_Request request);
 RDMPI_API int PMPI_Pcontrol(const int level, ...);
 /* ---- Fortran: handle and status conversions (bindings/fortran) ------- */
+/* An mpif.h/`mpi` status is MPI_F_STATUS_SIZE MPI_Fints; MPI_F_SOURCE, MPI_F_TAG and
+ * MPI_F_ERROR index its fields from C (Fortran's MPI_SOURCE... minus one). */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
 /* mpi_f08's TYPE(MPI_Status), as C sees it. */
 typedef struct MPI_F08_status {
     MPI_Fint MPI_SOURCE;
@@ -1008,10 +1014,14 @@ RDMPI_API int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 RDMPI_API int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 RDMPI_API int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
 RDMPI_API int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+RDMPI_API int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+RDMPI_API int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 RDMPI_API int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 RDMPI_API int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 RDMPI_API int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
 RDMPI_API int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+RDMPI_API int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+RDMPI_API int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
 /* Fortran's SELECTED_INT_KIND/SELECTED_REAL_KIND types (a predefined type of that size). */
 RDMPI_API int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
 RDMPI_API int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);

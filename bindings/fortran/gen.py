@@ -361,6 +361,40 @@ def glue(funcs):
     return '\n'.join(o) + '\n'
 
 
+def typed_choices(fp):
+    """The choice buffers followed by their count (an int) and datatype: name -> (count,
+    datatype). A strided mpi_f08 section of these can be described by a datatype. Only when
+    every buffer of the call has its own: MPI_Reduce's sendbuf and recvbuf share one count and
+    type, which cannot describe a section for one and plain memory for the other."""
+    out = {}
+    for i, p in enumerate(fp[:-2]):
+        c, t = fp[i + 1], fp[i + 2]
+        if p.kind == 'choice' and c.kind == 'int_in' and t.kind == 'handle_in' and \
+                t.ctype == 'MPI_Datatype':
+            out[p.name] = (c.name, t.name)
+    if len(out) != sum(1 for p in fp if p.kind == 'choice'):
+        return {}
+    return out
+
+
+def attr_lang(p):
+    """The language tag of a Fortran attribute value (src/core/attr.h)."""
+    return 'CORE_ATTR_INT' if p.kv.get('int') else 'CORE_ATTR_AINT'
+
+
+def attr_target(f):
+    """The API call that sets or gets an attribute for Fortran (api/attr.h: the value stays
+    tagged with its language), for MPI_Comm/Type/Win_set/get_attr and MPI_Attr_put/get."""
+    if not any(p.fact in ('attr_get', 'attr_set') for p in f.params):
+        return None
+    b = f.base[4:].lower()
+    b = {'attr_put': 'comm_set_attr', 'attr_get': 'comm_get_attr'}.get(b, b)
+    if b not in ('comm_set_attr', 'comm_get_attr', 'type_set_attr', 'type_get_attr',
+                 'win_set_attr', 'win_get_attr'):
+        die('%s: an attribute value in a function gen.py has no API call for' % f.name)
+    return 'api_%s_lang' % b
+
+
 def glue_func(f):
     low = f.name.lower()
     fp = f.fparams()
@@ -467,17 +501,13 @@ def glue_func(f):
                 cond.append(p.kv['when'])
             post.append('if (%s) fg_str_out(%s, %s_len, %s_c);' % (' && '.join(cond), n, n, n))
             post.append('free(%s_c);' % n)
-        elif k == 'attr_get':
-            pre.append('void *%s_c = NULL;' % n)
-            args.append('&%s_c' % n)
-            flag = [q.name for q in f.params if q.kind == 'logical_out'][0]
-            keyval = [q.name for q in f.params if 'keyval' in q.name][0]
-            if flag != 'flag':
-                die('%s: attr_get needs a LOGICAL flag parameter named flag' % f.name)
-            post.append('if (rc == MPI_SUCCESS && flag_c) fg_attr_out(%s, %d, %s_c, %s, %d);'
-                        % (n, int(p.kv.get('int', '0')), n,
-                           '(int)*%s' % keyval, 0 if 'Type' in f.name else 2 if 'Win' in f.name else 1))
-        elif k == 'attr_set':
+        elif k == 'attr_get' and p.fact == 'attr_get':
+            # the API's get for Fortran's kind writes the INTEGER or the address-sized one
+            # (MPI-3.1 17.2.7: a value C set is its address, a predefined one its int)
+            args.append('%s, (void *)%s' % (attr_lang(p), n))
+        elif k == 'attr_set' and p.fact == 'attr_set':
+            args.append('%s, (const void *)%s' % (attr_lang(p), n))
+        elif k == 'attr_set':   # an extra_state
             if p.kv.get('int'):
                 args.append('(void *)(intptr_t)*(MPI_Fint *)%s' % n)
             else:
@@ -488,7 +518,7 @@ def glue_func(f):
             pre.append('void *%s_c = NULL;' % n)
             args.append('&%s_c' % n)
     pre += late
-    call = '%s(%s)' % (f.name, ', '.join(args))
+    call = '%s(%s)' % (attr_target(f) or f.name, ', '.join(args))
     out = []
     fsig = ', '.join(cparams + (['MPI_Fint *ierr'] if f.ret == 'int' else []) + lens) or 'void'
     if f.ret != 'int':
@@ -525,6 +555,12 @@ def glue_func(f):
     out.append('{')
     out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
     out.append('}')
+    if has_baseptr(f):
+        # `mpi`'s X_CPTR specific: the same call, its baseptr a TYPE(C_PTR)
+        out.append('FG_API void %s_cptr_(%s)' % (low, fsig))
+        out.append('{')
+        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
+        out.append('}')
     if f.choice:
         # mpi_f08's BIND(C) entry: a CHARACTER(LEN=*) comes as a descriptor too
         dsig = []
@@ -533,10 +569,24 @@ def glue_func(f):
             dsig.append('CFI_cdesc_t *%s' % p.name if desc else c)
         out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
         out.append('{')
+        typed = typed_choices(fp)
+        swap = {}
         for p in fp:
-            if p.kind == 'choice':
-                out.append('    void *%s_a;' % p.name)
+            if p.kind != 'choice':
+                continue
+            out.append('    void *%s_a;' % p.name)
+            if p.name not in typed:
                 out.append('    if (fg_desc(%s, &%s_a, ierr)) return;' % (p.name, p.name))
+                continue
+            # a strided section with its count and datatype: sent as one derived datatype
+            # over the section (fg_section), freed once the call has started
+            cnt, dt = typed[p.name]
+            n = p.name
+            out.append('    fg_section_t %s_s;' % n)
+            out.append('    if (fg_desc_typed(%s, &%s_a, %s, %s, &%s_s, ierr)) return;'
+                       % (n, n, cnt, dt, n))
+            swap[cnt] = '%s_s.count' % n
+            swap[dt] = '%s_s.type' % n
         dconv = []
         for p in fp:
             if p.kind == 'choice':
@@ -544,9 +594,11 @@ def glue_func(f):
             elif p.kind in ('str_in', 'str_out'):
                 dconv.append('(char *)%s->base_addr' % p.name)
             else:
-                dconv.append(p.name)
+                dconv.append(swap.get(p.name, p.name))
         dlens = ['%s->elem_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
         out.append('    %s(%s);' % (body, ', '.join(dconv + ['ierr'] + dlens)))
+        for n in typed:
+            out.append('    fg_section_done(&%s_s);' % n)
         out.append('}')
     out.append('')
     return out
@@ -611,7 +663,12 @@ def wrap(line, indent):
     return out
 
 
-def interface(f, f08, ind='    '):
+def has_baseptr(f):
+    return any(p.kind == 'baseptr' for p in f.params)
+
+
+def interface(f, f08, ind='    ', cptr=False):
+    """f's interface body; cptr: `mpi`'s specific X_CPTR whose baseptr is a TYPE(C_PTR)."""
     fp = f.fparams()
     names = [p.name for p in fp]
     o = []
@@ -619,10 +676,11 @@ def interface(f, f08, ind='    '):
     ierror = f.ret == 'int' and not f.variadic
     if ierror:
         names.append('ierror')
+    fname = f.name + '_CPTR' if cptr else f.name
     if f.ret == 'int':
-        head = '%sSUBROUTINE %s(%s)' % (ind, f.name, ', '.join(names))
+        head = '%sSUBROUTINE %s(%s)' % (ind, fname, ', '.join(names))
     else:
-        head = '%sFUNCTION %s(%s)' % (ind, f.name, ', '.join(names))
+        head = '%sFUNCTION %s(%s)' % (ind, fname, ', '.join(names))
     if bindc:
         head += ' BIND(C, NAME="rdmpi_f08_%s")' % f.name.lower()
     o += wrap(head, len(ind))
@@ -648,7 +706,7 @@ def interface(f, f08, ind='    '):
                 o.append(i2 + '!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s' % p.name)
                 o.append(i2 + 'TYPE(*), DIMENSION(*) :: %s' % p.name)
             continue
-        t = ftype(p, f08)
+        t = ftype(p, f08 or (cptr and p.kind == 'baseptr'))
         dims = ''
         if isinstance(t, tuple):
             t, dims = t
@@ -677,7 +735,8 @@ def int_consts(consts):
     o = []
     seen = set()
     for name, val in consts:
-        if name in seen or name in ('MPI_STATUS_SIZE',):
+        # MPI_F_STATUS_SIZE, MPI_F_SOURCE...: C's view of a Fortran status, not Fortran's
+        if name in seen or name in ('MPI_STATUS_SIZE',) or name.startswith('MPI_F_'):
             continue
         seen.add(name)
         o.append('      INTEGER %s' % name)
@@ -737,7 +796,7 @@ def mpif_h(funcs, consts):
     for cb in FORTRAN_CALLBACKS:
         o.append('      EXTERNAL %s' % cb)
     for f in funcs:
-        if f.ffact or f.name.startswith('PMPI_') or f.ret == 'int':
+        if f.ffact or f.ret == 'int':
             continue
         t = 'DOUBLE PRECISION' if f.ret == 'double' else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
         o.append('      %s %s' % (t, f.name))
@@ -759,19 +818,69 @@ def sizeof_interface(f08, ind='        '):
             ind + 'END SUBROUTINE']
 
 
+def sync_reg_interface(f08, ind='        '):
+    """MPI_F_SYNC_REG(buf) (MPI-3.1 17.1.8) and its PMPI_ name: a call to an external
+    procedure that does nothing, so the compiler must assume buf is read and written there and
+    cannot keep it in a register across a nonblocking operation's start and completion.
+    mpif.h programs call the same external symbols (glue_util.c)."""
+    o = []
+    for name in ('MPI_F_SYNC_REG', 'PMPI_F_SYNC_REG'):
+        if f08:
+            o += [ind + 'SUBROUTINE %s(buf) BIND(C, NAME="rdmpi_f08_%s")' % (name, name.lower()),
+                  ind + '    IMPORT', ind + '    IMPLICIT NONE',
+                  ind + '    TYPE(*), DIMENSION(..) :: buf']
+        else:
+            o += [ind + 'SUBROUTINE %s(buf)' % name, ind + '    IMPORT', ind + '    IMPLICIT NONE',
+                  ind + '    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf',
+                  ind + '    TYPE(*), DIMENSION(*) :: buf']
+        o.append(ind + 'END SUBROUTINE')
+    return o
+
+
+def status_conv_interface(ind='        '):
+    """mpi_f08's MPI_Status_f082f and MPI_Status_f2f08 (and PMPI_): between TYPE(MPI_Status)
+    and the INTEGER array of mpif.h and `mpi` (glue_util.c; the C functions of the same names
+    are in mpi.h)."""
+    o = []
+    for pre in ('MPI', 'PMPI'):
+        for name, a, b in (('Status_f082f', 'f08_status', 'f_status'),
+                           ('Status_f2f08', 'f_status', 'f08_status')):
+            o += [ind + 'SUBROUTINE %s_%s(%s, %s, ierror)' % (pre, name, a, b),
+                  ind + '    IMPORT', ind + '    IMPLICIT NONE',
+                  ind + '    TYPE(MPI_Status), INTENT(%s) :: f08_status'
+                  % ('IN' if a == 'f08_status' else 'OUT'),
+                  ind + '    INTEGER, INTENT(%s) :: f_status(MPI_STATUS_SIZE)'
+                  % ('IN' if a == 'f_status' else 'OUT'),
+                  ind + '    INTEGER, OPTIONAL, INTENT(OUT) :: ierror',
+                  ind + 'END SUBROUTINE']
+    return o
+
+
 def mpi_module(funcs, consts):
     o = ['! The `mpi` module: generated by bindings/fortran/gen.py; do not edit.',
-         'MODULE mpi', '    IMPLICIT NONE']
+         'MODULE mpi',
+         '    USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR',
+         '    IMPLICIT NONE']
     o += ['    ' + x.strip() for x in int_consts(consts)]
     o += ['    ' + x.strip() for x in handle_consts(False)]
     o += ['    ' + x.strip() for x in sentinels(False)]
     o += ['    EXTERNAL :: ' + cb for cb in FORTRAN_CALLBACKS]
     o.append('    INTERFACE')
     for f in funcs:
-        if not f.ffact:
+        if not f.ffact and not has_baseptr(f):
             o += interface(f, False, '        ')
     o += sizeof_interface(False)
+    o += sync_reg_interface(False)
     o.append('    END INTERFACE')
+    # MPI-3.1 17.1.5: with TYPE(C_PTR), MPI_ALLOC_MEM, MPI_WIN_ALLOCATE(_SHARED) and
+    # MPI_WIN_SHARED_QUERY are generic: the INTEGER(KIND=MPI_ADDRESS_KIND) baseptr, or a
+    # TYPE(C_PTR) one through the specific X_CPTR
+    for f in funcs:
+        if not f.ffact and has_baseptr(f):
+            o.append('    INTERFACE %s' % f.name)
+            o += interface(f, False, '        ')
+            o += interface(f, False, '        ', cptr=True)
+            o.append('    END INTERFACE')
     o.append('END MODULE mpi')
     return '\n'.join(o) + '\n'
 
@@ -810,6 +919,8 @@ def f08_module(funcs, consts):
         if not f.ffact:
             o += interface(f, True, '        ')
     o += sizeof_interface(True)
+    o += sync_reg_interface(True)
+    o += status_conv_interface()
     o.append('    END INTERFACE')
     o.append('END MODULE mpi_f08')
     return '\n'.join(o) + '\n'
@@ -855,9 +966,9 @@ def main():
             sys.stderr.write('gen.py: note: %s has no PMPI_ form in mpi.h\n' % f.name)
     out = sys.argv[3]
     files = {'fortran_glue.c': glue(funcs), 'mpif.h': mpif_h(funcs, consts),
-             'mpi.f90': mpi_module([f for f in funcs if not f.name.startswith('PMPI_')], consts),
-             'mpi_f08.f90': f08_module([f for f in funcs if not f.name.startswith('PMPI_')],
-                                       consts),
+             # the modules declare the PMPI_ names too (profiling tools written in Fortran)
+             'mpi.f90': mpi_module(funcs, consts),
+             'mpi_f08.f90': f08_module(funcs, consts),
              'fortran_handles.h': handles_h()}
     for name, text in files.items():
         path = os.path.join(out, name)

@@ -17,6 +17,7 @@
 #include <ISO_Fortran_binding.h>
 
 #include "mpi.h"
+#include "api/attr.h"
 #include "bindings/fortran/fhandle.h"
 
 #define FG_API RDMPI_API
@@ -66,6 +67,37 @@ static inline int fg_desc(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr)
         return 0;
     }
     return fg_desc_slow(d, addr, ierr);
+}
+
+/*
+ * A choice buffer with its count and datatype, as the call gets them: a strided mpi_f08 section
+ * (a(2:8:2), a(i, :), ...) becomes its first element's address, count 1 and a derived
+ * datatype that walks the section (fg_section), made before the call and freed after it (a
+ * nonblocking operation keeps its own hold on the type). Otherwise count and type point at the
+ * caller's.
+ */
+typedef struct fg_section {
+    MPI_Fint *count, *type;   /* what the call gets */
+    MPI_Fint one, ftype;
+    MPI_Datatype made;        /* MPI_DATATYPE_NULL: none made */
+} fg_section_t;
+int fg_section(CFI_cdesc_t *d, void **addr, fg_section_t *s, MPI_Fint *ierr);
+static inline int fg_desc_typed(CFI_cdesc_t *d, void **addr, MPI_Fint *count, MPI_Fint *type,
+                                fg_section_t *s, MPI_Fint *ierr)
+{
+    s->count = count;
+    s->type = type;
+    s->made = MPI_DATATYPE_NULL;
+    if (d->rank == 0 || fg_contiguous(d)) {
+        *addr = fg_buf(d->base_addr);
+        return 0;
+    }
+    return fg_section(d, addr, s, ierr);
+}
+static inline void fg_section_done(fg_section_t *s)
+{
+    if (s->made != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&s->made);
 }
 
 static inline MPI_Status *fg_status_in(MPI_Fint *f, MPI_Status *c)
@@ -118,10 +150,6 @@ char *fg_str_in_trim(const char *f, size_t len);
 char *fg_str_buf(size_t len, int maxlen);
 /* Copies a C string result into a Fortran string of len characters, blank-padded. */
 void fg_str_out(char *f, size_t len, const char *c);
-/* An attribute value for Fortran: predefined communicator attributes are pointers to int,
- * a window's (but MPI_WIN_BASE) pointers to their value, the others the value stored (an
- * address-sized integer). obj: 0 a datatype, 1 a communicator, 2 a window. */
-void fg_attr_out(void *f, int as_int, void *c, int keyval, int obj);
 /* The lengths of the type arrays of MPI_Alltoallw and the neighborhood alltoallw. */
 int fg_comm_size(MPI_Comm comm);
 int fg_neighbors(MPI_Comm comm, int out);

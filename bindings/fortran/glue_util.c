@@ -1,6 +1,6 @@
 /*
  * The out-of-line helpers of the generated Fortran glue (declared in glue.h): strings,
- * attributes, non-contiguous mpi_f08 buffers, the lengths of type arrays.
+ * non-contiguous mpi_f08 buffers, the lengths of type arrays.
  */
 #include <stdint.h>
 #include "bindings/fortran/glue.h"
@@ -15,6 +15,51 @@ int fg_desc_slow(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr)
     if (ierr)
         *ierr = rc == MPI_SUCCESS ? MPI_ERR_BUFFER : rc;
     return 1;
+}
+
+/* The section's elements, in array element order, must be exactly the count items of a
+ * contiguous datatype whose size divides the element size (MPI_INTEGER over an INTEGER array,
+ * ...); then the type is contiguous(elem_len / size, type) repeated by one hvector per
+ * dimension with the descriptor's byte stride. Anything else is refused as before. */
+int fg_section(CFI_cdesc_t *d, void **addr, fg_section_t *s, MPI_Fint *ierr)
+{
+    MPI_Datatype dt = fh_Type_f2c(*s->type), t = MPI_DATATYPE_NULL, next;
+    MPI_Aint lb = 0, ext = 0, n = 1;
+    int size = 0, count = *s->count;
+    for (int i = 0; i < d->rank; i++)
+        n *= (MPI_Aint)d->dim[i].extent;
+    if (count == 0) {   /* nothing moves: any address will do */
+        *addr = d->base_addr;
+        return 0;
+    }
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS ||
+        PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 || lb != 0 || ext != size ||
+        d->elem_len % (size_t)size != 0 || (MPI_Aint)count * size != n * (MPI_Aint)d->elem_len)
+        return fg_desc_slow(d, addr, ierr);
+    int rc = PMPI_Type_contiguous((int)(d->elem_len / (size_t)size), dt, &t);
+    for (int i = 0; rc == MPI_SUCCESS && i < d->rank; i++) {
+        rc = PMPI_Type_create_hvector((int)d->dim[i].extent, 1, (MPI_Aint)d->dim[i].sm, t, &next);
+        if (rc != MPI_SUCCESS)
+            break;
+        PMPI_Type_free(&t);   /* next holds what it needs of t */
+        t = next;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) {
+        if (t != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&t);
+        if (ierr)
+            *ierr = rc;
+        return 1;
+    }
+    s->made = t;
+    s->one = 1;
+    s->ftype = fh_Type_c2f(t);
+    s->count = &s->one;
+    s->type = &s->ftype;
+    *addr = d->base_addr;
+    return 0;
 }
 
 char *fg_str_in(const char *f, size_t len)
@@ -60,22 +105,6 @@ void fg_str_out(char *f, size_t len, const char *c)
     memset(f + n, ' ', len - n);
 }
 
-void fg_attr_out(void *f, int as_int, void *c, int keyval, int obj)
-{
-    MPI_Aint v = (MPI_Aint)(intptr_t)c;
-    if (obj == 1 && keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM && c)
-        v = *(int *)c;
-    /* a window's: MPI_WIN_BASE is the address itself, SIZE an MPI_Aint, the others ints */
-    if (obj == 2 && keyval == MPI_WIN_SIZE && c)
-        v = *(MPI_Aint *)c;
-    else if (obj == 2 && keyval > MPI_WIN_SIZE && keyval <= MPI_WIN_MODEL && c)
-        v = *(int *)c;
-    if (as_int)
-        *(MPI_Fint *)f = (MPI_Fint)v;
-    else
-        *(MPI_Aint *)f = v;
-}
-
 int fg_comm_size(MPI_Comm comm)
 {
     int n = 0, inter = 0;
@@ -108,4 +137,56 @@ FG_API void rdmpi_sizeof(CFI_cdesc_t *x, MPI_Fint *size, MPI_Fint *ierr)
     *size = (MPI_Fint)x->elem_len;
     if (ierr)
         *ierr = MPI_SUCCESS;
+}
+
+/* MPI_F_SYNC_REG: nothing to do; being an external call the compiler cannot see into is the
+ * point (gen.py's sync_reg_interface). mpif.h and `mpi` pass the address, mpi_f08 a
+ * descriptor. */
+FG_API void mpi_f_sync_reg_(void *buf)
+{
+    (void)buf;
+}
+
+FG_API void pmpi_f_sync_reg_(void *buf)
+{
+    (void)buf;
+}
+
+FG_API void rdmpi_f08_mpi_f_sync_reg(CFI_cdesc_t *buf)
+{
+    (void)buf;
+}
+
+FG_API void rdmpi_f08_pmpi_f_sync_reg(CFI_cdesc_t *buf)
+{
+    (void)buf;
+}
+
+/* mpi_f08's MPI_Status_f082f/f2f08 (gen.py's status_conv_interface): TYPE(MPI_Status) and
+ * the INTEGER array have one layout; an absent ierror comes as NULL. */
+static void status_copy(MPI_Fint *to, const MPI_Fint *from, MPI_Fint *ierr)
+{
+    memcpy(to, from, FH_STATUS_SIZE * sizeof(MPI_Fint));
+    if (ierr)
+        *ierr = MPI_SUCCESS;
+}
+
+FG_API void mpi_status_f082f_(MPI_Fint *f08, MPI_Fint *f, MPI_Fint *ierr)
+{
+    status_copy(f, f08, ierr);
+}
+
+FG_API void pmpi_status_f082f_(MPI_Fint *f08, MPI_Fint *f, MPI_Fint *ierr)
+{
+    status_copy(f, f08, ierr);
+}
+
+FG_API void mpi_status_f2f08_(MPI_Fint *f, MPI_Fint *f08, MPI_Fint *ierr)
+{
+    status_copy(f08, f, ierr);
+}
+
+FG_API void pmpi_status_f2f08_(MPI_Fint *f, MPI_Fint *f08, MPI_Fint *ierr)
+{
+    status_copy(f08, f, ierr);
 }

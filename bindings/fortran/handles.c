@@ -16,6 +16,7 @@
  * Windows, files and sessions have no pool yet: their numbers come from a registry (the
  * position of an object's first conversion), never reused.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,33 @@ int PMPI_Status_f082c(const MPI_F08_status *f, MPI_Status *c)
     return PMPI_Status_f2c((const MPI_Fint *)f, c);
 }
 int MPI_Status_f082c(const MPI_F08_status *f, MPI_Status *c) API_ALIAS(MPI_Status_f082c);
+
+/* mpif.h's INTEGER array and mpi_f08's TYPE(MPI_Status) have one layout (the C struct's). */
+_Static_assert(sizeof(MPI_F08_status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint) &&
+                   MPI_F_STATUS_SIZE == FH_STATUS_SIZE,
+               "the Fortran statuses are not the same size");
+_Static_assert(offsetof(MPI_F08_status, MPI_SOURCE) == MPI_F_SOURCE * sizeof(MPI_Fint) &&
+                   offsetof(MPI_F08_status, MPI_TAG) == MPI_F_TAG * sizeof(MPI_Fint) &&
+                   offsetof(MPI_F08_status, MPI_ERROR) == MPI_F_ERROR * sizeof(MPI_Fint),
+               "MPI_F_SOURCE, MPI_F_TAG, MPI_F_ERROR are not the fields' indices");
+
+int PMPI_Status_f082f(const MPI_F08_status *f08, MPI_Fint *f)
+{
+    if (!f08 || !f)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Status_f082f", "a status is NULL");
+    memcpy(f, f08, sizeof(*f08));
+    return MPI_SUCCESS;
+}
+int MPI_Status_f082f(const MPI_F08_status *f08, MPI_Fint *f) API_ALIAS(MPI_Status_f082f);
+
+int PMPI_Status_f2f08(const MPI_Fint *f, MPI_F08_status *f08)
+{
+    if (!f08 || !f)
+        return api_error(MPI_COMM_NULL, CORE_EINVAL, "MPI_Status_f2f08", "a status is NULL");
+    memcpy(f08, f, sizeof(*f08));
+    return MPI_SUCCESS;
+}
+int MPI_Status_f2f08(const MPI_Fint *f, MPI_F08_status *f08) API_ALIAS(MPI_Status_f2f08);
 
 /* ---- MPI_Type_create_f90_* ------------------------------------------------------------------
  * A type of the smallest gfortran kind with the range and precision asked for (MPI_UNDEFINED:

@@ -252,38 +252,65 @@ static int comm_keyval(MPI_Comm comm, int keyval, int predef_ok, int freed_ok, c
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
+static int comm_set_attr(MPI_Comm comm, int keyval, enum core_attr_lang lang, const void *value)
 {
-    API_ENTER;
     static const char fn[] = "MPI_Comm_set_attr";
     API_CHECK(comm_keyval(comm, keyval, 0, 0, fn));
     int cb_rc;
-    int rc = core_attr_set(&comm->attrs, comm, comm_call, keyval, value, &cb_rc);
+    int rc = core_attr_set(&comm->attrs, comm, comm_call, keyval, lang, value, &cb_rc);
     if (rc == CORE_EOTHER)
         return cb_error(comm, cb_rc, fn, "delete");
     if (rc != 0)
         return api_error(comm, rc, fn, "out of memory");
     return MPI_SUCCESS;
 }
-int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value) API_ALIAS(MPI_Comm_set_attr);
 
-/* A predefined attribute is a pointer to its int value, on every communicator. */
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 {
     API_ENTER;
+    return comm_set_attr(comm, keyval, CORE_ATTR_C, &value);
+}
+int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value) API_ALIAS(MPI_Comm_set_attr);
+
+int api_comm_set_attr_lang(MPI_Comm comm, int keyval, enum core_attr_lang lang, const void *value)
+{
+    API_ENTER;
+    return comm_set_attr(comm, keyval, lang, value);
+}
+
+/* A predefined attribute is an int on every communicator: C gets a pointer to it. */
+static int comm_get_attr(MPI_Comm comm, int keyval, enum core_attr_lang lang, void *value,
+                         int *flag)
+{
     static const char fn[] = "MPI_Comm_get_attr";
     API_CHECK(comm_keyval(comm, keyval, 1, 1, fn));
     if (!value || !flag)
         return api_error(comm, CORE_EINVAL, fn, "attribute_val or flag is NULL");
     if (keyval < 16) {
-        *flag = core_attr_predefined(keyval, (void **)value);
+        void *p;
+        *flag = core_attr_predefined(keyval, &p);
+        if (*flag)
+            core_attr_out(CORE_ATTR_INT, p, lang, value);
         return MPI_SUCCESS;
     }
-    core_attr_get(comm->attrs, keyval, (void **)value, flag);
+    core_attr_get(comm->attrs, keyval, lang, value, flag);
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+    API_ENTER;
+    return comm_get_attr(comm, keyval, CORE_ATTR_C, value, flag);
 }
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
     API_ALIAS(MPI_Comm_get_attr);
+
+int api_comm_get_attr_lang(MPI_Comm comm, int keyval, enum core_attr_lang lang, void *value,
+                           int *flag)
+{
+    API_ENTER;
+    return comm_get_attr(comm, keyval, lang, value, flag);
+}
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
@@ -370,33 +397,59 @@ static int type_keyval(MPI_Datatype type, int keyval, int freed_ok, const char *
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
+static int type_set_attr(MPI_Datatype type, int keyval, enum core_attr_lang lang,
+                         const void *value)
 {
-    API_ENTER;
     static const char fn[] = "MPI_Type_set_attr";
     API_CHECK(type_keyval(type, keyval, 0, fn));
     int cb_rc;
-    int rc = core_attr_set(&type->attrs, type, type_call, keyval, value, &cb_rc);
+    int rc = core_attr_set(&type->attrs, type, type_call, keyval, lang, value, &cb_rc);
     if (rc == CORE_EOTHER)
         return cb_error(MPI_COMM_NULL, cb_rc, fn, "delete");
     if (rc != 0)
         return api_error(MPI_COMM_NULL, rc, fn, "out of memory");
     return MPI_SUCCESS;
 }
-int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value) API_ALIAS(MPI_Type_set_attr);
 
-int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
+int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
 {
     API_ENTER;
+    return type_set_attr(type, keyval, CORE_ATTR_C, &value);
+}
+int MPI_Type_set_attr(MPI_Datatype type, int keyval, void *value) API_ALIAS(MPI_Type_set_attr);
+
+int api_type_set_attr_lang(MPI_Datatype type, int keyval, enum core_attr_lang lang,
+                           const void *value)
+{
+    API_ENTER;
+    return type_set_attr(type, keyval, lang, value);
+}
+
+static int type_get_attr(MPI_Datatype type, int keyval, enum core_attr_lang lang, void *value,
+                         int *flag)
+{
     static const char fn[] = "MPI_Type_get_attr";
     API_CHECK(type_keyval(type, keyval, 1, fn));
     if (!value || !flag)
         return api_error(MPI_COMM_NULL, CORE_EINVAL, fn, "attribute_val or flag is NULL");
-    core_attr_get(type->attrs, keyval, (void **)value, flag);
+    core_attr_get(type->attrs, keyval, lang, value, flag);
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
+{
+    API_ENTER;
+    return type_get_attr(type, keyval, CORE_ATTR_C, value, flag);
 }
 int MPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
     API_ALIAS(MPI_Type_get_attr);
+
+int api_type_get_attr_lang(MPI_Datatype type, int keyval, enum core_attr_lang lang, void *value,
+                           int *flag)
+{
+    API_ENTER;
+    return type_get_attr(type, keyval, lang, value, flag);
+}
 
 int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
 {

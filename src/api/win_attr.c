@@ -4,6 +4,7 @@
  * (MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR, MODEL) and the predefined
  * callbacks. Windows are never copied, so copy callbacks are never called.
  */
+#include "api/attr.h"
 #include "api/win.h"
 #include "core/attr.h"
 
@@ -107,60 +108,84 @@ static int win_keyval(MPI_Win win, int keyval, int freed_ok, const char *fn)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
+static int win_set_attr(MPI_Win win, int keyval, enum core_attr_lang lang, const void *value)
 {
-    API_ENTER;
     static const char fn[] = "MPI_Win_set_attr";
     API_CHECK(win_keyval(win, keyval, 0, fn));
     int cb_rc;
-    int rc = core_attr_set(&win->attrs, win, win_call, keyval, value, &cb_rc);
+    int rc = core_attr_set(&win->attrs, win, win_call, keyval, lang, value, &cb_rc);
     if (rc == CORE_EOTHER)
         return cb_error(win, cb_rc, fn);
     return rc ? api_win_error(win, rc, fn, "out of memory") : MPI_SUCCESS;
 }
-int MPI_Win_set_attr(MPI_Win win, int keyval, void *value) API_ALIAS(MPI_Win_set_attr);
 
-/* MPI_WIN_BASE is the base address itself; the others point at their value. */
-int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
 {
     API_ENTER;
+    return win_set_attr(win, keyval, CORE_ATTR_C, &value);
+}
+int MPI_Win_set_attr(MPI_Win win, int keyval, void *value) API_ALIAS(MPI_Win_set_attr);
+
+int api_win_set_attr_lang(MPI_Win win, int keyval, enum core_attr_lang lang, const void *value)
+{
+    API_ENTER;
+    return win_set_attr(win, keyval, lang, value);
+}
+
+/* MPI_WIN_BASE is the base address itself (as if C had set it); MPI_WIN_SIZE an MPI_Aint and
+ * the others ints (C gets a pointer to them, Fortran their value). */
+static int win_get_attr(MPI_Win win, int keyval, enum core_attr_lang lang, void *value,
+                        int *flag)
+{
     static const char fn[] = "MPI_Win_get_attr";
     API_CHECK(api_check_init(fn));
     API_CHECK(api_check_win(win, fn));
     if (!value || !flag)
         return api_win_error(win, CORE_EINVAL, fn, "attribute_val or flag is NULL");
-    void **out = value;
     *flag = 1;
     switch (keyval) {
     case MPI_WIN_BASE:
-        *out = win->base;
+        core_attr_out(CORE_ATTR_C, &win->base, lang, value);
         return MPI_SUCCESS;
     case MPI_WIN_SIZE:
         win->attr_size = win->len;
-        *out = &win->attr_size;
+        core_attr_out(CORE_ATTR_AINT, &win->attr_size, lang, value);
         return MPI_SUCCESS;
     case MPI_WIN_DISP_UNIT:
         win->attr_disp = win->disp_unit;
-        *out = &win->attr_disp;
+        core_attr_out(CORE_ATTR_INT, &win->attr_disp, lang, value);
         return MPI_SUCCESS;
     case MPI_WIN_CREATE_FLAVOR:
         win->attr_flavor = win->flavor;
-        *out = &win->attr_flavor;
+        core_attr_out(CORE_ATTR_INT, &win->attr_flavor, lang, value);
         return MPI_SUCCESS;
     case MPI_WIN_MODEL:
         /* Operations write the window memory itself: one copy, public = private. */
         win->attr_model = MPI_WIN_UNIFIED;
-        *out = &win->attr_model;
+        core_attr_out(CORE_ATTR_INT, &win->attr_model, lang, value);
         return MPI_SUCCESS;
     }
     *flag = 0;
     if (core_attr_keyval_check(CORE_ATTR_WIN, keyval, 0, 1) != 0)
         return api_win_error(win, CORE_EKEYVAL, fn, "%d is not a window keyval", keyval);
-    core_attr_get(win->attrs, keyval, out, flag);
+    core_attr_get(win->attrs, keyval, lang, value, flag);
     return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+{
+    API_ENTER;
+    return win_get_attr(win, keyval, CORE_ATTR_C, value, flag);
 }
 int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
     API_ALIAS(MPI_Win_get_attr);
+
+int api_win_get_attr_lang(MPI_Win win, int keyval, enum core_attr_lang lang, void *value,
+                          int *flag)
+{
+    API_ENTER;
+    return win_get_attr(win, keyval, lang, value, flag);
+}
 
 int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {

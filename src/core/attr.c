@@ -9,6 +9,7 @@
  * freed, until the last of those attributes is deleted, so the callbacks are
  * still there to be called.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "core/attr.h"
@@ -109,12 +110,49 @@ static core_attr_t **find(core_attr_t **list, int keyval)
     return NULL;
 }
 
+void core_attr_out(enum core_attr_lang from, void *stored, enum core_attr_lang to, void *out)
+{
+    MPI_Aint v;
+    if (from == CORE_ATTR_C)
+        v = (MPI_Aint)(intptr_t)*(void **)stored;
+    else if (from == CORE_ATTR_AINT)
+        v = *(MPI_Aint *)stored;
+    else
+        v = *(int *)stored;   /* sign-extended */
+    if (to == CORE_ATTR_C)
+        *(void **)out = from == CORE_ATTR_C ? *(void **)stored : stored;
+    else if (to == CORE_ATTR_AINT)
+        *(MPI_Aint *)out = v;
+    else
+        *(int *)out = (int)v; /* the low part, as MPI_ATTR_GET reads it */
+}
+
+/* The value as the callbacks get it: the pointer, or the integer in a pointer. */
+static void *raw(const core_attr_t *a)
+{
+    if (a->lang == CORE_ATTR_C)
+        return a->v.ptr;
+    return (void *)(intptr_t)(a->lang == CORE_ATTR_AINT ? a->v.aint : a->v.i);
+}
+
+/* Stores value (in lang's type) into a. */
+static void store(core_attr_t *a, enum core_attr_lang lang, const void *value)
+{
+    a->lang = lang;
+    if (lang == CORE_ATTR_C)
+        a->v.ptr = *(void *const *)value;
+    else if (lang == CORE_ATTR_AINT)
+        a->v.aint = *(const MPI_Aint *)value;
+    else
+        a->v.i = *(const int *)value;
+}
+
 static int call_delete(void *obj, core_attr_call_t call, const core_attr_t *a)
 {
     keyval_t *k = lookup(a->keyval);
     if (!k || !k->delete_fn)
         return MPI_SUCCESS;
-    return call(obj, a->keyval, k->delete_fn, k->extra, a->value, NULL, NULL, 0);
+    return call(obj, a->keyval, k->delete_fn, k->extra, raw(a), NULL, NULL, 0);
 }
 
 /* Where a is linked in list now, or NULL. A delete callback may delete or set
@@ -139,19 +177,20 @@ static void unlink_attr(core_attr_t **at)
     free(a);
 }
 
-static int attach(core_attr_t **list, int keyval, void *value)
+static int attach(core_attr_t **list, int keyval, enum core_attr_lang lang, const void *value)
 {
     core_attr_t *a = malloc(sizeof(*a));
     if (!a)
         return CORE_ENOMEM;
-    *a = (core_attr_t){keyval, value, *list};
+    *a = (core_attr_t){ .keyval = keyval, .next = *list };
+    store(a, lang, value);
     *list = a;
     lookup(keyval)->holders++;
     return 0;
 }
 
-int core_attr_set(core_attr_t **list, void *obj, core_attr_call_t call, int keyval, void *value,
-                  int *cb_rc)
+int core_attr_set(core_attr_t **list, void *obj, core_attr_call_t call, int keyval,
+                  enum core_attr_lang lang, const void *value, int *cb_rc)
 {
     core_attr_t **at = find(list, keyval);
     if (at) {
@@ -161,19 +200,19 @@ int core_attr_set(core_attr_t **list, void *obj, core_attr_call_t call, int keyv
         if (*cb_rc != MPI_SUCCESS)
             return CORE_EOTHER;
         if ((at = refind(list, a)) != NULL) {
-            (*at)->value = value;
+            store(*at, lang, value);
             return 0;
         }
     }
-    return attach(list, keyval, value);
+    return attach(list, keyval, lang, value);
 }
 
-void core_attr_get(core_attr_t *list, int keyval, void **value, int *flag)
+void core_attr_get(core_attr_t *list, int keyval, enum core_attr_lang lang, void *value, int *flag)
 {
     core_attr_t **at = find(&list, keyval);
     *flag = at != NULL;
     if (at)
-        *value = (*at)->value;
+        core_attr_out((*at)->lang, &(*at)->v, lang, value);
 }
 
 int core_attr_delete(core_attr_t **list, void *obj, core_attr_call_t call, int keyval,
@@ -207,10 +246,15 @@ int core_attr_copy(core_attr_t *from, void *from_obj, core_attr_t **to, core_att
             continue;
         void *out = NULL;
         int keep = 0;
-        *cb_rc = call(from_obj, a->keyval, k->copy_fn, k->extra, a->value, &out, &keep, 1);
+        *cb_rc = call(from_obj, a->keyval, k->copy_fn, k->extra, raw(a), &out, &keep, 1);
         if (*cb_rc != MPI_SUCCESS)
             return CORE_EOTHER;
-        if (keep && attach(to, a->keyval, out) != 0)
+        /* the copy keeps the original's language: its callback gave a value of that kind */
+        MPI_Aint aint = (MPI_Aint)(intptr_t)out;
+        int i = (int)aint;
+        const void *v = a->lang == CORE_ATTR_C ? (const void *)&out
+                        : a->lang == CORE_ATTR_AINT ? (const void *)&aint : (const void *)&i;
+        if (keep && attach(to, a->keyval, a->lang, v) != 0)
             return CORE_ENOMEM;
     }
     return 0;

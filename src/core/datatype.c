@@ -77,7 +77,9 @@ PREDEF(rdmpi_dt_uint64_t, "MPI_UINT64_T", uint64_t, CORE_DT_UINT64);
 PREDEF(rdmpi_dt_aint, "MPI_AINT", MPI_Aint, CORE_DT_AINT);
 PREDEF(rdmpi_dt_offset, "MPI_OFFSET", MPI_Offset, CORE_DT_OFFSET);
 PREDEF(rdmpi_dt_count, "MPI_COUNT", MPI_Count, CORE_DT_COUNT);
-PREDEF(rdmpi_dt_c_float_complex, "MPI_C_FLOAT_COMPLEX", float _Complex, CORE_DT_CFLOAT);
+/* MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle: it answers with the name the
+ * standard lists first (MPICH's typename accepts it for both) */
+PREDEF(rdmpi_dt_c_float_complex, "MPI_C_COMPLEX", float _Complex, CORE_DT_CFLOAT);
 PREDEF(rdmpi_dt_c_double_complex, "MPI_C_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE);
 PREDEF(rdmpi_dt_c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex,
        CORE_DT_CLDOUBLE);

@@ -1,12 +1,13 @@
-! `use mpi_f08`: handle types and their comparisons, optional ierror, TYPE(MPI_Status),
+! `use mpi_f08`: handle types and their comparisons, optional ierror, TYPE(MPI_Status) (and
+! MPI_Status_f082f/f2f08),
 ! TYPE(*), DIMENSION(..) buffers of any rank, MPI_IN_PLACE, MINLOC on MPI_2DOUBLE_PRECISION,
-! Testany/Waitsome indices, strings, a strided section refused (MPI_SUBARRAYS_SUPPORTED is
-! .FALSE.), derived types.
+! Testany/Waitsome indices, strings, strided sections as derived types (and refused where
+! they cannot be: MPI_SUBARRAYS_SUPPORTED stays .FALSE.), derived types.
 program fort_f08
     use mpi_f08
     implicit none
     integer :: rank, size, ierr, i, n, cnt, outcount, idx
-    integer :: grid(3, 2), got(3, 2), indices(2)
+    integer :: grid(3, 2), got(3, 2), indices(2), fst(MPI_STATUS_SIZE)
     double precision :: dp(2), dr(2)
     type(MPI_Comm) :: dup
     type(MPI_Status) :: st, sts(2)
@@ -34,6 +35,16 @@ program fort_f08
     call MPI_Get_count(st, MPI_INTEGER, cnt)
     call check(cnt == 6, 'get_count')
     call check(got(3, 2) == mod(rank + size - 1, size) * 100 + 6, '2-D data')
+
+    ! the status as mpif.h's INTEGER array and back (MPI_Status_f082f/f2f08)
+    call MPI_Status_f082f(st, fst)
+    call check(fst(MPI_SOURCE) == st%MPI_SOURCE .and. fst(MPI_TAG) == 4, 'MPI_Status_f082f')
+    fst(MPI_TAG) = 9
+    call MPI_Status_f2f08(fst, sts(1), ierr)
+    call check(ierr == MPI_SUCCESS .and. sts(1)%MPI_TAG == 9 .and. &
+               sts(1)%MPI_SOURCE == st%MPI_SOURCE, 'MPI_Status_f2f08')
+    call MPI_Get_count(sts(1), MPI_INTEGER, cnt)
+    call check(cnt == 6, 'get_count of a converted status')
 
     ! MINLOC on MPI_2DOUBLE_PRECISION, in place
     dp = [dble(mod(rank, 3)), dble(rank)]
@@ -89,11 +100,31 @@ program fort_f08
     call MPI_Comm_free(dup)
     call check(dup == MPI_COMM_NULL, 'free sets NULL')
 
-    ! a strided section is refused with MPI_ERR_BUFFER (no silent wrong data)
+    ! a strided section with its count and datatype travels as a derived type (blocking and
+    ! nonblocking); one whose count does not cover it exactly is refused with MPI_ERR_BUFFER
+    ! (no silent wrong data)
+    grid = reshape([(rank * 10 + i, i = 1, 6)], [3, 2])
+    got = -1
+    call MPI_Sendrecv(grid(2, :), 2, MPI_INTEGER, rank, 7, got(3, :), 2, MPI_INTEGER, rank, 7, &
+                      MPI_COMM_WORLD, st)
+    call check(got(3, 1) == rank * 10 + 2 .and. got(3, 2) == rank * 10 + 5 .and. &
+               all(got(1:2, :) == -1), 'strided sections sent and received')
+    call MPI_Get_count(st, MPI_INTEGER, cnt)
+    call check(cnt == 2, 'count of a strided receive')
+    got = -1
+    call MPI_Irecv(got(1:3:2, 2), 2, MPI_INTEGER, rank, 8, MPI_COMM_WORLD, reqs(1))
+    call MPI_Isend(grid(3:1:-2, 1), 2, MPI_INTEGER, rank, 8, MPI_COMM_WORLD, reqs(2))
+    call MPI_Waitall(2, reqs, sts)
+    call check(got(1, 2) == rank * 10 + 3 .and. got(3, 2) == rank * 10 + 1 .and. got(2, 2) == -1, &
+               'strided and reversed sections, nonblocking')
     call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
-    call MPI_Send(grid(1, :), 2, MPI_INTEGER, rank, 6, MPI_COMM_WORLD, ierr)
+    call MPI_Send(grid(1, :), 1, MPI_INTEGER, rank, 6, MPI_COMM_WORLD, ierr)
     call MPI_Error_class(ierr, cls)
-    call check(cls == MPI_ERR_BUFFER, 'strided section refused')
+    call check(cls == MPI_ERR_BUFFER, 'a strided section the count does not cover is refused')
+    ! MPI_Allreduce's buffers share one count and type: a strided one is refused, not misread
+    call MPI_Allreduce(grid(:, 1), got(2, :), 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+    call MPI_Error_class(ierr, cls)
+    call check(cls == MPI_ERR_BUFFER, 'a strided buffer sharing its count and type is refused')
 
     call MPI_Finalize(ierr)
     call check(ierr == MPI_SUCCESS, 'finalize')

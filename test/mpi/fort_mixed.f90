@@ -1,6 +1,6 @@
 ! Mixed C and Fortran: Fortran handles turned into C handles with MPI_Comm_f2c/MPI_Type_f2c
 ! and used by the C interface (called through BIND(C)), C handles made by C turned back with
-! the c2f functions, and statuses converted both ways.
+! the c2f functions, and statuses converted both ways (C's and mpi_f08's).
 program fort_mixed
     use mpi
     use, intrinsic :: iso_c_binding
@@ -45,10 +45,18 @@ program fort_mixed
             import :: c_int
             integer(c_int) :: f(*), c(*), c_status_c2f
         end function
+        function c_status_f082f(f08, f) bind(C, name='MPI_Status_f082f')
+            import :: c_int
+            integer(c_int) :: f08(*), f(*), c_status_f082f
+        end function
+        function c_status_f2f08(f, f08) bind(C, name='MPI_Status_f2f08')
+            import :: c_int
+            integer(c_int) :: f(*), f08(*), c_status_f2f08
+        end function
     end interface
     integer :: rank, size, ierr, n, fdup, fsize, i
     type(c_ptr) :: cworld, cdup, ctype
-    integer :: st(MPI_STATUS_SIZE), st2(MPI_STATUS_SIZE), cst(MPI_STATUS_SIZE)
+    integer :: st(MPI_STATUS_SIZE), st2(MPI_STATUS_SIZE), cst(MPI_STATUS_SIZE), f08st(MPI_STATUS_SIZE)
     integer :: types(8), sizes(8)
 
     call MPI_Init(ierr)
@@ -87,6 +95,13 @@ program fort_mixed
     call check(c_status_c2f(cst, st2) == MPI_SUCCESS, 'status c2f')
     call MPI_Get_count(st2, MPI_INTEGER, n, ierr)
     call check(n == 1 .and. st2(MPI_TAG) == 11, 'round-tripped status')
+    ! mpi_f08's TYPE(MPI_Status) has the same six INTEGERs (MPI_SOURCE, MPI_TAG, MPI_ERROR first)
+    st2 = -1
+    call check(c_status_f2f08(st, f08st) == MPI_SUCCESS, 'status f2f08')
+    call check(f08st(1) == rank .and. f08st(2) == 11, 'f08 status fields')
+    call check(c_status_f082f(f08st, st2) == MPI_SUCCESS, 'status f082f')
+    call MPI_Get_count(st2, MPI_INTEGER, n, ierr)
+    call check(n == 1 .and. st2(MPI_SOURCE) == rank .and. st2(MPI_TAG) == 11, 'f08 round trip')
 
     call MPI_Finalize(ierr)
 contains

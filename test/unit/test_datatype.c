@@ -91,7 +91,7 @@ static const struct expect_dt predefined[] = {
     ONE(MPI_AINT, "MPI_AINT", MPI_Aint, CORE_DT_AINT),
     ONE(MPI_OFFSET, "MPI_OFFSET", MPI_Offset, CORE_DT_OFFSET),
     ONE(MPI_COUNT, "MPI_COUNT", MPI_Count, CORE_DT_COUNT),
-    ONE(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", float _Complex, CORE_DT_CFLOAT),
+    ONE(MPI_C_COMPLEX, "MPI_C_COMPLEX", float _Complex, CORE_DT_CFLOAT),
     ONE(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", double _Complex, CORE_DT_CDOUBLE),
     ONE(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex,
         CORE_DT_CLDOUBLE),
