@@ -47,7 +47,8 @@ int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
     if (!(tp->cfg = core_config_add(&rt->cfg, &tp_config_group)))
         return CORE_ENOMEM;
     tp->eps = calloc((size_t)rt->proc_cap, sizeof(tp_ep_t *)); /* other jobs' processes too */
-    return tp->eps ? 0 : CORE_ENOMEM;
+    tp->lost = calloc((size_t)rt->proc_cap ? (size_t)rt->proc_cap : 1, 1);
+    return tp->eps && tp->lost ? 0 : CORE_ENOMEM;
 }
 
 /* Sleeps until a transport has something or max_sleep passes; returns
@@ -90,6 +91,7 @@ static int open_one(tp_layer_t *tp, const tp_component_t *c)
     if (rc)
         return rc;
     iface->am = tp->am;
+    iface->layer = tp;
     tp->ifaces[tp->niface++] = iface;
     if (iface->ops->progress &&
         (rc = core_progress_add_poller(tp->rt, iface->ops->progress, iface)) != 0)
@@ -248,6 +250,21 @@ void tp_layer_fini(tp_layer_t *tp)
     core_progress_set_sleep(rt, NULL, NULL);
     free(tp->eps);
     tp->eps = NULL;
+    free(tp->lost);
+    tp->lost = NULL;
+    tp->nlost = 0;
+}
+
+void tp_peer_lost(tp_iface_t *iface, int peer)
+{
+    tp_layer_t *tp = iface->layer;
+    if (!tp || !tp->lost || peer < 0 || peer >= tp->rt->proc_cap || tp->lost[peer])
+        return;
+    tp->lost[peer] = 1;
+    tp->nlost++;
+    core_debug("process %d (another job) has left: what waits for it fails", peer);
+    if (tp->on_lost)
+        tp->on_lost(tp->on_lost_arg);
 }
 
 int tp_layer_stats(const tp_layer_t *tp, const char *name, tp_stats_t *out)

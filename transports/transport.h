@@ -123,6 +123,7 @@ struct tp_iface {
     tp_stats_t stats;
     struct core_runtime *rt;
     const struct tp_am_entry *am;  /* the layer's handler table (tp_layer_t.am), set at open */
+    struct tp_layer *layer;        /* the layer that opened it (tp_peer_lost); NULL in tests */
 };
 
 /* Base of every endpoint; embed it first. */
@@ -250,6 +251,11 @@ typedef struct tp_layer {
     int niface;
     tp_ep_t **eps;                 /* by world rank; NULL until first use */
     tp_am_entry_t am[TP_AM_MAX];
+    unsigned char *lost;           /* by process: a process of another job that has left */
+    int nlost;
+    void (*on_lost)(void *arg);    /* the layer above: some process was lost (may run in a
+                                      handler or a send: it only notes it and wakes) */
+    void *on_lost_arg;
 } tp_layer_t;
 
 int tp_layer_init(tp_layer_t *tp, struct core_runtime *rt);
@@ -274,6 +280,17 @@ static inline void tp_am_register(tp_layer_t *tp, unsigned id, tp_am_entry_t ent
 {
     if (id < TP_AM_MAX)
         tp->am[id] = entry;
+}
+
+/* A transport says that peer, a process of another job, has left (it said goodbye at its
+ * MPI_Finalize, its listener refused us, or its connection broke): nothing more will come
+ * from it, so the layer above fails what waits for it (receives, probes) instead of
+ * waiting forever. Idempotent. */
+void tp_peer_lost(tp_iface_t *iface, int peer);
+/* Whether peer (a process index) was reported lost. */
+static inline int tp_peer_is_lost(const tp_layer_t *tp, int peer)
+{
+    return tp->nlost && tp->lost[peer];
 }
 
 /* The endpoint to a world rank, connecting on first use. */

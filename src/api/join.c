@@ -17,7 +17,9 @@
  *
  * Reach: the processes of one launcher (a job's own ranks, a job and the
  * jobs it spawned). Processes of two separately started rdmpiruns do not
- * know each other's jobs: the join fails cleanly there, with the reason.
+ * know each other's jobs, and their job names and uids may even coincide:
+ * the hello carries the run id (core_run_id), and a join between two runs
+ * fails cleanly on both sides, saying so.
  */
 #include <errno.h>
 #include <poll.h>
@@ -82,7 +84,7 @@ static int fd_move(int fd, uint8_t *buf, size_t len, int out, const char **why)
  * sides writing first cannot deadlock), then theirs read and decoded. */
 static int swap_hellos(int fd, core_join_hello_t *them, const char **why)
 {
-    core_join_hello_t me = { { "", core_rt->uid_base }, core_rt->rank };
+    core_join_hello_t me = { { "", core_rt->uid_base }, core_rt->rank, core_run_id(core_rt) };
     snprintf(me.job.nspace, sizeof(me.job.nspace), "%s", core_rt->nspace);
     uint8_t out[CORE_JOIN_HELLO_LEN], in[CORE_JOIN_HELLO_LEN];
     if (core_join_hello_encode(out, &me)) {
@@ -109,6 +111,12 @@ static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
     if ((rc = swap_hellos(fd, &them, &w))) {
         snprintf(why, wlen, "the hello over the socket: %s", w);
         return rc;
+    }
+    if (them.run != core_run_id(core_rt)) { /* its job names and uids are not ours */
+        snprintf(why, wlen, "the other side is rank %d of job %s of another rdmpirun run: "
+                 "processes of separately started runs cannot join (not supported)",
+                 them.rank, them.job.nspace);
+        return CORE_EPEER;
     }
     int order = strcmp(core_rt->nspace, them.job.nspace);
     if (!order && them.rank == core_rt->rank) {

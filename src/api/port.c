@@ -2,8 +2,8 @@
  * Ports and names (MPI 11.8.2-11.8.4): MPI_Open_port/Close_port,
  * MPI_Comm_accept/connect, MPI_Publish_name/Lookup_name/Unpublish_name.
  *
- * A port is a name with no pointer in it: "rdmpi-port/<job>/<rank>/<first
- * uid>/<number>", the process that opened it and which of its ports. Both
+ * A port is a name with no pointer in it (core/portname.h): the run, the process
+ * that opened it, which of its ports, and the port's key. Within one run both
  * sides meet through the launcher's name service (PMIx_Publish): the
  * connecting root publishes a request under the port, naming itself; the
  * accepting root, waiting on its port, looks the request up, adds the
@@ -14,6 +14,12 @@
  * communicators (api_intercomm_make). Everything read from a port name or a
  * request is parsed with bounds and checked against what the launcher says
  * of that job before it is used.
+ *
+ * A port of another rdmpirun run (its run id is not ours) cannot be met through our
+ * launcher: connect and accept refuse it at once with MPI_ERR_PORT and say so (the path
+ * across runs, docs/dynamic.md design (b), is not implemented). The port key is derived
+ * from the job key (core_kdf), so the opener can compute it again without storing it; it
+ * is what a connector of another run will have to prove it holds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +35,39 @@
 #include "core/portname.h"
 #include "core/procs.h"
 #include "core/progress.h"
+#include "core/secret.h"
 
 #define REQ_PREFIX "port:"     /* service name of a connect request: REQ_PREFIX + port */
 #define PORT_TAG 12            /* on the two-process communicator of CORE_CTX_DYN */
 #define CONNECT_WAIT 60.0      /* seconds a connector waits for a busy port */
+
+/* Sets p's run id (ours) and its key, derived from the job key for its job, rank and
+ * number: unpredictable to anyone outside this run, and the same each time. */
+static void port_key(core_port_t *p)
+{
+    char label[320];
+    p->run = core_run_id(core_rt);
+    snprintf(label, sizeof(label), "rdmpi port key %s/%d/%d", p->nspace, p->rank, p->seq);
+    core_kdf(core_rt->job_key, label, p->key, sizeof(p->key));
+}
+
+/* Whether port is a well-formed port of this run whose key is right (a port of ours that
+ * someone altered, or made up, is not one). */
+static int our_port(const char *port, core_port_t *id)
+{
+    if (core_port_parse(port, id) || id->run != core_run_id(core_rt))
+        return 0;
+    core_port_t k = *id;
+    port_key(&k);
+    return core_mem_eq(k.key, id->key, sizeof(k.key));
+}
+
+/* A well-formed port of another rdmpirun run. */
+static int other_run(const char *port)
+{
+    core_port_t id;
+    return core_port_parse(port, &id) == 0 && id.run != core_run_id(core_rt);
+}
 
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
@@ -44,8 +79,9 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     if (core_rt->singleton)
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "a singleton (started without a "
                          "launcher) has no name service to be found through");
-    core_port_t me = { "", core_rt->rank, core_rt->uid_base, core_rt->port_seq++ };
+    core_port_t me = { "", core_rt->rank, core_rt->uid_base, core_rt->port_seq++, 0, { 0 } };
     snprintf(me.nspace, sizeof(me.nspace), "%s", core_rt->nspace);
+    port_key(&me);
     if (core_port_format(port_name, MPI_MAX_PORT_NAME, &me))
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "job name '%s' cannot be in a port",
                          core_rt->nspace);
@@ -60,7 +96,7 @@ int PMPI_Close_port(const char *port_name)
     static const char fn[] = "MPI_Close_port";
     API_CHECK(api_check_init(fn));
     core_port_t id;
-    if (core_port_parse(port_name, &id) || strcmp(id.nspace, core_rt->nspace) ||
+    if (!our_port(port_name, &id) || strcmp(id.nspace, core_rt->nspace) ||
         id.rank != core_rt->rank || id.seq >= core_rt->port_seq)
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "'%s' is not a port this process "
                          "opened", port_name ? port_name : "(null)");
@@ -78,7 +114,7 @@ static void nap(void)
 static int root_accept(const char *port, MPI_Comm *pair)
 {
     core_port_t id;
-    if (core_port_parse(port, &id) || strcmp(id.nspace, core_rt->nspace) || id.rank != core_rt->rank)
+    if (!our_port(port, &id) || strcmp(id.nspace, core_rt->nspace) || id.rank != core_rt->rank)
         return CORE_EPORT;
     char svc[MPI_MAX_PORT_NAME + 16], req[512];
     snprintf(svc, sizeof(svc), REQ_PREFIX "%s", port);
@@ -101,14 +137,14 @@ static int root_accept(const char *port, MPI_Comm *pair)
 static int root_connect(const char *port, MPI_Comm *pair)
 {
     core_port_t id;
-    if (core_port_parse(port, &id))
+    if (!our_port(port, &id))
         return CORE_EPORT;
     int idx = api_dyn_proc(id.nspace, id.rank, id.ubase);
     if (idx < 0)
         return idx;
     char svc[MPI_MAX_PORT_NAME + 16], req[512];
     snprintf(svc, sizeof(svc), REQ_PREFIX "%s", port);
-    core_port_t me = { "", core_rt->rank, core_rt->uid_base, 0 };
+    core_port_t me = { "", core_rt->rank, core_rt->uid_base, 0, 0, { 0 } };
     snprintf(me.nspace, sizeof(me.nspace), "%s", core_rt->nspace);
     if (core_port_request_format(req, sizeof(req), &me))
         return CORE_EPORT;
@@ -138,10 +174,17 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
         return api_error(comm, CORE_EROOT, fn, "root %d of %s", root, core_comm_label(comm));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
     MPI_Comm pair = MPI_COMM_NULL;
+    const char *why = NULL;
     int rc = rt_dyn_prepare(); /* every member reachable before the other side can look */
     if (comm->rank == root && !rc) {
         API_CHECK(api_check_info(comm, info, 1, fn));
-        rc = accepting ? root_accept(port_name, &pair) : root_connect(port_name, &pair);
+        if (port_name && other_run(port_name)) {
+            rc = CORE_EPORT;
+            why = "a port of another rdmpirun run: accept/connect between separately started "
+                  "runs is not supported (only jobs of one rdmpirun, e.g. spawned ones, meet)";
+        } else {
+            rc = accepting ? root_accept(port_name, &pair) : root_connect(port_name, &pair);
+        }
     }
     int brc = coll_bcast(&rc, 1, MPI_INT, root, comm);
     if (brc || rc) {
@@ -150,7 +193,7 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
         *newcomm = MPI_COMM_NULL;
         return api_error(comm, brc ? brc : rc, fn, "port '%s': %s",
                          comm->rank == root && port_name ? port_name : "(at the root)",
-                         core_strerror(brc ? brc : rc));
+                         why && !brc ? why : core_strerror(brc ? brc : rc));
     }
     const char *what = "";
     rc = api_intercomm_make(comm, root, pair, accepting ? 1 : 0, PORT_TAG, newcomm, &what);

@@ -53,15 +53,24 @@ static int probe(int src, int tag, MPI_Comm comm, int block, int *flag, MPI_Stat
     p2p_unexp_t *u = NULL;
     core_wait_ctx_t w;
     core_wait_begin(&w, fn, NULL);
-    int events = core_progress();
+    int events = core_progress(), lost = 0;
     for (;;) {
         p2p_iprobe(src, tag, comm, comm->ctx, flag, st, msg ? &u : NULL);
-        if (*flag || !block)
+        if (*flag || !block || (lost = p2p_src_lost(comm, comm->ctx, src)) != 0)
             break;
         core_wait_idle(&w, events);
         events = core_progress();
     }
     core_wait_end(&w);
+    if (lost) {
+        if (msg)
+            *msg = MPI_MESSAGE_NULL;
+        return api_error(comm, CORE_EPEER, fn,
+                         "nothing can come from %s any more: %s a process of another job that "
+                         "has left (finalized or died)",
+                         src == MPI_ANY_SOURCE ? "MPI_ANY_SOURCE" : "the source",
+                         src == MPI_ANY_SOURCE ? "every sender is" : "it is");
+    }
     if (msg && *flag) {
         MPI_Message m = core_handle_alloc(&core_handles.msg, sizeof(*m));
         if (!m)

@@ -18,9 +18,15 @@ CORE_INLINE int check_recv(void *buf, int count, MPI_Datatype dt, int src, int t
     return 0;
 }
 
-/* Reports a truncated receive through comm's error handler. */
+/* Reports a failed receive through comm's error handler: truncated, or its sender (a
+ * process of another job) left before sending it. */
 int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *fn)
 {
+    if (st->MPI_ERROR != MPI_ERR_TRUNCATE)
+        return api_error(comm, CORE_EPEER, fn,
+                         "the sender (rank %d of the communicator, a process of another job) "
+                         "has left: it finalized or died before sending the message",
+                         st->MPI_SOURCE);
     return api_error(comm, CORE_ETRUNC, fn,
                      "message from rank %d with tag %d is longer than the %zu-byte receive "
                      "buffer (truncated)", st->MPI_SOURCE, st->MPI_TAG, cap);

@@ -8,6 +8,7 @@
 #include "core/bootstrap.h"
 #include "core/log.h"
 #include "core/runtime.h"
+#include "core/secret.h"
 
 /* The one global instance pointer (see runtime.h). */
 core_runtime_t *core_rt;
@@ -41,4 +42,14 @@ void core_rank_hosts_free(core_runtime_t *rt)
             free(rt->rank_hosts[i]);
     free(rt->rank_hosts);
     rt->rank_hosts = NULL;
+}
+
+uint64_t core_run_id(const core_runtime_t *rt)
+{
+    uint8_t id[16]; /* core_kdf's shortest output */
+    uint64_t v = 0;
+    core_kdf(rt->job_key, "rdmpi run id", id, sizeof(id));
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | id[i];
+    return v;
 }

@@ -67,11 +67,13 @@ int core_join_hello_encode(uint8_t out[CORE_JOIN_HELLO_LEN], const core_join_hel
 {
     if (h->rank < 0 || (uint32_t)h->rank >= NUM_MAX)
         return CORE_EINVAL;
-    int rc = core_jobid_encode(out + 12, &h->job);
+    int rc = core_jobid_encode(out + 20, &h->job);
     if (rc)
         return rc;
     memcpy(out, CORE_JOIN_MAGIC, 8);
     put_u32(out + 8, (uint32_t)h->rank);
+    put_u32(out + 12, (uint32_t)h->run);
+    put_u32(out + 16, (uint32_t)(h->run >> 32));
     return 0;
 }
 
@@ -92,10 +94,11 @@ int core_join_hello_decode(const uint8_t *buf, size_t len, core_join_hello_t *ou
         return CORE_EPROTO;
     }
     core_join_hello_t h;
-    int rc = core_jobid_decode(buf + 12, CORE_JOBID_LEN, &h.job, why);
+    int rc = core_jobid_decode(buf + 20, CORE_JOBID_LEN, &h.job, why);
     if (rc)
         return rc;
     h.rank = (int)rank;
+    h.run = (uint64_t)get_u32(buf + 12) | (uint64_t)get_u32(buf + 16) << 32;
     *out = h;
     return 0;
 }

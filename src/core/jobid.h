@@ -8,8 +8,9 @@
  *   job record (CORE_JOBID_LEN bytes): first uid (u32, little endian, below 2^30), then
  *     the job name (1..255 characters without '/', spaces or control characters, as in a
  *     port name) padded with NULs to 256 bytes
- *   join hello (CORE_JOIN_HELLO_LEN bytes): the 8 bytes "rdmpiJ1\n", the rank in that job
- *     (u32, little endian, below 2^30), then a job record
+ *   join hello (CORE_JOIN_HELLO_LEN bytes): the 8 bytes "rdmpiJ2\n", the rank in that job
+ *     (u32, little endian, below 2^30), the run id of its rdmpirun (u64, little endian, any
+ *     value: core_run_id), then a job record
  *
  * Encodings are canonical (padding all NULs), so decoding then encoding gives the same
  * bytes.
@@ -21,8 +22,8 @@
 #include <stdint.h>
 
 #define CORE_JOBID_LEN 260
-#define CORE_JOIN_MAGIC "rdmpiJ1\n"
-#define CORE_JOIN_HELLO_LEN (8 + 4 + CORE_JOBID_LEN)
+#define CORE_JOIN_MAGIC "rdmpiJ2\n"
+#define CORE_JOIN_HELLO_LEN (8 + 4 + 8 + CORE_JOBID_LEN)
 
 typedef struct core_jobid {
     char nspace[256];
@@ -32,6 +33,7 @@ typedef struct core_jobid {
 typedef struct core_join_hello {
     core_jobid_t job;
     int rank;
+    uint64_t run;   /* the run id (core_run_id): jobs of one rdmpirun share it */
 } core_join_hello_t;
 
 /* 0, or CORE_EINVAL when id is not a valid identity (nothing written then). */

@@ -1,6 +1,7 @@
 /*
  * Port names and connect requests (core/portname.h).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/errors.h"
@@ -45,6 +46,34 @@ static int job(const char **s, char stop, core_port_t *p)
     return 0;
 }
 
+/* Exactly 2*n lowercase hex digits ending at stop ('\0': the end of the string), into out
+ * (n bytes, most significant first); advances *s past them and stop. Lowercase only, so
+ * that a name has one spelling. */
+static int hex(const char **s, char stop, uint8_t *out, size_t n)
+{
+    const char *p = *s;
+    for (size_t i = 0; i < 2 * n; i++) {
+        int c = p[i], v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return -1;
+        out[i / 2] = (uint8_t)(i % 2 ? (out[i / 2] << 4) | v : v);
+    }
+    if (p[2 * n] != stop)
+        return -1;
+    *s = stop ? p + 2 * n + 1 : p + 2 * n;
+    return 0;
+}
+
+static void hex_out(char *out, const uint8_t *b, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
 int core_port_job_valid(const char *name)
 {
     core_port_t q; /* job() copies the name into it: a check of name's characters */
@@ -64,8 +93,14 @@ int core_port_format(char *out, size_t len, const core_port_t *p)
 {
     if (!valid(p))
         return CORE_EPORT;
-    int n = snprintf(out, len, CORE_PORT_PREFIX "%s/%d/%d/%d", p->nspace, p->rank, p->ubase,
-                     p->seq);
+    uint8_t run[8];
+    char run_hex[17], key_hex[2 * CORE_KEY_LEN + 1];
+    for (int i = 0; i < 8; i++)
+        run[i] = (uint8_t)(p->run >> (56 - 8 * i));
+    hex_out(run_hex, run, sizeof(run));
+    hex_out(key_hex, p->key, sizeof(p->key));
+    int n = snprintf(out, len, CORE_PORT_PREFIX "%s/%s/%d/%d/%d/%s", run_hex, p->nspace,
+                     p->rank, p->ubase, p->seq, key_hex);
     return n > 0 && (size_t)n < len ? 0 : CORE_EPORT;
 }
 
@@ -76,9 +111,14 @@ int core_port_parse(const char *name, core_port_t *p)
     if (!name || strncmp(name, CORE_PORT_PREFIX, pl))
         return CORE_EPORT;
     const char *s = name + pl;
-    if (job(&s, '/', &q) || num(&s, "/", &q.rank) || num(&s, "/", &q.ubase) ||
-        num(&s, "", &q.seq) || *s)
+    uint8_t run[8];
+    if (hex(&s, '/', run, sizeof(run)) || job(&s, '/', &q) || num(&s, "/", &q.rank) ||
+        num(&s, "/", &q.ubase) || num(&s, "/", &q.seq) || hex(&s, '\0', q.key, sizeof(q.key)) ||
+        *s)
         return CORE_EPORT;
+    q.run = 0;
+    for (int i = 0; i < 8; i++)
+        q.run = q.run << 8 | run[i];
     *p = q;
     return 0;
 }
@@ -97,7 +137,7 @@ int core_port_request_parse(const char *req, core_port_t *p)
 {
     core_port_t q;
     const char *s = req;
-    q.seq = 0;
+    memset(&q, 0, sizeof(q));
     if (!req || job(&s, ' ', &q) || num(&s, " ", &q.rank) || num(&s, "", &q.ubase) || *s)
         return CORE_EPROTO;
     *p = q;

@@ -129,6 +129,10 @@ void core_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 
 /* Hostname of a world rank (from the bootstrap). */
 const char *core_rank_host(core_runtime_t *rt, int rank);
+/* The id of this process's rdmpirun run: 64 bits derived from the job key, which every job
+ * of one run shares (spawned ones too) and no other run knows, so two runs differ (but for
+ * a 2^-64 chance) and the id says nothing of the key. Ports carry it (core/portname.h). */
+uint64_t core_run_id(const core_runtime_t *rt);
 /* Frees what core_rank_host cached. */
 void core_rank_hosts_free(core_runtime_t *rt);
 

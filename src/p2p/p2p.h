@@ -53,6 +53,11 @@ int p2p_start(MPI_Request req);
  * taken out of matching (MPI_Improbe) and returned as *msg. */
 int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Status *st,
                struct p2p_unexp **msg);
+/* Whether nothing can come any more from src (a rank of comm's peers, or MPI_ANY_SOURCE:
+ * every peer) on ctx: it is a process of another job that has left (finalized or died). A
+ * probe that found nothing fails then instead of waiting forever. Connects to such a
+ * process first (user contexts), so that its leaving is noticed. */
+int p2p_src_lost(MPI_Comm comm, uint32_t ctx, int src);
 /* Receives a message taken by p2p_iprobe(..., msg). */
 int p2p_imrecv(void *buf, size_t count, MPI_Datatype dt, MPI_Comm comm, struct p2p_unexp *msg,
                MPI_Request *req);

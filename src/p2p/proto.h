@@ -103,6 +103,7 @@ typedef struct p2p_state {
     uint64_t *busy_pass;                  /* per world rank: sendq pass it was found busy in */
     uint64_t sendq_pass;
     int hook;                             /* progress hook id: woken when a queue gets work */
+    int lost_seen;                        /* tp->nlost the posted receives were swept for */
     p2p_counters_t counts;                /* p2p_counters_read */
 } p2p_state_t;
 

@@ -381,6 +381,87 @@ static void check_unexp(MPI_Comm comm, p2p_unexp_t *u, int take)
     core_wire_fail(P2P->rt, peer, ep ? ep->iface->name : "its transport", what, why);
 }
 
+/* Whether a receive or probe from src (a rank of comm's peers, or MPI_ANY_SOURCE; world:
+ * src's process, or -1) can never be matched: its sender, a process of another job, has
+ * left (tp_peer_lost); for MPI_ANY_SOURCE, every peer has (we never are lost, so an
+ * intracommunicator's own member keeps it alive). Messages that arrived before are matched
+ * first: they came before the goodbye. */
+static int src_lost(MPI_Group any, int world)
+{
+    const tp_layer_t *tp = P2P->tp;
+    if (__builtin_expect(!tp->nlost, 1))
+        return 0;
+    if (!any)
+        return world >= 0 && tp_peer_is_lost(tp, world);
+    for (int i = 0; i < any->size; i++)
+        if (!tp_peer_is_lost(tp, any->ranks[i]))
+            return 0;
+    return any->size > 0;
+}
+
+/* Fails r, a receive that was to come from a process that has left (see src_lost). */
+static void fail_lost(MPI_Request r)
+{
+    if (r->any_group) {
+        core_group_release(r->any_group);
+        r->any_group = NULL;
+    }
+    r->status.MPI_SOURCE = r->peer;
+    r->status.MPI_TAG = r->tag;
+    r->status.MPI_ERROR = MPI_ERR_OTHER;
+    core_req_complete(r);
+}
+
+/* A process of another job is not connected to until something goes to it; a receive
+ * waiting for it connects now, so that its goodbye (or its closed listener) reaches us. */
+static void watch_peer(int world, uint32_t ctx)
+{
+    if (world >= P2P->rt->size && !(ctx & 1) && !tp_peer_is_lost(P2P->tp, world))
+        (void)p2p_ep_of(world); /* failing to connect is reported there */
+}
+
+/* Some process of another job has left (tp layer's on_lost, from a handler or a send):
+ * the posted receives are swept from progress (lost_sweep), not from here. */
+static void on_lost(void *arg)
+{
+    (void)arg;
+    core_progress_wake(P2P->rt, P2P->hook);
+}
+
+/* Fails every posted receive that waits for a process that has left. */
+static int lost_sweep(void)
+{
+    int events = 0;
+    P2P->lost_seen = P2P->tp->nlost;
+    for (int i = 0; i < CORE_CTX_MAX_P2P; i++) {
+        p2p_mq_t *mq = P2P->mq[i];
+        for (MPI_Request r = mq ? mq->posted_head : NULL, n; r; r = n) {
+            n = r->next;
+            if (!src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer))
+                continue;
+            p2p_mq_unpost(mq, r);
+            fail_lost(r);
+            events++;
+        }
+    }
+    return events;
+}
+
+int p2p_src_lost(MPI_Comm comm, uint32_t ctx, int src)
+{
+    if (src == MPI_ANY_SOURCE) {
+        MPI_Group g = core_comm_peers(comm);
+        for (int i = 0; core_comm_is_inter(comm) && i < g->size; i++)
+            watch_peer(g->ranks[i], ctx);
+        return src_lost(g, -1);
+    }
+    if (src < 0 || src >= core_comm_peer_size(comm))
+        return 0;
+    int world = core_comm_peer_world(comm, src);
+    watch_peer(world, ctx);
+    return src_lost(NULL, world);
+}
+
 int p2p_recv_start(MPI_Request r)
 {
     r->complete = 0;
@@ -407,9 +488,20 @@ int p2p_recv_start(MPI_Request r)
     /* What an arriving message's claimed source is checked against (p2p_src_ok). */
     if (r->peer != MPI_ANY_SOURCE) {
         r->world_peer = core_comm_peer_world(r->comm, r->peer);
+        watch_peer(r->world_peer, r->ctx);
     } else {
         r->any_group = core_comm_peers(r->comm);
         core_group_retain(r->any_group);
+        /* intercommunicators only: an intracommunicator's ANY_SOURCE receive is a hot path,
+         * and its own members (us) keep it alive */
+        if (core_comm_is_inter(r->comm))
+            for (int i = 0; i < r->any_group->size; i++)
+                watch_peer(r->any_group->ranks[i], r->ctx);
+    }
+    if (__builtin_expect(P2P->tp->nlost != 0, 0) &&
+        src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer)) {
+        fail_lost(r);
+        return 0;
     }
     p2p_mq_post(mq, r);
     return 0;
@@ -493,6 +585,8 @@ static int p2p_progress(void *arg)
 {
     (void)arg;
     int events = ctrlq_progress() + p2p_send_progress();
+    if (__builtin_expect(P2P->lost_seen != P2P->tp->nlost, 0))
+        events += lost_sweep();
     if (!P2P->ctrlq_head && !P2P->sendq_head && !P2P->dataq_head)
         core_progress_rest(P2P->rt, P2P->hook);
     return events;
@@ -517,6 +611,8 @@ int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
     tp_am_register(P2P->tp, P2P_AM_ACK, (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" });
     p2p_rndv_register();
     P2P->hook = core_progress_add_hook(rt, p2p_progress, NULL);
+    tp->on_lost = on_lost;
+    tp->on_lost_arg = NULL;
     return 0;
 }
 

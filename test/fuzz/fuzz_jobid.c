@@ -83,7 +83,7 @@ void fuzz_make_seeds(void)
     seed("record-padding", 0, b, CORE_JOBID_LEN);
     memset(b, 0, sizeof(b));
     seed("record-zeros", 0, b, CORE_JOBID_LEN);
-    core_join_hello_t h = { { "rdmpi-99", 4 }, 3 };
+    core_join_hello_t h = { { "rdmpi-99", 4 }, 3, 0x0123456789abcdefull };
     core_join_hello_encode(b, &h);
     seed("hello", 1, b, CORE_JOIN_HELLO_LEN);
     seed("hello-long", 1, b, CORE_JOIN_HELLO_LEN + 4);

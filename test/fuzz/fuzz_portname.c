@@ -6,8 +6,9 @@
  * the text (a NUL is added; embedded NULs end it early, as in C strings).
  * Properties: what parses has a job name of 1..255 characters without '/',
  * spaces or control characters and numbers in 0..2^30-1; formatting it again
- * gives text that parses to the same fields (and, when the input was in
- * canonical form, the same text).
+ * gives text that parses to the same fields (run id and port key included) and,
+ * for a port name, the same text but for leading zeros of numbers (the run id
+ * and key are fixed-length lowercase hex: one spelling).
  */
 #include <string.h>
 #include "fuzz.h"
@@ -44,6 +45,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rc = request ? core_port_request_parse(again, &q) : core_port_parse(again, &q);
         FUZZ_CHECK(rc == 0 && !strcmp(p.nspace, q.nspace) && p.rank == q.rank &&
                    p.ubase == q.ubase && p.seq == q.seq);
+        if (!request) {
+            FUZZ_CHECK(p.run == q.run && !memcmp(p.key, q.key, sizeof(p.key)));
+            /* only a number's leading zeros can be dropped: no longer, and the same text
+             * when nothing was dropped */
+            FUZZ_CHECK(strlen(again) <= strlen(text));
+            if (strlen(again) == strlen(text))
+                FUZZ_CHECK(!strcmp(again, text));
+        }
     }
     free(text);
     return 0;
@@ -53,11 +62,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 void fuzz_make_seeds(void)
 {
     static const char *seeds[] = {
+        "\0rdmpi-port2/0123456789abcdef/rdmpi-1234/0/0/0/"
+        "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
+        "\0rdmpi-port2/ffffffffffffffff/rdmpi-1234-s0/3/8/12/"
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "\0rdmpi-port2/0123456789ABCDEF/x/0/0/0/"
+        "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
+        "\0rdmpi-port2/0123456789abcdef//0/0/0/"
+        "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
+        "\0rdmpi-port2/0123456789abcdef/x/1073741823/0/1/"
+        "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb44",
+        "\0rdmpi-port2/0123456789abcdef/x/1073741824/0/1/"
+        "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
+        "\0rdmpi-port2/0123456789abcde/x/1/0/1/"
+        "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb4411",
         "\0rdmpi-port/rdmpi-1234/0/0/0",
-        "\0rdmpi-port/rdmpi-1234-s0/3/8/12",
-        "\0rdmpi-port//0/0/0",
-        "\0rdmpi-port/x/1073741823/0/1",
-        "\0rdmpi-port/x/1073741824/0/1",
         "\1rdmpi-1234-s2 0 4",
         "\1rdmpi-1234 -1 4",
         "\1a 1 2 3",

@@ -42,12 +42,12 @@ static void refusals(void)
     char junk[300];
     memset(junk, 'x', sizeof(junk));
     join_refused("garbage", junk, sizeof(junk));
-    /* magic, rank 2^30 (little endian), then a plausible job record */
-    unsigned char hello[8 + 4 + 260];
+    /* magic, rank 2^30 (little endian), a run id, then a plausible job record */
+    unsigned char hello[8 + 4 + 8 + 260];
     memset(hello, 0, sizeof(hello));
-    memcpy(hello, "rdmpiJ1\n", 8);
+    memcpy(hello, "rdmpiJ2\n", 8);
     hello[11] = 0x40;
-    memcpy(hello + 16, "rdmpi-1", 7);
+    memcpy(hello + 24, "rdmpi-1", 7);
     join_refused("a rank out of range", hello, sizeof(hello));
     hello[11] = 0;
     join_refused("a cut hello", hello, 100);

@@ -11,8 +11,10 @@
  *               free and finalize
  * In each mode a message goes both ways first (the connection is up). Each side times its
  * MPI_Finalize: ending a connection to a job still running must not wait for it.
- * Standard MPI, except in "early": a send to a child that has finalized must fail (MPI
- * leaves it undefined).
+ * Standard MPI, except in "early": a send to a child that has finalized must fail, and so
+ * must receives and probes waiting for it (MPI leaves both undefined; rdmpi reports them
+ * with MPI_ERR_OTHER rather than waiting forever): a receive posted before the child left,
+ * and MPI_Recv, MPI_Probe and MPI_ANY_SOURCE receives posted after.
  */
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +77,36 @@ static void timed_finalize(int fast, const char *who)
     }
 }
 
+/* Is rc the error class of an operation waiting for a process that has left? */
+static void check_lost(int rc, const char *what)
+{
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_OTHER, "%s from a finalized child: error class %d (rc %d), expected "
+          "MPI_ERR_OTHER", what, cls, rc);
+}
+
+/* The children have finalized without sending anything: receives and probes waiting for
+ * them fail (pending: an MPI_Irecv posted while they still ran). */
+static void recv_from_finalized(MPI_Comm inter, MPI_Request pending)
+{
+    int v = 0, child = t_rank % NCHILD;
+    MPI_Status st;
+    t_begin("receive posted before the child finalized");
+    st.MPI_ERROR = MPI_SUCCESS;
+    check_lost(MPI_Wait(&pending, &st), "MPI_Wait on an MPI_Irecv");
+    CHECK(pending == MPI_REQUEST_NULL, "the failed request was not freed");
+    t_begin("receives posted after the child finalized");
+    check_lost(MPI_Recv(&v, 1, MPI_INT, child, 5, inter, MPI_STATUS_IGNORE), "MPI_Recv");
+    check_lost(MPI_Probe(child, 5, inter, MPI_STATUS_IGNORE), "MPI_Probe");
+    MPI_Request r;
+    MPI_OK(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, inter, &r));
+    check_lost(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait on an MPI_ANY_SOURCE MPI_Irecv");
+    check_lost(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, inter, MPI_STATUS_IGNORE),
+               "MPI_Probe(MPI_ANY_SOURCE)");
+}
+
 static int side(MPI_Comm inter, const char *mode, int parent_side)
 {
     ping(inter, parent_side);
@@ -89,7 +121,15 @@ static int side(MPI_Comm inter, const char *mode, int parent_side)
             MPI_OK(MPI_Comm_free(&inter));
         /* the children of "early" leave their parent intercommunicator to MPI_Finalize */
     } else if (second) {
+        MPI_Request pending = MPI_REQUEST_NULL;
+        int pv = 0;
+        if (parent_side) {
+            MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+            MPI_OK(MPI_Irecv(&pv, 1, MPI_INT, t_rank % NCHILD, 4, inter, &pending));
+        }
         keep_busy();
+        if (parent_side)
+            recv_from_finalized(inter, pending);
         if (parent_side) {
             /* The children have finalized: a send to one of them is an error (rdmpi says
              * so to the sender; MPI leaves it undefined), not a silent loss: at once for
@@ -98,7 +138,6 @@ static int side(MPI_Comm inter, const char *mode, int parent_side)
              * first send may be queued before that is known). */
             t_begin("send to a finalized process");
             int v = 1, child = t_rank % NCHILD;
-            MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
             int rc = MPI_Send(&v, 1, MPI_INT, child, 3, inter);
             CHECK(t_rank > 0 || rc != MPI_SUCCESS, "a send to child 0 succeeded");
             if (rc == MPI_SUCCESS) {

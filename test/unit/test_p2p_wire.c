@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/datatype.h"
+#include "core/progress.h"
 #include "test/unit/p2p_fake.h"
 
 static int failures;
@@ -551,6 +552,55 @@ static void test_table(void)
     printf("PASS: unit/p2p_wire/request_table\n");
 }
 
+/* A peer reported lost (what tp_peer_lost does for a process of another job that left):
+ * receives waiting for it fail with MPI_ERR_OTHER, posted ones from progress and new ones at
+ * once, but a message it sent before still matches; the others are untouched, and an
+ * MPI_ANY_SOURCE receive on a communicator that holds us stays posted. */
+static void test_lost(void)
+{
+    char a[4] = "", b[4] = "", c[4] = "", d[4] = "";
+    MPI_Request before, other, any;
+    CHECK(p2p_irecv(a, 4, MPI_BYTE, 2, 7, world, 0, &before) == 0, "irecv");
+    CHECK(p2p_irecv(b, 4, MPI_BYTE, 1, 7, world, 0, &other) == 0, "irecv");
+    CHECK(p2p_irecv(c, 4, MPI_BYTE, MPI_ANY_SOURCE, 8, world, 0, &any) == 0, "irecv");
+    p2p_hdr_t h = { 0, 2, 9, 0 }; /* sent before it left: unexpected */
+    CHECK(deliver(P2P_AM_EAGER, 2, &h, sizeof(h), "late", 4) == 0, "eager from rank 2");
+    unsigned char *lost = calloc(4, 1);
+    CHECK(lost != NULL, "calloc");
+    p2p_fake.tp.lost = lost;
+    lost[2] = 1;
+    p2p_fake.tp.nlost = 1;
+    CHECK(p2p_fake.tp.on_lost != NULL, "p2p registered no on_lost");
+    p2p_fake.tp.on_lost(p2p_fake.tp.on_lost_arg);
+    CHECK(!before->complete, "failed inside on_lost (must wait for progress)");
+    for (int i = 0; i < 3; i++)
+        core_progress();
+    CHECK(before->complete && before->status.MPI_ERROR == MPI_ERR_OTHER,
+          "a posted receive from a lost peer: complete %d, error %d", before->complete,
+          before->status.MPI_ERROR);
+    CHECK(!other->complete && !any->complete, "receives not waiting for it were failed");
+    CHECK(p2p_src_lost(world, 0, 2) && !p2p_src_lost(world, 0, 1) &&
+              !p2p_src_lost(world, 0, MPI_ANY_SOURCE),
+          "p2p_src_lost");
+    MPI_Request r;
+    CHECK(p2p_irecv(d, 4, MPI_BYTE, 2, 9, world, 0, &r) == 0 && r->complete &&
+              r->status.MPI_ERROR == MPI_SUCCESS && !memcmp(d, "late", 4),
+          "a message that came before the peer left did not match");
+    core_req_free(r);
+    CHECK(p2p_irecv(d, 4, MPI_BYTE, 2, 10, world, 0, &r) == 0 && r->complete &&
+              r->status.MPI_ERROR == MPI_ERR_OTHER,
+          "a receive posted after the peer left did not fail at once");
+    core_req_free(r);
+    core_req_free(before);
+    CHECK(p2p_cancel(other) == 0 && p2p_cancel(any) == 0, "cancel");
+    core_req_free(other);
+    core_req_free(any);
+    p2p_fake.tp.lost = NULL;
+    p2p_fake.tp.nlost = 0;
+    free(lost);
+    printf("PASS: unit/p2p_wire/lost_peer\n");
+}
+
 int main(void)
 {
     p2p_fake_init(4, 0, 0);
@@ -563,6 +613,7 @@ int main(void)
     test_data();
     test_ack_fin();
     test_table();
+    test_lost();
     p2p_fake_comm_free(world);
     p2p_fake_fini();
 

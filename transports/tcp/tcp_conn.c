@@ -175,6 +175,8 @@ static void peer_left(tp_tcp_iface_t *s, tp_tcp_ep_t *e, const char *why)
         core_debug("tcp: rank %d left before our connection reached it (%s)", peer, why);
     e->gone = 1;
     tp_tcp_txq_free(&e->txq);
+    if (peer >= s->rt->size)
+        tp_peer_lost(&s->base, peer);
 }
 
 int tp_tcp_connect(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
@@ -291,14 +293,22 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
         }
         break;
     case TP_TCP_UP:
-        if (!e->bye_rcvd && !s->closing)
+        /* A process of another job that dies takes only itself: what waits for it fails
+         * (tp_peer_lost), as after its goodbye; a rank of our job is a lost job. */
+        if (!e->bye_rcvd && !s->closing && c->peer < s->rt->size)
             core_fatal("tcp: lost the connection to rank %d on %s: %s", c->peer,
                        core_rank_host(s->rt, c->peer), why);
-        if (!e->bye_rcvd)
+        if (!e->bye_rcvd && !s->closing)
+            core_warn("tcp: lost the connection to process %d of another job on %s (%s): "
+                      "it has left without MPI_Finalize", c->peer,
+                      core_rank_host(s->rt, c->peer), why);
+        else if (!e->bye_rcvd)
             core_debug("tcp: rank %d left without saying goodbye: %s", c->peer, why);
         e->gone = 1;
         tp_tcp_txq_free(&e->txq);
         tp_tcp_conn_kill(s, c);
+        if (c->peer >= s->rt->size)
+            tp_peer_lost(&s->base, c->peer);
         return;
     }
     core_fatal("tcp: cannot connect to rank %d on %s: %s", c->peer,
@@ -397,6 +407,8 @@ static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_
      * finalize we are in too: they get ours from the drain. */
     if (c->peer >= s->rt->size && !c->ep->bye_sent)
         tp_tcp_ep_bye(s, c->ep);
+    if (c->peer >= s->rt->size)
+        tp_peer_lost(&s->base, c->peer);
 }
 
 /* A connected peer sent something malformed: the connection is closed and its endpoint
