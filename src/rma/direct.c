@@ -5,6 +5,9 @@
  * operation). The operation was checked and its target memory flattened
  * (origin.c); each path completes it before returning, so flush, unlock,
  * fence and complete have nothing to wait for on these targets.
+ * rma_shm_fast is the SHM path of the commonest operation, a Put or Get of
+ * one run to one run, taken straight from the MPI call: no argument record,
+ * no segment list, one memcpy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -95,6 +98,33 @@ int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
     if (fetch)
         result_done(a->rbuf, a->rcount, a->rdt, rtmp, tbytes);
     return rc;
+}
+
+int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+                 MPI_Aint tdisp, int tcount, MPI_Datatype tdt)
+{
+    if (target < 0)
+        return CORE_EUNSUPPORTED;
+    const rma_peer_t *p = &win->peers[target];
+    if (p->path != RMA_PATH_SHM || !core_dt_is_contig(dt) || !core_dt_is_contig(tdt) ||
+        !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    /* Both sides one run: the bytes must agree and the run lie in the target's part (the
+     * general path reports what is wrong otherwise). */
+    size_t bytes = (size_t)count * dt->size;
+    MPI_Aint d;
+    if (bytes != (size_t)tcount * tdt->size || __builtin_mul_overflow(tdisp, p->disp_unit, &d) ||
+        __builtin_add_overflow(d, tdt->blocks[0].off, &d) || d < 0 || (uint64_t)d > p->size ||
+        bytes > p->size - (uint64_t)d)
+        return CORE_EUNSUPPORTED;
+    if (bytes == 0)
+        return 0;
+    uint8_t *o = (uint8_t *)buf + dt->blocks[0].off;
+    if (put)
+        memcpy(p->mem + d, o, bytes);
+    else
+        memcpy(o, p->mem + d, bytes);
+    return 0;
 }
 
 /* One process_vm_* call moves at most IOV_MAX segments; runs longer than the kernel takes
