@@ -5,6 +5,10 @@
  * arriving by message and one done in place by a neighbor are atomic with
  * each other).
  *
+ * Memory outside a node segment (Win_create, dynamic windows) is only ever
+ * accumulated into by its own rank's progress, one message at a time: there
+ * the op runs over whole runs without atomics (plain_update).
+ *
  * MPI asks for atomicity per basic element between accumulates of the same
  * op (accumulate_ops same_op_no_op) or MPI_NO_OP. An aligned element of 1,
  * 2, 4 or 8 bytes gets a lock-free update: a load (NO_OP), an exchange
@@ -21,6 +25,7 @@
  * combined in that layout, and only its value and index are written back
  * (the holes may be another element's bytes, or memory the user keeps).
  */
+#include <limits.h>
 #include <sched.h>
 #include <string.h>
 #include "rma/rma.h"
@@ -189,6 +194,24 @@ static int locked_update(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t 
     return 0;
 }
 
+/* Without another process mapping dst (acc NULL: memory outside a node segment), every
+ * accumulate on it is applied by this rank's progress, one at a time: no element needs an
+ * atomic, and the op runs over the whole run at once (a byte-wise SUM of megabytes is not
+ * millions of locked instructions). */
+static int plain_update(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
+                        MPI_Datatype elem, MPI_Op op)
+{
+    size_t esz = elem->size, al = elem->align ? elem->align : 1;
+    if (elem->kind == CORE_DT_BOOL || (uintptr_t)dst % al || (src && (uintptr_t)src % al) ||
+        n / esz > (size_t)INT_MAX)
+        return locked_update(dst, src, old, n, elem, op);
+    if (old)
+        memcpy(old, dst, n);
+    if (!src || op->kind == CORE_OP_NO_OP)
+        return 0;
+    return core_op_apply(op, src, dst, (int)(n / esz), elem);
+}
+
 /* One element of a type with holes at p (its own layout); in, old: packed (esz bytes). */
 static int holed_update(uint8_t *p, const uint8_t *in, uint8_t *old, MPI_Datatype elem,
                         MPI_Op op)
@@ -242,6 +265,8 @@ int rma_atomic_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
         return CORE_ETYPE;
     if (!core_dt_is_contig(elem))
         return holed_acc(dst, src, old, n, elem, op, acc);
+    if (!acc)
+        return plain_update(dst, src, old, n, elem, op);
     if (lock_free(dst, esz)) {
         for (size_t off = 0; off < n; off += esz) {
             int rc = elem_update(dst + off, src ? src + off : NULL, old ? old + off : NULL,

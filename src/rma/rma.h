@@ -223,7 +223,8 @@ void rma_win_apply_info(MPI_Win win, MPI_Info info);
 /* n bytes of elements elem at dst: old (if not NULL) gets the contents before, then
  * dst[i] = src[i] aop dst[i] (src NULL: MPI_NO_OP), each element atomically with respect
  * to every other call here on the same memory (from any process mapping it); acc: the
- * spin lock of elements without a CPU atomic (NULL: no other process can touch dst).
+ * spin lock of elements without a CPU atomic (NULL: no other process can touch dst and
+ * this rank applies every accumulate on it one at a time: plain updates, no atomics).
  * src and old are packed; an element type with holes (rma_wire_acc_form ELEMS) lies at
  * dst in its own layout, elem->extent apart, n / elem->size elements. */
 int rma_atomic_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
