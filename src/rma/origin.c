@@ -178,6 +178,8 @@ static int check_args(const rma_args_t *a, size_t tbytes, size_t *esz, int *dtk,
         MPI_Datatype elem = rma_wire_elem_type(k);
         if (!elem)
             return CORE_ETYPE;
+        if (a->kind == RMA_CAS && !rma_wire_cas_kind(k))
+            return CORE_ETYPE;   /* the target would refuse the message */
         if (a->kind != RMA_CAS) {
             if (!a->op->predefined || a->op->kind == CORE_OP_USER)
                 return CORE_EOP;

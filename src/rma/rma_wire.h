@@ -100,6 +100,8 @@ typedef struct rma_op_msg {
 /* The predefined type of an element kind, NULL for none; the predefined op of an op kind. */
 MPI_Datatype rma_wire_elem_type(unsigned dtk);
 MPI_Op rma_wire_op(unsigned aop);
+/* Whether Compare_and_swap is defined on elements of kind dtk. */
+int rma_wire_cas_kind(unsigned dtk);
 /* The form of an accumulate's segments on elements of elem (ELEMS: elem has holes). */
 int rma_wire_acc_form(MPI_Datatype elem);
 /* The bytes of target memory that segment s of m spans, from s.disp (the elements' last

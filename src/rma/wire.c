@@ -51,6 +51,15 @@ MPI_Op rma_wire_op(unsigned aop)
     return aop < sizeof(ops) / sizeof(ops[0]) ? ops[aop] : NULL;
 }
 
+int rma_wire_cas_kind(unsigned dtk)
+{
+    /* MPI: C and Fortran integers, logicals, byte and the multi-language types */
+    return dtk > CORE_DT_NONE && dtk < CORE_DT_NKINDS &&
+           (dtk < CORE_DT_FLOAT || dtk == CORE_DT_WCHAR || dtk == CORE_DT_BOOL ||
+            dtk == CORE_DT_AINT || dtk == CORE_DT_OFFSET || dtk == CORE_DT_COUNT ||
+            dtk == CORE_DT_FLOGICAL);
+}
+
 int rma_wire_acc_form(MPI_Datatype elem)
 {
     return core_dt_is_contig(elem) ? RMA_FORM_BYTES : RMA_FORM_ELEMS;
@@ -127,10 +136,7 @@ int rma_wire_op_decode(const void *hdr, size_t hdr_len, const void *payload, siz
             if (!m->aop || !core_op_valid(m->aop, m->elem))
                 return bad(why, why_len, "RMA accumulate with op %u on element kind %u",
                            h->aop, h->dtk);
-        } else if (h->dtk >= CORE_DT_FLOAT && h->dtk != CORE_DT_WCHAR &&
-                   h->dtk != CORE_DT_BOOL && h->dtk != CORE_DT_AINT &&
-                   h->dtk != CORE_DT_OFFSET && h->dtk != CORE_DT_COUNT &&
-                   h->dtk != CORE_DT_FLOGICAL) {
+        } else if (!rma_wire_cas_kind(h->dtk)) {
             return bad(why, why_len, "RMA CAS on element kind %u", h->dtk);
         }
     } else if (h->aop || h->dtk) {
