@@ -15,7 +15,9 @@
  *    fetch returns the old contents, Fetch_and_op in rank order returns the
  *    running minimum, REPLACE writes pairs.
  * "-- msg": every window is created with info rdmpi_rma_path=message, so
- * on-node targets apply the operations from messages too.
+ * on-node targets apply the operations from messages too; "-- mixed": only
+ * the odd ranks do, so the targets apply pairs from messages while the even
+ * ranks update the same elements in place (one lock serves both).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -308,7 +310,8 @@ int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
     int n = t_size, me = t_rank;
-    int msg = argc > 1 && strcmp(argv[1], "msg") == 0;
+    int msg = argc > 1 && (strcmp(argv[1], "msg") == 0 ||
+                           (strcmp(argv[1], "mixed") == 0 && me % 2 == 1));
     MPI_Info info;
     MPI_OK(MPI_Info_create(&info));
     if (msg)
