@@ -340,6 +340,8 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
     int path = win->peers[a->target].path, drc = CORE_EUNSUPPORTED;
     if (rc == 0 && path == RMA_PATH_SHM)
         drc = rma_shm_op(win, a, &v, tbytes);
+    else if (rc == 0 && rma_self_usable(win, a->target))
+        drc = rma_self_op(win, a, &v, tbytes);
     else if (rc == 0 && path == RMA_PATH_CMA)
         drc = rma_cma_op(win, a, &v, tbytes);
     if (rc == 0 && path == RMA_PATH_RDMA) {

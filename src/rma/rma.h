@@ -263,6 +263,9 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req);
  * it returns. CORE_EUNSUPPORTED: this path does not carry it (take messages). */
 int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
 int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
+/* Whether target is this rank with its window memory reachable in place (see direct.c). */
+int rma_self_usable(MPI_Win win, int target);
+int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
 /* MPI_Put (put) or MPI_Get of count dt at buf to/from tcount tdt at tdisp of window rank
  * target (the arguments checked by the API), done here when the target is on the SHM path,
  * an epoch gives access to it and both types are one run: 0, complete. CORE_EUNSUPPORTED:
