@@ -58,24 +58,26 @@ static const char *op_names[] = { "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "
 
 static void set_val(const tdesc_t *t, void *p, long x)
 {
+    /* long double's padding bytes zeroed, so whole elements compare equal */
+    union { float f; double d; long double L; bool b; float _Complex c; double _Complex z;
+            long double _Complex Z; uint8_t bytes[32]; } v;
+    memset(&v, 0, sizeof(v));
     switch (t->code) {
-    case 'f': { float v = (float)x; memcpy(p, &v, sizeof(v)); return; }
-    case 'd': { double v = (double)x; memcpy(p, &v, sizeof(v)); return; }
-    case 'L': { long double v = (long double)x; memset(p, 0, sizeof(v)); memcpy(p, &v, sizeof(v)); return; }
-    case 'b': { bool v = x != 0; memcpy(p, &v, sizeof(v)); return; }
-    case 'c': { float _Complex v = (float)x + (float)(x % 2) * I; memcpy(p, &v, sizeof(v)); return; }
-    case 'z': { double _Complex v = (double)x - (double)(x % 3) * I; memcpy(p, &v, sizeof(v)); return; }
-    case 'Z': {
-        long double _Complex v = (long double)x + (long double)(x % 2) * I;
-        memset(p, 0, sizeof(v));
-        memcpy(p, &v, sizeof(v));
+    case 'f': v.f = (float)x; break;
+    case 'd': v.d = (double)x; break;
+    case 'L': v.L = (long double)x; break;
+    case 'b': v.b = x != 0; break;
+    case 'c': v.c = (float)x + (float)(x % 2) * I; break;
+    case 'z': v.z = (double)x - (double)(x % 3) * I; break;
+    case 'Z': v.Z = (long double)x + (long double)(x % 2) * I; break;
+    default: {
+        /* integers: two's complement low bytes of x (little-endian) */
+        uint64_t u = (uint64_t)x;
+        memcpy(p, &u, t->size);
         return;
     }
-    default: break;
     }
-    /* integers: two's complement low bytes of x (little-endian) */
-    uint64_t u = (uint64_t)x;
-    memcpy(p, &u, t->size);
+    memcpy(p, v.bytes, t->size);
 }
 
 static int same(const tdesc_t *t, const void *a, const void *b)
