@@ -300,8 +300,17 @@ int rma_ctrl_handler(void *arg, int src, const void *hdr, size_t hdr_len, const 
                      size_t len);
 /* Sends CTRL type (arg) to window rank r. */
 int rma_ctrl_send(MPI_Win win, int r, int type, int arg);
-/* Target: lock asked by window rank r (also for itself), and the release. */
+/* Target: lock asked by window rank r (also for itself), and the release (answered by
+ * UNLOCKED, or for this rank itself by clearing its unlocking flag). */
 void rma_lock_request(MPI_Win win, int r, int type);
+int rma_unlock_request(MPI_Win win, int r);
+/* Whether this rank takes its own window's lock (window rank r is itself, outside a node
+ * segment) by calling the target side directly instead of messages to itself: the same
+ * queue and grants as everyone's, without the round trip. */
+static inline int rma_self_lock(MPI_Win win, int r)
+{
+    return r == win->rank && !win->force_msg && win->peers[r].path != RMA_PATH_SHM;
+}
 /* Target: grants queued message lock requests that the lock word now allows (hook). */
 void rma_lock_retry(MPI_Win win);
 
