@@ -54,6 +54,13 @@ test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c
 	src/core/log.c src/core/wire.c src/core/progress.c src/core/thread.c src/core/handle.c src/core/config.c \
 	src/p2p/p2p_config.c
 test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)
+# The RMA OP decoder's segment forms and the target's pair types with holes (a fake window).
+check_PROGRAMS += test/unit/test_rma_wire
+test_unit_test_rma_wire_SOURCES = test/unit/test_rma_wire.c test/unit/core_rt_stub.c src/rma/wire.c \
+	src/rma/apply.c src/rma/atomic.c src/core/op.c src/core/datatype.c src/core/dtsig.c \
+	src/core/attr.c src/core/errors.c src/core/log.c src/core/handle.c
+test_unit_test_rma_wire_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_rma_wire_LDADD = -lm
 # external32 conversions (MPI_Pack_external): edge values and the walk of a mixed struct.
 check_PROGRAMS += test/unit/test_external32
 test_unit_test_external32_SOURCES = test/unit/test_external32.c test/unit/core_rt_stub.c src/core/external32.c \

@@ -43,10 +43,15 @@ static int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int
                    const char *fn)
 {
     API_CHECK(op_checks(win, obuf, ocount, odt, target, tcount, tdt, fn));
-    if (req == (MPI_Request *)-1)
+    if (req == (MPI_Request *)-1) {
+        /* a Put or Get of one run within the node: one copy, no argument record */
+        if (rma_shm_fast(win, kind == RMA_PUT, (void *)obuf, ocount, odt, target, tdisp, tcount,
+                         tdt) == 0)
+            return MPI_SUCCESS;
         req = NULL;
-    else if (!req)
+    } else if (!req) {
         return api_win_error(win, CORE_EINVAL, fn, "request is NULL");
+    }
     rma_args_t a = { .kind = kind, .target = target, .tdisp = tdisp, .tcount = tcount,
                      .tdt = tdt };
     if (kind == RMA_PUT) {

@@ -5,6 +5,10 @@
  * arriving by message and one done in place by a neighbor are atomic with
  * each other).
  *
+ * Memory outside a node segment (Win_create, dynamic windows) is only ever
+ * accumulated into by its own rank's progress, one message at a time: there
+ * the op runs over whole runs without atomics (plain_update).
+ *
  * MPI asks for atomicity per basic element between accumulates of the same
  * op (accumulate_ops same_op_no_op) or MPI_NO_OP. An aligned element of 1,
  * 2, 4 or 8 bytes gets a lock-free update: a load (NO_OP), an exchange
@@ -14,7 +18,14 @@
  * a spin lock per target rank in the segment covers the whole call. Whether
  * an element is lock-free depends only on its address and size, so two
  * updates of one location always take the same side.
+ *
+ * Pair types with holes (MPI_DOUBLE_INT's padding after the index,
+ * MPI_SHORT_INT's between value and index) always take the lock: each
+ * element is gathered from its own layout in the window (holes skipped),
+ * combined in that layout, and only its value and index are written back
+ * (the holes may be another element's bytes, or memory the user keeps).
  */
+#include <limits.h>
 #include <sched.h>
 #include <string.h>
 #include "rma/rma.h"
@@ -183,12 +194,79 @@ static int locked_update(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t 
     return 0;
 }
 
+/* Without another process mapping dst (acc NULL: memory outside a node segment), every
+ * accumulate on it is applied by this rank's progress, one at a time: no element needs an
+ * atomic, and the op runs over the whole run at once (a byte-wise SUM of megabytes is not
+ * millions of locked instructions). */
+static int plain_update(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
+                        MPI_Datatype elem, MPI_Op op)
+{
+    size_t esz = elem->size, al = elem->align ? elem->align : 1;
+    if (elem->kind == CORE_DT_BOOL || (uintptr_t)dst % al || (src && (uintptr_t)src % al) ||
+        n / esz > (size_t)INT_MAX)
+        return locked_update(dst, src, old, n, elem, op);
+    if (old)
+        memcpy(old, dst, n);
+    if (!src || op->kind == CORE_OP_NO_OP)
+        return 0;
+    return core_op_apply(op, src, dst, (int)(n / esz), elem);
+}
+
+/* One element of a type with holes at p (its own layout); in, old: packed (esz bytes). */
+static int holed_update(uint8_t *p, const uint8_t *in, uint8_t *old, MPI_Datatype elem,
+                        MPI_Op op)
+{
+    /* the op works on the type's C layout: aligned copies of it */
+    union { long double ld; double d; long l; uint8_t b[64]; } nin, ncur;
+    uint8_t cur[64];
+    size_t esz = elem->size;
+    core_dt_pack(cur, p, 1, elem);
+    if (old)
+        memcpy(old, cur, esz);
+    if (!in || op->kind == CORE_OP_NO_OP)
+        return 0;
+    if (op->kind == CORE_OP_REPLACE) {
+        core_dt_unpack(p, 1, elem, in, esz);
+        return 0;
+    }
+    memset(&nin, 0, sizeof(nin));
+    memset(&ncur, 0, sizeof(ncur));
+    core_dt_unpack(nin.b, 1, elem, in, esz);
+    core_dt_unpack(ncur.b, 1, elem, cur, esz);
+    int rc = core_op_apply(op, nin.b, ncur.b, 1, elem);
+    if (rc)
+        return rc;
+    core_dt_pack(cur, ncur.b, 1, elem);
+    core_dt_unpack(p, 1, elem, cur, esz);
+    return 0;
+}
+
+/* n packed bytes of elements with holes, elem->extent apart from dst. */
+static int holed_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
+                     MPI_Datatype elem, MPI_Op op, uint32_t *acc)
+{
+    size_t esz = elem->size;
+    if ((size_t)elem->extent > 64 || elem->true_lb != 0)
+        return CORE_ETYPE;
+    int rc = 0;
+    spin_lock(acc);
+    for (size_t k = 0; k < n / esz && rc == 0; k++)
+        rc = holed_update(dst + k * (size_t)elem->extent, src ? src + k * esz : NULL,
+                          old ? old + k * esz : NULL, elem, op);
+    spin_unlock(acc);
+    return rc;
+}
+
 int rma_atomic_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
                    MPI_Datatype elem, MPI_Op op, uint32_t *acc)
 {
     size_t esz = elem->size;
     if (esz == 0 || esz > 256)
         return CORE_ETYPE;
+    if (!core_dt_is_contig(elem))
+        return holed_acc(dst, src, old, n, elem, op, acc);
+    if (!acc)
+        return plain_update(dst, src, old, n, elem, op);
     if (lock_free(dst, esz)) {
         for (size_t off = 0; off < n; off += esz) {
             int rc = elem_update(dst + off, src ? src + off : NULL, old ? old + off : NULL,

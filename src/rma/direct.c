@@ -5,6 +5,12 @@
  * operation). The operation was checked and its target memory flattened
  * (origin.c); each path completes it before returning, so flush, unlock,
  * fence and complete have nothing to wait for on these targets.
+ * SELF: a rank's operations on its own window memory (not in a segment, not
+ * dynamic) are the same copies and atomics, on the memory itself, once no
+ * message to itself is pending (accumulates stay in order).
+ * rma_shm_fast is the SHM (and SELF) path of the commonest operation, a Put
+ * or Get of one run to one run, taken straight from the MPI call: no
+ * argument record, no segment list, one memcpy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,9 +54,11 @@ static void result_done(void *buf, int count, MPI_Datatype dt, uint8_t *tmp, siz
     }
 }
 
-int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
+/* The operation on target memory mem mapped here (acc: its accumulate lock, NULL: only this
+ * rank applies accumulates to it). */
+static int direct_op(const rma_args_t *a, const rma_segs_t *v, size_t tbytes, uint8_t *mem,
+                     uint32_t *acc)
 {
-    rma_peer_t *p = &win->peers[a->target];
     if (tbytes == 0)
         return 0;
     uint8_t *otmp = NULL, *rtmp = NULL, *res = NULL;
@@ -69,13 +77,13 @@ int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
     if (a->kind == RMA_CAS) {
         /* one element (check_args), the compare value in cbuf */
         uint8_t old[64];
-        rma_atomic_cas(p->mem + v->s[0].disp, a->obuf, a->cbuf, old, elem->size, &p->ctl->acc);
+        rma_atomic_cas(mem + v->s[0].disp, a->obuf, a->cbuf, old, elem->size, acc);
         memcpy(a->rbuf, old, elem->size);
         return 0;
     }
     size_t off = 0;
     for (size_t i = 0; i < v->n && rc == 0; i++) {
-        uint8_t *t = p->mem + v->s[i].disp;
+        uint8_t *t = mem + v->s[i].disp;
         size_t len = v->s[i].len;
         switch (a->kind) {
         case RMA_PUT:
@@ -86,7 +94,7 @@ int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
             break;
         default:
             rc = rma_atomic_acc(t, src ? src + off : NULL, res ? res + off : NULL, len, elem,
-                                a->op, &p->ctl->acc);
+                                a->op, acc);
             break;
         }
         off += len;
@@ -95,6 +103,55 @@ int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
     if (fetch)
         result_done(a->rbuf, a->rcount, a->rdt, rtmp, tbytes);
     return rc;
+}
+
+int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
+{
+    rma_peer_t *p = &win->peers[a->target];
+    return direct_op(a, v, tbytes, p->mem, &p->ctl->acc);
+}
+
+int rma_self_usable(MPI_Win win, int target)
+{
+    return target == win->rank && win->flavor != MPI_WIN_FLAVOR_DYNAMIC && !win->force_msg &&
+           win->peers[target].path != RMA_PATH_SHM && win->peers[target].pending == 0;
+}
+
+int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
+{
+    return direct_op(a, v, tbytes, win->base, win->ctl ? &win->ctl->acc : NULL);
+}
+
+int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+                 MPI_Aint tdisp, int tcount, MPI_Datatype tdt)
+{
+    if (target < 0)
+        return CORE_EUNSUPPORTED;
+    const rma_peer_t *p = &win->peers[target];
+    uint8_t *mem = p->mem;
+    if (p->path != RMA_PATH_SHM) {
+        if (!rma_self_usable(win, target))
+            return CORE_EUNSUPPORTED;
+        mem = win->base;
+    }
+    if (!core_dt_is_contig(dt) || !core_dt_is_contig(tdt) || !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    /* Both sides one run: the bytes must agree and the run lie in the target's part (the
+     * general path reports what is wrong otherwise). */
+    size_t bytes = (size_t)count * dt->size;
+    MPI_Aint d;
+    if (bytes != (size_t)tcount * tdt->size || __builtin_mul_overflow(tdisp, p->disp_unit, &d) ||
+        __builtin_add_overflow(d, tdt->blocks[0].off, &d) || d < 0 || (uint64_t)d > p->size ||
+        bytes > p->size - (uint64_t)d)
+        return CORE_EUNSUPPORTED;
+    if (bytes == 0)
+        return 0;
+    uint8_t *o = (uint8_t *)buf + dt->blocks[0].off;
+    if (put)
+        memcpy(mem + d, o, bytes);
+    else
+        memcpy(o, mem + d, bytes);
+    return 0;
 }
 
 /* One process_vm_* call moves at most IOV_MAX segments; runs longer than the kernel takes

@@ -28,14 +28,8 @@ static void segs_free(segs_t *v)
         free(v->s);
 }
 
-static int seg_add(segs_t *v, uint64_t disp, uint64_t len)
+static int seg_push(segs_t *v, uint64_t disp, uint64_t len)
 {
-    if (len == 0)
-        return 0;
-    if (v->n && v->s[v->n - 1].disp + v->s[v->n - 1].len == disp) {
-        v->s[v->n - 1].len += len;   /* adjacent runs travel as one */
-        return 0;
-    }
     if (v->n == v->cap) {
         size_t cap = 2 * v->cap;
         rma_seg_t *p = v->s == v->inl ? malloc(cap * sizeof(*p))
@@ -51,6 +45,72 @@ static int seg_add(segs_t *v, uint64_t disp, uint64_t len)
     return 0;
 }
 
+static int seg_add(segs_t *v, uint64_t disp, uint64_t len)
+{
+    if (len == 0)
+        return 0;
+    if (v->n && v->s[v->n - 1].disp + v->s[v->n - 1].len == disp) {
+        v->s[v->n - 1].len += len;   /* adjacent runs travel as one */
+        return 0;
+    }
+    return seg_push(v, disp, len);
+}
+
+/* Adds the element at disp: to the last run when it is that run's next (ext apart). */
+static int elem_add(segs_t *v, uint64_t disp, size_t esz, MPI_Aint ext)
+{
+    if (v->n) {
+        rma_seg_t *l = &v->s[v->n - 1];
+        if (l->disp + l->len / esz * (uint64_t)ext == disp) {
+            l->len += esz;   /* the next element of the run */
+            return 0;
+        }
+    }
+    return seg_push(v, disp, esz);
+}
+
+/*
+ * The ELEMS form of the target memory (rma_wire.h): accumulates on a pair type with holes.
+ * Each element of the target type begins at its value, which is where its packed bytes
+ * begin: walking the type's runs with the packed offset finds every element's start
+ * (elements are never cut by a type constructor); runs of elements one extent apart
+ * travel as one segment. Each element's span (value to index) must lie in the window.
+ */
+static int flatten_elems(MPI_Win win, const rma_args_t *a, MPI_Datatype elem, MPI_Aint start,
+                         segs_t *v)
+{
+    const rma_peer_t *p = &win->peers[a->target];
+    int dynamic = win->flavor == MPI_WIN_FLAVOR_DYNAMIC;
+    MPI_Datatype dt = a->tdt;
+    size_t esz = elem->size, nruns = core_dt_nruns(dt);
+    uint64_t span = (uint64_t)elem->true_extent;
+    for (int i = 0; i < a->tcount; i++) {
+        size_t pos = 0;   /* packed offset of run k in the item */
+        for (size_t k = 0; k < nruns; k++) {
+            core_dt_block_t b = core_dt_run(dt, k);
+            for (size_t e = (pos + esz - 1) / esz * esz; e < pos + b.len; e += esz) {
+                MPI_Aint d = start + (MPI_Aint)i * dt->extent + b.off + (MPI_Aint)(e - pos);
+                if (d < 0 || (!dynamic && ((uint64_t)d > p->size || span > p->size - (uint64_t)d)))
+                    return CORE_ERMA_RANGE;
+                int rc = elem_add(v, (uint64_t)d, esz, elem->extent);
+                if (rc)
+                    return rc;
+            }
+            pos += b.len;
+        }
+    }
+    return 0;
+}
+
+/* The element type whose holes make an accumulate's segments ELEMS, or NULL (BYTES). */
+static MPI_Datatype holed_elem(const rma_args_t *a)
+{
+    if (a->kind != RMA_ACC && a->kind != RMA_GACC)
+        return NULL;
+    MPI_Datatype elem = rma_wire_elem_type(a->tdt->basic);
+    return elem && rma_wire_acc_form(elem) == RMA_FORM_ELEMS ? elem : NULL;
+}
+
 /* The target memory of count items of dt at displacement disp (in disp_unit), checked
  * against the target's window size (dynamic windows: absolute addresses, checked there). */
 static int flatten(MPI_Win win, const rma_args_t *a, segs_t *v)
@@ -61,6 +121,9 @@ static int flatten(MPI_Win win, const rma_args_t *a, segs_t *v)
     MPI_Aint start;
     if (__builtin_mul_overflow(a->tdisp, unit, &start))
         return CORE_ERMA_RANGE;
+    MPI_Datatype holed = holed_elem(a);
+    if (holed)
+        return flatten_elems(win, a, holed, start, v);
     MPI_Datatype dt = a->tdt;
     int items = a->tcount;
     uint64_t item_len = 0;
@@ -115,10 +178,8 @@ static int check_args(const rma_args_t *a, size_t tbytes, size_t *esz, int *dtk,
         MPI_Datatype elem = rma_wire_elem_type(k);
         if (!elem)
             return CORE_ETYPE;
-        /* A pair type with padding (MPI_DOUBLE_INT, ...) is not one run of bytes: its
-         * segments would cut elements. Not carried yet. */
-        if (!core_dt_is_contig(elem))
-            return CORE_EUNSUPPORTED;
+        if (a->kind == RMA_CAS && !rma_wire_cas_kind(k))
+            return CORE_ETYPE;   /* the target would refuse the message */
         if (a->kind != RMA_CAS) {
             if (!a->op->predefined || a->op->kind == CORE_OP_USER)
                 return CORE_EOP;
@@ -143,9 +204,10 @@ static int check_args(const rma_args_t *a, size_t tbytes, size_t *esz, int *dtk,
     return 0;
 }
 
-/* Sends the pieces of o, cutting the segments v at element size esz. */
+/* Sends the pieces of o, cutting the segments v at element size esz (ELEMS form: a cut
+ * element run goes on ext bytes per element). */
 static int send_pieces(MPI_Win win, rma_opr_t *o, rma_op_hdr_t *h, const segs_t *v,
-                       const uint8_t *data, size_t esz)
+                       const uint8_t *data, size_t esz, uint64_t ext)
 {
     size_t cap = rma_piece_max(win, o->target);
     int carries = h->kind != RMA_GET;
@@ -171,7 +233,7 @@ static int send_pieces(MPI_Win win, rma_opr_t *o, rma_op_hdr_t *h, const segs_t 
             size_t take = v->s[si].len - so;
             if (take > avail)
                 take = avail;
-            rma_seg_t s = { v->s[si].disp + so, take };
+            rma_seg_t s = { v->s[si].disp + so / esz * ext, take };
             memcpy(buf + nseg * sizeof(rma_seg_t), &s, sizeof(s));
             nseg++;
             dlen += take;
@@ -205,8 +267,9 @@ static int start(MPI_Win win, const rma_args_t *a, rma_opr_t *o, const segs_t *v
 {
     int rc;
     rma_peer_t *p = &win->peers[a->target];
+    MPI_Datatype holed = holed_elem(a);
     rma_op_hdr_t h = { p->slot, p->gen, o->id, 0, 0, 0, (uint8_t)a->kind, (uint8_t)aop,
-                       (uint8_t)dtk, 0 };
+                       (uint8_t)dtk, holed ? RMA_FORM_ELEMS : RMA_FORM_BYTES };
     if (a->kind == RMA_GET || a->kind == RMA_GACC || a->kind == RMA_CAS) {
         o->result = malloc(tbytes ? tbytes : 1);
         if (!o->result)
@@ -242,7 +305,7 @@ static int start(MPI_Win win, const rma_args_t *a, rma_opr_t *o, const segs_t *v
         else
             core_dt_pack(packed, a->obuf, (size_t)a->ocount, a->odt);
     }
-    rc = send_pieces(win, o, &h, v, packed, esz);
+    rc = send_pieces(win, o, &h, v, packed, esz, holed ? (uint64_t)holed->extent : esz);
     free(packed);
     return rc;
 }
@@ -277,6 +340,8 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
     int path = win->peers[a->target].path, drc = CORE_EUNSUPPORTED;
     if (rc == 0 && path == RMA_PATH_SHM)
         drc = rma_shm_op(win, a, &v, tbytes);
+    else if (rc == 0 && rma_self_usable(win, a->target))
+        drc = rma_self_op(win, a, &v, tbytes);
     else if (rc == 0 && path == RMA_PATH_CMA)
         drc = rma_cma_op(win, a, &v, tbytes);
     if (rc == 0 && path == RMA_PATH_RDMA) {

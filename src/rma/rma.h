@@ -223,7 +223,10 @@ void rma_win_apply_info(MPI_Win win, MPI_Info info);
 /* n bytes of elements elem at dst: old (if not NULL) gets the contents before, then
  * dst[i] = src[i] aop dst[i] (src NULL: MPI_NO_OP), each element atomically with respect
  * to every other call here on the same memory (from any process mapping it); acc: the
- * spin lock of elements without a CPU atomic (NULL: no other process can touch dst). */
+ * spin lock of elements without a CPU atomic (NULL: no other process can touch dst and
+ * this rank applies every accumulate on it one at a time: plain updates, no atomics).
+ * src and old are packed; an element type with holes (rma_wire_acc_form ELEMS) lies at
+ * dst in its own layout, elem->extent apart, n / elem->size elements. */
 int rma_atomic_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
                    MPI_Datatype elem, MPI_Op op, uint32_t *acc);
 /* Compare-and-swap of one element of esz bytes. */
@@ -260,6 +263,15 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req);
  * it returns. CORE_EUNSUPPORTED: this path does not carry it (take messages). */
 int rma_shm_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
 int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
+/* Whether target is this rank with its window memory reachable in place (see direct.c). */
+int rma_self_usable(MPI_Win win, int target);
+int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
+/* MPI_Put (put) or MPI_Get of count dt at buf to/from tcount tdt at tdisp of window rank
+ * target (the arguments checked by the API), done here when the target is on the SHM path,
+ * an epoch gives access to it and both types are one run: 0, complete. CORE_EUNSUPPORTED:
+ * anything else (nothing done; the general path takes it and reports any error). */
+int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+                 MPI_Aint tdisp, int tcount, MPI_Datatype tdt);
 
 /* ---- the RDMA path (rdma.c) ---- */
 /* Creation: registers this rank's window memory with the transport that has RDMA to other
@@ -288,8 +300,17 @@ int rma_ctrl_handler(void *arg, int src, const void *hdr, size_t hdr_len, const 
                      size_t len);
 /* Sends CTRL type (arg) to window rank r. */
 int rma_ctrl_send(MPI_Win win, int r, int type, int arg);
-/* Target: lock asked by window rank r (also for itself), and the release. */
+/* Target: lock asked by window rank r (also for itself), and the release (answered by
+ * UNLOCKED, or for this rank itself by clearing its unlocking flag). */
 void rma_lock_request(MPI_Win win, int r, int type);
+int rma_unlock_request(MPI_Win win, int r);
+/* Whether this rank takes its own window's lock (window rank r is itself, outside a node
+ * segment) by calling the target side directly instead of messages to itself: the same
+ * queue and grants as everyone's, without the round trip. */
+static inline int rma_self_lock(MPI_Win win, int r)
+{
+    return r == win->rank && !win->force_msg && win->peers[r].path != RMA_PATH_SHM;
+}
 /* Target: grants queued message lock requests that the lock word now allows (hook). */
 void rma_lock_retry(MPI_Win win);
 

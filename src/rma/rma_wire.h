@@ -8,6 +8,16 @@
  *          then the data the segments cover (PUT, ACC, GACC), or the origin
  *          value and the compare value (CAS, one element). An operation too
  *          large for one message is cut into pieces, each self-contained.
+ *          The header's form says what a segment covers:
+ *            BYTES  len bytes from disp (the data is those bytes);
+ *            ELEMS  len / esz elements of an element type with holes (the
+ *                   pair types whose C struct is padded: MPI_DOUBLE_INT,
+ *                   MPI_SHORT_INT, ...), the first at disp and each next one
+ *                   its extent further, each in the type's own layout (the
+ *                   value at 0, the index at its struct offset); the data is
+ *                   packed (value then index, esz bytes per element) and the
+ *                   holes of the target memory are never read or written.
+ *          Accumulates on a type with holes are ELEMS, everything else BYTES.
  *   REPLY  target -> origin: one per OP: an acknowledgement, or the data
  *          read (GET, GACC, CAS: the target's contents before the update),
  *          at offset off of the operation's packed result.
@@ -53,8 +63,10 @@ typedef struct rma_op_hdr {
     uint8_t kind;        /* enum rma_kind */
     uint8_t aop;         /* ACC, GACC: enum core_op_kind (predefined ops only) */
     uint8_t dtk;         /* ACC, GACC, CAS: enum core_dt_kind of the elements */
-    uint8_t pad;
+    uint8_t form;        /* enum rma_form: what a segment covers */
 } rma_op_hdr_t;
+
+enum rma_form { RMA_FORM_BYTES = 0, RMA_FORM_ELEMS = 1 };
 
 typedef struct rma_seg {
     uint64_t disp, len;  /* bytes from the window's base (dynamic: an absolute address) */
@@ -88,6 +100,13 @@ typedef struct rma_op_msg {
 /* The predefined type of an element kind, NULL for none; the predefined op of an op kind. */
 MPI_Datatype rma_wire_elem_type(unsigned dtk);
 MPI_Op rma_wire_op(unsigned aop);
+/* Whether Compare_and_swap is defined on elements of kind dtk. */
+int rma_wire_cas_kind(unsigned dtk);
+/* The form of an accumulate's segments on elements of elem (ELEMS: elem has holes). */
+int rma_wire_acc_form(MPI_Datatype elem);
+/* The bytes of target memory that segment s of m spans, from s.disp (the elements' last
+ * data byte included, their last hole not). */
+uint64_t rma_wire_seg_span(const rma_op_msg_t *m, rma_seg_t s);
 
 /* Each returns 0, or -1 with the reason in why (for core_wire_reject). */
 int rma_wire_op_decode(const void *hdr, size_t hdr_len, const void *payload, size_t len,

@@ -173,8 +173,12 @@ static int lock_send(MPI_Win win, int type, int rank, int assert)
         p->granted = (uint8_t)rma_lw_try(p->ctl, type);
         return 0;
     }
-    return rma_ctrl_send(win, rank, RMA_CTRL_LOCK,
-                         type == MPI_LOCK_EXCLUSIVE ? RMA_LOCK_EXCL_W : RMA_LOCK_SHARED_W);
+    int w = type == MPI_LOCK_EXCLUSIVE ? RMA_LOCK_EXCL_W : RMA_LOCK_SHARED_W;
+    if (rma_self_lock(win, rank)) {
+        rma_lock_request(win, rank, w);   /* granted now, or queued like a message's */
+        return 0;
+    }
+    return rma_ctrl_send(win, rank, RMA_CTRL_LOCK, w);
 }
 
 /* Until the lock asked of rank is granted: by a GRANT message, or by taking its lock word
@@ -224,7 +228,8 @@ static int unlock_one(MPI_Win win, int rank, const char *fn)
         rma_lw_release(p->ctl, p->lock);
     } else if (!p->nocheck) {
         p->unlocking = 1;
-        rc = rma_ctrl_send(win, rank, RMA_CTRL_UNLOCK, 0);
+        rc = rma_self_lock(win, rank) ? rma_unlock_request(win, rank)
+                                      : rma_ctrl_send(win, rank, RMA_CTRL_UNLOCK, 0);
         if (rc == 0 && p->unlocking) {
             core_wait_ctx_t w;
             core_wait_begin(&w, fn, NULL);

@@ -101,6 +101,10 @@ static void grant(MPI_Win win, int r, int type)
         win->excl = r;
     else
         win->nshared++;
+    if (rma_self_lock(win, r)) {
+        win->peers[r].granted = 1;   /* this rank asked: no message to itself */
+        return;
+    }
     int rc = rma_ctrl_send(win, r, RMA_CTRL_GRANT, 0);
     if (rc)
         core_fatal("RMA: cannot grant a lock to rank %d: %s", r, core_strerror(rc));
@@ -157,7 +161,7 @@ void rma_lock_retry(MPI_Win win)
     grant_waiting(win);
 }
 
-static int unlock_request(MPI_Win win, int r)
+int rma_unlock_request(MPI_Win win, int r)
 {
     if (win->ctl)
         rma_lw_release(win->ctl, win->peers[r].held == RMA_LOCK_EXCL_W ? MPI_LOCK_EXCLUSIVE
@@ -168,6 +172,10 @@ static int unlock_request(MPI_Win win, int r)
         win->nshared--;
     win->peers[r].held = 0;
     grant_waiting(win);
+    if (rma_self_lock(win, r)) {
+        win->peers[r].unlocking = 0;
+        return 0;
+    }
     return rma_ctrl_send(win, r, RMA_CTRL_UNLOCKED, 0);
 }
 
@@ -194,7 +202,7 @@ int rma_ctrl_handler(void *arg, int src, const void *hdr, size_t hdr_len, const 
     }
     switch (c.type) {
     case RMA_CTRL_LOCK:
-        if (p->held || p->queued)
+        if (p->held || p->queued || rma_self_lock(win, r))
             return core_wire_reject(st->rt, "RMA LOCK from rank %d, which holds or awaits it",
                                     src);
         rma_lock_request(win, r, c.arg);
@@ -202,7 +210,7 @@ int rma_ctrl_handler(void *arg, int src, const void *hdr, size_t hdr_len, const 
     case RMA_CTRL_UNLOCK:
         if (!p->held)
             return core_wire_reject(st->rt, "RMA UNLOCK from rank %d, which holds no lock", src);
-        if (unlock_request(win, r))
+        if (rma_unlock_request(win, r))
             core_fatal("RMA: cannot answer an unlock of rank %d", src);
         return 0;
     case RMA_CTRL_GRANT:

@@ -29,6 +29,8 @@ static const MPI_Datatype elem_types[CORE_DT_NKINDS] = {
     [CORE_DT_LONG_INT] = MPI_LONG_INT, [CORE_DT_2INT] = MPI_2INT,
     [CORE_DT_SHORT_INT] = MPI_SHORT_INT, [CORE_DT_LDOUBLE_INT] = MPI_LONG_DOUBLE_INT,
     [CORE_DT_FLOAT128] = MPI_REAL16, [CORE_DT_CFLOAT128] = MPI_COMPLEX32,
+    [CORE_DT_FLOGICAL] = MPI_LOGICAL, [CORE_DT_2REAL] = MPI_2REAL,
+    [CORE_DT_2DOUBLE] = MPI_2DOUBLE_PRECISION,
 };
 
 static const MPI_Op ops[] = {
@@ -47,6 +49,30 @@ MPI_Datatype rma_wire_elem_type(unsigned dtk)
 MPI_Op rma_wire_op(unsigned aop)
 {
     return aop < sizeof(ops) / sizeof(ops[0]) ? ops[aop] : NULL;
+}
+
+int rma_wire_cas_kind(unsigned dtk)
+{
+    /* MPI: C and Fortran integers, logicals, byte and the multi-language types */
+    return dtk > CORE_DT_NONE && dtk < CORE_DT_NKINDS &&
+           (dtk < CORE_DT_FLOAT || dtk == CORE_DT_WCHAR || dtk == CORE_DT_BOOL ||
+            dtk == CORE_DT_AINT || dtk == CORE_DT_OFFSET || dtk == CORE_DT_COUNT ||
+            dtk == CORE_DT_FLOGICAL);
+}
+
+int rma_wire_acc_form(MPI_Datatype elem)
+{
+    return core_dt_is_contig(elem) ? RMA_FORM_BYTES : RMA_FORM_ELEMS;
+}
+
+uint64_t rma_wire_seg_span(const rma_op_msg_t *m, rma_seg_t s)
+{
+    if (m->h.form != RMA_FORM_ELEMS)
+        return s.len;
+    /* decoded: s.len is a nonzero multiple of the element size and at most the payload's
+     * length, elements are a pair's (extent at most 64 bytes): no overflow */
+    uint64_t n = s.len / m->elem->size;
+    return (n - 1) * (uint64_t)m->elem->extent + (uint64_t)m->elem->true_extent;
 }
 
 __attribute__((format(printf, 3, 4))) static int bad(char *why, size_t why_len,
@@ -110,14 +136,27 @@ int rma_wire_op_decode(const void *hdr, size_t hdr_len, const void *payload, siz
             if (!m->aop || !core_op_valid(m->aop, m->elem))
                 return bad(why, why_len, "RMA accumulate with op %u on element kind %u",
                            h->aop, h->dtk);
-        } else if (h->dtk >= CORE_DT_FLOAT && h->dtk != CORE_DT_WCHAR &&
-                   h->dtk != CORE_DT_BOOL && h->dtk != CORE_DT_AINT &&
-                   h->dtk != CORE_DT_OFFSET && h->dtk != CORE_DT_COUNT) {
+        } else if (!rma_wire_cas_kind(h->dtk)) {
             return bad(why, why_len, "RMA CAS on element kind %u", h->dtk);
         }
     } else if (h->aop || h->dtk) {
         return bad(why, why_len, "RMA PUT/GET with op %u, element kind %u", h->aop, h->dtk);
     }
+    /* the form follows from the kind and the elements: a peer cannot choose it */
+    int form = (h->kind == RMA_ACC || h->kind == RMA_GACC) ? rma_wire_acc_form(m->elem)
+                                                            : RMA_FORM_BYTES;
+    if (h->form != form)
+        return bad(why, why_len, "RMA OP of kind %u on element kind %u in form %u", h->kind,
+                   h->dtk, h->form);
+    if (form == RMA_FORM_ELEMS && (m->elem->extent > 64 || m->elem->true_lb != 0 ||
+                                   m->elem->true_extent > m->elem->extent))
+        return bad(why, why_len, "RMA OP on elements of extent %ld", (long)m->elem->extent);
+    /* the data carried is what the segments cover (checked again below): bounds every
+     * segment's length by the payload's before the spans are computed from them */
+    int carries = h->kind == RMA_PUT || h->kind == RMA_ACC || h->kind == RMA_GACC;
+    if (carries && h->len != len - seg_bytes)
+        return bad(why, why_len, "RMA OP: %zu data bytes for %llu covered", len - seg_bytes,
+                   (unsigned long long)h->len);
     m->segs = (const uint8_t *)payload;
     size_t esz = m->elem ? m->elem->size : 1;
     uint64_t sum = 0;
@@ -126,7 +165,7 @@ int rma_wire_op_decode(const void *hdr, size_t hdr_len, const void *payload, siz
         if (s.len == 0 || s.len % esz || s.len > h->len || sum + s.len > h->len)
             return bad(why, why_len, "RMA OP segment %u of %llu bytes (elements of %zu, %llu "
                        "in all)", i, (unsigned long long)s.len, esz, (unsigned long long)h->len);
-        if (s.disp + s.len < s.disp)
+        if (s.disp + rma_wire_seg_span(m, s) < s.disp)
             return bad(why, why_len, "RMA OP segment %u wraps around", i);
         sum += s.len;
     }
@@ -144,7 +183,8 @@ int rma_wire_segs_fit(const rma_op_msg_t *m, const rma_region_t *reg, size_t n, 
         rma_seg_t s = rma_wire_seg(m, i);
         /* Covered by one region, or by regions that touch (memory attached in pieces):
          * walk from region to region until the segment's end. */
-        uint64_t pos = s.disp, end = s.disp + s.len;
+        uint64_t span = rma_wire_seg_span(m, s);
+        uint64_t pos = s.disp, end = s.disp + span;
         size_t hops = 0;
         while (pos < end && hops++ <= n) {
             size_t j = 0;
@@ -156,7 +196,7 @@ int rma_wire_segs_fit(const rma_op_msg_t *m, const rma_region_t *reg, size_t n, 
         }
         if (pos < end)
             return bad(why, why_len, "RMA OP segment %u (%llu bytes at %llu) outside the window",
-                       i, (unsigned long long)s.len, (unsigned long long)s.disp);
+                       i, (unsigned long long)span, (unsigned long long)s.disp);
     }
     return 0;
 }

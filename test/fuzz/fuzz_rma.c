@@ -8,13 +8,18 @@
  * Input: a selector byte (which decoder; window kind), then a header length
  * byte and the header, then the payload (the rest).
  * Properties: no crash or sanitizer report; a decoded OP's segments cover
- * exactly h.len bytes, each a multiple of the element size; applying a piece
+ * exactly h.len bytes, each a multiple of the element size, in the form the
+ * kind and element type call for (ELEMS: accumulates on pair types with
+ * holes, whose segments span element extents, not their packed bytes, and
+ * whose holes are never written); applying a piece
  * that rma_apply_check accepted never writes outside the window memory (the
  * guards) and writes exactly h.len bytes of result; a decoded REPLY's length
  * equals the payload's; a decoded CTRL has a known type.
  */
 #include <string.h>
 #include "fuzz.h"
+#include "core/datatype.h"
+#include "core/op.h"
 #include "rma/rma.h"
 
 #define WIN 256
@@ -46,6 +51,8 @@ static void op(uint8_t sel, const uint8_t *hdr, size_t hlen, const uint8_t *pay,
         sum += s.len;
     }
     FUZZ_CHECK(sum == m.h.len);
+    FUZZ_CHECK(m.h.form == ((m.h.kind == RMA_ACC || m.h.kind == RMA_GACC)
+                                ? rma_wire_acc_form(m.elem) : RMA_FORM_BYTES));
     struct rdmpi_win w;
     memset(&w, 0, sizeof(w));
     rma_region_t reg[2] = { { (uint64_t)(uintptr_t)(mem + GUARD), WIN },
@@ -145,6 +152,27 @@ void fuzz_make_seeds(void)
     /* dynamic window: absolute addresses are not known here, so an arbitrary one */
     put_op("dynamic", 0x10, (rma_op_hdr_t){ 0, 1, 1, 0, 8, 1, RMA_PUT, 0, 0, 0 },
            (rma_seg_t[]){ { 0x1000, 8 } }, data, 8);
+    /* pair types with holes: element runs (ELEMS), a 2-element run of MPI_DOUBLE_INT spans
+     * 28 bytes; MPI_SHORT_INT's last element ends past the window (span 8, not 6) */
+    put_op("acc-elems-double-int", 15,
+           (rma_op_hdr_t){ 0, 1, 1, 0, 36, 2, RMA_ACC, CORE_OP_MAXLOC, CORE_DT_DOUBLE_INT,
+                           RMA_FORM_ELEMS },
+           (rma_seg_t[]){ { 8, 24 }, { 200, 12 } }, data, 36);
+    put_op("gacc-elems-short-int", 0,
+           (rma_op_hdr_t){ 0, 1, 1, 0, 18, 2, RMA_GACC, CORE_OP_MINLOC, CORE_DT_SHORT_INT,
+                           RMA_FORM_ELEMS },
+           (rma_seg_t[]){ { 4, 12 }, { 100, 6 } }, data, 18);
+    put_op("elems-past-end", 3,
+           (rma_op_hdr_t){ 0, 1, 1, 0, 12, 2, RMA_ACC, CORE_OP_REPLACE, CORE_DT_SHORT_INT,
+                           RMA_FORM_ELEMS },
+           (rma_seg_t[]){ { 0, 6 }, { 250, 6 } }, data, 12);
+    put_op("elems-dynamic", 0x12,
+           (rma_op_hdr_t){ 0, 1, 1, 0, 20, 1, RMA_ACC, CORE_OP_MINLOC, CORE_DT_LDOUBLE_INT,
+                           RMA_FORM_ELEMS },
+           (rma_seg_t[]){ { 0x1000, 20 } }, data, 20);
+    put_op("elems-form-on-int", 6,
+           (rma_op_hdr_t){ 0, 1, 1, 0, 8, 1, RMA_ACC, CORE_OP_SUM, CORE_DT_INT, RMA_FORM_ELEMS },
+           (rma_seg_t[]){ { 0, 8 } }, data, 8);
     fuzz_buf_t b = { 0 };
     rma_reply_hdr_t r = { 5, 0, 4, 0, 0 };
     fuzz_put_u8(&b, 1);

@@ -120,6 +120,12 @@ int main(int argc, char **argv)
                  "Get across the end");
     expect_class(MPI_Accumulate(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_MAXLOC, win),
                  MPI_ERR_OP, "MAXLOC on MPI_INT");
+    float fx = 1.0f, fc = 1.0f, fr = 0.0f;
+    expect_class(MPI_Compare_and_swap(&fx, &fc, &fr, MPI_FLOAT, peer, 0, win), MPI_ERR_TYPE,
+                 "Compare_and_swap on MPI_FLOAT");
+    int px[2] = { 1, 2 }, pc[2] = { 1, 2 }, pr[2];
+    expect_class(MPI_Compare_and_swap(px, pc, pr, MPI_2INT, peer, 0, win), MPI_ERR_TYPE,
+                 "Compare_and_swap on MPI_2INT");
     MPI_OK(MPI_Put(&x, 1, MPI_INT, peer, 15, 1, MPI_INT, win));   /* the last int: fine */
     MPI_OK(MPI_Win_unlock(peer, win));
     MPI_Aint qs;
