@@ -20,7 +20,9 @@
  * can be waiting, legitimately, for something that needs this rank's mask
  * (another thread's Comm_dup, an idup it waits for before it starts this one).
  * Past the first round every member is there, so a round ends as soon as the
- * members' progress engines run, whatever their threads wait for.
+ * members' progress engines run, whatever their threads wait for. (Without
+ * MULTIPLE, a blocking call with no other agreement here lends at once: no one
+ * on this rank can want the mask before it returns.)
  *
  * Among the agreements past their first round, a rank lends to the first in an
  * order every member computes alike, so that members converge on the same one:
@@ -105,11 +107,15 @@ static int pair_free(int32_t id)
     return (core_rt->ctx_free[id / 64] >> ((id / 2) % 32)) & 1;
 }
 
-/* 1 once every member has started op: it may have this rank's mask (see the top). A
- * single process alone has no one to wait for. */
+/* 1 when op may have this rank's mask: once every member has started it (see the top).
+ * A single process alone has no one to wait for; nor does a blocking call that is the only
+ * agreement here without MULTIPLE: nothing else on this rank can want the mask before it
+ * returns, so it lends at once and a Comm_dup costs one round, not two. */
 static int may_lend(const ctx_op_t *op)
 {
-    return op->rounds > 0 || (op->nmembers == 1 && !op->bridge.via);
+    if (op->rounds > 0 || (op->nmembers == 1 && !op->bridge.via))
+        return 1;
+    return op->blocking && !core_rt->cs.on && rt_get()->ctx_ops == op && !op->next;
 }
 
 /* 1 when a goes before b in this rank's lending order (see the top). */
