@@ -5,8 +5,11 @@
 #include <unistd.h>
 #include "core/thread.h"
 
-/* How deeply this thread is nested in the critical section: per thread by nature. */
-static _Thread_local int cs_depth;
+/* How deeply this thread is nested in the critical section: per thread by nature. Read at
+ * every entry point under MULTIPLE: initial-exec makes that one load off the thread pointer
+ * instead of a call to __tls_get_addr (5% of a 2-thread message-rate profile); the cost is 4
+ * bytes of the static TLS block, which glibc keeps spare room in for libraries dlopened later. */
+static _Thread_local int cs_depth __attribute__((tls_model("initial-exec")));
 
 void core_cs_init(core_cs_t *cs, int on)
 {

@@ -10,8 +10,11 @@ MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
     for (MPI_Request r = mq->posted_head; r; prev = r, r = r->next) {
         if (!p2p_match(r->peer, r->tag, src, tag))
             continue;
-        if (world_src >= 0 && !p2p_src_ok(r, src, world_src))
+        if (world_src >= 0 && !p2p_src_ok(r, src, world_src)) {
+            if (mq->by_world)
+                continue;
             return P2P_MQ_FORGED;
+        }
         if (prev)
             prev->next = r->next;
         else
@@ -52,11 +55,13 @@ int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req)
     return 0;
 }
 
-p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take)
+p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take, MPI_Group peers)
 {
     p2p_unexp_t *prev = NULL;
     for (p2p_unexp_t *u = mq->unexp_head; u; prev = u, u = u->next) {
         if (!p2p_match(src, tag, u->src, u->tag))
+            continue;
+        if (mq->by_world && (u->src >= peers->size || peers->ranks[u->src] != u->world_src))
             continue;
         if (take) {
             if (prev)

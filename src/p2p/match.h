@@ -33,6 +33,10 @@ typedef struct p2p_unexp {
 typedef struct p2p_mq {
     MPI_Request posted_head, posted_tail;
     p2p_unexp_t *unexp_head, *unexp_tail;
+    /* Several communicators share this context (the two-process ones of dynamic processes,
+     * one per other job this process meets, perhaps from several threads at once): the
+     * sender's world rank, not only the rank it claims, says which one a message is for. */
+    int by_world;
 } p2p_mq_t;
 
 static inline int p2p_match(int want_src, int want_tag, int src, int tag)
@@ -58,13 +62,16 @@ static inline int p2p_src_ok(MPI_Request r, int src, int world_src)
 
 /* Removes and returns the first posted receive that matches (src, tag), or NULL. With
  * world_src >= 0, the sender's world rank: if the receive that matches shows src is not
- * that rank (p2p_src_ok), it stays posted and P2P_MQ_FORGED is returned. */
+ * that rank (p2p_src_ok), it stays posted and P2P_MQ_FORGED is returned; on a by_world
+ * queue such a receive belongs to another communicator and the search goes on. */
 MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src);
 void p2p_mq_post(p2p_mq_t *mq, MPI_Request req);
 /* Removes req from the posted queue; 1 if it was there. */
 int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req);
-/* First unexpected message matching (src, tag), removed when take is set. */
-p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take);
+/* First unexpected message matching (src, tag), removed when take is set. On a by_world
+ * queue only messages whose sender is the rank they claim in peers (the receiving
+ * communicator's group) match; peers is not read on other queues and may be NULL. */
+p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take, MPI_Group peers);
 void p2p_mq_push_unexp(p2p_mq_t *mq, p2p_unexp_t *u);
 
 #endif

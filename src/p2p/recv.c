@@ -25,8 +25,12 @@ typedef struct p2p_ctrl {
 p2p_mq_t *p2p_mq_get(uint32_t ctx)
 {
     p2p_mq_t *mq = P2P->mq[ctx];
-    if (!mq && !(mq = P2P->mq[ctx] = calloc(1, sizeof(*mq))))
-        core_fatal("out of memory receiving a message");
+    if (!mq) {
+        if (!(mq = P2P->mq[ctx] = calloc(1, sizeof(*mq))))
+            core_fatal("out of memory receiving a message");
+        /* the dynamic-process pairs' context and its collective one */
+        mq->by_world = (ctx | 1) == (CORE_CTX_DYN | 1);
+    }
     return mq;
 }
 
@@ -478,7 +482,7 @@ int p2p_recv_start(MPI_Request r)
         return 0;
     }
     p2p_mq_t *mq = p2p_mq_get(r->ctx);
-    p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1);
+    p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1, core_comm_peers(r->comm));
     if (u) {
         p2p_count_unexp(0);
         check_unexp(r->comm, u, 1);
@@ -528,7 +532,8 @@ int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Co
 int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Status *st,
                p2p_unexp_t **msg)
 {
-    p2p_unexp_t *u = p2p_mq_find_unexp(p2p_mq_get(ctx), src, tag, msg != NULL);
+    p2p_unexp_t *u = p2p_mq_find_unexp(p2p_mq_get(ctx), src, tag, msg != NULL,
+                                       core_comm_peers(comm));
     *flag = u != NULL;
     if (!u)
         return 0;

@@ -7,20 +7,31 @@
  * Agreement runs as a state machine advanced by the progress engine, so
  * MPI_Comm_idup is truly nonblocking and the blocking calls simply wait on
  * the same machine. Several agreements may be in flight on one rank (idups
- * on different communicators, or a Comm_dup while an idup is pending), and
- * the mask a rank sends must stay valid until the leader's answer arrives:
- * a rank therefore lends its mask to one agreement per round (the lock); the
- * others send an empty mask, get "none free" back and try again.
+ * on different communicators, a Comm_dup while an idup is pending, or one
+ * blocking creation per thread under MPI_THREAD_MULTIPLE), and the mask a
+ * rank sends must stay valid until the leader's answer arrives: a rank
+ * therefore lends its mask to one agreement per round (the lock); the others
+ * send an empty mask, get "none free" back and try again.
  *
- * Which agreement a rank lends to is chosen afresh at each round, by a
- * priority every member computes alike, so that members converge on the same
- * one: blocking calls first (a rank is in at most one, and every member of it
- * is there too), then the lowest key (parent context, then sequence: the order in
- * which the members started them). Nonblocking agreements can still wait on
- * each other across communicators (a member may wait for one before it starts
- * another that this rank ranks first), so an agreement that keeps failing
- * while it holds the lock goes to the back of this rank's order, after a dwell
- * that doubles each time (members that rotate out of phase meet again).
+ * The first round of every agreement lends nothing: it only tells the members
+ * that all of them have started it (the leader answers once each has sent).
+ * A mask lent to an agreement that some member has not reached yet would be
+ * tied up for as long as that member takes, and it may never come: its thread
+ * can be waiting, legitimately, for something that needs this rank's mask
+ * (another thread's Comm_dup, an idup it waits for before it starts this one).
+ * Past the first round every member is there, so a round ends as soon as the
+ * members' progress engines run, whatever their threads wait for. (Without
+ * MULTIPLE, a blocking call with no other agreement here lends at once: no one
+ * on this rank can want the mask before it returns.)
+ *
+ * Among the agreements past their first round, a rank lends to the first in an
+ * order every member computes alike, so that members converge on the same one:
+ * blocking calls first, then the lowest key (parent context, then sequence:
+ * the order in which the members started them). The first of them is ready at
+ * every member sooner or later and then each one lends to it at its next round
+ * (a round with the lock is never held longer than the members take to
+ * answer), so it succeeds, then the next one: no rank waits on another's
+ * choice, and no rotation is needed.
  *
  * Messages travel on the parent's collective context with negative tags,
  * which collective algorithms never use: comm-wide agreements are numbered
@@ -57,8 +68,7 @@ struct rt_ctx_op {
     int tag;
     uint64_t key;             /* priority: lower goes first (parent ctx, then seq) */
     int blocking;             /* a blocking call waits on it: before nonblocking ones */
-    unsigned epoch;           /* rotations to the back of the order (see the top) */
-    unsigned fails, dwell;    /* failed rounds holding the lock; how many before rotating */
+    int rounds;               /* rounds finished: after the first, every member has started */
     int in_round, locked;
     int answering;            /* leader: the answer is on its way to the members */
     uint32_t mask[MSGWORDS];  /* what this rank sent (the leader: the AND so far) */
@@ -97,48 +107,33 @@ static int pair_free(int32_t id)
     return (core_rt->ctx_free[id / 64] >> ((id / 2) % 32)) & 1;
 }
 
+/* 1 when op may have this rank's mask: once every member has started it (see the top).
+ * A single process alone has no one to wait for; nor does a blocking call that is the only
+ * agreement here without MULTIPLE: nothing else on this rank can want the mask before it
+ * returns, so it lends at once and a Comm_dup costs one round, not two. */
+static int may_lend(const ctx_op_t *op)
+{
+    if (op->rounds > 0 || (op->nmembers == 1 && !op->bridge.via))
+        return 1;
+    return op->blocking && !core_rt->cs.on && rt_get()->ctx_ops == op && !op->next;
+}
+
 /* 1 when a goes before b in this rank's lending order (see the top). */
 static int goes_before(const ctx_op_t *a, const ctx_op_t *b)
 {
-    if (a->epoch != b->epoch)
-        return a->epoch < b->epoch;
     if (a->blocking != b->blocking)
         return a->blocking;
     return a->key < b->key;
 }
 
-/* 1 when no other agreement in flight here goes before op. */
+/* 1 when no other agreement in flight here that may have the mask goes before op. */
 static int first_in_order(const ctx_op_t *op)
 {
     rt_runtime_t *rt = rt_get();
     for (const ctx_op_t *o = rt->ctx_ops; o; o = o->next)
-        if (o != op && !o->done && goes_before(o, op))
+        if (o != op && !o->done && may_lend(o) && goes_before(o, op))
             return 0;
     return 1;
-}
-
-/* A round failed while op held the lock: give the lock back for the next round's
- * choice, and after dwell such rounds move op behind the others. */
-static void lost_round(ctx_op_t *op)
-{
-    rt_runtime_t *rt = rt_get();
-    rt->ctx_lock = NULL;
-    if (++op->fails < op->dwell)
-        return;
-    unsigned last = op->epoch;
-    int others = 0;
-    for (const ctx_op_t *o = rt->ctx_ops; o; o = o->next)
-        if (o != op && !o->done) {
-            others = 1;
-            if (o->epoch > last)
-                last = o->epoch;
-        }
-    op->fails = 0;
-    if (!others)
-        return;
-    op->epoch = last + 1;
-    if (op->dwell < 4096)
-        op->dwell *= 2;
 }
 
 /* Starts a round: lend our mask if nobody holds it, post the messages. */
@@ -147,7 +142,7 @@ static int round_start(ctx_op_t *op)
     rt_runtime_t *rt = rt_get();
     uint32_t cctx = op->parent->ctx + 1;
     int rc;
-    if (!rt->ctx_lock && first_in_order(op))
+    if (!rt->ctx_lock && may_lend(op) && first_in_order(op))
         rt->ctx_lock = op;
     op->locked = rt->ctx_lock == op;
     if (op->locked)
@@ -209,6 +204,7 @@ static void op_finish(ctx_op_t *op, int rc)
 /* Advances one agreement; returns 1 when something happened. */
 static int op_advance(ctx_op_t *op)
 {
+    rt_runtime_t *rt = rt_get();
     int rc;
     if (op->done)
         return 0;
@@ -277,6 +273,7 @@ static int op_advance(ctx_op_t *op)
     op->answering = 0;
     op->bridged = 0;
     op->in_round = 0;
+    op->rounds++;
     if (op->decision[0] >= 0) {
         /* Every member lent its real mask, us included: the ids are free here. But they
          * arrived from a peer: check them before taking them. */
@@ -302,8 +299,9 @@ static int op_advance(ctx_op_t *op)
         op_finish(op, CORE_EOTHER);
         return 1;
     }
+    /* The lock goes back for the next round's choice, which may differ. */
     if (op->locked)
-        lost_round(op);
+        rt->ctx_lock = NULL;
     return 1;
 }
 
@@ -358,7 +356,6 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
     op->tag = tag;
     op->key = key;
     op->nids = 1;
-    op->dwell = 16;
     op->reqs = malloc(sizeof(MPI_Request) * (size_t)(nmembers + 1));
     if (me == 0 && nmembers > 1)
         op->recvbuf = malloc(sizeof(uint32_t) * MSGWORDS * (size_t)(nmembers - 1));

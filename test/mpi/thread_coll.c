@@ -1,15 +1,16 @@
 /*
- * MPI_THREAD_MULTIPLE, communicators and collectives: NT threads per rank each run
+ * MPI_THREAD_MULTIPLE, communicators and collectives: nt threads per rank (first argument,
+ * default 4) each run
  * collectives (blocking and not) on a duplicate of their own while the others do, then
  * create and free communicators (Comm_dup, Comm_split, Comm_idup) on their own parent
  * at the same time as the other threads, and check the new ones work.
  */
 #include "mt.h"
 
-#define NT 4
 #define ITERS 30
 
-static MPI_Comm own[NT];
+static int nt = 4;
+static MPI_Comm own[MT_MAX];
 
 static void *body(void *p)
 {
@@ -55,10 +56,13 @@ int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     t_begin("thread_coll");
-    for (int t = 0; t < NT; t++)
+    if (argc > 1)
+        nt = atoi(argv[1]);
+    CHECK(nt >= 1 && nt <= MT_MAX, "%d threads (1 to %d)", nt, MT_MAX);
+    for (int t = 0; t < nt; t++)
         MPI_Comm_dup(MPI_COMM_WORLD, &own[t]);
-    mt_run(NT, body, NULL);
-    for (int t = 0; t < NT; t++)
+    mt_run(nt, body, NULL);
+    for (int t = 0; t < nt; t++)
         MPI_Comm_free(&own[t]);
     t_finish();
     return 0;

@@ -1,5 +1,6 @@
 /*
- * MPI_THREAD_MULTIPLE, point to point: NT threads per rank at once
+ * MPI_THREAD_MULTIPLE, point to point: nt threads per rank at once (first argument, an even
+ * number, default 4)
  *  - ring exchanges on MPI_COMM_WORLD (one tag per thread) and on a communicator of the
  *    thread's own, checking that one thread's messages arrive in order (non-overtaking);
  *  - blocking synchronous sends between two threads of the same process (each blocked call
@@ -9,10 +10,10 @@
  */
 #include "mt.h"
 
-#define NT 4
 #define ITERS 200
 
-static MPI_Comm own[NT];
+static int nt = 4;
+static MPI_Comm own[MT_MAX];
 
 static void *body(void *p)
 {
@@ -92,10 +93,14 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     t_begin("thread_p2p");
     CHECK(t_size <= 64, "at most 64 ranks");
-    for (int t = 0; t < NT; t++)
+    if (argc > 1)
+        nt = atoi(argv[1]);
+    CHECK(nt >= 2 && nt <= MT_MAX && nt % 2 == 0, "%d threads (an even number, 2 to %d)", nt,
+          MT_MAX);
+    for (int t = 0; t < nt; t++)
         MPI_Comm_dup(MPI_COMM_WORLD, &own[t]);
-    mt_run(NT, body, NULL);
-    for (int t = 0; t < NT; t++)
+    mt_run(nt, body, NULL);
+    for (int t = 0; t < nt; t++)
         MPI_Comm_free(&own[t]);
     t_finish();
     return 0;

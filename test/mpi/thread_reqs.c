@@ -1,15 +1,16 @@
 /*
- * MPI_THREAD_MULTIPLE, requests: receives posted by several threads are completed by
- * another one (MPI_Waitany over half of them, MPI_Testsome over the rest) while the
- * posting threads send; every thread cancels receives of its own at the same time.
+ * MPI_THREAD_MULTIPLE, requests (nt threads per rank, first argument, default 4): receives
+ * posted by several threads are completed by another one (MPI_Waitany over half of them,
+ * MPI_Testsome over the rest) while the posting threads send; every thread cancels
+ * receives of its own at the same time.
  */
 #include "mt.h"
 
-#define NT 4
 #define K 32
 
-static MPI_Request reqs[NT * K];
-static int bufs[NT * K];
+static int nt = 4;
+static MPI_Request reqs[MT_MAX * K];
+static int bufs[MT_MAX * K];
 static pthread_barrier_t posted;
 
 static void *body(void *p)
@@ -40,7 +41,7 @@ static void *body(void *p)
         return NULL;
     }
     /* Thread 0 completes the others' requests. */
-    int total = (NT - 1) * K, done = 0;
+    int total = (nt - 1) * K, done = 0;
     MPI_Request *rq = &reqs[K];
     for (int i = 0; i < total / 2; i++) {
         int idx = -1;
@@ -54,7 +55,7 @@ static void *body(void *p)
         done++;
     }
     while (done < total) {
-        int outcount = 0, idx[NT * K];
+        int outcount = 0, idx[MT_MAX * K];
         MPI_OK(MPI_Testsome(total, rq, &outcount, idx, MPI_STATUSES_IGNORE));
         CHECK(outcount != MPI_UNDEFINED, "MPI_Testsome found no active request");
         for (int i = 0; i < outcount; i++)
@@ -71,8 +72,11 @@ int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     t_begin("thread_reqs");
-    pthread_barrier_init(&posted, NULL, NT);
-    mt_run(NT, body, NULL);
+    if (argc > 1)
+        nt = atoi(argv[1]);
+    CHECK(nt >= 2 && nt <= MT_MAX, "%d threads (2 to %d)", nt, MT_MAX);
+    pthread_barrier_init(&posted, NULL, (unsigned)nt);
+    mt_run(nt, body, NULL);
     pthread_barrier_destroy(&posted);
     t_finish();
     return 0;

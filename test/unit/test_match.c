@@ -67,11 +67,11 @@ int main(void)
     p2p_mq_push_unexp(&mq, a);
     p2p_mq_push_unexp(&mq, b);
     p2p_mq_push_unexp(&mq, c);
-    CHECK("unexp_probe_keeps", p2p_mq_find_unexp(&mq, MPI_ANY_SOURCE, 7, 0) == a &&
+    CHECK("unexp_probe_keeps", p2p_mq_find_unexp(&mq, MPI_ANY_SOURCE, 7, 0, NULL) == a &&
                                    mq.unexp_head == a);
-    CHECK("unexp_specific", p2p_mq_find_unexp(&mq, 1, 8, 1) == c && mq.unexp_tail == b);
-    CHECK("unexp_anysource", p2p_mq_find_unexp(&mq, MPI_ANY_SOURCE, MPI_ANY_TAG, 1) == a);
-    CHECK("unexp_last", p2p_mq_find_unexp(&mq, 2, MPI_ANY_TAG, 1) == b);
+    CHECK("unexp_specific", p2p_mq_find_unexp(&mq, 1, 8, 1, NULL) == c && mq.unexp_tail == b);
+    CHECK("unexp_anysource", p2p_mq_find_unexp(&mq, MPI_ANY_SOURCE, MPI_ANY_TAG, 1, NULL) == a);
+    CHECK("unexp_last", p2p_mq_find_unexp(&mq, 2, MPI_ANY_TAG, 1, NULL) == b);
     CHECK("unexp_empty", mq.unexp_head == NULL && mq.unexp_tail == NULL);
     free(a);
     free(b);
@@ -84,7 +84,7 @@ int main(void)
         p2p_mq_push_unexp(&mq, m[i] = msg(i % 3, i));
     int ok = 1;
     for (int i = 1; i < N; i += 3) {
-        p2p_unexp_t *u = p2p_mq_find_unexp(&mq, 1, MPI_ANY_TAG, 1);
+        p2p_unexp_t *u = p2p_mq_find_unexp(&mq, 1, MPI_ANY_TAG, 1, NULL);
         ok &= u == m[i];
     }
     CHECK("unexp_per_source_order", ok);
@@ -105,6 +105,37 @@ int main(void)
     CHECK("forged_any_other_member", p2p_mq_take_posted(&mq, 0, 4, 9) == P2P_MQ_FORGED);
     CHECK("real_any", p2p_mq_take_posted(&mq, 2, 4, 9) == any);
     CHECK("real_specific", p2p_mq_take_posted(&mq, 1, 3, 6) == spec && mq.posted_head == NULL);
+
+    /* A context several two-process communicators share (dynamic processes): a message is
+     * for the receive whose peer sent it, and an unexpected one only for its sender's pair. */
+    memset(&mq, 0, sizeof(mq));
+    mq.by_world = 1;
+    MPI_Request pa = recv_req(2, 1, 11), pb = recv_req(3, 1, 11);
+    pa->world_peer = 6;
+    pb->world_peer = 9;
+    p2p_mq_post(&mq, pa);
+    p2p_mq_post(&mq, pb);
+    CHECK("by_world_second_pair", p2p_mq_take_posted(&mq, 1, 11, 9) == pb &&
+                                      mq.posted_head == pa && mq.posted_tail == pa);
+    CHECK("by_world_none", p2p_mq_take_posted(&mq, 1, 11, 7) == NULL);
+    CHECK("by_world_first_pair", p2p_mq_take_posted(&mq, 1, 11, 6) == pa);
+    int pair_a[2] = { 0, 6 }, pair_b[2] = { 0, 9 };
+    struct rdmpi_group ga = { 1, 0, 2, 0, pair_a }, gb = { 1, 0, 2, 0, pair_b };
+    p2p_unexp_t *ua = msg(1, 11), *ub = msg(1, 11), *bad = msg(5, 11);
+    ua->world_src = 6;
+    ub->world_src = 9;
+    bad->world_src = 9;
+    p2p_mq_push_unexp(&mq, bad);
+    p2p_mq_push_unexp(&mq, ua);
+    p2p_mq_push_unexp(&mq, ub);
+    CHECK("by_world_unexp_own_pair", p2p_mq_find_unexp(&mq, 1, 11, 1, &gb) == ub &&
+                                         p2p_mq_find_unexp(&mq, 1, 11, 0, &gb) == NULL);
+    CHECK("by_world_unexp_any", p2p_mq_find_unexp(&mq, MPI_ANY_SOURCE, 11, 1, &ga) == ua);
+    CHECK("by_world_unexp_out_of_range",
+          p2p_mq_find_unexp(&mq, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, &ga) == NULL);
+    free(ua);
+    free(ub);
+    free(bad);
     for (int i = 0; i < N; i++)
         free(m[i]);
     return failures ? 1 : 0;
