@@ -107,6 +107,8 @@ int main(int argc, char **argv)
         return 0;
     }
     t_begin("spawn over MPI_COMM_SELF");
+    /* the spawn's errors go to MPI_COMM_SELF's handler: a refusal must come back as a code */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int err, rc = MPI_SUCCESS;
     inter = MPI_COMM_NULL;
