@@ -344,8 +344,11 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
         drc = rma_self_op(win, a, &v, tbytes);
     else if (rc == 0 && path == RMA_PATH_CMA)
         drc = rma_cma_op(win, a, &v, tbytes);
-    if (rc == 0 && path == RMA_PATH_RDMA) {
-        /* started here, completed by the transport (the request with it) */
+    if (rc == 0 && path == RMA_PATH_RDMA && drc == CORE_EUNSUPPORTED) {
+        /* started here, completed by the transport (the request with it); not when the
+         * operation was already done in place on the own window (RDMA is the path a rank
+         * has to itself with verbs and no self transport: doing both applied accumulates
+         * twice) */
         drc = rma_rdma_op(win, a, &v, tbytes, r);
         if (drc != CORE_EUNSUPPORTED) {
             segs_free(&v);
