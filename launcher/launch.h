@@ -189,6 +189,8 @@ void launch_binding_fini(struct launch_job *job);
 int launch_server_start(struct launch_job *job);
 int launch_server_add_client(struct launch_job *job, int rank, char ***env);
 void launch_server_stop(struct launch_job *job);
+/* A local rank of job ended: libpmix forgets it before the run acts on the exit. */
+void launch_server_client_gone(struct launch_job *job, int rank);
 
 /* env.c */
 char **launch_env_base(void);

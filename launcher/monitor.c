@@ -199,6 +199,7 @@ static void reap(struct monitor *m)
         struct launch_rank *r = rank_by_pid(m, pid);
         int code;
         if (r) {
+            launch_server_client_gone(m->job, r->rank); /* before the exit is acted on */
             rank_exited(m, r, status);
         } else if ((code = launch_dyn_reaped(m->job, pid, status, m->phase == RUNNING)) >= 0) {
             if (code && m->phase == RUNNING) {
