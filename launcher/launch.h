@@ -177,6 +177,16 @@ void launch_signals_child_reset(void);
 void launch_signals_block(sigset_t *old);
 void launch_signals_restore(const sigset_t *old);
 void launch_wake(int wake_fd, unsigned char what);
+/* The wake pipe holds one byte per record (a signal number, 0 for an upcall), except a
+ * child's exit: SIGCHLD and then its pid. A reader keeps a record split across reads here. */
+#define LAUNCH_WAKE_CHILD_LEN (1 + (int)sizeof(pid_t))
+struct launch_wake_reader {
+    unsigned char rec[LAUNCH_WAKE_CHILD_LEN];
+    int have;
+};
+/* Reads all the pipe holds and calls fn per record (pid: the exited child, or 0). */
+void launch_wake_drain(int wake_fd, struct launch_wake_reader *rd,
+                       void (*fn)(void *ctx, int sig, pid_t pid), void *ctx);
 
 /* binding.c */
 int launch_binding_init(struct launch_job *job);
