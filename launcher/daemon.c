@@ -48,7 +48,6 @@ struct daemon {
     int killed;          /* orphan: SIGKILL sent */
     int stdin_eof;       /* the agent pipe */
     int status;          /* our exit status */
-    struct launch_wake_reader wake;
 };
 
 static void send_up(struct daemon *d, int type, const struct launch_buf *b)
@@ -332,7 +331,7 @@ static void on_wake(void *ctx, int sig, pid_t pid)
 /* Returns 1 to leave the loop. */
 static int drain_wake_pipe(struct daemon *d)
 {
-    launch_wake_drain(d->job.wake_fd[0], &d->wake, on_wake, d);
+    launch_wake_drain(&d->job, on_wake, d);
     return 0;
 }
 

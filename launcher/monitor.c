@@ -48,7 +48,6 @@ struct monitor {
     int all_gone;        /* all_reaped() ran */
     int exit_code;       /* -1 until the first failure (or end) decides it */
     int abort_seen;
-    struct launch_wake_reader wake;
     pid_t exited[64];    /* children whose SIGCHLD came, in order; judged first by reap() */
     int nexited;
 };
@@ -346,7 +345,7 @@ static void on_wake(void *ctx, int sig, pid_t pid)
 
 static void drain_wake_pipe(struct monitor *m)
 {
-    launch_wake_drain(m->job->wake_fd[0], &m->wake, on_wake, m);
+    launch_wake_drain(m->job, on_wake, m);
 }
 
 /* Once every rank is gone: reach leftovers of a failed job, and give the

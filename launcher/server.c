@@ -426,11 +426,13 @@ void launch_server_client_gone(struct launch_job *job, int rank)
     pmix_proc_t proc;
     struct op_wait *w;
 
-    if (!server_job || !job->server_up || !(w = op_new()))
+    if (!server_job || server_job->server_stuck || !job->server_up || !(w = op_new()))
         return;
     PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)rank);
     PMIx_server_deregister_client(&proc, op_done, w);
-    op_wait(w, PMIX_SUCCESS, "deregistering a rank from PMIx");
+    /* A progress thread that does not answer would cost every later exit the full wait. */
+    if (op_wait(w, PMIX_SUCCESS, "deregistering a rank from PMIx") == -ETIMEDOUT)
+        server_job->server_stuck = 1;
 }
 
 void launch_server_stop(struct launch_job *job)

@@ -71,13 +71,14 @@ static void on_child(int sig, siginfo_t *si, void *ctx)
     errno = saved_errno;
 }
 
-void launch_wake_drain(int wake_fd, struct launch_wake_reader *rd,
-                       void (*fn)(void *ctx, int sig, pid_t pid), void *ctx)
+void launch_wake_drain(struct launch_job *job, void (*fn)(void *ctx, int sig, pid_t pid),
+                       void *ctx)
 {
+    struct launch_wake_reader *rd = &job->wake_rd;
     unsigned char buf[256];
     ssize_t n;
 
-    while ((n = read(wake_fd, buf, sizeof(buf))) > 0) {
+    while ((n = read(job->wake_fd[0], buf, sizeof(buf))) > 0) {
         for (ssize_t i = 0; i < n; i++) {
             pid_t pid = 0;
             rd->rec[rd->have++] = buf[i];
