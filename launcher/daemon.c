@@ -316,22 +316,22 @@ static void check_abort(struct daemon *d)
     lbuf_free(&b);
 }
 
+static void on_wake(void *ctx, int sig, pid_t pid)
+{
+    struct daemon *d = ctx;
+
+    (void)pid; /* exits are reaped in the main loop */
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT) {
+        send_text(d, MSG_ERROR, 0, "rdmpid got signal %d (%s)", sig, strsignal(sig));
+        become_orphan(d, "got a termination signal");
+        d->status = 128 + sig;
+    }
+}
+
 /* Returns 1 to leave the loop. */
 static int drain_wake_pipe(struct daemon *d)
 {
-    unsigned char buf[64];
-    ssize_t n;
-
-    while ((n = read(d->job.wake_fd[0], buf, sizeof(buf))) > 0) {
-        for (ssize_t i = 0; i < n; i++) {
-            int sig = buf[i];
-            if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT) {
-                send_text(d, MSG_ERROR, 0, "rdmpid got signal %d (%s)", sig, strsignal(sig));
-                become_orphan(d, "got a termination signal");
-                d->status = 128 + sig;
-            }
-        }
-    }
+    launch_wake_drain(&d->job, on_wake, d);
     return 0;
 }
 

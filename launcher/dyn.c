@@ -409,6 +409,7 @@ int launch_dyn_reaped(struct launch_job *job, pid_t pid, int status, int reporti
             r->alive = 0;
             r->status = status;
             j->nalive--;
+            launch_server_client_gone(&j->job, i); /* before the caller acts on the exit */
             int before = atomic_load(&r->connected) && !atomic_load(&r->finalized);
             int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                        : WEXITSTATUS(status) ? WEXITSTATUS(status) : before;

@@ -111,6 +111,15 @@ struct launch_dmodex;
 struct launch_dyn;
 struct launch_names;
 
+/* The wake pipe holds one byte per record (a signal number, 0 for an upcall), except a
+ * child's exit: SIGCHLD and then its pid. Every reader shares this, where a record split
+ * across reads is kept. */
+#define LAUNCH_WAKE_CHILD_LEN (1 + (int)sizeof(pid_t))
+struct launch_wake_reader {
+    unsigned char rec[LAUNCH_WAKE_CHILD_LEN];
+    int have;
+};
+
 struct launch_job {
     const struct launch_opts *opts;
     char nspace[64];
@@ -137,8 +146,10 @@ struct launch_job {
     void *topology;          /* hwloc_topology_t, owned by binding.c */
     struct launch_iofwd *io; /* NULL without --tag-output */
     struct launch_stdin *in; /* NULL unless stdin is a terminal */
-    int wake_fd[2];          /* self-pipe: signal numbers, or 0 for PMIx */
+    int wake_fd[2];          /* self-pipe: signal numbers (SIGCHLD with a pid), or 0 for PMIx */
+    struct launch_wake_reader wake_rd; /* read only through launch_wake_drain */
     int server_up;
+    int server_stuck;        /* a call waited on libpmix in vain: do not wait on it again */
     struct launch_app *apps; /* a spawned job's applications; NULL: opts->argv and prog */
     int napps;
     struct launch_dyn *dyn;  /* jobs spawned by this one's ranks (dyn.c); NULL in rdmpid */
@@ -177,6 +188,9 @@ void launch_signals_child_reset(void);
 void launch_signals_block(sigset_t *old);
 void launch_signals_restore(const sigset_t *old);
 void launch_wake(int wake_fd, unsigned char what);
+/* Reads all job's wake pipe holds and calls fn per record (pid: the exited child, or 0). */
+void launch_wake_drain(struct launch_job *job, void (*fn)(void *ctx, int sig, pid_t pid),
+                       void *ctx);
 
 /* binding.c */
 int launch_binding_init(struct launch_job *job);
@@ -189,6 +203,8 @@ void launch_binding_fini(struct launch_job *job);
 int launch_server_start(struct launch_job *job);
 int launch_server_add_client(struct launch_job *job, int rank, char ***env);
 void launch_server_stop(struct launch_job *job);
+/* A local rank of job ended: libpmix forgets it before the run acts on the exit. */
+void launch_server_client_gone(struct launch_job *job, int rank);
 
 /* env.c */
 char **launch_env_base(void);

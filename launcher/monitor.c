@@ -48,6 +48,8 @@ struct monitor {
     int all_gone;        /* all_reaped() ran */
     int exit_code;       /* -1 until the first failure (or end) decides it */
     int abort_seen;
+    pid_t exited[64];    /* children whose SIGCHLD came, in order; judged first by reap() */
+    int nexited;
 };
 
 /* Ranks still running: the job's, and those its ranks spawned. */
@@ -190,27 +192,38 @@ static void rank_exited(struct monitor *m, struct launch_rank *r, int status)
     }
 }
 
+static void judge_exit(struct monitor *m, pid_t pid, int status)
+{
+    struct launch_rank *r = rank_by_pid(m, pid);
+    int code;
+
+    if (r) {
+        launch_server_client_gone(m->job, r->rank); /* before the exit is acted on */
+        rank_exited(m, r, status);
+    } else if ((code = launch_dyn_reaped(m->job, pid, status, m->phase == RUNNING)) >= 0) {
+        if (code && m->phase == RUNNING) {
+            check_abort(m);
+            set_exit(m, code);
+            if (m->phase == RUNNING)
+                begin_terminate(m);
+        }
+    } else {
+        launch_remote_reaped(m->job, pid, status);
+    }
+}
+
+/* The children named by SIGCHLD first, in the order they died, then any other zombie. */
 static void reap(struct monitor *m)
 {
     int status;
     pid_t pid;
 
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        struct launch_rank *r = rank_by_pid(m, pid);
-        int code;
-        if (r) {
-            rank_exited(m, r, status);
-        } else if ((code = launch_dyn_reaped(m->job, pid, status, m->phase == RUNNING)) >= 0) {
-            if (code && m->phase == RUNNING) {
-                check_abort(m);
-                set_exit(m, code);
-                if (m->phase == RUNNING)
-                    begin_terminate(m);
-            }
-        } else {
-            launch_remote_reaped(m->job, pid, status);
-        }
-    }
+    for (int i = 0; i < m->nexited; i++)
+        if (waitpid(m->exited[i], &status, WNOHANG) > 0)
+            judge_exit(m, m->exited[i], status);
+    m->nexited = 0;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        judge_exit(m, pid, status);
 }
 
 /* The ranks of a node whose daemon is gone (or never started them). */
@@ -321,14 +334,18 @@ static int poll_timeout_ms(const struct monitor *m, double now)
     return next <= now ? 0 : (int)((next - now) * 1000.0) + 1; /* round up */
 }
 
+static void on_wake(void *ctx, int sig, pid_t pid)
+{
+    struct monitor *m = ctx;
+
+    if (sig == SIGCHLD && pid > 0 && m->nexited < (int)(sizeof(m->exited) / sizeof(m->exited[0])))
+        m->exited[m->nexited++] = pid; /* more at once: the rest in waitpid's order */
+    handle_signal(m, sig);
+}
+
 static void drain_wake_pipe(struct monitor *m)
 {
-    unsigned char buf[256];
-    ssize_t n;
-
-    while ((n = read(m->job->wake_fd[0], buf, sizeof(buf))) > 0)
-        for (ssize_t i = 0; i < n; i++)
-            handle_signal(m, buf[i]);
+    launch_wake_drain(m->job, on_wake, m);
 }
 
 /* Once every rank is gone: reach leftovers of a failed job, and give the

@@ -330,19 +330,22 @@ static int reap_agents(struct launch_remote *r)
     return failed;
 }
 
+static void on_wake(void *ctx, int sig, pid_t pid)
+{
+    int *stop = ctx;
+
+    (void)pid; /* the agents are reaped by wait_up's own loop */
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+        fprintf(stderr, "rdmpirun: got signal %d while starting the daemons; stopping\n", sig);
+        *stop = 128 + sig;
+    }
+}
+
 static int wait_signals(struct launch_remote *r)
 {
-    unsigned char buf[64];
-    ssize_t n;
     int stop = 0;
 
-    while ((n = read(r->job->wake_fd[0], buf, sizeof(buf))) > 0)
-        for (ssize_t i = 0; i < n; i++)
-            if (buf[i] == SIGINT || buf[i] == SIGTERM || buf[i] == SIGHUP || buf[i] == SIGQUIT) {
-                fprintf(stderr, "rdmpirun: got signal %d while starting the daemons; stopping\n",
-                        buf[i]);
-                stop = 128 + buf[i];
-            }
+    launch_wake_drain(r->job, on_wake, &stop);
     return stop;
 }
 

@@ -410,6 +410,31 @@ int launch_server_add_client(struct launch_job *job, int rank, char ***env)
     return 0;
 }
 
+/*
+ * A local rank (of job, which is the job or one its ranks spawned) was reaped. libpmix is
+ * told before the run reacts (the teardown kills the other ranks): libpmix 4.2.2 completes a
+ * local PMIx_Connect tracker when one participant's connection drops, but only queues that
+ * completion; if a second participant's drop is handled before it runs (the teardown's kill of
+ * a rank blocked in PMIx_Connect), it completes the same tracker again and frees it twice,
+ * which left its progress thread locking freed memory and rdmpirun hanging in
+ * PMIx_server_finalize. Deregistering goes through the progress thread's queue behind any
+ * completion the drop already queued, and closes the connection itself if the drop was not
+ * seen yet (libpmix then does not count it as lost), so the kills come after either.
+ */
+void launch_server_client_gone(struct launch_job *job, int rank)
+{
+    pmix_proc_t proc;
+    struct op_wait *w;
+
+    if (!server_job || server_job->server_stuck || !job->server_up || !(w = op_new()))
+        return;
+    PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)rank);
+    PMIx_server_deregister_client(&proc, op_done, w);
+    /* A progress thread that does not answer would cost every later exit the full wait. */
+    if (op_wait(w, PMIX_SUCCESS, "deregistering a rank from PMIx") == -ETIMEDOUT)
+        server_job->server_stuck = 1;
+}
+
 void launch_server_stop(struct launch_job *job)
 {
     pmix_nspace_t ns;
