@@ -23,6 +23,7 @@
 #include "api/coll_check.h"
 #include "api/dynamic.h"
 #include "api/intercomm.h"
+#include "api/xport.h"
 #include "collectives/coll.h"
 #include "core/bootdyn.h"
 #include "core/group_ops.h"
@@ -247,6 +248,7 @@ int api_dyn_init(void)
 /* MPI_Finalize: the parent intercommunicator if the application did not free it. */
 void api_dyn_fini(void)
 {
+    api_xport_close_all(); /* ports the application did not close */
     if (core_rt->parent) {
         MPI_Comm c = core_rt->parent;
         core_rt->parent = NULL;

@@ -319,16 +319,26 @@ int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm
         free(rranks);
         return rc;
     }
+    rc = api_intercomm_make_known(local_comm, local_leader, peer_comm, remote_leader, tag,
+                                  rranks, rn, newintercomm, what);
+    free(rranks);
+    return rc;
+}
+
+int api_intercomm_make_known(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                             int remote_leader, int tag, const int *rranks, int rn,
+                             MPI_Comm *newintercomm, const char **what)
+{
+    bridge_t b = { peer_comm, remote_leader, tag, peer_comm ? peer_comm->ctx : 0 };
+    MPI_Group group = local_comm->group;
     for (int i = 0; i < rn; i++)
         if (core_group_rank_of(group, rranks[i]) != MPI_UNDEFINED) {
-            free(rranks);
             *what = "the two groups overlap";
             return CORE_EGROUP;
         }
     *what = "agreeing on a context id";
     MPI_Group remote = MPI_GROUP_EMPTY;
-    rc = world_ranks_group(rranks, rn, &remote);
-    free(rranks);
+    int rc = world_ranks_group(rranks, rn, &remote);
     /* Every member reaches the other jobs' processes of both groups, not only the leaders
      * that met them: opened (and its address published) before this member's part of the
      * agreement below, so before any process of the other group leaves this call. */
@@ -399,17 +409,25 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     API_CHECK(api_check_ptr(intercomm, newintracomm, "newintracomm", fn));
     bridge_t b = bridge_of(intercomm);
     MPI_Comm local = intercomm->local;
-    /* uids: unique across jobs, where world ranks are not (core/procs.h) */
-    int mine[2] = { high ? 1 : 0, core_proc_uid(core_rt, intercomm->group->ranks[0]) };
-    int theirs[2] = { 0, 0 };
+    /* uids: unique across jobs, where world ranks are not (core/procs.h); with the run id
+     * (the high and low halves), unique across runs too */
+    int lead = intercomm->group->ranks[0];
+    const struct core_proc *f = core_proc_foreign(core_rt, lead);
+    uint64_t run = f ? f->run : core_run_id(core_rt);
+    int mine[4] = { high ? 1 : 0, (int)(run >> 33), (int)((run >> 2) & 0x7fffffff),
+                    core_proc_uid(core_rt, lead) };
+    int theirs[4] = { 0, 0, 0, 0 };
     int rc = 0;
     if (local->rank == 0)
-        rc = swap(&b, mine, 2, theirs, 2, MPI_INT, NULL);
+        rc = swap(&b, mine, 4, theirs, 4, MPI_INT, NULL);
     if (!rc)
-        rc = coll_bcast(theirs, 2, MPI_INT, 0, local);
+        rc = coll_bcast(theirs, 4, MPI_INT, 0, local);
     if (rc)
         return api_error(intercomm, rc, fn, "%s", core_strerror(rc));
-    int first = mine[0] != theirs[0] ? !mine[0] : mine[1] < theirs[1];
+    int first = mine[0] != theirs[0] ? !mine[0]
+              : mine[1] != theirs[1] ? mine[1] < theirs[1]
+              : mine[2] != theirs[2] ? mine[2] < theirs[2]
+              : mine[3] < theirs[3];
     MPI_Group lo = first ? intercomm->group : intercomm->remote;
     MPI_Group hi = first ? intercomm->remote : intercomm->group;
     int n = lo->size + hi->size;

@@ -16,11 +16,19 @@
  * of that job before it is used.
  *
  * A port of another rdmpirun run (its run id is not ours) cannot be met through our
- * launcher: connect and accept refuse it at once with MPI_ERR_PORT and say so (the path
- * across runs, docs/dynamic.md design (b), is not implemented). The port key is derived
- * from the job key (core_kdf), so the opener can compute it again without storing it; it
- * is what a connector of another run will have to prove it holds.
+ * launcher: the port also names where its opener listens (api/xport.c), and the two roots
+ * meet there (docs/dynamic.md, design b): the connector proves it holds the port's key
+ * (derived from the opener's job key, core_kdf, so nothing per port is stored but the
+ * listening socket), the acceptor proves it too, both derive a bridge key and swap their
+ * groups' tables (uid and tcp address of every member). Each root broadcasts the key and
+ * the other group's table in its group; every member adds the other run's processes to
+ * its table (core/procs.h, named by run id and uid) and the tcp transport authenticates
+ * connections between the two runs with the bridge key. The intercommunicator is then made
+ * as for one run, over the roots' two-process communicator (api_intercomm_make_known).
+ * An accepting root does not know which kind of connector comes: it watches both the
+ * launcher and its port's socket.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +38,11 @@
 #include "api/coll_check.h"
 #include "api/dynamic.h"
 #include "api/intercomm.h"
+#include "api/xport.h"
 #include "collectives/coll.h"
 #include "core/bootdyn.h"
+#include "core/bootstrap.h"
+#include "core/log.h"
 #include "core/portname.h"
 #include "core/procs.h"
 #include "core/progress.h"
@@ -62,6 +73,8 @@ static int our_port(const char *port, core_port_t *id)
     return core_mem_eq(k.key, id->key, sizeof(k.key));
 }
 
+static int own_addr(uint32_t *ip, int *port);
+
 /* A well-formed port of another rdmpirun run. */
 static int other_run(const char *port)
 {
@@ -79,17 +92,60 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     if (core_rt->singleton)
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "a singleton (started without a "
                          "launcher) has no name service to be found through");
-    core_port_t me = { "", core_rt->rank, core_rt->uid_base, core_rt->port_seq++, 0, { 0 } };
+    core_port_t me;
+    memset(&me, 0, sizeof(me));
+    me.rank = core_rt->rank;
+    me.ubase = core_rt->uid_base;
+    me.seq = core_rt->port_seq;
     snprintf(me.nspace, sizeof(me.nspace), "%s", core_rt->nspace);
     port_key(&me);
-    if (core_port_format(port_name, MPI_MAX_PORT_NAME, &me))
+    /* where a root of another run finds us: next to our tcp transport's address */
+    uint32_t ip = 0;
+    int rc = rt_dyn_prepare(), port = 0;
+    if (!rc)
+        rc = own_addr(&ip, &port);
+    if (!rc)
+        rc = api_xport_open(me.seq, (const uint8_t *)&ip, &me.tport);
+    if (rc)
+        return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "no address for the port: %s (tcp "
+                         "carries accept/connect; at most %d ports open at once)",
+                         core_strerror(rc), CORE_XPORTS);
+    memcpy(me.ip, &ip, 4);
+    if (core_port_format(port_name, MPI_MAX_PORT_NAME, &me)) {
+        api_xport_close(me.seq);
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "job name '%s' cannot be in a port",
                          core_rt->nspace);
+    }
+    core_rt->port_seq++;
     return MPI_SUCCESS;
 }
 int MPI_Open_port(MPI_Info info, char *port_name) API_ALIAS(MPI_Open_port);
 
-/* Nothing is held for an open port: closing checks the name is one of ours. */
+/* This process's tcp address (published by the tcp transport), as an IPv4 address in
+ * network order and a port. */
+static int own_addr(uint32_t *ip, int *port)
+{
+    void *val = NULL;
+    size_t len = 0;
+    int rc = core_boot_get(core_rt, core_rt->rank, CORE_KEY_TCP_ADDR, &val, &len);
+    if (rc)
+        return rc;
+    char *s = val, *colon = len ? memchr(s, ':', len) : NULL, *end = NULL;
+    long p = 0;
+    rc = CORE_EPROTO;
+    if (colon && s[len - 1] == '\0') {
+        *colon = '\0';
+        p = strtol(colon + 1, &end, 10);
+        if (inet_pton(AF_INET, s, ip) == 1 && end != colon + 1 && !*end && p > 0 && p < 65536) {
+            *port = (int)p;
+            rc = 0;
+        }
+    }
+    free(val);
+    return rc;
+}
+
+/* Closing stops listening for other runs; the name must be one of ours. */
 int PMPI_Close_port(const char *port_name)
 {
     API_ENTER;
@@ -100,6 +156,7 @@ int PMPI_Close_port(const char *port_name)
         id.rank != core_rt->rank || id.seq >= core_rt->port_seq)
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "'%s' is not a port this process "
                          "opened", port_name ? port_name : "(null)");
+    api_xport_close(id.seq); /* closed already: nothing to do, as before */
     return MPI_SUCCESS;
 }
 int MPI_Close_port(const char *port_name) API_ALIAS(MPI_Close_port);
@@ -110,16 +167,25 @@ static void nap(void)
     core_cs_usleep(&core_rt->cs, 1000);   /* the other threads go on meanwhile */
 }
 
-/* Accepting root: waits for a request on port, then acknowledges it. */
-static int root_accept(const char *port, MPI_Comm *pair)
+/* Accepting root: waits for a request on port from our run (through the launcher), or a
+ * connector of another run at the port's socket (*xrun set, link filled), whichever comes
+ * first; acknowledges a request of our run. */
+static int root_accept(const char *port, MPI_Comm *pair, const core_xwire_table_t *mine,
+                       api_xlink_t *link, int *xrun, char *why, size_t wlen)
 {
     core_port_t id;
     if (!our_port(port, &id) || strcmp(id.nspace, core_rt->nspace) || id.rank != core_rt->rank)
         return CORE_EPORT;
     char svc[MPI_MAX_PORT_NAME + 16], req[512];
     snprintf(svc, sizeof(svc), REQ_PREFIX "%s", port);
-    while (core_boot_lookup(core_rt, svc, req, sizeof(req)) != 0)
+    while (core_boot_lookup(core_rt, svc, req, sizeof(req)) != 0) {
+        int rc = api_xport_try_accept(&id, mine, link, why, wlen);
+        if (rc != CORE_EBUSY) {
+            *xrun = !rc;
+            return rc;
+        }
         nap();
+    }
     core_port_t from; /* the connecting root */
     if (core_port_request_parse(req, &from))
         return CORE_EPROTO;
@@ -164,6 +230,72 @@ static int root_connect(const char *port, MPI_Comm *pair)
     return rc;
 }
 
+/* This member's entry in its group's table for another run: its uid and tcp address. */
+static int my_entry(core_xwire_entry_t *e)
+{
+    uint32_t ip = 0;
+    int port = 0, rc = own_addr(&ip, &port);
+    memset(e, 0, sizeof(*e));
+    if (rc)
+        return rc;
+    e->uid = (uint32_t)core_proc_uid(core_rt, core_rt->rank);
+    memcpy(e->ip, &ip, 4);
+    e->port = (uint16_t)port;
+    return 0;
+}
+
+/* What the root tells its group after meeting the other side. */
+typedef struct root_result {
+    int rc, xrun;
+    uint32_t n, leader;
+    uint64_t run;
+    uint8_t bridge[CORE_KEY_LEN];
+    char why[400];
+} root_result_t;
+
+/* Every member: adds the other run's processes (the root's link, broadcast) to its table
+ * and the bridge key; rranks gets their indices in the remote group's order. */
+static int add_other_run(root_result_t *res, const core_xwire_entry_t *e, int *rranks)
+{
+    int b = core_bridge_add(core_rt, res->run, res->bridge);
+    if (b < 0)
+        return b;
+    for (uint32_t i = 0; i < res->n; i++) {
+        char addr[48];
+        snprintf(addr, sizeof(addr), "%u.%u.%u.%u:%u", e[i].ip[0], e[i].ip[1], e[i].ip[2],
+                 e[i].ip[3], (unsigned)e[i].port);
+        int idx = core_proc_add_foreign(core_rt, res->run, (int)e[i].uid, addr, b);
+        if (idx < 0)
+            return idx;
+        rranks[i] = idx;
+    }
+    return 0;
+}
+
+/* The intercommunicator with another run's group, once the roots met (res at every
+ * member, the other group's table in e). */
+static int xrun_intercomm(MPI_Comm comm, int root, int accepting, root_result_t *res,
+                          core_xwire_entry_t *e, MPI_Comm *newcomm, const char **what)
+{
+    int *rranks = malloc(sizeof(int) * res->n);
+    int rc = rranks ? add_other_run(res, e, rranks) : CORE_ENOMEM, all = 0;
+    *what = "adding the other run's processes";
+    /* every member's outcome: none may go on alone into the agreement below */
+    int brc = coll_allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Comm pair = MPI_COMM_NULL;
+    if (!brc && !all && comm->rank == root) {
+        *what = "reaching the other run's root over tcp";
+        all = api_dyn_pair(rranks[res->leader], accepting, &pair);
+    }
+    if (!brc && !all)
+        all = api_intercomm_make_known(comm, root, pair, accepting ? 1 : 0, PORT_TAG, rranks,
+                                       (int)res->n, newcomm, what);
+    if (pair != MPI_COMM_NULL)
+        core_comm_release(pair);
+    free(rranks);
+    return brc ? brc : all ? all : rc;
+}
+
 static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
                           MPI_Comm *newcomm, int accepting, const char *fn)
 {
@@ -174,28 +306,89 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
         return api_error(comm, CORE_EROOT, fn, "root %d of %s", root, core_comm_label(comm));
     API_CHECK(api_check_ptr(comm, newcomm, "newcomm", fn));
     MPI_Comm pair = MPI_COMM_NULL;
-    const char *why = NULL;
-    int rc = rt_dyn_prepare(); /* every member reachable before the other side can look */
-    if (comm->rank == root && !rc) {
+    root_result_t res;
+    memset(&res, 0, sizeof(res));
+    /* every member reachable before the other side can look; and its entry of the group's
+     * table, should the other side be another run */
+    core_xwire_entry_t me, *table = NULL;
+    int rc = rt_dyn_prepare();
+    if (!rc)
+        rc = my_entry(&me);
+    int lrc = rc, brc;
+    if (comm->rank == root && !(table = calloc((size_t)comm->size, sizeof(*table))))
+        lrc = rc = CORE_ENOMEM;
+    if ((brc = coll_allreduce(&lrc, &rc, 1, MPI_INT, MPI_MIN, comm)) == 0 && !rc)
+        brc = coll_gather(&me, (int)sizeof(me), MPI_BYTE, table, (int)sizeof(me), MPI_BYTE,
+                          root, comm);
+    api_xlink_t link;
+    memset(&link, 0, sizeof(link));
+    if (comm->rank == root && !brc && !rc) {
         API_CHECK(api_check_info(comm, info, 1, fn));
-        if (port_name && other_run(port_name)) {
-            rc = CORE_EPORT;
-            why = "a port of another rdmpirun run: accept/connect between separately started "
-                  "runs is not supported (only jobs of one rdmpirun, e.g. spawned ones, meet)";
+        core_xwire_table_t mine = { (uint32_t)comm->size, (uint32_t)root,
+                                    core_run_id(core_rt), table };
+        for (int i = 0; i < comm->size && !rc; i++)
+            if (core_proc_foreign(core_rt, comm->group->ranks[i])) {
+                rc = CORE_EUNSUPPORTED;
+                snprintf(res.why, sizeof(res.why), "%s holds processes of another run: "
+                         "only a group of one run can accept or connect", core_comm_label(comm));
+            }
+        if (rc)
+            ;
+        else if (accepting)
+            rc = root_accept(port_name, &pair, &mine, &link, &res.xrun, res.why,
+                             sizeof(res.why));
+        else if (port_name && other_run(port_name)) {
+            core_port_t id;
+            core_port_parse(port_name, &id);
+            res.xrun = 1;
+            rc = api_xport_connect(&id, &mine, &link, res.why, sizeof(res.why));
         } else {
-            rc = accepting ? root_accept(port_name, &pair) : root_connect(port_name, &pair);
+            rc = root_connect(port_name, &pair);
+        }
+        res.rc = rc;
+        if (!rc && res.xrun) {
+            res.n = link.remote.n;
+            res.leader = link.remote.leader;
+            res.run = link.run;
+            memcpy(res.bridge, link.bridge, sizeof(res.bridge));
         }
     }
-    int brc = coll_bcast(&rc, 1, MPI_INT, root, comm);
-    if (brc || rc) {
+    free(table);
+    table = NULL;
+    if (!brc)
+        res.rc = rc ? rc : res.rc;
+    if (!brc)
+        brc = coll_bcast(&res, (int)sizeof(res), MPI_BYTE, root, comm);
+    if (!brc && !res.rc && res.xrun) {
+        if (res.n < 1 || res.n > CORE_XWIRE_MAX)
+            brc = CORE_EINTERN;
+        else if (comm->rank != root && !(link.remote.e = calloc(res.n, sizeof(*link.remote.e))))
+            brc = CORE_ENOMEM; /* the broadcast below would need it: memory is gone anyway */
+        else
+            brc = coll_bcast(link.remote.e, (int)(res.n * sizeof(*link.remote.e)), MPI_BYTE,
+                             root, comm);
+    }
+    if (brc || res.rc) {
+        api_xlink_free(&link);
+        memset(res.bridge, 0, sizeof(res.bridge));
         if (pair != MPI_COMM_NULL)
             core_comm_release(pair);
         *newcomm = MPI_COMM_NULL;
-        return api_error(comm, brc ? brc : rc, fn, "port '%s': %s",
-                         comm->rank == root && port_name ? port_name : "(at the root)",
-                         why && !brc ? why : core_strerror(brc ? brc : rc));
+        res.why[sizeof(res.why) - 1] = '\0';
+        return api_error(comm, brc ? brc : res.rc, fn, "port '%s' (root %d): %s",
+                         comm->rank == root && port_name ? port_name : "(at the root)", root,
+                         res.why[0] && !brc ? res.why : core_strerror(brc ? brc : res.rc));
     }
     const char *what = "";
+    if (res.xrun) {
+        rc = xrun_intercomm(comm, root, accepting, &res, link.remote.e, newcomm, &what);
+        api_xlink_free(&link);
+        memset(res.bridge, 0, sizeof(res.bridge));
+        if (rc)
+            return api_error(comm, rc, fn, "with run %016llx: %s failed: %s",
+                             (unsigned long long)res.run, what, core_strerror(rc));
+        return MPI_SUCCESS;
+    }
     rc = api_intercomm_make(comm, root, pair, accepting ? 1 : 0, PORT_TAG, newcomm, &what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);

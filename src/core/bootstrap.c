@@ -302,6 +302,13 @@ int core_boot_fence(core_runtime_t *rt)
 
 int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len)
 {
+    const struct core_proc *f = core_proc_foreign(rt, rank);
+    if (f) { /* of another run: only what its root told ours, its tcp address */
+        if (strcmp(key, CORE_KEY_TCP_ADDR) || !(*val = strdup(f->addr)))
+            return CORE_ENOTFOUND;
+        *len = strlen(f->addr) + 1;
+        return 0;
+    }
     if (rt->singleton)
         return CORE_ENOTFOUND;
     pmix_proc_t proc;
@@ -347,6 +354,13 @@ int core_boot_hostname(core_runtime_t *rt, int rank, char **out)
 {
     if (rt->singleton || rank == rt->rank) {
         *out = strdup(rt->hostname);
+        return *out ? 0 : CORE_ENOMEM;
+    }
+    const struct core_proc *f = core_proc_foreign(rt, rank);
+    if (f) { /* no launcher of ours knows it: its address says where it is (its IP, one
+              * per host, so its run's processes group by node as its run groups them;
+              * never equal to one of our hostnames, so the two runs never share a node) */
+        *out = strndup(f->addr, strcspn(f->addr, ":"));
         return *out ? 0 : CORE_ENOMEM;
     }
     pmix_proc_t proc;

@@ -40,6 +40,14 @@ static const core_config_row_t core_rows[] = {
       "(only when every transport in use can wake it: self, verbs); 0: never sleep; -1: "
       "0.0001 when the node has more ranks than cores (and RDMPI_YIELD is not never), else never",
       OFF(wait_sleep), 0, NULL, -1, 1e9 },
+    { "RDMPI_CONNECT_TIMEOUT", CORE_CFG_DOUBLE, "60",
+      "seconds MPI_Comm_connect to a port of another rdmpirun run waits for its acceptor "
+      "before failing with MPI_ERR_PORT", OFF(connect_timeout), 0, NULL, 0.1, 1e6,
+      CORE_CFG_LIVE },
+    { "RDMPI_NAME_SERVER", CORE_CFG_STRING, "",
+      "where MPI_Publish_name/Lookup_name keep names: empty, the launcher (one rdmpirun run); "
+      "dir:/path, a directory of the user's only (mode 0700), shared by every run given it",
+      OFF(name_server), sizeof(((core_settings_t *)0)->name_server), NULL },
 };
 
 const core_config_group_t core_settings_group = {

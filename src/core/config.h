@@ -105,6 +105,8 @@ typedef struct core_settings {
     int yield_mode;             /* RDMPI_YIELD: auto, always, never */
     double wait_warn;           /* RDMPI_WAIT_WARN: seconds before a blocked call says so */
     double wait_sleep;          /* RDMPI_WAIT_SLEEP: idle seconds before sleeping (0: never) */
+    double connect_timeout;     /* RDMPI_CONNECT_TIMEOUT: connect to another run's port */
+    char name_server[512];      /* RDMPI_NAME_SERVER: "" or dir:/path */
 } core_settings_t;
 extern const core_config_group_t core_settings_group;
 

@@ -81,9 +81,21 @@ int core_port_job_valid(const char *name)
     return job(&s, '\0', &q) == 0;
 }
 
+/* "a.b.c.d:port/": four decimals below 256 and a port of 1..65535, into p. */
+static int address(const char **s, core_port_t *p)
+{
+    for (int i = 0; i < 4; i++) {
+        int v;
+        if (num(s, i < 3 ? "." : ":", &v) || v > 255)
+            return -1;
+        p->ip[i] = (uint8_t)v;
+    }
+    return num(s, "/", &p->tport) || p->tport < 1 || p->tport > 65535 ? -1 : 0;
+}
+
 static int valid(const core_port_t *p)
 {
-    if (!memchr(p->nspace, '\0', sizeof(p->nspace)))
+    if (!memchr(p->nspace, '\0', sizeof(p->nspace)) || p->tport < 1 || p->tport > 65535)
         return 0;
     return core_port_job_valid(p->nspace) && p->rank >= 0 && p->rank < NUM_MAX && p->ubase >= 0 &&
            p->ubase < NUM_MAX && p->seq >= 0 && p->seq < NUM_MAX;
@@ -99,21 +111,24 @@ int core_port_format(char *out, size_t len, const core_port_t *p)
         run[i] = (uint8_t)(p->run >> (56 - 8 * i));
     hex_out(run_hex, run, sizeof(run));
     hex_out(key_hex, p->key, sizeof(p->key));
-    int n = snprintf(out, len, CORE_PORT_PREFIX "%s/%s/%d/%d/%d/%s", run_hex, p->nspace,
-                     p->rank, p->ubase, p->seq, key_hex);
+    int n = snprintf(out, len, CORE_PORT_PREFIX "%s/%s/%d/%d/%d/%u.%u.%u.%u:%d/%s", run_hex,
+                     p->nspace, p->rank, p->ubase, p->seq, p->ip[0], p->ip[1], p->ip[2],
+                     p->ip[3], p->tport, key_hex);
     return n > 0 && (size_t)n < len ? 0 : CORE_EPORT;
 }
 
 int core_port_parse(const char *name, core_port_t *p)
 {
     core_port_t q;
+    memset(&q, 0, sizeof(q));
     size_t pl = strlen(CORE_PORT_PREFIX);
     if (!name || strncmp(name, CORE_PORT_PREFIX, pl))
         return CORE_EPORT;
     const char *s = name + pl;
     uint8_t run[8];
     if (hex(&s, '/', run, sizeof(run)) || job(&s, '/', &q) || num(&s, "/", &q.rank) ||
-        num(&s, "/", &q.ubase) || num(&s, "/", &q.seq) || hex(&s, '\0', q.key, sizeof(q.key)) ||
+        num(&s, "/", &q.ubase) || num(&s, "/", &q.seq) || address(&s, &q) ||
+        hex(&s, '\0', q.key, sizeof(q.key)) ||
         *s)
         return CORE_EPORT;
     q.run = 0;
@@ -127,6 +142,7 @@ int core_port_request_format(char *out, size_t len, const core_port_t *p)
 {
     core_port_t q = *p;
     q.seq = 0;
+    q.tport = 1;
     if (!valid(&q))
         return CORE_EPORT;
     int n = snprintf(out, len, "%s %d %d", p->nspace, p->rank, p->ubase);

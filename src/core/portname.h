@@ -4,15 +4,16 @@
  * other jobs (through the launcher's name service) and from other rdmpirun runs (a file,
  * the user's own channels).
  *
- *   port:    "rdmpi-port2/<run id>/<job>/<rank>/<first uid>/<number>/<port key>"
+ *   port:    "rdmpi-port3/<run id>/<job>/<rank>/<first uid>/<number>/<ip>:<tcp port>/<port key>"
  *   request: "<job> <rank> <first uid>"   (the connecting root)
  *
  * The run id names the rdmpirun run (16 lowercase hex digits, core_run_id): a port of
- * another run cannot be reached through this run's launcher. The port key (64 lowercase
- * hex digits: CORE_KEY_LEN bytes) is what a connector from another run will prove it holds
- * (docs/dynamic.md, design b); within one run the launcher is trusted and it is not used.
- * A job name is 1..255 characters without '/', ' ' or control characters; numbers are
- * decimal, below 2^30, without sign or leading '+'.
+ * another run cannot be reached through this run's launcher, but at <ip>:<tcp port>, where
+ * the opening process listens (IPv4, dotted decimal; the port 1..65535). The port key (64
+ * lowercase hex digits: CORE_KEY_LEN bytes) is what a connector from another run proves it
+ * holds (docs/dynamic.md, design b); within one run the launcher is trusted and it is not
+ * used. A job name is 1..255 characters without '/', ' ' or control characters; numbers
+ * are decimal, below 2^30, without sign or leading '+'.
  */
 #ifndef RDMPI_CORE_PORTNAME_H
 #define RDMPI_CORE_PORTNAME_H
@@ -21,13 +22,15 @@
 #include <stdint.h>
 #include "core/secret.h"
 
-#define CORE_PORT_PREFIX "rdmpi-port2/"
+#define CORE_PORT_PREFIX "rdmpi-port3/"
 
 typedef struct core_port {
     char nspace[256];
     int rank, ubase, seq;
     uint64_t run;                  /* the run id (ports; requests: unused) */
     uint8_t key[CORE_KEY_LEN];     /* the port key (ports; requests: unused) */
+    uint8_t ip[4];                 /* where the opener listens (ports; requests: unused) */
+    int tport;
 } core_port_t;
 
 /* 1 when name (a C string) is a valid job name, else 0. */

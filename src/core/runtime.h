@@ -47,6 +47,8 @@ typedef struct core_attr_table {
     int predef_set[CORE_ATTR_NPREDEF];
 } core_attr_table_t;
 
+#define CORE_XPORTS 16 /* ports one process may hold open at once */
+
 typedef struct core_runtime {
     core_config_t cfg;         /* the settings registry (every component's settings) */
     const core_settings_t *settings;  /* the base services' own (core_settings_group) */
@@ -78,6 +80,11 @@ typedef struct core_runtime {
     struct core_proc *procs;   /* the other jobs' processes, from index size */
     struct rdmpi_comm *parent; /* MPI_Comm_get_parent's intercommunicator, or NULL */
     int port_seq;              /* ports opened by this process (MPI_Open_port) */
+    struct core_bridge *bridges; /* keys shared with other runs (core/procs.h), CORE_BRIDGES */
+    int nbridges;
+    /* The listening sockets of this process's open ports, where roots of other runs
+     * connect (owned by api/xport.c; fd -1: a free slot). */
+    struct { int seq, fd; } xports[CORE_XPORTS];
 
     /* The progress engine (core/progress.h): what every pass polls, the hooks of the layers
      * above that run while they have work (bit per hook in progress_pending), and the

@@ -6,7 +6,7 @@
  * the text (a NUL is added; embedded NULs end it early, as in C strings).
  * Properties: what parses has a job name of 1..255 characters without '/',
  * spaces or control characters and numbers in 0..2^30-1; formatting it again
- * gives text that parses to the same fields (run id and port key included) and,
+ * gives text that parses to the same fields (run id, address and port key included) and,
  * for a port name, the same text but for leading zeros of numbers (the run id
  * and key are fixed-length lowercase hex: one spelling).
  */
@@ -47,6 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    p.ubase == q.ubase && p.seq == q.seq);
         if (!request) {
             FUZZ_CHECK(p.run == q.run && !memcmp(p.key, q.key, sizeof(p.key)));
+            FUZZ_CHECK(!memcmp(p.ip, q.ip, sizeof(p.ip)) && p.tport == q.tport);
+            FUZZ_CHECK(p.tport >= 1 && p.tport <= 65535);
             /* only a number's leading zeros can be dropped: no longer, and the same text
              * when nothing was dropped */
             FUZZ_CHECK(strlen(again) <= strlen(text));
@@ -62,19 +64,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 void fuzz_make_seeds(void)
 {
     static const char *seeds[] = {
-        "\0rdmpi-port2/0123456789abcdef/rdmpi-1234/0/0/0/"
+        "\0rdmpi-port3/0123456789abcdef/rdmpi-1234/0/0/0/127.0.0.1:4711/"
         "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
-        "\0rdmpi-port2/ffffffffffffffff/rdmpi-1234-s0/3/8/12/"
+        "\0rdmpi-port3/ffffffffffffffff/rdmpi-1234-s0/3/8/12/10.0.0.255:65535/"
         "0000000000000000000000000000000000000000000000000000000000000000",
-        "\0rdmpi-port2/0123456789ABCDEF/x/0/0/0/"
+        "\0rdmpi-port3/0123456789ABCDEF/x/0/0/0/1.2.3.4:1/"
         "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
-        "\0rdmpi-port2/0123456789abcdef//0/0/0/"
+        "\0rdmpi-port3/0123456789abcdef//0/0/0/1.2.3.4:1/"
         "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
-        "\0rdmpi-port2/0123456789abcdef/x/1073741823/0/1/"
+        "\0rdmpi-port3/0123456789abcdef/x/1073741823/0/1/256.0.0.1:5/"
         "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb44",
-        "\0rdmpi-port2/0123456789abcdef/x/1073741824/0/1/"
+        "\0rdmpi-port3/0123456789abcdef/x/1073741824/0/1/1.2.3.4:0/"
         "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb441",
-        "\0rdmpi-port2/0123456789abcde/x/1/0/1/"
+        "\0rdmpi-port3/0123456789abcde/x/1/0/1/1.2.3:65536/"
         "a98c7985b07ef3132ab428eeb0886adf29500b2ddf3c8acbd008ac6f1d0eb4411",
         "\0rdmpi-port/rdmpi-1234/0/0/0",
         "\1rdmpi-1234-s2 0 4",

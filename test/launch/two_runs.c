@@ -1,12 +1,15 @@
 /*
- * Two separately started rdmpirun runs (test/launch/run, case two_runs): the server's run
- * opens a port and writes it to a file; the client's run reads it and connects. Accept and
- * connect between runs are not supported (docs/dynamic.md, design b): the connect must fail
- * at once with MPI_ERR_PORT, not wait or crash, and the server must not notice. The client
- * also checks that a port of its own run with an altered key, and malformed ports, are
- * refused with MPI_ERR_PORT. Then both join over a loopback TCP connection (the server's
- * listening port is the file's second line): MPI_Comm_join must fail on both sides at once
- * (MPI_ERR_OTHER), each seeing the other's hello is of another run.
+ * Two separately started rdmpirun runs (test/launch/run, case two_runs) meet through
+ * accept/connect (docs/dynamic.md, design b). The server's run (2 ranks) opens a port,
+ * publishes it under a service name (RDMPI_NAME_SERVER, when the test gives one) and writes
+ * it to a file, and opens a second port on which nobody ever accepts. The client's run
+ * (2 ranks):
+ *   - connects to the second port: no acceptor, so MPI_ERR_PORT within RDMPI_CONNECT_TIMEOUT;
+ *   - connects with the first port's key altered: the acceptor refuses it (MPI_ERR_PORT);
+ *   - looks the service up (or reads the file) and connects for real: then p2p both ways
+ *     and an allreduce across the intercommunicator, MPI_Intercomm_merge and an allreduce
+ *     over the merged communicator, and MPI_Comm_disconnect.
+ * MPI_Comm_join between the two runs is still refused on both sides (MPI_ERR_OTHER).
  *   two_runs server PORTFILE DONEFILE   prints "server ok"
  *   two_runs client PORTFILE DONEFILE   prints "client ok"
  */
@@ -15,18 +18,21 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static int fails;
+static int fails, rank, size;
 
 #define CHECK(c, ...)                                                                              \
     do {                                                                                           \
         if (!(c)) {                                                                                \
-            printf("FAIL: " __VA_ARGS__);                                                          \
+            printf("FAIL: rank %d: ", rank);                                                       \
+            printf(__VA_ARGS__);                                                                   \
             printf("\n");                                                                          \
+            fflush(stdout);                                                                        \
             fails++;                                                                               \
         }                                                                                          \
     } while (0)
@@ -55,16 +61,17 @@ static int wait_file(const char *file, char *buf, int len)
     return -1;
 }
 
-/* Reads the port file: the MPI port, then the server's TCP port for the join. */
-static int read_ports(const char *file, char *port, int len, int *tcp)
+/* Reads the port file: the MPI port, the idle port, then the server's TCP port for the join. */
+static int read_ports(const char *file, char *port, char *idle, int len, int *tcp)
 {
     if (wait_file(file, port, len))
         return -1;
     FILE *f = fopen(file, "r");
     char line[MPI_MAX_PORT_NAME + 2];
-    int ok = f && fgets(line, sizeof(line), f) && fscanf(f, "%d", tcp) == 1;
+    int ok = f && fgets(line, sizeof(line), f) && fgets(idle, len, f) && fscanf(f, "%d", tcp) == 1;
     if (f)
         fclose(f);
+    idle[strcspn(idle, "\n")] = '\0';
     return ok ? 0 : -1;
 }
 
@@ -82,8 +89,8 @@ static void join_refused(int fd, const char *who)
     CHECK(now() - t0 < 10, "%s: the join took %.1f s", who, now() - t0);
 }
 
-/* Connects to port, which must be refused with MPI_ERR_PORT within a few seconds. */
-static void refused(const char *port, const char *what)
+/* Connects to port, which must be refused with MPI_ERR_PORT within limit seconds. */
+static void refused(const char *port, const char *what, double limit)
 {
     MPI_Comm inter = MPI_COMM_WORLD;
     double t0 = now();
@@ -92,7 +99,62 @@ static void refused(const char *port, const char *what)
         MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_PORT, "connect to %s: error class %d, expected MPI_ERR_PORT", what, cls);
     CHECK(inter == MPI_COMM_NULL, "connect to %s: newcomm not MPI_COMM_NULL", what);
-    CHECK(now() - t0 < 10, "connect to %s took %.1f s", what, now() - t0);
+    CHECK(now() - t0 < limit, "connect to %s took %.1f s", what, now() - t0);
+}
+
+/* What both sides do on the intercommunicator (server: high 0, client: high 1). */
+static void exercise(MPI_Comm inter, int server)
+{
+    int rsize = 0, flag = 0;
+    MPI_Comm_test_inter(inter, &flag);
+    MPI_Comm_remote_size(inter, &rsize);
+    CHECK(flag && rsize == 2, "intercommunicator: inter %d, remote size %d", flag, rsize);
+    /* p2p: rank r of each side with rank r of the other, both ways */
+    int out = (server ? 100 : 200) + rank, in = -1;
+    MPI_Status st;
+    int rc = MPI_Sendrecv(&out, 1, MPI_INT, rank, 7, &in, 1, MPI_INT, rank, 7, inter, &st);
+    CHECK(rc == MPI_SUCCESS && in == (server ? 200 : 100) + rank && st.MPI_SOURCE == rank,
+          "sendrecv across runs: rc %d, got %d from %d", rc, in, st.MPI_SOURCE);
+    /* a bigger message (past eager limits), from client rank 1 to server rank 0 */
+    int n = 1 << 18;
+    int *big = malloc(sizeof(int) * (size_t)n);
+    if (!server && rank == 1) {
+        for (int i = 0; i < n; i++)
+            big[i] = i * 3 + 1;
+        CHECK(MPI_Send(big, n, MPI_INT, 0, 8, inter) == MPI_SUCCESS, "big send");
+    } else if (server && rank == 0) {
+        CHECK(MPI_Recv(big, n, MPI_INT, 1, 8, inter, &st) == MPI_SUCCESS, "big recv");
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += big[i] != i * 3 + 1;
+        CHECK(!bad, "big message: %d wrong ints", bad);
+    }
+    free(big);
+    /* intercommunicator allreduce: each side gets the other side's sum */
+    int sum = 0;
+    rc = MPI_Allreduce(&out, &sum, 1, MPI_INT, MPI_SUM, inter);
+    CHECK(rc == MPI_SUCCESS && sum == (server ? 401 : 201), "inter allreduce: rc %d sum %d",
+          rc, sum);
+    MPI_Comm merged;
+    rc = MPI_Intercomm_merge(inter, server ? 0 : 1, &merged);
+    CHECK(rc == MPI_SUCCESS, "merge: rc %d", rc);
+    if (rc == MPI_SUCCESS) {
+        int mr = -1, ms = 0, all = 0;
+        MPI_Comm_rank(merged, &mr);
+        MPI_Comm_size(merged, &ms);
+        CHECK(ms == 4 && mr == (server ? 0 : 2) + rank, "merged: rank %d of %d", mr, ms);
+        MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+        rc = MPI_Allreduce(&mr, &all, 1, MPI_INT, MPI_SUM, merged);
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int ml = 0;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_string(rc, msg, &ml);
+        CHECK(rc == MPI_SUCCESS && all == 6, "merged allreduce: sum %d %s", all, msg);
+        MPI_Barrier(merged);
+        MPI_Comm_free(&merged);
+    }
+    rc = MPI_Comm_disconnect(&inter);
+    CHECK(rc == MPI_SUCCESS && inter == MPI_COMM_NULL, "disconnect: rc %d", rc);
 }
 
 int main(int argc, char **argv)
@@ -100,64 +162,101 @@ int main(int argc, char **argv)
     if (argc < 4) /* (a fifth: the test's marker, ignored) */
         return 2;
     MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    char port[MPI_MAX_PORT_NAME], mine[MPI_MAX_PORT_NAME];
+    const char *svc = getenv("TWO_RUNS_SERVICE");
+    char port[MPI_MAX_PORT_NAME] = "", idle[MPI_MAX_PORT_NAME] = "";
     if (!strcmp(argv[1], "server")) {
-        CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS, "MPI_Open_port");
-        int l = socket(AF_INET, SOCK_STREAM, 0);
+        int l = -1;
         struct sockaddr_in a = { .sin_family = AF_INET };
-        socklen_t alen = sizeof(a);
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
-            getsockname(l, (struct sockaddr *)&a, &alen))
-            return 2;
-        char tmp[4096];
-        snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
-        FILE *f = fopen(tmp, "w");
-        if (!f || fprintf(f, "%s\n%d\n", port, ntohs(a.sin_port)) < 0 || fclose(f) ||
-            rename(tmp, argv[2]))
-            return 2;
-        struct pollfd p = { l, POLLIN, 0 };
-        int fd = poll(&p, 1, 30000) == 1 ? accept(l, NULL, NULL) : -1;
-        CHECK(fd >= 0, "the client never connected for the join");
-        if (fd >= 0) {
-            join_refused(fd, "server");
-            close(fd);
+        if (rank == 0) {
+            CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS, "MPI_Open_port");
+            CHECK(MPI_Open_port(MPI_INFO_NULL, idle) == MPI_SUCCESS, "MPI_Open_port (idle)");
+            if (svc)
+                CHECK(MPI_Publish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS,
+                      "MPI_Publish_name");
+            l = socket(AF_INET, SOCK_STREAM, 0);
+            socklen_t alen = sizeof(a);
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+                getsockname(l, (struct sockaddr *)&a, &alen))
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            char tmp[4096];
+            snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
+            FILE *f = fopen(tmp, "w");
+            if (!f || fprintf(f, "%s\n%s\n%d\n", port, idle, ntohs(a.sin_port)) < 0 ||
+                fclose(f) || rename(tmp, argv[2]))
+                MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        close(l);
-        CHECK(wait_file(argv[3], NULL, 0) == 0, "the client never finished");
-        CHECK(MPI_Close_port(port) == MPI_SUCCESS, "MPI_Close_port after the client's tries");
-        if (!fails)
-            printf("server ok\n");
+        MPI_Comm inter = MPI_COMM_NULL;
+        int rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        CHECK(rc == MPI_SUCCESS, "MPI_Comm_accept: rc %d", rc);
+        if (rc == MPI_SUCCESS)
+            exercise(inter, 1);
+        if (rank == 0) {
+            struct pollfd p = { l, POLLIN, 0 };
+            int fd = poll(&p, 1, 30000) == 1 ? accept(l, NULL, NULL) : -1;
+            CHECK(fd >= 0, "the client never connected for the join");
+            if (fd >= 0) {
+                join_refused(fd, "server");
+                close(fd);
+            }
+            close(l);
+            CHECK(wait_file(argv[3], NULL, 0) == 0, "the client never finished");
+            if (svc)
+                CHECK(MPI_Unpublish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS,
+                      "MPI_Unpublish_name");
+            CHECK(MPI_Close_port(port) == MPI_SUCCESS, "MPI_Close_port");
+            CHECK(MPI_Close_port(idle) == MPI_SUCCESS, "MPI_Close_port (idle)");
+        }
     } else {
         int tcp = 0;
-        CHECK(read_ports(argv[2], port, sizeof(port), &tcp) == 0, "no ports from the server");
-        CHECK(!strncmp(port, "rdmpi-port2/", 12), "the port '%s' is not a port2", port);
-        refused(port, "a port of another run");
-        CHECK(MPI_Open_port(MPI_INFO_NULL, mine) == MPI_SUCCESS, "MPI_Open_port");
         char bad[MPI_MAX_PORT_NAME];
-        size_t n = strlen(mine);
-        snprintf(bad, sizeof(bad), "%s", mine);
-        bad[n - 1] = bad[n - 1] == '0' ? '1' : '0'; /* the key's last digit */
-        refused(bad, "our own port with an altered key");
-        bad[n - 1] = '\0';
-        refused(bad, "our own port cut short");
-        refused("rdmpi-port2/", "an empty port2");
-        refused("no port at all", "a string that is no port");
-        CHECK(MPI_Close_port(mine) == MPI_SUCCESS, "MPI_Close_port");
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)tcp) };
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0,
-              "cannot connect to the server's join socket (port %d)", tcp);
-        join_refused(fd, "client");
-        close(fd);
-        FILE *f = fopen(argv[3], "w");
-        if (f)
-            fclose(f);
-        if (!fails)
-            printf("client ok\n");
+        if (rank == 0) {
+            CHECK(read_ports(argv[2], port, idle, sizeof(port), &tcp) == 0,
+                  "no ports from the server");
+            CHECK(!strncmp(port, "rdmpi-port3/", 12), "the port '%s' is not a port3", port);
+        }
+        /* nobody accepts on the idle port: refused after RDMPI_CONNECT_TIMEOUT (the test
+         * sets 2 s) */
+        refused(idle, "a port nobody accepts on", 10);
+        /* the right port, its key altered: the acceptor refuses, and goes on accepting */
+        size_t n = strlen(port);
+        snprintf(bad, sizeof(bad), "%s", port);
+        if (rank == 0)
+            bad[n - 1] = bad[n - 1] == '0' ? '1' : '0'; /* the key's last digit */
+        refused(bad, "the port with an altered key", 10);
+        refused("rdmpi-port3/", "an empty port3", 10);
+        if (rank == 0 && svc) {
+            char found[MPI_MAX_PORT_NAME];
+            int rc = MPI_Lookup_name(svc, MPI_INFO_NULL, found);
+            CHECK(rc == MPI_SUCCESS && !strcmp(found, port), "MPI_Lookup_name of the other "
+                  "run's name: rc %d, '%s'", rc, rc == MPI_SUCCESS ? found : "");
+            snprintf(port, sizeof(port), "%s", found);
+        }
+        MPI_Comm inter = MPI_COMM_NULL;
+        int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        CHECK(rc == MPI_SUCCESS, "MPI_Comm_connect: rc %d", rc);
+        if (rc == MPI_SUCCESS)
+            exercise(inter, 0);
+        if (rank == 0) {
+            int fd = socket(AF_INET, SOCK_STREAM, 0);
+            struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)tcp) };
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0,
+                  "cannot connect to the server's join socket (port %d)", tcp);
+            join_refused(fd, "client");
+            close(fd);
+            FILE *f = fopen(argv[3], "w");
+            if (f)
+                fclose(f);
+        }
     }
+    int all = 0;
+    MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (!all && rank == 0)
+        printf("%s ok\n", argv[1]);
     MPI_Finalize();
     return fails ? 1 : 0;
 }

@@ -26,12 +26,13 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include "core/runtime.h"
+#include "core/procs.h"
 #include "transports/tcp/tcp_auth.h"
 #include "transports/tcp/tcp_frame.h"
 #include "transports/transport.h"
 
 #define TP_TCP_MAX_AM_HDR 256
-#define TP_TCP_KEY_ADDR "rdmpi.tcp.addr"
+#define TP_TCP_KEY_ADDR CORE_KEY_TCP_ADDR /* core/procs.h: given to other runs too */
 
 /* Unauthenticated connections we accepted: each must finish the handshake
  * within this many seconds, and past this many (or the job's size, if
@@ -86,6 +87,7 @@ typedef struct tp_tcp_conn {
     int pending;          /* accepted and not yet authenticated: counted in npending */
     double deadline;      /* when a pending connection is dropped */
     char from[48];        /* the address it came from, "ip:port", for the log */
+    int bridge;           /* accepted from another run: the bridge whose key it proved */
     struct tp_tcp_conn *next; /* in the interface's list */
 } tp_tcp_conn_t;
 
@@ -107,6 +109,8 @@ struct tp_tcp_iface {
     struct sockaddr_in addr;  /* where we listen */
     char addr_str[64];        /* "ip:port", published */
     uint8_t auth_key[CORE_KEY_LEN]; /* tcp_auth.h: derived from the job key */
+    uint8_t bridge_keys[CORE_BRIDGES][CORE_KEY_LEN]; /* derived from the runtime's bridges */
+    int nbridge_keys;         /* derived so far (rt->nbridges grows on accept/connect) */
     tp_tcp_ep_t **eps;        /* by world rank, created on first use (by either side) */
     tp_tcp_conn_t *conns;     /* every connection, dead ones until progress frees them */
     int nconn;                /* live connections */

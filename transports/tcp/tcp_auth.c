@@ -3,7 +3,8 @@
  * the protocol). Pure code: the caller moves the bytes.
  *
  * Message layout (TP_TCP_AUTH_MSG bytes, integers little-endian):
- *   0  magic "rdTA"     4  version (u16)   6  type (u8)   7  zero
+ *   0  magic "rdTA"     4  version (u16)   6  type (u8)
+ *   7  zero (HELLO: 1 when keyed by a bridge key, tcp_auth.h)
  *   8  sender's rank (i32)   12  receiver's rank (i32)
  *   16 nonce (16 bytes: HELLO, CHALLENGE; else zero)
  *   32 MAC (32 bytes: PROOF, ACCEPT, REJECT; else zero)
@@ -87,6 +88,12 @@ void tp_tcp_auth_connect(tp_tcp_auth_t *a, const uint8_t *key, int me, int size,
     build(a, TP_TCP_AUTH_HELLO, out);
 }
 
+void tp_tcp_auth_mark_bridge(tp_tcp_auth_t *a, uint8_t out[TP_TCP_AUTH_MSG])
+{
+    a->bridge = 1;
+    out[7] = 1;
+}
+
 void tp_tcp_auth_accept(tp_tcp_auth_t *a, const uint8_t *key, int me, int size)
 {
     memset(a, 0, sizeof(*a));
@@ -126,7 +133,7 @@ static int check_frame(tp_tcp_auth_t *a, const uint8_t *m, size_t len)
         return fail(a, "another version of the handshake");
     if (m[6] != a->expect)
         return fail(a, "a handshake message out of order");
-    if (m[7] != 0)
+    if (m[7] != 0 && !(m[6] == TP_TCP_AUTH_HELLO && m[7] == 1))
         return fail(a, "a malformed handshake message");
     int from = (int)get32(m + OFF_FROM), to = (int)get32(m + OFF_TO);
     if (to != a->me)
@@ -134,7 +141,7 @@ static int check_frame(tp_tcp_auth_t *a, const uint8_t *m, size_t len)
     if (a->peer < 0) { /* the HELLO: who says it is connecting */
         if (from < 0 || from >= a->size)
             return fail(a, "a claimed rank outside the job");
-        if (from == a->me)
+        if (from == a->me && m[7] == 0) /* of another run (bridge): another numbering */
             return fail(a, "a claim to be this very rank");
     } else if (from != a->peer) {
         return fail(a, "a handshake from another rank than before");
@@ -171,6 +178,7 @@ int tp_tcp_auth_recv(tp_tcp_auth_t *a, const void *in, size_t len, uint8_t out[T
     switch (type) {
     case TP_TCP_AUTH_HELLO:
         a->peer = (int)get32(m + OFF_FROM);
+        a->bridge = m[7];
         memcpy(a->nonce_c, m + OFF_NONCE, TP_TCP_AUTH_NONCE);
         core_random(a->nonce_a, sizeof(a->nonce_a));
         a->expect = TP_TCP_AUTH_PROOF;
@@ -184,6 +192,8 @@ int tp_tcp_auth_recv(tp_tcp_auth_t *a, const void *in, size_t len, uint8_t out[T
         build(a, TP_TCP_AUTH_PROOF, out);
         return TP_TCP_AUTH_SEND;
     case TP_TCP_AUTH_PROOF:
+        if (a->bridge)
+            return TP_TCP_AUTH_WHICH; /* expect stays: tp_tcp_auth_prove ends the step */
         if (!mac_ok(a, m))
             return fail(a, "a wrong proof of the job key (not a member of this job)");
         a->expect = 0;
@@ -199,4 +209,18 @@ int tp_tcp_auth_recv(tp_tcp_auth_t *a, const void *in, size_t len, uint8_t out[T
 void tp_tcp_auth_verdict(tp_tcp_auth_t *a, int accept, uint8_t out[TP_TCP_AUTH_MSG])
 {
     build(a, accept ? TP_TCP_AUTH_ACCEPT : TP_TCP_AUTH_REJECT, out);
+}
+
+int tp_tcp_auth_prove(tp_tcp_auth_t *a, const uint8_t *key, const void *proof)
+{
+    if (!a->bridge || a->connector || a->expect != TP_TCP_AUTH_PROOF)
+        return 0;
+    const uint8_t *was = a->key;
+    a->key = key;
+    if (mac_ok(a, proof)) {
+        a->expect = 0;
+        return 1;
+    }
+    a->key = was;
+    return 0;
 }

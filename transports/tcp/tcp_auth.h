@@ -26,6 +26,13 @@
  * What this proves is membership of the job: any member holds the key and
  * could claim another member's rank. Which rank is which is settled by the
  * job's own launcher (PMIx), which only members can ask.
+ *
+ * Between two rdmpirun runs (accept/connect, docs/dynamic.md design b) the
+ * key is derived from a bridge key the two roots agreed instead of the job
+ * key: the connector marks its HELLO (byte 7 = 1: "a bridge key"), and the
+ * acceptor, which may share keys with several runs, finds which one the
+ * PROOF was made with (tp_tcp_auth_prove). Ranks are then uids of two
+ * numberings, so the two may be equal.
  */
 #ifndef RDMPI_TP_TCP_AUTH_H
 #define RDMPI_TP_TCP_AUTH_H
@@ -53,6 +60,7 @@ enum tp_tcp_auth_step {
     TP_TCP_AUTH_DECIDE,   /* acceptor: the peer proved membership; answer with tp_tcp_auth_verdict */
     TP_TCP_AUTH_UP,       /* connector: accepted, the connection carries frames from now on */
     TP_TCP_AUTH_REJECTED, /* connector: a proven peer keeps another connection (simultaneous connect) */
+    TP_TCP_AUTH_WHICH,    /* acceptor of a bridge HELLO: find the key with tp_tcp_auth_prove */
 };
 
 typedef struct tp_tcp_auth {
@@ -61,6 +69,7 @@ typedef struct tp_tcp_auth {
     int connector;      /* 1: we connected, 0: we accepted */
     int peer;           /* the other side's world rank; -1 on the acceptor until HELLO */
     int expect;         /* the message type due next; 0 once finished or failed */
+    int bridge;         /* keyed by a bridge key (another run), not the job key */
     uint8_t nonce_c[TP_TCP_AUTH_NONCE], nonce_a[TP_TCP_AUTH_NONCE];
     const char *why;    /* after a failure: what was wrong, for the log */
 } tp_tcp_auth_t;
@@ -71,6 +80,8 @@ void tp_tcp_auth_key(const uint8_t job_key[CORE_KEY_LEN], uint8_t key[CORE_KEY_L
 /* The connector's side: fills out with HELLO to rank peer. */
 void tp_tcp_auth_connect(tp_tcp_auth_t *a, const uint8_t *key, int me, int size, int peer,
                          uint8_t out[TP_TCP_AUTH_MSG]);
+/* After tp_tcp_auth_connect with a bridge key: marks the HELLO in out as such. */
+void tp_tcp_auth_mark_bridge(tp_tcp_auth_t *a, uint8_t out[TP_TCP_AUTH_MSG]);
 /* The acceptor's side: waits for a HELLO. */
 void tp_tcp_auth_accept(tp_tcp_auth_t *a, const uint8_t *key, int me, int size);
 
@@ -79,6 +90,11 @@ void tp_tcp_auth_accept(tp_tcp_auth_t *a, const uint8_t *key, int me, int size);
  * message is malformed, unexpected, for other ranks, or its proof is wrong:
  * the connection must then be closed. */
 int tp_tcp_auth_recv(tp_tcp_auth_t *a, const void *in, size_t len, uint8_t out[TP_TCP_AUTH_MSG]);
+
+/* After TP_TCP_AUTH_WHICH: whether proof (the PROOF message just received) was made with
+ * key; if so the handshake goes on with it (a->key = key, which the caller keeps) and the
+ * acceptor decides as after TP_TCP_AUTH_DECIDE. */
+int tp_tcp_auth_prove(tp_tcp_auth_t *a, const uint8_t *key, const void *proof);
 
 /* Whether the first n bytes received of a message can begin one: lets a
  * reader drop a peer that speaks something else at once, before the whole

@@ -74,13 +74,30 @@ static void refuse(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why)
     tp_tcp_conn_kill(s, c);
 }
 
+/* The handshake key of bridge b (core/procs.h), derived on first use. */
+static const uint8_t *bridge_key(tp_tcp_iface_t *s, int b)
+{
+    for (; s->nbridge_keys < s->rt->nbridges; s->nbridge_keys++)
+        tp_tcp_auth_key(s->rt->bridges[s->nbridge_keys].key, s->bridge_keys[s->nbridge_keys]);
+    return b >= 0 && b < s->nbridge_keys ? s->bridge_keys[b] : NULL;
+}
+
 void tp_tcp_hs_connected(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
     uint8_t msg[TP_TCP_AUTH_MSG];
     /* The handshake names processes by uid (core/procs.h), so a rank of another job
-     * spawned or connected by the same launcher is told apart from ours. */
-    tp_tcp_auth_connect(&c->auth, s->auth_key, core_proc_uid(s->rt, s->rt->rank), CORE_UID_MAX,
+     * spawned or connected by the same launcher is told apart from ours. A process of
+     * another run proves the bridge key both runs' roots agreed instead of the job key. */
+    const struct core_proc *f = core_proc_foreign(s->rt, c->peer);
+    const uint8_t *key = f ? bridge_key(s, f->bridge) : s->auth_key;
+    if (!key) {
+        tp_tcp_conn_lost(s, c, EINVAL);
+        return;
+    }
+    tp_tcp_auth_connect(&c->auth, key, core_proc_uid(s->rt, s->rt->rank), CORE_UID_MAX,
                         core_proc_uid(s->rt, c->peer), msg);
+    if (f)
+        tp_tcp_auth_mark_bridge(&c->auth, msg);
     c->state = TP_TCP_AUTH;
     c->hs_have = 0;
     int err = send_msg(c, msg);
@@ -114,10 +131,21 @@ void tp_tcp_hs_retry(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why)
 static void decide(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
     int uid = c->auth.peer, me = core_proc_uid(s->rt, s->rt->rank);
-    int peer = core_proc_of_uid(s->rt, uid);
+    uint64_t run = c->auth.bridge ? s->rt->bridges[c->bridge].run : 0;
+    /* of another run: only a process its root reported (a holder of the bridge key could
+     * claim any uid, but not one of a run it shares no key with) */
+    int peer = run ? core_proc_of_ruid(s->rt, run, uid) : core_proc_of_uid(s->rt, uid);
+    /* Which of two simultaneous connections stays: the one of the lower process, by uid
+     * within one run, by run id first between two (their uids may be equal). */
+    uint64_t mine = core_run_id(s->rt);
+    int peer_higher = run ? run > mine : uid > me;
     uint8_t msg[TP_TCP_AUTH_MSG];
     if (peer < 0) { /* a proven member of the launcher's jobs, but more than we can know */
-        core_warn("tcp: refusing process %d of another job: %s", uid, core_strerror(peer));
+        if (run)
+            core_warn("tcp: refusing process %d of run %016llx: not a process its root "
+                      "reported to ours", uid, (unsigned long long)run);
+        else
+            core_warn("tcp: refusing process %d of another job: %s", uid, core_strerror(peer));
         tp_tcp_auth_verdict(&c->auth, 0, msg);
         send_msg(c, msg);
         tp_tcp_conn_kill(s, c);
@@ -131,7 +159,7 @@ static void decide(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
         c->pending = 0;
         s->npending--;
     }
-    if (e->conn || (e->attempt && uid > me)) {
+    if (e->conn || (e->attempt && peer_higher)) {
         core_debug("tcp: refusing a second connection from rank %d", peer);
         tp_tcp_auth_verdict(&c->auth, 0, msg);
         send_msg(c, msg); /* its sender may have dropped it already */
@@ -177,6 +205,16 @@ static void step(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     }
     case TP_TCP_AUTH_DECIDE:
         decide(s, c);
+        return;
+    case TP_TCP_AUTH_WHICH: /* keyed by a bridge: which of ours, if any */
+        for (int b = 0; bridge_key(s, b); b++)
+            if (tp_tcp_auth_prove(&c->auth, bridge_key(s, b), c->hs)) {
+                c->bridge = b;
+                decide(s, c);
+                return;
+            }
+        failed(s, c, "a wrong proof of a bridge key (not a process of a run ours connected "
+                     "with)");
         return;
     case TP_TCP_AUTH_UP:
         tp_tcp_conn_up(s, c, c->ep);

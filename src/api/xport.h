@@ -1,0 +1,38 @@
+/*
+ * Ports across rdmpirun runs (docs/dynamic.md, design b): the listening socket an open port
+ * names, and the roots' exchange over a connection to it (messages: core/xwire.h). Each
+ * call returns 0 or a CORE_* code, with why (for the error message) set on failure.
+ */
+#ifndef RDMPI_API_XPORT_H
+#define RDMPI_API_XPORT_H
+
+#include <stddef.h>
+#include "core/portname.h"
+#include "core/xwire.h"
+
+/* What the two roots agreed: the other run, the bridge key, the other group's table
+ * (remote.e malloc'ed: api_xlink_free). */
+typedef struct api_xlink {
+    uint64_t run;
+    uint8_t bridge[CORE_KEY_LEN];
+    core_xwire_table_t remote;
+} api_xlink_t;
+
+/* Listens for port seq on ip (this process's tcp address); *tport: the tcp port. */
+int api_xport_open(int seq, const uint8_t ip[4], int *tport);
+/* Stops listening for port seq; CORE_EPORT when it is not open. */
+int api_xport_close(int seq);
+/* MPI_Finalize: every port still open. */
+void api_xport_close_all(void);
+/* Accepting root, between its looks at the launcher: serves a connector waiting at the
+ * port, if any (CORE_EBUSY: none, or one that was refused: logged, the accept goes on).
+ * 0 once a connector proved port's key and the tables are swapped (mine: this group's). */
+int api_xport_try_accept(const core_port_t *port, const core_xwire_table_t *mine,
+                         api_xlink_t *out, char *why, size_t len);
+/* Connecting root: connects to port's address within RDMPI_CONNECT_TIMEOUT, proves the
+ * key, swaps tables. */
+int api_xport_connect(const core_port_t *port, const core_xwire_table_t *mine,
+                      api_xlink_t *out, char *why, size_t len);
+void api_xlink_free(api_xlink_t *l);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * The messages two roots of separate rdmpirun runs exchange in MPI_Comm_accept/connect
+ * (docs/dynamic.md, design b; api/xport.c moves them over a socket), as pure code.
+ *
+ *   connector                                   acceptor (listening at the port's address)
+ *   HELLO(seq, run_c, nonce_c)           ->
+ *                                        <-     CHALLENGE(seq, run_a, nonce_a)
+ *   PROOF(mac_c)                         ->     checks mac_c
+ *                                        <-     ACCEPT(mac_a) or REFUSE(reason)
+ *   TABLE(connector's group, mac)        ->
+ *                                        <-     TABLE(acceptor's group, mac)
+ *
+ *   mac_x  = HMAC-SHA-256(k, version | role x | seq | run_c | run_a | nonce_c | nonce_a)
+ *   k      = core_kdf(port key, "rdmpi xrun auth")
+ *   bridge = HMAC-SHA-256(k, version | 'B' | seq | run_c | run_a | nonce_c | nonce_a)
+ *
+ * The port key (core/portname.h) is the shared secret: whoever was given the port may
+ * connect, as in every MPI. Fresh nonces on both sides make a recorded proof worthless;
+ * the role byte makes a reflected proof fail; the acceptor proves itself only after the
+ * connector did. The bridge key never crosses the wire; the members of both groups
+ * authenticate their tcp connections to each other with it (tcp_auth.h). A TABLE is MACed
+ * with the bridge key and its sender's role, so it cannot be altered or sent back.
+ *
+ * Handshake messages are CORE_XWIRE_HS bytes, little-endian:
+ *   0 magic "rdXR"  4 version (u16)  6 type (u8)  7 zero
+ *   8 port number (u32)  12 REFUSE: reason (u32), else zero  16 sender's run id (u64)
+ *   24 nonce (16: HELLO, CHALLENGE; else zero)  40 MAC (32: PROOF, ACCEPT; else zero)
+ * A TABLE: a header of CORE_XWIRE_TABLE_HDR bytes
+ *   0 magic "rdXT"  4 version (u16)  6 zero (u16)  8 n (u32)  12 leader (u32)
+ *   16 run id (u64)  24 zero (u64)
+ * then n entries of 12 bytes (uid u32, IPv4 address 4 bytes, tcp port u16, zero u16),
+ * then the MAC (32 bytes) over the header and entries.
+ */
+#ifndef RDMPI_CORE_XWIRE_H
+#define RDMPI_CORE_XWIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/secret.h"
+
+#define CORE_XWIRE_VERSION 1
+#define CORE_XWIRE_HS 72
+#define CORE_XWIRE_NONCE 16
+#define CORE_XWIRE_TABLE_HDR 32
+#define CORE_XWIRE_ENTRY 12
+#define CORE_XWIRE_MAX 1024      /* processes of one group (core/procs.h: CORE_PROCS_DYN) */
+
+enum core_xwire_type {
+    CORE_XWIRE_HELLO = 1,
+    CORE_XWIRE_CHALLENGE,
+    CORE_XWIRE_PROOF,
+    CORE_XWIRE_ACCEPT,
+    CORE_XWIRE_REFUSE,
+};
+
+/* Why an acceptor refuses (REFUSE's reason). */
+enum core_xwire_reason {
+    CORE_XWIRE_WRONG_KEY = 1,    /* the proof was not made with the port's key */
+    CORE_XWIRE_NO_PORT,          /* no such port open here */
+    CORE_XWIRE_SAME_RUN,         /* a run connecting to itself this way */
+};
+
+typedef struct core_xwire_hs {
+    unsigned type;
+    uint32_t seq, reason;
+    uint64_t run;
+    uint8_t nonce[CORE_XWIRE_NONCE];
+    uint8_t mac[CORE_MAC_LEN];
+} core_xwire_hs_t;
+
+/* Both sides' view of one handshake (fields filled as messages arrive). */
+typedef struct core_xwire_session {
+    uint8_t k[CORE_KEY_LEN];     /* from the port key */
+    uint32_t seq;
+    uint64_t run_c, run_a;
+    uint8_t nonce_c[CORE_XWIRE_NONCE], nonce_a[CORE_XWIRE_NONCE];
+} core_xwire_session_t;
+
+typedef struct core_xwire_entry {
+    uint32_t uid;
+    uint8_t ip[4];
+    uint16_t port;
+} core_xwire_entry_t;
+
+typedef struct core_xwire_table {
+    uint32_t n, leader;
+    uint64_t run;
+    core_xwire_entry_t *e;       /* n entries (the caller's memory) */
+} core_xwire_table_t;
+
+void core_xwire_hs_encode(const core_xwire_hs_t *m, uint8_t out[CORE_XWIRE_HS]);
+/* 0, or CORE_EPROTO with *why: not a well-formed handshake message (fields that must be
+ * zero for its type checked too). */
+int core_xwire_hs_decode(const uint8_t *in, size_t len, core_xwire_hs_t *m, const char **why);
+
+/* The session key k from the port key. */
+void core_xwire_session_key(core_xwire_session_t *s, const uint8_t port_key[CORE_KEY_LEN]);
+/* mac_x for role 'C' (connector), 'A' (acceptor) or 'B' (the bridge key). */
+void core_xwire_mac(const core_xwire_session_t *s, uint8_t role, uint8_t out[CORE_MAC_LEN]);
+/* 1 when mac is right for role, in constant time. */
+int core_xwire_mac_ok(const core_xwire_session_t *s, uint8_t role, const uint8_t *mac);
+
+/* Bytes of a table of n entries, MAC included. */
+size_t core_xwire_table_size(uint32_t n);
+/* Encodes t into out (core_xwire_table_size(t->n) bytes), MACed with key for role. */
+void core_xwire_table_encode(const core_xwire_table_t *t, const uint8_t key[CORE_KEY_LEN],
+                             uint8_t role, uint8_t *out);
+/* The n a table header announces: 0, or CORE_EPROTO with *why. */
+int core_xwire_table_count(const uint8_t *hdr, size_t len, uint32_t *n, const char **why);
+/* Decodes len bytes (exactly a whole table) into t; t->e must have room for the n the
+ * header announced. Every field is checked (leader < n, uids below 2^30 and distinct,
+ * ports 1..65535, zeros); key NULL skips the MAC (fuzzing), else a wrong MAC fails.
+ * 0, or CORE_EPROTO with *why. */
+int core_xwire_table_decode(const uint8_t *in, size_t len, const uint8_t *key, uint8_t role,
+                            core_xwire_table_t *t, const char **why);
+
+#endif
