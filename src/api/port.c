@@ -43,6 +43,7 @@
 #include "core/bootdyn.h"
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/namedir.h"
 #include "core/portname.h"
 #include "core/procs.h"
 #include "core/progress.h"
@@ -375,6 +376,11 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
             core_comm_release(pair);
         *newcomm = MPI_COMM_NULL;
         res.why[sizeof(res.why) - 1] = '\0';
+        /* what went wrong between runs is known at the root only, and an application that
+         * lets errors return sees just the class: the root says it */
+        if (comm->rank == root && res.why[0] && !brc)
+            core_warn("%s (rank %d, root of %s): %s", fn, core_rt->rank,
+                      core_comm_label(comm), res.why);
         return api_error(comm, brc ? brc : res.rc, fn, "port '%s' (root %d): %s",
                          comm->rank == root && port_name ? port_name : "(at the root)", root,
                          res.why[0] && !brc ? res.why : core_strerror(brc ? brc : res.rc));
@@ -423,6 +429,35 @@ static int check_service(const char *service, const char *fn)
     return 0;
 }
 
+/* The shared name directory (RDMPI_NAME_SERVER=dir:/path), or NULL: the launcher's table. */
+static const char *name_dir(void)
+{
+    const char *v = core_rt->settings->name_server;
+    return strncmp(v, "dir:", 4) ? NULL : v + 4;
+}
+
+/* RDMPI_NAME_SERVER set to something this library does not know: an error, not a quiet
+ * fallback to the launcher, where the other run would never find the name. */
+static int check_name_server(const char *fn)
+{
+    const char *v = core_rt->settings->name_server;
+    if (*v && !name_dir())
+        return api_error(MPI_COMM_WORLD, CORE_EINVAL, fn, "RDMPI_NAME_SERVER='%s': expected "
+                         "dir:/path", v);
+    return 0;
+}
+
+/* The error of the name directory, with what the user can do about it. */
+static int dir_error(int rc, const char *service, const char *fn)
+{
+    if (rc == CORE_EACCESS)
+        return api_error(MPI_COMM_WORLD, CORE_EIO, fn, "service '%s': the name directory "
+                         "'%s' (RDMPI_NAME_SERVER) is missing, not a directory, not yours or "
+                         "open to others (it must be mode 0700)", service, name_dir());
+    return api_error(MPI_COMM_WORLD, rc, fn, "service '%s' in the name directory '%s': %s",
+                     service, name_dir(), core_strerror(rc));
+}
+
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     API_ENTER;
@@ -435,6 +470,11 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_
     if (!port_name || !*port_name || strlen(port_name) >= MPI_MAX_PORT_NAME)
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "port name missing or longer than "
                          "MPI_MAX_PORT_NAME");
+    API_CHECK(check_name_server(fn));
+    if (name_dir()) {
+        int rc = core_namedir_publish(name_dir(), service_name, port_name);
+        return rc ? dir_error(rc, service_name, fn) : MPI_SUCCESS;
+    }
     int rc = core_boot_publish(core_rt, service_name, port_name);
     if (rc)
         return api_error(MPI_COMM_WORLD, rc, fn, "service '%s': %s", service_name,
@@ -455,6 +495,14 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *por
         return api_error(MPI_COMM_WORLD, CORE_EPORT, fn, "NULL port name");
     /* Only the pair that was published: a name published with another port is not this
      * one (MPI_ERR_SERVICE, as for a name not published at all). */
+    API_CHECK(check_name_server(fn));
+    if (name_dir()) {
+        int rc = core_namedir_unpublish(name_dir(), service_name, port_name);
+        if (rc == CORE_ESERVICE)
+            return api_error(MPI_COMM_WORLD, rc, fn, "service '%s' is not published with "
+                             "port '%s'", service_name, port_name);
+        return rc ? dir_error(rc, service_name, fn) : MPI_SUCCESS;
+    }
     char have[MPI_MAX_PORT_NAME];
     int rc = core_boot_lookup(core_rt, service_name, have, sizeof(have));
     if (rc == CORE_ENAME || (!rc && strcmp(have, port_name)))
@@ -478,6 +526,14 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     API_CHECK(check_service(service_name, fn));
     API_CHECK(api_check_info(MPI_COMM_WORLD, info, 1, fn));
     API_CHECK(api_check_ptr(MPI_COMM_WORLD, port_name, "port_name", fn));
+    API_CHECK(check_name_server(fn));
+    if (name_dir()) {
+        int rc = core_namedir_lookup(name_dir(), service_name, port_name, MPI_MAX_PORT_NAME);
+        if (rc == CORE_ENAME)
+            return api_error(MPI_COMM_WORLD, rc, fn, "service '%s': %s", service_name,
+                             core_strerror(rc));
+        return rc ? dir_error(rc, service_name, fn) : MPI_SUCCESS;
+    }
     int rc = core_boot_lookup(core_rt, service_name, port_name, MPI_MAX_PORT_NAME);
     if (rc)
         return api_error(MPI_COMM_WORLD, rc, fn, "service '%s': %s", service_name,

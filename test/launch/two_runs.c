@@ -98,6 +98,12 @@ static void refused(const char *port, const char *what, double limit)
     if (rc != MPI_SUCCESS)
         MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_PORT, "connect to %s: error class %d, expected MPI_ERR_PORT", what, cls);
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int ml = 0;
+    if (rc != MPI_SUCCESS && rank == 0) {
+        MPI_Error_string(rc, msg, &ml);
+        printf("refused: %s: %s\n", what, msg);
+    }
     CHECK(inter == MPI_COMM_NULL, "connect to %s: newcomm not MPI_COMM_NULL", what);
     CHECK(now() - t0 < limit, "connect to %s took %.1f s", what, now() - t0);
 }
