@@ -22,3 +22,11 @@ librdmpi_la_LIBADD += librdmpi_op.la
 librdmpi_la_LDFLAGS += -Wl,-z,nodelete
 librdmpi_la_SOURCES += src/core/topo_graph.c src/core/darray.h src/core/darray.c \
 	src/core/external32.h src/core/external32.c
+
+# What the roots of two runs exchange (xwire.c) and the name directory runs share.
+check_PROGRAMS += test/unit/test_xwire
+test_unit_test_xwire_SOURCES = test/unit/test_xwire.c src/core/xwire.c src/core/namedir.c \
+	src/core/secret.c
+test_unit_test_xwire_CPPFLAGS = $(AM_CPPFLAGS)
+test_unit_test_xwire_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
+test_unit_test_xwire_LDADD = $(SODIUM_LIBS)

@@ -8,6 +8,9 @@
  * moved to another pair of ranks, claimed ranks outside the job or equal to
  * the acceptor's, messages for another rank, cut short or too long, with a
  * wrong magic, version, type, reserved byte or stray MAC, and random bytes.
+ * Between runs (a HELLO marked as keyed by a bridge key): the acceptor finds
+ * the one of its keys the PROOF was made with, refuses one made with none of
+ * them, and takes a uid equal to its own (another run's numbering).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -284,7 +287,7 @@ static void test_malformed(void)
         uint8_t xor;
         const char *what;
     } edits[] = {{0, 0x20, "magic"},   {3, 1, "magic"},          {4, 1, "version"},
-                 {5, 1, "version"},    {6, 2, "type"},           {7, 1, "reserved byte"},
+                 {5, 1, "version"},    {6, 2, "type"},           {7, 2, "reserved byte"},
                  {40, 1, "MAC area"},  {63, 0x80, "MAC area"}};
     for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
         tp_tcp_auth_connect(&c, key, 3, SIZE, 5, hello);
@@ -334,6 +337,43 @@ static void test_malformed(void)
     pass("malformed", before);
 }
 
+static void test_bridge(void)
+{
+    int before = failures;
+    uint8_t bkey[CORE_KEY_LEN], hello[MSG], challenge[MSG], proof[MSG], verdict[MSG], out[MSG];
+    core_random(bkey, sizeof(bkey));
+    for (int right = 0; right <= 1; right++) {
+        tp_tcp_auth_t c, a;
+        /* the same uid on both sides: two runs number alike */
+        tp_tcp_auth_connect(&c, bkey, 5, SIZE, 5, hello);
+        tp_tcp_auth_mark_bridge(&c, hello);
+        tp_tcp_auth_accept(&a, key, 5, SIZE);
+        int rc = tp_tcp_auth_recv(&a, hello, MSG, challenge);
+        check(rc == TP_TCP_AUTH_SEND && a.bridge, "bridge", "a bridge HELLO gave %d (%s)", rc,
+              a.why ? a.why : "");
+        check(tp_tcp_auth_recv(&c, challenge, MSG, proof) == TP_TCP_AUTH_SEND, "bridge",
+              "the challenge was refused");
+        check(tp_tcp_auth_recv(&a, proof, MSG, out) == TP_TCP_AUTH_WHICH, "bridge",
+              "a bridge PROOF did not ask which key");
+        check(!tp_tcp_auth_prove(&a, key, proof), "bridge", "the job key proved a bridge PROOF");
+        check(!tp_tcp_auth_prove(&a, other_key, proof), "bridge", "another key proved it");
+        if (!right)
+            continue;
+        check(tp_tcp_auth_prove(&a, bkey, proof), "bridge", "the bridge key did not prove it");
+        check(!tp_tcp_auth_prove(&a, bkey, proof), "bridge", "a proof was taken twice");
+        tp_tcp_auth_verdict(&a, 1, verdict);
+        check(tp_tcp_auth_recv(&c, verdict, MSG, out) == TP_TCP_AUTH_UP, "bridge",
+              "the connector did not take the acceptor's answer (%s)", c.why ? c.why : "");
+    }
+    /* unmarked, the same uid is still a claim to be the acceptor */
+    tp_tcp_auth_t c, a;
+    tp_tcp_auth_connect(&c, key, 5, SIZE, 5, hello);
+    tp_tcp_auth_accept(&a, key, 5, SIZE);
+    check(tp_tcp_auth_recv(&a, hello, MSG, challenge) == CORE_EPEER, "bridge",
+          "an unmarked HELLO from the acceptor's own rank passed");
+    pass("bridge", before);
+}
+
 int main(void)
 {
     if (core_crypto_init()) {
@@ -353,5 +393,6 @@ int main(void)
     test_replay();
     test_ranks();
     test_malformed();
+    test_bridge();
     return failures ? 1 : 0;
 }
