@@ -15,11 +15,16 @@
  * lower (job name, rank) as its rank 0, and an MPI_Intercomm_create between
  * the two MPI_COMM_SELFs (api_intercomm_make).
  *
- * Reach: the processes of one launcher (a job's own ranks, a job and the
- * jobs it spawned). Processes of two separately started rdmpiruns do not
- * know each other's jobs, and their job names and uids may even coincide:
- * the hello carries the run id (core_run_id), and a join between two runs
- * fails cleanly on both sides, saying so.
+ * Between two separately started rdmpiruns (the hello carries the run id,
+ * core_run_id; their job names and uids may coincide, so neither launcher is
+ * asked) the two go on over the socket as the roots of an accept/connect
+ * between runs do (api/xport.c, docs/dynamic.md design b), with no port key
+ * to prove: each sends an ephemeral X25519 public key (core_kx), both derive
+ * the bridge key from the agreement, and each sends its table of one entry
+ * (uid, tcp address) MACed with it. A passive observer of the socket learns
+ * nothing of the key; the application's socket is what MPI trusts to lead
+ * to the right process, as within one run. Exactly 32 + 76 more bytes each
+ * way, so the socket is again left with nothing unread.
  */
 #include <errno.h>
 #include <poll.h>
@@ -30,6 +35,9 @@
 #include "api/api.h"
 #include "api/dynamic.h"
 #include "api/intercomm.h"
+#include "api/xport.h"
+#include "core/secret.h"
+#include "core/xwire.h"
 #include "core/jobid.h"
 #include "core/log.h"
 #include "core/procs.h"
@@ -99,6 +107,73 @@ static int swap_hellos(int fd, core_join_hello_t *them, const char **why)
     return rc;
 }
 
+/* The join with a process of another run (them: its hello), over the same socket. */
+static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *intercomm,
+                          char *why, size_t wlen)
+{
+    uint8_t pk[CORE_KX_PUBLIC], sk[CORE_KX_SECRET], tpk[CORE_KX_PUBLIC], key[CORE_KEY_LEN];
+    uint8_t tab[CORE_XWIRE_TABLE_HDR + CORE_XWIRE_ENTRY + CORE_MAC_LEN];
+    core_xwire_entry_t me, peer;
+    core_xwire_table_t mine = { 1, 0, core_run_id(core_rt), &me }, theirs = { 0, 0, 0, &peer };
+    const char *w = "";
+    int rc = api_xport_my_entry(&me);
+    if (rc) {
+        snprintf(why, wlen, "this process has no tcp address for the other run: %s",
+                 core_strerror(rc));
+        return rc;
+    }
+    core_kx_keypair(pk, sk);
+    if (!(rc = fd_move(fd, pk, sizeof(pk), 1, &w)) && !(rc = fd_move(fd, tpk, sizeof(tpk), 0, &w))) {
+        rc = core_kx_shared(pk, sk, tpk, key);
+        if (rc)
+            w = "its key agreement message is not a usable public key";
+    }
+    memset(sk, 0, sizeof(sk));
+    uint8_t lo = core_run_id(core_rt) < them->run ? 'L' : 'H'; /* each side's MAC role */
+    if (!rc) {
+        core_xwire_table_encode(&mine, key, lo, tab);
+        if (!(rc = fd_move(fd, tab, sizeof(tab), 1, &w)) &&
+            !(rc = fd_move(fd, tab, sizeof(tab), 0, &w)))
+            rc = core_xwire_table_decode(tab, sizeof(tab), key, lo == 'L' ? 'H' : 'L',
+                                         &theirs, &w);
+    }
+    if (!rc && (theirs.run != them->run || theirs.n != 1 ||
+                (int)peer.uid != them->job.ubase + them->rank)) {
+        w = "its table does not name the process its hello named";
+        rc = CORE_EPROTO;
+    }
+    if (rc) {
+        memset(key, 0, sizeof(key));
+        snprintf(why, wlen, "with rank %d of job %s of another rdmpirun run (%016llx), the "
+                 "bridge over the socket: %s", them->rank, them->job.nspace,
+                 (unsigned long long)them->run, w);
+        return rc;
+    }
+    int b = core_bridge_add(core_rt, them->run, key), idx = b;
+    memset(key, 0, sizeof(key));
+    char addr[48];
+    snprintf(addr, sizeof(addr), "%u.%u.%u.%u:%u", peer.ip[0], peer.ip[1], peer.ip[2],
+             peer.ip[3], (unsigned)peer.port);
+    if (b >= 0)
+        idx = core_proc_add_foreign(core_rt, them->run, (int)peer.uid, addr, b);
+    MPI_Comm pair = MPI_COMM_NULL;
+    const char *what = "adding the other run's process";
+    int first = core_run_id(core_rt) < them->run;
+    if ((rc = idx < 0 ? idx : 0) == 0) {
+        what = "making the two-process communicator";
+        if (!(rc = api_dyn_pair(idx, first, &pair)))
+            rc = api_intercomm_make_known(MPI_COMM_SELF, 0, pair, first ? 1 : 0, JOIN_TAG,
+                                          &idx, 1, intercomm, &what);
+    }
+    if (pair != MPI_COMM_NULL)
+        core_comm_release(pair);
+    if (rc)
+        snprintf(why, wlen, "with rank %d of job %s of another rdmpirun run (%016llx), %s "
+                 "failed: %s", them->rank, them->job.nspace, (unsigned long long)them->run,
+                 what, core_strerror(rc));
+    return rc;
+}
+
 static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
 {
     core_join_hello_t them;
@@ -112,12 +187,8 @@ static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
         snprintf(why, wlen, "the hello over the socket: %s", w);
         return rc;
     }
-    if (them.run != core_run_id(core_rt)) { /* its job names and uids are not ours */
-        snprintf(why, wlen, "the other side is rank %d of job %s of another rdmpirun run: "
-                 "processes of separately started runs cannot join (not supported)",
-                 them.rank, them.job.nspace);
-        return CORE_EPEER;
-    }
+    if (them.run != core_run_id(core_rt)) /* its job names and uids are not ours */
+        return join_other_run(fd, &them, intercomm, why, wlen);
     int order = strcmp(core_rt->nspace, them.job.nspace);
     if (!order && them.rank == core_rt->rank) {
         snprintf(why, wlen, "the socket leads back to this process");

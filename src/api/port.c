@@ -28,7 +28,6 @@
  * An accepting root does not know which kind of connector comes: it watches both the
  * launcher and its port's socket.
  */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,8 +73,6 @@ static int our_port(const char *port, core_port_t *id)
     return core_mem_eq(k.key, id->key, sizeof(k.key));
 }
 
-static int own_addr(uint32_t *ip, int *port);
-
 /* A well-formed port of another rdmpirun run. */
 static int other_run(const char *port)
 {
@@ -104,7 +101,7 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     uint32_t ip = 0;
     int rc = rt_dyn_prepare(), port = 0;
     if (!rc)
-        rc = own_addr(&ip, &port);
+        rc = api_xport_own_addr((uint8_t *)&ip, &port);
     if (!rc)
         rc = api_xport_open(me.seq, (const uint8_t *)&ip, &me.tport);
     if (rc)
@@ -121,30 +118,6 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     return MPI_SUCCESS;
 }
 int MPI_Open_port(MPI_Info info, char *port_name) API_ALIAS(MPI_Open_port);
-
-/* This process's tcp address (published by the tcp transport), as an IPv4 address in
- * network order and a port. */
-static int own_addr(uint32_t *ip, int *port)
-{
-    void *val = NULL;
-    size_t len = 0;
-    int rc = core_boot_get(core_rt, core_rt->rank, CORE_KEY_TCP_ADDR, &val, &len);
-    if (rc)
-        return rc;
-    char *s = val, *colon = len ? memchr(s, ':', len) : NULL, *end = NULL;
-    long p = 0;
-    rc = CORE_EPROTO;
-    if (colon && s[len - 1] == '\0') {
-        *colon = '\0';
-        p = strtol(colon + 1, &end, 10);
-        if (inet_pton(AF_INET, s, ip) == 1 && end != colon + 1 && !*end && p > 0 && p < 65536) {
-            *port = (int)p;
-            rc = 0;
-        }
-    }
-    free(val);
-    return rc;
-}
 
 /* Closing stops listening for other runs; the name must be one of ours. */
 int PMPI_Close_port(const char *port_name)
@@ -231,20 +204,6 @@ static int root_connect(const char *port, MPI_Comm *pair)
     return rc;
 }
 
-/* This member's entry in its group's table for another run: its uid and tcp address. */
-static int my_entry(core_xwire_entry_t *e)
-{
-    uint32_t ip = 0;
-    int port = 0, rc = own_addr(&ip, &port);
-    memset(e, 0, sizeof(*e));
-    if (rc)
-        return rc;
-    e->uid = (uint32_t)core_proc_uid(core_rt, core_rt->rank);
-    memcpy(e->ip, &ip, 4);
-    e->port = (uint16_t)port;
-    return 0;
-}
-
 /* What the root tells its group after meeting the other side. */
 typedef struct root_result {
     int rc, xrun;
@@ -314,7 +273,7 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
     core_xwire_entry_t me, *table = NULL;
     int rc = rt_dyn_prepare();
     if (!rc)
-        rc = my_entry(&me);
+        rc = api_xport_my_entry(&me);
     int lrc = rc, brc;
     if (comm->rank == root && !(table = calloc((size_t)comm->size, sizeof(*table))))
         lrc = rc = CORE_ENOMEM;

@@ -22,7 +22,9 @@
 #include <unistd.h>
 #include "api/api.h"
 #include "api/xport.h"
+#include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/procs.h"
 #include "core/progress.h"
 #include "core/secret.h"
 
@@ -36,6 +38,41 @@ static int say(char *why, size_t len, int rc, const char *fmt, ...)
     vsnprintf(why, len, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+int api_xport_own_addr(uint8_t ip[4], int *port)
+{
+    void *val = NULL;
+    size_t len = 0;
+    int rc = core_boot_get(core_rt, core_rt->rank, CORE_KEY_TCP_ADDR, &val, &len);
+    if (rc)
+        return rc;
+    char *s = val, *colon = len ? memchr(s, ':', len) : NULL, *end = NULL;
+    long p = 0;
+    rc = CORE_EPROTO;
+    if (colon && s[len - 1] == '\0') {
+        *colon = '\0';
+        p = strtol(colon + 1, &end, 10);
+        if (inet_pton(AF_INET, s, ip) == 1 && end != colon + 1 && !*end && p > 0 && p < 65536) {
+            *port = (int)p;
+            rc = 0;
+        }
+    }
+    free(val);
+    return rc;
+}
+
+int api_xport_my_entry(core_xwire_entry_t *e)
+{
+    uint8_t ip[4];
+    int port = 0, rc = api_xport_own_addr(ip, &port);
+    memset(e, 0, sizeof(*e));
+    if (rc)
+        return rc;
+    e->uid = (uint32_t)core_proc_uid(core_rt, core_rt->rank);
+    memcpy(e->ip, ip, 4);
+    e->port = (uint16_t)port;
+    return 0;
 }
 
 int api_xport_open(int seq, const uint8_t ip[4], int *tport)

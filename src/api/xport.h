@@ -18,6 +18,10 @@ typedef struct api_xlink {
     core_xwire_table_t remote;
 } api_xlink_t;
 
+/* This process's tcp address (published by its tcp transport, opened for other jobs). */
+int api_xport_own_addr(uint8_t ip[4], int *port);
+/* This process's entry in a group table for another run: its uid and tcp address. */
+int api_xport_my_entry(core_xwire_entry_t *e);
 /* Listens for port seq on ip (this process's tcp address); *tport: the tcp port. */
 int api_xport_open(int seq, const uint8_t ip[4], int *tport);
 /* Stops listening for port seq; CORE_EPORT when it is not open. */

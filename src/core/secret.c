@@ -4,6 +4,8 @@
  */
 #include <sodium.h>
 #include <stdio.h>
+#include <string.h>
+#include "core/errors.h"
 #include "core/secret.h"
 
 int core_crypto_init(void)
@@ -57,4 +59,29 @@ int core_mem_eq(const void *a, const void *b, size_t n)
 void core_hex(const void *bytes, size_t n, char *out)
 {
     sodium_bin2hex(out, 2 * n + 1, bytes, n);
+}
+
+void core_kx_keypair(uint8_t pk[CORE_KX_PUBLIC], uint8_t sk[CORE_KX_SECRET])
+{
+    crypto_kx_keypair(pk, sk);
+}
+
+int core_kx_shared(const uint8_t pk[CORE_KX_PUBLIC], const uint8_t sk[CORE_KX_SECRET],
+                   const uint8_t their_pk[CORE_KX_PUBLIC], uint8_t key[CORE_KEY_LEN])
+{
+    /* crypto_kx names the two sides client and server; its session keys are the same
+     * pair at both, so either serves as the one shared key */
+    uint8_t rx[crypto_kx_SESSIONKEYBYTES], tx[crypto_kx_SESSIONKEYBYTES];
+    int lo = memcmp(pk, their_pk, CORE_KX_PUBLIC) < 0;
+    int rc = lo ? crypto_kx_client_session_keys(rx, tx, pk, sk, their_pk)
+                : crypto_kx_server_session_keys(rx, tx, pk, sk, their_pk);
+    if (rc) {
+        sodium_memzero(rx, sizeof(rx));
+        sodium_memzero(tx, sizeof(tx));
+        return CORE_EPROTO;
+    }
+    memcpy(key, lo ? tx : rx, CORE_KEY_LEN); /* client's tx == server's rx */
+    sodium_memzero(rx, sizeof(rx));
+    sodium_memzero(tx, sizeof(tx));
+    return 0;
 }

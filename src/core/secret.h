@@ -56,6 +56,15 @@ int core_mac_ok(const uint8_t key[CORE_KEY_LEN], const void *msg, size_t len,
                 const uint8_t mac[CORE_MAC_LEN]);
 /* 1 when the n bytes at a and b are equal, in time independent of their contents. */
 int core_mem_eq(const void *a, const void *b, size_t n);
+/* An ephemeral key agreement (X25519, libsodium crypto_kx): a key pair, then the key both
+ * sides get from their own pair and the other's public key (the same at both: lo is the
+ * side whose public key sorts first, which both can tell). 0, or CORE_EPROTO for a public
+ * key that gives no secret (a low-order point). */
+#define CORE_KX_PUBLIC 32
+#define CORE_KX_SECRET 32
+void core_kx_keypair(uint8_t pk[CORE_KX_PUBLIC], uint8_t sk[CORE_KX_SECRET]);
+int core_kx_shared(const uint8_t pk[CORE_KX_PUBLIC], const uint8_t sk[CORE_KX_SECRET],
+                   const uint8_t their_pk[CORE_KX_PUBLIC], uint8_t key[CORE_KEY_LEN]);
 /* Writes 2*n lowercase hex digits and a NUL into out. */
 void core_hex(const void *bytes, size_t n, char *out);
 
