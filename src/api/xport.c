@@ -337,7 +337,7 @@ static const char *reason(uint32_t r)
     switch (r) {
     case CORE_XWIRE_WRONG_KEY:
         return "the acceptor refused our proof of the port key: the port name was altered "
-               "or forged, or the port was closed and opened again";
+               "or forged";
     case CORE_XWIRE_SAME_RUN:
         return "the acceptor says we are of its own run";
     default:
