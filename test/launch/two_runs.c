@@ -8,7 +8,10 @@
  *   - connects with the first port's key altered: the acceptor refuses it (MPI_ERR_PORT);
  *   - looks the service up (or reads the file) and connects for real: then p2p both ways
  *     and an allreduce across the intercommunicator, MPI_Intercomm_merge and an allreduce
- *     over the merged communicator, and MPI_Comm_disconnect.
+ *     over the merged communicator, and MPI_Comm_disconnect;
+ *   - connects to the second port once the server closed it: refused at once.
+ * Before the real connect the client also sends garbage to the port's address, which the
+ * acceptor must refuse (and go on accepting).
  * Then rank 0 of each joins the other over a loopback socket (MPI_Comm_join), exchanges a
  * message and disconnects.
  *   two_runs server PORTFILE DONEFILE   prints "server ok"
@@ -119,6 +122,33 @@ static void refused(const char *port, const char *what, double limit)
     CHECK(now() - t0 < limit, "connect to %s took %.1f s", what, now() - t0);
 }
 
+/* Connects a raw socket to the address in port (its seventh '/' field, "ip:port"), writes
+ * what no root would send and waits for the acceptor to close it. */
+static void garbage_at(const char *port)
+{
+    char copy[MPI_MAX_PORT_NAME], *f = copy, *colon;
+    snprintf(copy, sizeof(copy), "%s", port);
+    for (int i = 0; i < 6 && f; i++)
+        if ((f = strchr(f, '/')))
+            f++;
+    CHECK(f && (colon = strchr(f, ':')), "no address in the port '%s'", port);
+    if (!f || !colon)
+        return;
+    *colon = '\0';
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1)) };
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(inet_pton(AF_INET, f, &a.sin_addr) == 1 && fd >= 0 &&
+          connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "cannot reach the port's address");
+    char junk[72];
+    memset(junk, 'x', sizeof(junk));
+    CHECK(write(fd, junk, sizeof(junk)) == (ssize_t)sizeof(junk), "cannot write to the port");
+    struct pollfd p = { fd, POLLIN, 0 };
+    char c;
+    CHECK(poll(&p, 1, 10000) == 1 && read(fd, &c, 1) <= 0, "the acceptor kept a connection "
+          "that sent garbage");
+    close(fd);
+}
+
 /* What both sides do on the intercommunicator (server: high 0, client: high 1). */
 static void exercise(MPI_Comm inter, int server)
 {
@@ -212,6 +242,12 @@ int main(int argc, char **argv)
         if (rc == MPI_SUCCESS)
             exercise(inter, 1);
         if (rank == 0) {
+            char closed[4096];
+            snprintf(closed, sizeof(closed), "%s.closed", argv[3]);
+            CHECK(MPI_Close_port(idle) == MPI_SUCCESS, "MPI_Close_port (idle)");
+            FILE *cf = fopen(closed, "w");
+            if (cf)
+                fclose(cf);
             struct pollfd p = { l, POLLIN, 0 };
             int fd = poll(&p, 1, 30000) == 1 ? accept(l, NULL, NULL) : -1;
             CHECK(fd >= 0, "the client never connected for the join");
@@ -225,7 +261,6 @@ int main(int argc, char **argv)
                 CHECK(MPI_Unpublish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS,
                       "MPI_Unpublish_name");
             CHECK(MPI_Close_port(port) == MPI_SUCCESS, "MPI_Close_port");
-            CHECK(MPI_Close_port(idle) == MPI_SUCCESS, "MPI_Close_port (idle)");
         }
     } else {
         int tcp = 0;
@@ -245,6 +280,8 @@ int main(int argc, char **argv)
             bad[n - 1] = bad[n - 1] == '0' ? '1' : '0'; /* the key's last digit */
         refused(bad, "the port with an altered key", 10);
         refused("rdmpi-port3/", "an empty port3", 10);
+        if (rank == 0)
+            garbage_at(port);
         if (rank == 0 && svc) {
             char found[MPI_MAX_PORT_NAME];
             int rc = MPI_Lookup_name(svc, MPI_INFO_NULL, found);
@@ -257,6 +294,12 @@ int main(int argc, char **argv)
         CHECK(rc == MPI_SUCCESS, "MPI_Comm_connect: rc %d", rc);
         if (rc == MPI_SUCCESS)
             exercise(inter, 0);
+        /* the idle port, once the server closed it: refused at once */
+        char closed[4096];
+        snprintf(closed, sizeof(closed), "%s.closed", argv[3]);
+        if (rank == 0)
+            CHECK(wait_file(closed, NULL, 0) == 0, "the server never closed its idle port");
+        refused(idle, "a closed port", 2);
         if (rank == 0) {
             int fd = socket(AF_INET, SOCK_STREAM, 0);
             struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)tcp) };
