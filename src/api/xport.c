@@ -238,7 +238,17 @@ static int swap_tables(int fd, const core_xwire_table_t *mine, uint8_t my_role,
         *why = "a group table of another run than the handshake's";
         rc = CORE_EPROTO;
     }
-    return rc;
+    if (rc)
+        return rc;
+    /* both took the other's table before either goes on (core/xwire.h) */
+    core_xwire_hs_t done = { CORE_XWIRE_DONE, 0, 0, core_run_id(core_rt), { 0 }, { 0 } }, m;
+    if ((rc = send_hs(fd, &done, deadline)) || (rc = recv_hs(fd, &m, deadline, why)))
+        return rc;
+    if (m.type != CORE_XWIRE_DONE) {
+        *why = "no confirmation after the group tables";
+        return CORE_EPROTO;
+    }
+    return 0;
 }
 
 /* The acceptor's side of one connection: 0 when it proved the key and the tables are

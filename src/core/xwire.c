@@ -83,7 +83,7 @@ int core_xwire_hs_decode(const uint8_t *in, size_t len, core_xwire_hs_t *m, cons
     if (get16(in + 4) != CORE_XWIRE_VERSION)
         return bad(why, "another version of the handshake between runs");
     unsigned type = in[6];
-    if (type < CORE_XWIRE_HELLO || type > CORE_XWIRE_REFUSE || in[7])
+    if (type < CORE_XWIRE_HELLO || type > CORE_XWIRE_DONE || in[7])
         return bad(why, "a malformed handshake message");
     int nonce = type == CORE_XWIRE_HELLO || type == CORE_XWIRE_CHALLENGE;
     int mac = type == CORE_XWIRE_PROOF || type == CORE_XWIRE_ACCEPT;
@@ -100,7 +100,7 @@ int core_xwire_hs_decode(const uint8_t *in, size_t len, core_xwire_hs_t *m, cons
     memcpy(m->mac, in + 40, CORE_MAC_LEN);
     if (m->seq >= UID_LIMIT)
         return bad(why, "a port number out of range");
-    if (m->run == 0 && type != CORE_XWIRE_REFUSE && !mac)
+    if (m->run == 0 && (type == CORE_XWIRE_HELLO || type == CORE_XWIRE_CHALLENGE))
         return bad(why, "run id 0");
     return 0;
 }

@@ -9,6 +9,7 @@
  *                                        <-     ACCEPT(mac_a) or REFUSE(reason)
  *   TABLE(connector's group, mac)        ->
  *                                        <-     TABLE(acceptor's group, mac)
+ *   DONE                                 <->    DONE   (each side took the other's table)
  *
  *   mac_x  = HMAC-SHA-256(k, version | role x | seq | run_c | run_a | nonce_c | nonce_a)
  *   k      = core_kdf(port key, "rdmpi xrun auth")
@@ -19,7 +20,9 @@
  * the role byte makes a reflected proof fail; the acceptor proves itself only after the
  * connector did. The bridge key never crosses the wire; the members of both groups
  * authenticate their tcp connections to each other with it (tcp_auth.h). A TABLE is MACed
- * with the bridge key and its sender's role, so it cannot be altered or sent back.
+ * with the bridge key and its sender's role, so it cannot be altered or sent back. DONE
+ * (in both directions) says the sender took the other's table: neither goes on into the
+ * intercommunicator's creation while the other may have refused it.
  *
  * Handshake messages are CORE_XWIRE_HS bytes, little-endian:
  *   0 magic "rdXR"  4 version (u16)  6 type (u8)  7 zero
@@ -51,6 +54,7 @@ enum core_xwire_type {
     CORE_XWIRE_PROOF,
     CORE_XWIRE_ACCEPT,
     CORE_XWIRE_REFUSE,
+    CORE_XWIRE_DONE,
 };
 
 /* Why an acceptor refuses (REFUSE's reason). */

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         core_xwire_hs_t m;
         uint8_t again[CORE_XWIRE_HS];
         if (core_xwire_hs_decode(in, len, &m, &why) == 0) {
-            FUZZ_CHECK(m.type >= CORE_XWIRE_HELLO && m.type <= CORE_XWIRE_REFUSE);
+            FUZZ_CHECK(m.type >= CORE_XWIRE_HELLO && m.type <= CORE_XWIRE_DONE);
             FUZZ_CHECK(m.seq < (1u << 30));
             core_xwire_hs_encode(&m, again);
             FUZZ_CHECK(!memcmp(again, in, CORE_XWIRE_HS));
@@ -69,10 +69,11 @@ void fuzz_make_seeds(void)
     core_xwire_hs_t m = { CORE_XWIRE_HELLO, 3, 0, 0x0123456789abcdefULL, { 9, 9 }, { 0 } };
     uint8_t buf[1 + CORE_XWIRE_HS];
     char name[32];
-    for (unsigned type = CORE_XWIRE_HELLO; type <= CORE_XWIRE_REFUSE; type++) {
+    for (unsigned type = CORE_XWIRE_HELLO; type <= CORE_XWIRE_DONE; type++) {
         m.type = type;
         m.reason = type == CORE_XWIRE_REFUSE ? CORE_XWIRE_WRONG_KEY : 0;
-        memset(m.mac, type, sizeof(m.mac));
+        memset(m.mac, type == CORE_XWIRE_PROOF || type == CORE_XWIRE_ACCEPT ? type : 0,
+               sizeof(m.mac));
         buf[0] = 0;
         core_xwire_hs_encode(&m, buf + 1);
         snprintf(name, sizeof(name), "hs%u", type);
