@@ -414,7 +414,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int lead = intercomm->group->ranks[0];
     const struct core_proc *f = core_proc_foreign(core_rt, lead);
     uint64_t run = f ? f->run : core_run_id(core_rt);
-    int mine[4] = { high ? 1 : 0, (int)(run >> 33), (int)((run >> 2) & 0x7fffffff),
+    int mine[4] = { high ? 1 : 0, (int)(uint32_t)(run >> 32), (int)(uint32_t)run,
                     core_proc_uid(core_rt, lead) };
     int theirs[4] = { 0, 0, 0, 0 };
     int rc = 0;
@@ -425,8 +425,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     if (rc)
         return api_error(intercomm, rc, fn, "%s", core_strerror(rc));
     int first = mine[0] != theirs[0] ? !mine[0]
-              : mine[1] != theirs[1] ? mine[1] < theirs[1]
-              : mine[2] != theirs[2] ? mine[2] < theirs[2]
+              : mine[1] != theirs[1] ? (uint32_t)mine[1] < (uint32_t)theirs[1]
+              : mine[2] != theirs[2] ? (uint32_t)mine[2] < (uint32_t)theirs[2]
               : mine[3] < theirs[3];
     MPI_Group lo = first ? intercomm->group : intercomm->remote;
     MPI_Group hi = first ? intercomm->remote : intercomm->group;

@@ -200,6 +200,22 @@ static void exercise(MPI_Comm inter, int server)
         MPI_Barrier(merged);
         MPI_Comm_free(&merged);
     }
+    /* both sides pass the same high: the order comes from the runs' ids, the same at all */
+    rc = MPI_Intercomm_merge(inter, 0, &merged);
+    CHECK(rc == MPI_SUCCESS, "merge with equal high: rc %d", rc);
+    if (rc == MPI_SUCCESS) {
+        int mr = -1, all = 0, lo = 0;
+        MPI_Comm_rank(merged, &mr);
+        rc = MPI_Allreduce(&mr, &all, 1, MPI_INT, MPI_SUM, merged);
+        CHECK(rc == MPI_SUCCESS && all == 6, "merged with equal high: rank sums to %d", all);
+        /* each side's ranks are contiguous, in their order */
+        CHECK(mr == rank || mr == rank + 2, "merged with equal high: rank %d", mr);
+        lo = mr < 2;
+        int los = 0;
+        MPI_Allreduce(&lo, &los, 1, MPI_INT, MPI_SUM, merged);
+        CHECK(los == 2, "merged with equal high: %d processes took the low half", los);
+        MPI_Comm_free(&merged);
+    }
     rc = MPI_Comm_disconnect(&inter);
     CHECK(rc == MPI_SUCCESS && inter == MPI_COMM_NULL, "disconnect: rc %d", rc);
 }
