@@ -1,6 +1,7 @@
 /*
  * Two separately started rdmpirun runs (test/launch/run, case two_runs) meet through
- * accept/connect (docs/dynamic.md, design b). The server's run (2 ranks) opens a port,
+ * accept/connect (docs/dynamic.md, design b). The server's run (2 ranks; its last rank is
+ * the root, the client's is rank 0, so the two leaders differ in rank) opens a port,
  * publishes it under a service name (RDMPI_NAME_SERVER, when the test gives one) and writes
  * it to a file, and opens a second port on which nobody ever accepts. The client's run
  * (2 ranks):
@@ -233,7 +234,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "server")) {
         int l = -1;
         struct sockaddr_in a = { .sin_family = AF_INET };
-        if (rank == 0) {
+        if (rank == size - 1) {
             CHECK(MPI_Open_port(MPI_INFO_NULL, port) == MPI_SUCCESS, "MPI_Open_port");
             CHECK(MPI_Open_port(MPI_INFO_NULL, idle) == MPI_SUCCESS, "MPI_Open_port (idle)");
             if (svc)
@@ -253,11 +254,11 @@ int main(int argc, char **argv)
                 MPI_Abort(MPI_COMM_WORLD, 2);
         }
         MPI_Comm inter = MPI_COMM_NULL;
-        int rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        int rc = MPI_Comm_accept(port, MPI_INFO_NULL, size - 1, MPI_COMM_WORLD, &inter);
         CHECK(rc == MPI_SUCCESS, "MPI_Comm_accept: rc %d", rc);
         if (rc == MPI_SUCCESS)
             exercise(inter, 1);
-        if (rank == 0) {
+        if (rank == size - 1) {
             char closed[4096];
             snprintf(closed, sizeof(closed), "%s.closed", argv[3]);
             CHECK(MPI_Close_port(idle) == MPI_SUCCESS, "MPI_Close_port (idle)");
