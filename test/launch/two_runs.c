@@ -13,7 +13,7 @@
  *   - connects to the second port once the server closed it: refused at once.
  * Before the real connect the client also sends garbage to the port's address, which the
  * acceptor must refuse (and go on accepting).
- * Then rank 0 of each joins the other over a loopback socket (MPI_Comm_join), exchanges a
+ * Then the roots join each other over a socket at the port's address (MPI_Comm_join), exchange a
  * message and disconnects.
  *   two_runs server PORTFILE DONEFILE   prints "server ok"
  *   two_runs client PORTFILE DONEFILE   prints "client ok"
@@ -123,23 +123,31 @@ static void refused(const char *port, const char *what, double limit)
     CHECK(now() - t0 < limit, "connect to %s took %.1f s", what, now() - t0);
 }
 
-/* Connects a raw socket to the address in port (its seventh '/' field, "ip:port"), writes
- * what no root would send and waits for the acceptor to close it. */
-static void garbage_at(const char *port)
+/* The address in port (its seventh '/' field, "ip:port"): 0, or -1 if there is none. */
+static int port_addr(const char *port, struct sockaddr_in *a)
 {
-    char copy[MPI_MAX_PORT_NAME], *f = copy, *colon;
+    char copy[MPI_MAX_PORT_NAME], *f = copy, *colon = NULL;
     snprintf(copy, sizeof(copy), "%s", port);
     for (int i = 0; i < 6 && f; i++)
         if ((f = strchr(f, '/')))
             f++;
-    CHECK(f && (colon = strchr(f, ':')), "no address in the port '%s'", port);
-    if (!f || !colon)
-        return;
+    if (!f || !(colon = strchr(f, ':')))
+        return -1;
     *colon = '\0';
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1)) };
+    memset(a, 0, sizeof(*a));
+    a->sin_family = AF_INET;
+    a->sin_port = htons((uint16_t)atoi(colon + 1));
+    return inet_pton(AF_INET, f, &a->sin_addr) == 1 ? 0 : -1;
+}
+
+/* Connects a raw socket to the address in port, writes what no root would send and waits
+ * for the acceptor to close it. */
+static void garbage_at(const char *port)
+{
+    struct sockaddr_in a;
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    CHECK(inet_pton(AF_INET, f, &a.sin_addr) == 1 && fd >= 0 &&
-          connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "cannot reach the port's address");
+    CHECK(port_addr(port, &a) == 0 && fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0,
+          "cannot reach the address of the port '%s'", port);
     char junk[72];
     memset(junk, 'x', sizeof(junk));
     CHECK(write(fd, junk, sizeof(junk)) == (ssize_t)sizeof(junk), "cannot write to the port");
@@ -240,9 +248,12 @@ int main(int argc, char **argv)
             if (svc)
                 CHECK(MPI_Publish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS,
                       "MPI_Publish_name");
+            /* the join socket listens where the port does: loopback in the launch test */
             l = socket(AF_INET, SOCK_STREAM, 0);
             socklen_t alen = sizeof(a);
-            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            if (port_addr(port, &a))
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            a.sin_port = 0;
             if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
                 getsockname(l, (struct sockaddr *)&a, &alen))
                 MPI_Abort(MPI_COMM_WORLD, 2);
@@ -319,8 +330,9 @@ int main(int argc, char **argv)
         refused(idle, "a closed port", 2);
         if (rank == 0) {
             int fd = socket(AF_INET, SOCK_STREAM, 0);
-            struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)tcp) };
-            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            struct sockaddr_in a;
+            port_addr(port, &a);
+            a.sin_port = htons((uint16_t)tcp);
             CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0,
                   "cannot connect to the server's join socket (port %d)", tcp);
             join_other(fd, "client", 66, 55);
