@@ -28,7 +28,7 @@
 #include "core/progress.h"
 #include "core/secret.h"
 
-#define STEP_TIMEOUT 10.0 /* seconds an accepted connector may take per message */
+#define STEP_TIMEOUT 10.0 /* seconds an accepted connector has for the whole exchange */
 #define SLICE_MS 2        /* poll slices between progress passes */
 
 static int say(char *why, size_t len, int rc, const char *fmt, ...)
