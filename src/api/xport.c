@@ -79,7 +79,7 @@ int api_xport_open(int seq, const uint8_t ip[4], int *tport)
 {
     int slot = -1;
     for (int i = 0; i < CORE_XPORTS && slot < 0; i++)
-        if (core_rt->xports[i].fd < 0)
+        if (!core_rt->xports[i].open)
             slot = i;
     if (slot < 0)
         return CORE_EOTHER;
@@ -96,6 +96,7 @@ int api_xport_open(int seq, const uint8_t ip[4], int *tport)
     }
     core_rt->xports[slot].seq = seq;
     core_rt->xports[slot].fd = fd;
+    core_rt->xports[slot].open = 1;
     *tport = ntohs(a.sin_port);
     return 0;
 }
@@ -103,7 +104,7 @@ int api_xport_open(int seq, const uint8_t ip[4], int *tport)
 static int slot_of(int seq)
 {
     for (int i = 0; i < CORE_XPORTS; i++)
-        if (core_rt->xports[i].fd >= 0 && core_rt->xports[i].seq == seq)
+        if (core_rt->xports[i].open && core_rt->xports[i].seq == seq)
             return i;
     return -1;
 }
@@ -114,16 +115,16 @@ int api_xport_close(int seq)
     if (i < 0)
         return CORE_EPORT;
     close(core_rt->xports[i].fd);
-    core_rt->xports[i].fd = -1;
+    core_rt->xports[i].open = 0;
     return 0;
 }
 
 void api_xport_close_all(void)
 {
     for (int i = 0; core_rt && i < CORE_XPORTS; i++)
-        if (core_rt->xports[i].fd >= 0) {
+        if (core_rt->xports[i].open) {
             close(core_rt->xports[i].fd);
-            core_rt->xports[i].fd = -1;
+            core_rt->xports[i].open = 0;
         }
 }
 

@@ -15,8 +15,6 @@ int core_procs_init(core_runtime_t *rt)
     rt->procs = calloc(CORE_PROCS_DYN, sizeof(*rt->procs));
     rt->bridges = calloc(CORE_BRIDGES, sizeof(*rt->bridges));
     rt->nbridges = 0;
-    for (int i = 0; i < CORE_XPORTS; i++)
-        rt->xports[i].fd = -1;
     return rt->procs && rt->bridges ? 0 : CORE_ENOMEM;
 }
 

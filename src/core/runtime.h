@@ -83,8 +83,8 @@ typedef struct core_runtime {
     struct core_bridge *bridges; /* keys shared with other runs (core/procs.h), CORE_BRIDGES */
     int nbridges;
     /* The listening sockets of this process's open ports, where roots of other runs
-     * connect (owned by api/xport.c; fd -1: a free slot). */
-    struct { int seq, fd; } xports[CORE_XPORTS];
+     * connect (owned by api/xport.c; open 0: a free slot, as calloc leaves it). */
+    struct { int seq, fd, open; } xports[CORE_XPORTS];
 
     /* The progress engine (core/progress.h): what every pass polls, the hooks of the layers
      * above that run while they have work (bit per hook in progress_pending), and the
