@@ -228,8 +228,8 @@ int core_boot_init(core_runtime_t *rt)
         rt->spawned = 1;
         PMIX_VALUE_RELEASE(pv);
     }
-    rt->uid_base = get_uint(&wild, CORE_UBASE_PMIX, 0, &v) == 0 && v < CORE_UID_MAX / 2
-                       ? (int)v : 0;
+    rt->launcher_numbers = get_uint(&wild, CORE_UBASE_PMIX, 0, &v) == 0 && v < CORE_UID_MAX / 2;
+    rt->uid_base = rt->launcher_numbers ? (int)v : 0;
     rc = job_key_from_launcher(rt, &wild);
     if (rc == CORE_EINVAL) {
         core_error("the launcher's job key (%s) is malformed", CORE_JOB_KEY_PMIX);
