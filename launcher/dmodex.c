@@ -234,6 +234,7 @@ static void send_request(struct launch_job *job, struct request *r)
         serve(job, target, r->id, r->rank);
         return;
     }
+    lbuf_u32(&b, job->dyn_index); /* launch_dyn_route */
     lbuf_u32(&b, r->id);
     lbuf_u32(&b, r->rank);
     if (b.err || launch_tree_send(job->tree, MSG_DMODEX_REQ, (uint32_t)target, b.p, b.len)) {
@@ -281,6 +282,7 @@ void launch_dmodex_progress(struct launch_job *job)
             finish(job, a->id, a->status, a->data, a->len);
         } else {
             struct launch_buf b = {0};
+            lbuf_u32(&b, job->dyn_index);
             lbuf_u32(&b, a->id);
             lbuf_u32(&b, (uint32_t)a->status);
             lbuf_bytes(&b, a->data, a->len);
@@ -305,7 +307,7 @@ void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p,
         return;
     if (launch_dmodex_decode(type, p, n, job->nranks, &m, &why)) {
         /* why is set */
-    } else if (type == MSG_DMODEX_REQ) {
+    } else if ((why = NULL, type == MSG_DMODEX_REQ)) { /* the decoder sets why either way */
         if (job->ranks[m.rank].node == job->my_node)
             serve(job, src, m.id, m.rank);
         else

@@ -14,7 +14,9 @@
  *
  * Fences are matched by their signature (the sorted participant ranks, or
  * "*" for the whole job) and a sequence number per signature: the k-th
- * fence with one signature is the same collective on every node.
+ * fence with one signature is the same collective on every node. A spawned
+ * job has fences of its own (its own struct launch_fence); their messages
+ * carry its index first (launch_dyn_route).
  */
 #include "server.h"
 #include "tree.h"
@@ -150,11 +152,12 @@ static char *signature(const struct launch_job *job, const pmix_proc_t procs[], 
 /* Marks in part[] the nodes that take part in the fence with signature sig. */
 static void participants(const struct launch_job *job, const char *sig, char *part)
 {
-    if (!strcmp(sig, "*")) {
-        memset(part, 1, (size_t)job->nnodes);
+    memset(part, 0, (size_t)job->nnodes);
+    if (!strcmp(sig, "*")) { /* the nodes holding ranks: a spawned job may leave some out */
+        for (int r = 0; r < job->nranks; r++)
+            part[job->ranks[r].node] = 1;
         return;
     }
-    memset(part, 0, (size_t)job->nnodes);
     for (const char *p = sig; *p;) {
         unsigned long r = strtoul(p, NULL, 10);
         if (r < (unsigned long)job->nranks)
@@ -273,6 +276,7 @@ static void complete(struct launch_job *job, struct coll *c)
     qsort(c->e, (size_t)c->ne, sizeof(*c->e), cmp_entry);
     for (int i = 0; i < c->ne; i++)
         lbuf_raw(&all, c->e[i].blob, c->e[i].len);
+    lbuf_u32(&msg, job->dyn_index); /* launch_dyn_route */
     lbuf_str(&msg, c->sig);
     lbuf_u32(&msg, c->seq);
     lbuf_bytes(&msg, all.p, all.len);
@@ -296,6 +300,7 @@ static void check(struct launch_job *job, struct coll *c)
         complete(job, c);
         return;
     }
+    lbuf_u32(&msg, job->dyn_index);
     lbuf_str(&msg, c->sig);
     lbuf_u32(&msg, c->seq);
     lbuf_u32(&msg, (uint32_t)c->ne);

@@ -194,8 +194,10 @@ static pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs,
     char *copy;
 
     (void)info, (void)ninfo;
-    if (server_job && server_job->fence)
-        return launch_fence_upcall(server_job, procs, nprocs, data, ndata, cbfunc, cbdata);
+    /* A fence of one job (the job's or a spawned one's): its own collective. */
+    struct launch_job *job = nprocs ? launch_dyn_job_of(server_job, procs[0].nspace) : server_job;
+    if (job && job->fence)
+        return launch_fence_upcall(job, procs, nprocs, data, ndata, cbfunc, cbdata);
     copy = malloc(ndata ? ndata : 1);
     if (!copy)
         return PMIX_ERR_NOMEM;
@@ -209,8 +211,11 @@ static pmix_status_t on_dmodex(const pmix_proc_t *proc, const pmix_info_t info[]
                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
     (void)info, (void)ninfo;
+    struct launch_job *job = launch_dyn_job_of(server_job, proc->nspace);
+    if (job && job->dmodex)
+        return launch_dmodex_upcall(job, proc, cbfunc, cbdata);
     if (server_job && server_job->dmodex)
-        return launch_dmodex_upcall(server_job, proc, cbfunc, cbdata);
+        return PMIX_ERR_NOT_FOUND; /* a namespace this run does not have */
     return PMIX_ERR_NOT_SUPPORTED; /* one node: every rank's data is already local */
 }
 

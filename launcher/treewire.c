@@ -30,7 +30,10 @@ static const char *const names[] = {
     [MSG_DMODEX_RESP] = "DMODEX_RESP", [MSG_ERROR] = "ERROR",
     [MSG_SHUTDOWN] = "SHUTDOWN",     [MSG_BYE] = "BYE",
     [MSG_LOST] = "LOST",             [MSG_CHALLENGE] = "CHALLENGE",
-    [MSG_PROOF] = "PROOF",
+    [MSG_PROOF] = "PROOF",           [MSG_SPAWN_REQ] = "SPAWN_REQ",
+    [MSG_SPAWN_RESP] = "SPAWN_RESP", [MSG_DYN_JOB] = "DYN_JOB",
+    [MSG_DYN_STARTED] = "DYN_STARTED", [MSG_DYN_EXIT] = "DYN_EXIT",
+    [MSG_DYN_KILL] = "DYN_KILL",
 };
 
 const char *launch_msg_name(int type)
@@ -334,8 +337,11 @@ static enum dir direction(int type)
     case MSG_SIGNAL:
     case MSG_SHUTDOWN:
     case MSG_FENCE_DOWN:
+    case MSG_DYN_JOB:
+    case MSG_DYN_KILL:
         return D_COMMAND;
     case MSG_STDIN:
+    case MSG_SPAWN_RESP:
         return D_TO_NODE;
     case MSG_UP:
     case MSG_STARTED:
@@ -345,6 +351,9 @@ static enum dir direction(int type)
     case MSG_IO:
     case MSG_ERROR:
     case MSG_LOST:
+    case MSG_SPAWN_REQ:
+    case MSG_DYN_STARTED:
+    case MSG_DYN_EXIT:
         return D_REPORT;
     case MSG_FENCE_UP:
     case MSG_BYE:
