@@ -4,7 +4,8 @@
  * message both ways, then a barrier and an allreduce over the merged communicator. Then the
  * refusals: a host that is not in the run and a command the host does not have both fail
  * at once with MPI_ERR_SPAWN, in every errcode, leaving the job running.
- * Arguments: HOST (the host to spawn on; "-" for no "host" key), the number of children.
+ * Arguments: HOST (the host to spawn on; "-" for no "host" key, "." for the root's own host),
+ * the number of children.
  */
 #include "check.h"
 
@@ -66,6 +67,11 @@ int main(int argc, char **argv)
         return 0;
     }
     const char *host = argc > 1 ? argv[1] : "-";
+    char here[MPI_MAX_PROCESSOR_NAME];
+    int hlen;
+    MPI_Get_processor_name(here, &hlen);
+    if (!strcmp(host, ".")) /* the root's own host */
+        host = here;
     int n = argc > 2 ? atoi(argv[2]) : 2, errs[16];
     char *cargv[] = { (char *)host, NULL };
     MPI_Info info;
