@@ -372,7 +372,8 @@ static int check_progress(struct daemon *d, double now)
         return 0;
     if (d->nalive + launch_dyn_alive(job) > 0 && now < d->shutdown_at + STOP_GRACE)
         return 0;
-    if (launch_io_open_streams(job) > 0 && now < d->shutdown_at + DRAIN_GRACE)
+    if (launch_io_open_streams(job) + launch_dyn_io_npollfds(job) > 0 &&
+        now < d->shutdown_at + DRAIN_GRACE)
         return 0;
     return launch_tree_children_done(job->tree) || now >= d->shutdown_at + STOP_GRACE;
 }
@@ -405,7 +406,8 @@ static void loop(struct daemon *d)
         launch_tree_tick(job->tree, now);
         if (check_progress(d, now))
             break;
-        int need = 3 + 2 * job->nranks + launch_tree_npollfds(job->tree);
+        int need = 3 + 2 * job->nranks + launch_dyn_io_npollfds(job) +
+                   launch_tree_npollfds(job->tree);
         if (need > cap) {
             struct pollfd *p = realloc(pfd, (size_t)need * sizeof(*p));
             if (!p)
@@ -413,7 +415,7 @@ static void loop(struct daemon *d)
             pfd = p;
             cap = need;
         }
-        int n = 0, nin, nio, nt;
+        int n = 0, nin, nio, ndyn, nt;
         pfd[n].fd = job->wake_fd[0];
         pfd[n++].events = POLLIN;
         pfd[n].fd = d->stdin_eof ? -1 : STDIN_FILENO;
@@ -421,6 +423,8 @@ static void loop(struct daemon *d)
         nin = launch_stdin_fill_pollfd(job, &pfd[n]);
         n += nin;
         nio = launch_io_fill_pollfds(job, &pfd[n], 2 * job->nranks);
+        ndyn = launch_dyn_io_fill_pollfds(job, &pfd[n + nio], cap - n - nio);
+        nio += ndyn; /* handled apart, after the job's own */
         nt = launch_tree_fill_pollfds(job->tree, &pfd[n + nio], cap - n - nio);
         for (int i = 0; i < 2; i++)
             pfd[i].revents = 0;
@@ -430,7 +434,8 @@ static void loop(struct daemon *d)
             read_agent_stdin(d);
         if (nin)
             launch_stdin_handle(job, &pfd[2]);
-        launch_io_handle(job, &pfd[n], nio);
+        launch_io_handle(job, &pfd[n], nio - ndyn);
+        launch_dyn_io_handle(job, &pfd[n + nio - ndyn], ndyn);
         launch_tree_handle(job->tree, &pfd[n + nio], nt);
     }
     free(pfd);

@@ -35,6 +35,7 @@ struct dyn_job {
     int acks, acks_wanted;
     int fail_code;
     char fail_why[512];
+    int npolled;                /* rdmpid: its output streams in the last poll */
 };
 
 /* A daemon's spawn request sent to rdmpirun, waiting for SPAWN_RESP. */

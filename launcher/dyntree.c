@@ -32,6 +32,7 @@
 
 void dyn_job_free(struct dyn_job *j)
 {
+    launch_io_destroy(&j->job);
     launch_fence_destroy(&j->job);
     launch_dmodex_destroy(&j->job);
     launch_dyn_apps_free(j->job.apps, j->job.napps);
@@ -413,6 +414,65 @@ static void send_started(struct launch_job *job, uint32_t index, int code, const
     lbuf_free(&b);
 }
 
+/* rdmpid: a spawned rank's output, to rdmpirun (written there as it comes, untagged). */
+static void io_sink(void *ctx, int rank, int is_err, const char *data, size_t n)
+{
+    struct launch_job *cj = ctx;
+    struct launch_dyn_io_msg m = {.index = cj->dyn_index, .rank = (uint32_t)rank,
+                                  .is_err = (uint32_t)is_err, .data = data, .len = n};
+    struct launch_buf b = {0};
+
+    launch_dyn_io_encode(&b, &m);
+    if (!b.err)
+        launch_tree_send(cj->tree, MSG_DYN_IO, 0, b.p, b.len);
+    lbuf_free(&b);
+}
+
+int launch_dyn_io_npollfds(const struct launch_job *job)
+{
+    int n = 0;
+
+    for (struct dyn_job *j = job->dyn ? job->dyn->jobs : NULL; j; j = j->next)
+        n += launch_io_open_streams(&j->job);
+    return n;
+}
+
+int launch_dyn_io_fill_pollfds(struct launch_job *job, struct pollfd *pfd, int max)
+{
+    int n = 0;
+
+    for (struct dyn_job *j = job->dyn ? job->dyn->jobs : NULL; j; j = j->next) {
+        j->npolled = launch_io_fill_pollfds(&j->job, pfd + n, max - n);
+        n += j->npolled;
+    }
+    return n;
+}
+
+void launch_dyn_io_handle(struct launch_job *job, const struct pollfd *pfd, int n)
+{
+    int k = 0;
+
+    for (struct dyn_job *j = job->dyn ? job->dyn->jobs : NULL; j && k < n; j = j->next) {
+        launch_io_handle(&j->job, pfd + k, j->npolled);
+        k += j->npolled;
+    }
+}
+
+static void on_io(struct launch_job *job, int src, const char *p, size_t n)
+{
+    struct launch_dyn_io_msg m;
+    const char *why;
+    struct dyn_job *dj;
+
+    if (launch_dyn_io_decode(p, n, &m, &why) || !(dj = by_index(job, m.index)) ||
+        m.rank >= (uint32_t)dj->job.nranks ||
+        job->nodes[dj->job.ranks[m.rank].node].vpid != src) {
+        fprintf(stderr, "%s: ignored spawned-rank output from member %d\n", launch_who, src);
+        return;
+    }
+    launch_io_remote(&dj->job, (int)m.rank, (int)m.is_err, m.data, m.len);
+}
+
 /* rdmpid: registers a spawned job and starts the ranks placed on this node. */
 static void on_dyn_job(struct launch_job *job, const char *p, size_t n)
 {
@@ -469,6 +529,13 @@ static void on_dyn_job(struct launch_job *job, const char *p, size_t n)
     m.napps = 0;
     launch_dyn_job_free(&m);
     dyn_link(job, dj);
+    /* Its ranks' output goes to rdmpirun, as the job's own (DYN_IO). */
+    if (cj->nlocal && launch_io_create_forward(cj, io_sink, cj)) {
+        snprintf(text, sizeof(text), "%s cannot make output pipes for spawned job %s",
+                 launch_who, cj->nspace);
+        send_started(job, cj->dyn_index, LAUNCH_EXIT_INTERNAL, text);
+        return;
+    }
     code = start_here(dj, text, sizeof(text));
     send_started(job, cj->dyn_index, code, text);
 }
@@ -516,6 +583,8 @@ void launch_dyn_msg(struct launch_job *job, int type, int src, const char *p, si
         on_spawn_req(job, src, p, n);
     else if (!job->is_daemon && type == MSG_DYN_STARTED)
         on_started(job, src, p, n);
+    else if (!job->is_daemon && type == MSG_DYN_IO)
+        on_io(job, src, p, n);
     else if (job->is_daemon && type == MSG_DYN_JOB && src == 0)
         on_dyn_job(job, p, n);
     else if (job->is_daemon && type == MSG_DYN_KILL && src == 0)

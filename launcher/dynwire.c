@@ -345,3 +345,27 @@ int launch_dyn_index_decode(const char *p, size_t n, uint32_t *index, const char
     *index = lrd_u32(&r);
     return r.err || *index > (1u << 20) ? -EPROTO : 0;
 }
+
+void launch_dyn_io_encode(struct launch_buf *b, const struct launch_dyn_io_msg *m)
+{
+    lbuf_u32(b, m->index);
+    lbuf_u32(b, m->rank);
+    lbuf_u32(b, m->is_err);
+    lbuf_bytes(b, m->data, m->len);
+}
+
+int launch_dyn_io_decode(const char *p, size_t n, struct launch_dyn_io_msg *m, const char **why)
+{
+    struct launch_rd r = {p, n, 0};
+
+    memset(m, 0, sizeof(*m));
+    *why = "malformed spawned-rank output";
+    m->index = lrd_u32(&r);
+    m->rank = lrd_u32(&r);
+    m->is_err = lrd_u32(&r);
+    m->data = lrd_bytes(&r, &m->len);
+    if (r.err || !m->data || r.left || m->index == 0 || m->rank >= LAUNCH_DYN_MAX_PROCS ||
+        m->is_err > 1)
+        return -EPROTO;
+    return 0;
+}

@@ -9,6 +9,7 @@
  *   DYN_STARTED  daemon -> 0: registered (and its ranks forked), or why not
  *   DYN_EXIT     daemon -> 0: a spawned rank of its node ended
  *   DYN_KILL     bcast: end a spawned job whose start failed somewhere
+ *   DYN_IO       daemon -> 0: output of a spawned rank of its node
  *
  * Fences and direct modex of a spawned job travel as those of the job, with
  * the job's index (0: the job rdmpirun started, k: the k-th spawned one) as
@@ -63,6 +64,11 @@ struct launch_dyn_started_msg {    /* DYN_STARTED */
 struct launch_dyn_exit_msg {       /* DYN_EXIT */
     uint32_t index, rank, status, connected, finalized;
 };
+struct launch_dyn_io_msg {         /* DYN_IO */
+    uint32_t index, rank, is_err;
+    const char *data;              /* points into the payload */
+    size_t len;
+};
 
 void launch_dyn_spawn_encode(struct launch_buf *b, const struct launch_dyn_spawn_msg *m);
 int launch_dyn_spawn_decode(const char *p, size_t n, struct launch_dyn_spawn_msg *m,
@@ -82,6 +88,8 @@ int launch_dyn_started_decode(const char *p, size_t n, struct launch_dyn_started
 void launch_dyn_exit_encode(struct launch_buf *b, const struct launch_dyn_exit_msg *m);
 int launch_dyn_exit_decode(const char *p, size_t n, struct launch_dyn_exit_msg *m,
                            const char **why);
+void launch_dyn_io_encode(struct launch_buf *b, const struct launch_dyn_io_msg *m);
+int launch_dyn_io_decode(const char *p, size_t n, struct launch_dyn_io_msg *m, const char **why);
 /* DYN_KILL, and the job index in front of a fence or direct-modex payload. */
 int launch_dyn_index_decode(const char *p, size_t n, uint32_t *index, const char **why);
 

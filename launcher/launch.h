@@ -298,6 +298,10 @@ int launch_dyn_exit_msg(struct launch_job *job, int src, const char *p, size_t n
                         struct launch_event *ev);
 /* Judges such an event as launch_dyn_reaped does a local exit (-1: no such live rank). */
 int launch_dyn_exited(struct launch_job *job, int index, int rank, int status, int reporting);
+/* rdmpid: the output pipes of the spawned ranks of its node, polled with the job's. */
+int launch_dyn_io_npollfds(const struct launch_job *job);
+int launch_dyn_io_fill_pollfds(struct launch_job *job, struct pollfd *pfd, int max);
+void launch_dyn_io_handle(struct launch_job *job, const struct pollfd *pfd, int n);
 /* rdmpirun: the daemon of node is gone; its spawned ranks with it. */
 void launch_dyn_node_lost(struct launch_job *job, int node);
 

@@ -203,6 +203,7 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
         break;
     case MSG_SPAWN_REQ:
     case MSG_DYN_STARTED:
+    case MSG_DYN_IO:
         launch_dyn_msg(job, type, src, p, n);
         break;
     case MSG_DYN_EXIT: {

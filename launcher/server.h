@@ -30,6 +30,10 @@ void launch_fence_destroy(struct launch_job *job);
 pmix_status_t launch_fence_upcall(struct launch_job *job, const pmix_proc_t procs[],
                                   size_t nprocs, const char *data, size_t ndata,
                                   pmix_modex_cbfunc_t cbfunc, void *cbdata);
+/* PMIx_Connect/Disconnect across nodes: complete once the servers of the nodes listed
+ * ("0,2": increasing node indices) have all called it. */
+pmix_status_t launch_fence_connect_upcall(struct launch_job *job, const char *nodes,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata);
 void launch_fence_progress(struct launch_job *job);
 void launch_fence_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
 

@@ -85,7 +85,8 @@ enum launch_msg {
     MSG_DYN_STARTED, /* daemon -> 0: it registered (and started) a spawned job, or why not */
     MSG_DYN_EXIT,    /* daemon -> 0: job index, rank, wait status, connected, finalized */
     MSG_DYN_KILL,    /* bcast: job index: end that spawned job (its start failed) */
-    MSG_LAST = MSG_DYN_KILL
+    MSG_DYN_IO,      /* daemon -> 0: job index, rank, is_err, bytes of a spawned rank */
+    MSG_LAST = MSG_DYN_IO
 };
 
 enum launch_hello_purpose { HELLO_BOOT = 1, HELLO_LINK = 2 };

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: the daemon tree's messages of spawned jobs (launcher/dynwire.c): SPAWN_REQ,
- * SPAWN_RESP, DYN_JOB, DYN_STARTED, DYN_EXIT and the job index in front of fences and
+ * SPAWN_RESP, DYN_JOB, DYN_STARTED, DYN_EXIT, DYN_IO and the job index in front of fences and
  * direct modex.
  *
  * Input: one byte, the message (low 3 bits) and, for DYN_JOB, the run's node count (high
@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "launcher/dynwire.h"
 
-enum { T_SPAWN, T_RESP, T_JOB, T_STARTED, T_EXIT, T_INDEX, T_COUNT };
+enum { T_SPAWN, T_RESP, T_JOB, T_STARTED, T_EXIT, T_IO, T_INDEX, T_COUNT };
 
 static void check_apps(const struct launch_app *apps, int napps, int *total)
 {
@@ -99,6 +99,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         break;
     }
+    case T_IO: {
+        struct launch_dyn_io_msg m;
+        if (!launch_dyn_io_decode(p, n, &m, &why)) {
+            FUZZ_CHECK(m.index >= 1 && m.is_err <= 1 && m.data >= p && m.data + m.len <= p + n);
+            launch_dyn_io_encode(&b, &m);
+            same_bytes(&b, data + 1, n);
+        }
+        break;
+    }
     default: {
         uint32_t index;
         if (!launch_dyn_index_decode(p, n, &index, &why))
@@ -169,6 +178,12 @@ void fuzz_make_seeds(void)
     struct launch_dyn_exit_msg ex = { .index = 2, .rank = 1, .status = 256, .connected = 1 };
     launch_dyn_exit_encode(&b, &ex);
     seed("exit", T_EXIT, 1, &b);
+    lbuf_free(&b);
+
+    struct launch_dyn_io_msg io = { .index = 1, .rank = 2, .is_err = 1, .data = "hello\n",
+                                    .len = 6 };
+    launch_dyn_io_encode(&b, &io);
+    seed("io", T_IO, 1, &b);
     lbuf_free(&b);
 
     lbuf_u32(&b, 3);

@@ -419,8 +419,9 @@ static void test_fence_dmodex(void)
     const char *why;
 
     group = "fence_dmodex";
-    const char *good[] = {"*", "0", "0,3,5", "7"}, *bad[] = {"", "5,3", "1,1", "8", "1,,2",
-                                                               "1,", ",1", "a", "-1", "99999999999"};
+    const char *good[] = {"*", "0", "0,3,5", "7", "n:0,2"},
+               *bad[] = {"", "5,3", "1,1", "8", "1,,2", "1,", ",1", "a", "-1", "99999999999",
+                         "n:", "n:3", "n:1,0", "n:*"};
     for (size_t i = 0; i < sizeof(good) / sizeof(*good) + sizeof(bad) / sizeof(*bad); i++) {
         int ok = i < sizeof(good) / sizeof(*good);
         const char *sig = ok ? good[i] : bad[i - sizeof(good) / sizeof(*good)];
@@ -542,6 +543,8 @@ static void test_dynwire(void)
     CHECK(route(8, 4, P, 0, MSG_SPAWN_REQ, 0, 0) < 0, "SPAWN_REQ from the parent taken");
     CHECK(route(8, 4, C, 6, MSG_DYN_EXIT, 0, 5) < 0, "DYN_EXIT for a sibling's subtree taken");
     CHECK(route(8, 4, C, 6, MSG_DYN_STARTED, 0, 6) == 0, "DYN_STARTED up refused");
+    CHECK(route(8, 4, C, 6, MSG_DYN_IO, 0, 7) == 0, "DYN_IO up refused");
+    CHECK(route(8, 4, P, 0, MSG_DYN_IO, 4, 0) < 0, "DYN_IO from the parent taken");
 
     snprintf(app.prog, sizeof(app.prog), "child");
     snprintf(m.nspace, sizeof(m.nspace), "rdmpi-1-s1");
