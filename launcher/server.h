@@ -42,6 +42,8 @@ void launch_dmodex_destroy(struct launch_job *job);
 pmix_status_t launch_dmodex_upcall(struct launch_job *job, const pmix_proc_t *proc,
                                    pmix_modex_cbfunc_t cbfunc, void *cbdata);
 void launch_dmodex_progress(struct launch_job *job);
+/* A local rank of job ended: keeps its data for later requests (before it is deregistered). */
+void launch_dmodex_keep(struct launch_job *job, int rank);
 void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
 
 /* Registers job's namespace with the running server (launch_server_start's second half). */
