@@ -5,7 +5,8 @@
  * The daemon joins the daemon tree (tree.c), waits for the job (LAUNCH),
  * becomes the PMIx server of its node's ranks and forks them, and then
  * forwards their output, exits and aborts to rdmpirun, applies the signals
- * rdmpirun sends, and carries fences and direct modex across nodes. On
+ * rdmpirun sends, carries fences and direct modex across nodes, and serves
+ * the jobs the ranks spawn (dyntree.c). On
  * SHUTDOWN it cleans its node (tmpdir, /dev/shm), waits for its children
  * in the tree and says BYE. If its parent link or its stdin (held by
  * rdmpirun through the agent) goes away, rdmpirun is gone or this part of
@@ -182,6 +183,7 @@ static void apply_signal(struct daemon *d, int sig, int how)
         if (how == SIG_PIDS_ALIVE || (kill(-r->pid, sig) && r->alive))
             kill(r->pid, sig);
     }
+    launch_dyn_signal(&d->job, sig, how == SIG_GROUPS_ALL);
 }
 
 /* A SIGNAL payload: a signal number kill() takes and a known way to apply it. */
@@ -224,11 +226,15 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
         break;
     case MSG_FENCE_UP:
     case MSG_FENCE_DOWN:
-        launch_fence_msg(&d->job, type, src, p, n);
-        break;
     case MSG_DMODEX_REQ:
     case MSG_DMODEX_RESP:
-        launch_dmodex_msg(&d->job, type, src, p, n);
+        launch_dyn_route(&d->job, type, src, p, n);
+        break;
+    case MSG_SPAWN_RESP:
+    case MSG_DYN_JOB:
+    case MSG_DYN_KILL:
+        if (src == 0 && d->launched && !d->orphaned)
+            launch_dyn_msg(&d->job, type, src, p, n);
         break;
     case MSG_SHUTDOWN:
         if (src == 0 && !d->shutdown) {
@@ -280,7 +286,11 @@ static void reap(struct daemon *d)
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         struct launch_rank *r = rank_by_pid(d, pid);
         struct launch_buf b = {0};
-        if (!r || !r->alive)
+        if (!r) { /* a spawned rank: reported to rdmpirun there */
+            launch_dyn_reaped(&d->job, pid, status, 0);
+            continue;
+        }
+        if (!r->alive)
             continue;
         r->alive = 0;
         r->status = status;
@@ -356,13 +366,14 @@ static int check_progress(struct daemon *d, double now)
             d->killed = 1;
             apply_signal(d, SIGKILL, SIG_GROUPS_ALL);
         }
-        return d->nalive == 0 || now >= d->orphaned_at + ORPHAN_GIVEUP;
+        return d->nalive + launch_dyn_alive(job) == 0 || now >= d->orphaned_at + ORPHAN_GIVEUP;
     }
     if (!d->shutdown)
         return 0;
-    if (d->nalive > 0 && now < d->shutdown_at + STOP_GRACE)
+    if (d->nalive + launch_dyn_alive(job) > 0 && now < d->shutdown_at + STOP_GRACE)
         return 0;
-    if (launch_io_open_streams(job) > 0 && now < d->shutdown_at + DRAIN_GRACE)
+    if (launch_io_open_streams(job) + launch_dyn_io_npollfds(job) > 0 &&
+        now < d->shutdown_at + DRAIN_GRACE)
         return 0;
     return launch_tree_children_done(job->tree) || now >= d->shutdown_at + STOP_GRACE;
 }
@@ -390,11 +401,13 @@ static void loop(struct daemon *d)
         reap(d);
         launch_fence_progress(job);
         launch_dmodex_progress(job);
+        launch_dyn_progress(job); /* and the spawned jobs' fences and direct modex */
         double now = launch_now();
         launch_tree_tick(job->tree, now);
         if (check_progress(d, now))
             break;
-        int need = 3 + 2 * job->nranks + launch_tree_npollfds(job->tree);
+        int need = 3 + 2 * job->nranks + launch_dyn_io_npollfds(job) +
+                   launch_tree_npollfds(job->tree);
         if (need > cap) {
             struct pollfd *p = realloc(pfd, (size_t)need * sizeof(*p));
             if (!p)
@@ -402,7 +415,7 @@ static void loop(struct daemon *d)
             pfd = p;
             cap = need;
         }
-        int n = 0, nin, nio, nt;
+        int n = 0, nin, nio, ndyn, nt;
         pfd[n].fd = job->wake_fd[0];
         pfd[n++].events = POLLIN;
         pfd[n].fd = d->stdin_eof ? -1 : STDIN_FILENO;
@@ -410,6 +423,8 @@ static void loop(struct daemon *d)
         nin = launch_stdin_fill_pollfd(job, &pfd[n]);
         n += nin;
         nio = launch_io_fill_pollfds(job, &pfd[n], 2 * job->nranks);
+        ndyn = launch_dyn_io_fill_pollfds(job, &pfd[n + nio], cap - n - nio);
+        nio += ndyn; /* handled apart, after the job's own */
         nt = launch_tree_fill_pollfds(job->tree, &pfd[n + nio], cap - n - nio);
         for (int i = 0; i < 2; i++)
             pfd[i].revents = 0;
@@ -419,7 +434,8 @@ static void loop(struct daemon *d)
             read_agent_stdin(d);
         if (nin)
             launch_stdin_handle(job, &pfd[2]);
-        launch_io_handle(job, &pfd[n], nio);
+        launch_io_handle(job, &pfd[n], nio - ndyn);
+        launch_dyn_io_handle(job, &pfd[n + nio - ndyn], ndyn);
         launch_tree_handle(job->tree, &pfd[n + nio], nt);
     }
     free(pfd);
@@ -430,6 +446,7 @@ static void finish(struct daemon *d)
     struct launch_job *job = &d->job;
 
     launch_server_stop(job);
+    launch_dyn_destroy(job);
     launch_io_destroy(job);
     launch_stdin_destroy(job);
     launch_binding_fini(job);
@@ -485,7 +502,8 @@ static int boot(struct daemon *d)
     }
     d->job.tree = launch_tree_create(size, vpid, secret, launch_who, on_msg, on_lost, d);
     memset(secret, 0, sizeof(secret));
-    if (!d->job.tree || launch_fence_create(&d->job) || launch_dmodex_create(&d->job))
+    if (!d->job.tree || launch_fence_create(&d->job) || launch_dmodex_create(&d->job) ||
+        launch_dyn_create(&d->job))
         return -ENOMEM;
     if ((vpid & -vpid) > 1 && vpid + 1 < size) {
         rc = launch_tree_listen(d->job.tree); /* it may have children */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct waiter {
     struct waiter *next;
@@ -40,12 +41,21 @@ struct answer {
     size_t len;
 };
 
+/* The data of a local rank that has ended, kept for later requests (launch_dmodex_keep). */
+struct kept {
+    struct kept *next;
+    pmix_rank_t rank;
+    char *data;
+    size_t len;
+};
+
 struct launch_dmodex {
     pthread_mutex_t lock; /* guards the two queues */
     struct request *queued;
     struct answer *answers;
     struct request *pending;
     uint32_t next_id;
+    struct kept *kept;    /* main thread only */
 };
 
 int launch_dmodex_create(struct launch_job *job)
@@ -90,6 +100,12 @@ void launch_dmodex_destroy(struct launch_job *job)
         d->answers = a->next;
         free(a->data);
         free(a);
+    }
+    while (d->kept) {
+        struct kept *k = d->kept;
+        d->kept = k->next;
+        free(k->data);
+        free(k);
     }
     free(d);
     job->dmodex = NULL;
@@ -165,6 +181,75 @@ static void served(pmix_status_t status, char *data, size_t sz, void *cbdata)
     launch_wake(a->job->wake_fd[1], 0);
 }
 
+/* A synchronous request of launch_dmodex_keep; leaked if libpmix never answers. */
+struct sync_req {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    pmix_status_t status;
+    char *data;
+    size_t len;
+};
+
+static void sync_served(pmix_status_t status, char *data, size_t sz, void *cbdata)
+{
+    struct sync_req *g = cbdata;
+
+    pthread_mutex_lock(&g->lock);
+    g->status = status;
+    if (status == PMIX_SUCCESS && (g->data = malloc(sz ? sz : 1)) != NULL) {
+        memcpy(g->data, data, sz);
+        g->len = sz;
+    }
+    g->done = 1;
+    pthread_cond_signal(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * A local rank of job ended: its data is read from our server now, before the rank is
+ * deregistered, and kept. libpmix forgets a deregistered client's data, and then never
+ * answers a direct-modex request for it; a parent on another node that reads a spawned
+ * rank's address only once it has finalized (to find it gone) would wait forever.
+ */
+void launch_dmodex_keep(struct launch_job *job, int rank)
+{
+    struct launch_dmodex *d = job->dmodex;
+    struct sync_req *g;
+    struct kept *k;
+    pmix_proc_t proc;
+    struct timespec until;
+
+    if (!d || !(g = calloc(1, sizeof(*g))))
+        return;
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->cond, NULL);
+    PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)rank);
+    if (PMIx_server_dmodex_request(&proc, sync_served, g) != PMIX_SUCCESS) {
+        free(g);
+        return;
+    }
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1; /* a rank that never committed has nothing to keep */
+    pthread_mutex_lock(&g->lock);
+    while (!g->done && pthread_cond_timedwait(&g->cond, &g->lock, &until) != ETIMEDOUT)
+        ;
+    int done = g->done;
+    pthread_mutex_unlock(&g->lock);
+    if (!done)
+        return; /* g stays: a late answer must not write into freed memory */
+    if (g->status == PMIX_SUCCESS && g->data && (k = calloc(1, sizeof(*k)))) {
+        k->rank = (pmix_rank_t)rank;
+        k->data = g->data;
+        k->len = g->len;
+        k->next = d->kept;
+        d->kept = k;
+        g->data = NULL;
+    }
+    free(g->data);
+    free(g);
+}
+
 /* Asks our own server for rank's data on behalf of requester. */
 static void serve(struct launch_job *job, int requester, uint32_t id, pmix_rank_t rank)
 {
@@ -177,6 +262,14 @@ static void serve(struct launch_job *job, int requester, uint32_t id, pmix_rank_
     a->job = job;
     a->requester = requester;
     a->id = id;
+    /* A rank that has ended: what was kept of it, or nothing (our server would not answer). */
+    if (!job->ranks[rank].alive && job->ranks[rank].pid > 0) {
+        struct kept *k = job->dmodex->kept;
+        while (k && k->rank != rank)
+            k = k->next;
+        served(k ? PMIX_SUCCESS : PMIX_ERR_NOT_FOUND, k ? k->data : NULL, k ? k->len : 0, a);
+        return;
+    }
     PMIX_LOAD_PROCID(&proc, job->nspace, rank);
     rc = PMIx_server_dmodex_request(&proc, served, a);
     if (rc != PMIX_SUCCESS)
@@ -234,6 +327,7 @@ static void send_request(struct launch_job *job, struct request *r)
         serve(job, target, r->id, r->rank);
         return;
     }
+    lbuf_u32(&b, job->dyn_index); /* launch_dyn_route */
     lbuf_u32(&b, r->id);
     lbuf_u32(&b, r->rank);
     if (b.err || launch_tree_send(job->tree, MSG_DMODEX_REQ, (uint32_t)target, b.p, b.len)) {
@@ -281,6 +375,7 @@ void launch_dmodex_progress(struct launch_job *job)
             finish(job, a->id, a->status, a->data, a->len);
         } else {
             struct launch_buf b = {0};
+            lbuf_u32(&b, job->dyn_index);
             lbuf_u32(&b, a->id);
             lbuf_u32(&b, (uint32_t)a->status);
             lbuf_bytes(&b, a->data, a->len);
@@ -305,7 +400,7 @@ void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p,
         return;
     if (launch_dmodex_decode(type, p, n, job->nranks, &m, &why)) {
         /* why is set */
-    } else if (type == MSG_DMODEX_REQ) {
+    } else if ((why = NULL, type == MSG_DMODEX_REQ)) { /* the decoder sets why either way */
         if (job->ranks[m.rank].node == job->my_node)
             serve(job, src, m.id, m.rank);
         else

@@ -1,6 +1,6 @@
 /*
  * Jobs that the ranks spawn (MPI_Comm_spawn through PMIx_Spawn), served by
- * rdmpirun on its own node.
+ * rdmpirun.
  *
  * The spawn upcall runs on libpmix's thread: it checks and copies the
  * request, queues it and wakes the main thread, which resolves the
@@ -13,10 +13,13 @@
  * child reach its parents. Spawned ranks are judged like the job's own: one
  * that fails fails the whole run, and the teardown reaches them too.
  *
- * Spawning on another host (info key "host") needs the daemons to fork the
- * new namespace's ranks; it is refused with a message until they do.
+ * On one node everything happens here. In a job across nodes (dyntree.c)
+ * a daemon's request goes up to rdmpirun, which places the ranks on the
+ * nodes of the run and has every daemon register the namespace and start
+ * its share; the ranks then reach each other and their parents like the
+ * job's own across nodes (fences and direct modex over the tree).
  */
-#include "server.h"
+#include "dyn_impl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,33 +27,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define DYN_MAX_PROCS 4096 /* one spawn call; a larger request is refused, not attempted */
-
-struct dyn_req {
-    struct dyn_req *next;
-    struct launch_app *apps;
-    int napps;
-    char why[512];              /* set by the upcall: refuse without starting anything */
-    char parent_nspace[64];     /* the spawning rank */
-    int parent_rank;
-    pmix_spawn_cbfunc_t cbfunc;
-    void *cbdata;
-};
-
-struct dyn_job {
-    struct dyn_job *next;
-    struct launch_job job;
-    int nalive;
-};
-
-struct launch_dyn {
-    pthread_mutex_t lock;       /* guards the queue only */
-    struct dyn_req *head, *tail;
-    struct dyn_job *jobs;       /* main thread only, but read by launch_dyn_rank (see there) */
-    int njobs;                  /* namespaces made so far: names the next one */
-    int next_ubase;             /* the next job's first process number (CORE_UBASE_PMIX) */
-};
 
 int launch_dyn_create(struct launch_job *job)
 {
@@ -64,14 +40,12 @@ int launch_dyn_create(struct launch_job *job)
     return 0;
 }
 
-static void apps_free(struct launch_app *apps, int napps)
+void dyn_req_free(struct dyn_req *q)
 {
-    for (int i = 0; apps && i < napps; i++) {
-        launch_env_free(apps[i].argv);
-        launch_env_free(apps[i].env);
-        free(apps[i].path);
-    }
-    free(apps);
+    if (!q)
+        return;
+    launch_dyn_apps_free(q->apps, q->napps);
+    free(q);
 }
 
 void launch_dyn_destroy(struct launch_job *job)
@@ -83,16 +57,18 @@ void launch_dyn_destroy(struct launch_job *job)
     while (d->head) {
         struct dyn_req *q = d->head;
         d->head = q->next;
-        apps_free(q->apps, q->napps);
-        free(q);
+        dyn_req_free(q);
+    }
+    while (d->asked) {
+        struct dyn_asked *a = d->asked;
+        d->asked = a->next;
+        free(a);
     }
     while (d->jobs) {
         struct dyn_job *j = d->jobs;
         d->jobs = j->next;
         launch_cleanup_shm(j->job.nspace, j->job.job_key);
-        apps_free(j->job.apps, j->job.napps);
-        free(j->job.ranks);
-        free(j);
+        dyn_job_free(j);
     }
     free(d);
     job->dyn = NULL;
@@ -116,8 +92,7 @@ static char **strv_dup(char *const *v, int n)
     return out;
 }
 
-/* Each comma-separated name of a "host" value must be this node: the only one
- * whose server can fork ranks of a new namespace today. */
+/* On one node, each comma-separated name of a "host" value must be this node. */
 static int host_ok(const struct launch_job *job, const char *list, char *why, size_t len)
 {
     char name[256];
@@ -127,8 +102,9 @@ static int host_ok(const struct launch_job *job, const char *list, char *why, si
         if (n > 0) {
             snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), p);
             if (!launch_host_is_here(name, job->host)) {
-                snprintf(why, len, "spawning on host '%.100s' is not supported: rdmpirun "
-                         "spawns only on its own node (%.100s)", name, job->host);
+                snprintf(why, len, "spawning on host '%.100s' is not supported: it is not in "
+                         "this run's allocation (rdmpirun runs on one node, %.100s)", name,
+                         job->host);
                 return 0;
             }
         }
@@ -151,6 +127,10 @@ static int copy_app(const struct launch_job *job, const pmix_app_t *in, struct l
                  DYN_MAX_PROCS);
         return -EINVAL;
     }
+    if (strlen(cmd) >= sizeof(out->prog)) {
+        snprintf(why, len, "spawn of a command longer than %d", PATH_MAX - 1);
+        return -EINVAL;
+    }
     out->nprocs = in->maxprocs;
     if (in->argv && in->argv[0]) {
         out->argv = strv_dup(in->argv, -1);
@@ -167,21 +147,41 @@ static int copy_app(const struct launch_job *job, const pmix_app_t *in, struct l
         snprintf(out->cwd, sizeof(out->cwd), "%s", in->cwd);
     for (size_t i = 0; i < in->ninfo; i++) {
         const pmix_info_t *inf = &in->info[i];
-        if (PMIX_CHECK_KEY(inf, PMIX_WDIR) && inf->value.type == PMIX_STRING &&
-            inf->value.data.string)
-            snprintf(out->cwd, sizeof(out->cwd), "%s", inf->value.data.string);
-        else if (PMIX_CHECK_KEY(inf, CORE_SPAWN_PATH_PMIX) && inf->value.type == PMIX_STRING &&
-                 inf->value.data.string && !out->path) {
-            if (strlen(inf->value.data.string) >= PATH_MAX) {
+        if (inf->value.type != PMIX_STRING || !inf->value.data.string)
+            continue;
+        const char *v = inf->value.data.string;
+        if (PMIX_CHECK_KEY(inf, PMIX_WDIR)) {
+            snprintf(out->cwd, sizeof(out->cwd), "%s", v);
+        } else if (PMIX_CHECK_KEY(inf, CORE_SPAWN_PATH_PMIX) && !out->path) {
+            if (strlen(v) >= PATH_MAX) {
                 snprintf(why, len, "spawn of %s: info \"path\" longer than %d", cmd, PATH_MAX);
                 return -EINVAL;
             }
-            if (!(out->path = strdup(inf->value.data.string)))
+            if (!(out->path = strdup(v)))
                 return -ENOMEM;
         } else if ((PMIX_CHECK_KEY(inf, PMIX_HOST) || PMIX_CHECK_KEY(inf, PMIX_ADD_HOST)) &&
-                 inf->value.type == PMIX_STRING && inf->value.data.string &&
-                 !host_ok(job, inf->value.data.string, why, len))
+                   !out->host) {
+            if (!job->tree) { /* one node: nothing to place */
+                if (!host_ok(job, v, why, len))
+                    return -EINVAL;
+            } else if (strlen(v) > LAUNCH_DYN_MAX_HOSTS) {
+                snprintf(why, len, "spawn of %s: info \"host\" longer than %d", cmd,
+                         LAUNCH_DYN_MAX_HOSTS);
+                return -EINVAL;
+            } else if (!(out->host = strdup(v))) {
+                return -ENOMEM;
+            }
+        }
+    }
+    /* A relative "wdir" would be taken from wherever the rank's node started it. */
+    if (out->cwd[0] && out->cwd[0] != '/') {
+        char here[PATH_MAX], abs[PATH_MAX];
+        if (!getcwd(here, sizeof(here)) ||
+            snprintf(abs, sizeof(abs), "%s/%s", here, out->cwd) >= (int)sizeof(abs)) {
+            snprintf(why, len, "spawn of %s: working directory %.200s too long", cmd, out->cwd);
             return -EINVAL;
+        }
+        memcpy(out->cwd, abs, sizeof(abs));
     }
     return 0;
 }
@@ -196,12 +196,8 @@ pmix_status_t launch_dyn_spawn_upcall(struct launch_job *job, const pmix_proc_t 
     long total = 0;
     int rc = 0;
 
-    if (!d) {
-        fprintf(stderr, "%s: refusing a spawn request: spawning in a job across nodes is not "
-                "supported yet (rdmpirun spawns for the ranks of its own node only)\n",
-                launch_who);
+    if (!d)
         return PMIX_ERR_NOT_SUPPORTED;
-    }
     if (napps == 0 || napps > DYN_MAX_PROCS)
         return PMIX_ERR_BAD_PARAM;
     if (!(q = calloc(1, sizeof(*q))) || !(q->apps = calloc(napps, sizeof(*q->apps)))) {
@@ -221,12 +217,9 @@ pmix_status_t launch_dyn_spawn_upcall(struct launch_job *job, const pmix_proc_t 
         snprintf(q->why, sizeof(q->why), "spawn of %ld processes (at most %d)", total,
                  DYN_MAX_PROCS);
     if (rc == -ENOMEM) {
-        apps_free(q->apps, q->napps);
-        free(q);
+        dyn_req_free(q);
         return PMIX_ERR_NOMEM;
     }
-    if (job->tree && !q->why[0]) /* the daemons would have to serve the new namespace too */
-        snprintf(q->why, sizeof(q->why), "spawning in a job across nodes is not supported yet");
     pthread_mutex_lock(&d->lock);
     if (d->tail)
         d->tail->next = q;
@@ -238,18 +231,9 @@ pmix_status_t launch_dyn_spawn_upcall(struct launch_job *job, const pmix_proc_t 
     return PMIX_SUCCESS;
 }
 
-/* The child job's description, from its parent's node and its applications. */
-static int child_job(struct launch_job *parent, struct dyn_req *q, struct dyn_job *dj)
+void dyn_job_inherit(struct launch_job *parent, struct launch_job *job)
 {
-    struct launch_job *job = &dj->job;
-    int total = 0, r = 0;
-
-    for (int a = 0; a < q->napps; a++)
-        total += q->apps[a].nprocs;
     job->opts = parent->opts;
-    memcpy(job->parent_nspace, q->parent_nspace, sizeof(job->parent_nspace));
-    job->parent_rank = q->parent_rank;
-    snprintf(job->nspace, sizeof(job->nspace), "%.40s-s%d", parent->nspace, parent->dyn->njobs++);
     memcpy(job->job_key, parent->job_key, sizeof(job->job_key));
     memcpy(job->host, parent->host, sizeof(job->host));
     memcpy(job->tmpdir, parent->tmpdir, sizeof(job->tmpdir));
@@ -260,7 +244,26 @@ static int child_job(struct launch_job *parent, struct dyn_req *q, struct dyn_jo
     job->topology = parent->topology;
     job->wake_fd[0] = parent->wake_fd[0];
     job->wake_fd[1] = parent->wake_fd[1];
+    job->tree = parent->tree;
+    job->is_daemon = parent->is_daemon;
     job->server_up = 1;
+    job->oversubscribed = parent->oversubscribed;
+    pthread_mutex_init(&job->lock, NULL);
+}
+
+/* The child job on this one node, from its parent and its applications. */
+static int child_job(struct launch_job *parent, struct dyn_req *q, struct dyn_job *dj)
+{
+    struct launch_job *job = &dj->job;
+    int total = 0, r = 0;
+
+    for (int a = 0; a < q->napps; a++)
+        total += q->apps[a].nprocs;
+    dyn_job_inherit(parent, job);
+    memcpy(job->parent_nspace, q->parent_nspace, sizeof(job->parent_nspace));
+    job->parent_rank = q->parent_rank;
+    snprintf(job->nspace, sizeof(job->nspace), "%.40s-s%d", parent->nspace, parent->dyn->njobs++);
+    job->dyn_index = (uint32_t)parent->dyn->njobs;
     job->oversubscribed = parent->oversubscribed || parent->nlocal + total > parent->ncores;
     job->ranks = calloc((size_t)total, sizeof(*job->ranks));
     if (!job->ranks)
@@ -283,21 +286,29 @@ static int child_job(struct launch_job *parent, struct dyn_req *q, struct dyn_jo
     job->apps = q->apps;
     job->napps = q->napps;
     q->apps = NULL;
+    q->napps = 0;
     return 0;
 }
 
-static int resolve_apps(struct launch_job *job, char *why, size_t len)
+int dyn_resolve_apps(struct launch_job *job, char *why, size_t len)
 {
     for (int a = 0; a < job->napps; a++) {
         struct launch_app *app = &job->apps[a];
         char path[PATH_MAX], here[PATH_MAX];
+        int used = 0;
+
+        for (int r = 0; r < job->nranks; r++)
+            used |= job->ranks[r].local && job->ranks[r].app == a;
+        if (!used) /* started elsewhere */
+            continue;
         if (launch_spawn_resolve_in(app->path, app->prog, path, sizeof(path))) {
-            snprintf(why, len, "cannot spawn '%.200s': not found or not executable%s%.200s",
-                     app->prog, app->path ? " in " : "", app->path ? app->path : "");
+            snprintf(why, len, "cannot spawn '%.200s' on host %.100s: not found or not "
+                     "executable%s%.200s", app->prog, job->host, app->path ? " in " : "",
+                     app->path ? app->path : "");
             return -ENOENT;
         }
-        /* Found from rdmpirun's directory (the job's); made absolute, since the rank may
-         * run in another one ("wdir"). */
+        /* Found from the directory rdmpirun (and every daemon) runs in, the job's; made
+         * absolute, since the rank may run in another one ("wdir"). */
         if (path[0] != '/' && getcwd(here, sizeof(here))) {
             if (snprintf(app->prog, sizeof(app->prog), "%s/%s", here, path) >=
                 (int)sizeof(app->prog)) {
@@ -308,15 +319,21 @@ static int resolve_apps(struct launch_job *job, char *why, size_t len)
             memcpy(app->prog, path, sizeof(path));
         }
         if (app->cwd[0] && access(app->cwd, X_OK)) {
-            snprintf(why, len, "cannot spawn '%.200s': working directory %.200s: %s",
-                     app->prog, app->cwd, strerror(errno));
+            snprintf(why, len, "cannot spawn '%.200s' on host %.100s: working directory "
+                     "%.200s: %s", app->prog, job->host, app->cwd, strerror(errno));
             return -ENOENT;
         }
     }
     return 0;
 }
 
-/* Main thread: makes the namespace and starts its ranks. Returns 0 or sets why. */
+void dyn_link(struct launch_job *parent, struct dyn_job *dj)
+{
+    dj->next = parent->dyn->jobs;
+    __atomic_store_n(&parent->dyn->jobs, dj, __ATOMIC_RELEASE);
+}
+
+/* Main thread, one node: makes the namespace and starts its ranks. Returns 0 or sets why. */
 static int start_job(struct launch_job *parent, struct dyn_req *q, struct dyn_job **out)
 {
     struct dyn_job *dj = calloc(1, sizeof(*dj));
@@ -326,18 +343,15 @@ static int start_job(struct launch_job *parent, struct dyn_req *q, struct dyn_jo
         return -ENOMEM;
     rc = child_job(parent, q, dj);
     if (!rc)
-        rc = resolve_apps(&dj->job, q->why, sizeof(q->why));
+        rc = dyn_resolve_apps(&dj->job, q->why, sizeof(q->why));
     if (!rc && (rc = launch_server_register_job(&dj->job)) != 0)
         snprintf(q->why, sizeof(q->why), "cannot register the new namespace with PMIx");
     if (rc) {
-        apps_free(dj->job.apps, dj->job.napps);
-        free(dj->job.ranks);
-        free(dj);
+        dyn_job_free(dj);
         return rc;
     }
     /* Listed before any fork, so that every pid we reap is found. */
-    dj->next = parent->dyn->jobs;
-    parent->dyn->jobs = dj;
+    dyn_link(parent, dj);
     rc = launch_spawn_all(&dj->job);
     for (int i = 0; i < dj->job.nranks; i++)
         dj->nalive += dj->job.ranks[i].alive;
@@ -352,6 +366,31 @@ static int start_job(struct launch_job *parent, struct dyn_req *q, struct dyn_jo
     return 0;
 }
 
+void dyn_finish(struct launch_job *job, struct dyn_req *q, int rc, const char *nspace,
+                const char *why)
+{
+    pmix_status_t st = !rc ? PMIX_SUCCESS : rc == -ENOENT ? PMIX_ERR_NOT_FOUND
+                       : rc == -EINVAL ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERROR;
+    pmix_nspace_t ns;
+
+    if (rc)
+        fprintf(stderr, "%s: spawn failed: %s\n", launch_who, why && why[0] ? why : strerror(-rc));
+    PMIX_LOAD_NSPACE(ns, rc ? "" : nspace);
+    if (q->cbfunc) {
+        q->cbfunc(st, ns, q->cbdata);
+    } else if (q->from > 0) {
+        struct launch_dyn_resp_msg m = {.id = q->from_id, .status = st};
+        struct launch_buf b = {0};
+        snprintf(m.nspace, sizeof(m.nspace), "%s", rc ? "" : nspace);
+        snprintf(m.why, sizeof(m.why), "%s", rc && why ? why : "");
+        launch_dyn_resp_encode(&b, &m);
+        if (!b.err)
+            launch_tree_send(job->tree, MSG_SPAWN_RESP, (uint32_t)q->from, b.p, b.len);
+        lbuf_free(&b);
+    }
+    dyn_req_free(q);
+}
+
 void launch_dyn_progress(struct launch_job *job)
 {
     struct launch_dyn *d = job->dyn;
@@ -359,7 +398,6 @@ void launch_dyn_progress(struct launch_job *job)
     while (d) {
         struct dyn_job *dj = NULL;
         struct dyn_req *q;
-        pmix_nspace_t ns;
 
         pthread_mutex_lock(&d->lock);
         q = d->head;
@@ -367,19 +405,22 @@ void launch_dyn_progress(struct launch_job *job)
             d->tail = NULL;
         pthread_mutex_unlock(&d->lock);
         if (!q)
-            return;
-        int rc = q->why[0] ? -EINVAL : start_job(job, q, &dj);
-        PMIX_LOAD_NSPACE(ns, dj ? dj->job.nspace : "");
-        if (rc) {
-            fprintf(stderr, "%s: spawn failed: %s\n", launch_who,
-                    q->why[0] ? q->why : strerror(-rc));
-            q->cbfunc(rc == -ENOENT ? PMIX_ERR_NOT_FOUND
-                      : rc == -EINVAL ? PMIX_ERR_NOT_SUPPORTED : PMIX_ERROR, ns, q->cbdata);
+            break;
+        q->next = NULL;
+        if (job->is_daemon) {
+            dyn_tree_ask(job, q);
+        } else if (q->why[0]) {
+            dyn_finish(job, q, -EINVAL, "", q->why);
+        } else if (job->tree) {
+            dyn_tree_start(job, q);
         } else {
-            q->cbfunc(PMIX_SUCCESS, ns, q->cbdata);
+            int rc = start_job(job, q, &dj);
+            dyn_finish(job, q, rc, dj ? dj->job.nspace : "", q->why);
         }
-        apps_free(q->apps, q->napps);
-        free(q);
+    }
+    for (struct dyn_job *j = d ? d->jobs : NULL; j; j = j->next) {
+        launch_fence_progress(&j->job);
+        launch_dmodex_progress(&j->job);
     }
 }
 
@@ -391,12 +432,52 @@ void launch_dyn_progress(struct launch_job *job)
  */
 struct launch_rank *launch_dyn_rank(struct launch_job *job, const char *nspace, unsigned rank)
 {
-    if (!job || !job->dyn)
+    struct launch_job *j = launch_dyn_job_of(job, nspace);
+
+    if (!j || j == job)
+        return NULL;
+    return rank < (unsigned)j->nranks && j->ranks[rank].local ? &j->ranks[rank] : NULL;
+}
+
+struct launch_job *launch_dyn_job_of(struct launch_job *job, const char *nspace)
+{
+    if (!job)
+        return NULL;
+    if (!strncmp(job->nspace, nspace, PMIX_MAX_NSLEN))
+        return job;
+    if (!job->dyn)
         return NULL;
     for (struct dyn_job *j = __atomic_load_n(&job->dyn->jobs, __ATOMIC_ACQUIRE); j; j = j->next)
         if (!strncmp(j->job.nspace, nspace, PMIX_MAX_NSLEN))
-            return rank < (unsigned)j->job.nranks ? &j->job.ranks[rank] : NULL;
+            return &j->job;
     return NULL;
+}
+
+int dyn_judge(struct launch_job *parent, struct dyn_job *j, int i, int status, int reporting)
+{
+    struct launch_rank *r = &j->job.ranks[i];
+    const char *host = parent->nodes ? parent->nodes[r->node].host : parent->host;
+
+    r->alive = 0;
+    r->status = status;
+    j->nalive--;
+    if (j->cancelled)
+        return 0;
+    int before = atomic_load(&r->connected) && !atomic_load(&r->finalized);
+    int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+               : WEXITSTATUS(status) ? WEXITSTATUS(status) : before;
+    if (code && reporting) {
+        if (WIFSIGNALED(status))
+            fprintf(stderr, "rdmpirun: rank %d of spawned job %s (pid %d) on host %s was "
+                    "killed by signal %d (%s); terminating the job\n", i, j->job.nspace,
+                    (int)r->pid, host, WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else
+            fprintf(stderr, "rdmpirun: rank %d of spawned job %s (pid %d) on host %s "
+                    "exited with status %d%s; terminating the job\n", i, j->job.nspace,
+                    (int)r->pid, host, WEXITSTATUS(status),
+                    before ? " before MPI_Finalize" : "");
+    }
+    return code;
 }
 
 int launch_dyn_reaped(struct launch_job *job, pid_t pid, int status, int reporting)
@@ -404,27 +485,27 @@ int launch_dyn_reaped(struct launch_job *job, pid_t pid, int status, int reporti
     for (struct dyn_job *j = job->dyn ? job->dyn->jobs : NULL; j; j = j->next) {
         for (int i = 0; i < j->job.nranks; i++) {
             struct launch_rank *r = &j->job.ranks[i];
-            if (r->pid != pid || !r->alive)
+            if (!r->local || r->pid != pid || !r->alive)
                 continue;
-            r->alive = 0;
-            r->status = status;
-            j->nalive--;
+            if (atomic_load(&r->connected)) /* across nodes: its address, for late readers */
+                launch_dmodex_keep(&j->job, i);
             launch_server_client_gone(&j->job, i); /* before the caller acts on the exit */
-            int before = atomic_load(&r->connected) && !atomic_load(&r->finalized);
-            int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                       : WEXITSTATUS(status) ? WEXITSTATUS(status) : before;
-            if (code && reporting) {
-                if (WIFSIGNALED(status))
-                    fprintf(stderr, "rdmpirun: rank %d of spawned job %s (pid %d) on host %s was "
-                            "killed by signal %d (%s); terminating the job\n", i, j->job.nspace,
-                            (int)pid, job->host, WTERMSIG(status), strsignal(WTERMSIG(status)));
-                else
-                    fprintf(stderr, "rdmpirun: rank %d of spawned job %s (pid %d) on host %s "
-                            "exited with status %d%s; terminating the job\n", i, j->job.nspace,
-                            (int)pid, job->host, WEXITSTATUS(status),
-                            before ? " before MPI_Finalize" : "");
+            if (job->is_daemon) { /* rdmpirun judges it */
+                struct launch_dyn_exit_msg m = {
+                    .index = j->job.dyn_index, .rank = (uint32_t)i, .status = (uint32_t)status,
+                    .connected = (uint32_t)atomic_load(&r->connected),
+                    .finalized = (uint32_t)atomic_load(&r->finalized)};
+                struct launch_buf b = {0};
+                r->alive = 0;
+                r->status = status;
+                j->nalive--;
+                launch_dyn_exit_encode(&b, &m);
+                if (!b.err)
+                    launch_tree_send(job->tree, MSG_DYN_EXIT, 0, b.p, b.len);
+                lbuf_free(&b);
+                return 0;
             }
-            return code;
+            return dyn_judge(job, j, i, status, reporting);
         }
     }
     return -1;
@@ -445,7 +526,7 @@ void launch_dyn_signal(struct launch_job *job, int sig, int groups)
     for (struct dyn_job *j = job->dyn ? job->dyn->jobs : NULL; j; j = j->next) {
         for (int i = 0; i < j->job.nranks; i++) {
             struct launch_rank *r = &j->job.ranks[i];
-            if (r->pid > 0 && (groups || r->alive) && kill(-r->pid, sig) && r->alive)
+            if (r->local && r->pid > 0 && (groups || r->alive) && kill(-r->pid, sig) && r->alive)
                 kill(r->pid, sig);
         }
     }

@@ -14,7 +14,9 @@
  *
  * Fences are matched by their signature (the sorted participant ranks, or
  * "*" for the whole job) and a sequence number per signature: the k-th
- * fence with one signature is the same collective on every node.
+ * fence with one signature is the same collective on every node. A spawned
+ * job has fences of its own (its own struct launch_fence); their messages
+ * carry its index first (launch_dyn_route).
  */
 #include "server.h"
 #include "tree.h"
@@ -113,6 +115,9 @@ void launch_fence_destroy(struct launch_job *job)
     job->fence = NULL;
 }
 
+static pmix_status_t queue(struct launch_job *job, char *sig, const char *data, size_t ndata,
+                           pmix_modex_cbfunc_t cbfunc, void *cbdata);
+
 static int cmp_rank(const void *a, const void *b)
 {
     pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
@@ -150,14 +155,19 @@ static char *signature(const struct launch_job *job, const pmix_proc_t procs[], 
 /* Marks in part[] the nodes that take part in the fence with signature sig. */
 static void participants(const struct launch_job *job, const char *sig, char *part)
 {
-    if (!strcmp(sig, "*")) {
-        memset(part, 1, (size_t)job->nnodes);
+    int nodes = !strncmp(sig, "n:", 2); /* a connect's nodes (launch_fence_connect_upcall) */
+
+    memset(part, 0, (size_t)job->nnodes);
+    if (!strcmp(sig, "*")) { /* the nodes holding ranks: a spawned job may leave some out */
+        for (int r = 0; r < job->nranks; r++)
+            part[job->ranks[r].node] = 1;
         return;
     }
-    memset(part, 0, (size_t)job->nnodes);
-    for (const char *p = sig; *p;) {
+    for (const char *p = sig + 2 * nodes; *p;) {
         unsigned long r = strtoul(p, NULL, 10);
-        if (r < (unsigned long)job->nranks)
+        if (nodes && r < (unsigned long)job->nnodes)
+            part[r] = 1;
+        else if (!nodes && r < (unsigned long)job->nranks)
             part[job->ranks[r].node] = 1;
         p += strcspn(p, ",");
         if (*p)
@@ -273,6 +283,7 @@ static void complete(struct launch_job *job, struct coll *c)
     qsort(c->e, (size_t)c->ne, sizeof(*c->e), cmp_entry);
     for (int i = 0; i < c->ne; i++)
         lbuf_raw(&all, c->e[i].blob, c->e[i].len);
+    lbuf_u32(&msg, job->dyn_index); /* launch_dyn_route */
     lbuf_str(&msg, c->sig);
     lbuf_u32(&msg, c->seq);
     lbuf_bytes(&msg, all.p, all.len);
@@ -296,6 +307,7 @@ static void check(struct launch_job *job, struct coll *c)
         complete(job, c);
         return;
     }
+    lbuf_u32(&msg, job->dyn_index);
     lbuf_str(&msg, c->sig);
     lbuf_u32(&msg, c->seq);
     lbuf_u32(&msg, (uint32_t)c->ne);
@@ -319,15 +331,24 @@ pmix_status_t launch_fence_upcall(struct launch_job *job, const pmix_proc_t proc
                                   size_t nprocs, const char *data, size_t ndata,
                                   pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
+    char *sig = signature(job, procs, nprocs);
+
+    return sig ? queue(job, sig, data, ndata, cbfunc, cbdata) : PMIX_ERR_NOMEM;
+}
+
+/* Queues a contribution (taking sig) for the main thread. */
+static pmix_status_t queue(struct launch_job *job, char *sig, const char *data, size_t ndata,
+                           pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
     struct launch_fence *f = job->fence;
     struct queued *q = calloc(1, sizeof(*q));
 
-    if (!q || !(q->sig = signature(job, procs, nprocs)) || !(q->data = malloc(ndata ? ndata : 1))) {
-        if (q)
-            free(q->sig);
+    if (!q || !(q->data = malloc(ndata ? ndata : 1))) {
+        free(sig);
         free(q);
         return PMIX_ERR_NOMEM;
     }
+    q->sig = sig;
     if (ndata)
         memcpy(q->data, data, ndata);
     q->len = ndata;
@@ -342,6 +363,45 @@ pmix_status_t launch_fence_upcall(struct launch_job *job, const pmix_proc_t proc
     pthread_mutex_unlock(&f->lock);
     launch_wake(job->wake_fd[1], 0);
     return PMIX_SUCCESS;
+}
+
+/* A connect's completion, given as a fence's: the blob is of no use. */
+struct connect_cb {
+    pmix_op_cbfunc_t cbfunc;
+    void *cbdata;
+};
+
+static void connect_done(pmix_status_t status, const char *data, size_t ndata, void *cbdata,
+                         pmix_release_cbfunc_t rel, void *relcbdata)
+{
+    struct connect_cb *c = cbdata;
+
+    (void)data, (void)ndata;
+    c->cbfunc(status, c->cbdata);
+    if (rel)
+        rel(relcbdata);
+    free(c);
+}
+
+pmix_status_t launch_fence_connect_upcall(struct launch_job *job, const char *nodes,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    struct connect_cb *c = malloc(sizeof(*c));
+    char *sig = malloc(strlen(nodes) + 3);
+    pmix_status_t rc;
+
+    if (!c || !sig) {
+        free(c);
+        free(sig);
+        return PMIX_ERR_NOMEM;
+    }
+    c->cbfunc = cbfunc;
+    c->cbdata = cbdata;
+    sprintf(sig, "n:%s", nodes);
+    rc = queue(job, sig, NULL, 0, connect_done, c);
+    if (rc != PMIX_SUCCESS)
+        free(c);
+    return rc;
 }
 
 static uint32_t next_seq(struct launch_fence *f, const char *sig)

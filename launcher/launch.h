@@ -99,6 +99,7 @@ struct launch_app {
     char **env;              /* NAME=value entries added to the ranks' environment */
     char cwd[PATH_MAX];      /* "" : rdmpirun's own */
     char *path;              /* a spawned app's directories to look in before PATH, or NULL */
+    char *host;              /* its "host" info (comma list) across nodes, or NULL */
     int nprocs;
 };
 
@@ -155,6 +156,8 @@ struct launch_job {
     struct launch_dyn *dyn;  /* jobs spawned by this one's ranks (dyn.c); NULL in rdmpid */
     struct launch_names *names; /* names published by the ranks (names.c); NULL in rdmpid */
     int ubase;               /* its ranks' first number among all rdmpirun runs (CORE_UBASE_PMIX) */
+    uint32_t dyn_index;      /* 0: the job rdmpirun started; k: the k-th one its ranks spawned
+                                (named so in the tree's fence and direct-modex messages) */
     char parent_nspace[64];  /* a spawned job: the namespace and rank that spawned it */
     int parent_rank;
 
@@ -244,6 +247,8 @@ enum launch_event_kind {
     LAUNCH_EV_EXIT,       /* a remote rank ended: rank, status (waitpid) */
     LAUNCH_EV_LOST,       /* a daemon was lost: node, text ("" if already told) */
     LAUNCH_EV_START_FAIL, /* a daemon could not start its ranks: node, status (exit code), text */
+    LAUNCH_EV_DYN_EXIT,   /* a spawned rank on another node ended: node (the job's index),
+                             rank, status (waitpid) */
 };
 
 struct launch_event {
@@ -282,6 +287,23 @@ int launch_dyn_alive(const struct launch_job *job);
 void launch_dyn_signal(struct launch_job *job, int sig, int groups);
 /* The spawned rank a PMIx client is (upcalls), or NULL. */
 struct launch_rank *launch_dyn_rank(struct launch_job *job, const char *nspace, unsigned rank);
+/* job itself or one of its spawned jobs by namespace (upcalls too), or NULL. */
+struct launch_job *launch_dyn_job_of(struct launch_job *job, const char *nspace);
+/* dyntree.c, across nodes: the tree's SPAWN_REQ, SPAWN_RESP, DYN_JOB, DYN_STARTED and
+ * DYN_KILL; fences and direct modex (with their job index, to job or a spawned job). */
+void launch_dyn_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
+void launch_dyn_route(struct launch_job *job, int type, int src, const char *p, size_t n);
+/* rdmpirun: a DYN_EXIT from src checked: 0 and *ev (LAUNCH_EV_DYN_EXIT) to judge. */
+int launch_dyn_exit_msg(struct launch_job *job, int src, const char *p, size_t n,
+                        struct launch_event *ev);
+/* Judges such an event as launch_dyn_reaped does a local exit (-1: no such live rank). */
+int launch_dyn_exited(struct launch_job *job, int index, int rank, int status, int reporting);
+/* rdmpid: the output pipes of the spawned ranks of its node, polled with the job's. */
+int launch_dyn_io_npollfds(const struct launch_job *job);
+int launch_dyn_io_fill_pollfds(struct launch_job *job, struct pollfd *pfd, int max);
+void launch_dyn_io_handle(struct launch_job *job, const struct pollfd *pfd, int n);
+/* rdmpirun: the daemon of node is gone; its spawned ranks with it. */
+void launch_dyn_node_lost(struct launch_job *job, int node);
 
 /* names.c: the names ranks publish (MPI_Publish_name); the upcalls are in server.h. */
 int launch_names_create(struct launch_job *job);

@@ -24,7 +24,11 @@ LAUNCH_COMMON = \
 	launcher/jobmsg.c \
 	launcher/fence.c \
 	launcher/dmodex.c \
+	launcher/dyn_impl.h \
 	launcher/dyn.c \
+	launcher/dyntree.c \
+	launcher/dynwire.h \
+	launcher/dynwire.c \
 	launcher/names.c \
 	launcher/hosts.c \
 	src/core/secret.h \
@@ -50,7 +54,8 @@ rdmpid_LDFLAGS = -Wl,-rpath,$(PMIX_LIBDIR)
 # The wire decoders, direction rules and handshake, without PMIx (test/unit).
 check_PROGRAMS += test/unit/test_launch_wire
 test_unit_test_launch_wire_SOURCES = test/unit/test_launch_wire.c launcher/net.c \
-	launcher/tree.c launcher/treeauth.c launcher/treewire.c launcher/jobmsg.c src/core/secret.c
+	launcher/tree.c launcher/treeauth.c launcher/treewire.c launcher/jobmsg.c launcher/dynwire.c \
+	src/core/secret.c
 test_unit_test_launch_wire_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_launch_wire_LDADD = $(SODIUM_LIBS)
 

@@ -192,6 +192,17 @@ static void rank_exited(struct monitor *m, struct launch_rank *r, int status)
     }
 }
 
+/* A spawned rank ended (code: what launch_dyn_reaped/exited made of it). */
+static void dyn_exited(struct monitor *m, int code)
+{
+    if (code > 0 && m->phase == RUNNING) {
+        check_abort(m);
+        set_exit(m, code);
+        if (m->phase == RUNNING)
+            begin_terminate(m);
+    }
+}
+
 static void judge_exit(struct monitor *m, pid_t pid, int status)
 {
     struct launch_rank *r = rank_by_pid(m, pid);
@@ -201,12 +212,7 @@ static void judge_exit(struct monitor *m, pid_t pid, int status)
         launch_server_client_gone(m->job, r->rank); /* before the exit is acted on */
         rank_exited(m, r, status);
     } else if ((code = launch_dyn_reaped(m->job, pid, status, m->phase == RUNNING)) >= 0) {
-        if (code && m->phase == RUNNING) {
-            check_abort(m);
-            set_exit(m, code);
-            if (m->phase == RUNNING)
-                begin_terminate(m);
-        }
+        dyn_exited(m, code);
     } else {
         launch_remote_reaped(m->job, pid, status);
     }
@@ -229,6 +235,7 @@ static void reap(struct monitor *m)
 /* The ranks of a node whose daemon is gone (or never started them). */
 static void node_failed(struct monitor *m, const struct launch_event *ev, int code)
 {
+    launch_dyn_node_lost(m->job, ev->node);
     for (int i = 0; i < m->job->nranks; i++) {
         struct launch_rank *r = &m->job->ranks[i];
         if (r->alive && !r->local && r->node == ev->node) {
@@ -253,6 +260,9 @@ static void remote_events(struct monitor *m)
     while (launch_remote_next_event(m->job, &ev)) {
         if (ev.kind == LAUNCH_EV_EXIT && ev.rank >= 0 && ev.rank < m->job->nranks)
             rank_exited(m, &m->job->ranks[ev.rank], ev.status);
+        else if (ev.kind == LAUNCH_EV_DYN_EXIT)
+            dyn_exited(m, launch_dyn_exited(m->job, ev.node, ev.rank, ev.status,
+                                            m->phase == RUNNING));
         else if (ev.kind == LAUNCH_EV_LOST)
             node_failed(m, &ev, LAUNCH_EXIT_LOST);
         else if (ev.kind == LAUNCH_EV_START_FAIL)

@@ -24,6 +24,16 @@ static void add(void *list, pmix_status_t *rc, const char *key, const void *val,
         *rc = PMIx_Info_list_add(list, key, val, type);
 }
 
+/* Whether a node holds ranks of job: a spawned job may leave nodes of the run out, and the
+ * maps name only the nodes it is on (libpmix wants a proc list per node of the node map). */
+static int holds_ranks(const struct launch_job *job, int node)
+{
+    for (int r = 0; r < job->nranks; r++)
+        if (job->ranks[r].node == node)
+            return 1;
+    return 0;
+}
+
 /* The ranks of one node, "2,3", or of every node, "0,1;2,3" (node < 0):
  * the local peers, and the input of the proc map. */
 static char *rank_list(const struct launch_job *job, int node)
@@ -35,10 +45,10 @@ static char *rank_list(const struct launch_job *job, int node)
         return NULL;
     s[0] = '\0';
     for (int n = 0; n < job->nnodes; n++) {
-        if (node >= 0 && n != node)
+        if (node >= 0 ? n != node : !holds_ranks(job, n))
             continue;
         int first = 1;
-        if (node < 0 && n > 0)
+        if (node < 0 && len > 0)
             s[len++] = ';', s[len] = '\0';
         for (int r = 0; r < job->nranks; r++) {
             if (job->ranks[r].node != n)
@@ -62,7 +72,8 @@ static char *node_list(const struct launch_job *job)
         return NULL;
     s[0] = '\0';
     for (int n = 0; n < job->nnodes; n++)
-        len += (size_t)snprintf(s + len, cap - len, n ? ",%s" : "%s", job->nodes[n].host);
+        if (holds_ranks(job, n))
+            len += (size_t)snprintf(s + len, cap - len, len ? ",%s" : "%s", job->nodes[n].host);
     return s;
 }
 
@@ -97,11 +108,13 @@ static pmix_status_t add_proc_data(void *list, const struct launch_job *job, int
 static pmix_status_t add_job_info(void *list, const struct launch_job *job, const char *peers,
                                   const char *nodes, char *node_map, char *proc_map)
 {
-    uint32_t n = (uint32_t)job->nranks, nnodes = (uint32_t)job->nnodes;
+    uint32_t n = (uint32_t)job->nranks, nnodes = 0;
     uint32_t nlocal = (uint32_t)job->nlocal, nodeid = (uint32_t)job->my_node, univ = 0;
     bool yes = true;
     pmix_status_t rc = PMIX_SUCCESS;
 
+    for (int i = 0; i < job->nnodes; i++)
+        nnodes += (uint32_t)holds_ranks(job, i);
     /* MPI_UNIVERSE_SIZE: the slots rdmpirun was given (one per core without --host), which
      * is how many processes it can run without oversubscribing. */
     for (int i = 0; i < job->nnodes; i++)

@@ -179,9 +179,10 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
     case MSG_ABORT: {
         uint32_t rank = lrd_u32(&rd), status = lrd_u32(&rd);
         char *msg = lrd_str_max(&rd, sizeof(job->abort_msg) - 1);
-        bad = !msg || !read_all(&rd) || !rank_of(job, src, rank);
+        /* rank -1: a spawned rank, which the message names (server.c) */
+        bad = !msg || !read_all(&rd) || (rank != UINT32_MAX && !rank_of(job, src, rank));
         if (!bad)
-            launch_record_abort(job, (int)rank, (int)status, msg);
+            launch_record_abort(job, rank == UINT32_MAX ? -1 : (int)rank, (int)status, msg);
         free(msg);
         break;
     }
@@ -196,12 +197,21 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
     }
     case MSG_FENCE_UP:
     case MSG_FENCE_DOWN:
-        launch_fence_msg(job, type, src, p, n);
-        break;
     case MSG_DMODEX_REQ:
     case MSG_DMODEX_RESP:
-        launch_dmodex_msg(job, type, src, p, n);
+        launch_dyn_route(job, type, src, p, n);
         break;
+    case MSG_SPAWN_REQ:
+    case MSG_DYN_STARTED:
+    case MSG_DYN_IO:
+        launch_dyn_msg(job, type, src, p, n);
+        break;
+    case MSG_DYN_EXIT: {
+        struct launch_event ev;
+        if (!launch_dyn_exit_msg(job, src, p, n, &ev))
+            push_event(r, &ev);
+        break;
+    }
     case MSG_ERROR: {
         char *text = lrd_str_max(&rd, sizeof(d->last_words) - 1);
         bad = !text || !read_all(&rd);

@@ -194,8 +194,10 @@ static pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs,
     char *copy;
 
     (void)info, (void)ninfo;
-    if (server_job && server_job->fence)
-        return launch_fence_upcall(server_job, procs, nprocs, data, ndata, cbfunc, cbdata);
+    /* A fence of one job (the job's or a spawned one's): its own collective. */
+    struct launch_job *job = nprocs ? launch_dyn_job_of(server_job, procs[0].nspace) : server_job;
+    if (job && job->fence)
+        return launch_fence_upcall(job, procs, nprocs, data, ndata, cbfunc, cbdata);
     copy = malloc(ndata ? ndata : 1);
     if (!copy)
         return PMIX_ERR_NOMEM;
@@ -209,8 +211,11 @@ static pmix_status_t on_dmodex(const pmix_proc_t *proc, const pmix_info_t info[]
                                pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
     (void)info, (void)ninfo;
+    struct launch_job *job = launch_dyn_job_of(server_job, proc->nspace);
+    if (job && job->dmodex)
+        return launch_dmodex_upcall(job, proc, cbfunc, cbdata);
     if (server_job && server_job->dmodex)
-        return launch_dmodex_upcall(server_job, proc, cbfunc, cbdata);
+        return PMIX_ERR_NOT_FOUND; /* a namespace this run does not have */
     return PMIX_ERR_NOT_SUPPORTED; /* one node: every rank's data is already local */
 }
 
@@ -226,18 +231,52 @@ static pmix_status_t on_spawn(const pmix_proc_t *proc, const pmix_info_t job_inf
 
 /*
  * libpmix calls connect/disconnect once every local participant has called
- * it. Every namespace rdmpirun serves lives on its one node (spawning across
- * nodes is refused), so the collective is complete here; across nodes it
- * would need the daemon tree, and is refused.
+ * it. On one node the collective is then complete. Across nodes it is a
+ * barrier of the servers of every node holding a participant, carried by
+ * the job's fences with those nodes as signature (fence.c).
  */
 static pmix_status_t on_connect(const pmix_proc_t procs[], size_t nprocs,
                                 const pmix_info_t info[], size_t ninfo,
                                 pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)procs, (void)nprocs, (void)info, (void)ninfo, (void)cbfunc, (void)cbdata;
-    if (!server_job || server_job->tree)
+    struct launch_job *job = server_job;
+    char *part, *list;
+    size_t len = 0;
+
+    (void)info, (void)ninfo;
+    if (!job)
         return PMIX_ERR_NOT_SUPPORTED;
-    return PMIX_OPERATION_SUCCEEDED;
+    if (!job->tree)
+        return PMIX_OPERATION_SUCCEEDED;
+    if (!job->fence || !(part = calloc((size_t)job->nnodes, 1)))
+        return PMIX_ERR_NOMEM;
+    for (size_t i = 0; i < nprocs; i++) {
+        struct launch_job *j = launch_dyn_job_of(job, procs[i].nspace);
+        int wild = procs[i].rank == PMIX_RANK_WILDCARD;
+        if (!j || (!wild && procs[i].rank >= (pmix_rank_t)j->nranks)) {
+            free(part);
+            return PMIX_ERR_NOT_FOUND;
+        }
+        for (int r = 0; r < j->nranks; r++)
+            if (wild || (pmix_rank_t)r == procs[i].rank)
+                part[j->ranks[r].node] = 1;
+    }
+    if (!(list = malloc((size_t)job->nnodes * 11 + 1))) {
+        free(part);
+        return PMIX_ERR_NOMEM;
+    }
+    list[0] = '\0';
+    for (int n = 0; n < job->nnodes; n++)
+        if (part[n])
+            len += (size_t)sprintf(list + len, len ? ",%d" : "%d", n);
+    free(part);
+    if (!len) { /* nobody to wait for */
+        free(list);
+        return PMIX_OPERATION_SUCCEEDED;
+    }
+    pmix_status_t rc = launch_fence_connect_upcall(job, list, cbfunc, cbdata);
+    free(list);
+    return rc;
 }
 
 static pmix_status_t on_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,

@@ -30,6 +30,10 @@ void launch_fence_destroy(struct launch_job *job);
 pmix_status_t launch_fence_upcall(struct launch_job *job, const pmix_proc_t procs[],
                                   size_t nprocs, const char *data, size_t ndata,
                                   pmix_modex_cbfunc_t cbfunc, void *cbdata);
+/* PMIx_Connect/Disconnect across nodes: complete once the servers of the nodes listed
+ * ("0,2": increasing node indices) have all called it. */
+pmix_status_t launch_fence_connect_upcall(struct launch_job *job, const char *nodes,
+                                          pmix_op_cbfunc_t cbfunc, void *cbdata);
 void launch_fence_progress(struct launch_job *job);
 void launch_fence_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
 
@@ -38,6 +42,8 @@ void launch_dmodex_destroy(struct launch_job *job);
 pmix_status_t launch_dmodex_upcall(struct launch_job *job, const pmix_proc_t *proc,
                                    pmix_modex_cbfunc_t cbfunc, void *cbdata);
 void launch_dmodex_progress(struct launch_job *job);
+/* A local rank of job ended: keeps its data for later requests (before it is deregistered). */
+void launch_dmodex_keep(struct launch_job *job, int rank);
 void launch_dmodex_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
 
 /* Registers job's namespace with the running server (launch_server_start's second half). */

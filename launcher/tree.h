@@ -38,8 +38,8 @@
  * After authentication every frame is sealed with a MAC (see LAUNCH_TREE_MAC_LEN below)
  * and checked against the direction rules
  * (launch_tree_route_check): commands that make a member act (LAUNCH,
- * SIGNAL, STDIN, SHUTDOWN, FENCE_DOWN) come only from its parent link and
- * from rdmpirun; reports go up only, from the subtree of the child that
+ * SIGNAL, STDIN, SHUTDOWN, FENCE_DOWN, DYN_JOB, DYN_KILL, SPAWN_RESP) come
+ * only from its parent link and from rdmpirun; reports go up only, from the subtree of the child that
  * sent them. A frame that breaks them is refused and logged.
  *
  * Frames: a 16-byte header (payload length, type, destination, source, in
@@ -79,7 +79,14 @@ enum launch_msg {
     MSG_LOST,        /* daemon -> 0: its child's subtree is cut off: vpid, why */
     MSG_CHALLENGE,   /* accepting side: version, vpid, nonce, MAC */
     MSG_PROOF,       /* connecting side: MAC, pid, hostname, port, addresses, machine id */
-    MSG_LAST = MSG_PROOF
+    MSG_SPAWN_REQ,   /* daemon -> 0: a rank of its node spawns (dynwire.h) */
+    MSG_SPAWN_RESP,  /* 0 -> that daemon: the spawn's outcome */
+    MSG_DYN_JOB,     /* bcast: a spawned job and where its ranks run */
+    MSG_DYN_STARTED, /* daemon -> 0: it registered (and started) a spawned job, or why not */
+    MSG_DYN_EXIT,    /* daemon -> 0: job index, rank, wait status, connected, finalized */
+    MSG_DYN_KILL,    /* bcast: job index: end that spawned job (its start failed) */
+    MSG_DYN_IO,      /* daemon -> 0: job index, rank, is_err, bytes of a spawned rank */
+    MSG_LAST = MSG_DYN_IO
 };
 
 enum launch_hello_purpose { HELLO_BOOT = 1, HELLO_LINK = 2 };
@@ -184,7 +191,7 @@ int launch_tree_parent_of(int vpid);
  * never read outside [p, p + n) and accept a message only when every byte
  * of it is accounted for.
  */
-#define LAUNCH_TREE_PROTO 2          /* version of this protocol, in HELLO and the MACs */
+#define LAUNCH_TREE_PROTO 3          /* version of this protocol, in HELLO and the MACs */
 #define LAUNCH_TREE_HDR_LEN 16
 #define LAUNCH_TREE_MAX_UNAUTH 4096  /* largest frame before the peer's proof */
 #define LAUNCH_TREE_MAX_FRAME (256u << 20)

@@ -30,7 +30,10 @@ static const char *const names[] = {
     [MSG_DMODEX_RESP] = "DMODEX_RESP", [MSG_ERROR] = "ERROR",
     [MSG_SHUTDOWN] = "SHUTDOWN",     [MSG_BYE] = "BYE",
     [MSG_LOST] = "LOST",             [MSG_CHALLENGE] = "CHALLENGE",
-    [MSG_PROOF] = "PROOF",
+    [MSG_PROOF] = "PROOF",           [MSG_SPAWN_REQ] = "SPAWN_REQ",
+    [MSG_SPAWN_RESP] = "SPAWN_RESP", [MSG_DYN_JOB] = "DYN_JOB",
+    [MSG_DYN_STARTED] = "DYN_STARTED", [MSG_DYN_EXIT] = "DYN_EXIT",
+    [MSG_DYN_KILL] = "DYN_KILL",       [MSG_DYN_IO] = "DYN_IO",
 };
 
 const char *launch_msg_name(int type)
@@ -334,8 +337,11 @@ static enum dir direction(int type)
     case MSG_SIGNAL:
     case MSG_SHUTDOWN:
     case MSG_FENCE_DOWN:
+    case MSG_DYN_JOB:
+    case MSG_DYN_KILL:
         return D_COMMAND;
     case MSG_STDIN:
+    case MSG_SPAWN_RESP:
         return D_TO_NODE;
     case MSG_UP:
     case MSG_STARTED:
@@ -345,6 +351,10 @@ static enum dir direction(int type)
     case MSG_IO:
     case MSG_ERROR:
     case MSG_LOST:
+    case MSG_SPAWN_REQ:
+    case MSG_DYN_STARTED:
+    case MSG_DYN_EXIT:
+    case MSG_DYN_IO:
         return D_REPORT;
     case MSG_FENCE_UP:
     case MSG_BYE:
@@ -397,13 +407,18 @@ int launch_tree_route_check(int size, int me, int link, int peer, int type, uint
     return *why ? -EPERM : 0;
 }
 
-/* "*", or ranks below nranks in strictly increasing order, in decimal, comma-separated. */
-static int sig_ok(const char *s, int nranks)
+/* "*", or ranks below nranks in strictly increasing order, in decimal, comma-separated;
+ * or "n:" and such a list of nodes below nnodes (PMIx_Connect across nodes, server.c). */
+static int sig_ok(const char *s, int nranks, int nnodes)
 {
     long prev = -1;
 
     if (!strcmp(s, "*"))
         return 1;
+    if (!strncmp(s, "n:", 2)) {
+        s += 2;
+        nranks = nnodes;
+    }
     if (!*s)
         return 0;
     while (*s) {
@@ -432,7 +447,7 @@ int launch_fence_decode(int type, const char *p, size_t n, int nranks, int nnode
     m->seq = lrd_u32(&r);
     if (!m->sig || r.err)
         return -EPROTO;
-    if (!sig_ok(m->sig, nranks)) {
+    if (!sig_ok(m->sig, nranks, nnodes)) {
         *why = "a fence signature that names no ranks of the job";
         return -EPROTO;
     }

@@ -16,12 +16,31 @@
 
 #define SVC_PREFIX "rdmpi.svc."
 
+/* The launcher of a job that is not rdmpirun's, for messages: its environment names it. */
+static const char *launcher_name(void)
+{
+    if (getenv("SLURM_STEP_ID") || getenv("SLURM_JOB_ID"))
+        return "srun";
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("OMPI_MCA_orte_hnp_uri") ||
+        getenv("PRTE_LAUNCHED"))
+        return "Open MPI's mpirun";
+    return "this process's launcher (not rdmpirun)";
+}
+
 int core_boot_spawn(core_runtime_t *rt, const core_spawn_app_t *apps, int napps, char *nspace,
                     size_t len, char *why, size_t wlen)
 {
     if (rt->singleton) {
         snprintf(why, wlen, "this process was started without a launcher (a singleton): "
                  "start it with rdmpirun to spawn");
+        return CORE_ESPAWN;
+    }
+    if (!rt->launcher_numbers) {
+        /* Only rdmpirun numbers the processes of the jobs it runs, which the children need
+         * to be told apart from their parents; asking another launcher could start children
+         * that fail in MPI_Init while the parents wait, so it is not asked at all. */
+        snprintf(why, wlen, "%s does not support spawn: launch with rdmpirun",
+                 launcher_name());
         return CORE_ESPAWN;
     }
     pmix_app_t *pa;
@@ -66,8 +85,8 @@ int core_boot_spawn(core_runtime_t *rt, const core_spawn_app_t *apps, int napps,
         return CORE_ENOMEM;
     if (prc != PMIX_SUCCESS) {
         if (prc == PMIX_ERR_NOT_SUPPORTED)
-            snprintf(why, wlen, "the launcher does not spawn processes here (%s; srun never "
-                     "does; rdmpirun does on its own node)", PMIx_Error_string(prc));
+            snprintf(why, wlen, "the launcher does not spawn processes here (%s)",
+                     PMIx_Error_string(prc));
         else
             snprintf(why, wlen, "the launcher refused the spawn: %s (its own message, if any, "
                      "is on its standard error)", PMIx_Error_string(prc));

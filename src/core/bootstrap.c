@@ -176,6 +176,26 @@ static int job_key_from_rank0(core_runtime_t *rt)
     return ret;
 }
 
+/*
+ * This process's host, in its own data (committed at the startup fence): a process of
+ * another job reads it there when the launcher's job data cannot say. A launcher serving a
+ * spawned job on a node where none of its ranks runs registers the job there for the
+ * parents' sake, and libpmix then answers PMIX_HOSTNAME of its ranks only through direct
+ * modex, which carries what the ranks put, not the job's map.
+ */
+#define HOST_KEY "rdmpi.host"
+
+static void put_host(core_runtime_t *rt)
+{
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_STRING;
+    v.data.string = rt->hostname;
+    pmix_status_t prc = PMIx_Put(PMIX_GLOBAL, HOST_KEY, &v);
+    if (prc != PMIX_SUCCESS)
+        core_debug("PMIx_Put(%s): %s", HOST_KEY, PMIx_Error_string(prc));
+}
+
 int core_boot_init(core_runtime_t *rt)
 {
     gethostname(rt->hostname, sizeof(rt->hostname) - 1);
@@ -195,6 +215,7 @@ int core_boot_init(core_runtime_t *rt)
     }
     rt->pmix_up = 1;
     rt->rank = (int)me.rank;
+    put_host(rt);
     snprintf(rt->nspace, sizeof(rt->nspace), "%s", me.nspace);
 
     pmix_proc_t wild;
@@ -228,8 +249,8 @@ int core_boot_init(core_runtime_t *rt)
         rt->spawned = 1;
         PMIX_VALUE_RELEASE(pv);
     }
-    rt->uid_base = get_uint(&wild, CORE_UBASE_PMIX, 0, &v) == 0 && v < CORE_UID_MAX / 2
-                       ? (int)v : 0;
+    rt->launcher_numbers = get_uint(&wild, CORE_UBASE_PMIX, 0, &v) == 0 && v < CORE_UID_MAX / 2;
+    rt->uid_base = rt->launcher_numbers ? (int)v : 0;
     rc = job_key_from_launcher(rt, &wild);
     if (rc == CORE_EINVAL) {
         core_error("the launcher's job key (%s) is malformed", CORE_JOB_KEY_PMIX);
@@ -366,7 +387,10 @@ int core_boot_hostname(core_runtime_t *rt, int rank, char **out)
     pmix_proc_t proc;
     if (load_proc(rt, rank, &proc))
         return CORE_ENOTFOUND;
-    return get_string(&proc, PMIX_HOSTNAME, 0, out);
+    int rc = get_string(&proc, PMIX_HOSTNAME, 0, out);
+    if (rc && rank >= rt->size) /* another job's process: what it put itself (put_host) */
+        rc = get_string(&proc, HOST_KEY, 0, out);
+    return rc;
 }
 
 void core_boot_abort(core_runtime_t *rt, int code, const char *msg)

@@ -77,6 +77,8 @@ typedef struct core_runtime {
      * layer are sized proc_cap, so they never move. */
     int nprocs, proc_cap;
     int uid_base;              /* this job's first number among the launcher's processes */
+    int launcher_numbers;      /* the launcher numbers its jobs' processes (CORE_UBASE_PMIX):
+                                  rdmpirun, the only launcher asked to spawn */
     struct core_proc *procs;   /* the other jobs' processes, from index size */
     struct rdmpi_comm *parent; /* MPI_Comm_get_parent's intercommunicator, or NULL */
     int port_seq;              /* ports opened by this process (MPI_Open_port) */

@@ -141,6 +141,9 @@ void p2p_rndv_register(void);
 void p2p_send_done(MPI_Request s);
 /* Finishes a receive: unpacks staging, sets status, completes. */
 void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len);
+/* Fails r (MPI_ERR_OTHER) if it waits for an answer from a process of another job that has
+ * left: a receive matched to a message it sent before leaving, which no sweep saw. */
+void p2p_fail_if_lost(MPI_Request r);
 /* The transport that carries traffic with world rank peer (for caps checks), or NULL. */
 tp_ep_t *p2p_ep_of(int peer);
 void p2p_queue_data(MPI_Request s);

@@ -432,10 +432,68 @@ static void on_lost(void *arg)
     core_progress_wake(P2P->rt, P2P->hook);
 }
 
+/* Fails r, an exchange under way with a process that has left: nothing more comes from it. */
+static void fail_underway(MPI_Request r)
+{
+    if (r->kind == CORE_REQ_SEND) {
+        r->status.MPI_ERROR = MPI_ERR_OTHER;
+        p2p_send_done(r);
+        return;
+    }
+    r->wait = 0;
+    free(r->tmp);
+    r->tmp = NULL;
+    if (r->memh) {
+        tp_ep_t *ep = P2P->tp->eps[r->world_peer];
+        ep->iface->ops->mem_dereg(ep->iface, r->memh);
+        r->memh = NULL;
+    }
+    r->status.MPI_ERROR = MPI_ERR_OTHER;
+    core_req_complete(r);
+}
+
+/* Whether s is still in the send queue (its first message not out): that queue fails it
+ * itself when the transport refuses the message to a process that has left. */
+static int queued_send(MPI_Request s)
+{
+    if (!P2P->queued[s->world_peer])
+        return 0;
+    for (MPI_Request q = P2P->sendq_head; q; q = q->next)
+        if (q == s)
+            return 1;
+    return 0;
+}
+
+void p2p_fail_if_lost(MPI_Request r)
+{
+    if (r->wait && r->world_peer >= P2P->rt->size && P2P->tp->nlost &&
+        tp_peer_is_lost(P2P->tp, r->world_peer))
+        fail_underway(r);
+}
+
+/* Exchanges already under way with processes that have left, which no receive queue
+ * holds: a matched rendezvous receive waiting for its data, a synchronous send waiting for
+ * its acknowledgement, a rendezvous send waiting for the receiver's answer. */
+static int underway_sweep(void)
+{
+    const core_req_table_t *t = &P2P->rt->reqs;
+    int events = 0;
+    for (uint32_t i = 0; i < t->nslots; i++) {
+        MPI_Request r = t->slots[i];
+        if (!r || !(r->id & CORE_REQ_GEN_ONE) || !r->wait || r->world_peer < P2P->rt->size ||
+            !tp_peer_is_lost(P2P->tp, r->world_peer) ||
+            (r->kind == CORE_REQ_SEND && queued_send(r)))
+            continue;
+        fail_underway(r);
+        events++;
+    }
+    return events;
+}
+
 /* Fails every posted receive that waits for a process that has left. */
 static int lost_sweep(void)
 {
-    int events = 0;
+    int events = underway_sweep();
     P2P->lost_seen = P2P->tp->nlost;
     for (int i = 0; i < CORE_CTX_MAX_P2P; i++) {
         p2p_mq_t *mq = P2P->mq[i];

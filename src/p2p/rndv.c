@@ -76,6 +76,7 @@ static int start_rtr(MPI_Request r, const p2p_unexp_t *u, void *dst)
     rtr.rkey_len = (uint32_t)ep->iface->ops->rkey_pack(ep->iface, r->memh, rtr.rkey);
     r->wait = P2P_WAIT_PUT_FIN;
     p2p_send_ctrl(u->world_src, P2P_AM_RTR, &rtr, offsetof(p2p_rtr_hdr_t, rkey) + rtr.rkey_len);
+    p2p_fail_if_lost(r);
     return 1;
 }
 
@@ -109,6 +110,8 @@ void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
     p2p_send_ctrl(u->world_src, P2P_AM_CTS, &cts, sizeof(cts));
     if (r->want == 0)
         p2p_recv_done(r, 0, r->len);
+    else
+        p2p_fail_if_lost(r); /* its sender left after its RTS: no DATA will come */
 }
 
 int p2p_rndv_push(MPI_Request s)

@@ -167,19 +167,6 @@ static inline void t_skip(const char *why)
     exit(0);
 }
 
-/* After an MPI_Comm_spawn* that returned rc (every rank calls it): skips the program when
- * the spawn was refused because rdmpirun started this job through its daemons (ranks run by
- * rdmpid have RDMPID_JOB set), where it does not spawn yet; any other failure is left to the
- * caller's check. */
-static inline void t_skip_if_spawn_refused(int rc)
-{
-    int cls = MPI_SUCCESS;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_class(rc, &cls);
-    if (cls == MPI_ERR_SPAWN && getenv("RDMPID_JOB"))
-        t_skip("rdmpirun does not spawn in a job it runs through its daemons (across nodes) yet");
-}
-
 /* Whether this rank's messages to rank peer of MPI_COMM_WORLD travel over the transport named
  * want (1) or another (0, its name in got, MPI_MAX_OBJECT_NAME bytes). Only rdmpi can say
  * (its extension rdmpi_peer_transport); with another MPI this is 0 and got says so. */

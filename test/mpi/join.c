@@ -97,7 +97,6 @@ static void across_jobs(int side, MPI_Comm parent_inter, const char *prog)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         int rc = MPI_Comm_spawn(prog, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
                                 &inter, MPI_ERRCODES_IGNORE);
-        t_skip_if_spawn_refused(rc);
         MPI_OK(rc);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     }

@@ -110,7 +110,6 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         int rc = MPI_Comm_spawn(argv[0], child_argv, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                                 errs);
-        t_skip_if_spawn_refused(rc);
         MPI_OK(rc);
         if (t_rank == 0) {
             printf("spawn of %d: %.1f ms\n", n, (MPI_Wtime() - t0) * 1e3);

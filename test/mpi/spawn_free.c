@@ -9,6 +9,9 @@
  *               MPI calls for a while, then free and finalize
  *   late        the parents free and finalize at once; the children keep computing, then
  *               free and finalize
+ *   unmatched   the parents' rank 0 starts a synchronous and a rendezvous send to child 0,
+ *               which finalizes without receiving them: both fail with MPI_ERR_OTHER (rdmpi;
+ *               MPI leaves it undefined) instead of waiting forever
  * In each mode a message goes both ways first (the connection is up). Each side times its
  * MPI_Finalize: ending a connection to a job still running must not wait for it.
  * Standard MPI, except in "early": a send to a child that has finalized must fail, and so
@@ -107,9 +110,43 @@ static void recv_from_finalized(MPI_Comm inter, MPI_Request pending)
                "MPI_Probe(MPI_ANY_SOURCE)");
 }
 
+/* "unmatched": sends child 0 never receives (it finalizes once told to go). */
+static int unmatched(MPI_Comm inter, int parent_side)
+{
+    int rank, go = 1;
+    MPI_Comm_rank(inter, &rank);
+    if (!parent_side) {
+        if (rank == 0)
+            MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 8, inter, MPI_STATUS_IGNORE));
+        return 1; /* the intercommunicator is left to MPI_Finalize */
+    }
+    if (rank == 0) {
+        enum { BIG = 4 << 20 };
+        char *big = calloc(BIG, 1);
+        int small = 7;
+        MPI_Request rq[2];
+        CHECK(big, "out of memory");
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        t_begin("sends child 0 never receives");
+        MPI_OK(MPI_Issend(&small, 1, MPI_INT, 0, 6, inter, &rq[0]));
+        MPI_OK(MPI_Isend(big, BIG, MPI_CHAR, 0, 7, inter, &rq[1]));
+        MPI_OK(MPI_Send(&go, 1, MPI_INT, 0, 8, inter));
+        double t0 = MPI_Wtime();
+        check_lost(MPI_Wait(&rq[0], MPI_STATUS_IGNORE), "MPI_Issend's MPI_Wait");
+        check_lost(MPI_Wait(&rq[1], MPI_STATUS_IGNORE), "a rendezvous MPI_Isend's MPI_Wait");
+        CHECK(MPI_Wtime() - t0 < 30, "the sends took %.1f s to fail", MPI_Wtime() - t0);
+        free(big);
+    }
+    MPI_OK(MPI_Comm_free(&inter));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    return 0;
+}
+
 static int side(MPI_Comm inter, const char *mode, int parent_side)
 {
     ping(inter, parent_side);
+    if (!strcmp(mode, "unmatched"))
+        return unmatched(inter, parent_side);
     int first = parent_side ? !strcmp(mode, "late") : !strcmp(mode, "early");
     int second = parent_side ? !strcmp(mode, "early") : !strcmp(mode, "late");
     if (!strcmp(mode, "free")) {
@@ -179,7 +216,6 @@ int main(int argc, char **argv)
     int errs[NCHILD];
     int rc = MPI_Comm_spawn(argv[0], args, NCHILD, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                             errs);
-    t_skip_if_spawn_refused(rc);
     MPI_OK(rc);
     int fast = side(inter, mode, 1);
     timed_finalize(fast, "a parent");

@@ -62,7 +62,6 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, 0, MPI_COMM_WORLD, &inter,
                                      MPI_ERRCODES_IGNORE);
-    t_skip_if_spawn_refused(rc);
     MPI_OK(rc);
     MPI_Info_free(&infos[1]);
     int rsize;

@@ -52,7 +52,6 @@ int main(int argc, char **argv)
     MPI_Comm inter;
     int errs[NCHILD];
     int rc = MPI_Comm_spawn(name, MPI_ARGV_NULL, NCHILD, info, 0, MPI_COMM_WORLD, &inter, errs);
-    t_skip_if_spawn_refused(rc);
     MPI_OK(rc);
     if (t_rank == 0)
         for (int i = 0; i < NCHILD; i++)

@@ -2,7 +2,7 @@
  * Unit test of the launcher's wire: the daemon tree's frames, handshake
  * messages and MACs (launcher/treewire.c), its direction rules, the job
  * description decoder (launcher/jobmsg.c), the fence and direct-modex
- * payload decoders, and the tree itself over real sockets (tree.c,
+ * payload decoders, the spawned jobs' messages (launcher/dynwire.c), and the tree itself over real sockets (tree.c,
  * treeauth.c): a member that holds the secret joins, one that does not is
  * refused on both sides, and a listening member out of file descriptors
  * neither spins nor lets the connections pile up.
@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/dynwire.h"
 #include "launcher/jobmsg.h"
 #include "launcher/tree.h"
 
@@ -418,8 +419,9 @@ static void test_fence_dmodex(void)
     const char *why;
 
     group = "fence_dmodex";
-    const char *good[] = {"*", "0", "0,3,5", "7"}, *bad[] = {"", "5,3", "1,1", "8", "1,,2",
-                                                               "1,", ",1", "a", "-1", "99999999999"};
+    const char *good[] = {"*", "0", "0,3,5", "7", "n:0,2"},
+               *bad[] = {"", "5,3", "1,1", "8", "1,,2", "1,", ",1", "a", "-1", "99999999999",
+                         "n:", "n:3", "n:1,0", "n:*"};
     for (size_t i = 0; i < sizeof(good) / sizeof(*good) + sizeof(bad) / sizeof(*bad); i++) {
         int ok = i < sizeof(good) / sizeof(*good);
         const char *sig = ok ? good[i] : bad[i - sizeof(good) / sizeof(*good)];
@@ -515,6 +517,80 @@ static size_t put_frame(char *out, int type, uint32_t dst, uint32_t src, const v
     if (n)
         memcpy(out + LAUNCH_TREE_HDR_LEN, p, n);
     return LAUNCH_TREE_HDR_LEN + n;
+}
+
+/* The spawned jobs' messages (dynwire.c): their direction rules, a round trip, every
+ * truncation refused, and the fields checked. */
+static void test_dynwire(void)
+{
+    const uint32_t B = LAUNCH_TREE_BCAST;
+    enum { P = LAUNCH_LINK_PARENT, C = LAUNCH_LINK_CHILD };
+    char *argv[] = {"./child", "x", NULL}, *env[] = {"A=1", NULL}, *badenv[] = {"NOEQ", NULL};
+    struct launch_app app = {.argv = argv, .env = env, .nprocs = 3, .host = "node2"};
+    uint32_t node[3] = {0, 1, 1};
+    struct launch_dyn_job_msg m = {.index = 2, .ubase = 8, .apps = &app, .napps = 1,
+                                   .nranks = 3, .node = node}, got;
+    struct launch_buf b = {0};
+    const char *why;
+
+    group = "dynwire";
+    CHECK(route(8, 4, P, 0, MSG_DYN_JOB, B, 0) == 0, "DYN_JOB from rdmpirun refused");
+    CHECK(route(8, 4, C, 6, MSG_DYN_JOB, B, 6) < 0, "DYN_JOB from a child taken");
+    CHECK(route(8, 4, C, 6, MSG_DYN_KILL, B, 0) < 0, "DYN_KILL from a child taken");
+    CHECK(route(8, 4, P, 0, MSG_SPAWN_RESP, 5, 0) == 0, "SPAWN_RESP routed down refused");
+    CHECK(route(8, 4, C, 6, MSG_SPAWN_RESP, 4, 0) < 0, "SPAWN_RESP from a child taken");
+    CHECK(route(8, 4, C, 6, MSG_SPAWN_REQ, 0, 7) == 0, "SPAWN_REQ up refused");
+    CHECK(route(8, 4, P, 0, MSG_SPAWN_REQ, 0, 0) < 0, "SPAWN_REQ from the parent taken");
+    CHECK(route(8, 4, C, 6, MSG_DYN_EXIT, 0, 5) < 0, "DYN_EXIT for a sibling's subtree taken");
+    CHECK(route(8, 4, C, 6, MSG_DYN_STARTED, 0, 6) == 0, "DYN_STARTED up refused");
+    CHECK(route(8, 4, C, 6, MSG_DYN_IO, 0, 7) == 0, "DYN_IO up refused");
+    CHECK(route(8, 4, P, 0, MSG_DYN_IO, 4, 0) < 0, "DYN_IO from the parent taken");
+
+    snprintf(app.prog, sizeof(app.prog), "child");
+    snprintf(m.nspace, sizeof(m.nspace), "rdmpi-1-s1");
+    snprintf(m.parent_nspace, sizeof(m.parent_nspace), "rdmpi-1");
+    launch_dyn_job_encode(&b, &m);
+    CHECK(launch_dyn_job_decode(b.p, b.len, 2, &got, &why) == 0, "DYN_JOB refused: %s", why);
+    CHECK(got.index == 2 && got.ubase == 8 && got.nranks == 3 && got.node[2] == 1 &&
+          !strcmp(got.apps[0].argv[1], "x") && !strcmp(got.apps[0].host, "node2") &&
+          !got.apps[0].path && !strcmp(got.nspace, "rdmpi-1-s1"), "DYN_JOB changed on the way");
+    launch_dyn_job_free(&got);
+    CHECK(launch_dyn_job_decode(b.p, b.len, 1, &got, &why) < 0, "a rank on node 1 of 1 taken");
+    launch_dyn_job_free(&got);
+    for (size_t n = 0; n < b.len; n++) {
+        CHECK(launch_dyn_job_decode(b.p, n, 2, &got, &why) < 0, "DYN_JOB cut at %zu taken", n);
+        launch_dyn_job_free(&got);
+    }
+    lbuf_free(&b);
+    m.nranks = 2; /* fewer ranks than the applications ask for */
+    launch_dyn_job_encode(&b, &m);
+    CHECK(launch_dyn_job_decode(b.p, b.len, 2, &got, &why) < 0, "rank count mismatch taken");
+    launch_dyn_job_free(&got);
+    lbuf_free(&b);
+
+    struct launch_dyn_spawn_msg sp = {.id = 1, .apps = &app, .napps = 1}, sg;
+    snprintf(sp.parent_nspace, sizeof(sp.parent_nspace), "rdmpi-1");
+    app.env = badenv; /* not sent: nothing to set */
+    launch_dyn_spawn_encode(&b, &sp);
+    CHECK(launch_dyn_spawn_decode(b.p, b.len, &sg, &why) == 0 && sg.apps[0].env[0] == NULL,
+          "a spawn request with an env entry without '=' not cleaned");
+    launch_dyn_spawn_free(&sg);
+    lbuf_free(&b);
+    app.nprocs = 0;
+    launch_dyn_spawn_encode(&b, &sp);
+    CHECK(launch_dyn_spawn_decode(b.p, b.len, &sg, &why) < 0, "a spawn of 0 processes taken");
+    launch_dyn_spawn_free(&sg);
+    lbuf_free(&b);
+
+    struct launch_dyn_exit_msg ex = {.index = 1, .rank = 0, .connected = 2}, eg;
+    launch_dyn_exit_encode(&b, &ex);
+    CHECK(launch_dyn_exit_decode(b.p, b.len, &eg, &why) < 0, "connected 2 taken");
+    lbuf_free(&b);
+    struct launch_dyn_resp_msg rs = {.id = 1}, rg;
+    launch_dyn_resp_encode(&b, &rs);
+    CHECK(launch_dyn_resp_decode(b.p, b.len, &rg, &why) < 0, "a success without a namespace");
+    lbuf_free(&b);
+    pass();
 }
 
 static void test_feed(void)
@@ -764,6 +840,7 @@ int main(void)
     test_routes();
     test_jobmsg();
     test_fence_dmodex();
+    test_dynwire();
     test_feed();
     test_sockets();
     return 0;

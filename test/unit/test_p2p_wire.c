@@ -565,6 +565,22 @@ static void test_lost(void)
     CHECK(p2p_irecv(c, 4, MPI_BYTE, MPI_ANY_SOURCE, 8, world, 0, &any) == 0, "irecv");
     p2p_hdr_t h = { 0, 2, 9, 0 }; /* sent before it left: unexpected */
     CHECK(deliver(P2P_AM_EAGER, 2, &h, sizeof(h), "late", 4) == 0, "eager from rank 2");
+    /* exchanges under way with it (ranks 2 and 3 play another job's processes here): a
+     * synchronous send waiting for its ACK, a matched pipelined rendezvous receive waiting
+     * for its DATA */
+    p2p_fake.rt->size = 2;
+    MPI_Request ss, rv;
+    char big[100];
+    CHECK(p2p_isend("sync", 4, MPI_BYTE, 2, 11, world, 0, CORE_MODE_SYNC, &ss) == 0 &&
+              !ss->complete && ss->wait == P2P_WAIT_ACK, "issend waiting for its ACK");
+    CHECK(p2p_irecv(big, 100, MPI_BYTE, 2, 12, world, 0, &rv) == 0, "irecv");
+    p2p_rts_hdr_t rts;
+    memset(&rts, 0, sizeof(rts));
+    rts.m = (p2p_hdr_t){ 0, 2, 12, 0 };
+    rts.len = 100;
+    rts.sreq = 0x777;
+    CHECK(deliver(P2P_AM_RTS, 2, &rts, offsetof(p2p_rts_hdr_t, rkey), NULL, 0) == 0 &&
+              !rv->complete && rv->wait == P2P_WAIT_DATA, "rendezvous receive waiting for DATA");
     unsigned char *lost = calloc(4, 1);
     CHECK(lost != NULL, "calloc");
     p2p_fake.tp.lost = lost;
@@ -579,6 +595,15 @@ static void test_lost(void)
           "a posted receive from a lost peer: complete %d, error %d", before->complete,
           before->status.MPI_ERROR);
     CHECK(!other->complete && !any->complete, "receives not waiting for it were failed");
+    CHECK(ss->complete && ss->status.MPI_ERROR == MPI_ERR_OTHER && !ss->wait,
+          "a synchronous send to a lost peer: complete %d, error %d", ss->complete,
+          ss->status.MPI_ERROR);
+    CHECK(rv->complete && rv->status.MPI_ERROR == MPI_ERR_OTHER && !rv->wait,
+          "a matched rendezvous receive from a lost peer: complete %d, error %d", rv->complete,
+          rv->status.MPI_ERROR);
+    core_req_free(ss);
+    core_req_free(rv);
+    p2p_fake.rt->size = 4;
     CHECK(p2p_src_lost(world, 0, 2) && !p2p_src_lost(world, 0, 1) &&
               !p2p_src_lost(world, 0, MPI_ANY_SOURCE),
           "p2p_src_lost");
