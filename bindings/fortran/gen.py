@@ -377,6 +377,114 @@ def typed_choices(fp):
     return out
 
 
+# How mpi_f08 passes a strided array section (a(1:n:2), b(i, :)) of each kind of call; the
+# others use a datatype over the section when the buffer has its own count and datatype, else
+# a contiguous copy (glue.h: the copy path).
+# Memory that must be simply contiguous (MPI-3.1: a window's or the attached buffer's memory
+# is one region): a strided section is refused with MPI_ERR_BUFFER.
+SECT_REGION = ('MPI_Buffer_attach', 'MPI_Win_create', 'MPI_Win_attach')
+# Calls that name memory by its first element, or use one element: its address.
+SECT_FIRST = re.compile(r'^MPI_(Get_address|Free_mem|Win_detach|Fetch_and_op|Compare_and_swap|'
+                        r'File_\w+_end)$')
+# Calls whose operation goes on after they return with no request to complete it (one-sided
+# ones end with the epoch, split collectives with their _end): no copy could come back, so
+# only a datatype over the section can do; a section none describes is refused.
+SECT_NO_COPY = re.compile(r'^MPI_(Put|Get|Accumulate|Get_accumulate|File_\w+_begin)$')
+# Collectives whose count is one rank's block, not the whole buffer: always the copy path.
+SECT_BLOCKS = re.compile(r'^MPI_I?(neighbor_)?(gather|scatter|allgather|alltoall)$', re.I)
+
+
+def f08_entry(f, fp, cparams, body):
+    """mpi_f08's BIND(C) entry of a call with a choice buffer: the buffers come as descriptors
+    (a CHARACTER(LEN=*) too); strided sections are passed as the call's kind allows
+    (SECT_*)."""
+    low = f.name.lower()
+    out = []
+    dsig = []
+    for p, c in zip(fp, cparams):
+        desc = p.kind in ('choice', 'str_in', 'str_out')
+        dsig.append('CFI_cdesc_t *%s' % p.name if desc else c)
+    out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
+    out.append('{')
+    typed = typed_choices(fp)
+    if SECT_BLOCKS.match(f.base):
+        typed = {}
+    choices = [p for p in fp if p.kind == 'choice']
+    mode = {}
+    for p in choices:
+        if f.base in SECT_REGION:
+            mode[p.name] = 'region'
+        elif SECT_FIRST.match(f.base):
+            mode[p.name] = 'first'
+        elif p.name in typed:
+            mode[p.name] = 'typed' if not SECT_NO_COPY.match(f.base) else 'typed_only'
+        elif SECT_NO_COPY.match(f.base):
+            mode[p.name] = 'region'
+        else:
+            mode[p.name] = 'copy'
+    copies = any(m in ('typed', 'copy') for m in mode.values())
+    reqs = [p for p in fp if p.kind == 'handle_ref' and p.ctype == 'MPI_Request']
+    out.append('    MPI_Fint rc = MPI_SUCCESS;')
+    if copies:
+        out.append('    fg_copies_t cs;')
+        out.append('    cs.n = 0;')
+    swap = {}
+    for p in choices:
+        n = p.name
+        if mode[n] in ('typed', 'typed_only'):
+            out.append('    fg_section_t %s_s;' % n)
+            out.append('    %s_s.made = MPI_DATATYPE_NULL;' % n)
+    for p in choices:
+        n = p.name
+        m = mode[n]
+        out.append('    void *%s_a;' % n)
+        if m == 'region':
+            out.append('    if (fg_desc(%s, &%s_a, &rc)) goto out;' % (n, n))
+        elif m == 'first':
+            out.append('    %s_a = fg_buf(%s->base_addr);' % (n, n))
+        elif m == 'copy':
+            out.append('    if (fg_desc_copy(%s, &%s_a, &cs, %d, &rc)) goto out;'
+                       % (n, n, 0 if p.const else 1))
+        else:
+            # a datatype over the section, freed once the call has started; else a copy
+            cnt, dt = typed[n]
+            out.append('    int %s_k = fg_desc_typed(%s, &%s_a, %s, %s, &%s_s, &rc);'
+                       % (n, n, n, cnt, dt, n))
+            if m == 'typed':
+                out.append('    if (%s_k == FG_SECTION_COPY)' % n)
+                out.append('        %s_k = fg_desc_copy(%s, &%s_a, &cs, %d, &rc);'
+                           % (n, n, n, 0 if p.const else 1))
+            else:
+                out.append('    if (%s_k == FG_SECTION_COPY)' % n)
+                out.append('        %s_k = fg_desc_slow(%s, &%s_a, &rc);' % (n, n, n))
+            out.append('    if (%s_k) goto out;' % n)
+            swap[cnt] = '%s_s.count' % n
+            swap[dt] = '%s_s.type' % n
+    dconv = []
+    for p in fp:
+        if p.kind == 'choice':
+            dconv.append('%s_a' % p.name)
+        elif p.kind in ('str_in', 'str_out'):
+            dconv.append('(char *)%s->base_addr' % p.name)
+        else:
+            dconv.append(swap.get(p.name, p.name))
+    dlens = ['%s->elem_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
+    out.append('    %s(%s);' % (body, ', '.join(dconv + ['&rc'] + dlens)))
+    if copies and reqs:
+        out.append('    fg_copies_request(&cs, %s, rc);' % reqs[0].name)
+    if any('goto out' in x for x in out):
+        out.append('out:')
+    if copies:
+        out.append('    fg_copies_end(&cs, rc);')
+    for p in choices:
+        if mode[p.name] in ('typed', 'typed_only'):
+            out.append('    fg_section_done(&%s_s);' % p.name)
+    out.append('    if (ierr)')
+    out.append('        *ierr = rc;')
+    out.append('}')
+    return out
+
+
 def attr_lang(p):
     """The language tag of a Fortran attribute value (src/core/attr.h)."""
     return 'CORE_ATTR_INT' if p.kv.get('int') else 'CORE_ATTR_AINT'
@@ -562,44 +670,7 @@ def glue_func(f):
         out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
         out.append('}')
     if f.choice:
-        # mpi_f08's BIND(C) entry: a CHARACTER(LEN=*) comes as a descriptor too
-        dsig = []
-        for p, c in zip(fp, cparams):
-            desc = p.kind in ('choice', 'str_in', 'str_out')
-            dsig.append('CFI_cdesc_t *%s' % p.name if desc else c)
-        out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
-        out.append('{')
-        typed = typed_choices(fp)
-        swap = {}
-        for p in fp:
-            if p.kind != 'choice':
-                continue
-            out.append('    void *%s_a;' % p.name)
-            if p.name not in typed:
-                out.append('    if (fg_desc(%s, &%s_a, ierr)) return;' % (p.name, p.name))
-                continue
-            # a strided section with its count and datatype: sent as one derived datatype
-            # over the section (fg_section), freed once the call has started
-            cnt, dt = typed[p.name]
-            n = p.name
-            out.append('    fg_section_t %s_s;' % n)
-            out.append('    if (fg_desc_typed(%s, &%s_a, %s, %s, &%s_s, ierr)) return;'
-                       % (n, n, cnt, dt, n))
-            swap[cnt] = '%s_s.count' % n
-            swap[dt] = '%s_s.type' % n
-        dconv = []
-        for p in fp:
-            if p.kind == 'choice':
-                dconv.append('%s_a' % p.name)
-            elif p.kind in ('str_in', 'str_out'):
-                dconv.append('(char *)%s->base_addr' % p.name)
-            else:
-                dconv.append(swap.get(p.name, p.name))
-        dlens = ['%s->elem_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
-        out.append('    %s(%s);' % (body, ', '.join(dconv + ['ierr'] + dlens)))
-        for n in typed:
-            out.append('    fg_section_done(&%s_s);' % n)
-        out.append('}')
+        out += f08_entry(f, fp, cparams, body)
     out.append('')
     return out
 

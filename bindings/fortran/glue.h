@@ -100,6 +100,47 @@ static inline void fg_section_done(fg_section_t *s)
         PMPI_Type_free(&s->made);
 }
 
+/*
+ * The copy path: a strided mpi_f08 section that no datatype over it can stand for (a buffer
+ * without its own count and datatype: MPI_Reduce's, MPI_Alltoallv's, MPI_Pack's outbuf, ...;
+ * or a datatype that is not a run of whole array elements) is gathered into a contiguous
+ * copy, which the call gets; a buffer the call may write (not const in C) is scattered back
+ * when the operation is over: after a blocking call, when a nonblocking one completes (a hook
+ * on its request), at each completion of a persistent one (which gathers again at each
+ * start). This is what a compiler's copy-in/copy-out does, done where MPI-3.1 17.1.2 lets
+ * only the library do it.
+ */
+#define FG_COPY_MAX 4   /* choice buffers of one call (MPI_Compare_and_swap has 3) */
+typedef struct fg_copy {
+    char *base;                 /* the section's first element */
+    char *tmp;                  /* the contiguous copy */
+    size_t elem_len, bytes;
+    int rank, out;
+    CFI_index_t extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
+} fg_copy_t;
+typedef struct fg_copies {
+    int n;
+    fg_copy_t c[FG_COPY_MAX];
+} fg_copies_t;
+int fg_copy_slow(CFI_cdesc_t *d, void **addr, fg_copies_t *cs, int out, MPI_Fint *ierr);
+static inline int fg_desc_copy(CFI_cdesc_t *d, void **addr, fg_copies_t *cs, int out,
+                               MPI_Fint *ierr)
+{
+    if (d->rank == 0 || fg_contiguous(d)) {
+        *addr = fg_buf(d->base_addr);
+        return 0;
+    }
+    return fg_copy_slow(d, addr, cs, out, ierr);
+}
+/* After a blocking call: the written copies go back (rc: the call's code), all are freed. */
+void fg_copies_end(fg_copies_t *cs, int rc);
+/* After a call that made *request (rc: the call's code): the copies go to the request's hook,
+ * which copies back at each completion (and gathers again at each start of a persistent
+ * request) and frees them with the request; on failure they are freed here. */
+void fg_copies_request(fg_copies_t *cs, const MPI_Fint *request, int rc);
+/* A typed buffer's section that fg_section cannot describe: 1 when it is to be copied. */
+#define FG_SECTION_COPY (-1)
+
 static inline MPI_Status *fg_status_in(MPI_Fint *f, MPI_Status *c)
 {
     if (f == FH_SENTINEL_STATUS_IGNORE)

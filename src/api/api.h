@@ -54,6 +54,11 @@ static inline void api_leave(const int *entered)
 }
 #define API_ENTER __attribute__((cleanup(api_leave))) const int api_entered_ = api_enter()
 
+/* Gives a request the application has not seen yet a binding's hook (src/api/reqhook.c);
+ * an operation already complete gets CORE_REQ_HOOK_DONE at once. MPI_ERR_REQUEST: not a
+ * live request, or it has a hook already (the caller keeps arg). */
+int api_req_hook(MPI_Request req, core_req_hook_fn fn, void *arg);
+
 /* 1 between MPI_Init and MPI_Finalize. */
 extern int api_initialized, api_finalized;
 
