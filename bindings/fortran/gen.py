@@ -377,9 +377,10 @@ def typed_choices(fp):
     return out
 
 
-# How mpi_f08 passes a strided array section (a(1:n:2), b(i, :)) of each kind of call; the
-# others use a datatype over the section when the buffer has its own count and datatype, else
-# a contiguous copy (glue.h: the copy path).
+# How mpi_f08 passes a strided array section (a(1:n:2), b(i, :)) of each kind of call
+# (MPI_SUBARRAYS_SUPPORTED is .TRUE. there): a buffer with its own count and datatype goes as a
+# datatype over the section (fg_section), any other through a contiguous copy (glue.h: the
+# copy path), except in the calls below.
 # Memory that must be simply contiguous (MPI-3.1: a window's or the attached buffer's memory
 # is one region): a strided section is refused with MPI_ERR_BUFFER.
 SECT_REGION = ('MPI_Buffer_attach', 'MPI_Win_create', 'MPI_Win_attach')
@@ -388,7 +389,7 @@ SECT_FIRST = re.compile(r'^MPI_(Get_address|Free_mem|Win_detach|Fetch_and_op|Com
                         r'File_\w+_end)$')
 # Calls whose operation goes on after they return with no request to complete it (one-sided
 # ones end with the epoch, split collectives with their _end): no copy could come back, so
-# only a datatype over the section can do; a section none describes is refused.
+# their buffers must have their own count and datatype (they all do).
 SECT_NO_COPY = re.compile(r'^MPI_(Put|Get|Accumulate|Get_accumulate|File_\w+_begin)$')
 # Collectives whose count is one rank's block, not the whole buffer: always the copy path.
 SECT_BLOCKS = re.compile(r'^MPI_I?(neighbor_)?(gather|scatter|allgather|alltoall)$', re.I)
@@ -417,12 +418,12 @@ def f08_entry(f, fp, cparams, body):
         elif SECT_FIRST.match(f.base):
             mode[p.name] = 'first'
         elif p.name in typed:
-            mode[p.name] = 'typed' if not SECT_NO_COPY.match(f.base) else 'typed_only'
+            mode[p.name] = 'typed'
         elif SECT_NO_COPY.match(f.base):
             mode[p.name] = 'region'
         else:
             mode[p.name] = 'copy'
-    copies = any(m in ('typed', 'copy') for m in mode.values())
+    copies = any(m == 'copy' for m in mode.values())
     reqs = [p for p in fp if p.kind == 'handle_ref' and p.ctype == 'MPI_Request']
     out.append('    MPI_Fint rc = MPI_SUCCESS;')
     if copies:
@@ -431,7 +432,7 @@ def f08_entry(f, fp, cparams, body):
     swap = {}
     for p in choices:
         n = p.name
-        if mode[n] in ('typed', 'typed_only'):
+        if mode[n] == 'typed':
             out.append('    fg_section_t %s_s;' % n)
             out.append('    %s_s.made = MPI_DATATYPE_NULL;' % n)
     for p in choices:
@@ -446,17 +447,10 @@ def f08_entry(f, fp, cparams, body):
             out.append('    if (fg_desc_copy(%s, &%s_a, &cs, %d, &rc)) goto out;'
                        % (n, n, 0 if p.const else 1))
         else:
-            # a datatype over the section, freed once the call has started; else a copy
+            # a datatype over the section (api_type_section), freed once the call has started
             cnt, dt = typed[n]
             out.append('    int %s_k = fg_desc_typed(%s, &%s_a, %s, %s, &%s_s, &rc);'
                        % (n, n, n, cnt, dt, n))
-            if m == 'typed':
-                out.append('    if (%s_k == FG_SECTION_COPY)' % n)
-                out.append('        %s_k = fg_desc_copy(%s, &%s_a, &cs, %d, &rc);'
-                           % (n, n, n, 0 if p.const else 1))
-            else:
-                out.append('    if (%s_k == FG_SECTION_COPY)' % n)
-                out.append('        %s_k = fg_desc_slow(%s, &%s_a, &rc);' % (n, n, n))
             out.append('    if (%s_k) goto out;' % n)
             swap[cnt] = '%s_s.count' % n
             swap[dt] = '%s_s.type' % n
@@ -477,7 +471,7 @@ def f08_entry(f, fp, cparams, body):
     if copies:
         out.append('    fg_copies_end(&cs, rc);')
     for p in choices:
-        if mode[p.name] in ('typed', 'typed_only'):
+        if mode[p.name] == 'typed':
             out.append('    fg_section_done(&%s_s);' % p.name)
     out.append('    if (ierr)')
     out.append('        *ierr = rc;')
@@ -802,7 +796,7 @@ def fixed(lines):
     return lines
 
 
-def int_consts(consts):
+def int_consts(consts, f08=False):
     o = []
     seen = set()
     for name, val in consts:
@@ -821,7 +815,10 @@ def int_consts(consts):
         o.append('      INTEGER(KIND=MPI_OFFSET_KIND) %s' % name)
         o.append('      PARAMETER (%s=%d)' % (name, val))
     o.append('      LOGICAL MPI_SUBARRAYS_SUPPORTED')
-    o.append('      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)')
+    # mpi_f08's TYPE(*), DIMENSION(..) buffers take any array section (f08_entry); mpif.h and
+    # `mpi` get addresses, so the compiler copies a section in and out (MPI-3.1 17.1.2 lets
+    # the value differ between the interfaces)
+    o.append('      PARAMETER (MPI_SUBARRAYS_SUPPORTED=%s)' % ('.TRUE.' if f08 else '.FALSE.'))
     o.append('      LOGICAL MPI_ASYNC_PROTECTS_NONBLOCKING')
     o.append('      PARAMETER (MPI_ASYNC_PROTECTS_NONBLOCKING=.FALSE.)')
     return o
@@ -983,7 +980,7 @@ def f08_module(funcs, consts):
          'MODULE mpi_f08',
          '    USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_INT, C_BOOL, C_CHAR',
          '    IMPLICIT NONE']
-    o += ['    ' + x.strip() for x in int_consts(consts)]
+    o += ['    ' + x.strip() for x in int_consts(consts, f08=True)]
     for kind, (cv, t) in sorted(HANDLES.items()):
         o += ['    TYPE, BIND(C) :: %s' % t, '        INTEGER(C_INT) :: MPI_VAL',
               '    END TYPE %s' % t]

@@ -57,8 +57,8 @@ static inline int fg_contiguous(const CFI_cdesc_t *d)
     return 1;
 }
 
-/* An mpi_f08 buffer: its address, when it is contiguous (MPI_SUBARRAYS_SUPPORTED is
- * .FALSE.: a strided section is refused with MPI_ERR_BUFFER, not silently copied). */
+/* An mpi_f08 buffer that must be simply contiguous (a window's or the attached buffer's
+ * memory): its address; a strided section is refused with MPI_ERR_BUFFER. */
 int fg_desc_slow(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr);
 static inline int fg_desc(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr)
 {
@@ -138,8 +138,6 @@ void fg_copies_end(fg_copies_t *cs, int rc);
  * which copies back at each completion (and gathers again at each start of a persistent
  * request) and frees them with the request; on failure they are freed here. */
 void fg_copies_request(fg_copies_t *cs, const MPI_Fint *request, int rc);
-/* A typed buffer's section that fg_section cannot describe: 1 when it is to be copied. */
-#define FG_SECTION_COPY (-1)
 
 static inline MPI_Status *fg_status_in(MPI_Fint *f, MPI_Status *c)
 {

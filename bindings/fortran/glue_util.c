@@ -9,8 +9,8 @@
 int fg_desc_slow(CFI_cdesc_t *d, void **addr, MPI_Fint *ierr)
 {
     (void)addr;
-    /* MPI_SUBARRAYS_SUPPORTED is .FALSE.: report it through the world's handler, as a C
-     * call with a bad buffer would */
+    /* memory that must be one region, or data that lies outside the section: reported
+     * through the world's handler, as a C call with a bad buffer would be */
     int rc = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_BUFFER);
     (void)d;
     if (ierr)
@@ -30,32 +30,27 @@ static MPI_Aint elem_offset(const CFI_index_t *extent, const CFI_index_t *sm, in
     return off;
 }
 
-/* The section's first count items of a contiguous datatype whose size divides the element size
- * (MPI_INTEGER over an INTEGER array, MPI_BYTE over anything, ...), whole elements of it: the
- * type is contiguous(elem_len / size, type) repeated by one hvector per dimension with the
- * descriptor's byte stride when they are all the section's elements, an hindexed_block of
- * them when the count covers fewer. Anything else (a derived type with holes, a datatype
- * longer than an element, part of an element) gives FG_SECTION_COPY: the caller copies. */
+/* What count items of the datatype describe in a contiguous array, on the section's elements.
+ * The common case, a contiguous datatype whose size divides the element size (MPI_INTEGER
+ * over an INTEGER array, ...) covering the whole section, is contiguous(elem_len / size,
+ * type) repeated by one hvector per dimension with the descriptor's byte stride; any other
+ * datatype and count (a vector, a count covering the section's first elements, MPI_2INTEGER
+ * over an INTEGER section, ...) is the datatype's byte runs moved onto the elements
+ * (api_type_section). An invalid datatype is left to the call to report. */
 int fg_section(CFI_cdesc_t *d, void **addr, fg_section_t *s, MPI_Fint *ierr)
 {
     MPI_Datatype dt = fh_Type_f2c(*s->type), t = MPI_DATATYPE_NULL, next;
     MPI_Aint lb = 0, ext = 0, n = 1;
-    int size = 0, count = *s->count;
+    int size = 0, count = *s->count, rc;
     for (int i = 0; i < d->rank; i++)
         n *= (MPI_Aint)d->dim[i].extent;
-    if (count == 0) {   /* nothing moves: any address will do */
-        *addr = d->base_addr;
+    *addr = d->base_addr;
+    if (count == 0)   /* nothing moves: any address will do */
         return 0;
-    }
-    if (dt == MPI_DATATYPE_NULL || count < 0 || PMPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS ||
-        PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0 || lb != 0 || ext != size ||
-        d->elem_len % (size_t)size != 0 || ((MPI_Aint)count * size) % (MPI_Aint)d->elem_len != 0)
-        return FG_SECTION_COPY;
-    MPI_Aint m = (MPI_Aint)count * size / (MPI_Aint)d->elem_len;
-    if (m > n)
-        return FG_SECTION_COPY;
-    int rc = PMPI_Type_contiguous((int)(d->elem_len / (size_t)size), dt, &t);
-    if (m == n) {
+    if (dt != MPI_DATATYPE_NULL && PMPI_Type_get_extent(dt, &lb, &ext) == MPI_SUCCESS &&
+        PMPI_Type_size(dt, &size) == MPI_SUCCESS && size > 0 && lb == 0 && ext == size &&
+        d->elem_len % (size_t)size == 0 && (MPI_Aint)count * size == n * (MPI_Aint)d->elem_len) {
+        rc = PMPI_Type_contiguous((int)(d->elem_len / (size_t)size), dt, &t);
         for (int i = 0; rc == MPI_SUCCESS && i < d->rank; i++) {
             rc = PMPI_Type_create_hvector((int)d->dim[i].extent, 1, (MPI_Aint)d->dim[i].sm, t,
                                           &next);
@@ -64,24 +59,21 @@ int fg_section(CFI_cdesc_t *d, void **addr, fg_section_t *s, MPI_Fint *ierr)
             PMPI_Type_free(&t);   /* next holds what it needs of t */
             t = next;
         }
-    } else if (rc == MPI_SUCCESS) {
-        CFI_index_t extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
-        MPI_Aint *disp = malloc((size_t)m * sizeof(*disp));
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Type_commit(&t);
+    } else {
+        MPI_Aint extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
         for (int k = 0; k < d->rank; k++) {
-            extent[k] = d->dim[k].extent;
-            sm[k] = d->dim[k].sm;
+            extent[k] = (MPI_Aint)d->dim[k].extent;
+            sm[k] = (MPI_Aint)d->dim[k].sm;
         }
-        for (MPI_Aint i = 0; disp && i < m; i++)
-            disp[i] = elem_offset(extent, sm, d->rank, i);
-        rc = disp ? PMPI_Type_create_hindexed_block((int)m, 1, disp, t, &next) : MPI_ERR_NO_MEM;
-        free(disp);
-        if (rc == MPI_SUCCESS) {
-            PMPI_Type_free(&t);
-            t = next;
-        }
+        api_section_t sec = { d->elem_len, d->rank, extent, sm };
+        rc = api_type_section(dt, count, &sec, &t);
+        if (rc == MPI_ERR_TYPE)
+            return 0;   /* the call gets the caller's count and datatype, and refuses them */
+        if (rc == MPI_ERR_BUFFER)
+            return fg_desc_slow(d, addr, ierr);
     }
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_commit(&t);
     if (rc != MPI_SUCCESS) {
         if (t != MPI_DATATYPE_NULL)
             PMPI_Type_free(&t);
@@ -94,7 +86,6 @@ int fg_section(CFI_cdesc_t *d, void **addr, fg_section_t *s, MPI_Fint *ierr)
     s->ftype = fh_Type_c2f(t);
     s->count = &s->one;
     s->type = &s->ftype;
-    *addr = d->base_addr;
     return 0;
 }
 

@@ -24,7 +24,7 @@ program fort_f08
     call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
     call check(ierr == MPI_SUCCESS, 'ierror present')
     call check(MPI_COMM_WORLD /= MPI_COMM_NULL, 'handle /=')
-    call check(.not. MPI_SUBARRAYS_SUPPORTED, 'subarrays stated as not supported')
+    call check(MPI_SUBARRAYS_SUPPORTED, 'subarrays supported')
 
     ! a 2-D array sent whole, status as a derived type
     grid = reshape([(rank * 100 + i, i = 1, 6)], [3, 2])

@@ -124,6 +124,9 @@ program fort_subarray
     call expect(all(cs == sx(1:8:2)), 'Unpack of a strided packed buffer')
     deallocate(cs)
 
+    ! ---- one-sided: the origin's sections as datatypes (the operation ends with the epoch) --
+    call rma_sections()
+
     ! ---- Bcast (own count and datatype: a datatype over the section) ----------------------
     rx = GAP
     if (rank == 0) rx(1:2 * K:2) = [(50 + i, i = 1, K)]
@@ -150,6 +153,88 @@ contains
             print '(a,i0,2a)', 'rank ', rank, ': failed: ', what
             fails = fails + 1
         end if
+    end subroutine
+
+    ! Put, Get, Accumulate (MPI_2INTEGER pairs over every other INTEGER: a pair's halves are
+    ! apart), Get_accumulate, Fetch_and_op and Compare_and_swap with strided origin and result
+    ! sections, checked against what the same calls give on contiguous buffers.
+    subroutine rma_sections()
+        integer, parameter :: W = 8
+        integer, target :: wb(W)
+        integer :: right, left, o(2 * W), res(2 * W), ores(W), one(3)
+        type(MPI_Win) :: win
+        type(MPI_Datatype) :: v2
+        right = mod(rank + 1, np)
+        left = mod(rank + np - 1, np)
+        call MPI_Type_vector(2, 1, 2, MPI_INTEGER, v2)
+        call MPI_Type_commit(v2)
+        wb = 0
+        call MPI_Win_create(wb, int(4 * W, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, MPI_COMM_WORLD, &
+                            win)
+        ! Put of every other element; Get into every other element through a vector type
+        o = [(rank * 100 + i, i = 1, 2 * W)]
+        call MPI_Win_fence(0, win)
+        call MPI_Put(o(1:2 * W:2), W, MPI_INTEGER, right, 0_MPI_ADDRESS_KIND, W, MPI_INTEGER, win)
+        call MPI_Win_fence(0, win)
+        call MPI_F_SYNC_REG(wb)
+        call expect(all(wb == [(left * 100 + 2 * i - 1, i = 1, W)]), 'Put from a strided section')
+        res = GAP
+        call MPI_Get(res(2:8:2), 1, v2, right, 2_MPI_ADDRESS_KIND, 2, MPI_INTEGER, win)
+        call MPI_Win_fence(0, win)
+        call MPI_F_SYNC_REG(wb)
+        ! the vector takes virtual elements 1 and 3 of res(2:8:2): res(2) and res(6)
+        call expect(res(2) == rank * 100 + 5 .and. res(6) == rank * 100 + 7 .and. &
+                    count(res /= GAP) == 2, 'Get into a strided section through a vector type')
+        ! Accumulate MAXLOC of (value, index) pairs whose halves are apart in the section
+        o = GAP
+        o(1:8:2) = [rank, rank * 10, np - rank, rank * 10 + 1]
+        wb = 0
+        call MPI_Win_fence(0, win)
+        call MPI_F_SYNC_REG(wb)
+        call MPI_Accumulate(o(1:8:2), 2, MPI_2INTEGER, 0, 0_MPI_ADDRESS_KIND, 2, MPI_2INTEGER, &
+                            MPI_MAXLOC, win)
+        call MPI_Win_fence(0, win)
+        call MPI_F_SYNC_REG(wb)
+        if (rank == 0) call expect(wb(1) == np - 1 .and. wb(2) == (np - 1) * 10 .and. &
+                                   wb(3) == np .and. wb(4) == 1, 'Accumulate MAXLOC of split pairs')
+        ! Get_accumulate: strided origin and result; the same on contiguous buffers
+        wb = [(i, i = 1, W)]
+        o = [(rank + i, i = 1, 2 * W)]
+        res = GAP
+        call MPI_Win_fence(0, win)
+        call MPI_F_SYNC_REG(wb)
+        call MPI_Get_accumulate(o(1:2 * W:2), W, MPI_INTEGER, res(2:2 * W:2), W, MPI_INTEGER, &
+                                right, 0_MPI_ADDRESS_KIND, W, MPI_INTEGER, MPI_SUM, win)
+        call MPI_Win_fence(0, win)
+        call MPI_F_SYNC_REG(wb)
+        call expect(all(res(2:2 * W:2) == [(i, i = 1, W)]) .and. all(res(1:2 * W:2) == GAP) .and. &
+                    all(wb == [(i + left + 2 * i - 1, i = 1, W)]), 'Get_accumulate on sections')
+        ! Fetch_and_op and Compare_and_swap use the first element of their sections
+        one = [7, GAP, GAP]
+        res = GAP
+        call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win)
+        call MPI_Fetch_and_op(one(1:3:2), res(3:7:2), MPI_INTEGER, right, 0_MPI_ADDRESS_KIND, &
+                              MPI_SUM, win)
+        call MPI_Win_unlock(right, win)
+        call MPI_Barrier(MPI_COMM_WORLD)
+        call expect(res(3) == rank + 2, 'Fetch_and_op')   ! the right's wb(1): 1 + rank + 1
+        call expect(count(res /= GAP) == 1, 'Fetch_and_op writes one element')
+        ores = GAP
+        call MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win)
+        call MPI_Compare_and_swap(one(1:3:2), wb(1:1), ores(1:5:2), MPI_INTEGER, rank, &
+                                  0_MPI_ADDRESS_KIND, win)
+        call MPI_Win_unlock(rank, win)
+        call MPI_F_SYNC_REG(wb)
+        call expect(count(ores /= GAP) == 1, 'Compare_and_swap writes one element')
+        call MPI_Win_free(win)
+        call MPI_Type_free(v2)
+        ! a window's memory is one region: a strided section is refused, on every rank
+        call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+        call MPI_Win_create(o(1:2 * W:2), int(4 * W, MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, &
+                            MPI_COMM_WORLD, win, one(1))
+        call MPI_Error_class(one(1), one(2))
+        call expect(one(2) == MPI_ERR_BUFFER, 'Win_create refuses a strided section')
+        call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
     end subroutine
 
     ! One reduction on strided sections (sx(1:..:2) into rx(2:..:2)) and on contiguous copies.
