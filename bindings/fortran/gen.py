@@ -395,17 +395,23 @@ SECT_NO_COPY = re.compile(r'^MPI_(Put|Get|Accumulate|Get_accumulate|File_\w+_beg
 SECT_BLOCKS = re.compile(r'^MPI_I?(neighbor_)?(gather|scatter|allgather|alltoall)$', re.I)
 
 
+def f08_alias(low):
+    """mpi_f08's specific X_f08 of a call without a choice buffer: the mpif.h entry under the
+    specific's external name (f08_specific)."""
+    return 'FG_F08_ALIAS(%s_, %s_f08_)' % (low, low)
+
+
 def f08_entry(f, fp, cparams, body):
-    """mpi_f08's BIND(C) entry of a call with a choice buffer: the buffers come as descriptors
-    (a CHARACTER(LEN=*) too); strided sections are passed as the call's kind allows
-    (SECT_*)."""
+    """mpi_f08's specific X_f08ts of a call with a choice buffer (f08_specific): gfortran
+    passes each TYPE(*), DIMENSION(..) buffer as its own descriptor (fg_gfc_t), made a C
+    descriptor here; strided sections are passed as the call's kind allows (SECT_*)."""
     low = f.name.lower()
     out = []
     dsig = []
     for p, c in zip(fp, cparams):
-        desc = p.kind in ('choice', 'str_in', 'str_out')
-        dsig.append('CFI_cdesc_t *%s' % p.name if desc else c)
-    out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
+        dsig.append('CFI_cdesc_t *%s' % p.name if p.kind == 'choice' else c)
+    lens = ['size_t %s_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
+    out.append('static void fe_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'] + lens)))
     out.append('{')
     typed = typed_choices(fp)
     if SECT_BLOCKS.match(f.base):
@@ -458,11 +464,9 @@ def f08_entry(f, fp, cparams, body):
     for p in fp:
         if p.kind == 'choice':
             dconv.append('%s_a' % p.name)
-        elif p.kind in ('str_in', 'str_out'):
-            dconv.append('(char *)%s->base_addr' % p.name)
         else:
             dconv.append(swap.get(p.name, p.name))
-    dlens = ['%s->elem_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
+    dlens = ['%s_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
     out.append('    %s(%s);' % (body, ', '.join(dconv + ['&rc'] + dlens)))
     if copies and reqs:
         out.append('    fg_copies_request(&cs, %s, rc);' % reqs[0].name)
@@ -475,6 +479,19 @@ def f08_entry(f, fp, cparams, body):
             out.append('    fg_section_done(&%s_s);' % p.name)
     out.append('    if (ierr)')
     out.append('        *ierr = rc;')
+    out.append('}')
+    # the external specific: gfortran's descriptors in, C descriptors on the stack
+    gsig = []
+    for p, c in zip(fp, cparams):
+        gsig.append('fg_gfc_t *%s' % p.name if p.kind == 'choice' else c)
+    out.append('FG_API void %s_f08ts_(%s)' % (low, ', '.join(gsig + ['MPI_Fint *ierr'] + lens)))
+    out.append('{')
+    for p in fp:
+        if p.kind == 'choice':
+            out.append('    fg_cdesc_t %s_d;' % p.name)
+    args = ['fg_from_gfc(%s, &%s_d)' % (p.name, p.name) if p.kind == 'choice' else p.name
+            for p in fp]
+    out.append('    fe_%s(%s);' % (low, ', '.join(args + ['ierr'] + [x.split()[-1] for x in lens])))
     out.append('}')
     return out
 
@@ -630,6 +647,7 @@ def glue_func(f):
         out += ['    ' + x for x in pre]
         out.append('    return %s;' % call)
         out.append('}')
+        out.append(f08_alias(low))
         out.append('')
         return out
     # one body, two entries when there is a choice buffer (void * from mpif.h/mpi, a
@@ -665,6 +683,8 @@ def glue_func(f):
         out.append('}')
     if f.choice:
         out += f08_entry(f, fp, cparams, body)
+    else:
+        out.append(f08_alias(low))
     out.append('')
     return out
 
@@ -732,22 +752,28 @@ def has_baseptr(f):
     return any(p.kind == 'baseptr' for p in f.params)
 
 
+def f08_specific(f):
+    """mpi_f08's specific procedure name of f (MPI-3.1 17.1.5): X_f08ts when it has
+    TYPE(*), DIMENSION(..) buffers, else X_f08; the generic X resolves to it. External
+    procedures of those names (gfortran: x_f08ts_, x_f08_), so a tool can define its own
+    MPI_Send_f08ts and call PMPI_Send (PMPI_Send_f08ts) from it."""
+    return f.name + ('_f08ts' if f.choice else '_f08')
+
+
 def interface(f, f08, ind='    ', cptr=False):
-    """f's interface body; cptr: `mpi`'s specific X_CPTR whose baseptr is a TYPE(C_PTR)."""
+    """f's interface body; cptr: `mpi`'s specific X_CPTR whose baseptr is a TYPE(C_PTR);
+    f08: mpi_f08's specific (f08_specific)."""
     fp = f.fparams()
     names = [p.name for p in fp]
     o = []
-    bindc = f08 and f.choice
     ierror = f.ret == 'int' and not f.variadic
     if ierror:
         names.append('ierror')
-    fname = f.name + '_CPTR' if cptr else f.name
+    fname = f.name + '_CPTR' if cptr else f08_specific(f) if f08 else f.name
     if f.ret == 'int':
         head = '%sSUBROUTINE %s(%s)' % (ind, fname, ', '.join(names))
     else:
         head = '%sFUNCTION %s(%s)' % (ind, fname, ', '.join(names))
-    if bindc:
-        head += ' BIND(C, NAME="rdmpi_f08_%s")' % f.name.lower()
     o += wrap(head, len(ind))
     i2 = ind + '    '
     o.append(i2 + 'IMPORT')
@@ -759,9 +785,6 @@ def interface(f, f08, ind='    ', cptr=False):
                 o.append(i2 + 'PROCEDURE(%s) :: %s' % (p.ctype, p.name))
             else:
                 o.append(i2 + 'EXTERNAL :: %s' % p.name)
-            continue
-        if bindc and p.kind in ('str_in', 'str_out'):
-            o.append(i2 + 'CHARACTER(KIND=C_CHAR, LEN=*)%s :: %s' % (intent(p), p.name))
             continue
         if p.kind == 'choice' or (p.kind == 'detach' and not f08):
             if f08:
@@ -781,9 +804,9 @@ def interface(f, f08, ind='    ', cptr=False):
     elif f.ret == 'int':
         pass
     elif f.ret == 'double':
-        o.append(i2 + 'DOUBLE PRECISION :: %s' % f.name)
+        o.append(i2 + 'DOUBLE PRECISION :: %s' % fname)
     else:
-        o.append(i2 + 'INTEGER(KIND=MPI_ADDRESS_KIND) :: %s' % f.name)
+        o.append(i2 + 'INTEGER(KIND=MPI_ADDRESS_KIND) :: %s' % fname)
     o.append(ind + ('END SUBROUTINE' if f.ret == 'int' else 'END FUNCTION'))
     return o
 
@@ -902,9 +925,13 @@ def sync_reg_interface(f08, ind='        '):
     o = []
     for name in ('MPI_F_SYNC_REG', 'PMPI_F_SYNC_REG'):
         if f08:
-            o += [ind + 'SUBROUTINE %s(buf) BIND(C, NAME="rdmpi_f08_%s")' % (name, name.lower()),
+            # the generic MPI_F_sync_reg and its specific MPI_F_sync_reg_f08ts
+            o += [ind[4:] + 'INTERFACE %s' % name,
+                  ind + 'SUBROUTINE %s_f08ts(buf)' % name,
                   ind + '    IMPORT', ind + '    IMPLICIT NONE',
-                  ind + '    TYPE(*), DIMENSION(..) :: buf']
+                  ind + '    TYPE(*), DIMENSION(..) :: buf',
+                  ind + 'END SUBROUTINE', ind[4:] + 'END INTERFACE']
+            continue
         else:
             o += [ind + 'SUBROUTINE %s(buf)' % name, ind + '    IMPORT', ind + '    IMPLICIT NONE',
                   ind + '    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf',
@@ -932,7 +959,10 @@ def status_conv_interface(ind='        ', f08=True):
     for pre in ('MPI', 'PMPI'):
         for name, a, b in (('Status_f082f', 'f08_status', 'f_status'),
                            ('Status_f2f08', 'f_status', 'f08_status')):
-            o += [ind + 'SUBROUTINE %s_%s(%s, %s, ierror)' % (pre, name, a, b),
+            # mpi_f08: the generic and its specific X_f08; `mpi`: the plain name
+            o += [ind[4:] + 'INTERFACE %s_%s' % (pre, name) if f08 else None,
+                  ind + 'SUBROUTINE %s_%s%s(%s, %s, ierror)' % (pre, name, '_f08' if f08 else '',
+                                                              a, b),
                   ind + '    IMPORT', ind + '    IMPLICIT NONE',
                   ind + '    TYPE(MPI_Status), INTENT(%s) :: f08_status'
                   % ('IN' if a == 'f08_status' else 'OUT'),
@@ -940,8 +970,8 @@ def status_conv_interface(ind='        ', f08=True):
                   % ('IN' if a == 'f_status' else 'OUT'),
                   ind + '    INTEGER%s :: ierror' % (', OPTIONAL, INTENT(OUT)' if f08 else
                                                    ', INTENT(OUT)'),
-                  ind + 'END SUBROUTINE']
-    return o
+                  ind + 'END SUBROUTINE', ind[4:] + 'END INTERFACE' if f08 else None]
+    return [x for x in o if x is not None]
 
 
 def mpi_module(funcs, consts):
@@ -1001,14 +1031,16 @@ def f08_module(funcs, consts):
                   '            LOGICAL :: rdmpi_f08_%s_%s' % (op, cv.lower()),
                   '        END FUNCTION']
         o.append('    END INTERFACE')
-    o.append('    INTERFACE')
     for f in funcs:
         if not f.ffact:
+            o.append('    INTERFACE %s' % f.name)
             o += interface(f, True, '        ')
+            o.append('    END INTERFACE')
+    o.append('    INTERFACE')
     o += sizeof_interface(True)
-    o += sync_reg_interface(True)
-    o += status_conv_interface()
     o.append('    END INTERFACE')
+    o += sync_reg_interface(True, '        ')
+    o += status_conv_interface()
     o.append('END MODULE mpi_f08')
     return '\n'.join(o) + '\n'
 

@@ -32,6 +32,50 @@ extern RDMPI_API MPI_Fint FH_SENTINEL_STATUS_IGNORE[FH_STATUS_SIZE],
     FH_SENTINEL_STATUSES_IGNORE[FH_STATUS_SIZE];
 extern RDMPI_API char FH_SENTINEL_ARGV_NULL[1], FH_SENTINEL_ARGVS_NULL[1];
 
+/* mpi_f08's specific X_f08 of a call without a choice buffer (gen.py's f08_specific) is the
+ * mpif.h entry under a second external name; it must be in the entry's file. */
+#define FG_F08_ALIAS(entry, specific) \
+    extern __typeof__(entry) specific __attribute__((alias(#entry), visibility("default")));
+
+/*
+ * gfortran's own descriptor, in which it passes a TYPE(*), DIMENSION(..) argument to a
+ * procedure without BIND(C) (mpi_f08's X_f08ts specifics; gfortran 8 and newer: the modules
+ * are gfortran's). dim[].stride counts span bytes; an assumed-size array's last upper bound
+ * is lower - 2. fg_from_gfc makes it a C descriptor (ISO_Fortran_binding.h), which the rest
+ * of the glue reads.
+ */
+typedef struct fg_gfc {
+    void *base_addr;
+    size_t offset;
+    struct {
+        size_t elem_len;
+        int version;
+        signed char rank, type;
+        short attribute;
+    } dtype;
+    ptrdiff_t span;
+    struct {
+        ptrdiff_t stride, lower_bound, upper_bound;
+    } dim[];
+} fg_gfc_t;
+typedef CFI_CDESC_T(CFI_MAX_RANK) fg_cdesc_t;
+static inline CFI_cdesc_t *fg_from_gfc(const fg_gfc_t *g, fg_cdesc_t *c)
+{
+    CFI_cdesc_t *d = (CFI_cdesc_t *)(void *)c;
+    d->base_addr = g->base_addr;
+    d->elem_len = g->dtype.elem_len;
+    d->version = CFI_VERSION;
+    d->rank = (CFI_rank_t)g->dtype.rank;
+    d->attribute = CFI_attribute_other;
+    d->type = CFI_type_other;
+    for (int i = 0; i < d->rank; i++) {
+        d->dim[i].lower_bound = 0;
+        d->dim[i].extent = g->dim[i].upper_bound - g->dim[i].lower_bound + 1;
+        d->dim[i].sm = g->dim[i].stride * g->span;
+    }
+    return d;
+}
+
 /* A choice buffer from mpif.h or `mpi`: MPI_BOTTOM and MPI_IN_PLACE become C's. */
 static inline void *fg_buf(void *p)
 {

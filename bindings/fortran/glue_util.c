@@ -279,12 +279,13 @@ FG_API void pmpi_f_sync_reg_(void *buf)
     (void)buf;
 }
 
-FG_API void rdmpi_f08_mpi_f_sync_reg(CFI_cdesc_t *buf)
+/* mpi_f08's specific MPI_F_sync_reg_f08ts: the buffer comes as gfortran's descriptor */
+FG_API void mpi_f_sync_reg_f08ts_(fg_gfc_t *buf)
 {
     (void)buf;
 }
 
-FG_API void rdmpi_f08_pmpi_f_sync_reg(CFI_cdesc_t *buf)
+FG_API void pmpi_f_sync_reg_f08ts_(fg_gfc_t *buf)
 {
     (void)buf;
 }
@@ -317,3 +318,9 @@ FG_API void pmpi_status_f2f08_(MPI_Fint *f, MPI_Fint *f08, MPI_Fint *ierr)
 {
     status_copy(f08, f, ierr);
 }
+
+/* mpi_f08's specifics MPI_Status_f082f_f08 and MPI_Status_f2f08_f08 */
+FG_F08_ALIAS(mpi_status_f082f_, mpi_status_f082f_f08_)
+FG_F08_ALIAS(pmpi_status_f082f_, pmpi_status_f082f_f08_)
+FG_F08_ALIAS(mpi_status_f2f08_, mpi_status_f2f08_f08_)
+FG_F08_ALIAS(pmpi_status_f2f08_, pmpi_status_f2f08_f08_)

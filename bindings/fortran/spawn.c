@@ -162,3 +162,9 @@ FG_API void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *arg
     spawn_multiple(1, count, commands, argvs, maxprocs, infos, root, comm, intercomm, errcodes,
                    ierr, commands_len, argvs_len);
 }
+
+/* mpi_f08's specifics X_f08 (gen.py's f08_specific) */
+FG_F08_ALIAS(mpi_comm_spawn_, mpi_comm_spawn_f08_)
+FG_F08_ALIAS(pmpi_comm_spawn_, pmpi_comm_spawn_f08_)
+FG_F08_ALIAS(mpi_comm_spawn_multiple_, mpi_comm_spawn_multiple_f08_)
+FG_F08_ALIAS(pmpi_comm_spawn_multiple_, pmpi_comm_spawn_multiple_f08_)
