@@ -8,8 +8,9 @@ choice buffers, LOGICALs, array lengths, ...). Writes into OUTDIR:
   mpi_f08.f90       the `mpi_f08` module: handle types, MPI_Status, optional ierror,
                     TYPE(*), DIMENSION(..) choice buffers
   fortran_glue.c    the Fortran-callable symbols: mpi_x_ and pmpi_x_ for every MPI_X and
-                    PMPI_X of mpi.h (mpif.h, `mpi` and the mpi_f08 calls without a choice
-                    buffer), rdmpi_f08_mpi_x / rdmpi_f08_pmpi_x (the mpi_f08 calls with one)
+                    PMPI_X of mpi.h (mpif.h, `mpi`), and mpi_f08's specifics: mpi_x_f08_ (the
+                    same entry) for the calls without a choice buffer, mpi_x_f08ts_ (gfortran's
+                    descriptors) for the calls with one; pmpi_ likewise
   fortran_handles.h the integer values of the predefined handles (for fortran_handles.c)
 A function with a parameter this script cannot map, and no fact about it, stops the build.
 
@@ -395,6 +396,13 @@ SECT_NO_COPY = re.compile(r'^MPI_(Put|Get|Accumulate|Get_accumulate|File_\w+_beg
 SECT_BLOCKS = re.compile(r'^MPI_I?(neighbor_)?(gather|scatter|allgather|alltoall)$', re.I)
 
 
+def fast_handles(fp):
+    """The condition under which every handle argument of a call is a predefined one
+    (MPI_COMM_WORLD, MPI_INTEGER, ...), converted by a table load; '' when it has none."""
+    return ' && '.join('fh_%s_is_pre(*%s)' % (HANDLES[p.ctype][0], p.name)
+                       for p in fp if p.kind == 'handle_in')
+
+
 def f08_alias(low):
     """mpi_f08's specific X_f08 of a call without a choice buffer: the mpif.h entry under the
     specific's external name (f08_specific)."""
@@ -467,7 +475,7 @@ def f08_entry(f, fp, cparams, body):
         else:
             dconv.append(swap.get(p.name, p.name))
     dlens = ['%s_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
-    out.append('    %s(%s);' % (body, ', '.join(dconv + ['&rc'] + dlens)))
+    out.append('    %s(%s);' % (body, ', '.join(dconv + ['&rc'] + dlens + ['0'])))
     if copies and reqs:
         out.append('    fg_copies_request(&cs, %s, rc);' % reqs[0].name)
     if any('goto out' in x for x in out):
@@ -480,18 +488,33 @@ def f08_entry(f, fp, cparams, body):
     out.append('    if (ierr)')
     out.append('        *ierr = rc;')
     out.append('}')
-    # the external specific: gfortran's descriptors in, C descriptors on the stack
+    # the external specific: gfortran's descriptors in. Contiguous buffers (the common case)
+    # go straight to the call as addresses, as from mpif.h; otherwise C descriptors are made
+    # on the stack of an out-of-line function, so the fast path keeps a small frame
     gsig = []
     for p, c in zip(fp, cparams):
         gsig.append('fg_gfc_t *%s' % p.name if p.kind == 'choice' else c)
-    out.append('FG_API void %s_f08ts_(%s)' % (low, ', '.join(gsig + ['MPI_Fint *ierr'] + lens)))
+    gsig = ', '.join(gsig + ['MPI_Fint *ierr'] + lens)
+    lnames = [x.split()[-1] for x in lens]
+    out.append('static __attribute__((noinline)) void fs_%s(%s)' % (low, gsig))
     out.append('{')
     for p in fp:
         if p.kind == 'choice':
             out.append('    fg_cdesc_t %s_d;' % p.name)
     args = ['fg_from_gfc(%s, &%s_d)' % (p.name, p.name) if p.kind == 'choice' else p.name
             for p in fp]
-    out.append('    fe_%s(%s);' % (low, ', '.join(args + ['ierr'] + [x.split()[-1] for x in lens])))
+    out.append('    fe_%s(%s);' % (low, ', '.join(args + ['ierr'] + lnames)))
+    out.append('}')
+    out.append('FG_API void %s_f08ts_(%s)' % (low, gsig))
+    out.append('{')
+    cond = ' && '.join(['fg_gfc_contiguous(%s)' % p.name for p in fp if p.kind == 'choice'] +
+                       ([fast_handles(fp)] if fast_handles(fp) else []))
+    out.append('    if (__builtin_expect(%s, 1)) {' % cond)
+    args = ['fg_buf(%s->base_addr)' % p.name if p.kind == 'choice' else p.name for p in fp]
+    out.append('        %s(%s);' % (body, ', '.join(args + ['ierr'] + lnames + ['1'])))
+    out.append('        return;')
+    out.append('    }')
+    out.append('    fs_%s(%s);' % (low, ', '.join([p.name for p in fp] + ['ierr'] + lnames)))
     out.append('}')
     return out
 
@@ -573,7 +596,8 @@ def glue_func(f):
             args.append(n)
         elif k == 'handle_in':
             cv = HANDLES[p.ctype][0]
-            pre.append('%s %s_c = fh_%s_f2c(*%s);' % (p.ctype, n, cv, n))
+            # fast: the caller saw a predefined handle (fast_handles), a table load
+            pre.append('%s %s_c = fast ? fh_%s_pre(*%s) : fh_%s_f2c(*%s);' % (p.ctype, n, cv, n, cv, n))
             args.append('%s_c' % n)
         elif k == 'handle_ref':
             cv = HANDLES[p.ctype][0]
@@ -653,8 +677,10 @@ def glue_func(f):
     # one body, two entries when there is a choice buffer (void * from mpif.h/mpi, a
     # descriptor from mpi_f08)
     body = 'fb_%s' % low
-    bsig = ', '.join(cparams + ['MPI_Fint *ierr'] + lens)
-    out.append('static inline void %s(%s)' % (body, bsig))
+    bsig = ', '.join(cparams + ['MPI_Fint *ierr'] + lens + ['int fast'])
+    # inlined into each entry (mpif.h's, mpi_f08's fast path): the call's whole cost in Fortran
+    # is these conversions
+    out.append('FH_INLINE_FN void %s(%s)' % (body, bsig))
     out.append('{')
     out.append('    int rc;')
     out += ['    ' + x for x in pre]
@@ -671,15 +697,30 @@ def glue_func(f):
     conv = []
     for p in fp:
         conv.append('fg_buf(%s)' % p.name if p.kind == 'choice' else p.name)
+    fast = fast_handles(fp)
+    if fast:
+        # the handles other than predefined ones (and what they cost: registers kept across
+        # a pool lookup) out of this entry's path
+        out.append('static __attribute__((noinline)) void fl_%s(%s)' % (low, fsig))
+        out.append('{')
+        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['0'])))
+        out.append('}')
     out.append('FG_API void %s_(%s)' % (low, fsig))
     out.append('{')
-    out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
+    if fast:
+        out.append('    if (__builtin_expect(%s, 1)) {' % fast)
+        out.append('        %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['1'])))
+        out.append('        return;')
+        out.append('    }')
+        out.append('    fl_%s(%s);' % (low, ', '.join(cn + ['ierr'] + ln)))
+    else:
+        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['0'])))
     out.append('}')
     if has_baseptr(f):
         # `mpi`'s X_CPTR specific: the same call, its baseptr a TYPE(C_PTR)
         out.append('FG_API void %s_cptr_(%s)' % (low, fsig))
         out.append('{')
-        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
+        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['0'])))
         out.append('}')
     if f.choice:
         out += f08_entry(f, fp, cparams, body)
@@ -1071,8 +1112,7 @@ def main():
             elif f.hand:
                 print('%s: mpif.h mpi mpi_f08 (C glue hand-written: callbacks.c)' % f.name)
             else:
-                forms = 'mpif.h mpi mpi_f08' + (' (f08 entry rdmpi_f08_%s)' % f.name.lower()
-                                                 if f.choice else '')
+                forms = 'mpif.h mpi mpi_f08 (%s)' % f08_specific(f)
                 print('%s: %s' % (f.name, forms))
         return
     if sys.argv[3] == '--list-skipped':

@@ -76,8 +76,18 @@ static inline CFI_cdesc_t *fg_from_gfc(const fg_gfc_t *g, fg_cdesc_t *c)
     return d;
 }
 
+/* Whether a gfortran descriptor is a scalar or a vector whose elements are adjacent. */
+FH_INLINE_FN int fg_gfc_contiguous(const fg_gfc_t *g)
+{
+    /* a scalar or a vector with stride one, the common cases, without a loop or a call;
+     * anything else takes the C descriptor's path (fg_contiguous there) */
+    if (g->dtype.rank == 0)
+        return 1;
+    return g->dtype.rank == 1 && g->dim[0].stride * g->span == (ptrdiff_t)g->dtype.elem_len;
+}
+
 /* A choice buffer from mpif.h or `mpi`: MPI_BOTTOM and MPI_IN_PLACE become C's. */
-static inline void *fg_buf(void *p)
+FH_INLINE_FN void *fg_buf(void *p)
 {
     if (p == (void *)&FH_SENTINEL_BOTTOM)
         return MPI_BOTTOM;
@@ -183,7 +193,7 @@ void fg_copies_end(fg_copies_t *cs, int rc);
  * request) and frees them with the request; on failure they are freed here. */
 void fg_copies_request(fg_copies_t *cs, const MPI_Fint *request, int rc);
 
-static inline MPI_Status *fg_status_in(MPI_Fint *f, MPI_Status *c)
+FH_INLINE_FN MPI_Status *fg_status_in(MPI_Fint *f, MPI_Status *c)
 {
     if (f == FH_SENTINEL_STATUS_IGNORE)
         return MPI_STATUS_IGNORE;
@@ -191,13 +201,13 @@ static inline MPI_Status *fg_status_in(MPI_Fint *f, MPI_Status *c)
     return c;
 }
 
-static inline void fg_status_out(MPI_Fint *f, const MPI_Status *c)
+FH_INLINE_FN void fg_status_out(MPI_Fint *f, const MPI_Status *c)
 {
     if (c)
         memcpy(f, c, sizeof(*c));
 }
 
-static inline MPI_Status *fg_statuses(MPI_Fint *f)
+FH_INLINE_FN MPI_Status *fg_statuses(MPI_Fint *f)
 {
     return f == FH_SENTINEL_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : (MPI_Status *)(void *)f;
 }
