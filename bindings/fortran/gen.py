@@ -438,6 +438,8 @@ def f08_entry(f, fp, cparams, body):
         else:
             mode[p.name] = 'copy'
     copies = any(m == 'copy' for m in mode.values())
+    if sum(1 for m in mode.values() if m == 'copy') > 4:
+        die('%s: more copied buffers than glue.h\'s FG_COPY_MAX' % f.name)
     reqs = [p for p in fp if p.kind == 'handle_ref' and p.ctype == 'MPI_Request']
     out.append('    MPI_Fint rc = MPI_SUCCESS;')
     if copies:

@@ -164,7 +164,7 @@ static inline void fg_section_done(fg_section_t *s)
  * start). This is what a compiler's copy-in/copy-out does, done where MPI-3.1 17.1.2 lets
  * only the library do it.
  */
-#define FG_COPY_MAX 4   /* choice buffers of one call (MPI_Compare_and_swap has 3) */
+#define FG_COPY_MAX 4   /* copied buffers of one call (gen.py checks; 2 so far) */
 typedef struct fg_copy {
     char *base;                 /* the section's first element */
     char *tmp;                  /* the contiguous copy */
