@@ -263,3 +263,13 @@ FG_API void mpi_null_delete_fn_(MPI_Fint *comm, MPI_Fint *kv, MPI_Fint *val, MPI
 {
     *ierr = MPI_SUCCESS;
 }
+
+/* mpi_f08's specifics X_f08 (gen.py's f08_specific) */
+FG_F08_ALIAS(mpi_comm_create_keyval_, mpi_comm_create_keyval_f08_)
+FG_F08_ALIAS(pmpi_comm_create_keyval_, pmpi_comm_create_keyval_f08_)
+FG_F08_ALIAS(mpi_keyval_create_, mpi_keyval_create_f08_)
+FG_F08_ALIAS(pmpi_keyval_create_, pmpi_keyval_create_f08_)
+FG_F08_ALIAS(mpi_type_create_keyval_, mpi_type_create_keyval_f08_)
+FG_F08_ALIAS(pmpi_type_create_keyval_, pmpi_type_create_keyval_f08_)
+FG_F08_ALIAS(mpi_win_create_keyval_, mpi_win_create_keyval_f08_)
+FG_F08_ALIAS(pmpi_win_create_keyval_, pmpi_win_create_keyval_f08_)

@@ -13,6 +13,10 @@
 
 #define FH_DYN 1024   /* the first integer of an object allocated from a pool */
 
+/* The conversions are on every call's path: inlined even where the generated glue's size
+ * would stop the compiler (fortran_glue.c is one large translation unit). */
+#define FH_INLINE_FN static inline __attribute__((always_inline))
+
 /* X(C type, conversion name, pool or NULL, table, number predefined).
  * Sessions have no pool yet: their objects would get numbers from a registry (fh_registry
  * below) until they have one; then give their pool here. */
@@ -39,7 +43,7 @@ void *fh_registry_at(const void *const *pre, long n);
  * handle check reports the kind's error class. */
 extern const char fh_invalid;
 
-static inline MPI_Fint fh_to_f(const core_handle_pool_t *pool, const void *h,
+FH_INLINE_FN MPI_Fint fh_to_f(const core_handle_pool_t *pool, const void *h,
                                const void *const *pre, int npre)
 {
     if (!h)
@@ -53,28 +57,36 @@ static inline MPI_Fint fh_to_f(const core_handle_pool_t *pool, const void *h,
     return -1;
 }
 
-static inline void *fh_to_c(const core_handle_pool_t *pool, MPI_Fint f,
+/* An object a program made (or a number naming none): out of line, so the inlined path of a
+ * predefined handle (MPI_COMM_WORLD, MPI_INTEGER, ...) keeps no registers across a call. */
+void *fh_to_c_made(const core_handle_pool_t *pool, MPI_Fint f, const void *const *pre)
+    __attribute__((cold));
+
+FH_INLINE_FN void *fh_to_c(const core_handle_pool_t *pool, MPI_Fint f,
                             const void *const *pre, int npre)
 {
-    if (f >= 0 && f < npre)
+    if (__builtin_expect((unsigned)f < (unsigned)npre, 1))
         return (void *)pre[f];
-    if (f >= FH_DYN) {
-        void *p = pool ? core_handle_at(pool, (long)f - FH_DYN) : fh_registry_at(pre, f - FH_DYN);
-        if (p)
-            return p;
-    }
-    return (void *)&fh_invalid;
+    return fh_to_c_made(pool, f, pre);
 }
 
 #define FH_INLINE(T, N, POOL, TABLE, NPRE)                                                   \
     extern const void *const fh_pre_##N[NPRE];                                               \
-    static inline MPI_Fint fh_##N##_c2f(T h)                                                 \
+    FH_INLINE_FN MPI_Fint fh_##N##_c2f(T h)                                                  \
     {                                                                                        \
         return fh_to_f(POOL, h, fh_pre_##N, NPRE);                                           \
     }                                                                                        \
-    static inline T fh_##N##_f2c(MPI_Fint f)                                                 \
+    FH_INLINE_FN T fh_##N##_f2c(MPI_Fint f)                                                  \
     {                                                                                        \
         return (T)fh_to_c(POOL, f, fh_pre_##N, NPRE);                                        \
+    }                                                                                        \
+    FH_INLINE_FN int fh_##N##_is_pre(MPI_Fint f)                                             \
+    {                                                                                        \
+        return (unsigned)f < (unsigned)(NPRE);                                               \
+    }                                                                                        \
+    FH_INLINE_FN T fh_##N##_pre(MPI_Fint f) /* f: fh_X_is_pre */                            \
+    {                                                                                        \
+        return (T)fh_pre_##N[f];                                                             \
     }
 FH_KINDS(FH_INLINE)
 #undef FH_INLINE

@@ -8,8 +8,9 @@ choice buffers, LOGICALs, array lengths, ...). Writes into OUTDIR:
   mpi_f08.f90       the `mpi_f08` module: handle types, MPI_Status, optional ierror,
                     TYPE(*), DIMENSION(..) choice buffers
   fortran_glue.c    the Fortran-callable symbols: mpi_x_ and pmpi_x_ for every MPI_X and
-                    PMPI_X of mpi.h (mpif.h, `mpi` and the mpi_f08 calls without a choice
-                    buffer), rdmpi_f08_mpi_x / rdmpi_f08_pmpi_x (the mpi_f08 calls with one)
+                    PMPI_X of mpi.h (mpif.h, `mpi`), and mpi_f08's specifics: mpi_x_f08_ (the
+                    same entry) for the calls without a choice buffer, mpi_x_f08ts_ (gfortran's
+                    descriptors) for the calls with one; pmpi_ likewise
   fortran_handles.h the integer values of the predefined handles (for fortran_handles.c)
 A function with a parameter this script cannot map, and no fact about it, stops the build.
 
@@ -377,6 +378,149 @@ def typed_choices(fp):
     return out
 
 
+# How mpi_f08 passes a strided array section (a(1:n:2), b(i, :)) of each kind of call
+# (MPI_SUBARRAYS_SUPPORTED is .TRUE. there): a buffer with its own count and datatype goes as a
+# datatype over the section (fg_section), any other through a contiguous copy (glue.h: the
+# copy path), except in the calls below.
+# Memory that must be simply contiguous (MPI-3.1: a window's or the attached buffer's memory
+# is one region): a strided section is refused with MPI_ERR_BUFFER.
+SECT_REGION = ('MPI_Buffer_attach', 'MPI_Win_create', 'MPI_Win_attach')
+# Calls that name memory by its first element, or use one element: its address.
+SECT_FIRST = re.compile(r'^MPI_(Get_address|Free_mem|Win_detach|Fetch_and_op|Compare_and_swap|'
+                        r'File_\w+_end)$')
+# Calls whose operation goes on after they return with no request to complete it (one-sided
+# ones end with the epoch, split collectives with their _end): no copy could come back, so
+# their buffers must have their own count and datatype (they all do).
+SECT_NO_COPY = re.compile(r'^MPI_(Put|Get|Accumulate|Get_accumulate|File_\w+_begin)$')
+# Collectives whose count is one rank's block, not the whole buffer: always the copy path.
+SECT_BLOCKS = re.compile(r'^MPI_I?(neighbor_)?(gather|scatter|allgather|alltoall)$', re.I)
+
+
+def fast_handles(fp):
+    """The condition under which every handle argument of a call is a predefined one
+    (MPI_COMM_WORLD, MPI_INTEGER, ...), converted by a table load; '' when it has none."""
+    return ' && '.join('fh_%s_is_pre(*%s)' % (HANDLES[p.ctype][0], p.name)
+                       for p in fp if p.kind == 'handle_in')
+
+
+def f08_alias(low):
+    """mpi_f08's specific X_f08 of a call without a choice buffer: the mpif.h entry under the
+    specific's external name (f08_specific)."""
+    return 'FG_F08_ALIAS(%s_, %s_f08_)' % (low, low)
+
+
+def f08_entry(f, fp, cparams, body):
+    """mpi_f08's specific X_f08ts of a call with a choice buffer (f08_specific): gfortran
+    passes each TYPE(*), DIMENSION(..) buffer as its own descriptor (fg_gfc_t), made a C
+    descriptor here; strided sections are passed as the call's kind allows (SECT_*)."""
+    low = f.name.lower()
+    out = []
+    dsig = []
+    for p, c in zip(fp, cparams):
+        dsig.append('CFI_cdesc_t *%s' % p.name if p.kind == 'choice' else c)
+    lens = ['size_t %s_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
+    out.append('static void fe_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'] + lens)))
+    out.append('{')
+    typed = typed_choices(fp)
+    if SECT_BLOCKS.match(f.base):
+        typed = {}
+    choices = [p for p in fp if p.kind == 'choice']
+    mode = {}
+    for p in choices:
+        if f.base in SECT_REGION:
+            mode[p.name] = 'region'
+        elif SECT_FIRST.match(f.base):
+            mode[p.name] = 'first'
+        elif p.name in typed:
+            mode[p.name] = 'typed'
+        elif SECT_NO_COPY.match(f.base):
+            mode[p.name] = 'region'
+        else:
+            mode[p.name] = 'copy'
+    copies = any(m == 'copy' for m in mode.values())
+    if sum(1 for m in mode.values() if m == 'copy') > 4:
+        die('%s: more copied buffers than glue.h\'s FG_COPY_MAX' % f.name)
+    reqs = [p for p in fp if p.kind == 'handle_ref' and p.ctype == 'MPI_Request']
+    out.append('    MPI_Fint rc = MPI_SUCCESS;')
+    if copies:
+        out.append('    fg_copies_t cs;')
+        out.append('    cs.n = 0;')
+    swap = {}
+    for p in choices:
+        n = p.name
+        if mode[n] == 'typed':
+            out.append('    fg_section_t %s_s;' % n)
+            out.append('    %s_s.made = MPI_DATATYPE_NULL;' % n)
+    for p in choices:
+        n = p.name
+        m = mode[n]
+        out.append('    void *%s_a;' % n)
+        if m == 'region':
+            out.append('    if (fg_desc(%s, &%s_a, &rc)) goto out;' % (n, n))
+        elif m == 'first':
+            out.append('    %s_a = fg_buf(%s->base_addr);' % (n, n))
+        elif m == 'copy':
+            out.append('    if (fg_desc_copy(%s, &%s_a, &cs, %d, &rc)) goto out;'
+                       % (n, n, 0 if p.const else 1))
+        else:
+            # a datatype over the section (api_type_section), freed once the call has started
+            cnt, dt = typed[n]
+            out.append('    int %s_k = fg_desc_typed(%s, &%s_a, %s, %s, &%s_s, &rc);'
+                       % (n, n, n, cnt, dt, n))
+            out.append('    if (%s_k) goto out;' % n)
+            swap[cnt] = '%s_s.count' % n
+            swap[dt] = '%s_s.type' % n
+    dconv = []
+    for p in fp:
+        if p.kind == 'choice':
+            dconv.append('%s_a' % p.name)
+        else:
+            dconv.append(swap.get(p.name, p.name))
+    dlens = ['%s_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
+    out.append('    %s(%s);' % (body, ', '.join(dconv + ['&rc'] + dlens + ['0'])))
+    if copies and reqs:
+        out.append('    fg_copies_request(&cs, %s, rc);' % reqs[0].name)
+    if any('goto out' in x for x in out):
+        out.append('out:')
+    if copies:
+        out.append('    fg_copies_end(&cs, rc);')
+    for p in choices:
+        if mode[p.name] == 'typed':
+            out.append('    fg_section_done(&%s_s);' % p.name)
+    out.append('    if (ierr)')
+    out.append('        *ierr = rc;')
+    out.append('}')
+    # the external specific: gfortran's descriptors in. Contiguous buffers (the common case)
+    # go straight to the call as addresses, as from mpif.h; otherwise C descriptors are made
+    # on the stack of an out-of-line function, so the fast path keeps a small frame
+    gsig = []
+    for p, c in zip(fp, cparams):
+        gsig.append('fg_gfc_t *%s' % p.name if p.kind == 'choice' else c)
+    gsig = ', '.join(gsig + ['MPI_Fint *ierr'] + lens)
+    lnames = [x.split()[-1] for x in lens]
+    out.append('static __attribute__((noinline)) void fs_%s(%s)' % (low, gsig))
+    out.append('{')
+    for p in fp:
+        if p.kind == 'choice':
+            out.append('    fg_cdesc_t %s_d;' % p.name)
+    args = ['fg_from_gfc(%s, &%s_d)' % (p.name, p.name) if p.kind == 'choice' else p.name
+            for p in fp]
+    out.append('    fe_%s(%s);' % (low, ', '.join(args + ['ierr'] + lnames)))
+    out.append('}')
+    out.append('FG_API void %s_f08ts_(%s)' % (low, gsig))
+    out.append('{')
+    cond = ' && '.join(['fg_gfc_contiguous(%s)' % p.name for p in fp if p.kind == 'choice'] +
+                       ([fast_handles(fp)] if fast_handles(fp) else []))
+    out.append('    if (__builtin_expect(%s, 1)) {' % cond)
+    args = ['fg_buf(%s->base_addr)' % p.name if p.kind == 'choice' else p.name for p in fp]
+    out.append('        %s(%s);' % (body, ', '.join(args + ['ierr'] + lnames + ['1'])))
+    out.append('        return;')
+    out.append('    }')
+    out.append('    fs_%s(%s);' % (low, ', '.join([p.name for p in fp] + ['ierr'] + lnames)))
+    out.append('}')
+    return out
+
+
 def attr_lang(p):
     """The language tag of a Fortran attribute value (src/core/attr.h)."""
     return 'CORE_ATTR_INT' if p.kv.get('int') else 'CORE_ATTR_AINT'
@@ -454,7 +598,8 @@ def glue_func(f):
             args.append(n)
         elif k == 'handle_in':
             cv = HANDLES[p.ctype][0]
-            pre.append('%s %s_c = fh_%s_f2c(*%s);' % (p.ctype, n, cv, n))
+            # fast: the caller saw a predefined handle (fast_handles), a table load
+            pre.append('%s %s_c = fast ? fh_%s_pre(*%s) : fh_%s_f2c(*%s);' % (p.ctype, n, cv, n, cv, n))
             args.append('%s_c' % n)
         elif k == 'handle_ref':
             cv = HANDLES[p.ctype][0]
@@ -528,13 +673,16 @@ def glue_func(f):
         out += ['    ' + x for x in pre]
         out.append('    return %s;' % call)
         out.append('}')
+        out.append(f08_alias(low))
         out.append('')
         return out
     # one body, two entries when there is a choice buffer (void * from mpif.h/mpi, a
     # descriptor from mpi_f08)
     body = 'fb_%s' % low
-    bsig = ', '.join(cparams + ['MPI_Fint *ierr'] + lens)
-    out.append('static inline void %s(%s)' % (body, bsig))
+    bsig = ', '.join(cparams + ['MPI_Fint *ierr'] + lens + ['int fast'])
+    # inlined into each entry (mpif.h's, mpi_f08's fast path): the call's whole cost in Fortran
+    # is these conversions
+    out.append('FH_INLINE_FN void %s(%s)' % (body, bsig))
     out.append('{')
     out.append('    int rc;')
     out += ['    ' + x for x in pre]
@@ -551,55 +699,35 @@ def glue_func(f):
     conv = []
     for p in fp:
         conv.append('fg_buf(%s)' % p.name if p.kind == 'choice' else p.name)
+    fast = fast_handles(fp)
+    if fast:
+        # the handles other than predefined ones (and what they cost: registers kept across
+        # a pool lookup) out of this entry's path
+        out.append('static __attribute__((noinline)) void fl_%s(%s)' % (low, fsig))
+        out.append('{')
+        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['0'])))
+        out.append('}')
     out.append('FG_API void %s_(%s)' % (low, fsig))
     out.append('{')
-    out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
+    if fast:
+        out.append('    if (__builtin_expect(%s, 1)) {' % fast)
+        out.append('        %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['1'])))
+        out.append('        return;')
+        out.append('    }')
+        out.append('    fl_%s(%s);' % (low, ', '.join(cn + ['ierr'] + ln)))
+    else:
+        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['0'])))
     out.append('}')
     if has_baseptr(f):
         # `mpi`'s X_CPTR specific: the same call, its baseptr a TYPE(C_PTR)
         out.append('FG_API void %s_cptr_(%s)' % (low, fsig))
         out.append('{')
-        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln)))
+        out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['0'])))
         out.append('}')
     if f.choice:
-        # mpi_f08's BIND(C) entry: a CHARACTER(LEN=*) comes as a descriptor too
-        dsig = []
-        for p, c in zip(fp, cparams):
-            desc = p.kind in ('choice', 'str_in', 'str_out')
-            dsig.append('CFI_cdesc_t *%s' % p.name if desc else c)
-        out.append('FG_API void rdmpi_f08_%s(%s)' % (low, ', '.join(dsig + ['MPI_Fint *ierr'])))
-        out.append('{')
-        typed = typed_choices(fp)
-        swap = {}
-        for p in fp:
-            if p.kind != 'choice':
-                continue
-            out.append('    void *%s_a;' % p.name)
-            if p.name not in typed:
-                out.append('    if (fg_desc(%s, &%s_a, ierr)) return;' % (p.name, p.name))
-                continue
-            # a strided section with its count and datatype: sent as one derived datatype
-            # over the section (fg_section), freed once the call has started
-            cnt, dt = typed[p.name]
-            n = p.name
-            out.append('    fg_section_t %s_s;' % n)
-            out.append('    if (fg_desc_typed(%s, &%s_a, %s, %s, &%s_s, ierr)) return;'
-                       % (n, n, cnt, dt, n))
-            swap[cnt] = '%s_s.count' % n
-            swap[dt] = '%s_s.type' % n
-        dconv = []
-        for p in fp:
-            if p.kind == 'choice':
-                dconv.append('%s_a' % p.name)
-            elif p.kind in ('str_in', 'str_out'):
-                dconv.append('(char *)%s->base_addr' % p.name)
-            else:
-                dconv.append(swap.get(p.name, p.name))
-        dlens = ['%s->elem_len' % p.name for p in fp if p.kind in ('str_in', 'str_out')]
-        out.append('    %s(%s);' % (body, ', '.join(dconv + ['ierr'] + dlens)))
-        for n in typed:
-            out.append('    fg_section_done(&%s_s);' % n)
-        out.append('}')
+        out += f08_entry(f, fp, cparams, body)
+    else:
+        out.append(f08_alias(low))
     out.append('')
     return out
 
@@ -667,22 +795,28 @@ def has_baseptr(f):
     return any(p.kind == 'baseptr' for p in f.params)
 
 
+def f08_specific(f):
+    """mpi_f08's specific procedure name of f (MPI-3.1 17.1.5): X_f08ts when it has
+    TYPE(*), DIMENSION(..) buffers, else X_f08; the generic X resolves to it. External
+    procedures of those names (gfortran: x_f08ts_, x_f08_), so a tool can define its own
+    MPI_Send_f08ts and call PMPI_Send (PMPI_Send_f08ts) from it."""
+    return f.name + ('_f08ts' if f.choice else '_f08')
+
+
 def interface(f, f08, ind='    ', cptr=False):
-    """f's interface body; cptr: `mpi`'s specific X_CPTR whose baseptr is a TYPE(C_PTR)."""
+    """f's interface body; cptr: `mpi`'s specific X_CPTR whose baseptr is a TYPE(C_PTR);
+    f08: mpi_f08's specific (f08_specific)."""
     fp = f.fparams()
     names = [p.name for p in fp]
     o = []
-    bindc = f08 and f.choice
     ierror = f.ret == 'int' and not f.variadic
     if ierror:
         names.append('ierror')
-    fname = f.name + '_CPTR' if cptr else f.name
+    fname = f.name + '_CPTR' if cptr else f08_specific(f) if f08 else f.name
     if f.ret == 'int':
         head = '%sSUBROUTINE %s(%s)' % (ind, fname, ', '.join(names))
     else:
         head = '%sFUNCTION %s(%s)' % (ind, fname, ', '.join(names))
-    if bindc:
-        head += ' BIND(C, NAME="rdmpi_f08_%s")' % f.name.lower()
     o += wrap(head, len(ind))
     i2 = ind + '    '
     o.append(i2 + 'IMPORT')
@@ -694,9 +828,6 @@ def interface(f, f08, ind='    ', cptr=False):
                 o.append(i2 + 'PROCEDURE(%s) :: %s' % (p.ctype, p.name))
             else:
                 o.append(i2 + 'EXTERNAL :: %s' % p.name)
-            continue
-        if bindc and p.kind in ('str_in', 'str_out'):
-            o.append(i2 + 'CHARACTER(KIND=C_CHAR, LEN=*)%s :: %s' % (intent(p), p.name))
             continue
         if p.kind == 'choice' or (p.kind == 'detach' and not f08):
             if f08:
@@ -716,9 +847,9 @@ def interface(f, f08, ind='    ', cptr=False):
     elif f.ret == 'int':
         pass
     elif f.ret == 'double':
-        o.append(i2 + 'DOUBLE PRECISION :: %s' % f.name)
+        o.append(i2 + 'DOUBLE PRECISION :: %s' % fname)
     else:
-        o.append(i2 + 'INTEGER(KIND=MPI_ADDRESS_KIND) :: %s' % f.name)
+        o.append(i2 + 'INTEGER(KIND=MPI_ADDRESS_KIND) :: %s' % fname)
     o.append(ind + ('END SUBROUTINE' if f.ret == 'int' else 'END FUNCTION'))
     return o
 
@@ -731,7 +862,7 @@ def fixed(lines):
     return lines
 
 
-def int_consts(consts):
+def int_consts(consts, f08=False):
     o = []
     seen = set()
     for name, val in consts:
@@ -750,7 +881,10 @@ def int_consts(consts):
         o.append('      INTEGER(KIND=MPI_OFFSET_KIND) %s' % name)
         o.append('      PARAMETER (%s=%d)' % (name, val))
     o.append('      LOGICAL MPI_SUBARRAYS_SUPPORTED')
-    o.append('      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)')
+    # mpi_f08's TYPE(*), DIMENSION(..) buffers take any array section (f08_entry); mpif.h and
+    # `mpi` get addresses, so the compiler copies a section in and out (MPI-3.1 17.1.2 lets
+    # the value differ between the interfaces)
+    o.append('      PARAMETER (MPI_SUBARRAYS_SUPPORTED=%s)' % ('.TRUE.' if f08 else '.FALSE.'))
     o.append('      LOGICAL MPI_ASYNC_PROTECTS_NONBLOCKING')
     o.append('      PARAMETER (MPI_ASYNC_PROTECTS_NONBLOCKING=.FALSE.)')
     return o
@@ -791,6 +925,14 @@ def mpif_h(funcs, consts):
     o = ['! mpif.h of rdmpi, generated by bindings/fortran/gen.py: do not edit.',
          '! Fixed and free form. Handles are INTEGERs; see README (Fortran).']
     o += int_consts(consts)
+    # INTEGER is 4 bytes in librdmpi: a program compiled with -fdefault-integer-8 (-i8) would
+    # pass 8-byte handles, counts and IERRORs; this constant divides by zero then, so such a
+    # compile stops here instead of miscomputing at run time (README, Fortran)
+    o += ['! Division by zero on the next line: INTEGER is not 4 bytes',
+          '! (-fdefault-integer-8, -i8), which rdmpi does not support.',
+          '      INTEGER RDMPI_NEEDS_4_BYTE_INTEGER',
+          '      PARAMETER (RDMPI_NEEDS_4_BYTE_INTEGER=1/MAX(0,1-ABS(KIND(0)-4)))']
+    o += status_type(False, '      ')
     o += handle_consts(False)
     o += sentinels(False)
     for cb in FORTRAN_CALLBACKS:
@@ -826,9 +968,13 @@ def sync_reg_interface(f08, ind='        '):
     o = []
     for name in ('MPI_F_SYNC_REG', 'PMPI_F_SYNC_REG'):
         if f08:
-            o += [ind + 'SUBROUTINE %s(buf) BIND(C, NAME="rdmpi_f08_%s")' % (name, name.lower()),
+            # the generic MPI_F_sync_reg and its specific MPI_F_sync_reg_f08ts
+            o += [ind[4:] + 'INTERFACE %s' % name,
+                  ind + 'SUBROUTINE %s_f08ts(buf)' % name,
                   ind + '    IMPORT', ind + '    IMPLICIT NONE',
-                  ind + '    TYPE(*), DIMENSION(..) :: buf']
+                  ind + '    TYPE(*), DIMENSION(..) :: buf',
+                  ind + 'END SUBROUTINE', ind[4:] + 'END INTERFACE']
+            continue
         else:
             o += [ind + 'SUBROUTINE %s(buf)' % name, ind + '    IMPORT', ind + '    IMPLICIT NONE',
                   ind + '    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf',
@@ -837,23 +983,38 @@ def sync_reg_interface(f08, ind='        '):
     return o
 
 
-def status_conv_interface(ind='        '):
-    """mpi_f08's MPI_Status_f082f and MPI_Status_f2f08 (and PMPI_): between TYPE(MPI_Status)
-    and the INTEGER array of mpif.h and `mpi` (glue_util.c; the C functions of the same names
-    are in mpi.h)."""
+def status_type(f08, ind='    '):
+    """TYPE(MPI_Status): mpi_f08's status, also in `mpi` and mpif.h for MPI_STATUS_F082F and
+    MPI_STATUS_F2F08 (MPI-3.1 17.2.5). BIND(C) with the same components everywhere, so the
+    three definitions are one type: a status of an mpi_f08 routine converts in a `mpi` one."""
+    t = 'INTEGER(C_INT)' if f08 else 'INTEGER'
+    return [ind + 'TYPE, BIND(C) :: MPI_Status',
+            ind + '  %s :: MPI_SOURCE, MPI_TAG, MPI_ERROR' % t,
+            ind + '  %s :: rdmpi_cancelled, rdmpi_nbytes(2)' % t,
+            ind + 'END TYPE MPI_Status']
+
+
+def status_conv_interface(ind='        ', f08=True):
+    """MPI_Status_f082f and MPI_Status_f2f08 (and PMPI_) of all three interfaces: between
+    TYPE(MPI_Status) and the INTEGER array of mpif.h and `mpi` (glue_util.c; the C functions
+    of the same names are in mpi.h). mpif.h calls them without an interface."""
     o = []
     for pre in ('MPI', 'PMPI'):
         for name, a, b in (('Status_f082f', 'f08_status', 'f_status'),
                            ('Status_f2f08', 'f_status', 'f08_status')):
-            o += [ind + 'SUBROUTINE %s_%s(%s, %s, ierror)' % (pre, name, a, b),
+            # mpi_f08: the generic and its specific X_f08; `mpi`: the plain name
+            o += [ind[4:] + 'INTERFACE %s_%s' % (pre, name) if f08 else None,
+                  ind + 'SUBROUTINE %s_%s%s(%s, %s, ierror)' % (pre, name, '_f08' if f08 else '',
+                                                              a, b),
                   ind + '    IMPORT', ind + '    IMPLICIT NONE',
                   ind + '    TYPE(MPI_Status), INTENT(%s) :: f08_status'
                   % ('IN' if a == 'f08_status' else 'OUT'),
                   ind + '    INTEGER, INTENT(%s) :: f_status(MPI_STATUS_SIZE)'
                   % ('IN' if a == 'f_status' else 'OUT'),
-                  ind + '    INTEGER, OPTIONAL, INTENT(OUT) :: ierror',
-                  ind + 'END SUBROUTINE']
-    return o
+                  ind + '    INTEGER%s :: ierror' % (', OPTIONAL, INTENT(OUT)' if f08 else
+                                                   ', INTENT(OUT)'),
+                  ind + 'END SUBROUTINE', ind[4:] + 'END INTERFACE' if f08 else None]
+    return [x for x in o if x is not None]
 
 
 def mpi_module(funcs, consts):
@@ -864,6 +1025,7 @@ def mpi_module(funcs, consts):
     o += ['    ' + x.strip() for x in int_consts(consts)]
     o += ['    ' + x.strip() for x in handle_consts(False)]
     o += ['    ' + x.strip() for x in sentinels(False)]
+    o += status_type(False)
     o += ['    EXTERNAL :: ' + cb for cb in FORTRAN_CALLBACKS]
     o.append('    INTERFACE')
     for f in funcs:
@@ -871,6 +1033,7 @@ def mpi_module(funcs, consts):
             o += interface(f, False, '        ')
     o += sizeof_interface(False)
     o += sync_reg_interface(False)
+    o += status_conv_interface(f08=False)
     o.append('    END INTERFACE')
     # MPI-3.1 17.1.5: with TYPE(C_PTR), MPI_ALLOC_MEM, MPI_WIN_ALLOCATE(_SHARED) and
     # MPI_WIN_SHARED_QUERY are generic: the INTEGER(KIND=MPI_ADDRESS_KIND) baseptr, or a
@@ -890,14 +1053,11 @@ def f08_module(funcs, consts):
          'MODULE mpi_f08',
          '    USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_PTR, C_INT, C_BOOL, C_CHAR',
          '    IMPLICIT NONE']
-    o += ['    ' + x.strip() for x in int_consts(consts)]
+    o += ['    ' + x.strip() for x in int_consts(consts, f08=True)]
     for kind, (cv, t) in sorted(HANDLES.items()):
         o += ['    TYPE, BIND(C) :: %s' % t, '        INTEGER(C_INT) :: MPI_VAL',
               '    END TYPE %s' % t]
-    o += ['    TYPE, BIND(C) :: MPI_Status',
-          '        INTEGER(C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR',
-          '        INTEGER(C_INT) :: rdmpi_cancelled, rdmpi_nbytes(2)',
-          '    END TYPE MPI_Status']
+    o += status_type(True)
     o += handle_consts(True)
     o += sentinels(True)
     o += abstract_interfaces()
@@ -914,14 +1074,16 @@ def f08_module(funcs, consts):
                   '            LOGICAL :: rdmpi_f08_%s_%s' % (op, cv.lower()),
                   '        END FUNCTION']
         o.append('    END INTERFACE')
-    o.append('    INTERFACE')
     for f in funcs:
         if not f.ffact:
+            o.append('    INTERFACE %s' % f.name)
             o += interface(f, True, '        ')
+            o.append('    END INTERFACE')
+    o.append('    INTERFACE')
     o += sizeof_interface(True)
-    o += sync_reg_interface(True)
-    o += status_conv_interface()
     o.append('    END INTERFACE')
+    o += sync_reg_interface(True, '        ')
+    o += status_conv_interface()
     o.append('END MODULE mpi_f08')
     return '\n'.join(o) + '\n'
 
@@ -952,8 +1114,7 @@ def main():
             elif f.hand:
                 print('%s: mpif.h mpi mpi_f08 (C glue hand-written: callbacks.c)' % f.name)
             else:
-                forms = 'mpif.h mpi mpi_f08' + (' (f08 entry rdmpi_f08_%s)' % f.name.lower()
-                                                 if f.choice else '')
+                forms = 'mpif.h mpi mpi_f08 (%s)' % f08_specific(f)
                 print('%s: %s' % (f.name, forms))
         return
     if sys.argv[3] == '--list-skipped':

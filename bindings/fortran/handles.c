@@ -259,3 +259,13 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 }
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     API_ALIAS(MPI_Type_create_f90_complex);
+
+void *fh_to_c_made(const core_handle_pool_t *pool, MPI_Fint f, const void *const *pre)
+{
+    if (f >= FH_DYN) {
+        void *p = pool ? core_handle_at(pool, (long)f - FH_DYN) : fh_registry_at(pre, f - FH_DYN);
+        if (p)
+            return p;
+    }
+    return (void *)&fh_invalid;
+}

@@ -265,3 +265,19 @@ FG_API void pmpi_pcontrol_(MPI_Fint *level)
 {
     PMPI_Pcontrol((int)*level);
 }
+
+/* mpi_f08's specifics X_f08 (gen.py's f08_specific) */
+FG_F08_ALIAS(mpi_op_create_, mpi_op_create_f08_)
+FG_F08_ALIAS(pmpi_op_create_, pmpi_op_create_f08_)
+FG_F08_ALIAS(mpi_grequest_start_, mpi_grequest_start_f08_)
+FG_F08_ALIAS(pmpi_grequest_start_, pmpi_grequest_start_f08_)
+FG_F08_ALIAS(mpi_register_datarep_, mpi_register_datarep_f08_)
+FG_F08_ALIAS(pmpi_register_datarep_, pmpi_register_datarep_f08_)
+FG_F08_ALIAS(mpi_pcontrol_, mpi_pcontrol_f08_)
+FG_F08_ALIAS(pmpi_pcontrol_, pmpi_pcontrol_f08_)
+FG_F08_ALIAS(mpi_comm_create_errhandler_, mpi_comm_create_errhandler_f08_)
+FG_F08_ALIAS(pmpi_comm_create_errhandler_, pmpi_comm_create_errhandler_f08_)
+FG_F08_ALIAS(mpi_win_create_errhandler_, mpi_win_create_errhandler_f08_)
+FG_F08_ALIAS(pmpi_win_create_errhandler_, pmpi_win_create_errhandler_f08_)
+FG_F08_ALIAS(mpi_file_create_errhandler_, mpi_file_create_errhandler_f08_)
+FG_F08_ALIAS(pmpi_file_create_errhandler_, pmpi_file_create_errhandler_f08_)

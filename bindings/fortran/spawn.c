@@ -3,8 +3,8 @@
  * their interfaces). Fortran has no arrays of C strings: argv is a CHARACTER(LEN=*) array
  * whose first all-blank element ends it, spawn_multiple's array_of_argv is a
  * CHARACTER(LEN=*) array (count, *) whose column j holds argument j of every command, and the
- * commands are a CHARACTER(LEN=*) array of count elements. Each string loses its trailing
- * blanks. MPI_ARGV_NULL, MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE are the sentinels' addresses.
+ * commands are a CHARACTER(LEN=*) array of count elements. Each string loses its leading
+ * and trailing blanks. MPI_ARGV_NULL, MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE are the sentinels' addresses.
  *
  * The command and arguments are significant at the root only, and a non-root rank may pass
  * anything there: they are converted at the root alone (other ranks give C NULLs).
@@ -14,16 +14,31 @@
 #include "api/api.h"
 #include "bindings/fortran/glue.h"
 
+/* Element i of the Fortran strings at f without its leading and trailing blanks: its start
+ * and length (0: all blank). */
+static const char *arg_at(const char *f, size_t len, size_t stride, size_t i, size_t *l)
+{
+    const char *e = f + i * stride * len;
+    size_t n = len;
+    while (n > 0 && e[n - 1] == ' ')
+        n--;
+    while (n > 0 && e[0] == ' ') {
+        e++;
+        n--;
+    }
+    *l = n;
+    return e;
+}
+
 /* A NULL-terminated C argv of the blank-terminated Fortran strings at f (element length len,
- * consecutive elements stride * len apart), in one allocation; NULL when out of memory. */
+ * consecutive elements stride * len apart), in one allocation; NULL when out of memory. Each
+ * argument loses its leading and trailing blanks (MPI-3.1 10.3.2: in Fortran they are always
+ * stripped, so an all-blank string is the empty one that ends the list). */
 static char **argv_in(const char *f, size_t len, size_t stride)
 {
-    size_t n = 0, bytes = 0;
+    size_t n = 0, bytes = 0, l;
     for (;; n++) {
-        const char *e = f + n * stride * len;
-        size_t l = len;
-        while (l > 0 && e[l - 1] == ' ')
-            l--;
+        arg_at(f, len, stride, n, &l);
         if (l == 0)
             break;
         bytes += l + 1;
@@ -33,10 +48,7 @@ static char **argv_in(const char *f, size_t len, size_t stride)
         return NULL;
     char *p = (char *)(argv + n + 1);
     for (size_t i = 0; i < n; i++) {
-        const char *e = f + i * stride * len;
-        size_t l = len;
-        while (l > 0 && e[l - 1] == ' ')
-            l--;
+        const char *e = arg_at(f, len, stride, i, &l);
         memcpy(p, e, l);
         p[l] = '\0';
         argv[i] = p;
@@ -66,7 +78,7 @@ static void spawn(int prof, char *command, char *argv, MPI_Fint *maxprocs, MPI_F
     char *cmd = NULL, **args = MPI_ARGV_NULL;
     int rc = MPI_ERR_NO_MEM;
     if (is_root(comm_c, (int)*root)) {
-        cmd = fg_str_in(command, command_len);
+        cmd = fg_str_in_trim(command, command_len);
         if (!cmd)
             goto out;
         if (argv != FH_SENTINEL_ARGV_NULL && !(args = argv_in(argv, argv_len, 1)))
@@ -120,7 +132,7 @@ static void spawn_multiple(int prof, MPI_Fint *count, char *commands, char *argv
         if (!root_here)
             continue;
         info_c[i] = fh_Info_f2c(infos[i]);
-        if (!(cmds[i] = fg_str_in(commands + i * commands_len, commands_len)))
+        if (!(cmds[i] = fg_str_in_trim(commands + i * commands_len, commands_len)))
             goto out;
         /* argument j of command i is element (i, j) of the (count, *) array */
         if (argvs != FH_SENTINEL_ARGVS_NULL && !(args[i] = argv_in(argvs + i * argvs_len,
@@ -162,3 +174,9 @@ FG_API void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *arg
     spawn_multiple(1, count, commands, argvs, maxprocs, infos, root, comm, intercomm, errcodes,
                    ierr, commands_len, argvs_len);
 }
+
+/* mpi_f08's specifics X_f08 (gen.py's f08_specific) */
+FG_F08_ALIAS(mpi_comm_spawn_, mpi_comm_spawn_f08_)
+FG_F08_ALIAS(pmpi_comm_spawn_, pmpi_comm_spawn_f08_)
+FG_F08_ALIAS(mpi_comm_spawn_multiple_, mpi_comm_spawn_multiple_f08_)
+FG_F08_ALIAS(pmpi_comm_spawn_multiple_, pmpi_comm_spawn_multiple_f08_)

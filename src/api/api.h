@@ -54,6 +54,24 @@ static inline void api_leave(const int *entered)
 }
 #define API_ENTER __attribute__((cleanup(api_leave))) const int api_entered_ = api_enter()
 
+/* Gives a request the application has not seen yet a binding's hook (src/api/reqhook.c);
+ * an operation already complete gets CORE_REQ_HOOK_DONE at once. MPI_ERR_REQUEST: not a
+ * live request, or it has a hook already (the caller keeps arg). */
+int api_req_hook(MPI_Request req, core_req_hook_fn fn, void *arg);
+
+/* An array section: rank dimensions of extent[k] elements of elem_len bytes, sm[k] bytes
+ * apart (a Fortran descriptor's), the first element first. */
+typedef struct api_section {
+    size_t elem_len;
+    int rank;
+    const MPI_Aint *extent, *sm;
+} api_section_t;
+/* The committed datatype that moves count items of dt from or to the section as if its
+ * elements were one contiguous array (src/api/type_section.c), to be used with count 1 at the
+ * section's first element; the caller frees it. MPI_ERR_BUFFER: the items do not lie within
+ * the section. */
+int api_type_section(MPI_Datatype dt, int count, const api_section_t *s, MPI_Datatype *out);
+
 /* 1 between MPI_Init and MPI_Finalize. */
 extern int api_initialized, api_finalized;
 

@@ -70,6 +70,8 @@ static int start(MPI_Request r, const char *fn)
         return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn, "not a persistent request");
     if (r->active)
         return api_error(r->comm, CORE_EREQUEST, fn, "the request is already active");
+    if (r->hook)
+        r->hook(r->hook_arg, CORE_REQ_HOOK_START);
     if (r->mode == CORE_MODE_BUFFERED && r->kind == CORE_REQ_SEND) {
         int rc = api_bsend(r->buf, (int)r->count, r->dt, r->peer, r->tag, r->comm, fn);
         if (rc == MPI_SUCCESS) {

@@ -562,6 +562,49 @@ int core_dt_dup(MPI_Datatype old, MPI_Datatype *out)
     return 0;
 }
 
+int core_dt_remap(MPI_Datatype like, size_t n, const core_dt_block_t *runs, MPI_Datatype *out)
+{
+    size_t bytes = 0;
+    MPI_Aint lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        bytes += runs[i].len;
+        if (i == 0 || runs[i].off < lo)
+            lo = runs[i].off;
+        if (i == 0 || runs[i].off + (MPI_Aint)runs[i].len > hi)
+            hi = runs[i].off + (MPI_Aint)runs[i].len;
+    }
+    if (bytes != like->size || n > CORE_DT_MAX_RUNS)
+        return CORE_EINVAL;
+    MPI_Datatype t = dt_alloc();
+    if (!t)
+        return CORE_ENOMEM;
+    *t = *like;
+    t->refcount = 1;
+    t->args = NULL;
+    t->attrs = NULL;
+    t->sig = NULL;
+    t->nsig = 0;
+    t->flags &= ~(unsigned)(CORE_DT_PREDEFINED | CORE_DT_MARKED);
+    t->flags |= CORE_DT_COMMITTED;
+    t->kind = CORE_DT_NONE;
+    t->name[0] = '\0';
+    t->ntile = 0;
+    t->tile_stride = 0;
+    if (dt_alloc_blocks(t, n) != 0 || core_dt_sig_copy(t, like) != 0) {
+        if (t->nblocks > 1 && t->blocks)
+            free(t->blocks);
+        core_handle_free(&core_handles.dt, t);
+        return CORE_ENOMEM;
+    }
+    if (n)
+        memcpy(t->blocks, runs, n * sizeof(*t->blocks));
+    t->lb = t->true_lb = lo;
+    t->extent = t->true_extent = hi - lo;
+    dt_set_contig(t);
+    *out = t;
+    return 0;
+}
+
 /* Predefined types are never counted: they live as long as the library. */
 void core_dt_retain(MPI_Datatype dt)
 {

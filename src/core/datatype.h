@@ -157,6 +157,11 @@ int core_dt_subarray(int ndims, const int *sizes, const int *subsizes, const int
 /* Records how t was made (copies the arrays, retains the types). */
 int core_dt_set_args(MPI_Datatype t, int combiner, int ni, const int *ints, int na,
                      const MPI_Aint *aints, int nd, const MPI_Datatype *types);
+/* One item of like's data (its size, element kinds and signature) at the byte runs
+ * runs[0..n) in that order, committed: the data of a buffer laid out some other way (a
+ * Fortran array section; api/type_section.c). CORE_EINVAL: the runs do not hold like->size
+ * bytes. */
+int core_dt_remap(MPI_Datatype like, size_t n, const core_dt_block_t *runs, MPI_Datatype *out);
 /* old with its lower bound and extent replaced (MPI_Type_create_resized). */
 int core_dt_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *out);
 void core_dt_retain(MPI_Datatype dt);

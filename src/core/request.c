@@ -57,6 +57,8 @@ MPI_Request core_req_alloc(int kind)
 void core_req_free(MPI_Request req)
 {
     core_req_table_t *t = &core_rt->reqs;
+    if (req->hook)
+        req->hook(req->hook_arg, CORE_REQ_HOOK_FREE);
     if (req->free_fn)
         req->free_fn(req);
     if (req->dt_held || (req->persistent && req->dt))
@@ -73,6 +75,8 @@ void core_req_free(MPI_Request req)
 void core_req_complete(MPI_Request req)
 {
     /* A persistent request stays active until Wait/Test hands out its status. */
+    if (req->hook)
+        req->hook(req->hook_arg, CORE_REQ_HOOK_DONE);
     req->complete = 1;
     if (req->freed)
         core_req_free(req);

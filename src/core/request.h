@@ -32,6 +32,12 @@ struct tp_memh; /* a transport's registration handle: opaque here */
 #include "datatype.h"
 #include "core/handle.h"
 
+/* A request's hook (rdmpi_request.hook), called with the event: a persistent request starts
+ * (CORE_REQ_HOOK_START), the operation completes (CORE_REQ_HOOK_DONE, before complete is set),
+ * the request is released (CORE_REQ_HOOK_FREE, last call: the hook frees arg). */
+enum { CORE_REQ_HOOK_START = 1, CORE_REQ_HOOK_DONE, CORE_REQ_HOOK_FREE };
+typedef void (*core_req_hook_fn)(void *arg, int event);
+
 enum core_req_kind {
     CORE_REQ_SEND = 1,
     CORE_REQ_RECV,
@@ -91,6 +97,12 @@ struct rdmpi_request {
     /* file access (MPI_File_iread_all, ...): an error at completion goes to the file's
      * error handler, not a communicator's */
     struct rdmpi_file *file;
+
+    /* A language binding's work around the operation (core_req_hook_fn): the Fortran glue
+     * copies a strided array section into a contiguous copy at each start and back when the
+     * operation completes, before the request shows complete. */
+    core_req_hook_fn hook;
+    void *hook_arg;
 
     /* Owned by the request table, kept across reuse (not cleared by core_req_alloc). */
     uint64_t id;             /* slot | generation << 32: what peers see (core_req_lookup) */

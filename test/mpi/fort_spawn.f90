@@ -26,7 +26,7 @@ program fort_spawn
         if (nargs == 2) then
             call get_command_argument(1, a1)
             call get_command_argument(2, a2)
-            call check(a1 == 'one', 'first argument of a spawned child')
+            call check(a1 == 'one', 'first argument of a spawned child, its blanks stripped')
             call check(a2 == 'two words', 'second argument (with a blank inside)')
         else
             call check(nargs == 0, 'MPI_ARGVS_NULL gives no arguments')
@@ -42,7 +42,7 @@ program fort_spawn
     end if
 
     call get_command_argument(0, cmd)
-    args(1) = 'one'
+    args(1) = '  one'   ! leading and trailing blanks go (MPI-3.1 10.3.2)
     args(2) = 'two words'
     args(3) = ' '
     errs = -1
