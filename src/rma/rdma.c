@@ -85,15 +85,17 @@ static tp_iface_t *rdma_iface(void)
 size_t rma_rdma_reg(MPI_Win win, uint8_t *rkey)
 {
     memset(rkey, 0, RMA_RKEY_MAX);
-    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC || win->len <= 0 || win->force_msg)
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC || win->force_msg)
         return 0;
     tp_iface_t *f = rdma_iface();
     if (!f)
         return 0;
+    win->rdma = f;   /* also for a window without memory here: its lock word (devatom.c) */
+    if (win->len <= 0)
+        return 0;
     tp_memh_t *m;
     if (f->ops->mem_reg(f, win->base, (size_t)win->len, &m) != 0)
         return 0;
-    win->rdma = f;
     win->memh = m;
     size_t n = f->ops->rkey_pack(f, m, rkey);
     return n <= RMA_RKEY_MAX ? n : 0;
