@@ -28,8 +28,13 @@
  *        Put and Get are one RDMA write or read into the window, complete at
  *        the target when the transport's completion fires (flush waits for
  *        it as for a REPLY); the target's CPU takes no part. Everything else
- *        (accumulates, atomics, non-contiguous types, locks) takes messages.
+ *        (accumulates, atomics, non-contiguous types, locks) takes messages,
+ *        unless the window has device atomics (below).
  *   MSG  the message path above (other nodes, tcp, dynamic windows).
+ * Device atomics (devatom.c) are not a path of one target but a mode of the
+ * whole window, chosen at creation when every rank reaches every other (and
+ * itself) with the device's atomics: then atomics on 8-byte integers and the
+ * passive locks of every rank go through the device, to every target.
  * The target applies accumulates that arrive as messages with the same
  * per-element atomics, and grants message locks on the same lock word, so a
  * window mixing on-node and off-node origins stays atomic and exclusive.
