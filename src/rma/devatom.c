@@ -44,8 +44,9 @@
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* The words this rank registers for the device: its lock word, the probe word peers read at
- * creation, and where this rank's own atomics land their fetched values. */
-enum { DW_LOCK = 0, DW_PROBE = 1, DW_RESULT = 2, DW_WORDS = 8 };
+ * creation, and where this rank's own atomics land their fetched values (DW_SLOTS of them:
+ * the fetch-and-adds of one accumulate are pipelined that deep). */
+enum { DW_LOCK = 0, DW_PROBE = 1, DW_RESULT = 2, DW_SLOTS = 16, DW_WORDS = DW_RESULT + DW_SLOTS };
 #define PROBE_VALUE 0x0102030405060708ull
 
 /* The open transport with device atomics that also carries the window's RDMA. */
@@ -60,7 +61,8 @@ size_t rma_dev_reg(MPI_Win win, uint64_t *addr, uint8_t *rkey)
     memset(rkey, 0, RMA_RKEY_MAX);
     *addr = 0;
     tp_iface_t *f = dev_iface(win);
-    if (!f || win->force_msg || win->flavor == MPI_WIN_FLAVOR_DYNAMIC || (win->len > 0 && !win->memh))
+    if (!f || win->force_msg || win->flavor == MPI_WIN_FLAVOR_DYNAMIC ||
+        (win->len > 0 && !win->memh))
         return 0;
     for (int r = 0; r < win->size; r++)
         if (win->peers[r].path == RMA_PATH_SHM)
@@ -106,29 +108,42 @@ static void dev_done(tp_comp_t *comp, int status)
     w->done = 1;
 }
 
-/* One device atomic on window rank r's word at raddr (key rkey), completed: *old gets the
- * word's value before, as a host integer. */
+/* Starts one device atomic on window rank r's word at raddr (key rkey), its fetched value
+ * landing in result slot k; w's completion fires once it is done. */
+static int dev_post(MPI_Win win, int r, int op, uint64_t raddr, const uint8_t *rkey,
+                    uint64_t operand, uint64_t compare, int k, dev_wait_t *w)
+{
+    w->comp.done = dev_done;
+    w->done = 0;
+    w->status = 0;
+    int rc;
+    while ((rc = tp_atomic(win->peers[r].dep, op, operand, compare, &win->dword[DW_RESULT + k],
+                           win->dmemh, raddr, rkey, &w->comp)) == CORE_EBUSY)
+        core_progress();
+    if (rc == 0)
+        w->done = 1;
+    return rc == CORE_INPROGRESS ? 0 : rc;
+}
+
+/* Waits for w (posted into slot k): *old gets the word's value before, as a host integer. */
+static int dev_finish(MPI_Win win, dev_wait_t *w, int k, uint64_t *old)
+{
+    while (!w->done)
+        core_progress();
+    if (w->status)
+        return w->status;
+    uint64_t v = ((volatile uint64_t *)win->dword)[DW_RESULT + k];
+    *old = win->dev_swap ? __builtin_bswap64(v) : v;
+    return 0;
+}
+
+/* One device atomic, completed. */
 static int dev_atomic(MPI_Win win, int r, int op, uint64_t raddr, const uint8_t *rkey,
                       uint64_t operand, uint64_t compare, uint64_t *old)
 {
-    tp_ep_t *ep = win->peers[r].dep;
-    uint64_t *slot = &win->dword[DW_RESULT];
-    dev_wait_t w = { { dev_done }, 0, 0 };
-    int rc;
-    while ((rc = tp_atomic(ep, op, operand, compare, slot, win->dmemh, raddr, rkey,
-                           &w.comp)) == CORE_EBUSY)
-        core_progress();
-    if (rc == 0)
-        w.done = 1;
-    else if (rc != CORE_INPROGRESS)
-        return rc;
-    while (!w.done)
-        core_progress();
-    if (w.status)
-        return w.status;
-    uint64_t v = *(volatile uint64_t *)slot;
-    *old = win->dev_swap ? __builtin_bswap64(v) : v;
-    return 0;
+    dev_wait_t w;
+    int rc = dev_post(win, r, op, raddr, rkey, operand, compare, 0, &w);
+    return rc ? rc : dev_finish(win, &w, 0, old);
 }
 
 /* Opens the device endpoint to every member and reads its probe word: 1 when all answered
@@ -231,6 +246,47 @@ static int dev_elem(MPI_Win win, const rma_args_t *a, uint64_t raddr, const uint
     return 0;
 }
 
+/* Waits for the k fetch-and-adds posted into slots 0..k-1 (all of them, even after an
+ * error: their completions and slots live in the caller); res[j] gets slot j's value. */
+static int fadds_finish(MPI_Win win, dev_wait_t *w, int k, uint64_t *res)
+{
+    int rc = 0;
+    for (int j = 0; j < k; j++) {
+        int frc = dev_finish(win, &w[j], j, &res[j]);
+        rc = rc ? rc : frc;
+    }
+    return rc;
+}
+
+/* SUM (add: the packed operands) and NO_OP (add NULL: adds 0) on every element of v: the
+ * fetch-and-adds go out DW_SLOTS at a time (one QP executes them in order, so accumulates
+ * from here to one location stay ordered), res gets the values before. */
+static int dev_fadds(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, const uint64_t *add,
+                     uint64_t *res)
+{
+    const rma_peer_t *p = &win->peers[a->target];
+    dev_wait_t w[DW_SLOTS];
+    size_t e = 0, first = 0;
+    int k = 0, rc = 0;
+    for (size_t i = 0; i < v->n; i++)
+        for (uint64_t off = 0; off < v->s[i].len; off += 8, e++) {
+            rc = dev_post(win, a->target, TP_ATOMIC_FADD, p->addr + v->s[i].disp + off, p->rkey,
+                          add ? add[e] : 0, 0, k, &w[k]);
+            if (rc)
+                goto out;
+            if (++k < DW_SLOTS)
+                continue;
+            rc = fadds_finish(win, w, k, res + first);
+            k = 0;
+            first = e + 1;
+            if (rc)
+                return rc;
+        }
+out:;
+    int frc = fadds_finish(win, w, k, res + first);
+    return rc ? rc : frc;
+}
+
 int rma_dev_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
 {
     if (!win->dev_atomics || (a->kind != RMA_ACC && a->kind != RMA_GACC && a->kind != RMA_CAS) ||
@@ -259,11 +315,15 @@ int rma_dev_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
         core_dt_pack(src, a->obuf, (size_t)a->ocount, a->odt);
     if (rc == 0 && a->kind == RMA_CAS)
         memcpy(&cmp, a->cbuf, 8);
-    size_t e = 0;
-    for (size_t i = 0; i < v->n && rc == 0; i++)
-        for (uint64_t off = 0; off < v->s[i].len && rc == 0; off += 8, e++)
-            rc = dev_elem(win, a, p->addr + v->s[i].disp + off, p->rkey, src[e], cmp, elem,
-                          &res[e]);
+    if (rc == 0 && a->kind != RMA_CAS && (a->op == MPI_SUM || a->op == MPI_NO_OP))
+        rc = dev_fadds(win, a, v, a->op == MPI_SUM ? src : NULL, res);
+    else if (rc == 0) {
+        size_t e = 0;
+        for (size_t i = 0; i < v->n && rc == 0; i++)
+            for (uint64_t off = 0; off < v->s[i].len && rc == 0; off += 8, e++)
+                rc = dev_elem(win, a, p->addr + v->s[i].disp + off, p->rkey, src[e], cmp, elem,
+                              &res[e]);
+    }
     if (rc == 0 && fetch)
         core_dt_unpack(a->rbuf, (size_t)a->rcount, a->rdt, res, tbytes);
     if (n != 1) {

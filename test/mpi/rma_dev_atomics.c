@@ -11,7 +11,8 @@
  *    from every rank on words of rank 0, results checked against what any
  *    order gives (REPLACE: one of the values; its fetched olds chain);
  *  - an Accumulate of SUM over a strided target type (several words, not
- *    contiguous) and a Get_accumulate with NO_OP;
+ *    contiguous), one over LONGN contiguous words, and Get_accumulates with
+ *    NO_OP reading them;
  *  - Compare_and_swap elections: exactly one rank wins each round.
  * Where the environment says the window should have device atomics
  * (RDMPI_TRANSPORTS with verbs, RDMPI_VERBS_MODE not ud), it checks that
@@ -22,8 +23,10 @@
 
 #define ITER 1000
 #define ROUNDS 20
+#define LONGN 100              /* words of the long accumulate (several batches of atomics) */
 
-enum { W_CNT = 0, W_MAX, W_MIN, W_XOR, W_PROD, W_REPL, W_VEC, W_ELECT = W_VEC + 8, W_N };
+enum { W_CNT = 0, W_MAX, W_MIN, W_XOR, W_PROD, W_REPL, W_VEC, W_ELECT = W_VEC + 8, W_LONG,
+       W_N = W_LONG + LONGN };
 
 static int expect_device(void)
 {
@@ -116,6 +119,10 @@ int main(int argc, char **argv)
         CHECK(before[k] % (k + 1) == 0 && before[k] >= 0 && before[k] < (int64_t)n * (k + 1),
               "word %d of the vector was %lld before my add", k, (long long)before[k]);
     MPI_OK(MPI_Type_free(&vec));
+    int64_t lv[LONGN];
+    for (int k = 0; k < LONGN; k++)
+        lv[k] = (int64_t)k * (me + 1);
+    MPI_OK(MPI_Accumulate(lv, LONGN, MPI_INT64_T, 0, W_LONG, LONGN, MPI_INT64_T, MPI_SUM, win));
     MPI_OK(MPI_Win_unlock_all(win));
     /* my REPLACE olds: each is -1 or some rank's value of some round; my own chain is
      * ordered (same origin, same location) */
@@ -140,6 +147,9 @@ int main(int argc, char **argv)
         CHECK(r[W_PROD] == (int64_t)1 << (2 * n), "PROD %lld", (long long)r[W_PROD]);
         CHECK(r[W_REPL] % 100 == ROUNDS - 1 && r[W_REPL] / 100 >= 1000 &&
               r[W_REPL] / 100 < 1000 + n, "REPLACE left %lld", (long long)r[W_REPL]);
+        for (int k = 0; k < LONGN; k++)
+            CHECK(r[W_LONG + k] == (int64_t)k * n * (n + 1) / 2, "long accumulate word %d is %lld",
+                  k, (long long)r[W_LONG + k]);
         for (int k = 0; k < 4; k++) {
             CHECK(r[W_VEC + 2 * k] == (int64_t)n * (k + 1), "vector word %d is %lld", k,
                   (long long)r[W_VEC + 2 * k]);
