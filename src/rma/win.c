@@ -3,9 +3,10 @@
  * in this rank's table, the node segment of allocated windows, then one
  * allgather of what each origin must know of each target: its table slot
  * and generation, size and displacement unit, its base address (the CMA and
- * RDMA paths), its pid (CMA) and the remote key of its memory (RDMA)), the
- * path to each target,
- * attached memory of dynamic windows, the info hints, and freeing.
+ * RDMA paths), its pid (CMA), the remote key of its memory (RDMA) and of its
+ * lock word (device atomics, devatom.c)), the path to each target, the
+ * window-wide choice of device atomics, attached memory of dynamic windows,
+ * the info hints, and freeing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,6 @@
 #include "core/info.h"
 #include "core/info_ops.h"
 #include "core/log.h"
-
 
 /* Whether the shm transport found CMA usable (it probed a neighbor at start-up). */
 static int cma_usable(void)
