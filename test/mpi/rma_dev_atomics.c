@@ -14,6 +14,10 @@
  *    contiguous), one over LONGN contiguous words, and Get_accumulates with
  *    NO_OP reading them;
  *  - Compare_and_swap elections: exactly one rank wins each round.
+ * With the argument "create" the window is MPI_Win_create memory (no node
+ * segment: with shm and verbs, ranks of one node reach each other's memory
+ * by CMA and its atomics by the device's loopback when the window has device
+ * atomics), else MPI_Win_allocate's.
  * Where the environment says the window should have device atomics
  * (RDMPI_TRANSPORTS with verbs, RDMPI_VERBS_MODE not ud), it checks that
  * rdmpi_rma_device_atomics says so: a silent fallback to messages fails.
@@ -28,11 +32,14 @@
 enum { W_CNT = 0, W_MAX, W_MIN, W_XOR, W_PROD, W_REPL, W_VEC, W_ELECT = W_VEC + 8, W_LONG,
        W_N = W_LONG + LONGN };
 
-static int expect_device(void)
+/* create: a Win_create window, which has no node segment, so shm does not keep it from
+ * device atomics when verbs is open at all (rdma_targets: ranks of other nodes; on one node
+ * shm and self serve every rank and verbs is not opened). */
+static int expect_device(int create, int rdma_targets)
 {
     const char *t = getenv("RDMPI_TRANSPORTS"), *m = getenv("RDMPI_VERBS_MODE");
-    return t && strstr(t, "verbs") && (!m || strcmp(m, "ud") != 0) && !strstr(t, "shm") &&
-           !strstr(t, "tcp");
+    return t && strstr(t, "verbs") && (!m || strcmp(m, "ud") != 0) &&
+           (!strstr(t, "shm") || (create && rdma_targets > 0)) && !strstr(t, "tcp");
 }
 
 int main(int argc, char **argv)
@@ -41,9 +48,16 @@ int main(int argc, char **argv)
     int n, me;
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int create = argc > 1 && strcmp(argv[1], "create") == 0;
     int64_t *mem;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(W_N * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    if (create) {
+        mem = malloc(W_N * 8);
+        CHECK(mem, "out of memory");
+        MPI_OK(MPI_Win_create(mem, W_N * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    } else {
+        MPI_OK(MPI_Win_allocate(W_N * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    }
     for (int i = 0; i < W_N; i++)
         mem[i] = 0;
     mem[W_MIN] = INT64_MAX;
@@ -54,11 +68,13 @@ int main(int argc, char **argv)
     char v[32] = "false";
     int flag = 0;
     MPI_OK(MPI_Info_get(info, "rdmpi_rma_device_atomics", sizeof(v) - 1, v, &flag));
-    MPI_Info_free(&info);
     int dev = flag && strcmp(v, "true") == 0;
+    char nt[32] = "0";
+    MPI_OK(MPI_Info_get(info, "rdmpi_rma_rdma_targets", sizeof(nt) - 1, nt, &flag));
+    MPI_Info_free(&info);
     if (me == 0)
         printf("device atomics: %s\n", dev ? "yes" : "no");
-    CHECK(dev || !expect_device(), "verbs RC/hybrid, but the window has no device atomics");
+    CHECK(dev || !expect_device(create, flag ? atoi(nt) : 0), "verbs RC/hybrid, but the window has no device atomics");
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
     t_begin("fetch_and_add");
@@ -170,6 +186,8 @@ int main(int argc, char **argv)
         CHECK(wins == 1, "round %d: %d ranks won the compare-and-swap", round, wins);
     }
     MPI_OK(MPI_Win_free(&win));
+    if (create)
+        free(mem);
     t_finish();
     return 0;
 }
