@@ -43,7 +43,11 @@ enum {
     TP_CAP_GET = 1u << 0, /* get() reads remote registered memory */
     TP_CAP_PUT = 1u << 1, /* put() writes remote registered memory */
     TP_CAP_WAIT = 1u << 2, /* arm() lets an idle rank sleep until something arrives */
+    TP_CAP_ATOMIC = 1u << 3, /* atomic() on aligned 8-byte words of remote registered memory */
 };
+
+/* The operations of atomic(). */
+enum { TP_ATOMIC_FADD = 1, TP_ATOMIC_CSWAP };
 
 typedef struct tp_caps {
     size_t max_am_hdr;    /* largest header of an active message */
@@ -82,6 +86,17 @@ typedef struct tp_ops {
     /* Writes len bytes from local to the peer's raddr. */
     int (*put)(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                const void *rkey, tp_comp_t *comp);
+    /* One atomic operation on the 8-byte word at the peer's raddr (8-byte aligned, in memory
+     * registered with mem_reg, described by rkey), done by the network device without the
+     * peer's CPU: TP_ATOMIC_FADD adds operand; TP_ATOMIC_CSWAP stores operand when the word
+     * equals compare. *result (8 bytes inside the local registration lmemh) gets the word's
+     * value before, as the device returns it (the caller checks the byte order once). Atomic
+     * only with the same device's other atomic() calls on that word, never with CPU atomics
+     * on it. CORE_EUNSUPPORTED: this peer cannot be reached with device atomics (no
+     * connection that allows them); a completion may also report it, when the connection
+     * was refused after the call. */
+    int (*atomic)(tp_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *result,
+                  tp_memh_t *lmemh, uint64_t raddr, const void *rkey, tp_comp_t *comp);
     /* Polls for arrivals and completions; returns how many events it handled. NULL for a
      * transport whose work can only come from this process (self): it runs from a progress
      * hook it wakes itself, and idle polls skip it. */
@@ -228,6 +243,19 @@ static inline int tp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *
     if (rc >= 0) {
         ep->iface->stats.rdma_ops++;
         ep->iface->stats.rdma_bytes += len;
+    }
+    return rc;
+}
+
+/* Only with TP_CAP_ATOMIC. */
+static inline int tp_atomic(tp_ep_t *ep, int op, uint64_t operand, uint64_t compare,
+                            uint64_t *result, tp_memh_t *lmemh, uint64_t raddr,
+                            const void *rkey, tp_comp_t *comp)
+{
+    int rc = ep->iface->ops->atomic(ep, op, operand, compare, result, lmemh, raddr, rkey, comp);
+    if (rc >= 0) {
+        ep->iface->stats.rdma_ops++;
+        ep->iface->stats.rdma_bytes += 8;
     }
     return rc;
 }

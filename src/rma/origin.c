@@ -338,12 +338,18 @@ int rma_op_start(MPI_Win win, const rma_args_t *a, MPI_Request *req)
         rc = CORE_ETYPE;
     /* The direct paths complete the operation here; CORE_EUNSUPPORTED: take messages. */
     int path = win->peers[a->target].path, drc = CORE_EUNSUPPORTED;
-    if (rc == 0 && path == RMA_PATH_SHM)
-        drc = rma_shm_op(win, a, &v, tbytes);
-    else if (rc == 0 && rma_self_usable(win, a->target))
-        drc = rma_self_op(win, a, &v, tbytes);
-    else if (rc == 0 && path == RMA_PATH_CMA)
-        drc = rma_cma_op(win, a, &v, tbytes);
+    /* device atomics first: when the window has them, every rank's atomics on its 8-byte
+     * integers go there, this rank's on its own window too (devatom.c) */
+    if (rc == 0 && win->dev_atomics)
+        drc = rma_dev_op(win, a, &v, tbytes);
+    if (rc == 0 && drc == CORE_EUNSUPPORTED) {
+        if (path == RMA_PATH_SHM)
+            drc = rma_shm_op(win, a, &v, tbytes);
+        else if (rma_self_usable(win, a->target))
+            drc = rma_self_op(win, a, &v, tbytes);
+        else if (path == RMA_PATH_CMA)
+            drc = rma_cma_op(win, a, &v, tbytes);
+    }
     if (rc == 0 && path == RMA_PATH_RDMA && drc == CORE_EUNSUPPORTED) {
         /* started here, completed by the transport (the request with it); not when the
          * operation was already done in place on the own window (RDMA is the path a rank

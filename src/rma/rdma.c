@@ -22,39 +22,9 @@
  * through its own active messages, which the target serves from its
  * progress: correct, but then not passive.
  *
- * Device atomics (not done yet; Fetch_and_op, Compare_and_swap and the
- * passive locks take messages to a target of another node). The rule for
- * when the NIC's atomics (IBV_WR_ATOMIC_FETCH_AND_ADD, _CMP_AND_SWP: one
- * aligned 8-byte word) may carry them:
- *  - the device offers them (ibv_device_attr.atomic_cap is not
- *    IBV_ATOMIC_NONE; rxe has IBV_ATOMIC_HCA), the window memory is
- *    registered with IBV_ACCESS_REMOTE_ATOMIC besides read and write, and
- *    the RC QPs allow it (qp_access_flags with REMOTE_ATOMIC, max_rd_atomic
- *    and max_dest_rd_atomic above 0, bounded by the device's
- *    max_qp_rd_atom/max_qp_init_rd_atom);
- *  - IBV_ATOMIC_HCA makes a NIC atomic atomic only with the same NIC's
- *    other atomics, never with a CPU atomic on the same word: once one
- *    origin uses the device on a window, every atomic access to it must,
- *    local ones included. So the choice is one for the whole window, made
- *    collectively at creation (every member votes, all agree or none use
- *    it): each member reaches every other through the device, a rank of
- *    the same node included, through a loopback endpoint (an RC QP to
- *    itself or to the neighbor over the NIC), and in that mode the SHM
- *    path's CPU atomics and the target's handler-side atomics are off for
- *    the elements the device carries;
- *  - which elements: 8-byte integers at 8-byte aligned addresses (SUM by
- *    fetch-and-add, REPLACE, MAX/MIN/BAND/... and CAS by compare-and-swap
- *    loops, NO_OP by a fetch-and-add of 0, not an RDMA read, which is not
- *    atomic with them); other types and misaligned elements keep messages
- *    (MPI asks atomicity only between accumulates of the same type and op);
- *  - passive locks then live in an RDMA lock word per rank (registered with
- *    the window, its key in the window card): exclusive is a compare-and-swap
- *    0 -> EXCL, shared a fetch-and-add of 1 that backs out (adds -1) when it
- *    finds EXCL, unlock a fetch-and-add; the node segment's lock word is not
- *    used in that mode, on-node ranks go through the NIC too;
- *  - the value a device atomic fetches must be checked once at creation
- *    (a loopback fetch-and-add on a known word) for its byte order before
- *    results are handed back as host integers.
+ * Device atomics and the RDMA lock words are devatom.c's: a choice for the
+ * whole window, made at creation, because a NIC atomic is not atomic with a
+ * CPU atomic on the same word (the rule is stated there).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,15 +55,17 @@ static tp_iface_t *rdma_iface(void)
 size_t rma_rdma_reg(MPI_Win win, uint8_t *rkey)
 {
     memset(rkey, 0, RMA_RKEY_MAX);
-    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC || win->len <= 0 || win->force_msg)
+    if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC || win->force_msg)
         return 0;
     tp_iface_t *f = rdma_iface();
     if (!f)
         return 0;
+    win->rdma = f;   /* also for a window without memory here: its lock word (devatom.c) */
+    if (win->len <= 0)
+        return 0;
     tp_memh_t *m;
     if (f->ops->mem_reg(f, win->base, (size_t)win->len, &m) != 0)
         return 0;
-    win->rdma = f;
     win->memh = m;
     size_t n = f->ops->rkey_pack(f, m, rkey);
     return n <= RMA_RKEY_MAX ? n : 0;

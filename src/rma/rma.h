@@ -28,8 +28,13 @@
  *        Put and Get are one RDMA write or read into the window, complete at
  *        the target when the transport's completion fires (flush waits for
  *        it as for a REPLY); the target's CPU takes no part. Everything else
- *        (accumulates, atomics, non-contiguous types, locks) takes messages.
+ *        (accumulates, atomics, non-contiguous types, locks) takes messages,
+ *        unless the window has device atomics (below).
  *   MSG  the message path above (other nodes, tcp, dynamic windows).
+ * Device atomics (devatom.c) are not a path of one target but a mode of the
+ * whole window, chosen at creation when every rank reaches every other (and
+ * itself) with the device's atomics: then atomics on 8-byte integers and the
+ * passive locks of every rank go through the device, to every target.
  * The target applies accumulates that arrive as messages with the same
  * per-element atomics, and grants message locks on the same lock word, so a
  * window mixing on-node and off-node origins stays atomic and exclusive.
@@ -54,6 +59,15 @@ enum rma_path { RMA_PATH_MSG = 0, RMA_PATH_SHM, RMA_PATH_CMA, RMA_PATH_RDMA };
 /* Largest remote key a window card carries (bytes; a multiple of 8). */
 #define RMA_RKEY_MAX 32
 
+/* What each rank tells the others at window creation (one allgather of uint64_t words). */
+typedef struct rma_card {
+    uint64_t slot, gen, size, disp_unit, pid, base, rkey_len;
+    uint64_t rkey[RMA_RKEY_MAX / 8];
+    uint64_t lock_addr, lock_rkey_len;        /* device atomics (devatom.c): its lock word */
+    uint64_t lock_rkey[RMA_RKEY_MAX / 8];     /* 0 length: it does not offer them */
+} rma_card_t;
+#define RMA_CARD_WORDS (sizeof(rma_card_t) / 8)
+
 /* Per-rank control block in a node segment (one cache line each): the passive-target
  * lock word (RMA_LW_EXCL, or the number of shared holders) and the spin lock of the
  * accumulates that have no CPU atomic (elements above 8 bytes, unaligned ones). */
@@ -76,7 +90,12 @@ typedef struct rma_peer {
     uint64_t addr;           /* CMA, RDMA: its window's base address there (RDMA: used
                                 only as the remote address of RDMA, never dereferenced) */
     tp_ep_t *ep;             /* RDMA: the endpoint to it */
-    uint8_t rkey[RMA_RKEY_MAX]; /* RDMA: the remote key of its window (opaque, the transport's) */
+    uint8_t rkey[RMA_RKEY_MAX]; /* RDMA, device atomics: the remote key of its window (opaque,
+                                   the transport's) */
+    tp_ep_t *dep;            /* device atomics: the endpoint to it (itself and ranks of this
+                                node included) */
+    uint64_t lock_addr;      /* device atomics: its registered words there (lock word first) */
+    uint8_t lock_rkey[RMA_RKEY_MAX];
     int pending;             /* OP pieces sent to it and not yet answered */
     uint8_t lock;            /* origin: 0, or MPI_LOCK_SHARED/EXCLUSIVE held or asked */
     uint8_t granted;         /* origin: the lock was granted (or NOCHECK) */
@@ -105,6 +124,11 @@ struct rdmpi_win {
     tp_iface_t *rdma;        /* the transport whose RDMA reaches this window (NULL: none) */
     tp_memh_t *memh;         /* this rank's window memory registered with it */
     int force_msg;           /* info rdmpi_rma_path=message: this rank uses messages only */
+    int dev_atomics;         /* atomics on 8-byte integers and passive locks go through the
+                                device, on every rank (devatom.c) */
+    int dev_swap;            /* the device returns fetched words byte-swapped */
+    uint64_t *dword;         /* this rank's words registered for device atomics (lock word) */
+    tp_memh_t *dmemh;
     int *rank_of_world;      /* window rank of each world rank, -1: not a member */
     rma_peer_t *peers;       /* by window rank */
     rma_region_t *regions;   /* dynamic: attached memory (absolute addresses) */
@@ -286,6 +310,22 @@ int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len);
  * request, completed with it). CORE_EUNSUPPORTED: not carried here (take messages). */
 int rma_rdma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes,
                 MPI_Request req);
+
+/* ---- device atomics (devatom.c) ---- */
+/* Creation, before the cards are exchanged: registers this rank's lock word with the window's
+ * RDMA transport when it has device atomics and this rank can offer them; returns the key's
+ * length (0: not offered) with its address in *addr. */
+size_t rma_dev_reg(MPI_Win win, uint64_t *addr, uint8_t *rkey);
+void rma_dev_dereg(MPI_Win win);
+/* Creation, after the cards (all, by window rank) and the paths: the window-wide choice
+ * (collective when every card offers). Sets win->dev_atomics. */
+int rma_dev_decide(MPI_Win win, const rma_card_t *all);
+/* An accumulate, fetch-and-op or compare-and-swap on 8-byte integers done with device
+ * atomics, complete when it returns. CORE_EUNSUPPORTED: not carried here. */
+int rma_dev_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
+/* Passive locks on window rank r's lock word: 1 taken, 0 not now; or a CORE_E* code. */
+int rma_dev_lock_try(MPI_Win win, int r, int type);
+int rma_dev_lock_release(MPI_Win win, int r, int type);
 
 /* ---- target side (apply.c, target.c) ---- */
 /* 0 when every segment of m lies in win's memory; -1 with why otherwise. */

@@ -169,6 +169,13 @@ static int lock_send(MPI_Win win, int type, int rank, int assert)
         p->granted = 1;
         return 0;
     }
+    if (win->dev_atomics) {   /* the target's lock word, by the device */
+        int g = rma_dev_lock_try(win, rank, type);
+        if (g < 0)
+            return g;
+        p->granted = (uint8_t)g;
+        return 0;
+    }
     if (p->path == RMA_PATH_SHM) {
         p->granted = (uint8_t)rma_lw_try(p->ctl, type);
         return 0;
@@ -192,7 +199,14 @@ static void wait_granted(MPI_Win win, int rank, const char *fn)
     core_wait_begin(&w, fn, NULL);
     while (!p->granted) {
         int n = core_progress();
-        if (p->path == RMA_PATH_SHM && !p->nocheck) {
+        if (win->dev_atomics && !p->nocheck) {
+            int g = rma_dev_lock_try(win, rank, p->lock);
+            if (g < 0)
+                core_fatal("RMA: %s: taking rank %d's lock word failed: %s", fn, rank,
+                           core_strerror(g));
+            p->granted = (uint8_t)g;
+            n = 1;   /* each try was a round trip: never sleep between them */
+        } else if (p->path == RMA_PATH_SHM && !p->nocheck) {
             if (rma_lw_try(p->ctl, p->lock))
                 p->granted = 1;
             /* A lock word wakes nobody: never sleep on the transports; let the holder
@@ -224,7 +238,9 @@ static int unlock_one(MPI_Win win, int rank, const char *fn)
     rma_peer_t *p = &win->peers[rank];
     rma_wait_zero(&p->pending, fn);
     int rc = 0;
-    if (!p->nocheck && p->path == RMA_PATH_SHM) {
+    if (!p->nocheck && win->dev_atomics) {
+        rc = rma_dev_lock_release(win, rank, p->lock);
+    } else if (!p->nocheck && p->path == RMA_PATH_SHM) {
         rma_lw_release(p->ctl, p->lock);
     } else if (!p->nocheck) {
         p->unlocking = 1;

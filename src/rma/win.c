@@ -3,9 +3,10 @@
  * in this rank's table, the node segment of allocated windows, then one
  * allgather of what each origin must know of each target: its table slot
  * and generation, size and displacement unit, its base address (the CMA and
- * RDMA paths), its pid (CMA) and the remote key of its memory (RDMA)), the
- * path to each target,
- * attached memory of dynamic windows, the info hints, and freeing.
+ * RDMA paths), its pid (CMA), the remote key of its memory (RDMA) and of its
+ * lock word (device atomics, devatom.c)), the path to each target, the
+ * window-wide choice of device atomics, attached memory of dynamic windows,
+ * the info hints, and freeing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +19,6 @@
 #include "core/info.h"
 #include "core/info_ops.h"
 #include "core/log.h"
-
-/* What each rank tells the others at creation. */
-typedef struct win_card {
-    uint64_t slot, gen, size, disp_unit, pid, base, rkey_len;
-    uint64_t rkey[RMA_RKEY_MAX / 8];
-} win_card_t;
-#define CARD_WORDS (7 + RMA_RKEY_MAX / 8)
 
 /* Whether the shm transport found CMA usable (it probed a neighbor at start-up). */
 static int cma_usable(void)
@@ -42,6 +36,7 @@ static void win_release(MPI_Win win)
     free(win->rank_of_world);
     free(win->lockq);
     free(win->regions);
+    rma_dev_dereg(win);
     rma_rdma_dereg(win);
     free(win->owned);
     rma_seg_destroy(win);
@@ -92,7 +87,9 @@ int rma_win_get_info(MPI_Win win, MPI_Info *out)
         nrdma += win->peers[r].path == RMA_PATH_RDMA;
     char num[16];
     snprintf(num, sizeof(num), "%d", nrdma);
-    if ((rc = core_info_set(info, "rdmpi_rma_rdma_targets", num))) {
+    if ((rc = core_info_set(info, "rdmpi_rma_rdma_targets", num)) ||
+        (rc = core_info_set(info, "rdmpi_rma_device_atomics",
+                            win->dev_atomics ? "true" : "false"))) {
         core_info_destroy(info);
         return rc;
     }
@@ -179,14 +176,16 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
         win_release(win);
         return rc;
     }
-    win_card_t mine = { win->slot, win->gen, (uint64_t)win->len, (uint64_t)win->disp_unit,
-                        (uint64_t)getpid(), (uint64_t)(uintptr_t)win->base, 0, { 0 } };
+    rma_card_t mine = { win->slot, win->gen, (uint64_t)win->len, (uint64_t)win->disp_unit,
+                        (uint64_t)getpid(), (uint64_t)(uintptr_t)win->base, 0, { 0 }, 0, 0,
+                        { 0 } };
     mine.rkey_len = rma_rdma_reg(win, (uint8_t *)mine.rkey);
-    win_card_t *all = malloc((size_t)win->size * sizeof(*all));
+    mine.lock_rkey_len = rma_dev_reg(win, &mine.lock_addr, (uint8_t *)mine.lock_rkey);
+    rma_card_t *all = malloc((size_t)win->size * sizeof(*all));
     if (!all)
         rc = CORE_ENOMEM;
     else
-        rc = coll_allgather(&mine, CARD_WORDS, MPI_UINT64_T, all, CARD_WORDS, MPI_UINT64_T,
+        rc = coll_allgather(&mine, RMA_CARD_WORDS, MPI_UINT64_T, all, RMA_CARD_WORDS, MPI_UINT64_T,
                             win->comm);
     if (rc) {
         free(all);
@@ -217,7 +216,13 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
             memcpy(p->rkey, all[r].rkey, RMA_RKEY_MAX);
         }
     }
+    rc = rma_dev_decide(win, all);
     free(all);
+    if (rc) {
+        rma_win_unregister(win->st, win);
+        win_release(win);
+        return rc;
+    }
     *out = win;
     return 0;
 }

@@ -10,8 +10,8 @@
  * hybrid) and says SKIP elsewhere. The connection the RDMA needs is made
  * first, in a fence epoch (the transport connects on first use, with the
  * target's help).
- * Not covered: accumulates, Fetch_and_op and locks without NOCHECK still
- * take messages handled at the target.
+ * Locks without NOCHECK, Fetch_and_op and Compare_and_swap while the target
+ * computes: rma_atomic_passivity (windows with device atomics).
  */
 #include <stdint.h>
 #include <time.h>

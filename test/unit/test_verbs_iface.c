@@ -377,6 +377,68 @@ static void stream(void)
     free(buf);
 }
 
+/* ---- device atomics (TP_CAP_ATOMIC: rc and hybrid on rxe) ---- */
+
+#define ATOMS 10 /* fetch-and-adds of 1 each rank does on each other rank's word */
+
+typedef struct at_comp {
+    tp_comp_t base;
+    int fired, status;
+} at_comp_t;
+
+static void at_done(tp_comp_t *c, int status)
+{
+    at_comp_t *a = (at_comp_t *)c;
+    CHECK(!a->fired, "an atomic's completion fired twice");
+    a->fired = 1;
+    a->status = status;
+}
+
+static int atomic_wait(tp_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *res,
+                       tp_memh_t *m, uint64_t raddr, const void *key)
+{
+    at_comp_t c = { { at_done }, 0, 0 };
+    int rc;
+    while ((rc = tp_atomic(ep, op, operand, compare, res, m, raddr, key, &c.base)) == CORE_EBUSY)
+        progress();
+    if (rc == CORE_INPROGRESS) {
+        while (!c.fired)
+            progress();
+        rc = c.status;
+    }
+    return rc;
+}
+
+/* The word each rank offers for atomics: 8-byte aligned, in its own part of dst, which no
+ * put writes. */
+static uint64_t atomic_word(uint64_t dst, int rank)
+{
+    return (dst + (uint64_t)rank * BIG + 7) & ~(uint64_t)7;
+}
+
+/* ATOMS fetch-and-adds on d's word, each fetching more than the last (others add in between),
+ * then a compare-and-swap that cannot match: it changes nothing and fetches the word. With
+ * RDMPI_VERBS_MAX_RC=1 a peer may have no RC connection: atomics are then refused. */
+static void atomics(tp_ep_t *ep, int d, tp_memh_t *mlocal, uint8_t *local)
+{
+    uint64_t raddr = atomic_word(t.keys[d].dst, d), *res = (uint64_t *)(void *)local, prev = 0;
+    int refused_ok = strstr(t.job, "MAX_RC=1") != NULL, rc;
+    for (int i = 0; i < ATOMS; i++) {
+        rc = atomic_wait(ep, TP_ATOMIC_FADD, 1, 0, res, mlocal, raddr, t.keys[d].dst_key);
+        if (rc == CORE_EUNSUPPORTED && refused_ok)
+            return;
+        CHECK(rc == 0, "fetch-and-add at %d: %d", d, rc);
+        CHECK(*res < (WORLD - 1) * ATOMS && (i == 0 || *res > prev),
+              "fetch-and-add %d at %d fetched %llu after %llu", i, d, (unsigned long long)*res,
+              (unsigned long long)prev);
+        prev = *res;
+    }
+    rc = atomic_wait(ep, TP_ATOMIC_CSWAP, 77, UINT64_MAX, res, mlocal, raddr, t.keys[d].dst_key);
+    CHECK(rc == 0 && *res > prev && *res <= (WORLD - 1) * ATOMS,
+          "compare-and-swap at %d: %d, fetched %llu after %llu", d, rc,
+          (unsigned long long)*res, (unsigned long long)prev);
+}
+
 static void rdma(void)
 {
     tp_iface_t *f = t.iface;
@@ -435,10 +497,23 @@ static void rdma(void)
             progress();
         for (size_t i = 1; i < ro_len; i++)
             CHECK(local[i] == big_byte(d + 50, i), "copied get from %d: byte %zu differs", d, i);
+        if (f->caps.flags & TP_CAP_ATOMIC)
+            atomics(ep, d, mlocal, local);
         send_ctl(d, AM_PUTDONE, NULL, 0);
     }
     while (t.putdone < WORLD - 1)
         progress();
+    /* every peer's atomics completed before it said PUTDONE */
+    CHECK(!(f->caps.flags & TP_CAP_ATOMIC) || !strstr(t.job, "MODE=ud"),
+          "device atomics offered in ud mode");
+    CHECK((f->caps.flags & TP_CAP_ATOMIC) || strstr(t.job, "MODE=ud") ||
+              vb_iface(f)->dev.attr.atomic_cap == IBV_ATOMIC_NONE,
+          "the device has atomics, but the interface does not offer them");
+    uint64_t word = *(volatile uint64_t *)(uintptr_t)atomic_word((uintptr_t)dst, t.rt.rank);
+    CHECK(!(f->caps.flags & TP_CAP_ATOMIC) || strstr(t.job, "MAX_RC=1") ||
+              word == (WORLD - 1) * ATOMS,
+          "the atomic word ends at %llu, expected %d", (unsigned long long)word,
+          (WORLD - 1) * ATOMS);
     for (int s = 0; s < WORLD; s++)
         for (size_t i = 0; s != t.rt.rank && i < BIG; i++)
             CHECK(dst[(size_t)s * BIG + i] == big_byte(s, i), "put from %d: byte %zu differs", s, i);

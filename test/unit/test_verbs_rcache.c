@@ -101,7 +101,7 @@ static vb_rcache_t *make(size_t max_bytes, int max_entries)
     cfg.verbs_rcache_entries = max_entries;
     const char *why = NULL;
     if (hooked) {
-        vb_rcache_t *c = vb_rcache_create(NULL, &cfg, &why);
+        vb_rcache_t *c = vb_rcache_create(NULL, 0, &cfg, &why);
         if (!c)
             printf("# no cache: %s\n", why ? why : "?");
         return c;

@@ -149,7 +149,7 @@ typedef struct vb_sq {
 typedef struct vb_op {
     struct vb_op *next;  /* the peer's pending list, then the interface's copies list */
     uint64_t id;         /* copied: names the op in vb_xfer_t.op (never a pointer) */
-    uint8_t kind;        /* VB_OP_GET or VB_OP_PUT */
+    uint8_t kind;        /* VB_OP_* */
     uint8_t copied;      /* done through active messages */
     void *local;
     size_t len, done;
@@ -158,9 +158,11 @@ typedef struct vb_op {
     vb_rkey_t key;
     tp_comp_t *comp;
     int peer;
+    uint64_t operand, compare;   /* VB_OP_FADD, VB_OP_CSWAP (local: the 8-byte result) */
 } vb_op_t;
 
-enum { VB_OP_GET = 1, VB_OP_PUT };
+/* FADD and CSWAP are device atomics: RC only, never copied. */
+enum { VB_OP_GET = 1, VB_OP_PUT, VB_OP_FADD, VB_OP_CSWAP };
 
 /* Copying a get's data back, or a put's data out, through active messages. */
 typedef struct vb_job {
@@ -538,6 +540,11 @@ int vb_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t radd
 int vb_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
            const void *rkey, tp_comp_t *comp);
 void vb_ops_start(vb_iface_t *s, vb_peer_t *p);
+int vb_atomic(tp_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *result,
+              tp_memh_t *lmemh, uint64_t raddr, const void *rkey, tp_comp_t *comp);
+/* The IBV_ACCESS_* flags of memory peers may read and write (and use atomics on, when the
+ * device has them). */
+int vb_reg_access(const vb_iface_t *s);
 void vb_op_copy(vb_iface_t *s, vb_peer_t *p, vb_op_t *op);
 void vb_xfer_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, const void *payload,
                  size_t len);
@@ -547,7 +554,9 @@ void vb_mem_close(vb_iface_t *s);
 /* verbs_rcache.c */
 /* The cache, or NULL with *why saying why there is none (disabled, no
  * memory hooks on this platform, their self-test failed). */
-vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const vb_config_t *cfg, const char **why);
+/* access: the IBV_ACCESS_* flags every region is registered with. */
+vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, int access, const vb_config_t *cfg,
+                              const char **why);
 /* Deregisters everything; no region may be in use any more. */
 void vb_rcache_destroy(vb_rcache_t *c);
 /* Whether lookups may be made (0 once the memory hooks stopped being ours). */

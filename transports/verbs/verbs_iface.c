@@ -43,6 +43,7 @@ static const tp_ops_t vb_ops = {
     .rkey_pack = vb_rkey_pack,
     .get = vb_get,
     .put = vb_put,
+    .atomic = vb_atomic,
     .progress = vb_progress,
     .flush = vb_flush,
     .drain = vb_drain,
@@ -609,6 +610,9 @@ static void set_caps(vb_iface_t *s)
         c->max_am = c->eager_limit;
         c->max_inline = s->rc_inline > sizeof(vb_rc_hdr_t) ? s->rc_inline - sizeof(vb_rc_hdr_t) : 0;
         c->flags = TP_CAP_GET | TP_CAP_PUT;
+        /* RC QPs with responder resources for atomics, on memory registered for them */
+        if (vb_reg_access(s) & IBV_ACCESS_REMOTE_ATOMIC)
+            c->flags |= TP_CAP_ATOMIC;
     }
     if (s->chan)
         c->flags |= TP_CAP_WAIT;
@@ -718,7 +722,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
         goto err_close;
     }
     const char *why;
-    s->rcache = vb_rcache_create(s->pd, cfg, &why);
+    s->rcache = vb_rcache_create(s->pd, vb_reg_access(s), cfg, &why);
     if (!s->rcache)
         core_info("verbs: registration cache off: %s; registering per message", why);
     /* One CQ for every queue: UD send + receive, the SRQ, and the RC send

@@ -30,6 +30,17 @@
 
 #define VB_KEY_SOFT 0x80000000u /* key.id flag: no hardware key */
 
+int vb_reg_access(const vb_iface_t *s)
+{
+    int a = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    /* Device atomics need RC QPs with responder resources for them (not ud mode) and memory
+     * registered for them; a device without them refuses the flag. */
+    if (s->mode != VB_MODE_UD && s->dev.attr.atomic_cap != IBV_ATOMIC_NONE &&
+        s->dev.attr.max_qp_rd_atom > 0 && s->dev.attr.max_qp_init_rd_atom > 0)
+        a |= IBV_ACCESS_REMOTE_ATOMIC;
+    return a;
+}
+
 int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
 {
     vb_iface_t *s = vb_iface(iface);
@@ -46,9 +57,7 @@ int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
         vb_rcache_counts(s->rcache, &s->base.stats.rcache_hits, &s->base.stats.rcache_misses);
         m->mr = m->region ? m->region->mr : NULL;
     } else if (len) {
-        m->mr = ibv_reg_mr(s->pd, addr, len,
-                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-                               IBV_ACCESS_REMOTE_WRITE);
+        m->mr = ibv_reg_mr(s->pd, addr, len, vb_reg_access(s));
     }
     if (!m->mr && len && !s->reg_warned++) {
         struct rlimit rl;
@@ -303,7 +312,10 @@ void vb_ops_start(vb_iface_t *s, vb_peer_t *p)
 {
     while (p->pending) {
         vb_op_t *op = p->pending;
-        if (p->rc_state == VB_RC_REFUSED) {
+        if (p->rc_state == VB_RC_REFUSED && op->kind >= VB_OP_FADD) {
+            p->pending = op->next;   /* an atomic cannot be copied: only the device has it */
+            op_done(op, CORE_EUNSUPPORTED);
+        } else if (p->rc_state == VB_RC_REFUSED) {
             p->pending = op->next;
             vb_op_copy(s, p, op);
         } else if (p->rc_state == VB_RC_UP && p->rc) {
@@ -321,6 +333,11 @@ void vb_ops_start(vb_iface_t *s, vb_peer_t *p)
 static int op_submit(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
 {
     int hw = op->lmemh && op->lmemh->mr && !(op->key.id & VB_KEY_SOFT);
+    if (op->kind >= VB_OP_FADD &&
+        (!hw || !(s->base.caps.flags & TP_CAP_ATOMIC) || p->rc_state == VB_RC_REFUSED)) {
+        free(op);
+        return CORE_EUNSUPPORTED;
+    }
     if (hw && s->mode != VB_MODE_UD && p->rc_state == VB_RC_NONE)
         vb_rc_connect(s, p);
     if (!hw || s->mode == VB_MODE_UD || p->rc_state == VB_RC_REFUSED) {
@@ -369,6 +386,30 @@ int vb_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_
            const void *rkey, tp_comp_t *comp)
 {
     return op_new(ep, VB_OP_PUT, (void *)local, len, lmemh, raddr, rkey, comp);
+}
+
+int vb_atomic(tp_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *result,
+              tp_memh_t *lmemh, uint64_t raddr, const void *rkey, tp_comp_t *comp)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    uint8_t *r = (uint8_t *)result;
+    if ((op != TP_ATOMIC_FADD && op != TP_ATOMIC_CSWAP) || (raddr & 7) || !lmemh ||
+        r < lmemh->addr || r + 8 > lmemh->addr + lmemh->len)
+        return CORE_EINVAL;
+    vb_op_t *o = calloc(1, sizeof(*o));
+    if (!o)
+        return CORE_ENOMEM;
+    o->kind = op == TP_ATOMIC_FADD ? VB_OP_FADD : VB_OP_CSWAP;
+    o->local = result;
+    o->len = 8;
+    o->lmemh = lmemh;
+    o->raddr = raddr;
+    memcpy(&o->key, rkey, sizeof(o->key));
+    o->comp = comp;
+    o->peer = ep->peer;
+    o->operand = operand;
+    o->compare = compare;
+    return op_submit(s, (vb_peer_t *)ep, o);
 }
 
 void vb_mem_close(vb_iface_t *s)

@@ -175,7 +175,7 @@ static int qp_create(vb_iface_t *s, vb_peer_t *p)
     a.qp_state = IBV_QPS_INIT;
     a.pkey_index = 0;
     a.port_num = s->dev.port;
-    a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    a.qp_access_flags = (unsigned)vb_reg_access(s);
     if (ibv_modify_qp(rc->qp, &a,
                       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) != 0 ||
         vb_sq_init(&rc->sq, rc_sq_depth(s)) != 0) {
@@ -474,8 +474,35 @@ int vb_rc_flush(vb_iface_t *s, vb_peer_t *p)
     return vb_rc_send(s, p, VB_AM_NOP, NULL, 0, NULL, 0);
 }
 
+/* A device atomic: one WQE, the old value landing in op->local (8 registered bytes). */
+static int post_atomic(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
+{
+    vb_rc_t *rc = p->rc;
+    if (vb_sq_free(&rc->sq) < 3)
+        return CORE_EBUSY;
+    int sig = 1;
+    uint32_t slot = vb_sq_push(&rc->sq, (uintptr_t)op | VB_SQ_OP, &sig);
+    struct ibv_sge sge = { (uintptr_t)op->local, 8, op->lmemh->mr->lkey };
+    struct ibv_send_wr wr;
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = (uint64_t)(uint32_t)p->ep.peer << 32 | (uint64_t)slot << 3 | VB_WR_RC_SEND;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = op->kind == VB_OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.wr.atomic.remote_addr = op->raddr;
+    wr.wr.atomic.rkey = op->key.rkey;
+    wr.wr.atomic.compare_add = op->kind == VB_OP_FADD ? op->operand : op->compare;
+    wr.wr.atomic.swap = op->operand;
+    vb_rc_post(s, p, &wr);
+    s->stats.rdma++;
+    return 0;
+}
+
 int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
 {
+    if (op->kind == VB_OP_FADD || op->kind == VB_OP_CSWAP)
+        return post_atomic(s, p, op);
     vb_rc_t *rc = p->rc;
     size_t chunk = s->max_msg;
     size_t nch = (op->len + chunk - 1) / chunk;

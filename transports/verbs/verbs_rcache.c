@@ -52,11 +52,11 @@ struct vb_rcache {
     atomic_int on;
     int sub;                   /* memhooks subscription */
     struct ibv_pd *pd;
+    int access;                /* IBV_ACCESS_* of every registration */
     uintptr_t page;
     uint64_t hits, misses, evicted, invalidated;
 };
 
-#define REG_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
 
 static void lock(vb_rcache_t *c)
 {
@@ -160,7 +160,8 @@ static void tidy(vb_rcache_t *c, int all)
     release(out);
 }
 
-vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const vb_config_t *cfg, const char **why)
+vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, int access, const vb_config_t *cfg,
+                              const char **why)
 {
     if (!cfg->verbs_rcache) {
         *why = "RDMPI_VERBS_RCACHE=0";
@@ -179,6 +180,7 @@ vb_rcache_t *vb_rcache_create(struct ibv_pd *pd, const vb_config_t *cfg, const c
     atomic_store(&c->lo, UINTPTR_MAX);
     atomic_store(&c->on, 1);
     c->pd = pd;
+    c->access = access;
     c->page = (uintptr_t)sysconf(_SC_PAGESIZE);
     c->max_bytes = cfg->verbs_rcache_max;
     c->max_n = cfg->verbs_rcache_entries > 0 ? (size_t)cfg->verbs_rcache_entries : 1;
@@ -287,11 +289,11 @@ vb_region_t *vb_rcache_get(vb_rcache_t *c, void *addr, size_t len)
     if (end > atomic_load(&c->hi))
         atomic_store(&c->hi, end);
     unlock(c);
-    struct ibv_mr *mr = ibv_reg_mr(c->pd, (void *)start, end - start, REG_ACCESS);
+    struct ibv_mr *mr = ibv_reg_mr(c->pd, (void *)start, end - start, c->access);
     if (!mr && (errno == ENOMEM || errno == EAGAIN)) {
         /* The locked-memory limit: give back what nobody uses, once. */
         tidy(c, 1);
-        mr = ibv_reg_mr(c->pd, (void *)start, end - start, REG_ACCESS);
+        mr = ibv_reg_mr(c->pd, (void *)start, end - start, c->access);
     }
     int err = errno;
     lock(c);
