@@ -72,8 +72,10 @@ void core_req_free(MPI_Request req)
 
 void core_req_complete(MPI_Request req)
 {
-    /* A persistent request stays active until Wait/Test hands out its status. */
-    req->complete = 1;
+    /* A persistent request stays active until Wait/Test hands out its status. Release:
+     * under MULTIPLE, the thread waiting for req reads the flag outside the critical
+     * section (core_cs_pause) and then the status. */
+    __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
     if (req->freed)
         core_req_free(req);
 }

@@ -23,8 +23,8 @@
 typedef struct core_cs {
     int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
     pthread_mutex_t lock;
-    atomic_int waiters;        /* threads blocked in the lock (core_cs_yield hands over) */
-    atomic_uint handovers;     /* acquisitions after a wait (core_cs_yield waits for one) */
+    atomic_int waiters;        /* threads blocked in the lock or pausing in a wait */
+    atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
 } core_cs_t;
 
 void core_cs_init(core_cs_t *cs, int on);
@@ -32,9 +32,12 @@ void core_cs_destroy(core_cs_t *cs);
 /* Enters (or nests in) the critical section; core_cs_exit leaves one level. */
 void core_cs_enter(core_cs_t *cs);
 void core_cs_exit(core_cs_t *cs);
-/* Called by a blocked call between polls: when another thread waits for the lock, lets it
- * run (the caller's request may be completed by that thread's progress meanwhile). */
-void core_cs_yield(core_cs_t *cs);
+/* Called by a blocked call between two polls: when another thread wants the section
+ * (blocked in an entry point or pausing in a wait of its own), leaves it, lets that thread
+ * have it, and takes it back by trylock, spinning meanwhile on *done (the completion flag
+ * of the request the caller waits for, or NULL) without the lock: whichever thread holds
+ * the section progresses for all. */
+void core_cs_pause(core_cs_t *cs, const volatile int *done);
 /* Sleeps us microseconds outside the critical section (re-entered after, at the same
  * depth): for the calls that poll something outside the library (a port's requests,
  * another job's PMIx data) while the other threads go on. */
