@@ -4,15 +4,20 @@
  * When MULTIPLE is granted, every MPI_* entry point runs inside one lock
  * (API_ENTER, src/api/api.h), taken once per thread (calls made from inside
  * the library, such as a user callback's, nest). A thread blocked in a call
- * (Wait, Recv, a collective) drives progress for everyone while it holds the
- * lock and hands it over between polls whenever another thread waits for it
- * (core_cs_yield from core_wait_idle), so several blocking calls never
- * deadlock and a message from one thread to another in the same process gets
- * delivered. Without MULTIPLE, cs.on is 0 and the entry points test that one
- * flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch per call.
+ * (Wait, Recv, a collective) polls for everyone while it holds the lock; between
+ * two polls, when another thread wants it, it leaves the lock, waits outside
+ * (watching its own request's completion flag, which is published with release
+ * ordering, core_req_complete) until that thread got it, and takes it back by
+ * trylock, never sleeping in the mutex (core_cs_pause from core_wait_idle): so
+ * several blocking calls never deadlock, a message from one thread to another
+ * in the same process gets delivered, and whichever thread holds the lock
+ * progresses for all. Without MULTIPLE, cs.on is 0 and the entry points test
+ * that one flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch
+ * per call.
  *
- * This serializes the library's work (one thread progresses at a time); the
- * per-queue and per-channel locks of issue 21 item 3 are not done.
+ * This serializes the library's work (one thread progresses or posts at a
+ * time); the per-queue and per-channel locks of issue 21 item 3 are not done
+ * (ARCHITECTURE.md, "Threads", says what is left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H
