@@ -5,12 +5,13 @@
  * (API_ENTER, src/api/api.h), taken once per thread (calls made from inside
  * the library, such as a user callback's, nest). A thread blocked in a call
  * (Wait, Recv, a collective) polls for everyone while it holds the lock; between
- * two polls, when another thread wants it, it leaves the lock, waits outside
- * (watching its own request's completion flag, which is published with release
- * ordering, core_req_complete) until that thread got it, and takes it back by
- * trylock, never sleeping in the mutex (core_cs_pause from core_wait_idle): so
- * several blocking calls never deadlock, a message from one thread to another
- * in the same process gets delivered, and whichever thread holds the lock
+ * two polls, when another thread sleeps in the lock (an entry point, or a blocked
+ * call taking it back), it leaves the lock, waits until that thread got it, and
+ * sleeps in the lock itself (core_cs_pause from core_wait_idle); meanwhile it
+ * watches its own request's completion flag, published with release ordering by
+ * core_req_complete: once another thread's progress completed that request, it stops
+ * deferring and queues for the lock at once, to hand the status out. So several blocking calls never deadlock, a message from one thread to
+ * another in the same process gets delivered, and whichever thread holds the lock
  * progresses for all. Without MULTIPLE, cs.on is 0 and the entry points test
  * that one flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch
  * per call.
@@ -28,7 +29,7 @@
 typedef struct core_cs {
     int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
     pthread_mutex_t lock;
-    atomic_int waiters;        /* threads blocked in the lock or pausing in a wait */
+    atomic_int waiters;        /* threads asleep in the lock (core_cs_pause hands over) */
     atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
 } core_cs_t;
 
@@ -37,11 +38,9 @@ void core_cs_destroy(core_cs_t *cs);
 /* Enters (or nests in) the critical section; core_cs_exit leaves one level. */
 void core_cs_enter(core_cs_t *cs);
 void core_cs_exit(core_cs_t *cs);
-/* Called by a blocked call between two polls: when another thread wants the section
- * (blocked in an entry point or pausing in a wait of its own), leaves it, lets that thread
- * have it, and takes it back by trylock, spinning meanwhile on *done (the completion flag
- * of the request the caller waits for, or NULL) without the lock: whichever thread holds
- * the section progresses for all. */
+/* Called by a blocked call between two polls: when another thread sleeps in the lock, hands
+ * the section over to it and waits for it again; stops waiting for the handover once *done
+ * (the completion flag of the request the caller waits for, or NULL) is set. */
 void core_cs_pause(core_cs_t *cs, const volatile int *done);
 /* Sleeps us microseconds outside the critical section (re-entered after, at the same
  * depth): for the calls that poll something outside the library (a port's requests,
