@@ -55,7 +55,7 @@ int core_cs_held(void)
 
 /* Between two polls of a blocked call (see thread.h). The other thread sleeps in the mutex:
  * waking it costs a futex call, so the section is handed over only to such a thread, and
- * this one then sleeps there too (spinning for it, with trylock, was measured 10x slower
+ * this one then sleeps there too (spinning for it, with trylock, was measured 13x slower
  * with two thread pairs on this 2-core machine: every poll became a handover, and the
  * spinning threads took the cores from the ranks that had work). */
 void core_cs_pause(core_cs_t *cs, const volatile int *done)
