@@ -203,6 +203,7 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
         if (is_inert(r))
             continue;
         w.req = r;
+        w.done = &r->complete; /* the caller's: nothing frees it before we return */
         while (!r->complete)
             core_wait_idle(&w, core_progress());
     }

@@ -131,6 +131,7 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->warned = 0;
     w->quiet = core_rt->wait_quiet;
     w->cs = core_rt->cs.on;
+    w->done = NULL;
     core_rt->current_wait = w;
 }
 
@@ -217,6 +218,7 @@ void core_wait_req(MPI_Request req, const char *fn)
         return;
     core_wait_ctx_t w;
     core_wait_begin(&w, fn, req);
+    w.done = &req->complete;
     while (!req->complete)
         core_wait_idle(&w, progress_once());
     core_wait_end(&w);

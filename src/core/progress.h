@@ -58,6 +58,8 @@ typedef struct core_wait_ctx {
     int warned;
     int quiet;             /* the runtime's wait_quiet, copied at core_wait_begin */
     int cs;                /* MULTIPLE: hand the critical section over between polls */
+    const volatile int *done;  /* MULTIPLE: the completion flag of the request core_wait_req
+                                  waits for, read outside the section (NULL: none) */
 } core_wait_ctx_t;
 
 void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req);
@@ -69,7 +71,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w);
 static inline void core_wait_idle(core_wait_ctx_t *w, int events)
 {
     if (w->cs)
-        core_cs_yield(&core_rt->cs);
+        core_cs_pause(&core_rt->cs, w->done);
     if (events) {
         w->spins = 0;
         w->idle_since = 0;

@@ -74,10 +74,13 @@ void core_req_free(MPI_Request req)
 
 void core_req_complete(MPI_Request req)
 {
-    /* A persistent request stays active until Wait/Test hands out its status. */
+    /* A persistent request stays active until Wait/Test hands out its status. The hook
+     * (a binding's copy-back) runs first. Release: under MULTIPLE, the thread waiting for
+     * req reads the flag outside the critical section (core_cs_pause) and then the status
+     * and the buffer the hook wrote. */
     if (req->hook)
         req->hook(req->hook_arg, CORE_REQ_HOOK_DONE);
-    req->complete = 1;
+    __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
     if (req->freed)
         core_req_free(req);
 }

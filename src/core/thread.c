@@ -53,16 +53,26 @@ int core_cs_held(void)
     return cs_depth > 0;
 }
 
-void core_cs_yield(core_cs_t *cs)
+/* Between two polls of a blocked call (see thread.h). The other thread sleeps in the mutex:
+ * waking it costs a futex call, so the section is handed over only to such a thread, and
+ * this one then sleeps there too (spinning for it, with trylock, was measured 13x slower
+ * with two thread pairs on this 2-core machine: every poll became a handover, and the
+ * spinning threads took the cores from the ranks that had work). */
+void core_cs_pause(core_cs_t *cs, const volatile int *done)
 {
     if (cs_depth == 0 || atomic_load_explicit(&cs->waiters, memory_order_relaxed) == 0)
         return;
     unsigned seen = atomic_load(&cs->handovers);
     pthread_mutex_unlock(&cs->lock);
     /* The mutex is not fair: without waiting for the other thread to get it, this one
-     * would usually take it straight back. Bounded, in case the waiter was leaving. */
-    for (int i = 0; i < 64 && atomic_load(&cs->handovers) == seen; i++)
+     * would usually take it straight back. Bounded, in case the waiter was leaving; cut
+     * short once the caller's request completed (published with release by whoever
+     * progressed it): then only the section itself is left to wait for. */
+    for (int i = 0; i < 64 && atomic_load(&cs->handovers) == seen; i++) {
+        if (done && __atomic_load_n(done, __ATOMIC_ACQUIRE))
+            break;
         sched_yield();
+    }
     lock(cs);
 }
 

@@ -4,15 +4,21 @@
  * When MULTIPLE is granted, every MPI_* entry point runs inside one lock
  * (API_ENTER, src/api/api.h), taken once per thread (calls made from inside
  * the library, such as a user callback's, nest). A thread blocked in a call
- * (Wait, Recv, a collective) drives progress for everyone while it holds the
- * lock and hands it over between polls whenever another thread waits for it
- * (core_cs_yield from core_wait_idle), so several blocking calls never
- * deadlock and a message from one thread to another in the same process gets
- * delivered. Without MULTIPLE, cs.on is 0 and the entry points test that one
- * flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch per call.
+ * (Wait, Recv, a collective) polls for everyone while it holds the lock; between
+ * two polls, when another thread sleeps in the lock (an entry point, or a blocked
+ * call taking it back), it leaves the lock, waits until that thread got it, and
+ * sleeps in the lock itself (core_cs_pause from core_wait_idle); meanwhile it
+ * watches its own request's completion flag, published with release ordering by
+ * core_req_complete: once another thread's progress completed that request, it stops
+ * deferring and queues for the lock at once, to hand the status out. So several blocking calls never deadlock, a message from one thread to
+ * another in the same process gets delivered, and whichever thread holds the lock
+ * progresses for all. Without MULTIPLE, cs.on is 0 and the entry points test
+ * that one flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch
+ * per call.
  *
- * This serializes the library's work (one thread progresses at a time); the
- * per-queue and per-channel locks of issue 21 item 3 are not done.
+ * This serializes the library's work (one thread progresses or posts at a
+ * time); the per-queue and per-channel locks of issue 21 item 3 are not done
+ * (ARCHITECTURE.md, "Threads", says what is left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H
@@ -23,8 +29,8 @@
 typedef struct core_cs {
     int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
     pthread_mutex_t lock;
-    atomic_int waiters;        /* threads blocked in the lock (core_cs_yield hands over) */
-    atomic_uint handovers;     /* acquisitions after a wait (core_cs_yield waits for one) */
+    atomic_int waiters;        /* threads asleep in the lock (core_cs_pause hands over) */
+    atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
 } core_cs_t;
 
 void core_cs_init(core_cs_t *cs, int on);
@@ -32,9 +38,10 @@ void core_cs_destroy(core_cs_t *cs);
 /* Enters (or nests in) the critical section; core_cs_exit leaves one level. */
 void core_cs_enter(core_cs_t *cs);
 void core_cs_exit(core_cs_t *cs);
-/* Called by a blocked call between polls: when another thread waits for the lock, lets it
- * run (the caller's request may be completed by that thread's progress meanwhile). */
-void core_cs_yield(core_cs_t *cs);
+/* Called by a blocked call between two polls: when another thread sleeps in the lock, hands
+ * the section over to it and waits for it again; stops waiting for the handover once *done
+ * (the completion flag of the request the caller waits for, or NULL) is set. */
+void core_cs_pause(core_cs_t *cs, const volatile int *done);
 /* Sleeps us microseconds outside the critical section (re-entered after, at the same
  * depth): for the calls that poll something outside the library (a port's requests,
  * another job's PMIx data) while the other threads go on. */
