@@ -4,8 +4,8 @@
  * MPI_File_iwrite_all returns before the other ranks have entered it and a
  * rank computes while its access goes on.
  *
- * The call itself does only local work: it turns the access into file runs,
- * packs the data of a write, and starts the first exchange (a nonblocking
+ * The call itself does only local work: it turns the access into file runs
+ * and starts the first exchange (a nonblocking
  * allreduce of the runs' span and shape, which decides whether collective
  * buffering pays). From then on the file's job moves in io's progress hook:
  * each time the nonblocking collective it waits for has completed, it does
@@ -13,7 +13,9 @@
  * reading an aggregator's window with pwrite/pread) and starts the next
  * exchange (twophase.c's rounds: counts, descriptors, data), ending with an
  * allreduce of the ranks' results. A blocking call is the same start plus a
- * wait.
+ * wait. A non-contiguous memory type is packed (or unpacked) a round at a
+ * time, only the part of the user's buffer the round moves (stream.c), so
+ * the access's data is never held twice.
  *
  * Order: every exchange is a collective on the file's private communicator,
  * so all ranks must start them in the same order. The jobs of one file
@@ -47,8 +49,9 @@ struct io_job {
     void *buf;             /* the user's buffer */
     int count;
     MPI_Datatype dt;       /* held while the job runs */
-    char *data;            /* the contiguous stream (buf itself when contiguous) */
+    char *data;            /* the contiguous stream (buf itself when contiguous), or NULL */
     int contig;
+    io_cursor_t mem;       /* data NULL: the stream's parts come from and go to buf through it */
     io_piece_t *p;
     size_t n;
     MPI_Offset nbytes, bytes;
@@ -71,6 +74,8 @@ static int may_twophase(MPI_File fh, int write)
 
 static int indep(io_job_t *j)
 {
+    if (!j->data && j->nbytes)
+        return io_access_indep_mem(j->fh, j->write, j->p, j->n, &j->mem, j->nbytes, &j->bytes);
     return io_access_indep(j->fh, j->write, j->p, j->n, j->data, j->nbytes, &j->bytes);
 }
 
@@ -127,7 +132,10 @@ static int start_data(io_job_t *j)
     if (t->write) {
         char *o = t->sbuf;
         for (size_t s = 0; s < t->nsseg && !t->direct; s++) {
-            memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
+            if (t->data)
+                memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
+            else
+                io_cursor_pack(t->mem, o, t->sstream[s], (size_t)t->sseg[s].len);
             o += t->sseg[s].len;
         }
         if (PMPI_Ialltoallv(sb, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
@@ -162,7 +170,10 @@ static int end_round(io_job_t *j)
     } else if (!t->direct) {
         const char *in = t->sbuf;
         for (size_t s = 0; s < t->nsseg; s++) {
-            memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
+            if (t->data)
+                memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
+            else
+                io_cursor_unpack(t->mem, in, t->sstream[s], (size_t)t->sseg[s].len);
             in += t->sseg[s].len;
         }
     }
@@ -184,7 +195,8 @@ static int start_result(io_job_t *j)
 static int start_twophase(io_job_t *j)
 {
     MPI_Offset gmin = j->gshape[0], gmax = -j->gshape[1];
-    j->t = (tp_t){ .fh = j->fh, .write = j->write, .p = j->p, .n = j->n, .data = j->data };
+    j->t = (tp_t){ .fh = j->fh, .write = j->write, .p = j->p, .n = j->n, .data = j->data,
+                   .mem = &j->mem };
     if (gmin >= gmax)
         return start_result(j);
     int rc = io_tp_setup(&j->t, gmin, gmax);
@@ -264,7 +276,7 @@ static void finish(io_job_t *j)
             }
         }
     }
-    if (!rc && !j->write && !j->contig)
+    if (!rc && !j->write && !j->contig && j->data)
         rc = io_stream_unpack(j->fh, j->buf, j->count, j->dt, j->data, j->bytes);
     if (!j->contig)
         free(j->data);
@@ -391,8 +403,13 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
     j->done = done;
     j->arg = arg;
     j->contig = (core_dt_is_contig(dt) && !fh->x32) || nbytes == 0;
-    j->data = j->contig ? buf : malloc((size_t)nbytes);
-    if (!j->contig && !j->data) {   /* buf may be NULL for a count of 0 */
+    /* a non-contiguous type is packed and unpacked a round (or a chunk) at a time, from
+     * and into buf, so the data is never held twice; an external32 view converts a whole
+     * copy (its conversion works on whole items) */
+    int lazy = !j->contig && !fh->x32;
+    io_cursor_init(&j->mem, buf, (size_t)count, dt);
+    j->data = j->contig ? buf : lazy ? NULL : malloc((size_t)nbytes);
+    if (!j->contig && !lazy && !j->data) {   /* buf may be NULL for a count of 0 */
         free(j);
         return CORE_ENOMEM;
     }
@@ -403,7 +420,7 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
         free(j);
         return rc;
     }
-    if (write && !j->contig && (rc = io_stream_pack(fh, j->data, buf, count, dt)) != 0) {
+    if (write && j->data && !j->contig && (rc = io_stream_pack(fh, j->data, buf, count, dt)) != 0) {
         free(j->p);
         free(j->data);
         free(j);

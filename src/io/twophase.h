@@ -18,7 +18,8 @@ typedef struct tp {
     int write;
     const io_piece_t *p;
     size_t n;
-    char *data;
+    char *data;                  /* the stream, or NULL: then mem packs and unpacks it */
+    io_cursor_t *mem;
     MPI_Offset *soff;            /* stream offset of each run */
     MPI_Offset base, per, cb;    /* domains: [base + i*per, +per); windows of cb */
     MPI_Offset gmin, gmax;
