@@ -128,15 +128,24 @@ static int start_data(io_job_t *j)
         return rc;
     j->state = ST_DATA;
     t->direct = io_tp_direct(t);
+    /* an aggregator's own pieces: written from (read into) its stream where they are,
+     * not exchanged with itself (a copy of all its data each round) */
+    t->self = t->data && fh->is_aggr && t->scnt[fh->rank] > 0;
+    if (t->self)
+        t->sbc[fh->rank] = t->rbc[fh->rank] = 0;
     char *sb = t->direct ? t->data : t->sbuf;
     if (t->write) {
-        char *o = t->sbuf;
-        for (size_t s = 0; s < t->nsseg && !t->direct; s++) {
-            if (t->data)
-                memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
-            else
-                io_cursor_pack(t->mem, o, t->sstream[s], (size_t)t->sseg[s].len);
-            o += t->sseg[s].len;
+        for (int q = 0; q < fh->size && !t->direct; q++) {
+            char *o = t->sbuf + t->sbd[q];   /* the pieces for rank q, in rank order */
+            size_t s = (size_t)t->sdsp[q] / sizeof(seg_t);
+            size_t e = s + (size_t)t->scnt[q] / sizeof(seg_t);
+            for (; s < e && !(t->self && q == fh->rank); s++) {
+                if (t->data)
+                    memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
+                else
+                    io_cursor_pack(t->mem, o, t->sstream[s], (size_t)t->sseg[s].len);
+                o += t->sseg[s].len;
+            }
         }
         if (PMPI_Ialltoallv(sb, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
                             fh->comm, &j->sub) != MPI_SUCCESS)
@@ -168,13 +177,17 @@ static int end_round(io_job_t *j)
             nr += (size_t)t->rcnt[q] / sizeof(seg_t);
         rc = io_tp_agg_write(t, nr);
     } else if (!t->direct) {
-        const char *in = t->sbuf;
-        for (size_t s = 0; s < t->nsseg; s++) {
-            if (t->data)
-                memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
-            else
-                io_cursor_unpack(t->mem, in, t->sstream[s], (size_t)t->sseg[s].len);
-            in += t->sseg[s].len;
+        for (int q = 0; q < j->fh->size; q++) {
+            const char *in = t->sbuf + t->sbd[q];
+            size_t s = (size_t)t->sdsp[q] / sizeof(seg_t);
+            size_t e = s + (size_t)t->scnt[q] / sizeof(seg_t);
+            for (; s < e && !(t->self && q == j->fh->rank); s++) {
+                if (t->data)
+                    memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
+                else
+                    io_cursor_unpack(t->mem, in, t->sstream[s], (size_t)t->sseg[s].len);
+                in += t->sseg[s].len;
+            }
         }
     }
     return rc;

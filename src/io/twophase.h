@@ -34,6 +34,7 @@ typedef struct tp {
     char *sbuf, *rbuf, *win;
     size_t rsegcap, sbcap, rbcap;
     int direct;                  /* this round exchanges from/into data itself */
+    int self;                    /* this round's own pieces stay in data (not exchanged) */
     int borrowed;                /* holds the file's buffers (io_tp_teardown gives them back) */
 } tp_t;
 
