@@ -79,38 +79,43 @@ static int indep(io_job_t *j)
     return io_access_indep(j->fh, j->write, j->p, j->n, j->data, j->nbytes, &j->bytes);
 }
 
-/* Starts the round's first exchange: how many descriptors go to each rank. */
+/* Starts the first exchange: how many descriptors (pieces, all rounds) go to each rank. */
 static int start_counts(io_job_t *j)
 {
     tp_t *t = &j->t;
-    int rc = io_tp_cut(t, j->r);
+    int rc = io_tp_plan(t);
     if (rc)
         return rc;
     j->state = ST_COUNTS;
-    if (PMPI_Ialltoall(t->scnt, 1, MPI_INT, t->rcnt, 1, MPI_INT, j->fh->comm, &j->sub) !=
+    if (PMPI_Ialltoall(t->acnt, 1, MPI_INT, t->arcnt, 1, MPI_INT, j->fh->comm, &j->sub) !=
         MPI_SUCCESS)
         return CORE_EINTERN;
     return 0;
 }
 
+/* The descriptors of every round, exchanged once (ROMIO too tells each aggregator all the
+ * requests in its domain before the rounds): a round then costs one exchange, its data. */
 static int start_desc(io_job_t *j)
 {
     tp_t *t = &j->t;
-    size_t tot = 0;
-    for (int q = 0; q < j->fh->size; q++) {
-        t->rdsp[q] = (int)tot;
-        tot += (size_t)t->rcnt[q];
-    }
-    if (tot > INT_MAX)
-        return CORE_ENOMEM;
-    int rc = io_tp_grow((char **)&t->rseg, &t->rsegcap, tot ? tot : 1);
+    size_t tot;
+    int rc = io_tp_plan_recv(t, &tot);
     if (rc)
         return rc;
     j->state = ST_DESC;
-    if (PMPI_Ialltoallv(t->sseg, t->scnt, t->sdsp, MPI_BYTE, t->rseg, t->rcnt, t->rdsp, MPI_BYTE,
+    if (PMPI_Ialltoallv(t->aseg, t->acnt, t->adsp, t->segt, t->rall, t->arcnt, t->ardsp, t->segt,
                         j->fh->comm, &j->sub) != MPI_SUCCESS)
         return CORE_EINTERN;
     return 0;
+}
+
+static int start_data(io_job_t *j);
+
+/* Round j->r: its pieces cut and taken, its data exchange started. */
+static int start_round(io_job_t *j)
+{
+    int rc = io_tp_round(&j->t, j->r);
+    return rc ? rc : start_data(j);
 }
 
 /* The descriptors are in: a write sends its data, a read's aggregator reads and answers. */
@@ -240,7 +245,9 @@ static int step(io_job_t *j)
         rc = start_desc(j);
         break;
     case ST_DESC:
-        rc = start_data(j);
+        free(j->t.aseg);   /* sent */
+        j->t.aseg = NULL;
+        rc = start_round(j);
         break;
     case ST_DATA:
         rc = end_round(j);
@@ -248,7 +255,7 @@ static int step(io_job_t *j)
             j->first = rc;
         rc = 0;
         if (++j->r < j->t.rounds)
-            rc = start_counts(j);
+            rc = start_round(j);
         else
             rc = start_result(j);
         break;

@@ -189,6 +189,115 @@ int io_tp_grow(char **buf, size_t *cap, size_t want)
     return 0;
 }
 
+int io_tp_plan(tp_t *t)
+{
+    MPI_File fh = t->fh;
+    int P = fh->size;
+    t->acnt = calloc(4 * (size_t)P, sizeof(int));
+    t->acur = calloc((size_t)P, sizeof(size_t));
+    if (!t->acnt || !t->acur)
+        return CORE_ENOMEM;
+    t->adsp = t->acnt + P;
+    t->arcnt = t->adsp + P;
+    t->ardsp = t->arcnt + P;
+    /* two passes over the rounds' cuts: count, then fill at each aggregator's place */
+    size_t tot = 0;
+    for (MPI_Offset r = 0; r < t->rounds; r++) {
+        int rc = io_tp_cut(t, r);
+        if (rc)
+            return rc;
+        for (int q = 0; q < P; q++)
+            t->acnt[q] += t->scnt[q] / (int)sizeof(seg_t);
+    }
+    for (int q = 0; q < P; q++) {
+        t->adsp[q] = (int)tot;
+        tot += (size_t)t->acnt[q];
+        if (tot > INT_MAX)
+            return CORE_ENOMEM;
+    }
+    t->aseg = malloc((tot ? tot : 1) * sizeof(seg_t));
+    if (!t->aseg)
+        return CORE_ENOMEM;
+    memset(t->cur, 0, (size_t)fh->naggr * sizeof(size_t));
+    memset(t->acur, 0, (size_t)P * sizeof(size_t));   /* fill positions, for now */
+    for (MPI_Offset r = 0; r < t->rounds; r++) {
+        int rc = io_tp_cut(t, r);
+        if (rc)
+            return rc;
+        for (int q = 0; q < P; q++) {
+            size_t n = (size_t)t->scnt[q] / sizeof(seg_t);
+            memcpy(t->aseg + t->adsp[q] + t->acur[q], t->sseg + t->sdsp[q] / (int)sizeof(seg_t),
+                   n * sizeof(seg_t));
+            t->acur[q] += n;
+        }
+    }
+    memset(t->cur, 0, (size_t)fh->naggr * sizeof(size_t));
+    memset(t->acur, 0, (size_t)P * sizeof(size_t));
+    t->me = -1;
+    for (int i = 0; i < fh->naggr; i++)
+        if (fh->aggr[i] == fh->rank)
+            t->me = i;
+    if (PMPI_Type_contiguous((int)sizeof(seg_t), MPI_BYTE, &t->segt) != MPI_SUCCESS ||
+        PMPI_Type_commit(&t->segt) != MPI_SUCCESS)
+        return CORE_EINTERN;
+    return 0;
+}
+
+int io_tp_plan_recv(tp_t *t, size_t *total)
+{
+    size_t tot = 0;
+    for (int q = 0; q < t->fh->size; q++) {
+        t->ardsp[q] = (int)tot;
+        t->acur[q] = tot;
+        tot += (size_t)t->arcnt[q];
+        if (tot > INT_MAX)
+            return CORE_ENOMEM;
+    }
+    *total = tot;
+    return io_tp_grow((char **)&t->rall, &t->rallcap, (tot ? tot : 1) * sizeof(seg_t));
+}
+
+int io_tp_round(tp_t *t, MPI_Offset r)
+{
+    MPI_File fh = t->fh;
+    int P = fh->size;
+    int rc = io_tp_cut(t, r);
+    if (rc)
+        return rc;
+    memset(t->rcnt, 0, (size_t)P * sizeof(int));
+    memset(t->rdsp, 0, (size_t)P * sizeof(int));
+    if (t->me < 0)
+        return 0;
+    /* each rank's pieces for this aggregator come round after round, cut at its windows:
+     * round r's are those before the window's end */
+    MPI_Offset lo, hi;
+    window(t, t->me, r, &lo, &hi);
+    size_t tot = 0;
+    for (int q = 0; q < P; q++) {
+        size_t k = t->acur[q], e = (size_t)t->ardsp[q] + (size_t)t->arcnt[q];
+        while (k < e && lo < hi && t->rall[k].off < hi)
+            k++;
+        tot += k - t->acur[q];
+    }
+    if (tot * sizeof(seg_t) > INT_MAX)
+        return CORE_ENOMEM;
+    if ((rc = io_tp_grow((char **)&t->rseg, &t->rsegcap, (tot ? tot : 1) * sizeof(seg_t))) != 0)
+        return rc;
+    size_t o = 0;
+    for (int q = 0; q < P; q++) {
+        size_t k = t->acur[q], e = (size_t)t->ardsp[q] + (size_t)t->arcnt[q];
+        while (k < e && lo < hi && t->rall[k].off < hi)
+            k++;
+        size_t n = k - t->acur[q];
+        memcpy(t->rseg + o, t->rall + t->acur[q], n * sizeof(seg_t));
+        t->rdsp[q] = (int)(o * sizeof(seg_t));
+        t->rcnt[q] = (int)(n * sizeof(seg_t));
+        o += n;
+        t->acur[q] = k;
+    }
+    return 0;
+}
+
 size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, int *bc,
                           int *bd)
 {
@@ -452,6 +561,16 @@ void io_tp_teardown(tp_t *t)
         fh->cb_rsegcap = t->rsegcap;
         t->borrowed = 0;
     }
+    free(t->aseg);
+    free(t->acnt);
+    free(t->acur);
+    free(t->rall);
+    if (t->segt && t->segt != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&t->segt);
+    t->aseg = t->rall = NULL;
+    t->acnt = NULL;
+    t->acur = NULL;
+    t->rallcap = 0;
     free(t->soff);
     free(t->cur);
     free(t->scnt);
