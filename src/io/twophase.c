@@ -9,9 +9,10 @@
  * two aggregators write the same block. The call proceeds in rounds; in
  * each round every aggregator handles a window of at most cb_buffer_size
  * bytes of its domain:
- *   1. every rank cuts its runs at the windows and sends each aggregator
- *      the (offset, length) descriptors of its pieces (MPI_Alltoall of
- *      counts, MPI_Alltoallv of descriptors);
+ *   1. once, before the rounds: every rank cuts its runs at all the windows
+ *      and sends each aggregator the (offset, length) descriptors of its
+ *      pieces, round after round (MPI_Alltoall of counts, MPI_Alltoallv of
+ *      descriptors); each round then takes its own from them;
  *   2. write: the data follows (MPI_Alltoallv); the aggregator lays it out
  *      in its window and writes the window's span with one pwrite, first
  *      reading it under a write lock when the pieces leave holes (data
@@ -21,8 +22,10 @@
  * The rounds' exchanges are nonblocking collectives chained by icoll.c, so
  * MPI_File_iwrite_all and friends run in the background; this file holds the
  * local work between them.
- * Cost per round: three all-to-all exchanges and one large system call per
- * aggregator, against one call per run and rank without it. It wins for
+ * An aggregator's own pieces are not exchanged: it writes them from (reads
+ * them into) its own stream. Cost per round: one all-to-all exchange and one
+ * large system call per aggregator, against one call per run and rank
+ * without it. It wins for
  * interleaved (strided) access; for large contiguous blocks per rank it
  * only moves data around, so "automatic" (the default of romio_cb_read/
  * romio_cb_write) uses it only when some rank's access is not one run.
