@@ -6,15 +6,16 @@
  *
  * The call itself does only local work: it turns the access into file runs
  * and starts the first exchange (a nonblocking allreduce of the runs' span
- * and shape, which decides whether collective buffering pays). From then on the file's job moves in io's progress hook:
- * each time the nonblocking collective it waits for has completed, it does
- * the local work that follows (cutting runs at a round's windows, writing or
- * reading an aggregator's window with pwrite/pread) and starts the next
- * exchange (twophase.c's: counts and descriptors once, then each round's data), ending with an
- * allreduce of the ranks' results. A blocking call is the same start plus a
- * wait. A non-contiguous memory type is packed (or unpacked) a round at a
- * time, only the part of the user's buffer the round moves (stream.c), so
- * the access's data is never held twice.
+ * and shape, which decides whether collective buffering pays). From then on
+ * the file's job moves in io's progress hook: each time the nonblocking
+ * collective it waits for has completed, it does the local work that
+ * follows (cutting runs at a round's windows, writing or reading an
+ * aggregator's window with pwrite/pread) and starts the next exchange
+ * (twophase.c's: counts and descriptors once, then each round's data),
+ * ending with an allreduce of the ranks' results. A blocking call is the
+ * same start plus a wait. A non-contiguous memory type is packed (or
+ * unpacked) a round at a time, only the part of the user's buffer the round
+ * moves (stream.c), so the access's data is never held twice.
  *
  * Order: every exchange is a collective on the file's private communicator,
  * so all ranks must start them in the same order. The jobs of one file
