@@ -4,16 +4,18 @@
  * MPI_File_iwrite_all returns before the other ranks have entered it and a
  * rank computes while its access goes on.
  *
- * The call itself does only local work: it turns the access into file runs,
- * packs the data of a write, and starts the first exchange (a nonblocking
- * allreduce of the runs' span and shape, which decides whether collective
- * buffering pays). From then on the file's job moves in io's progress hook:
- * each time the nonblocking collective it waits for has completed, it does
- * the local work that follows (cutting runs at a round's windows, writing or
- * reading an aggregator's window with pwrite/pread) and starts the next
- * exchange (twophase.c's rounds: counts, descriptors, data), ending with an
- * allreduce of the ranks' results. A blocking call is the same start plus a
- * wait.
+ * The call itself does only local work: it turns the access into file runs
+ * and starts the first exchange (a nonblocking allreduce of the runs' span
+ * and shape, which decides whether collective buffering pays). From then on
+ * the file's job moves in io's progress hook: each time the nonblocking
+ * collective it waits for has completed, it does the local work that
+ * follows (cutting runs at a round's windows, writing or reading an
+ * aggregator's window with pwrite/pread) and starts the next exchange
+ * (twophase.c's: counts and descriptors once, then each round's data),
+ * ending with an allreduce of the ranks' results. A blocking call is the
+ * same start plus a wait. A non-contiguous memory type is packed (or
+ * unpacked) a round at a time, only the part of the user's buffer the round
+ * moves (stream.c), so the access's data is never held twice.
  *
  * Order: every exchange is a collective on the file's private communicator,
  * so all ranks must start them in the same order. The jobs of one file
@@ -47,8 +49,9 @@ struct io_job {
     void *buf;             /* the user's buffer */
     int count;
     MPI_Datatype dt;       /* held while the job runs */
-    char *data;            /* the contiguous stream (buf itself when contiguous) */
+    char *data;            /* the contiguous stream (buf itself when contiguous), or NULL */
     int contig;
+    io_cursor_t mem;       /* data NULL: the stream's parts come from and go to buf through it */
     io_piece_t *p;
     size_t n;
     MPI_Offset nbytes, bytes;
@@ -71,41 +74,48 @@ static int may_twophase(MPI_File fh, int write)
 
 static int indep(io_job_t *j)
 {
+    if (!j->data && j->nbytes)
+        return io_access_indep_mem(j->fh, j->write, j->p, j->n, &j->mem, j->nbytes, &j->bytes);
     return io_access_indep(j->fh, j->write, j->p, j->n, j->data, j->nbytes, &j->bytes);
 }
 
-/* Starts the round's first exchange: how many descriptors go to each rank. */
+/* Starts the first exchange: how many descriptors (pieces, all rounds) go to each rank. */
 static int start_counts(io_job_t *j)
 {
     tp_t *t = &j->t;
-    int rc = io_tp_cut(t, j->r);
+    int rc = io_tp_plan(t);
     if (rc)
         return rc;
     j->state = ST_COUNTS;
-    if (PMPI_Ialltoall(t->scnt, 1, MPI_INT, t->rcnt, 1, MPI_INT, j->fh->comm, &j->sub) !=
+    if (PMPI_Ialltoall(t->acnt, 1, MPI_INT, t->arcnt, 1, MPI_INT, j->fh->comm, &j->sub) !=
         MPI_SUCCESS)
         return CORE_EINTERN;
     return 0;
 }
 
+/* The descriptors of every round, exchanged once (ROMIO too tells each aggregator all the
+ * requests in its domain before the rounds): a round then costs one exchange, its data. */
 static int start_desc(io_job_t *j)
 {
     tp_t *t = &j->t;
-    size_t tot = 0;
-    for (int q = 0; q < j->fh->size; q++) {
-        t->rdsp[q] = (int)tot;
-        tot += (size_t)t->rcnt[q];
-    }
-    if (tot > INT_MAX)
-        return CORE_ENOMEM;
-    int rc = io_tp_grow((char **)&t->rseg, &t->rsegcap, tot ? tot : 1);
+    size_t tot;
+    int rc = io_tp_plan_recv(t, &tot);
     if (rc)
         return rc;
     j->state = ST_DESC;
-    if (PMPI_Ialltoallv(t->sseg, t->scnt, t->sdsp, MPI_BYTE, t->rseg, t->rcnt, t->rdsp, MPI_BYTE,
+    if (PMPI_Ialltoallv(t->aseg, t->acnt, t->adsp, t->segt, t->rall, t->arcnt, t->ardsp, t->segt,
                         j->fh->comm, &j->sub) != MPI_SUCCESS)
         return CORE_EINTERN;
     return 0;
+}
+
+static int start_data(io_job_t *j);
+
+/* Round j->r: its pieces cut and taken, its data exchange started. */
+static int start_round(io_job_t *j)
+{
+    int rc = io_tp_round(&j->t, j->r);
+    return rc ? rc : start_data(j);
 }
 
 /* The descriptors are in: a write sends its data, a read's aggregator reads and answers. */
@@ -123,12 +133,24 @@ static int start_data(io_job_t *j)
         return rc;
     j->state = ST_DATA;
     t->direct = io_tp_direct(t);
+    /* an aggregator's own pieces: written from (read into) its stream where they are,
+     * not exchanged with itself (a copy of all its data each round) */
+    t->self = t->data && fh->is_aggr && t->scnt[fh->rank] > 0;
+    if (t->self)
+        t->sbc[fh->rank] = t->rbc[fh->rank] = 0;
     char *sb = t->direct ? t->data : t->sbuf;
     if (t->write) {
-        char *o = t->sbuf;
-        for (size_t s = 0; s < t->nsseg && !t->direct; s++) {
-            memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
-            o += t->sseg[s].len;
+        for (int q = 0; q < fh->size && !t->direct; q++) {
+            char *o = t->sbuf + t->sbd[q];   /* the pieces for rank q, in rank order */
+            size_t s = (size_t)t->sdsp[q] / sizeof(seg_t);
+            size_t e = s + (size_t)t->scnt[q] / sizeof(seg_t);
+            for (; s < e && !(t->self && q == fh->rank); s++) {
+                if (t->data)
+                    memcpy(o, t->data + t->sstream[s], (size_t)t->sseg[s].len);
+                else
+                    io_cursor_pack(t->mem, o, t->sstream[s], (size_t)t->sseg[s].len);
+                o += t->sseg[s].len;
+            }
         }
         if (PMPI_Ialltoallv(sb, t->sbc, t->sbd, MPI_BYTE, t->rbuf, t->rbc, t->rbd, MPI_BYTE,
                             fh->comm, &j->sub) != MPI_SUCCESS)
@@ -160,10 +182,17 @@ static int end_round(io_job_t *j)
             nr += (size_t)t->rcnt[q] / sizeof(seg_t);
         rc = io_tp_agg_write(t, nr);
     } else if (!t->direct) {
-        const char *in = t->sbuf;
-        for (size_t s = 0; s < t->nsseg; s++) {
-            memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
-            in += t->sseg[s].len;
+        for (int q = 0; q < j->fh->size; q++) {
+            const char *in = t->sbuf + t->sbd[q];
+            size_t s = (size_t)t->sdsp[q] / sizeof(seg_t);
+            size_t e = s + (size_t)t->scnt[q] / sizeof(seg_t);
+            for (; s < e && !(t->self && q == j->fh->rank); s++) {
+                if (t->data)
+                    memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
+                else
+                    io_cursor_unpack(t->mem, in, t->sstream[s], (size_t)t->sseg[s].len);
+                in += t->sseg[s].len;
+            }
         }
     }
     return rc;
@@ -184,7 +213,8 @@ static int start_result(io_job_t *j)
 static int start_twophase(io_job_t *j)
 {
     MPI_Offset gmin = j->gshape[0], gmax = -j->gshape[1];
-    j->t = (tp_t){ .fh = j->fh, .write = j->write, .p = j->p, .n = j->n, .data = j->data };
+    j->t = (tp_t){ .fh = j->fh, .write = j->write, .p = j->p, .n = j->n, .data = j->data,
+                   .mem = &j->mem };
     if (gmin >= gmax)
         return start_result(j);
     int rc = io_tp_setup(&j->t, gmin, gmax);
@@ -215,7 +245,9 @@ static int step(io_job_t *j)
         rc = start_desc(j);
         break;
     case ST_DESC:
-        rc = start_data(j);
+        free(j->t.aseg);   /* sent */
+        j->t.aseg = NULL;
+        rc = start_round(j);
         break;
     case ST_DATA:
         rc = end_round(j);
@@ -223,7 +255,7 @@ static int step(io_job_t *j)
             j->first = rc;
         rc = 0;
         if (++j->r < j->t.rounds)
-            rc = start_counts(j);
+            rc = start_round(j);
         else
             rc = start_result(j);
         break;
@@ -264,7 +296,7 @@ static void finish(io_job_t *j)
             }
         }
     }
-    if (!rc && !j->write && !j->contig)
+    if (!rc && !j->write && !j->contig && j->data)
         rc = io_stream_unpack(j->fh, j->buf, j->count, j->dt, j->data, j->bytes);
     if (!j->contig)
         free(j->data);
@@ -391,8 +423,13 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
     j->done = done;
     j->arg = arg;
     j->contig = (core_dt_is_contig(dt) && !fh->x32) || nbytes == 0;
-    j->data = j->contig ? buf : malloc((size_t)nbytes);
-    if (!j->contig && !j->data) {   /* buf may be NULL for a count of 0 */
+    /* a non-contiguous type is packed and unpacked a round (or a chunk) at a time, from
+     * and into buf, so the data is never held twice; an external32 view converts a whole
+     * copy (its conversion works on whole items) */
+    int lazy = !j->contig && !fh->x32;
+    io_cursor_init(&j->mem, buf, (size_t)count, dt);
+    j->data = j->contig ? buf : lazy ? NULL : malloc((size_t)nbytes);
+    if (!j->contig && !lazy && !j->data) {   /* buf may be NULL for a count of 0 */
         free(j);
         return CORE_ENOMEM;
     }
@@ -403,7 +440,7 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
         free(j);
         return rc;
     }
-    if (write && !j->contig && (rc = io_stream_pack(fh, j->data, buf, count, dt)) != 0) {
+    if (write && j->data && !j->contig && (rc = io_stream_pack(fh, j->data, buf, count, dt)) != 0) {
         free(j->p);
         free(j->data);
         free(j);

@@ -140,10 +140,30 @@ int io_stream_pack(MPI_File fh, char *data, const void *buf, int count, MPI_Data
 int io_stream_unpack(MPI_File fh, void *buf, int count, MPI_Datatype dt, char *data,
                      MPI_Offset got);
 
+/* A place in the stream of count items of dt at buf (stream.c): stream bytes packed from,
+ * or unpacked into, the user's buffer a range at a time (a non-contiguous memory type
+ * without a packed copy of the whole access). off + len <= count * dt->size. */
+typedef struct io_cursor {
+    void *buf;
+    size_t count;
+    MPI_Datatype dt;
+    MPI_Offset pos;                /* the stream byte the fields below stand at */
+    size_t item, tile, blk, in;
+} io_cursor_t;
+
+void io_cursor_init(io_cursor_t *c, void *buf, size_t count, MPI_Datatype dt);
+void io_cursor_pack(io_cursor_t *c, char *dst, MPI_Offset off, size_t len);
+void io_cursor_unpack(io_cursor_t *c, const char *src, MPI_Offset off, size_t len);
+
 /* Independent access to the runs p (rw.c); takes the atomic-mode lock. */
 int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
                     MPI_Offset nbytes, MPI_Offset *bytes);
 int io_pieces_sorted(const io_piece_t *p, size_t n);
+/* The same from and into the user's buffer through c, a chunk of the stream at a time (a
+ * non-contiguous memory type, native representation). p is changed while it runs and
+ * restored. */
+int io_access_indep_mem(MPI_File fh, int write, io_piece_t *p, size_t n, io_cursor_t *c,
+                        MPI_Offset nbytes, MPI_Offset *bytes);
 
 /* Collective access (icoll.c): io_coll_start does the local part and returns; the
  * rest runs from MPI's progress engine and ends with done(arg, rc, bytes), which may

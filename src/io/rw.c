@@ -103,6 +103,79 @@ int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char 
     return rc ? rc : urc;
 }
 
+/* The part of the stream an independent access with a non-contiguous memory type packs at
+ * a time: large enough that the system calls per chunk cost little beside the copy, small
+ * enough that the temporary stays a few MiB whatever the access's size. */
+enum { IO_CHUNK = 4 << 20 };
+
+int io_access_indep_mem(MPI_File fh, int write, io_piece_t *p, size_t n, io_cursor_t *c,
+                        MPI_Offset nbytes, MPI_Offset *bytes)
+{
+    *bytes = 0;
+    if (n == 0 || nbytes == 0)
+        return 0;
+    MPI_Offset csz = nbytes < IO_CHUNK ? nbytes : IO_CHUNK;
+    char *chunk = malloc((size_t)csz);
+    if (!chunk)
+        return CORE_ENOMEM;
+    int rc = 0, urc = 0;
+    MPI_Offset lo = p[0].off, hi = lo;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].off < lo)
+            lo = p[i].off;
+        if (p[i].off + p[i].len > hi)
+            hi = p[i].off + p[i].len;
+    }
+    /* atomic mode: one lock over the whole access, not one per chunk */
+    if (fh->atomic && (rc = io_lock(fh, write, lo, hi - lo)) != 0) {
+        free(chunk);
+        return rc;
+    }
+    size_t i = 0;
+    MPI_Offset ioff = 0;   /* the stream offset of run i */
+    for (MPI_Offset cs = 0; cs < nbytes && !rc; cs += csz) {
+        MPI_Offset ce = cs + csz < nbytes ? cs + csz : nbytes;
+        while (i < n && ioff + p[i].len <= cs) {
+            ioff += p[i].len;
+            i++;
+        }
+        size_t k = i;
+        MPI_Offset koff = ioff;
+        while (k < n && koff < ce) {
+            koff += p[k].len;
+            k++;
+        }
+        /* the runs [i, k) cut to the chunk's bytes in place (and put back after) */
+        io_piece_t first = p[i], last = p[k - 1];
+        p[i].off += cs - ioff;
+        p[i].len -= cs - ioff;
+        p[k - 1].len -= koff - ce;
+        if (write) {
+            io_cursor_pack(c, chunk, cs, (size_t)(ce - cs));
+            rc = io_indep_write(fh, p + i, k - i, chunk, fh->atomic);
+        } else {
+            MPI_Offset got = 0;
+            rc = io_indep_read(fh, p + i, k - i, chunk, &got);
+            if (!rc) {
+                io_cursor_unpack(c, chunk, cs, (size_t)got);
+                *bytes += got;
+            }
+            if (!rc && got < ce - cs)
+                ce = nbytes;   /* the end of the file: a read stops there */
+        }
+        p[i] = first;
+        p[k - 1] = last;
+        if (ce == nbytes)
+            break;
+    }
+    if (fh->atomic)
+        urc = io_unlock(fh, lo, hi - lo);
+    free(chunk);
+    if (write && !rc)
+        *bytes = nbytes;
+    return rc ? rc : urc;
+}
+
 int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int count,
               MPI_Datatype dt, MPI_Offset *bytes)
 {
@@ -122,16 +195,27 @@ int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int c
         if (rc)
             return rc;
     }
-    /* an external32 view converts a copy: the user's buffer stays as it is */
+    /* an external32 view converts a copy: the user's buffer stays as it is; a native
+     * non-contiguous type goes through the buffer a chunk at a time */
     int contig = (core_dt_is_contig(dt) && !fh->x32) || nbytes == 0;
+    io_piece_t *p = NULL;
+    size_t n;
+    if (!contig && !fh->x32) {
+        int rc = io_view_pieces(fh, pos * es, nbytes, &p, &n);
+        if (!rc) {
+            io_cursor_t c;
+            io_cursor_init(&c, buf, (size_t)count, dt);
+            rc = io_access_indep_mem(fh, write, p, n, &c, nbytes, bytes);
+        }
+        free(p);
+        return rc;
+    }
     char *data = contig ? buf : malloc((size_t)nbytes);
     if (!contig && !data)
         return CORE_ENOMEM;
     int rc = 0;
     if (write && !contig)
         rc = io_stream_pack(fh, data, buf, count, dt);
-    io_piece_t *p = NULL;
-    size_t n;
     if (!rc)
         rc = io_view_pieces(fh, pos * es, nbytes, &p, &n);
     if (!rc)

@@ -9,9 +9,10 @@
  * two aggregators write the same block. The call proceeds in rounds; in
  * each round every aggregator handles a window of at most cb_buffer_size
  * bytes of its domain:
- *   1. every rank cuts its runs at the windows and sends each aggregator
- *      the (offset, length) descriptors of its pieces (MPI_Alltoall of
- *      counts, MPI_Alltoallv of descriptors);
+ *   1. once, before the rounds: every rank cuts its runs at all the windows
+ *      and sends each aggregator the (offset, length) descriptors of its
+ *      pieces, round after round (MPI_Alltoall of counts, MPI_Alltoallv of
+ *      descriptors); each round then takes its own from them;
  *   2. write: the data follows (MPI_Alltoallv); the aggregator lays it out
  *      in its window and writes the window's span with one pwrite, first
  *      reading it under a write lock when the pieces leave holes (data
@@ -21,8 +22,10 @@
  * The rounds' exchanges are nonblocking collectives chained by icoll.c, so
  * MPI_File_iwrite_all and friends run in the background; this file holds the
  * local work between them.
- * Cost per round: three all-to-all exchanges and one large system call per
- * aggregator, against one call per run and rank without it. It wins for
+ * An aggregator's own pieces are not exchanged: it writes them from (reads
+ * them into) its own stream. Cost per round: one all-to-all exchange and one
+ * large system call per aggregator, against one call per run and rank
+ * without it. It wins for
  * interleaved (strided) access; for large contiguous blocks per rank it
  * only moves data around, so "automatic" (the default of romio_cb_read/
  * romio_cb_write) uses it only when some rank's access is not one run.
@@ -98,7 +101,7 @@ int io_aggregators(MPI_File fh)
 /* A received piece, for sorting by offset (rank order breaks ties). */
 typedef struct rseg {
     MPI_Offset off, len;
-    size_t data;    /* offset into the received data */
+    char *ptr;      /* its data: in the received data, or the aggregator's own stream */
     size_t order;
 } rseg_t;
 
@@ -189,6 +192,115 @@ int io_tp_grow(char **buf, size_t *cap, size_t want)
     return 0;
 }
 
+int io_tp_plan(tp_t *t)
+{
+    MPI_File fh = t->fh;
+    int P = fh->size;
+    t->acnt = calloc(4 * (size_t)P, sizeof(int));
+    t->acur = calloc((size_t)P, sizeof(size_t));
+    if (!t->acnt || !t->acur)
+        return CORE_ENOMEM;
+    t->adsp = t->acnt + P;
+    t->arcnt = t->adsp + P;
+    t->ardsp = t->arcnt + P;
+    /* two passes over the rounds' cuts: count, then fill at each aggregator's place */
+    size_t tot = 0;
+    for (MPI_Offset r = 0; r < t->rounds; r++) {
+        int rc = io_tp_cut(t, r);
+        if (rc)
+            return rc;
+        for (int q = 0; q < P; q++)
+            t->acnt[q] += t->scnt[q] / (int)sizeof(seg_t);
+    }
+    for (int q = 0; q < P; q++) {
+        t->adsp[q] = (int)tot;
+        tot += (size_t)t->acnt[q];
+        if (tot > INT_MAX)
+            return CORE_ENOMEM;
+    }
+    t->aseg = malloc((tot ? tot : 1) * sizeof(seg_t));
+    if (!t->aseg)
+        return CORE_ENOMEM;
+    memset(t->cur, 0, (size_t)fh->naggr * sizeof(size_t));
+    memset(t->acur, 0, (size_t)P * sizeof(size_t));   /* fill positions, for now */
+    for (MPI_Offset r = 0; r < t->rounds; r++) {
+        int rc = io_tp_cut(t, r);
+        if (rc)
+            return rc;
+        for (int q = 0; q < P; q++) {
+            size_t n = (size_t)t->scnt[q] / sizeof(seg_t);
+            memcpy(t->aseg + t->adsp[q] + t->acur[q], t->sseg + t->sdsp[q] / (int)sizeof(seg_t),
+                   n * sizeof(seg_t));
+            t->acur[q] += n;
+        }
+    }
+    memset(t->cur, 0, (size_t)fh->naggr * sizeof(size_t));
+    memset(t->acur, 0, (size_t)P * sizeof(size_t));
+    t->me = -1;
+    for (int i = 0; i < fh->naggr; i++)
+        if (fh->aggr[i] == fh->rank)
+            t->me = i;
+    if (PMPI_Type_contiguous((int)sizeof(seg_t), MPI_BYTE, &t->segt) != MPI_SUCCESS ||
+        PMPI_Type_commit(&t->segt) != MPI_SUCCESS)
+        return CORE_EINTERN;
+    return 0;
+}
+
+int io_tp_plan_recv(tp_t *t, size_t *total)
+{
+    size_t tot = 0;
+    for (int q = 0; q < t->fh->size; q++) {
+        t->ardsp[q] = (int)tot;
+        t->acur[q] = tot;
+        tot += (size_t)t->arcnt[q];
+        if (tot > INT_MAX)
+            return CORE_ENOMEM;
+    }
+    *total = tot;
+    return io_tp_grow((char **)&t->rall, &t->rallcap, (tot ? tot : 1) * sizeof(seg_t));
+}
+
+int io_tp_round(tp_t *t, MPI_Offset r)
+{
+    MPI_File fh = t->fh;
+    int P = fh->size;
+    int rc = io_tp_cut(t, r);
+    if (rc)
+        return rc;
+    memset(t->rcnt, 0, (size_t)P * sizeof(int));
+    memset(t->rdsp, 0, (size_t)P * sizeof(int));
+    if (t->me < 0)
+        return 0;
+    /* each rank's pieces for this aggregator come round after round, cut at its windows:
+     * round r's are those before the window's end */
+    MPI_Offset lo, hi;
+    window(t, t->me, r, &lo, &hi);
+    size_t tot = 0;
+    for (int q = 0; q < P; q++) {
+        size_t k = t->acur[q], e = (size_t)t->ardsp[q] + (size_t)t->arcnt[q];
+        while (k < e && lo < hi && t->rall[k].off < hi)
+            k++;
+        tot += k - t->acur[q];
+    }
+    if (tot * sizeof(seg_t) > INT_MAX)
+        return CORE_ENOMEM;
+    if ((rc = io_tp_grow((char **)&t->rseg, &t->rsegcap, (tot ? tot : 1) * sizeof(seg_t))) != 0)
+        return rc;
+    size_t o = 0;
+    for (int q = 0; q < P; q++) {
+        size_t k = t->acur[q], e = (size_t)t->ardsp[q] + (size_t)t->arcnt[q];
+        while (k < e && lo < hi && t->rall[k].off < hi)
+            k++;
+        size_t n = k - t->acur[q];
+        memcpy(t->rseg + o, t->rall + t->acur[q], n * sizeof(seg_t));
+        t->rdsp[q] = (int)(o * sizeof(seg_t));
+        t->rcnt[q] = (int)(n * sizeof(seg_t));
+        o += n;
+        t->acur[q] = k;
+    }
+    return 0;
+}
+
 size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, int *bc,
                           int *bd)
 {
@@ -204,23 +316,27 @@ size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, 
     return tot;
 }
 
-/* Sorts the nr received pieces (t->rseg, data in t->rbuf in rank order) by offset into *out;
+/* Sorts the nr received pieces (t->rseg, data at base in rank order) by offset into *out;
  * *tiled: whether they cover [lo, hi) exactly once (no hole, no overlap), *holes: whether
- * some bytes between them are left out. */
-static int sorted_pieces(tp_t *t, size_t nr, rseg_t **out, int *tiled, int *holes)
+ * some bytes between them are left out. The aggregator's own pieces (t->self) point into its
+ * stream: the same pieces, in the same order, as it cut for itself. */
+static int sorted_pieces(tp_t *t, size_t nr, char *base, rseg_t **out, int *tiled, int *holes)
 {
     MPI_File fh = t->fh;
     rseg_t *v = malloc(nr * sizeof(*v));
     if (!v)
         return CORE_ENOMEM;
     size_t k = 0, d = 0;
-    for (int q = 0; q < fh->size; q++)
+    for (int q = 0; q < fh->size; q++) {
+        size_t mine = (size_t)t->sdsp[fh->rank] / sizeof(seg_t);
         for (int s = t->rdsp[q] / (int)sizeof(seg_t), e = s + t->rcnt[q] / (int)sizeof(seg_t);
              s < e; s++) {
-            v[k] = (rseg_t){ t->rseg[s].off, t->rseg[s].len, d, k };
+            char *ptr = t->self && q == fh->rank ? t->data + t->sstream[mine++] : base + d;
+            v[k] = (rseg_t){ t->rseg[s].off, t->rseg[s].len, ptr, k };
             d += (size_t)t->rseg[s].len;
             k++;
         }
+    }
     qsort(v, nr, sizeof(*v), rseg_cmp);
     MPI_Offset reach = v[0].off;
     *holes = 0;
@@ -237,9 +353,9 @@ static int sorted_pieces(tp_t *t, size_t nr, rseg_t **out, int *tiled, int *hole
     return 0;
 }
 
-/* The pieces v as a vector over buf (each at its data offset); gaps between them, when
- * gap is not NULL, read into gap (a scratch buffer of the window's size). */
-static struct iovec *pieces_iov(const rseg_t *v, size_t nr, char *buf, char *gap, int *cnt)
+/* The pieces v as a vector over their data; gaps between them, when gap is not NULL, read
+ * into gap (a scratch buffer of the window's size). */
+static struct iovec *pieces_iov(const rseg_t *v, size_t nr, char *gap, int *cnt)
 {
     struct iovec *iov = malloc(2 * nr * sizeof(*iov));
     if (!iov)
@@ -249,7 +365,7 @@ static struct iovec *pieces_iov(const rseg_t *v, size_t nr, char *buf, char *gap
     for (size_t i = 0; i < nr; i++) {
         if (v[i].off > reach)
             iov[c++] = (struct iovec){ gap, (size_t)(v[i].off - reach) };
-        iov[c++] = (struct iovec){ buf + v[i].data, (size_t)v[i].len };
+        iov[c++] = (struct iovec){ v[i].ptr, (size_t)v[i].len };
         reach = v[i].off + v[i].len;
     }
     *cnt = c;
@@ -262,14 +378,14 @@ int io_tp_agg_write(tp_t *t, size_t nr)
     if (nr == 0)
         return 0;
     rseg_t *v;
-    int tiled, holes, rc = sorted_pieces(t, nr, &v, &tiled, &holes);
+    int tiled, holes, rc = sorted_pieces(t, nr, t->rbuf, &v, &tiled, &holes);
     if (rc)
         return rc;
     if (tiled) {
         /* the pieces cover the span exactly: write them from where they arrived, with no
          * window to lay them out in and nothing to read first */
         int cnt;
-        struct iovec *iov = pieces_iov(v, nr, t->rbuf, NULL, &cnt);
+        struct iovec *iov = pieces_iov(v, nr, NULL, &cnt);
         rc = iov ? io_pwritev_all(fh, iov, cnt, v[0].off) : CORE_ENOMEM;
         free(iov);
         free(v);
@@ -283,7 +399,7 @@ int io_tp_agg_write(tp_t *t, size_t nr)
     if (holes && !rmw) {
         /* write each covered run on its own: no read access, or sieving is off */
         for (size_t i = 0; i < nr && !rc; i++)
-            rc = io_pwrite_all(fh, t->rbuf + v[i].data, (size_t)v[i].len, v[i].off);
+            rc = io_pwrite_all(fh, v[i].ptr, (size_t)v[i].len, v[i].off);
         free(v);
         return rc;
     }
@@ -299,7 +415,7 @@ int io_tp_agg_write(tp_t *t, size_t nr)
     }
     /* overlapping pieces land in offset order, rank order among equals: the last wins */
     for (size_t i = 0; i < nr && !rc; i++)
-        memcpy(t->win + (v[i].off - lo), t->rbuf + v[i].data, (size_t)v[i].len);
+        memcpy(t->win + (v[i].off - lo), v[i].ptr, (size_t)v[i].len);
     if (!rc)
         rc = io_pwrite_all(fh, t->win, (size_t)(hi - lo), lo);
     if (rmw) {
@@ -313,10 +429,10 @@ int io_tp_agg_write(tp_t *t, size_t nr)
 
 /* A read whose pieces do not overlap: one preadv straight into out, the gaps into the
  * window; what lies past the end of the file reads as zeros. */
-static int agg_read_direct(tp_t *t, const rseg_t *v, size_t nr, char *out)
+static int agg_read_direct(tp_t *t, const rseg_t *v, size_t nr)
 {
     int cnt;
-    struct iovec *iov = pieces_iov(v, nr, out, t->win, &cnt);
+    struct iovec *iov = pieces_iov(v, nr, t->win, &cnt);
     if (!iov)
         return CORE_ENOMEM;
     size_t got;
@@ -328,7 +444,7 @@ static int agg_read_direct(tp_t *t, const rseg_t *v, size_t nr, char *out)
     for (size_t i = 0; i < nr; i++) {
         MPI_Offset a = v[i].off > eof ? v[i].off : eof;
         if (a < v[i].off + v[i].len)
-            memset(out + v[i].data + (a - v[i].off), 0, (size_t)(v[i].off + v[i].len - a));
+            memset(v[i].ptr + (a - v[i].off), 0, (size_t)(v[i].off + v[i].len - a));
     }
     return 0;
 }
@@ -338,7 +454,7 @@ int io_tp_agg_read(tp_t *t, size_t nr, char *out)
     if (nr == 0)
         return 0;
     rseg_t *v;
-    int tiled, holes, rc = sorted_pieces(t, nr, &v, &tiled, &holes);
+    int tiled, holes, rc = sorted_pieces(t, nr, out, &v, &tiled, &holes);
     if (rc)
         return rc;
     (void)holes;
@@ -346,28 +462,24 @@ int io_tp_agg_read(tp_t *t, size_t nr, char *out)
     for (size_t i = 1; i < nr; i++)
         overlap |= v[i].off < v[i - 1].off + v[i - 1].len;
     if (!overlap) {
-        rc = agg_read_direct(t, v, nr, out);
+        rc = agg_read_direct(t, v, nr);
         free(v);
         return rc;
     }
-    free(v);
-    MPI_Offset lo = t->rseg[0].off, hi = lo;
-    for (size_t i = 0; i < nr; i++) {
-        if (t->rseg[i].off < lo)
-            lo = t->rseg[i].off;
-        if (t->rseg[i].off + t->rseg[i].len > hi)
-            hi = t->rseg[i].off + t->rseg[i].len;
-    }
+    /* sorted: the span starts at the first piece */
+    MPI_Offset lo = v[0].off, hi = lo;
+    for (size_t i = 0; i < nr; i++)
+        if (v[i].off + v[i].len > hi)
+            hi = v[i].off + v[i].len;
     size_t got;
     rc = io_pread_all(t->fh, t->win, (size_t)(hi - lo), lo, &got);
-    if (rc)
-        return rc;
-    memset(t->win + got, 0, (size_t)(hi - lo) - got);
-    for (size_t i = 0; i < nr; i++) {
-        memcpy(out, t->win + (t->rseg[i].off - lo), (size_t)t->rseg[i].len);
-        out += t->rseg[i].len;
+    if (!rc) {
+        memset(t->win + got, 0, (size_t)(hi - lo) - got);
+        for (size_t i = 0; i < nr; i++)
+            memcpy(v[i].ptr, t->win + (v[i].off - lo), (size_t)v[i].len);
     }
-    return 0;
+    free(v);
+    return rc;
 }
 
 int io_tp_direct(tp_t *t)
@@ -452,6 +564,16 @@ void io_tp_teardown(tp_t *t)
         fh->cb_rsegcap = t->rsegcap;
         t->borrowed = 0;
     }
+    free(t->aseg);
+    free(t->acnt);
+    free(t->acur);
+    free(t->rall);
+    if (t->segt && t->segt != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&t->segt);
+    t->aseg = t->rall = NULL;
+    t->acnt = NULL;
+    t->acur = NULL;
+    t->rallcap = 0;
     free(t->soff);
     free(t->cur);
     free(t->scnt);

@@ -18,7 +18,8 @@ typedef struct tp {
     int write;
     const io_piece_t *p;
     size_t n;
-    char *data;
+    char *data;                  /* the stream, or NULL: then mem packs and unpacks it */
+    io_cursor_t *mem;
     MPI_Offset *soff;            /* stream offset of each run */
     MPI_Offset base, per, cb;    /* domains: [base + i*per, +per); windows of cb */
     MPI_Offset gmin, gmax;
@@ -32,7 +33,16 @@ typedef struct tp {
     seg_t *rseg;
     char *sbuf, *rbuf, *win;
     size_t rsegcap, sbcap, rbcap;
+    /* every round's descriptors, exchanged once before the rounds (counts in pieces) */
+    seg_t *aseg;                 /* this rank's, grouped by aggregator rank */
+    int *acnt, *adsp, *arcnt, *ardsp;
+    seg_t *rall;                 /* an aggregator's, from every rank, round after round */
+    size_t rallcap;
+    size_t *acur;                /* per rank: its first piece in rall not yet taken */
+    int me;                      /* this rank's aggregator index, or -1 */
+    MPI_Datatype segt;           /* one seg_t, for the descriptor exchange */
     int direct;                  /* this round exchanges from/into data itself */
+    int self;                    /* this round's own pieces stay in data (not exchanged) */
     int borrowed;                /* holds the file's buffers (io_tp_teardown gives them back) */
 } tp_t;
 
@@ -44,6 +54,14 @@ void io_tp_teardown(tp_t *t);
  * (sseg, scnt/sdsp in bytes of descriptors). */
 int io_tp_cut(tp_t *t, MPI_Offset r);
 int io_tp_grow(char **buf, size_t *cap, size_t want);
+/* Every round's pieces of this rank for each aggregator (aseg, acnt/adsp in pieces), the
+ * exchange type segt; t->cur left at round 0. */
+int io_tp_plan(tp_t *t);
+/* After the descriptor exchange (rall, arcnt/ardsp): rall's room, ardsp filled. */
+int io_tp_plan_recv(tp_t *t, size_t *total);
+/* Round r: this rank's pieces (io_tp_cut) and, on an aggregator, the pieces it receives
+ * (rseg, rcnt/rdsp in bytes of descriptors) taken from rall. */
+int io_tp_round(tp_t *t, MPI_Offset r);
 /* Byte counts of the data that goes with descriptors segs (cnt/dsp in bytes of
  * descriptors): per rank into bc/bd; returns the total. */
 size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, int *bc,
