@@ -940,7 +940,9 @@ def mpif_h(funcs, consts):
     for f in funcs:
         if f.ffact or f.ret == 'int':
             continue
-        t = 'DOUBLE PRECISION' if f.ret == 'double' else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
+        # REAL*8, not DOUBLE PRECISION: -fdefault-real-8 without -fdefault-double-8 makes
+        # DOUBLE PRECISION 16 bytes, and MPI_Wtime's C result is an 8-byte double
+        t = 'REAL*8' if f.ret == 'double' else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
         o.append('      %s %s' % (t, f.name))
         o.append('      EXTERNAL %s' % f.name)
     return '\n'.join(fixed(o)) + '\n'
