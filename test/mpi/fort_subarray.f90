@@ -209,6 +209,9 @@ contains
         call MPI_F_SYNC_REG(wb)
         call expect(all(res(2:2 * W:2) == [(i, i = 1, W)]) .and. all(res(1:2 * W:2) == GAP) .and. &
                     all(wb == [(i + left + 2 * i - 1, i = 1, W)]), 'Get_accumulate on sections')
+        ! the left neighbour's Fetch_and_op below (passive target) may reach wb as soon as it
+        ! leaves the fence: every rank checks first
+        call MPI_Barrier(MPI_COMM_WORLD)
         ! Fetch_and_op and Compare_and_swap use the first element of their sections
         one = [7, GAP, GAP]
         res = GAP
