@@ -262,8 +262,10 @@ static void serve(struct launch_job *job, int requester, uint32_t id, pmix_rank_
     a->job = job;
     a->requester = requester;
     a->id = id;
-    /* A rank that has ended: what was kept of it, or nothing (our server would not answer). */
-    if (!job->ranks[rank].alive && job->ranks[rank].pid > 0) {
+    /* A spawned rank that has ended: what was kept of it, or nothing (our server would not
+     * answer). The initial job's ranks are not kept (that would cost every exit a request
+     * to our server); for them our server still answers from the job's store. */
+    if (job->dyn_index && !job->ranks[rank].alive && job->ranks[rank].pid > 0) {
         struct kept *k = job->dmodex->kept;
         while (k && k->rank != rank)
             k = k->next;
