@@ -202,10 +202,14 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
                                       intercomm, &what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);
-    if (rc && crc && what == w)
+    if (rc && crc && what == w) {
         snprintf(why, wlen, "with rank %d of job %s of another rdmpirun run (%016llx), "
                  "confirming: %s", them->rank, them->job.nspace, (unsigned long long)them->run,
                  w);
+        /* the other side's failure: an application that lets errors return sees the class
+         * only, so this side says it */
+        core_warn("MPI_Comm_join (rank %d): %s", core_rt->rank, why);
+    }
     else if (rc)
         snprintf(why, wlen, "with rank %d of job %s of another rdmpirun run (%016llx), %s "
                  "failed: %s", them->rank, them->job.nspace, (unsigned long long)them->run,
@@ -257,9 +261,11 @@ static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
                                 &what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);
-    if (rc && crc && what == w)
+    if (rc && crc && what == w) {
         snprintf(why, wlen, "with rank %d of job %s, confirming: %s", them.rank,
                  them.job.nspace, w);
+        core_warn("MPI_Comm_join (rank %d): %s", core_rt->rank, why);
+    }
     else if (rc)
         snprintf(why, wlen, "with rank %d of job %s, %s failed: %s", them.rank,
                  them.job.nspace, what, core_strerror(rc));
