@@ -379,6 +379,10 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
             return api_error(comm, rc, fn, "with run %016llx: %s", (unsigned long long)res.run,
                              xwhy);
         }
+        if (rc && comm->rank == root)
+            core_warn("%s (rank %d, root of %s): with run %016llx: %s failed: %s", fn,
+                      core_rt->rank, core_comm_label(comm), (unsigned long long)res.run, what,
+                      core_strerror(rc));
         if (rc)
             return api_error(comm, rc, fn, "with run %016llx: %s failed: %s",
                              (unsigned long long)res.run, what, core_strerror(rc));

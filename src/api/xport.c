@@ -457,8 +457,12 @@ int api_xport_confirm(api_xlink_t *l, int ok, char *why, size_t len)
     const char *w = "";
     int rc = l->sock < 0 ? CORE_EPEER : send_hs(l->sock, &m, deadline);
     /* a side that gave up has said so: it need not hear the other */
-    if (!rc && ok)
+    if (!rc && ok && core_rt->settings->test_xrun_drop == core_rt->rank) {
+        rc = CORE_EPEER; /* fault injection (tests): the connection breaks here */
+        w = "the connection broke (RDMPI_TEST_XRUN_DROP)";
+    } else if (!rc && ok) {
         rc = recv_hs(l->sock, &m, deadline, &w);
+    }
     if (l->sock >= 0)
         close(l->sock);
     l->sock = -1;
@@ -466,14 +470,17 @@ int api_xport_confirm(api_xlink_t *l, int ok, char *why, size_t len)
         return CORE_EOTHER;
     if (!rc && m.type == CORE_XWIRE_DONE)
         return 0;
-    if (!rc && m.type == CORE_XWIRE_REFUSE && m.reason == CORE_XWIRE_GAVE_UP)
-        w = "a member of its group could not add this group's processes (its root says so)";
-    else if (!rc)
+    if (!rc && m.type == CORE_XWIRE_REFUSE && m.reason == CORE_XWIRE_GAVE_UP) {
+        snprintf(why, len, "the other run's group gave up after the tables: a member of its "
+                 "group could not add this group's processes (its root says so)");
+        return CORE_EOTHER;
+    }
+    if (!rc)
         w = "a handshake message out of order";
     else if (rc == CORE_EBUSY)
-        w = "no word from its root in time";
-    else if (!*w || rc == CORE_EPEER)
-        w = "its root closed the connection before confirming";
-    snprintf(why, len, "the other run's group gave up after the tables: %s", w);
+        w = "no word in time";
+    else if (!*w)
+        w = "the connection closed";
+    snprintf(why, len, "the other run's root did not confirm after the tables: %s", w);
     return CORE_EOTHER;
 }

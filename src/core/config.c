@@ -52,6 +52,10 @@ static const core_config_row_t core_rows[] = {
       "test suite only: the world rank that fails to add another run's processes after the "
       "roots met (MPI_Comm_accept/connect, MPI_Comm_join), as when out of process-table "
       "space; -1: none", OFF(test_xrun_fail), 0, NULL, -1, INT_MAX, CORE_CFG_LIVE },
+    { "RDMPI_TEST_XRUN_DROP", CORE_CFG_INT, "-1",
+      "test suite only: the world rank (a root of MPI_Comm_accept/connect across runs) whose "
+      "connection to the other root breaks after it sent its last word, before it read the "
+      "other's; -1: none", OFF(test_xrun_drop), 0, NULL, -1, INT_MAX, CORE_CFG_LIVE },
     { "RDMPI_NAME_SERVER", CORE_CFG_STRING, "",
       "where MPI_Publish_name/Lookup_name keep names: empty, the launcher (one rdmpirun run); "
       "dir:/path, a directory of the user's only (mode 0700), shared by every run given it",

@@ -21,6 +21,10 @@
  * reaches the other in bounded time: client rank 1 first holds a silent connection to the
  * port (the acceptor must drop it after 1 s and serve the real connector), then the
  * connect and the accept fail with MPI_ERR_OTHER, and so does the join on both sides.
+ * With TWO_RUNS_FAULT=2 (case two_runs_drop: the client's RDMPI_TEST_XRUN_DROP=0) the roots'
+ * connection breaks after the client's last word: the client's connect fails, the server's
+ * root, which read DONE, waits in the context-id agreement until the client's run ends,
+ * then its accept fails (MPI_ERR_OTHER) at every member.
  *   two_runs server PORTFILE DONEFILE   prints "server ok"
  *   two_runs client PORTFILE DONEFILE   prints "client ok"
  */
@@ -181,13 +185,14 @@ static void failed(int rc, MPI_Comm c, const char *what, double t0, double limit
 }
 
 /* TWO_RUNS_FAULT: the server's part (root: the last rank; l: its join socket). */
-static void server_fault(const char *port, int l)
+static void server_fault(const char *port, int l, int drop)
 {
     MPI_Comm inter = MPI_COMM_NULL;
     double t0 = now();
     int rc = MPI_Comm_accept(port, MPI_INFO_NULL, size - 1, MPI_COMM_WORLD, &inter);
-    failed(rc, inter, "accept with a failing connector group", t0, 15);
-    if (rank == size - 1) {
+    failed(rc, inter, drop ? "accept whose connector vanished" : "accept with a failing "
+           "connector group", t0, 15);
+    if (rank == size - 1 && !drop) {
         struct pollfd p = { l, POLLIN, 0 };
         int fd = poll(&p, 1, 30000) == 1 ? accept(l, NULL, NULL) : -1;
         CHECK(fd >= 0, "the client never connected for the join");
@@ -200,10 +205,17 @@ static void server_fault(const char *port, int l)
 }
 
 /* TWO_RUNS_FAULT: the client's part (its rank 0 fails after the roots met). */
-static void client_fault(const char *port, int tcp)
+static void client_fault(const char *port, int tcp, int drop)
 {
     struct sockaddr_in a;
     int silent = -1;
+    if (drop) { /* the roots' connection breaks after our last word: we fail and leave */
+        MPI_Comm inter = MPI_COMM_NULL;
+        double t0 = now();
+        int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        failed(rc, inter, "connect whose last word was lost", t0, 10);
+        return;
+    }
     if (rank == 1) { /* a connector that says nothing, ahead of the real one */
         char p0[MPI_MAX_PORT_NAME] = "";
         MPI_Recv(p0, sizeof(p0), MPI_CHAR, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -341,7 +353,7 @@ int main(int argc, char **argv)
                 MPI_Abort(MPI_COMM_WORLD, 2);
         }
         if (getenv("TWO_RUNS_FAULT")) {
-            server_fault(port, l);
+            server_fault(port, l, atoi(getenv("TWO_RUNS_FAULT")) == 2);
             if (rank == size - 1) {
                 close(l);
                 CHECK(MPI_Close_port(idle) == MPI_SUCCESS, "MPI_Close_port (idle)");
@@ -387,7 +399,7 @@ int main(int argc, char **argv)
             CHECK(!strncmp(port, "rdmpi-port3/", 12), "the port '%s' is not a port3", port);
         }
         if (getenv("TWO_RUNS_FAULT")) {
-            client_fault(port, tcp);
+            client_fault(port, tcp, atoi(getenv("TWO_RUNS_FAULT")) == 2);
             goto end;
         }
         /* nobody accepts on the idle port: refused after RDMPI_CONNECT_TIMEOUT (the test
