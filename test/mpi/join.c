@@ -45,7 +45,7 @@ static void refusals(void)
     /* magic, rank 2^30 (little endian), a run id, then a plausible job record */
     unsigned char hello[8 + 4 + 8 + 260];
     memset(hello, 0, sizeof(hello));
-    memcpy(hello, "rdmpiJ2\n", 8);
+    memcpy(hello, "rdmpiJ3\n", 8);
     hello[11] = 0x40;
     memcpy(hello + 24, "rdmpi-1", 7);
     join_refused("a rank out of range", hello, sizeof(hello));
