@@ -44,7 +44,7 @@
 #include <stdint.h>
 #include "core/secret.h"
 
-#define CORE_XWIRE_VERSION 1
+#define CORE_XWIRE_VERSION 2 /* 2: the last words after DONE */
 #define CORE_XWIRE_HS 72
 #define CORE_XWIRE_NONCE 16
 #define CORE_XWIRE_TABLE_HDR 32
