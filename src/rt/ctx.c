@@ -238,9 +238,11 @@ static int op_advance(ctx_op_t *op)
     if (!round_reqs_done(op, &failed))
         return 0;
     if (failed && op->me == 0 && !op->answering) {
-        /* the exchange with the other group's leader failed: the members wait for a word */
-        core_error("context-id agreement over two groups (leader: rank %d of %s): the other "
-                   "group's leader has left", op->members[0], core_comm_label(op->parent));
+        /* an exchange failed (the other group's leader, or a member of another job, has
+         * left): the members wait for a word */
+        core_error("context-id agreement (leader: rank %d of %s): %s has left",
+                   op->members[0], core_comm_label(op->parent),
+                   op->bridged ? "the other group's leader" : "a member");
         op->decision[0] = FAILED;
         if ((rc = answer(op)))
             op_finish(op, rc);
