@@ -25,6 +25,13 @@
  * nothing of the key; the application's socket is what MPI trusts to lead
  * to the right process, as within one run. Exactly 32 + 76 more bytes each
  * way, so the socket is again left with nothing unread.
+ *
+ * Last, each side writes one byte on the socket, 1 when it is ready for the
+ * intercommunicator's creation (the other process added to its table, the
+ * two-process communicator made), 0 when it failed, and one that is ready
+ * reads the other's: so neither waits in the context-id agreement for a
+ * process that gave up (a side that fails before that byte leaves the other
+ * waiting at most the socket's 300 s).
  */
 #include <errno.h>
 #include <poll.h>
@@ -88,6 +95,24 @@ static int fd_move(int fd, uint8_t *buf, size_t len, int out, const char **why)
     return 0;
 }
 
+/* The last byte each way (see the top): 0 when both sides are ready; a side that failed
+ * (ok 0) says so and returns at once. */
+static int confirm(int fd, int ok, const char **why)
+{
+    uint8_t mine = ok ? 1 : 0, theirs = 0;
+    int rc = fd_move(fd, &mine, 1, 1, why);
+    if (!ok)
+        return CORE_EOTHER;
+    if (!rc)
+        rc = fd_move(fd, &theirs, 1, 0, why);
+    if (!rc && theirs != 1) {
+        *why = theirs == 0 ? "the other side failed after the socket exchange (it says so)"
+                           : "a confirmation byte that is neither yes nor no";
+        rc = CORE_EOTHER;
+    }
+    return rc ? CORE_EOTHER : 0;
+}
+
 /* Both hellos: ours written first (a few hundred bytes fit any socket's buffer, so both
  * sides writing first cannot deadlock), then theirs read and decoded. */
 static int swap_hellos(int fd, core_join_hello_t *them, const char **why)
@@ -116,7 +141,7 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
     core_xwire_entry_t me, peer;
     core_xwire_table_t mine = { 1, 0, core_run_id(core_rt), &me }, theirs = { 0, 0, 0, &peer };
     const char *w = "";
-    int rc = api_xport_my_entry(&me);
+    int rc = api_xport_my_entry(&me), swapped = 0;
     if (rc) {
         snprintf(why, wlen, "this process has no tcp address for the other run: %s",
                  core_strerror(rc));
@@ -133,7 +158,7 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
     if (!rc) {
         core_xwire_table_encode(&mine, key, lo, tab);
         if (!(rc = fd_move(fd, tab, sizeof(tab), 1, &w)) &&
-            !(rc = fd_move(fd, tab, sizeof(tab), 0, &w)))
+            !(rc = fd_move(fd, tab, sizeof(tab), 0, &w)) && (swapped = 1))
             rc = core_xwire_table_decode(tab, sizeof(tab), key, lo == 'L' ? 'H' : 'L',
                                          &theirs, &w);
     }
@@ -144,6 +169,8 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
     }
     if (rc) {
         memset(key, 0, sizeof(key));
+        if (swapped) /* the stream is in step: the other side reads our word */
+            confirm(fd, 0, &w);
         snprintf(why, wlen, "with rank %d of job %s of another rdmpirun run (%016llx), the "
                  "bridge over the socket: %s", them->rank, them->job.nspace,
                  (unsigned long long)them->run, w);
@@ -156,18 +183,34 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
              peer.ip[3], (unsigned)peer.port);
     if (b >= 0)
         idx = core_proc_add_foreign(core_rt, them->run, (int)peer.uid, addr, b);
+    if (idx >= 0 && core_rt->settings->test_xrun_fail == core_rt->rank)
+        idx = CORE_EOTHER; /* fault injection (tests): as when out of table space */
     MPI_Comm pair = MPI_COMM_NULL;
     const char *what = "adding the other run's process";
     int first = core_run_id(core_rt) < them->run;
     if ((rc = idx < 0 ? idx : 0) == 0) {
         what = "making the two-process communicator";
-        if (!(rc = api_dyn_pair(idx, first, &pair)))
-            rc = api_intercomm_make_known(MPI_COMM_SELF, 0, pair, first ? 1 : 0, JOIN_TAG,
-                                          &idx, 1, intercomm, &what);
+        rc = api_dyn_pair(idx, first, &pair);
     }
+    int crc = confirm(fd, !rc, &w);
+    if (!rc && crc) {
+        rc = crc;
+        what = w;
+    }
+    if (!rc)
+        rc = api_intercomm_make_known(MPI_COMM_SELF, 0, pair, first ? 1 : 0, JOIN_TAG, &idx, 1,
+                                      intercomm, &what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);
-    if (rc)
+    if (rc && crc && what == w) {
+        snprintf(why, wlen, "with rank %d of job %s of another rdmpirun run (%016llx), "
+                 "confirming: %s", them->rank, them->job.nspace, (unsigned long long)them->run,
+                 w);
+        /* the other side's failure: an application that lets errors return sees the class
+         * only, so this side says it */
+        core_warn("MPI_Comm_join (rank %d): %s", core_rt->rank, why);
+    }
+    else if (rc)
         snprintf(why, wlen, "with rank %d of job %s of another rdmpirun run (%016llx), %s "
                  "failed: %s", them->rank, them->job.nspace, (unsigned long long)them->run,
                  what, core_strerror(rc));
@@ -196,7 +239,10 @@ static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
     }
     int first = order < 0 || (!order && core_rt->rank < them.rank);
     int idx = api_dyn_proc(them.job.nspace, them.rank, them.job.ubase);
+    if (idx >= 0 && core_rt->settings->test_xrun_fail == core_rt->rank)
+        idx = CORE_EOTHER; /* fault injection (tests) */
     if (idx < 0) {
+        confirm(fd, 0, &w);
         snprintf(why, wlen, "the other side says it is rank %d of job %s (first uid %d), "
                  "which this process's launcher does not know so (processes of separately "
                  "started launchers cannot join)", them.rank, them.job.nspace, them.job.ubase);
@@ -204,12 +250,23 @@ static int join(int fd, MPI_Comm *intercomm, char *why, size_t wlen)
     }
     MPI_Comm pair = MPI_COMM_NULL;
     const char *what = "making the two-process communicator";
-    if (!(rc = api_dyn_pair(idx, first, &pair)))
+    rc = api_dyn_pair(idx, first, &pair);
+    int crc = confirm(fd, !rc, &w);
+    if (!rc && crc) {
+        rc = crc;
+        what = w;
+    }
+    if (!rc)
         rc = api_intercomm_make(MPI_COMM_SELF, 0, pair, first ? 1 : 0, JOIN_TAG, intercomm,
                                 &what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);
-    if (rc)
+    if (rc && crc && what == w) {
+        snprintf(why, wlen, "with rank %d of job %s, confirming: %s", them.rank,
+                 them.job.nspace, w);
+        core_warn("MPI_Comm_join (rank %d): %s", core_rt->rank, why);
+    }
+    else if (rc)
         snprintf(why, wlen, "with rank %d of job %s, %s failed: %s", them.rank,
                  them.job.nspace, what, core_strerror(rc));
     return rc;

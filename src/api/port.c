@@ -233,27 +233,47 @@ static int add_other_run(root_result_t *res, const core_xwire_entry_t *e, int *r
 }
 
 /* The intercommunicator with another run's group, once the roots met (res at every
- * member, the other group's table in e). */
+ * member, the other group's table in link, its socket still open at the root). Neither
+ * group goes into the context-id agreement unless both are ready: every member's outcome is
+ * reduced in its group, the roots tell each other theirs over their socket (a root that
+ * vanishes or stays silent counts as a failure, within a bound) and broadcast the
+ * verdict. */
 static int xrun_intercomm(MPI_Comm comm, int root, int accepting, root_result_t *res,
-                          core_xwire_entry_t *e, MPI_Comm *newcomm, const char **what)
+                          api_xlink_t *link, MPI_Comm *newcomm, const char **what,
+                          char *why, size_t wlen)
 {
     int *rranks = malloc(sizeof(int) * res->n);
-    int rc = rranks ? add_other_run(res, e, rranks) : CORE_ENOMEM, all = 0;
+    int rc = rranks ? add_other_run(res, link->remote.e, rranks) : CORE_ENOMEM, all = 0;
+    if (!rc && core_rt->settings->test_xrun_fail == core_rt->rank)
+        rc = CORE_EOTHER; /* fault injection (tests): as when out of table space */
     *what = "adding the other run's processes";
     /* every member's outcome: none may go on alone into the agreement below */
     int brc = coll_allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
     MPI_Comm pair = MPI_COMM_NULL;
-    if (!brc && !all && comm->rank == root) {
-        *what = "reaching the other run's root over tcp";
-        all = api_dyn_pair(rranks[res->leader], accepting, &pair);
+    struct { int rc; char why[400]; } v = { 0, "" };
+    if (!brc && comm->rank == root) {
+        if (!all)
+            all = api_dyn_pair(rranks[res->leader], accepting, &pair);
+        if (all)
+            snprintf(v.why, sizeof(v.why), "%s failed in this group: %s", *what,
+                     core_strerror(all));
+        int crc = api_xport_confirm(link, !all, all ? NULL : v.why, sizeof(v.why));
+        v.rc = all ? all : crc;
     }
-    if (!brc && !all)
-        all = api_intercomm_make_known(comm, root, pair, accepting ? 1 : 0, PORT_TAG, rranks,
-                                       (int)res->n, newcomm, what);
+    if (!brc)
+        brc = coll_bcast(&v, (int)sizeof(v), MPI_BYTE, root, comm);
+    if (!brc && v.rc) {
+        v.why[sizeof(v.why) - 1] = '\0';
+        snprintf(why, wlen, "%s", v.why);
+        *what = "confirming with the other run's root";
+    }
+    if (!brc && !v.rc)
+        v.rc = api_intercomm_make_known(comm, root, pair, accepting ? 1 : 0, PORT_TAG, rranks,
+                                        (int)res->n, newcomm, what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);
     free(rranks);
-    return brc ? brc : all ? all : rc;
+    return brc ? brc : v.rc;
 }
 
 static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
@@ -282,6 +302,7 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
                           root, comm);
     api_xlink_t link;
     memset(&link, 0, sizeof(link));
+    link.sock = -1;
     if (comm->rank == root && !brc && !rc) {
         API_CHECK(api_check_info(comm, info, 1, fn));
         core_xwire_table_t mine = { (uint32_t)comm->size, (uint32_t)root,
@@ -346,9 +367,22 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
     }
     const char *what = "";
     if (res.xrun) {
-        rc = xrun_intercomm(comm, root, accepting, &res, link.remote.e, newcomm, &what);
+        char xwhy[400] = "";
+        rc = xrun_intercomm(comm, root, accepting, &res, &link, newcomm, &what, xwhy,
+                            sizeof(xwhy));
         api_xlink_free(&link);
         memset(res.bridge, 0, sizeof(res.bridge));
+        if (rc && xwhy[0]) {
+            if (comm->rank == root)
+                core_warn("%s (rank %d, root of %s): with run %016llx: %s", fn, core_rt->rank,
+                          core_comm_label(comm), (unsigned long long)res.run, xwhy);
+            return api_error(comm, rc, fn, "with run %016llx: %s", (unsigned long long)res.run,
+                             xwhy);
+        }
+        if (rc && comm->rank == root)
+            core_warn("%s (rank %d, root of %s): with run %016llx: %s failed: %s", fn,
+                      core_rt->rank, core_comm_label(comm), (unsigned long long)res.run, what,
+                      core_strerror(rc));
         if (rc)
             return api_error(comm, rc, fn, "with run %016llx: %s failed: %s",
                              (unsigned long long)res.run, what, core_strerror(rc));

@@ -28,7 +28,9 @@
 #include "core/progress.h"
 #include "core/secret.h"
 
-#define STEP_TIMEOUT 10.0 /* seconds an accepted connector has for the whole exchange */
+/* RDMPI_ACCEPT_TIMEOUT: seconds an accepted connector has for the whole exchange (short:
+ * the acceptor serves one at a time) */
+#define CONFIRM_TIMEOUT 30.0 /* seconds a root waits for the other's last word */
 #define SLICE_MS 2        /* poll slices between progress passes */
 
 static int say(char *why, size_t len, int rc, const char *fmt, ...)
@@ -133,6 +135,9 @@ void api_xlink_free(api_xlink_t *l)
     free(l->remote.e);
     l->remote.e = NULL;
     memset(l->bridge, 0, sizeof(l->bridge));
+    if (l->sock >= 0)
+        close(l->sock);
+    l->sock = -1;
 }
 
 /* Waits until fd is ready for events or the deadline passes (0 and 1), running progress. */
@@ -257,7 +262,7 @@ static int swap_tables(int fd, const core_xwire_table_t *mine, uint8_t my_role,
 static int serve(int fd, const core_port_t *port, const core_xwire_table_t *mine,
                  api_xlink_t *out, const char **why)
 {
-    double deadline = core_wtime() + STEP_TIMEOUT;
+    double deadline = core_wtime() + core_rt->settings->accept_timeout;
     core_xwire_session_t s;
     core_xwire_hs_t m, r = { 0 };
     int rc = recv_hs(fd, &m, deadline, why);
@@ -330,10 +335,13 @@ int api_xport_try_accept(const core_port_t *port, const core_xwire_table_t *mine
     inet_ntop(AF_INET, &a.sin_addr, from, sizeof(from));
     const char *w = "";
     memset(out, 0, sizeof(*out));
+    out->sock = -1;
     int rc = serve(fd, port, mine, out, &w);
-    close(fd);
-    if (!rc)
+    if (!rc) {
+        out->sock = fd; /* for the last word (api_xport_confirm) */
         return 0;
+    }
+    close(fd);
     api_xlink_free(out);
     if (rc == CORE_ENOMEM)
         return say(why, len, rc, "out of memory");
@@ -392,6 +400,7 @@ int api_xport_connect(const core_port_t *port, const core_xwire_table_t *mine,
     memcpy(m.nonce, s.nonce_c, sizeof(m.nonce));
     const char *w = "";
     memset(out, 0, sizeof(*out));
+    out->sock = -1;
     if ((rc = send_hs(fd, &m, deadline)) || (rc = recv_hs(fd, &m, deadline, &w)))
         goto done;
     if (m.type == CORE_XWIRE_REFUSE) {
@@ -425,9 +434,11 @@ int api_xport_connect(const core_port_t *port, const core_xwire_table_t *mine,
     rc = swap_tables(fd, mine, 'C', 'A', out, deadline, &w);
 done:
     memset(&s, 0, sizeof(s));
-    close(fd);
-    if (!rc)
+    if (!rc) {
+        out->sock = fd; /* for the last word (api_xport_confirm) */
         return 0;
+    }
+    close(fd);
     api_xlink_free(out);
     if (rc == CORE_EBUSY)
         return say(why, len, CORE_EPORT, "the acceptor at %s did not answer within %.0f s "
@@ -436,4 +447,40 @@ done:
     if (rc == CORE_EPEER && !*w)
         w = "the connection closed";
     return say(why, len, rc == CORE_ENOMEM ? rc : CORE_EPORT, "port at %s: %s", where, w);
+}
+
+int api_xport_confirm(api_xlink_t *l, int ok, char *why, size_t len)
+{
+    double deadline = core_wtime() + CONFIRM_TIMEOUT;
+    core_xwire_hs_t m = { ok ? CORE_XWIRE_DONE : CORE_XWIRE_REFUSE, 0,
+                          ok ? 0 : CORE_XWIRE_GAVE_UP, core_run_id(core_rt), { 0 }, { 0 } };
+    const char *w = "";
+    int rc = l->sock < 0 ? CORE_EPEER : send_hs(l->sock, &m, deadline);
+    /* a side that gave up has said so: it need not hear the other */
+    if (!rc && ok && core_rt->settings->test_xrun_drop == core_rt->rank) {
+        rc = CORE_EPEER; /* fault injection (tests): the connection breaks here */
+        w = "the connection broke (RDMPI_TEST_XRUN_DROP)";
+    } else if (!rc && ok) {
+        rc = recv_hs(l->sock, &m, deadline, &w);
+    }
+    if (l->sock >= 0)
+        close(l->sock);
+    l->sock = -1;
+    if (!ok)
+        return CORE_EOTHER;
+    if (!rc && m.type == CORE_XWIRE_DONE)
+        return 0;
+    if (!rc && m.type == CORE_XWIRE_REFUSE && m.reason == CORE_XWIRE_GAVE_UP) {
+        snprintf(why, len, "the other run's group gave up after the tables: a member of its "
+                 "group could not add this group's processes (its root says so)");
+        return CORE_EOTHER;
+    }
+    if (!rc)
+        w = "a handshake message out of order";
+    else if (rc == CORE_EBUSY)
+        w = "no word in time";
+    else if (!*w)
+        w = "the connection closed";
+    snprintf(why, len, "the other run's root did not confirm after the tables: %s", w);
+    return CORE_EOTHER;
 }

@@ -16,6 +16,7 @@ typedef struct api_xlink {
     uint64_t run;
     uint8_t bridge[CORE_KEY_LEN];
     core_xwire_table_t remote;
+    int sock;   /* the roots' socket, open until api_xport_confirm (-1: none) */
 } api_xlink_t;
 
 /* This process's tcp address (published by its tcp transport, opened for other jobs). */
@@ -37,6 +38,12 @@ int api_xport_try_accept(const core_port_t *port, const core_xwire_table_t *mine
  * key, swaps tables. */
 int api_xport_connect(const core_port_t *port, const core_xwire_table_t *mine,
                       api_xlink_t *out, char *why, size_t len);
+/* Both roots, once every member of their group added the other group's processes (ok) or
+ * one could not: each says so on the roots' socket and reads the other's word, within
+ * CONFIRM_TIMEOUT. 0 when both groups go on; else CORE_EOTHER (the other side gave up,
+ * vanished or said nothing), *why set. Closes the socket. */
+int api_xport_confirm(api_xlink_t *l, int ok, char *why, size_t len);
+/* Frees the table and closes the roots' socket if still open (sock -1 or a descriptor). */
 void api_xlink_free(api_xlink_t *l);
 
 #endif

@@ -44,6 +44,18 @@ static const core_config_row_t core_rows[] = {
       "seconds MPI_Comm_connect to a port of another rdmpirun run waits for its acceptor "
       "before failing with MPI_ERR_PORT", OFF(connect_timeout), 0, NULL, 0.1, 1e6,
       CORE_CFG_LIVE },
+    { "RDMPI_ACCEPT_TIMEOUT", CORE_CFG_DOUBLE, "3",
+      "seconds a connector of another rdmpirun run has for its handshake with an accepting "
+      "root, which serves one connector at a time: a silent one holds the others this long",
+      OFF(accept_timeout), 0, NULL, 0.1, 600, CORE_CFG_LIVE },
+    { "RDMPI_TEST_XRUN_FAIL", CORE_CFG_INT, "-1",
+      "test suite only: the world rank that fails to add another run's processes after the "
+      "roots met (MPI_Comm_accept/connect, MPI_Comm_join), as when out of process-table "
+      "space; -1: none", OFF(test_xrun_fail), 0, NULL, -1, INT_MAX, CORE_CFG_LIVE },
+    { "RDMPI_TEST_XRUN_DROP", CORE_CFG_INT, "-1",
+      "test suite only: the world rank (a root of MPI_Comm_accept/connect across runs) whose "
+      "connection to the other root breaks after it sent its last word, before it read the "
+      "other's; -1: none", OFF(test_xrun_drop), 0, NULL, -1, INT_MAX, CORE_CFG_LIVE },
     { "RDMPI_NAME_SERVER", CORE_CFG_STRING, "",
       "where MPI_Publish_name/Lookup_name keep names: empty, the launcher (one rdmpirun run); "
       "dir:/path, a directory of the user's only (mode 0700), shared by every run given it",

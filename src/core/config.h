@@ -106,6 +106,9 @@ typedef struct core_settings {
     double wait_warn;           /* RDMPI_WAIT_WARN: seconds before a blocked call says so */
     double wait_sleep;          /* RDMPI_WAIT_SLEEP: idle seconds before sleeping (0: never) */
     double connect_timeout;     /* RDMPI_CONNECT_TIMEOUT: connect to another run's port */
+    double accept_timeout;      /* RDMPI_ACCEPT_TIMEOUT: one connector's handshake */
+    int test_xrun_fail;         /* RDMPI_TEST_XRUN_FAIL: test only, -1 or a world rank */
+    int test_xrun_drop;         /* RDMPI_TEST_XRUN_DROP: test only, -1 or a world rank */
     char name_server[512];      /* RDMPI_NAME_SERVER: "" or dir:/path */
 } core_settings_t;
 extern const core_config_group_t core_settings_group;

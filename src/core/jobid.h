@@ -8,9 +8,10 @@
  *   job record (CORE_JOBID_LEN bytes): first uid (u32, little endian, below 2^30), then
  *     the job name (1..255 characters without '/', spaces or control characters, as in a
  *     port name) padded with NULs to 256 bytes
- *   join hello (CORE_JOIN_HELLO_LEN bytes): the 8 bytes "rdmpiJ2\n", the rank in that job
+ *   join hello (CORE_JOIN_HELLO_LEN bytes): the 8 bytes "rdmpiJ3\n", the rank in that job
  *     (u32, little endian, below 2^30), the run id of its rdmpirun (u64, little endian, any
- *     value: core_run_id), then a job record
+ *     value: core_run_id), then a job record (J3: a join ends with one byte each way,
+ *     api/join.c; J2 had none, so the two cannot meet)
  *
  * Encodings are canonical (padding all NULs), so decoding then encoding gives the same
  * bytes.
@@ -22,7 +23,7 @@
 #include <stdint.h>
 
 #define CORE_JOBID_LEN 260
-#define CORE_JOIN_MAGIC "rdmpiJ2\n"
+#define CORE_JOIN_MAGIC "rdmpiJ3\n"
 #define CORE_JOIN_HELLO_LEN (8 + 4 + 8 + CORE_JOBID_LEN)
 
 typedef struct core_jobid {

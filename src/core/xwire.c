@@ -88,7 +88,7 @@ int core_xwire_hs_decode(const uint8_t *in, size_t len, core_xwire_hs_t *m, cons
     int nonce = type == CORE_XWIRE_HELLO || type == CORE_XWIRE_CHALLENGE;
     int mac = type == CORE_XWIRE_PROOF || type == CORE_XWIRE_ACCEPT;
     uint32_t reason = get32(in + 12);
-    if ((type == CORE_XWIRE_REFUSE) != (reason != 0) || reason > CORE_XWIRE_SAME_RUN ||
+    if ((type == CORE_XWIRE_REFUSE) != (reason != 0) || reason > CORE_XWIRE_GAVE_UP ||
         (!nonce && !zero(in + 24, CORE_XWIRE_NONCE)) || (!mac && !zero(in + 40, CORE_MAC_LEN)))
         return bad(why, "a malformed handshake message");
     memset(m, 0, sizeof(*m));

@@ -10,6 +10,9 @@
  *   TABLE(connector's group, mac)        ->
  *                                        <-     TABLE(acceptor's group, mac)
  *   DONE                                 <->    DONE   (each side took the other's table)
+ *   DONE or REFUSE(GAVE_UP)              <->    DONE or REFUSE(GAVE_UP)
+ *                                               (every member of the sender's group added
+ *                                               the other group: both go on only on two DONEs)
  *
  *   mac_x  = HMAC-SHA-256(k, version | role x | seq | run_c | run_a | nonce_c | nonce_a)
  *   k      = core_kdf(port key, "rdmpi xrun auth")
@@ -41,7 +44,7 @@
 #include <stdint.h>
 #include "core/secret.h"
 
-#define CORE_XWIRE_VERSION 1
+#define CORE_XWIRE_VERSION 2 /* 2: the last words after DONE */
 #define CORE_XWIRE_HS 72
 #define CORE_XWIRE_NONCE 16
 #define CORE_XWIRE_TABLE_HDR 32
@@ -62,6 +65,8 @@ enum core_xwire_reason {
     CORE_XWIRE_WRONG_KEY = 1,    /* the proof was not made with the port's key */
     CORE_XWIRE_NO_PORT,          /* no such port open here */
     CORE_XWIRE_SAME_RUN,         /* a run connecting to itself this way */
+    CORE_XWIRE_GAVE_UP,          /* (either root, in place of the last DONE) a member of
+                                  * its group failed after the tables: nobody goes on */
 };
 
 typedef struct core_xwire_hs {

@@ -58,7 +58,7 @@
 #define TAG_BASE (-(1 << 22))
 _Static_assert(MSGWORDS == RT_CTX_MASK_WORDS, "rt.h states the mask size");
 
-enum { RETRY = -1, EXHAUSTED = -2 };
+enum { RETRY = -1, EXHAUSTED = -2, FAILED = -3 };
 
 typedef struct rt_ctx_op ctx_op_t;
 struct rt_ctx_op {
@@ -176,16 +176,35 @@ static int round_start(ctx_op_t *op)
     return 0;
 }
 
-/* 1 when every request of the round completed (they are freed). */
-static int round_reqs_done(ctx_op_t *op)
+/* 1 when every request of the round completed (they are freed); *failed when one ended in
+ * an error (the other group's leader left: p2p's lost-peer paths). */
+static int round_reqs_done(ctx_op_t *op, int *failed)
 {
     for (int i = 0; i < op->nreqs; i++)
         if (!op->reqs[i]->complete)
             return 0;
-    for (int i = 0; i < op->nreqs; i++)
+    *failed = 0;
+    for (int i = 0; i < op->nreqs; i++) {
+        *failed |= op->reqs[i]->status.MPI_ERROR != MPI_SUCCESS;
         core_req_free(op->reqs[i]);
+    }
     op->nreqs = 0;
     return 1;
+}
+
+/* Leader: sends decision (nids words) to every member; 0 or the error. */
+static int answer(ctx_op_t *op)
+{
+    uint32_t cctx = op->parent->ctx + 1;
+    for (int i = 1; i < op->nmembers; i++) {
+        int rc = p2p_isend(op->decision, (size_t)op->nids, MPI_INT32_T, op->members[i], op->tag,
+                           op->parent, cctx, CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
+        if (rc)
+            return rc;
+        op->nreqs++;
+    }
+    op->answering = 1;
+    return 0;
 }
 
 static void op_finish(ctx_op_t *op, int rc)
@@ -215,8 +234,20 @@ static int op_advance(ctx_op_t *op)
         }
         return 1;
     }
-    if (!round_reqs_done(op))
+    int failed = 0;
+    if (!round_reqs_done(op, &failed))
         return 0;
+    if (failed && op->me == 0 && !op->answering) {
+        /* an exchange failed (the other group's leader, or a member of another job, has
+         * left): the members wait for a word */
+        core_error("context-id agreement (leader: rank %d of %s): %s has left",
+                   op->members[0], core_comm_label(op->parent),
+                   op->bridged ? "the other group's leader" : "a member");
+        op->decision[0] = FAILED;
+        if ((rc = answer(op)))
+            op_finish(op, rc);
+        return 1;
+    }
     if (op->me == 0 && !op->answering && !op->bridged) {
         for (int i = 1; i < op->nmembers; i++)
             for (int w = 0; w < MSGWORDS; w++)
@@ -257,23 +288,19 @@ static int op_advance(ctx_op_t *op)
             m[id / 64] &= ~(1u << ((id / 2) % 32));
         }
         /* Nonblocking sends: this runs inside the progress engine. */
-        uint32_t cctx = op->parent->ctx + 1;
-        for (int i = 1; i < op->nmembers; i++) {
-            rc = p2p_isend(op->decision, (size_t)op->nids, MPI_INT32_T, op->members[i], op->tag,
-                           op->parent, cctx, CORE_MODE_STANDARD, &op->reqs[op->nreqs]);
-            if (rc) {
-                op_finish(op, rc);
-                return 1;
-            }
-            op->nreqs++;
-        }
-        op->answering = 1;
+        if ((rc = answer(op)))
+            op_finish(op, rc);
         return 1;
     }
     op->answering = 0;
     op->bridged = 0;
     op->in_round = 0;
     op->rounds++;
+    if (op->decision[0] == FAILED || failed) {
+        /* the leader lost the other group (above), or this member lost its leader */
+        op_finish(op, CORE_EPEER);
+        return 1;
+    }
     if (op->decision[0] >= 0) {
         /* Every member lent its real mask, us included: the ids are free here. But they
          * arrived from a peer: check them before taking them. */

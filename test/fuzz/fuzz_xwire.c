@@ -79,6 +79,11 @@ void fuzz_make_seeds(void)
         snprintf(name, sizeof(name), "hs%u", type);
         fuzz_seed(name, buf, sizeof(buf));
     }
+    m.type = CORE_XWIRE_REFUSE; /* a root's last word when its group gave up */
+    m.reason = CORE_XWIRE_GAVE_UP;
+    memset(m.mac, 0, sizeof(m.mac));
+    core_xwire_hs_encode(&m, buf + 1);
+    fuzz_seed("hs7", buf, sizeof(buf));
     core_xwire_entry_t e[3] = { { 0, { 127, 0, 0, 1 }, 4000 }, { 1, { 127, 0, 0, 1 }, 4001 },
                                 { 7, { 10, 1, 2, 3 }, 65535 } };
     core_xwire_table_t t = { 3, 1, 0xfedcba9876543210ULL, e };

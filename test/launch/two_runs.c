@@ -15,6 +15,16 @@
  * acceptor must refuse (and go on accepting).
  * Then the roots join each other over a socket at the port's address (MPI_Comm_join), exchange a
  * message and disconnects.
+ * With TWO_RUNS_FAULT=1 (case two_runs_fail: the client's run has RDMPI_TEST_XRUN_FAIL=0,
+ * so its rank 0 fails to add the other run's processes after the roots met, and the
+ * server's RDMPI_ACCEPT_TIMEOUT=1) both runs instead check that the failure of one side
+ * reaches the other in bounded time: client rank 1 first holds a silent connection to the
+ * port (the acceptor must drop it after 1 s and serve the real connector), then the
+ * connect and the accept fail with MPI_ERR_OTHER, and so does the join on both sides.
+ * With TWO_RUNS_FAULT=2 (case two_runs_drop: the client's RDMPI_TEST_XRUN_DROP=0) the roots'
+ * connection breaks after the client's last word: the client's connect fails, the server's
+ * root, which read DONE, waits in the context-id agreement until the client's run ends,
+ * then its accept fails (MPI_ERR_OTHER) at every member.
  *   two_runs server PORTFILE DONEFILE   prints "server ok"
  *   two_runs client PORTFILE DONEFILE   prints "client ok"
  */
@@ -158,6 +168,84 @@ static void garbage_at(const char *port)
     close(fd);
 }
 
+/* rc must be an error of class MPI_ERR_OTHER, the call having taken less than limit s. */
+static void failed(int rc, MPI_Comm c, const char *what, double t0, double limit)
+{
+    int cls = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int ml = 0;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_string(rc, msg, &ml);
+    printf("%s (rank %d): %s\n", what, rank, msg);
+    CHECK(cls == MPI_ERR_OTHER, "%s: error class %d, expected MPI_ERR_OTHER", what, cls);
+    CHECK(c == MPI_COMM_NULL, "%s: newcomm not MPI_COMM_NULL", what);
+    CHECK(now() - t0 < limit, "%s took %.1f s", what, now() - t0);
+}
+
+/* TWO_RUNS_FAULT: the server's part (root: the last rank; l: its join socket). */
+static void server_fault(const char *port, int l, int drop)
+{
+    MPI_Comm inter = MPI_COMM_NULL;
+    double t0 = now();
+    int rc = MPI_Comm_accept(port, MPI_INFO_NULL, size - 1, MPI_COMM_WORLD, &inter);
+    failed(rc, inter, drop ? "accept whose connector vanished" : "accept with a failing "
+           "connector group", t0, 15);
+    if (rank == size - 1 && !drop) {
+        struct pollfd p = { l, POLLIN, 0 };
+        int fd = poll(&p, 1, 30000) == 1 ? accept(l, NULL, NULL) : -1;
+        CHECK(fd >= 0, "the client never connected for the join");
+        t0 = now();
+        rc = MPI_Comm_join(fd, &inter);
+        failed(rc, inter, "join with a failing process", t0, 10);
+        if (fd >= 0)
+            close(fd);
+    }
+}
+
+/* TWO_RUNS_FAULT: the client's part (its rank 0 fails after the roots met). */
+static void client_fault(const char *port, int tcp, int drop)
+{
+    struct sockaddr_in a;
+    int silent = -1;
+    if (drop) { /* the roots' connection breaks after our last word: we fail and leave */
+        MPI_Comm inter = MPI_COMM_NULL;
+        double t0 = now();
+        int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        failed(rc, inter, "connect whose last word was lost", t0, 10);
+        return;
+    }
+    if (rank == 1) { /* a connector that says nothing, ahead of the real one */
+        char p0[MPI_MAX_PORT_NAME] = "";
+        MPI_Recv(p0, sizeof(p0), MPI_CHAR, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        silent = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(port_addr(p0, &a) == 0 && silent >= 0 &&
+              connect(silent, (struct sockaddr *)&a, sizeof(a)) == 0,
+              "the silent connection to the port failed");
+    } else if (rank == 0) {
+        MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 9, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Comm inter = MPI_COMM_NULL;
+    double t0 = now();
+    int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    failed(rc, inter, "connect with a failing member", t0, 10);
+    if (silent >= 0)
+        close(silent);
+    if (rank == 0) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        port_addr(port, &a);
+        a.sin_port = htons((uint16_t)tcp);
+        CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0,
+              "cannot connect to the server's join socket (port %d)", tcp);
+        t0 = now();
+        rc = MPI_Comm_join(fd, &inter);
+        failed(rc, inter, "join failing here", t0, 10);
+        close(fd);
+    }
+}
+
 /* What both sides do on the intercommunicator (server: high 0, client: high 1). */
 static void exercise(MPI_Comm inter, int server)
 {
@@ -264,6 +352,18 @@ int main(int argc, char **argv)
                 fclose(f) || rename(tmp, argv[2]))
                 MPI_Abort(MPI_COMM_WORLD, 2);
         }
+        if (getenv("TWO_RUNS_FAULT")) {
+            server_fault(port, l, atoi(getenv("TWO_RUNS_FAULT")) == 2);
+            if (rank == size - 1) {
+                close(l);
+                CHECK(MPI_Close_port(idle) == MPI_SUCCESS, "MPI_Close_port (idle)");
+                if (svc)
+                    CHECK(MPI_Unpublish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS,
+                          "MPI_Unpublish_name");
+                CHECK(MPI_Close_port(port) == MPI_SUCCESS, "MPI_Close_port");
+            }
+            goto end;
+        }
         MPI_Comm inter = MPI_COMM_NULL;
         int rc = MPI_Comm_accept(port, MPI_INFO_NULL, size - 1, MPI_COMM_WORLD, &inter);
         CHECK(rc == MPI_SUCCESS, "MPI_Comm_accept: rc %d", rc);
@@ -297,6 +397,10 @@ int main(int argc, char **argv)
             CHECK(read_ports(argv[2], port, idle, sizeof(port), &tcp) == 0,
                   "no ports from the server");
             CHECK(!strncmp(port, "rdmpi-port3/", 12), "the port '%s' is not a port3", port);
+        }
+        if (getenv("TWO_RUNS_FAULT")) {
+            client_fault(port, tcp, atoi(getenv("TWO_RUNS_FAULT")) == 2);
+            goto end;
         }
         /* nobody accepts on the idle port: refused after RDMPI_CONNECT_TIMEOUT (the test
          * sets 2 s) */
@@ -342,6 +446,7 @@ int main(int argc, char **argv)
                 fclose(f);
         }
     }
+end:;
     int all = 0;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!all && rank == 0)

@@ -7,7 +7,9 @@
  * disconnected. Each rank also joins over sockets whose other end sends something that is
  * no hello (garbage, a hello naming a rank out of range, a hello cut short): each must
  * fail with an error, leave MPI_COMM_NULL, and return within the test's time. At one rank,
- * the process and a child it spawned join across their two jobs.
+ * the process and a child it spawned join across their two jobs. With argument "fail"
+ * (and RDMPI_TEST_XRUN_FAIL=1) world rank 1 fails past the socket exchange: both sides'
+ * joins fail with MPI_ERR_OTHER within 10 s.
  * Standard MPI and POSIX sockets only.
  */
 #include <arpa/inet.h>
@@ -45,7 +47,7 @@ static void refusals(void)
     /* magic, rank 2^30 (little endian), a run id, then a plausible job record */
     unsigned char hello[8 + 4 + 8 + 260];
     memset(hello, 0, sizeof(hello));
-    memcpy(hello, "rdmpiJ2\n", 8);
+    memcpy(hello, "rdmpiJ3\n", 8);
     hello[11] = 0x40;
     memcpy(hello + 24, "rdmpi-1", 7);
     join_refused("a rank out of range", hello, sizeof(hello));
@@ -139,6 +141,27 @@ int main(int argc, char **argv)
     if (nsize >= 2 && nrank < 2) {
         t_begin("socket");
         int fd = connected_socket(nrank == 0, node, !nrank);
+        if (argc > 1 && !strcmp(argv[1], "fail")) {
+            /* RDMPI_TEST_XRUN_FAIL=1 (tests.list): world rank 1 fails past the socket
+             * exchange; its last byte tells the other side, which fails at once too */
+            t_begin("join_fails");
+            MPI_Comm inter = MPI_COMM_WORLD;
+            int cls = MPI_SUCCESS;
+            double t0 = MPI_Wtime();
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+            int rc = MPI_Comm_join(fd, &inter);
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+            if (rc != MPI_SUCCESS)
+                MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_OTHER && inter == MPI_COMM_NULL, "a join failing at one side: "
+                  "class %d (want MPI_ERR_OTHER), %s", cls,
+                  inter == MPI_COMM_NULL ? "no communicator" : "a communicator");
+            CHECK(MPI_Wtime() - t0 < 10, "the failing join took %.1f s", MPI_Wtime() - t0);
+            close(fd);
+            MPI_OK(MPI_Comm_free(&node));
+            t_finish();
+            return 0;
+        }
         t_begin("join");
         MPI_Comm inter;
         MPI_OK(MPI_Comm_join(fd, &inter));

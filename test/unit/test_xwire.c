@@ -90,6 +90,14 @@ static void test_handshake(void)
           "a PROOF with a nonce passed");
     check(core_xwire_hs_decode(b, sizeof(b) - 1, &d, &why) == CORE_EPROTO, "handshake",
           "a message cut short passed");
+    /* a root's last word when its group gave up; no reason past it */
+    core_xwire_hs_t g = { CORE_XWIRE_REFUSE, 0, CORE_XWIRE_GAVE_UP, 0x1111, { 0 }, { 0 } };
+    core_xwire_hs_encode(&g, b);
+    check(core_xwire_hs_decode(b, sizeof(b), &d, &why) == 0 && d.reason == CORE_XWIRE_GAVE_UP,
+          "handshake", "a REFUSE(GAVE_UP) did not decode back");
+    b[12] = CORE_XWIRE_GAVE_UP + 1;
+    check(core_xwire_hs_decode(b, sizeof(b), &d, &why) == CORE_EPROTO, "handshake",
+          "a REFUSE with an unknown reason passed");
     pass("handshake", before);
 }
 
