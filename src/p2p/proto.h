@@ -138,6 +138,7 @@ void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u);
 int p2p_rndv_push(MPI_Request s);
 void p2p_rndv_register(void);
 /* Finishes a send request (buffers no longer needed). */
+void p2p_req_dereg(MPI_Request r);
 void p2p_send_done(MPI_Request s);
 /* Finishes a receive: unpacks staging, sets status, completes. */
 void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len);

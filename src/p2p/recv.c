@@ -92,11 +92,7 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
         free(r->tmp);
         r->tmp = NULL;
     }
-    if (r->memh) {
-        tp_ep_t *ep = P2P->tp->eps[r->world_peer];
-        ep->iface->ops->mem_dereg(ep->iface, r->memh);
-        r->memh = NULL;
-    }
+    p2p_req_dereg(r);
     r->status.rdmpi_nbytes = (long long)received;
     r->status.MPI_ERROR = msg_len > received ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     core_req_complete(r);
@@ -443,11 +439,7 @@ static void fail_underway(MPI_Request r)
     r->wait = 0;
     free(r->tmp);
     r->tmp = NULL;
-    if (r->memh) {
-        tp_ep_t *ep = P2P->tp->eps[r->world_peer];
-        ep->iface->ops->mem_dereg(ep->iface, r->memh);
-        r->memh = NULL;
-    }
+    p2p_req_dereg(r);
     r->status.MPI_ERROR = MPI_ERR_OTHER;
     core_req_complete(r);
 }

@@ -31,14 +31,20 @@ static int send_data(MPI_Request s, const void **data)
     return 0;
 }
 
+/* The registration a rendezvous took for r's buffer, given back once the data has moved. */
+void p2p_req_dereg(MPI_Request r)
+{
+    if (r->memh) {
+        tp_ep_t *ep = P2P->tp->eps[r->world_peer];
+        ep->iface->ops->mem_dereg(ep->iface, r->memh);
+        r->memh = NULL;
+    }
+}
+
 void p2p_send_done(MPI_Request s)
 {
     s->wait = 0;
-    if (s->memh) {
-        tp_ep_t *ep = P2P->tp->eps[s->world_peer];
-        ep->iface->ops->mem_dereg(ep->iface, s->memh);
-        s->memh = NULL;
-    }
+    p2p_req_dereg(s);
     free(s->tmp);
     s->tmp = NULL;
     core_req_complete(s);
