@@ -142,17 +142,21 @@ static int share_hints(MPI_File fh)
 }
 
 /* Whether the file lives on a file system of this node's kernel (its page cache is the file
- * for every rank of the node) rather than a network or cluster file system. */
+ * for every rank of the node) rather than a network or cluster file system: 2 for tmpfs and
+ * ramfs (memory only, no blocks behind the pages), 1 for a local disk file system, else 0. */
 static int local_fs(int fd)
 {
-    /* the magic numbers of linux/magic.h: tmpfs, ramfs, ext2/3/4, xfs, btrfs, f2fs */
-    static const unsigned long local[] = { 0x01021994UL, 0x858458f6UL, 0xEF53UL,
-                                           0x58465342UL, 0x9123683EUL, 0xF2F52010UL };
+    /* the magic numbers of linux/magic.h: tmpfs, ramfs; ext2/3/4, xfs, btrfs, f2fs */
+    static const unsigned long mem[] = { 0x01021994UL, 0x858458f6UL };
+    static const unsigned long disk[] = { 0xEF53UL, 0x58465342UL, 0x9123683EUL, 0xF2F52010UL };
     struct statfs sf;
     if (fstatfs(fd, &sf) != 0)
         return 0;
-    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
-        if ((unsigned long)sf.f_type == local[i])
+    for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++)
+        if ((unsigned long)sf.f_type == mem[i])
+            return 2;
+    for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++)
+        if ((unsigned long)sf.f_type == disk[i])
             return 1;
     return 0;
 }

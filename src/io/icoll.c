@@ -40,14 +40,17 @@
 #include "io/twophase.h"
 
 /* On a node-local file system (tmpfs, ext4, ...) the ranks share one page cache: a rank's
- * own pwrite/pread of each of its runs copies each byte once, all ranks at once, where
- * collective buffering copies most bytes twice (the exchange, then the aggregator's
- * pwrite or the ranks' receive) and leaves the aggregator's copy to one process. Measured
- * (docs/io-bench.md: 4 ranks, 64 MiB each, 8 KiB and 4 KiB runs) a system call per run
- * costs less than that second copy from runs of a page up: the smallest average run over
- * the ranks from which the collective calls take this path, unless the hints ask for
- * collective buffering (romio_cb_read/write "enable", or cb_nodes given). No sieving
- * there: a rank writes only its own bytes, so no read-modify-write and no lock. */
+ * own pread of each of its runs copies each byte once, all ranks at once, where collective
+ * buffering copies most bytes twice (the aggregator's pread, then the exchange) and leaves
+ * the pread to one process. Measured (docs/io-bench.md: 4 ranks, 64 MiB each, 8 KiB and
+ * 4 KiB runs) a system call per run costs less than that second copy from runs of a page
+ * up: the smallest average run over the ranks from which the collective calls take this
+ * path, unless the hints ask for collective buffering (romio_cb_read/write "enable", or
+ * cb_nodes given). Writes the same on tmpfs only: ext4 (6.x, large folios) walks every
+ * block of the page-cache folio a write touches, so 8 KiB writes into the large folios a
+ * contiguous write left cost far more than their copy (5x slower than collective
+ * buffering's one large write per window). No sieving on this path: a rank writes only its
+ * own bytes, so no read-modify-write and no lock. */
 enum { IO_DIRECT_MIN = 4096 };
 
 enum { ST_DECIDE, ST_COUNTS, ST_DESC, ST_DATA, ST_RESULT, ST_DONE };
@@ -475,7 +478,7 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
     j->shape[2] = -(long long)(j->n > 1);
     j->shape[3] = -(long long)!io_pieces_sorted(j->p, j->n);
     int mode = write ? fh->hints.cb_write : fh->hints.cb_read;
-    j->shape[4] = fh->local && !fh->cb_nodes_set && mode == IO_AUTOMATIC;
+    j->shape[4] = fh->local >= (write ? 2 : 1) && !fh->cb_nodes_set && mode == IO_AUTOMATIC;
     j->shape[5] = j->n ? (long long)(j->nbytes / (MPI_Offset)j->n) : LLONG_MAX;
     io_runtime_t *io = io_rt();
     if (fh->jobs_tail)

@@ -61,8 +61,8 @@ struct rdmpi_file {
     int *aggr;               /* comm ranks of the aggregators */
     int is_aggr;
     int cb_nodes_set;        /* the cb_nodes hint was given (else the default's choice) */
-    int local;               /* a node-local file system (tmpfs, ext4, xfs, ...): the page
-                              * cache every rank of the node shares is the file */
+    int local;               /* a node-local file system, the page cache every rank of the
+                              * node shares is the file: 2 tmpfs/ramfs, 1 ext4, xfs, ... */
 
     /* the view */
     MPI_Offset disp;
