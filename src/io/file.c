@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -140,6 +141,26 @@ static int share_hints(MPI_File fh)
     return 0;
 }
 
+/* Whether the file lives on a file system of this node's kernel (its page cache is the file
+ * for every rank of the node) rather than a network or cluster file system: 2 for tmpfs and
+ * ramfs (memory only, no blocks behind the pages), 1 for a local disk file system, else 0. */
+static int local_fs(int fd)
+{
+    /* the magic numbers of linux/magic.h: tmpfs, ramfs; ext2/3/4, xfs, btrfs, f2fs */
+    static const unsigned long mem[] = { 0x01021994UL, 0x858458f6UL };
+    static const unsigned long disk[] = { 0xEF53UL, 0x58465342UL, 0x9123683EUL, 0xF2F52010UL };
+    struct statfs sf;
+    if (fstatfs(fd, &sf) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++)
+        if ((unsigned long)sf.f_type == mem[i])
+            return 2;
+    for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++)
+        if ((unsigned long)sf.f_type == disk[i])
+            return 1;
+    return 0;
+}
+
 static int setup(MPI_File fh, const char *path, int amode, MPI_Info info, char *why,
                  size_t whylen)
 {
@@ -165,6 +186,13 @@ static int setup(MPI_File fh, const char *path, int amode, MPI_Info info, char *
     if (PMPI_Bcast(&bs, 1, MPI_LONG_LONG, 0, fh->comm) != MPI_SUCCESS)
         return CORE_EINTERN;
     fh->blksize = bs;
+    /* local for every rank, or treated as shared; ranks on several nodes each see their
+     * node's file there, which no aggregator of another node can reach */
+    int loc = local_fs(fh->fd), all;
+    if (PMPI_Allreduce(&loc, &all, 1, MPI_INT, MPI_MIN, fh->comm) != MPI_SUCCESS)
+        return CORE_EINTERN;
+    fh->local = all;
+    fh->cb_nodes_set = fh->hints.cb_nodes > 0;
     if ((rc = io_aggregators(fh)) != 0)
         return rc;
     fh->hints.cb_nodes = fh->naggr;
@@ -314,9 +342,11 @@ int io_set_info(MPI_File fh, MPI_Info info)
     h.cb_nodes = 0;
     if ((rc = io_hints_parse(&h, info, used)) != 0)
         goto out;
+    int given = h.cb_nodes > 0;
     if (!h.cb_nodes)
         h.cb_nodes = cb_nodes;
     fh->hints = h;
+    fh->cb_nodes_set |= given;
     if ((rc = share_hints(fh)) != 0)
         goto out;
     if (fh->hints.cb_nodes != fh->naggr && (rc = io_aggregators(fh)) != 0)

@@ -39,6 +39,20 @@
 #include "io/io.h"
 #include "io/twophase.h"
 
+/* On a node-local file system (tmpfs, ext4, ...) the ranks share one page cache: a rank's
+ * own pread of each of its runs copies each byte once, all ranks at once, where collective
+ * buffering copies most bytes twice (the aggregator's pread, then the exchange) and leaves
+ * the pread to one process. Measured (docs/io-bench.md: 4 ranks, 64 MiB each, 8 KiB and
+ * 4 KiB runs) a system call per run costs less than that second copy from runs of a page
+ * up: the smallest average run over the ranks from which the collective calls take this
+ * path, unless the hints ask for collective buffering (romio_cb_read/write "enable", or
+ * cb_nodes given). Writes the same on tmpfs only: ext4 (6.x, large folios) walks every
+ * block of the page-cache folio a write touches, so 8 KiB writes into the large folios a
+ * contiguous write left cost far more than their copy (5x slower than collective
+ * buffering's one large write per window). No sieving on this path: a rank writes only its
+ * own bytes, so no read-modify-write and no lock. */
+enum { IO_DIRECT_MIN = 4096 };
+
 enum { ST_DECIDE, ST_COUNTS, ST_DESC, ST_DATA, ST_RESULT, ST_DONE };
 
 struct io_job {
@@ -55,7 +69,7 @@ struct io_job {
     io_piece_t *p;
     size_t n;
     MPI_Offset nbytes, bytes;
-    long long shape[4], gshape[4];
+    long long shape[6], gshape[6];
     int rc, first, all;
     tp_t t;
     MPI_Offset r;
@@ -72,11 +86,12 @@ static int may_twophase(MPI_File fh, int write)
     return !(fh->atomic || mode == IO_DISABLE || (fh->size == 1 && mode != IO_ENABLE));
 }
 
-static int indep(io_job_t *j)
+static int indep(io_job_t *j, int sieve)
 {
     if (!j->data && j->nbytes)
-        return io_access_indep_mem(j->fh, j->write, j->p, j->n, &j->mem, j->nbytes, &j->bytes);
-    return io_access_indep(j->fh, j->write, j->p, j->n, j->data, j->nbytes, &j->bytes);
+        return io_access_indep_mem(j->fh, j->write, sieve, j->p, j->n, &j->mem, j->nbytes,
+                                   &j->bytes);
+    return io_access_indep(j->fh, j->write, sieve, j->p, j->n, j->data, j->nbytes, &j->bytes);
 }
 
 /* Starts the first exchange: how many descriptors (pieces, all rounds) go to each rank. */
@@ -235,7 +250,11 @@ static int step(io_job_t *j)
          * domains need every rank's runs sorted */
         int mode = j->write ? j->fh->hints.cb_write : j->fh->hints.cb_read;
         if (j->gshape[3] != 0 || (j->gshape[2] == 0 && mode != IO_ENABLE)) {
-            j->rc = indep(j);
+            j->rc = indep(j, 1);
+            return 1;
+        }
+        if (j->gshape[4] && j->gshape[5] >= IO_DIRECT_MIN) {
+            j->rc = indep(j, 0);
             return 1;
         }
         rc = start_twophase(j);
@@ -323,11 +342,11 @@ static void begin(io_runtime_t *io, io_job_t *j)
     if (j->state == ST_DONE)
         return;
     if (!may_twophase(j->fh, j->write)) {
-        j->rc = indep(j);
+        j->rc = indep(j, 1);
         j->state = ST_DONE;
         return;
     }
-    int rc = PMPI_Iallreduce(j->shape, j->gshape, 4, MPI_LONG_LONG, MPI_MIN, j->fh->comm,
+    int rc = PMPI_Iallreduce(j->shape, j->gshape, 6, MPI_LONG_LONG, MPI_MIN, j->fh->comm,
                              &j->sub);
     if (rc != MPI_SUCCESS) {
         j->rc = CORE_EINTERN;
@@ -458,6 +477,9 @@ int io_coll_start(MPI_File fh, int write, MPI_Offset pos, void *buf, int count, 
     j->shape[1] = -hi;
     j->shape[2] = -(long long)(j->n > 1);
     j->shape[3] = -(long long)!io_pieces_sorted(j->p, j->n);
+    int mode = write ? fh->hints.cb_write : fh->hints.cb_read;
+    j->shape[4] = fh->local >= (write ? 2 : 1) && !fh->cb_nodes_set && mode == IO_AUTOMATIC;
+    j->shape[5] = j->n ? (long long)(j->nbytes / (MPI_Offset)j->n) : LLONG_MAX;
     io_runtime_t *io = io_rt();
     if (fh->jobs_tail)
         fh->jobs_tail->next = j;

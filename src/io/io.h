@@ -60,6 +60,9 @@ struct rdmpi_file {
     int naggr;
     int *aggr;               /* comm ranks of the aggregators */
     int is_aggr;
+    int cb_nodes_set;        /* the cb_nodes hint was given (else the default's choice) */
+    int local;               /* a node-local file system, the page cache every rank of the
+                              * node shares is the file: 2 tmpfs/ramfs, 1 ext4, xfs, ... */
 
     /* the view */
     MPI_Offset disp;
@@ -155,15 +158,16 @@ void io_cursor_init(io_cursor_t *c, void *buf, size_t count, MPI_Datatype dt);
 void io_cursor_pack(io_cursor_t *c, char *dst, MPI_Offset off, size_t len);
 void io_cursor_unpack(io_cursor_t *c, const char *src, MPI_Offset off, size_t len);
 
-/* Independent access to the runs p (rw.c); takes the atomic-mode lock. */
-int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
-                    MPI_Offset nbytes, MPI_Offset *bytes);
+/* Independent access to the runs p (rw.c); takes the atomic-mode lock. sieve 0: each run
+ * on its own, whatever the ds_read/ds_write hints say. */
+int io_access_indep(MPI_File fh, int write, int sieve, const io_piece_t *p, size_t n,
+                    char *data, MPI_Offset nbytes, MPI_Offset *bytes);
 int io_pieces_sorted(const io_piece_t *p, size_t n);
 /* The same from and into the user's buffer through c, a chunk of the stream at a time (a
  * non-contiguous memory type, native representation). p is changed while it runs and
  * restored. */
-int io_access_indep_mem(MPI_File fh, int write, io_piece_t *p, size_t n, io_cursor_t *c,
-                        MPI_Offset nbytes, MPI_Offset *bytes);
+int io_access_indep_mem(MPI_File fh, int write, int sieve, io_piece_t *p, size_t n,
+                        io_cursor_t *c, MPI_Offset nbytes, MPI_Offset *bytes);
 
 /* Collective access (icoll.c): io_coll_start does the local part and returns; the
  * rest runs from MPI's progress engine and ends with done(arg, rc, bytes), which may
@@ -189,8 +193,10 @@ int io_lock(MPI_File fh, int write, MPI_Offset off, MPI_Offset len);
 int io_unlock(MPI_File fh, MPI_Offset off, MPI_Offset len);
 /* Whether the descriptor was opened with read access (sieved writes need it). */
 int io_can_read(MPI_File fh);
-int io_indep_write(MPI_File fh, const io_piece_t *p, size_t n, const char *data, int locked);
-int io_indep_read(MPI_File fh, const io_piece_t *p, size_t n, char *data, MPI_Offset *bytes);
+int io_indep_write(MPI_File fh, const io_piece_t *p, size_t n, const char *data, int locked,
+                   int sieve);
+int io_indep_read(MPI_File fh, const io_piece_t *p, size_t n, char *data, MPI_Offset *bytes,
+                  int sieve);
 /* Bytes of the runs before the end of the file eof (a read stops there). */
 MPI_Offset io_bytes_before(const io_piece_t *p, size_t n, MPI_Offset eof);
 

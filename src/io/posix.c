@@ -195,10 +195,11 @@ out:
     return rc;
 }
 
-int io_indep_write(MPI_File fh, const io_piece_t *p, size_t n, const char *data, int locked)
+int io_indep_write(MPI_File fh, const io_piece_t *p, size_t n, const char *data, int locked,
+                   int sieve)
 {
     MPI_Offset w = fh->hints.ind_wr_buffer_size;
-    int ds = n > 1 && fh->hints.ds_write != IO_DISABLE && io_can_read(fh);
+    int ds = sieve && n > 1 && fh->hints.ds_write != IO_DISABLE && io_can_read(fh);
     char *buf = NULL;
     int rc = 0;
     for (size_t i = 0; i < n && !rc;) {
@@ -238,7 +239,8 @@ MPI_Offset io_bytes_before(const io_piece_t *p, size_t n, MPI_Offset eof)
     return b;
 }
 
-int io_indep_read(MPI_File fh, const io_piece_t *p, size_t n, char *data, MPI_Offset *bytes)
+int io_indep_read(MPI_File fh, const io_piece_t *p, size_t n, char *data, MPI_Offset *bytes,
+                  int sieve)
 {
     if (n == 1) {
         size_t got;
@@ -247,7 +249,7 @@ int io_indep_read(MPI_File fh, const io_piece_t *p, size_t n, char *data, MPI_Of
         return rc;
     }
     MPI_Offset w = fh->hints.ind_rd_buffer_size;
-    int ds = fh->hints.ds_read != IO_DISABLE;
+    int ds = sieve && fh->hints.ds_read != IO_DISABLE;
     char *buf = NULL;
     int rc = 0;
     char *d = data;

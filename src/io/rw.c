@@ -79,8 +79,8 @@ int io_pieces_sorted(const io_piece_t *p, size_t n)
     return 1;
 }
 
-int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char *data,
-                    MPI_Offset nbytes, MPI_Offset *bytes)
+int io_access_indep(MPI_File fh, int write, int sieve, const io_piece_t *p, size_t n,
+                    char *data, MPI_Offset nbytes, MPI_Offset *bytes)
 {
     int rc, urc = 0;
     MPI_Offset lo = n ? p[0].off : 0, hi = lo;
@@ -93,10 +93,10 @@ int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char 
     if (fh->atomic && n && (rc = io_lock(fh, write, lo, hi - lo)) != 0)
         return rc;
     if (write) {
-        rc = io_indep_write(fh, p, n, data, fh->atomic);
+        rc = io_indep_write(fh, p, n, data, fh->atomic, sieve);
         *bytes = nbytes;
     } else {
-        rc = io_indep_read(fh, p, n, data, bytes);
+        rc = io_indep_read(fh, p, n, data, bytes, sieve);
     }
     if (fh->atomic && n)
         urc = io_unlock(fh, lo, hi - lo);
@@ -108,8 +108,8 @@ int io_access_indep(MPI_File fh, int write, const io_piece_t *p, size_t n, char 
  * enough that the temporary stays a few MiB whatever the access's size. */
 enum { IO_CHUNK = 4 << 20 };
 
-int io_access_indep_mem(MPI_File fh, int write, io_piece_t *p, size_t n, io_cursor_t *c,
-                        MPI_Offset nbytes, MPI_Offset *bytes)
+int io_access_indep_mem(MPI_File fh, int write, int sieve, io_piece_t *p, size_t n,
+                        io_cursor_t *c, MPI_Offset nbytes, MPI_Offset *bytes)
 {
     *bytes = 0;
     if (n == 0 || nbytes == 0)
@@ -152,10 +152,10 @@ int io_access_indep_mem(MPI_File fh, int write, io_piece_t *p, size_t n, io_curs
         p[k - 1].len -= koff - ce;
         if (write) {
             io_cursor_pack(c, chunk, cs, (size_t)(ce - cs));
-            rc = io_indep_write(fh, p + i, k - i, chunk, fh->atomic);
+            rc = io_indep_write(fh, p + i, k - i, chunk, fh->atomic, sieve);
         } else {
             MPI_Offset got = 0;
-            rc = io_indep_read(fh, p + i, k - i, chunk, &got);
+            rc = io_indep_read(fh, p + i, k - i, chunk, &got, sieve);
             if (!rc) {
                 io_cursor_unpack(c, chunk, cs, (size_t)got);
                 *bytes += got;
@@ -205,7 +205,7 @@ int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int c
         if (!rc) {
             io_cursor_t c;
             io_cursor_init(&c, buf, (size_t)count, dt);
-            rc = io_access_indep_mem(fh, write, p, n, &c, nbytes, bytes);
+            rc = io_access_indep_mem(fh, write, 1, p, n, &c, nbytes, bytes);
         }
         free(p);
         return rc;
@@ -219,7 +219,7 @@ int io_access(MPI_File fh, int write, int coll, MPI_Offset pos, void *buf, int c
     if (!rc)
         rc = io_view_pieces(fh, pos * es, nbytes, &p, &n);
     if (!rc)
-        rc = io_access_indep(fh, write, p, n, data, nbytes, bytes);
+        rc = io_access_indep(fh, write, 1, p, n, data, nbytes, bytes);
     free(p);
     if (!rc && !write && !contig)
         rc = io_stream_unpack(fh, buf, count, dt, data, *bytes);

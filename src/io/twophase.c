@@ -28,7 +28,10 @@
  * without it. It wins for
  * interleaved (strided) access; for large contiguous blocks per rank it
  * only moves data around, so "automatic" (the default of romio_cb_read/
- * romio_cb_write) uses it only when some rank's access is not one run.
+ * romio_cb_write) uses it only when some rank's access is not one run, and
+ * not on a node-local file system when the runs are a page or more (reads;
+ * writes on tmpfs only): there the ranks share the page cache, and each
+ * rank's own pread/pwrite per run copies each byte once (icoll.c).
  */
 #include <limits.h>
 #include <stdio.h>

@@ -5,10 +5,14 @@
  * many rounds), with independent writes (data sieving over holes that must
  * survive) and with collective buffering disabled gives byte-identical
  * files with the expected contents; collective and independent reads get
- * it back into non-contiguous memory. Also subarray views of a 2-D array,
+ * it back into non-contiguous memory. Runs of a page and more with the default
+ * hints (on a node-local file system each rank then writes and reads its own
+ * runs, no collective buffering) give the same file as collective buffering,
+ * holes kept. Also subarray views of a 2-D array,
  * an irregular hindexed filetype, etypes other than bytes, get_view, and
  * ranks with nothing to write in a collective call.
  */
+#include <sys/stat.h>
 #include "io_check.h"
 
 #define B 3     /* ints per block */
@@ -276,6 +280,92 @@ static void sparse(void)
     }
 }
 
+/* Runs of LR bytes (more than a page, not page-aligned: neighbours share pages), rank r's
+ * at blocks r, r+P+1, ... so one block in P+1 is a hole that must keep its bytes. */
+#define LR 5000
+#define NLR 40
+
+static void large_runs(const char *prefix)
+{
+    t_begin("large_runs");
+    char a[1200], b[1200];
+    snprintf(a, sizeof(a), "%s-big_default", prefix);
+    snprintf(b, sizeof(b), "%s-big_cb", prefix);
+    const char *path[2] = { a, b };
+    long stride = (long)LR * (t_size + 1), len = 3 + stride * NLR;
+    MPI_Datatype ft, mt, mth;
+    MPI_Type_vector(NLR, LR, (int)stride, MPI_BYTE, &ft);
+    MPI_Type_commit(&ft);
+    /* the memory side non-contiguous too: every other byte of a twice-as-large buffer */
+    MPI_Type_vector(NLR * LR, 1, 2, MPI_BYTE, &mt);
+    MPI_Type_commit(&mt);
+    MPI_Type_vector(NLR / 2 * LR, 1, 2, MPI_BYTE, &mth);
+    MPI_Type_commit(&mth);
+    unsigned char *buf = malloc(2L * NLR * LR), *rd = malloc(2L * NLR * LR);
+    for (long i = 0; i < NLR * LR; i++)
+        buf[i] = (unsigned char)(i * 7 + t_rank * 31 + 1);
+    for (int m = 0; m < 2; m++) {
+        prefill(path[m], len);
+        MPI_Info info;
+        MPI_Info_create(&info);
+        if (m == 1) {
+            MPI_Info_set(info, "romio_cb_write", "enable");
+            MPI_Info_set(info, "romio_cb_read", "enable");
+            MPI_Info_set(info, "cb_buffer_size", "65536");
+        }
+        MPI_File fh;
+        MPI_OK(MPI_File_open(MPI_COMM_WORLD, path[m], MPI_MODE_RDWR, info, &fh));
+        MPI_Info_free(&info);
+        MPI_OK(MPI_File_set_view(fh, 3 + (MPI_Offset)t_rank * LR, MPI_BYTE, ft, "native",
+                                 MPI_INFO_NULL));
+        MPI_Status st;
+        int n;
+        /* the first half from contiguous memory, the second from the strided type */
+        MPI_OK(MPI_File_write_at_all(fh, 0, buf, NLR / 2 * LR, MPI_BYTE, &st));
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        CHECK(n == NLR / 2 * LR, "wrote %d bytes", n);
+        unsigned char *sp = malloc(2L * NLR / 2 * LR);
+        for (long i = 0; i < NLR / 2 * LR; i++)
+            sp[2 * i] = buf[NLR / 2 * LR + i];
+        MPI_OK(MPI_File_write_at_all(fh, NLR / 2 * LR, sp, 1, mth, &st));
+        free(sp);
+        for (int k = 0; k < 2; k++) {
+            memset(rd, 0x5A, 2L * NLR * LR);
+            if (k == 0)
+                MPI_OK(MPI_File_read_at_all(fh, 0, rd, NLR * LR, MPI_BYTE, &st));
+            else
+                MPI_OK(MPI_File_read_at_all(fh, 0, rd, 1, mt, &st));
+            MPI_Get_count(&st, MPI_BYTE, &n);
+            CHECK(n == NLR * LR, "read %d bytes", n);
+            for (long i = 0; i < NLR * LR; i++)
+                CHECK(rd[k ? 2 * i : i] == buf[i], "mode %d read %d: byte %ld is %d", m, k, i,
+                      rd[k ? 2 * i : i]);
+        }
+        MPI_OK(MPI_File_close(&fh));
+    }
+    t_sync();
+    long l[2];
+    unsigned char *f[2];
+    for (int m = 0; m < 2; m++)
+        f[m] = t_io_slurp(path[m], &l[m]);
+    CHECK(l[0] == len && l[1] == len, "sizes %ld and %ld, expected %ld", l[0], l[1], len);
+    CHECK(!memcmp(f[0], f[1], (size_t)len), "the files differ");
+    for (long o = 0; o < len; o++) {
+        long blk = (o - 3) / LR, at = (o - 3) % LR;
+        int r = o < 3 ? -1 : (int)(blk % (t_size + 1));
+        long i = blk / (t_size + 1) * LR + at;   /* the byte's place in rank r's buffer */
+        unsigned char want = r < 0 || r == t_size ? 0xEE : (unsigned char)(i * 7 + r * 31 + 1);
+        CHECK(f[0][o] == want, "byte %ld is %d, expected %d", o, f[0][o], want);
+    }
+    free(f[0]);
+    free(f[1]);
+    free(buf);
+    free(rd);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&mt);
+    MPI_Type_free(&mth);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -283,6 +373,24 @@ int main(int argc, char **argv)
     coll_vs_indep();
     subarray();
     sparse();
+    char prefix[1100];
+    large_runs(t_io_path(prefix, sizeof(prefix), "x"));
+    /* again on tmpfs, where the writes too are each rank's own (the test directory is
+     * usually on a disk file system) */
+    struct stat st;
+    if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0) {
+        const char *base = strrchr(t_io_dir, '/');
+        snprintf(prefix, sizeof(prefix), "/dev/shm%s", base ? base : "/rdmpi-io_views");
+        large_runs(prefix);
+        t_sync();
+        if (t_rank == 0) {
+            char p[1200];
+            snprintf(p, sizeof(p), "%s-big_default", prefix);
+            unlink(p);
+            snprintf(p, sizeof(p), "%s-big_cb", prefix);
+            unlink(p);
+        }
+    }
     t_io_end();
     t_finish();
     return 0;
