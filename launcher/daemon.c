@@ -112,7 +112,8 @@ static int start_job(struct daemon *d)
     if (chdir(d->jm.cwd))
         fprintf(stderr, "%s: warning: cannot change to %s: %s\n", launch_who, d->jm.cwd,
                 strerror(errno));
-    rc = launch_spawn_resolve(job->opts->argv[0], job->prog, sizeof(job->prog));
+    /* A host without a rank of the job (kept for spawn's slots) need not have its program. */
+    rc = job->nlocal ? launch_spawn_resolve(job->opts->argv[0], job->prog, sizeof(job->prog)) : 0;
     if (rc) {
         send_text(d, MSG_START_FAIL, LAUNCH_EXIT_NOPROG, "program '%s' %s on host %s",
                   job->opts->argv[0], rc == -ENOENT ? "not found" : "is not executable",

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SLOTS 65535
 
 /* True when name denotes this host: a loopback alias, or our hostname,
  * whole or up to its first dot. */
@@ -45,7 +44,8 @@ static int add_host(struct launch_job *job, const char *name, size_t len, int sl
     for (int i = 0; i < job->nnodes; i++) {
         n = &job->nodes[i];
         if (strlen(n->name) == len && !strncmp(n->name, name, len)) {
-            n->slots = n->slots + slots > MAX_SLOTS ? MAX_SLOTS : n->slots + slots;
+            n->slots = n->slots + slots > LAUNCH_MAX_SLOTS ? LAUNCH_MAX_SLOTS
+                                                           : n->slots + slots;
             return 0;
         }
     }
@@ -72,7 +72,7 @@ static int parse_slots(const char *s, size_t len, int *out)
     memcpy(buf, s, len);
     buf[len] = '\0';
     v = strtol(buf, &end, 10);
-    if (*end || v < 1 || v > MAX_SLOTS)
+    if (*end || v < 1 || v > LAUNCH_MAX_SLOTS)
         return -EINVAL;
     *out = (int)v;
     return 0;
@@ -200,20 +200,14 @@ static int next_node(const struct launch_job *job, int *used, int rank, int by_n
     return 0; /* not reached: a round has exactly `total` ranks */
 }
 
-/* Drops the nodes without ranks, renumbers the rest in order, and gives
- * each a tree member: 0 for the node rdmpirun runs on, 1.. for daemons. */
-static void compact(struct launch_job *job, int *index_of)
+/* Gives each node a tree member: 0 for the node rdmpirun runs on, 1.. for
+ * daemons. A node without a rank of the initial job stays in the run with
+ * its daemon: its slots are the free ones MPI_Comm_spawn places children on
+ * (the user named the host, so it must be reachable like the others). */
+static void assign_members(struct launch_job *job)
 {
-    int k = 0, vpid = 1;
+    int vpid = 1;
 
-    for (int i = 0; i < job->nnodes; i++) {
-        index_of[i] = -1;
-        if (job->nodes[i].nranks == 0)
-            continue;
-        index_of[i] = k;
-        job->nodes[k++] = job->nodes[i];
-    }
-    job->nnodes = k;
     job->my_node = -1;
     for (int i = 0; i < job->nnodes; i++) {
         struct launch_node *n = &job->nodes[i];
@@ -234,7 +228,7 @@ static void compact(struct launch_job *job, int *index_of)
  */
 int launch_hosts_map(struct launch_job *job)
 {
-    int *used, *index_of, cursor = 0;
+    int *used, cursor = 0;
 
     if (job->nnodes == 0) {
         int rc = add_host(job, job->host, strlen(job->host), job->ncores);
@@ -242,26 +236,20 @@ int launch_hosts_map(struct launch_job *job)
             return rc;
     }
     used = calloc((size_t)job->nnodes, sizeof(*used));
-    index_of = calloc((size_t)job->nnodes, sizeof(*index_of));
-    if (!used || !index_of) {
-        free(used);
-        free(index_of);
+    if (!used)
         return -ENOMEM;
-    }
     for (int r = 0; r < job->nranks; r++) {
         int i = next_node(job, used, r, job->opts->map_by_node, &cursor);
         job->ranks[r].node = i;
         job->ranks[r].local_rank = job->nodes[i].nranks++;
     }
-    compact(job, index_of);
+    assign_members(job);
     job->nlocal = 0;
     for (int r = 0; r < job->nranks; r++) {
         struct launch_rank *rk = &job->ranks[r];
-        rk->node = index_of[rk->node];
         rk->local = rk->node == job->my_node;
         job->nlocal += rk->local;
     }
     free(used);
-    free(index_of);
     return 0;
 }

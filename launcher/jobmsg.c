@@ -32,6 +32,7 @@ int launch_jobmsg_pack(const struct launch_job *job, struct launch_buf *b)
         lbuf_str(b, job->nodes[i].host);
         lbuf_u32(b, (uint32_t)job->nodes[i].vpid);
         lbuf_u32(b, (uint32_t)job->nodes[i].machine);
+        lbuf_u32(b, (uint32_t)job->nodes[i].slots);
     }
     lbuf_u32(b, (uint32_t)job->nranks);
     for (int r = 0; r < job->nranks; r++)
@@ -99,7 +100,7 @@ static int unpack_nodes(struct launch_rd *r, struct launch_job *job, int me)
     uint32_t n = lrd_u32(r);
     char *seen;
 
-    if (r->err || n == 0 || n > r->left / 12)
+    if (r->err || n == 0 || n > r->left / 16)
         return -EPROTO;
     job->nodes = calloc(n, sizeof(*job->nodes));
     seen = calloc((size_t)n + 1, 1);
@@ -112,11 +113,11 @@ static int unpack_nodes(struct launch_rd *r, struct launch_job *job, int me)
     for (uint32_t i = 0; i < n; i++) {
         struct launch_node *nd = &job->nodes[i];
         char *host = lrd_str_max(r, sizeof(nd->host) - 1);
-        uint32_t vpid = lrd_u32(r), machine = lrd_u32(r);
+        uint32_t vpid = lrd_u32(r), machine = lrd_u32(r), slots = lrd_u32(r);
         /* every node has its own member of the tree (rdmpirun numbers them from 0 or 1
          * up), and groups name one of the nodes */
         if (!host || !word_ok(host, sizeof(nd->host) - 1) || vpid > n ||
-            seen[vpid] || machine >= n) {
+            seen[vpid] || machine >= n || slots > LAUNCH_MAX_SLOTS) {
             free(host);
             free(seen);
             return -EPROTO;
@@ -124,6 +125,7 @@ static int unpack_nodes(struct launch_rd *r, struct launch_job *job, int me)
         seen[vpid] = 1;
         nd->vpid = (int)vpid;
         nd->machine = (int)machine;
+        nd->slots = (int)slots;
         snprintf(nd->host, sizeof(nd->host), "%s", host);
         snprintf(nd->name, sizeof(nd->name), "%s", host);
         free(host);

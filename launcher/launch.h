@@ -62,11 +62,15 @@ struct launch_opts {
     char **argv;             /* program and its arguments, NULL-terminated */
 };
 
+/* The most slots one host can be given (--host name:N, hostfile slots=N). */
+#define LAUNCH_MAX_SLOTS 65535
+
 /* One node of the job. Node indices are PMIx node ids. */
 struct launch_node {
     char name[256];          /* as named in --host/--hostfile */
     char host[256];          /* its name in the job map (PMIX_HOSTNAME) */
-    int slots;
+    int slots;               /* 0..LAUNCH_MAX_SLOTS; a daemon learns them from LAUNCH
+                                (MPI_UNIVERSE_SIZE counts every node's) */
     int nranks;              /* ranks mapped to it */
     int vpid;                /* its member of the daemon tree; 0 is rdmpirun */
     int is_here;             /* the node rdmpirun runs on */

@@ -103,8 +103,9 @@ static int run(struct launch_job *job)
             fprintf(stderr, "rdmpirun: out of memory\n");
         return LAUNCH_EXIT_INTERNAL;
     }
-    /* Only this node's ranks are checked here; each daemon checks its own. */
-    if (job->my_node >= 0 && check_program(job))
+    /* Only this node's ranks are checked here; each daemon checks its own (a host with
+     * none, there for spawn's slots, need not have the program). */
+    if (job->nlocal > 0 && check_program(job))
         return LAUNCH_EXIT_NOPROG;
     warn_unset_exports(job->opts);
     multi = job->nnodes > 1 || job->my_node < 0;

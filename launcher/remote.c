@@ -60,7 +60,8 @@ static struct daemon *dmn(struct launch_remote *r, int vpid)
     return vpid >= 1 && vpid <= r->n ? &r->d[vpid - 1] : NULL;
 }
 
-/* "2,3": the ranks of one node, for messages. */
+/* "2,3": the ranks of one node, for messages; "none" on a host kept only for its free
+ * slots (MPI_Comm_spawn). */
 static void ranks_of(const struct launch_job *job, int node, char *buf, size_t len)
 {
     size_t n = 0;
@@ -69,6 +70,8 @@ static void ranks_of(const struct launch_job *job, int node, char *buf, size_t l
     for (int i = 0; i < job->nranks && n + 16 < len; i++)
         if (job->ranks[i].node == node)
             n += (size_t)snprintf(buf + n, len - n, n ? ",%d" : "%d", i);
+    if (n == 0)
+        snprintf(buf, len, "none");
 }
 
 static void push_event(struct launch_remote *r, const struct launch_event *ev)

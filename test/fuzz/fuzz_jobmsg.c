@@ -37,6 +37,7 @@ static void check_job(const struct launch_job *job, const struct launch_jobmsg *
     for (int i = 0; i < job->nnodes; i++) {
         FUZZ_CHECK(job->nodes[i].nranks == count[i]);
         FUZZ_CHECK(job->nodes[i].machine >= 0 && job->nodes[i].machine < job->nnodes);
+        FUZZ_CHECK(job->nodes[i].slots >= 0 && job->nodes[i].slots <= LAUNCH_MAX_SLOTS);
     }
     FUZZ_CHECK(nlocal == job->nlocal && nlocal == count[job->my_node]);
     FUZZ_CHECK(jm->argv && jm->argv[0] && jm->cwd);
@@ -57,7 +58,7 @@ static int same_job(const struct launch_job *a, const struct launch_jobmsg *ja,
         return 0;
     for (int i = 0; i < a->nnodes; i++)
         if (strcmp(a->nodes[i].host, b->nodes[i].host) || a->nodes[i].vpid != b->nodes[i].vpid ||
-            a->nodes[i].machine != b->nodes[i].machine)
+            a->nodes[i].machine != b->nodes[i].machine || a->nodes[i].slots != b->nodes[i].slots)
             return 0;
     for (int r = 0; r < a->nranks; r++)
         if (a->ranks[r].node != b->ranks[r].node)
@@ -123,6 +124,7 @@ static void seed_job(const char *name, int me, int nnodes, int nranks, int by_no
         snprintf(nodes[i].host, sizeof(nodes[i].host), "node%d.example", i);
         nodes[i].vpid = i;
         nodes[i].machine = i / 2;
+        nodes[i].slots = 2 + i;
     }
     for (int r = 0; r < nranks; r++)
         ranks[r].node = by_node ? r % nnodes : r * nnodes / nranks;
