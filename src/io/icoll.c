@@ -232,7 +232,7 @@ static int end_write_round(io_job_t *j)
         rc = start_round(j);
         /* let the exchange get going (the peers' sends matched, their copies begun)
          * before this process sits in the pwrite */
-        if (!rc && getenv("IO6_POKE"))
+        if (!rc)
             core_progress();   /* io_hook does not run again from inside itself */
         wrc = io_tp_agg_flush(t);
         if (wrc && !j->first)

@@ -61,11 +61,6 @@ typedef struct tp_shm_coop_job {
     uint32_t gen;
     uint64_t nchunks;
     tp_comp_t *comp;
-    /* deferred: the requester's own share is copied from progress, not in the get */
-    int deferred;
-    pid_t pid;
-    void *local;
-    uint64_t raddr, len;
 } tp_shm_coop_job_t;
 
 /* The endpoint to one local peer: the producer side of the my->peer ring. */

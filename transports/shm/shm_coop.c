@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -136,19 +135,6 @@ int tp_shm_coop_get(tp_shm_ep_t *e, void *local, size_t len, uint64_t raddr, pid
     coop_help_t h = {k, gen, (int32_t)getpid(), 0, (uint64_t)(uintptr_t)local, raddr, len};
     /* No room for the request: the copy just runs alone. */
     (void)tp_shm_ring_push(&e->prod, TP_SHM_ID_COOP, &h, sizeof(h), NULL, 0);
-    if (getenv("IO6_DEFER")) {   /* TEMP A/B */
-        job->busy = 1;
-        job->gen = gen;
-        job->nchunks = n;
-        job->comp = comp;
-        job->deferred = 1;
-        job->pid = pid;
-        job->local = local;
-        job->raddr = raddr;
-        job->len = len;
-        s->coop_pending++;
-        return CORE_INPROGRESS;
-    }
     int64_t i;
     while ((i = claim(sl, gen, n)) >= 0) {
         int err = copy_chunk(pid, local, raddr, len, (uint64_t)i, 0);
@@ -176,23 +162,10 @@ int tp_shm_coop_progress(tp_shm_iface_t *s)
     for (int p = 0; p < s->nlocal && s->coop_pending; p++)
         for (uint32_t k = 0; k < TP_SHM_COOP_SLOTS; k++) {
             tp_shm_coop_job_t *job = &s->coop[p * TP_SHM_COOP_SLOTS + k];
-            if (job->busy && job->deferred) {
-                tp_shm_coop_slot_t *sl = tp_shm_seg_coop(s, s->me, p, k);
-                int64_t i;
-                while ((i = claim(sl, job->gen, job->nchunks)) >= 0) {
-                    int err = copy_chunk(job->pid, job->local, job->raddr, job->len,
-                                         (uint64_t)i, 0);
-                    if (err)
-                        core_fatal("shm: reading a message from local rank %d failed: %s", p,
-                                   strerror(err));
-                    atomic_fetch_add_explicit(&sl->done, 1, memory_order_release);
-                }
-            }
             if (!job->busy || !slot_finished(tp_shm_seg_coop(s, s->me, p, k), job->gen,
                                              job->nchunks))
                 continue;
             job->busy = 0;
-            job->deferred = 0;
             s->coop_pending--;
             events++;
             job->comp->done(job->comp, 0);
