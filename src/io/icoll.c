@@ -186,63 +186,31 @@ static int start_data(io_job_t *j)
     return 0;
 }
 
-/* A read round's data has come back: scatter it into the stream. */
-static void end_read_round(io_job_t *j)
+/* The round's data has moved: write the window, or scatter what came back. */
+static int end_round(io_job_t *j)
 {
     tp_t *t = &j->t;
-    if (t->direct)
-        return;
-    for (int q = 0; q < j->fh->size; q++) {
-        const char *in = t->sbuf + t->sbd[q];
-        size_t s = (size_t)t->sdsp[q] / sizeof(seg_t);
-        size_t e = s + (size_t)t->scnt[q] / sizeof(seg_t);
-        for (; s < e && !(t->self && q == j->fh->rank); s++) {
-            if (t->data)
-                memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
-            else
-                io_cursor_unpack(t->mem, in, t->sstream[s], (size_t)t->sseg[s].len);
-            in += t->sseg[s].len;
+    int rc = 0;
+    if (t->write) {
+        size_t nr = 0;
+        for (int q = 0; q < j->fh->size; q++)
+            nr += (size_t)t->rcnt[q] / sizeof(seg_t);
+        rc = io_tp_agg_write(t, nr);
+    } else if (!t->direct) {
+        for (int q = 0; q < j->fh->size; q++) {
+            const char *in = t->sbuf + t->sbd[q];
+            size_t s = (size_t)t->sdsp[q] / sizeof(seg_t);
+            size_t e = s + (size_t)t->scnt[q] / sizeof(seg_t);
+            for (; s < e && !(t->self && q == j->fh->rank); s++) {
+                if (t->data)
+                    memcpy(t->data + t->sstream[s], in, (size_t)t->sseg[s].len);
+                else
+                    io_cursor_unpack(t->mem, in, t->sstream[s], (size_t)t->sseg[s].len);
+                in += t->sseg[s].len;
+            }
         }
     }
-}
-
-static int start_result(io_job_t *j);
-
-/* A write round's data has moved: the aggregator writes its window. When the pieces are
- * written from where they arrived, the next round's exchange starts first (into the other
- * receive buffer), so its data moves while the pwrite runs: measured on ext4
- * (docs/io-bench.md) the aggregator's pwrite alone took the round's time otherwise. */
-static int end_write_round(io_job_t *j)
-{
-    tp_t *t = &j->t;
-    size_t nr = 0;
-    for (int q = 0; q < j->fh->size; q++)
-        nr += (size_t)t->rcnt[q] / sizeof(seg_t);
-    int rc = io_tp_agg_prep(t, nr), wrc = 0;
-    if (rc && !j->first)
-        j->first = rc;
-    int more = ++j->r < t->rounds;
-    if (more && t->pend_keep && !getenv("IO6_NO_OVERLAP")) {   /* TEMP A/B */
-        char *b = t->rbuf;
-        size_t c = t->rbcap;
-        t->rbuf = t->win;
-        t->rbcap = t->wincap;
-        t->win = b;
-        t->wincap = c;
-        rc = start_round(j);
-        /* let the exchange get going (the peers' sends matched, their copies begun)
-         * before this process sits in the pwrite */
-        if (!rc)
-            core_progress();   /* io_hook does not run again from inside itself */
-        wrc = io_tp_agg_flush(t);
-        if (wrc && !j->first)
-            j->first = wrc;
-        return rc;
-    }
-    wrc = io_tp_agg_flush(t);
-    if (wrc && !j->first)
-        j->first = wrc;   /* before start_result, which sends it */
-    return more ? start_round(j) : start_result(j);
+    return rc;
 }
 
 static int start_result(io_job_t *j)
@@ -301,11 +269,10 @@ static int step(io_job_t *j)
         rc = start_round(j);
         break;
     case ST_DATA:
-        if (j->write) {
-            rc = end_write_round(j);
-            break;
-        }
-        end_read_round(j);
+        rc = end_round(j);
+        if (rc && !j->first)
+            j->first = rc;
+        rc = 0;
         if (++j->r < j->t.rounds)
             rc = start_round(j);
         else

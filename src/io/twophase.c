@@ -375,39 +375,16 @@ static struct iovec *pieces_iov(const rseg_t *v, size_t nr, char *gap, int *cnt)
     return iov;
 }
 
-int io_tp_agg_prep(tp_t *t, size_t nr)
+int io_tp_agg_write(tp_t *t, size_t nr)
 {
-    t->pend = NULL;
-    t->npend = 0;
-    t->pend_keep = 0;
+    MPI_File fh = t->fh;
     if (nr == 0)
         return 0;
     rseg_t *v;
     int tiled, holes, rc = sorted_pieces(t, nr, t->rbuf, &v, &tiled, &holes);
     if (rc)
         return rc;
-    t->pend = v;
-    t->npend = nr;
-    t->ptiled = tiled;
-    t->pholes = holes;
-    /* tiled: written straight from the received data and the stream, which the next
-     * round's exchange leaves alone when it receives into the other buffer; otherwise the
-     * window is laid out first, and the window is the same for every round */
-    t->pend_keep = tiled;
-    return 0;
-}
-
-int io_tp_agg_flush(tp_t *t)
-{
-    MPI_File fh = t->fh;
-    rseg_t *v = t->pend;
-    size_t nr = t->npend;
-    t->pend = NULL;
-    t->npend = 0;
-    if (nr == 0)
-        return 0;
-    int rc = 0;
-    if (t->ptiled) {
+    if (tiled) {
         /* the pieces cover the span exactly: write them from where they arrived, with no
          * window to lay them out in and nothing to read first */
         int cnt;
@@ -421,7 +398,6 @@ int io_tp_agg_flush(tp_t *t)
     for (size_t i = 0; i < nr; i++)
         if (v[i].off + v[i].len > hi)
             hi = v[i].off + v[i].len;
-    int holes = t->pholes;
     int rmw = holes && fh->hints.ds_write != IO_DISABLE && io_can_read(fh);
     if (holes && !rmw) {
         /* write each covered run on its own: no read access, or sieving is off */
@@ -430,9 +406,7 @@ int io_tp_agg_flush(tp_t *t)
         free(v);
         return rc;
     }
-    /* the window may be a receive buffer it traded places with, smaller than a window */
-    if ((rc = io_tp_grow(&t->win, &t->wincap, (size_t)(hi - lo))) != 0 ||
-        (rmw && (rc = io_lock(fh, 1, lo, hi - lo)) != 0)) {
+    if (rmw && (rc = io_lock(fh, 1, lo, hi - lo)) != 0) {
         free(v);
         return rc;
     }
@@ -559,7 +533,6 @@ int io_tp_setup(tp_t *t, MPI_Offset gmin, MPI_Offset gmax)
         return CORE_ENOMEM;
     /* the file's buffers, kept from call to call; its accesses run one at a time */
     t->win = fh->cb_win;
-    t->wincap = fh->cb_wincap;
     t->sbuf = fh->cb_sbuf;
     t->rbuf = fh->cb_rbuf;
     t->rseg = (seg_t *)fh->cb_rseg;
@@ -586,8 +559,6 @@ void io_tp_teardown(tp_t *t)
 {
     MPI_File fh = t->fh;
     if (t->borrowed) {
-        fh->cb_win = t->win;     /* perhaps traded with rbuf */
-        fh->cb_wincap = t->wincap;
         fh->cb_sbuf = t->sbuf;   /* grown, perhaps moved */
         fh->cb_rbuf = t->rbuf;
         fh->cb_rseg = (char *)t->rseg;
@@ -596,9 +567,6 @@ void io_tp_teardown(tp_t *t)
         fh->cb_rsegcap = t->rsegcap;
         t->borrowed = 0;
     }
-    free(t->pend);   /* an access that failed between a round's prep and its flush */
-    t->pend = NULL;
-    t->npend = 0;
     free(t->aseg);
     free(t->acnt);
     free(t->acur);

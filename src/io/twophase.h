@@ -33,13 +33,6 @@ typedef struct tp {
     seg_t *rseg;
     char *sbuf, *rbuf, *win;
     size_t rsegcap, sbcap, rbcap;
-    /* write: win and rbuf trade places when a round's pieces are written from where they
-     * arrived, so the next round's data moves into the other one meanwhile (two buffers of
-     * the window's size per aggregator, as without the overlap); the pieces waiting */
-    size_t wincap;
-    struct rseg *pend;
-    size_t npend;
-    int ptiled, pholes, pend_keep;
     /* every round's descriptors, exchanged once before the rounds (counts in pieces) */
     seg_t *aseg;                 /* this rank's, grouped by aggregator rank */
     int *acnt, *adsp, *arcnt, *ardsp;
@@ -76,12 +69,9 @@ size_t io_tp_layout(tp_t *t, const int *cnt, const int *dsp, const seg_t *segs, 
 /* Whether this round's exchange can use the data stream itself (no packing, no
  * scattering): then sbd holds the stream offsets (after io_tp_layout). */
 int io_tp_direct(tp_t *t);
-/* The aggregator's part of a write round, in two steps: prep sorts the nr received
- * pieces into t->pend (pend_keep: they point only into rbuf and the stream, so the
- * next round's exchange may run, into the other receive buffer, before flush); flush
- * writes them (laid out in the window when they do not tile it, sieving holes). */
-int io_tp_agg_prep(tp_t *t, size_t nr);
-int io_tp_agg_flush(tp_t *t);
+/* The aggregator's part of a write round: lay the nr received pieces out in the
+ * window, write it (sieving holes). */
+int io_tp_agg_write(tp_t *t, size_t nr);
 /* The aggregator's part of a read round: read the span, put each rank's pieces
  * at out in the order they were asked for. */
 int io_tp_agg_read(tp_t *t, size_t nr, char *out);
