@@ -57,6 +57,8 @@ typedef struct MPI_Status {
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+/* MPI-1's name of the same type (MPI_Errhandler_create). */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
 typedef void MPI_File_errhandler_function(MPI_File *, int *, ...);
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
@@ -321,7 +323,7 @@ RDMPI_DT(integer2) RDMPI_DT(integer4) RDMPI_DT(integer8) RDMPI_DT(real4) RDMPI_D
 RDMPI_DT(complex8) RDMPI_DT(complex16) RDMPI_DT(2integer) RDMPI_DT(2real)
 RDMPI_DT(2double_precision) RDMPI_DT(cxx_bool) RDMPI_DT(cxx_float_complex)
 RDMPI_DT(cxx_double_complex) RDMPI_DT(cxx_long_double_complex) RDMPI_DT(real16)
-RDMPI_DT(complex32)
+RDMPI_DT(complex32) RDMPI_DT(lb) RDMPI_DT(ub)
 #undef RDMPI_DT
 
 #define MPI_CHAR (&rdmpi_dt_char)
@@ -390,6 +392,10 @@ RDMPI_DT(complex32)
 /* Fortran's REAL(16) and COMPLEX(16) (gfortran: IEEE binary128, C's __float128). */
 #define MPI_REAL16 (&rdmpi_dt_real16)
 #define MPI_COMPLEX32 (&rdmpi_dt_complex32)
+/* MPI-1's bound markers, only meaningful as entries of MPI_Type_struct (which turns them into
+ * an explicit lower/upper bound); anywhere else they are not a datatype (MPI_ERR_TYPE). */
+#define MPI_LB (&rdmpi_dt_lb)
+#define MPI_UB (&rdmpi_dt_ub)
 
 /* Predefined reduction operations. */
 extern RDMPI_API struct rdmpi_op rdmpi_op_max, rdmpi_op_min, rdmpi_op_sum, rdmpi_op_prod, rdmpi_op_land, rdmpi_op_band, rdmpi_op_lor, rdmpi_op_bor, rdmpi_op_lxor, rdmpi_op_bxor, rdmpi_op_minloc, rdmpi_op_maxloc, rdmpi_op_replace, rdmpi_op_no_op;
@@ -552,6 +558,17 @@ RDMPI_API int MPI_Type_indexed(int count, const int array_of_blocklengths[], con
 RDMPI_API int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 RDMPI_API int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 RDMPI_API int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+/* MPI-1's forms removed in MPI-3, kept for old codes (src/api/mpi1.c). */
+RDMPI_API int MPI_Address(void *location, MPI_Aint *address);
+RDMPI_API int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+RDMPI_API int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+RDMPI_API int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+RDMPI_API int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+RDMPI_API int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+RDMPI_API int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+RDMPI_API int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 RDMPI_API int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 RDMPI_API int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype);
 RDMPI_API int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
@@ -844,6 +861,16 @@ RDMPI_API int PMPI_Type_indexed(int count, const int array_of_blocklengths[], co
 RDMPI_API int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 RDMPI_API int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 RDMPI_API int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Address(void *location, MPI_Aint *address);
+RDMPI_API int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+RDMPI_API int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+RDMPI_API int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+RDMPI_API int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+RDMPI_API int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+RDMPI_API int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+RDMPI_API int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+RDMPI_API int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
 RDMPI_API int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 RDMPI_API int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype);
 RDMPI_API int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);

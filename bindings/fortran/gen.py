@@ -67,8 +67,10 @@ PREDEFINED = {
              'MPI_COMPLEX8', 'MPI_COMPLEX16', 'MPI_2INTEGER', 'MPI_2REAL',
              'MPI_2DOUBLE_PRECISION', 'MPI_CXX_BOOL',
              'MPI_CXX_FLOAT_COMPLEX', 'MPI_CXX_DOUBLE_COMPLEX',
-             'MPI_CXX_LONG_DOUBLE_COMPLEX', 'MPI_REAL16', 'MPI_COMPLEX32'],
+             'MPI_CXX_LONG_DOUBLE_COMPLEX', 'MPI_REAL16', 'MPI_COMPLEX32', 'MPI_LB', 'MPI_UB'],
 }
+# Predefined handles MPI-3 removed: in mpif.h and `mpi` (old codes), never in mpi_f08
+NOT_F08 = {'MPI_LB', 'MPI_UB'}
 # Sentinel addresses Fortran passes for C's special pointers: name -> (common block, dims)
 SENTINELS = [('MPI_BOTTOM', 'rdmpi_bottom', ''), ('MPI_IN_PLACE', 'rdmpi_in_place', ''),
              ('MPI_STATUS_IGNORE', 'rdmpi_status_ignore', '(MPI_STATUS_SIZE)'),
@@ -288,6 +290,15 @@ class Param:
                 return 'int_ref'
             if p == 0 and arr:
                 return 'int_array'
+        if f == 'fint' and t == 'MPI_Aint':
+            # MPI-1's address-sized arguments, a default INTEGER in Fortran
+            if p == 0 and not d:
+                return 'fint_in'
+            if p == 1 and not d:
+                return 'fint_out'
+            if p == 0 and arr and 'len' in self.kv:
+                return 'fint_array'
+            die('%s: fact fint does not fit parameter %s (an array needs len=)' % (fn, self.name))
         if t in KINDS:
             if p == 0 and not d:
                 return 'kint_in'
@@ -320,8 +331,10 @@ class Func:
         self.name = name
         self.base = name[1:] if name.startswith('PMPI_') else name
         self.ret = ret
-        f, _ = facts_for(facts, name, '*')
+        f, fkv = facts_for(facts, name, '*')
         self.ffact = f
+        # f08=no: MPI-1's calls MPI-3 removed, which mpi_f08 never had
+        self.no_f08 = fkv.get('f08') == 'no'
         self.hand = False
         self.variadic = False
         self.params = []
@@ -592,6 +605,23 @@ def glue_func(f):
             args.append('(int *)%s' % n)
             if 'len' in p.kv:
                 post.append('if (rc == MPI_SUCCESS) fg_logicals(%s, %s);' % (n, p.kv['len']))
+        elif k == 'fint_in':
+            args.append('(MPI_Aint)*%s' % n)
+        elif k == 'fint_out':
+            # an address that does not fit the INTEGER is an error, never a truncated value
+            pre.append('MPI_Aint %s_c = 0;' % n)
+            args.append('&%s_c' % n)
+            post.append('if (rc == MPI_SUCCESS) { *%s = (MPI_Fint)%s_c; '
+                        'if ((MPI_Aint)*%s != %s_c) rc = MPI_ERR_ARG; }' % (n, n, n, n))
+        elif k == 'fint_array':
+            ln = p.kv['len']
+            late.append('int %s_n = %s;' % (n, ln))
+            late.append('MPI_Aint %s_s[FG_STACK], *%s_c = %s_n <= FG_STACK ? %s_s : '
+                        'malloc((size_t)%s_n * sizeof(*%s_c));' % (n, n, n, n, n, n))
+            late.append('if (!%s_c) { rc = MPI_ERR_NO_MEM; goto out; }' % n)
+            late.append('for (int i = 0; i < %s_n; i++) %s_c[i] = %s[i];' % (n, n, n))
+            args.append('%s_c' % n)
+            post.append('if (%s_c != %s_s) free(%s_c);' % (n, n, n))
         elif k == 'kint_in':
             args.append('*%s' % n)
         elif k == 'kint_ref':
@@ -724,7 +754,9 @@ def glue_func(f):
         out.append('{')
         out.append('    %s(%s);' % (body, ', '.join(conv + ['ierr'] + ln + ['0'])))
         out.append('}')
-    if f.choice:
+    if f.no_f08:
+        pass
+    elif f.choice:
         out += f08_entry(f, fp, cparams, body)
     else:
         out.append(f08_alias(low))
@@ -735,8 +767,10 @@ def glue_func(f):
 # ---- Fortran declarations ------------------------------------------------------------------
 def ftype(p, f08):
     k = p.kind
-    if k in ('int_in', 'int_ref', 'index'):
+    if k in ('int_in', 'int_ref', 'index', 'fint_in', 'fint_out'):
         return 'INTEGER'
+    if k == 'fint_array':
+        return 'INTEGER', '(*)'
     if k in ('int_array', 'weights', 'index_array'):
         return 'INTEGER', '(*)'
     if k == 'int_array3':
@@ -772,7 +806,7 @@ def ftype(p, f08):
 
 
 def intent(p):
-    if p.kind in ('int_in', 'logical_in', 'kint_in', 'handle_in', 'str_in', 'attr_set',
+    if p.kind in ('int_in', 'logical_in', 'kint_in', 'fint_in', 'handle_in', 'str_in', 'attr_set',
                   'str_array', 'argvs'):
         return ', INTENT(IN)'
     if p.kind in ('str_out', 'attr_get', 'baseptr'):
@@ -895,6 +929,8 @@ def handle_consts(f08):
     for kind, names in PREDEFINED.items():
         f08t = [v[1] for v in HANDLES.values() if v[0] == kind][0]
         for i, n in enumerate(names):
+            if f08 and n in NOT_F08:
+                continue
             if f08:
                 o.append('    TYPE(%s), PARAMETER :: %s = %s(%d)' % (f08t, n, f08t, i))
             else:
@@ -1077,7 +1113,7 @@ def f08_module(funcs, consts):
                   '        END FUNCTION']
         o.append('    END INTERFACE')
     for f in funcs:
-        if not f.ffact:
+        if not f.ffact and not f.no_f08:
             o.append('    INTERFACE %s' % f.name)
             o += interface(f, True, '        ')
             o.append('    END INTERFACE')

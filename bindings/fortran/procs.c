@@ -99,6 +99,9 @@ FG_ERRH(mpi_win_create_errhandler_, 0, EH_WIN)
 FG_ERRH(pmpi_win_create_errhandler_, 1, EH_WIN)
 FG_ERRH(mpi_file_create_errhandler_, 0, EH_FILE)
 FG_ERRH(pmpi_file_create_errhandler_, 1, EH_FILE)
+/* MPI-1's name of MPI_COMM_CREATE_ERRHANDLER (mpif.h and `mpi` only). */
+FG_ERRH(mpi_errhandler_create_, 0, EH_COMM)
+FG_ERRH(pmpi_errhandler_create_, 1, EH_COMM)
 
 /* ---- generalized requests --------------------------------------------------------------- */
 typedef void fg_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierr);

@@ -159,6 +159,9 @@ int api_bad_count(MPI_Comm comm, int count, const char *fn)
 int api_bad_dt(MPI_Comm comm, MPI_Datatype dt, const char *fn)
 {
     char b[96];
+    if (dt == MPI_LB || dt == MPI_UB)   /* no handles (src/api/mpi1.c) */
+        return api_error(comm, CORE_ETYPE, fn, "%s is MPI-1's bound marker, only an entry of "
+                         "MPI_Type_struct", dt == MPI_LB ? "MPI_LB" : "MPI_UB");
     return api_error(comm, CORE_ETYPE, fn, "%s",
                      bad_handle(&core_handles.dt, dt, "datatype", "MPI_DATATYPE_NULL", b,
                                 sizeof(b)));

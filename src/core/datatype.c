@@ -202,6 +202,12 @@ void core_dt_init(void)
     /* Every predefined type is a static initializer; nothing to build. */
 }
 
+/* MPI-1's MPI_LB and MPI_UB markers: objects so that mpi.h can name them, but never made valid
+ * handles, so that every call but MPI_Type_struct (src/api/mpi1.c, which looks for them
+ * before checking its types) rejects them as it rejects any non-datatype: MPI_ERR_TYPE. */
+struct rdmpi_datatype rdmpi_dt_lb = {.name = "MPI_LB"};
+struct rdmpi_datatype rdmpi_dt_ub = {.name = "MPI_UB"};
+
 /* The predefined types are valid handles for as long as the library is loaded. */
 __attribute__((constructor)) static void dt_predefine(void)
 {
