@@ -31,7 +31,8 @@ static void blocked_pair(int t)
         int v = -1;
         MPI_Status st;
         MPI_OK(MPI_Recv(&v, 1, MPI_INT, peer, 7, comm_a, &st));
-        CHECK(atomic_load(&pingpong_done), "the receive on A returned before the peer sent");
+        CHECK(atomic_load(&pingpong_done), "the receive on A returned before this rank's ping-pong "
+              "on B was over");
         CHECK(v == N + peer, "the receive on A got %d, not %d", v, N + peer);
         CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == 7, "status (%d, %d)", st.MPI_SOURCE,
               st.MPI_TAG);
@@ -53,10 +54,12 @@ static void blocked_pair(int t)
         /* The receive blocked on A is still waiting: nothing was sent to it. */
         CHECK(!atomic_load(&recv_returned), "the receive on A returned during the ping-pong");
     }
-    /* Both ping-pongs are over before either side releases its blocked receive. */
+    /* Both ping-pongs are over before either side releases its blocked receive. The flag
+     * goes up before the Sendrecv: the peer may send on A as soon as our half of it has
+     * arrived, which can be before our own Sendrecv returns. */
+    atomic_store(&pingpong_done, 1);
     MPI_OK(MPI_Sendrecv(NULL, 0, MPI_INT, peer, 4, NULL, 0, MPI_INT, peer, 4, comm_b,
                         MPI_STATUS_IGNORE));
-    atomic_store(&pingpong_done, 1);
     int v = N + t_rank;
     MPI_OK(MPI_Send(&v, 1, MPI_INT, peer, 7, comm_a));
 }
