@@ -320,14 +320,14 @@ int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm
         return rc;
     }
     rc = api_intercomm_make_known(local_comm, local_leader, peer_comm, remote_leader, tag,
-                                  rranks, rn, newintercomm, what);
+                                  rranks, rn, 0, newintercomm, what);
     free(rranks);
     return rc;
 }
 
 int api_intercomm_make_known(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                              int remote_leader, int tag, const int *rranks, int rn,
-                             MPI_Comm *newintercomm, const char **what)
+                             double limit, MPI_Comm *newintercomm, const char **what)
 {
     bridge_t b = { peer_comm, remote_leader, tag, peer_comm ? peer_comm->ctx : 0 };
     MPI_Group group = local_comm->group;
@@ -345,7 +345,7 @@ int api_intercomm_make_known(MPI_Comm local_comm, int local_leader, MPI_Comm pee
     if (!rc && (other_jobs(group) || other_jobs(remote)) && (rc = rt_dyn_prepare()) != 0)
         *what = "opening a transport to the other jobs";
     uint32_t ids[2] = { 0, 0 };
-    rt_ctx_bridge_t cb = { b.via, b.peer, b.tag, b.ctx, 0 };
+    rt_ctx_bridge_t cb = { b.via, b.peer, b.tag, b.ctx, 0, limit };
     if (!rc)
         rc = rt_ctx_alloc_bridged(local_comm, local_leader, &cb, 2, ids);
     if (!rc)

@@ -24,9 +24,11 @@ int api_intercomm_compare(MPI_Comm c1, MPI_Comm c2);
 int api_intercomm_make(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                        int remote_leader, int tag, MPI_Comm *newintercomm, const char **what);
 /* Its second half, when both groups already know each other's processes (rranks: the
- * remote group as process indices, in its order), as after an accept/connect across runs. */
+ * remote group as process indices, in its order), as after an accept/connect across runs.
+ * limit: seconds the leader waits for the other leader's first word (0: unbounded), for
+ * leaders that have already met (rt_ctx_bridge_t). */
 int api_intercomm_make_known(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                              int remote_leader, int tag, const int *rranks, int rn,
-                             MPI_Comm *newintercomm, const char **what);
+                             double limit, MPI_Comm *newintercomm, const char **what);
 
 #endif

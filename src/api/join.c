@@ -199,7 +199,7 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
     }
     if (!rc)
         rc = api_intercomm_make_known(MPI_COMM_SELF, 0, pair, first ? 1 : 0, JOIN_TAG, &idx, 1,
-                                      intercomm, &what);
+                                      core_rt->settings->connect_timeout, intercomm, &what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);
     if (rc && crc && what == w) {

@@ -269,7 +269,8 @@ static int xrun_intercomm(MPI_Comm comm, int root, int accepting, root_result_t 
     }
     if (!brc && !v.rc)
         v.rc = api_intercomm_make_known(comm, root, pair, accepting ? 1 : 0, PORT_TAG, rranks,
-                                        (int)res->n, newcomm, what);
+                                        (int)res->n, core_rt->settings->connect_timeout,
+                                        newcomm, what);
     if (pair != MPI_COMM_NULL)
         core_comm_release(pair);
     free(rranks);

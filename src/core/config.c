@@ -42,7 +42,9 @@ static const core_config_row_t core_rows[] = {
       OFF(wait_sleep), 0, NULL, -1, 1e9 },
     { "RDMPI_CONNECT_TIMEOUT", CORE_CFG_DOUBLE, "60",
       "seconds MPI_Comm_connect to a port of another rdmpirun run waits for its acceptor "
-      "before failing with MPI_ERR_PORT", OFF(connect_timeout), 0, NULL, 0.1, 1e6,
+      "before failing with MPI_ERR_PORT; also how long the roots of two runs that met (by "
+      "accept/connect or join) wait for each other's first word of the context-id agreement "
+      "(a root whose last handshake word was lost has failed and left it)", OFF(connect_timeout), 0, NULL, 0.1, 1e6,
       CORE_CFG_LIVE },
     { "RDMPI_ACCEPT_TIMEOUT", CORE_CFG_DOUBLE, "3",
       "seconds a connector of another rdmpirun run has for its handshake with an accepting "

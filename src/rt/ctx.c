@@ -79,6 +79,8 @@ struct rt_ctx_op {
     int nids;                 /* ids agreed on at once: 1, or 2 (an intercommunicator's) */
     rt_ctx_bridge_t bridge;   /* the other group's leader, for agreements over two groups */
     int bridged;              /* leader: this round's exchange with the other leader is out */
+    double bridge_until;      /* leader: when the other leader's first mask is overdue */
+    int overdue;              /* leader: it was (the exchange is cancelled) */
     uint32_t other[MSGWORDS]; /* leader: the other group's AND */
     int done, rc;
     uint32_t ctx, ctx2;
@@ -235,14 +237,29 @@ static int op_advance(ctx_op_t *op)
         return 1;
     }
     int failed = 0;
+    if (op->bridged && op->rounds == 0 && op->bridge.limit > 0 && !op->overdue &&
+        core_wtime() > op->bridge_until) {
+        /* the other leader never sent its first mask: give up the exchange (cancelled
+         * requests complete; what completed anyway is freed below) */
+        op->overdue = 1;
+        for (int i = 0; i < op->nreqs; i++)
+            if (!op->reqs[i]->complete)
+                p2p_cancel(op->reqs[i]);
+    }
     if (!round_reqs_done(op, &failed))
         return 0;
+    failed |= op->overdue;
     if (failed && op->me == 0 && !op->answering) {
         /* an exchange failed (the other group's leader, or a member of another job, has
-         * left): the members wait for a word */
-        core_error("context-id agreement (leader: rank %d of %s): %s has left",
-                   op->members[0], core_comm_label(op->parent),
-                   op->bridged ? "the other group's leader" : "a member");
+         * left, or the other leader stayed silent): the members wait for a word */
+        if (op->overdue)
+            core_error("context-id agreement (leader: rank %d of %s): the other group's "
+                       "leader did not answer within %.0f s", op->members[0],
+                       core_comm_label(op->parent), op->bridge.limit);
+        else
+            core_error("context-id agreement (leader: rank %d of %s): %s has left",
+                       op->members[0], core_comm_label(op->parent),
+                       op->bridged ? "the other group's leader" : "a member");
         op->decision[0] = FAILED;
         if ((rc = answer(op)))
             op_finish(op, rc);
@@ -268,6 +285,7 @@ static int op_advance(ctx_op_t *op)
             }
             op->nreqs++;
             op->bridged = 1;
+            op->bridge_until = core_wtime() + b->limit;
             return 1;
         }
     }

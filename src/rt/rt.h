@@ -69,6 +69,11 @@ typedef struct rt_ctx_bridge {
     int peer, tag;
     uint32_t ctx;
     uint64_t key;
+    /* seconds the leader waits for the other leader's first mask (0: as long as it takes).
+     * Groups of two runs pass one: their roots confirmed each other, so both groups are in
+     * the call, and a root that failed after its last word (which the other may have missed)
+     * must not hold the other group forever. */
+    double limit;
 } rt_ctx_bridge_t;
 /* Blocking: nids (1 or 2) ids free at every member of both groups into ids[]. */
 int rt_ctx_alloc_bridged(MPI_Comm local, int leader, const rt_ctx_bridge_t *b, int nids,

@@ -23,7 +23,8 @@
  * connect and the accept fail with MPI_ERR_OTHER, and so does the join on both sides.
  * With TWO_RUNS_FAULT=2 (case two_runs_drop: the client's RDMPI_TEST_XRUN_DROP=0) the roots'
  * connection breaks after the client's last word: the client's connect fails, the server's
- * root, which read DONE, waits in the context-id agreement until the client's run ends,
+ * root, which read DONE, waits in the context-id agreement for at most the server's
+ * RDMPI_CONNECT_TIMEOUT while the client's run stays (until DONEFILE.drop appears),
  * then its accept fails (MPI_ERR_OTHER) at every member.
  *   two_runs server PORTFILE DONEFILE   prints "server ok"
  *   two_runs client PORTFILE DONEFILE   prints "client ok"
@@ -40,6 +41,7 @@
 #include <unistd.h>
 
 static int fails, rank, size;
+static const char *done_file; /* DONEFILE */
 
 #define CHECK(c, ...)                                                                              \
     do {                                                                                           \
@@ -192,6 +194,13 @@ static void server_fault(const char *port, int l, int drop)
     int rc = MPI_Comm_accept(port, MPI_INFO_NULL, size - 1, MPI_COMM_WORLD, &inter);
     failed(rc, inter, drop ? "accept whose connector vanished" : "accept with a failing "
            "connector group", t0, 15);
+    if (drop && rank == size - 1) { /* the client's run may end now */
+        char mark[4096];
+        snprintf(mark, sizeof(mark), "%s.drop", done_file);
+        FILE *f = fopen(mark, "w");
+        if (f)
+            fclose(f);
+    }
     if (rank == size - 1 && !drop) {
         struct pollfd p = { l, POLLIN, 0 };
         int fd = poll(&p, 1, 30000) == 1 ? accept(l, NULL, NULL) : -1;
@@ -214,6 +223,10 @@ static void client_fault(const char *port, int tcp, int drop)
         double t0 = now();
         int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
         failed(rc, inter, "connect whose last word was lost", t0, 10);
+        /* stay until the server's accept failed: its bound must not be our goodbye */
+        char mark[4096];
+        snprintf(mark, sizeof(mark), "%s.drop", done_file);
+        CHECK(wait_file(mark, NULL, 0) == 0, "the server's accept never failed");
         return;
     }
     if (rank == 1) { /* a connector that says nothing, ahead of the real one */
@@ -322,6 +335,7 @@ int main(int argc, char **argv)
     if (argc < 4) /* (a fifth: the test's marker, ignored) */
         return 2;
     MPI_Init(&argc, &argv);
+    done_file = argc > 3 ? argv[3] : "done";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
