@@ -31,7 +31,9 @@
  * two-process communicator made), 0 when it failed, and one that is ready
  * reads the other's: so neither waits in the context-id agreement for a
  * process that gave up (a side that fails before that byte leaves the other
- * waiting at most the socket's 300 s).
+ * waiting at most 30 s: once its hello is here, the other side is in MPI_Comm_join and owes
+ * each later step at once). A side whose hello cannot be decoded writes a 0 byte, which ends
+ * the join at once at a peer of its own run (it reads that byte as "failed").
  */
 #include <errno.h>
 #include <poll.h>
@@ -52,18 +54,25 @@
 
 #define JOIN_TAG 13      /* on the two-process communicator of CORE_CTX_DYN */
 #define JOIN_WAIT 300.0  /* seconds the other side has to send its hello */
+#define STEP_WAIT 30.0   /* then for each later step: it is in MPI_Comm_join, and answers at
+                          * once unless it failed there while its process lives on */
 
 /* Moves exactly len bytes over fd (out: writes), polling in short slices so that this
  * process keeps serving its MPI traffic while the other side takes its time. The socket's
  * own flags are left as the application set them. */
-static int fd_move(int fd, uint8_t *buf, size_t len, int out, const char **why)
+static int fd_move(int fd, uint8_t *buf, size_t len, int out, double wait, const char **why)
 {
-    double until = core_wtime() + JOIN_WAIT;
+    double until = core_wtime() + wait;
     size_t done = 0;
     while (done < len) {
         if (core_wtime() > until) {
-            *why = out ? "the other side read nothing for 300 s"
-                       : "the other side sent no complete hello in 300 s";
+            if (wait >= JOIN_WAIT)
+                *why = out ? "the other side read nothing for 300 s"
+                           : "the other side sent no complete hello in 300 s";
+            else
+                *why = out ? "the other side, past its hello, read nothing for 30 s"
+                           : "the other side, past its hello, sent nothing for 30 s (it "
+                             "failed in MPI_Comm_join, or is not an MPI process)";
             return CORE_EIO;
         }
         struct pollfd p = { fd, out ? POLLOUT : POLLIN, 0 };
@@ -87,7 +96,10 @@ static int fd_move(int fd, uint8_t *buf, size_t len, int out, const char **why)
             return CORE_EIO;
         }
         if (k == 0) {
-            *why = "the other side closed the socket before its hello was complete";
+            *why = wait >= JOIN_WAIT ? "the other side closed the socket before its hello "
+                                       "was complete"
+                                     : "the other side closed the socket in the middle of "
+                                       "the exchange";
             return CORE_EIO;
         }
         done += (size_t)k;
@@ -100,11 +112,11 @@ static int fd_move(int fd, uint8_t *buf, size_t len, int out, const char **why)
 static int confirm(int fd, int ok, const char **why)
 {
     uint8_t mine = ok ? 1 : 0, theirs = 0;
-    int rc = fd_move(fd, &mine, 1, 1, why);
+    int rc = fd_move(fd, &mine, 1, 1, STEP_WAIT, why);
     if (!ok)
         return CORE_EOTHER;
     if (!rc)
-        rc = fd_move(fd, &theirs, 1, 0, why);
+        rc = fd_move(fd, &theirs, 1, 0, STEP_WAIT, why);
     if (!rc && theirs != 1) {
         *why = theirs == 0 ? "the other side failed after the socket exchange (it says so)"
                            : "a confirmation byte that is neither yes nor no";
@@ -124,11 +136,14 @@ static int swap_hellos(int fd, core_join_hello_t *them, const char **why)
         *why = "this job's name cannot be sent";
         return CORE_EINTERN;
     }
-    int rc = fd_move(fd, out, sizeof(out), 1, why);
+    int rc = fd_move(fd, out, sizeof(out), 1, JOIN_WAIT, why);
     if (!rc)
-        rc = fd_move(fd, in, sizeof(in), 0, why);
-    if (!rc)
-        rc = core_join_hello_decode(in, sizeof(in), them, why);
+        rc = fd_move(fd, in, sizeof(in), 0, JOIN_WAIT, why);
+    if (!rc && (rc = core_join_hello_decode(in, sizeof(in), them, why))) {
+        uint8_t no = 0; /* a peer of this run reads it as its confirmation byte */
+        const char *ignored;
+        fd_move(fd, &no, 1, 1, 1.0, &ignored);
+    }
     return rc;
 }
 
@@ -148,7 +163,8 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
         return rc;
     }
     core_kx_keypair(pk, sk);
-    if (!(rc = fd_move(fd, pk, sizeof(pk), 1, &w)) && !(rc = fd_move(fd, tpk, sizeof(tpk), 0, &w))) {
+    if (!(rc = fd_move(fd, pk, sizeof(pk), 1, STEP_WAIT, &w)) &&
+        !(rc = fd_move(fd, tpk, sizeof(tpk), 0, STEP_WAIT, &w))) {
         rc = core_kx_shared(pk, sk, tpk, key);
         if (rc)
             w = "its key agreement message is not a usable public key";
@@ -157,8 +173,8 @@ static int join_other_run(int fd, const core_join_hello_t *them, MPI_Comm *inter
     uint8_t lo = core_run_id(core_rt) < them->run ? 'L' : 'H'; /* each side's MAC role */
     if (!rc) {
         core_xwire_table_encode(&mine, key, lo, tab);
-        if (!(rc = fd_move(fd, tab, sizeof(tab), 1, &w)) &&
-            !(rc = fd_move(fd, tab, sizeof(tab), 0, &w)) && (swapped = 1))
+        if (!(rc = fd_move(fd, tab, sizeof(tab), 1, STEP_WAIT, &w)) &&
+            !(rc = fd_move(fd, tab, sizeof(tab), 0, STEP_WAIT, &w)) && (swapped = 1))
             rc = core_xwire_table_decode(tab, sizeof(tab), key, lo == 'L' ? 'H' : 'L',
                                          &theirs, &w);
     }
