@@ -6,7 +6,10 @@
  * accepts gives up after RDMPI_CONNECT_TIMEOUT. Every read has a deadline (a peer that
  * stalls cannot hold an acceptor: it is refused and the acceptor goes on waiting), and
  * both sides keep the progress engine running while they wait, so the rest of the
- * application's traffic goes on.
+ * application's traffic goes on. The acceptor takes up to CORE_XPORT_PENDING connections
+ * at once and serves the first whose hello arrives: a connector that connects and says
+ * nothing does not hold up one that speaks (it is dropped after RDMPI_ACCEPT_TIMEOUT);
+ * the handshake of the one served is still one at a time.
  */
 #define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
@@ -28,8 +31,8 @@
 #include "core/progress.h"
 #include "core/secret.h"
 
-/* RDMPI_ACCEPT_TIMEOUT: seconds an accepted connector has for the whole exchange (short:
- * the acceptor serves one at a time) */
+/* RDMPI_ACCEPT_TIMEOUT: seconds an accepted connector has to say hello, and then for the
+ * whole exchange (short: the acceptor serves one at a time once it spoke) */
 #define CONFIRM_TIMEOUT 30.0 /* seconds a root waits for the other's last word */
 #define SLICE_MS 2        /* poll slices between progress passes */
 
@@ -99,6 +102,7 @@ int api_xport_open(int seq, const uint8_t ip[4], int *tport)
     core_rt->xports[slot].seq = seq;
     core_rt->xports[slot].fd = fd;
     core_rt->xports[slot].open = 1;
+    core_rt->xports[slot].npend = 0;
     *tport = ntohs(a.sin_port);
     return 0;
 }
@@ -111,23 +115,31 @@ static int slot_of(int seq)
     return -1;
 }
 
+/* Closes slot i's socket and the connections it has not served: their connectors fail at
+ * once (the connection closed) rather than at their timeout. */
+static void slot_close(int i)
+{
+    for (int k = 0; k < core_rt->xports[i].npend; k++)
+        close(core_rt->xports[i].pend[k]);
+    core_rt->xports[i].npend = 0;
+    close(core_rt->xports[i].fd);
+    core_rt->xports[i].open = 0;
+}
+
 int api_xport_close(int seq)
 {
     int i = slot_of(seq);
     if (i < 0)
         return CORE_EPORT;
-    close(core_rt->xports[i].fd);
-    core_rt->xports[i].open = 0;
+    slot_close(i);
     return 0;
 }
 
 void api_xport_close_all(void)
 {
     for (int i = 0; core_rt && i < CORE_XPORTS; i++)
-        if (core_rt->xports[i].open) {
-            close(core_rt->xports[i].fd);
-            core_rt->xports[i].open = 0;
-        }
+        if (core_rt->xports[i].open)
+            slot_close(i);
 }
 
 void api_xlink_free(api_xlink_t *l)
@@ -315,22 +327,63 @@ static int serve(int fd, const core_port_t *port, const core_xwire_table_t *mine
     return swap_tables(fd, mine, 'A', 'C', out, deadline, why);
 }
 
+static void drop_pending(int i, int k)
+{
+    int n = --core_rt->xports[i].npend;
+    close(core_rt->xports[i].pend[k]);
+    core_rt->xports[i].pend[k] = core_rt->xports[i].pend[n];
+    core_rt->xports[i].pend_until[k] = core_rt->xports[i].pend_until[n];
+}
+
+/* Slot i: takes what waits in the backlog (as many as fit), drops those silent past their
+ * deadline, and returns (off the list) the first connection with something to read, or -1. */
+static int next_speaker(int i, int seq)
+{
+    double now = core_wtime();
+    while (core_rt->xports[i].npend < CORE_XPORT_PENDING) {
+        int fd = accept4(core_rt->xports[i].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            break; /* none left, or out of descriptors: try again later */
+        int one = 1, n = core_rt->xports[i].npend++;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        core_rt->xports[i].pend[n] = fd;
+        core_rt->xports[i].pend_until[n] = now + core_rt->settings->accept_timeout;
+    }
+    struct pollfd p[CORE_XPORT_PENDING];
+    int n = core_rt->xports[i].npend;
+    for (int k = 0; k < n; k++)
+        p[k] = (struct pollfd){ core_rt->xports[i].pend[k], POLLIN, 0 };
+    if (n && poll(p, (nfds_t)n, 0) > 0)
+        for (int k = 0; k < n; k++)
+            if (p[k].revents) {
+                int fd = p[k].fd;
+                core_rt->xports[i].npend--; /* off the list, still open: to be served */
+                core_rt->xports[i].pend[k] = core_rt->xports[i].pend[n - 1];
+                core_rt->xports[i].pend_until[k] = core_rt->xports[i].pend_until[n - 1];
+                return fd;
+            }
+    for (int k = core_rt->xports[i].npend - 1; k >= 0; k--)
+        if (now > core_rt->xports[i].pend_until[k]) {
+            core_warn("MPI_Comm_accept (rank %d): dropped a connection on port %d that said "
+                      "nothing within %.0f s (RDMPI_ACCEPT_TIMEOUT)", core_rt->rank, seq,
+                      core_rt->settings->accept_timeout);
+            drop_pending(i, k);
+        }
+    return -1;
+}
+
 int api_xport_try_accept(const core_port_t *port, const core_xwire_table_t *mine,
                          api_xlink_t *out, char *why, size_t len)
 {
     int i = slot_of(port->seq);
     if (i < 0)
         return say(why, len, CORE_EPORT, "port %d of this process is closed", port->seq);
-    struct pollfd p = { core_rt->xports[i].fd, POLLIN, 0 };
-    if (poll(&p, 1, 0) != 1)
-        return CORE_EBUSY;
-    struct sockaddr_in a;
-    socklen_t alen = sizeof(a);
-    int fd = accept4(p.fd, (struct sockaddr *)&a, &alen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = next_speaker(i, port->seq);
     if (fd < 0)
-        return CORE_EBUSY; /* gone meanwhile, or out of descriptors: try again later */
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        return CORE_EBUSY;
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    socklen_t alen = sizeof(a);
+    getpeername(fd, (struct sockaddr *)&a, &alen);
     char from[INET_ADDRSTRLEN] = "?";
     inet_ntop(AF_INET, &a.sin_addr, from, sizeof(from));
     const char *w = "";

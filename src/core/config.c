@@ -47,8 +47,9 @@ static const core_config_row_t core_rows[] = {
       "(a root whose last handshake word was lost has failed and left it)", OFF(connect_timeout), 0, NULL, 0.1, 1e6,
       CORE_CFG_LIVE },
     { "RDMPI_ACCEPT_TIMEOUT", CORE_CFG_DOUBLE, "3",
-      "seconds a connector of another rdmpirun run has for its handshake with an accepting "
-      "root, which serves one connector at a time: a silent one holds the others this long",
+      "seconds a connector of another rdmpirun run has to say hello, and then for its "
+      "handshake with an accepting root (which serves the first of its connections to speak, "
+      "one handshake at a time: one that stalls mid-handshake holds the others this long)",
       OFF(accept_timeout), 0, NULL, 0.1, 600, CORE_CFG_LIVE },
     { "RDMPI_TEST_XRUN_FAIL", CORE_CFG_INT, "-1",
       "test suite only: the world rank that fails to add another run's processes after the "

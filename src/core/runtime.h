@@ -48,6 +48,7 @@ typedef struct core_attr_table {
 } core_attr_table_t;
 
 #define CORE_XPORTS 16 /* ports one process may hold open at once */
+#define CORE_XPORT_PENDING 8 /* connections on one port accepted, their hello not yet read */
 
 typedef struct core_runtime {
     core_config_t cfg;         /* the settings registry (every component's settings) */
@@ -85,8 +86,13 @@ typedef struct core_runtime {
     struct core_bridge *bridges; /* keys shared with other runs (core/procs.h), CORE_BRIDGES */
     int nbridges;
     /* The listening sockets of this process's open ports, where roots of other runs
-     * connect (owned by api/xport.c; open 0: a free slot, as calloc leaves it). */
-    struct { int seq, fd, open; } xports[CORE_XPORTS];
+     * connect (owned by api/xport.c; open 0: a free slot, as calloc leaves it), and the
+     * connections taken from each that have not said hello yet, with their deadlines. */
+    struct {
+        int seq, fd, open, npend;
+        int pend[CORE_XPORT_PENDING];
+        double pend_until[CORE_XPORT_PENDING];
+    } xports[CORE_XPORTS];
 
     /* The progress engine (core/progress.h): what every pass polls, the hooks of the layers
      * above that run while they have work (bit per hook in progress_pending), and the

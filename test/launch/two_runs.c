@@ -17,9 +17,10 @@
  * message and disconnects.
  * With TWO_RUNS_FAULT=1 (case two_runs_fail: the client's run has RDMPI_TEST_XRUN_FAIL=0,
  * so its rank 0 fails to add the other run's processes after the roots met, and the
- * server's RDMPI_ACCEPT_TIMEOUT=1) both runs instead check that the failure of one side
+ * server's RDMPI_ACCEPT_TIMEOUT=20) both runs instead check that the failure of one side
  * reaches the other in bounded time: client rank 1 first holds a silent connection to the
- * port (the acceptor must drop it after 1 s and serve the real connector), then the
+ * port (the acceptor must serve the real connector at once all the same, and close the
+ * silent one with its port), then the
  * connect and the accept fail with MPI_ERR_OTHER, and so does the join on both sides.
  * With TWO_RUNS_FAULT=2 (case two_runs_drop: the client's RDMPI_TEST_XRUN_DROP=0) the roots'
  * connection breaks after the client's last word: the client's connect fails, the server's
@@ -244,8 +245,13 @@ static void client_fault(const char *port, int tcp, int drop)
     double t0 = now();
     int rc = MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     failed(rc, inter, "connect with a failing member", t0, 10);
-    if (silent >= 0)
+    if (silent >= 0) { /* never served: the acceptor closes it with its port */
+        struct pollfd p = { silent, POLLIN, 0 };
+        char c;
+        CHECK(poll(&p, 1, 30000) == 1 && read(silent, &c, 1) == 0,
+              "the acceptor kept the silent connection after closing its port");
         close(silent);
+    }
     if (rank == 0) {
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         port_addr(port, &a);
