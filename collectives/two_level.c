@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collectives/coll_impl.h"
+#include "core/procs.h"
 #include "core/runtime.h"
 
 static int on_my_node(int world)
@@ -51,6 +52,21 @@ static const int *comm_node_of(MPI_Comm comm)
         free(no);
         free(first);
         return NULL;
+    }
+    /* Processes of other runs (a communicator of accept/connect between runs): their hosts
+     * are not known, and what each member could guess would differ between members, whose
+     * layouts must agree: every rank counts as a node of its own (no two-level algorithm).
+     * Every member of such a communicator sees one (the others' runs are foreign to it). */
+    int foreign = 0;
+    for (int i = 0; i < n && !foreign; i++)
+        foreign = core_proc_foreign(core_rt, core_comm_world_rank(comm, i)) != NULL;
+    if (foreign) {
+        for (int i = 0; i < n; i++)
+            no[i] = i;
+        free(first);
+        no[n] = n;
+        comm->node_of = no;
+        return no;
     }
     /* All on this node (the common case) needs no look-up of hosts. */
     int local = ppn <= 0;

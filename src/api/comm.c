@@ -170,7 +170,40 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     API_ALIAS(MPI_Comm_split);
 
-/* Ranks sharing a node share memory: the node's lowest world rank names it. */
+/* The color of this process for MPI_COMM_TYPE_SHARED in comm: the node's lowest world rank
+ * of this job names the node; when comm holds processes of other jobs (spawned, connected,
+ * other runs), whose world ranks are numbered apart, the color is the lowest rank of comm
+ * with the same (run, job, node): only processes of one job share a segment. */
+static int shared_color(MPI_Comm comm, int *color)
+{
+    int leader = core_rt->local_ranks[0], others = 0;
+    for (int i = 1; i < core_rt->local_size; i++)
+        if (core_rt->local_ranks[i] < leader)
+            leader = core_rt->local_ranks[i];
+    for (int i = 0; i < comm->size && !others; i++)
+        others = core_comm_world_rank(comm, i) >= core_rt->size;
+    /* every member of a communicator of several jobs sees another job's process */
+    if (!others) {
+        *color = leader;
+        return 0;
+    }
+    uint64_t mine[2] = { core_run_id(core_rt),
+                         (uint64_t)(uint32_t)core_rt->uid_base << 32 | (uint32_t)leader };
+    uint64_t *all = malloc(sizeof(mine) * (size_t)comm->size);
+    if (!all)
+        return CORE_ENOMEM;
+    int rc = coll_allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm);
+    *color = comm->rank;
+    for (int i = 0; !rc && i < comm->rank; i++)
+        if (all[2 * i] == mine[0] && all[2 * i + 1] == mine[1]) {
+            *color = i;
+            break;
+        }
+    free(all);
+    return rc;
+}
+
+/* Ranks sharing a node share memory: see shared_color. */
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
@@ -186,10 +219,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     int color = MPI_UNDEFINED;
     if (split_type == MPI_COMM_TYPE_SHARED || split_type == MPI_COMM_TYPE_HW_UNGUIDED ||
         split_type == MPI_COMM_TYPE_HW_GUIDED) {
-        color = core_rt->local_ranks[0];
-        for (int i = 1; i < core_rt->local_size; i++)
-            if (core_rt->local_ranks[i] < color)
-                color = core_rt->local_ranks[i];
+        int rc = shared_color(comm, &color);
+        if (rc)
+            return api_error(comm, rc, fn, "exchanging the node of every process: %s",
+                             core_strerror(rc));
     } else if (split_type != MPI_UNDEFINED) {
         return api_error(comm, CORE_EINVAL, fn, "unknown split type %d", split_type);
     }

@@ -141,18 +141,20 @@ static void nap(void)
     core_cs_usleep(&core_rt->cs, 1000);   /* the other threads go on meanwhile */
 }
 
-/* Accepting root: waits for a request on port from our run (through the launcher), or a
- * connector of another run at the port's socket (*xrun set, link filled), whichever comes
- * first; acknowledges a request of our run. */
-static int root_accept(const char *port, MPI_Comm *pair, const core_xwire_table_t *mine,
-                       api_xlink_t *link, int *xrun, char *why, size_t wlen)
+/* Accepting root: waits for a request on port from our run (through the launcher; not when
+ * the group holds processes of other runs: own_run 0), or a connector of another run at the
+ * port's socket (*xrun set, link filled), whichever comes first; acknowledges a request of
+ * our run. */
+static int root_accept(const char *port, int own_run, MPI_Comm *pair,
+                       const core_xwire_table_t *mine, api_xlink_t *link, int *xrun, char *why,
+                       size_t wlen)
 {
     core_port_t id;
     if (!our_port(port, &id) || strcmp(id.nspace, core_rt->nspace) || id.rank != core_rt->rank)
         return CORE_EPORT;
     char svc[MPI_MAX_PORT_NAME + 16], req[512];
     snprintf(svc, sizeof(svc), REQ_PREFIX "%s", port);
-    while (core_boot_lookup(core_rt, svc, req, sizeof(req)) != 0) {
+    while (!own_run || core_boot_lookup(core_rt, svc, req, sizeof(req)) != 0) {
         int rc = api_xport_try_accept(&id, mine, link, why, wlen);
         if (rc != CORE_EBUSY) {
             *xrun = !rc;
@@ -213,18 +215,35 @@ typedef struct root_result {
     char why[400];
 } root_result_t;
 
-/* Every member: adds the other run's processes (the root's link, broadcast) to its table
- * and the bridge key; rranks gets their indices in the remote group's order. */
+/* Every member: adds the other group's processes (the root's link, broadcast) to its table,
+ * with one key per run of that group (core_xwire_pair_key: a group merged from earlier links
+ * holds processes of several runs, ours possibly of another run than our root's); rranks
+ * gets their indices in the remote group's order. */
 static int add_other_run(root_result_t *res, const core_xwire_entry_t *e, int *rranks)
 {
-    int b = core_bridge_add(core_rt, res->run, res->bridge);
-    if (b < 0)
-        return b;
+    uint64_t mine = core_run_id(core_rt), runs[CORE_XWIRE_MAX_RUNS + 1];
+    int bridges[CORE_XWIRE_MAX_RUNS + 1], nruns = 0;
     for (uint32_t i = 0; i < res->n; i++) {
+        if (e[i].run == mine) /* nothing in core/procs.h can name it as of another run */
+            return CORE_EUNSUPPORTED;
+        int r = 0;
+        while (r < nruns && runs[r] != e[i].run)
+            r++;
+        if (r == nruns) {
+            if (nruns == CORE_XWIRE_MAX_RUNS + 1)
+                return CORE_EINTERN; /* the decoder allows no more */
+            uint8_t key[CORE_KEY_LEN];
+            core_xwire_pair_key(res->bridge, mine, e[i].run, key);
+            bridges[r] = core_bridge_add(core_rt, e[i].run, key);
+            memset(key, 0, sizeof(key));
+            if (bridges[r] < 0)
+                return bridges[r];
+            runs[nruns++] = e[i].run;
+        }
         char addr[48];
         snprintf(addr, sizeof(addr), "%u.%u.%u.%u:%u", e[i].ip[0], e[i].ip[1], e[i].ip[2],
                  e[i].ip[3], (unsigned)e[i].port);
-        int idx = core_proc_add_foreign(core_rt, res->run, (int)e[i].uid, addr, b);
+        int idx = core_proc_add_foreign(core_rt, e[i].run, (int)e[i].uid, addr, bridges[r]);
         if (idx < 0)
             return idx;
         rranks[i] = idx;
@@ -308,16 +327,22 @@ static int accept_connect(const char *port_name, MPI_Info info, int root, MPI_Co
         API_CHECK(api_check_info(comm, info, 1, fn));
         core_xwire_table_t mine = { (uint32_t)comm->size, (uint32_t)root,
                                     core_run_id(core_rt), table };
-        for (int i = 0; i < comm->size && !rc; i++)
-            if (core_proc_foreign(core_rt, comm->group->ranks[i])) {
-                rc = CORE_EUNSUPPORTED;
-                snprintf(res.why, sizeof(res.why), "%s holds processes of another run: "
-                         "only a group of one run can accept or connect", core_comm_label(comm));
-            }
+        int several = 0; /* processes of other runs (a group merged from earlier links) */
+        for (int i = 0; i < comm->size; i++)
+            several |= core_proc_foreign(core_rt, comm->group->ranks[i]) != NULL;
+        if (core_xwire_table_runs(&mine) > CORE_XWIRE_MAX_RUNS) {
+            rc = CORE_EUNSUPPORTED;
+            snprintf(res.why, sizeof(res.why), "%s holds processes of more than %d runs",
+                     core_comm_label(comm), CORE_XWIRE_MAX_RUNS + 1);
+        } else if (several && !(port_name && other_run(port_name)) && !accepting) {
+            rc = CORE_EUNSUPPORTED;
+            snprintf(res.why, sizeof(res.why), "%s holds processes of another run: it can "
+                     "connect to ports of other runs only", core_comm_label(comm));
+        }
         if (rc)
             ;
         else if (accepting)
-            rc = root_accept(port_name, &pair, &mine, &link, &res.xrun, res.why,
+            rc = root_accept(port_name, !several, &pair, &mine, &link, &res.xrun, res.why,
                              sizeof(res.why));
         else if (port_name && other_run(port_name)) {
             core_port_t id;

@@ -75,6 +75,7 @@ int api_xport_my_entry(core_xwire_entry_t *e)
     if (rc)
         return rc;
     e->uid = (uint32_t)core_proc_uid(core_rt, core_rt->rank);
+    e->run = core_run_id(core_rt);
     memcpy(e->ip, ip, 4);
     e->port = (uint16_t)port;
     return 0;
@@ -225,7 +226,7 @@ static int recv_hs(int fd, core_xwire_hs_t *m, double deadline, const char **why
 static int swap_tables(int fd, const core_xwire_table_t *mine, uint8_t my_role,
                        uint8_t their_role, api_xlink_t *out, double deadline, const char **why)
 {
-    size_t n = core_xwire_table_size(mine->n);
+    size_t n = core_xwire_table_size(mine->n, core_xwire_table_runs(mine));
     uint8_t *b = malloc(n);
     if (!b)
         return CORE_ENOMEM;
@@ -233,14 +234,14 @@ static int swap_tables(int fd, const core_xwire_table_t *mine, uint8_t my_role,
     int rc = write_all(fd, b, n, deadline);
     free(b);
     uint8_t hdr[CORE_XWIRE_TABLE_HDR];
-    uint32_t count = 0;
+    uint32_t count = 0, runs = 0;
     if (rc || (rc = read_all(fd, hdr, sizeof(hdr), deadline))) {
         *why = rc == CORE_EBUSY ? "no group table in time" : "the connection closed";
         return rc;
     }
-    if ((rc = core_xwire_table_count(hdr, sizeof(hdr), &count, why)))
+    if ((rc = core_xwire_table_count(hdr, sizeof(hdr), &count, &runs, why)))
         return rc;
-    n = core_xwire_table_size(count);
+    n = core_xwire_table_size(count, runs);
     if (!(b = malloc(n)) || !(out->remote.e = calloc(count, sizeof(*out->remote.e)))) {
         free(b);
         return CORE_ENOMEM;

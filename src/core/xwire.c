@@ -132,9 +132,35 @@ int core_xwire_mac_ok(const core_xwire_session_t *s, uint8_t role, const uint8_t
     return core_mem_eq(want, mac, CORE_MAC_LEN);
 }
 
-size_t core_xwire_table_size(uint32_t n)
+size_t core_xwire_table_size(uint32_t n, uint32_t k)
 {
-    return CORE_XWIRE_TABLE_HDR + (size_t)n * CORE_XWIRE_ENTRY + CORE_MAC_LEN;
+    return CORE_XWIRE_TABLE_HDR + (size_t)n * CORE_XWIRE_ENTRY + (size_t)k * 8 + CORE_MAC_LEN;
+}
+
+/* The index entry e's run gets in t (0: the table's own; i: the i-th of runs[]), adding it
+ * to runs[] (k so far) on its first use; -1 past CORE_XWIRE_MAX_RUNS. */
+static int run_index(const core_xwire_table_t *t, const core_xwire_entry_t *e, uint64_t *runs,
+                     uint32_t *k)
+{
+    if (!e->run || e->run == t->run)
+        return 0;
+    for (uint32_t i = 0; i < *k; i++)
+        if (runs[i] == e->run)
+            return (int)i + 1;
+    if (*k >= CORE_XWIRE_MAX_RUNS)
+        return -1;
+    runs[(*k)++] = e->run;
+    return (int)*k;
+}
+
+uint32_t core_xwire_table_runs(const core_xwire_table_t *t)
+{
+    uint64_t runs[CORE_XWIRE_MAX_RUNS];
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (run_index(t, &t->e[i], runs, &k) < 0)
+            return CORE_XWIRE_MAX_RUNS + 1;
+    return k;
 }
 
 static void table_mac(const uint8_t *body, size_t len, const uint8_t key[CORE_KEY_LEN],
@@ -147,7 +173,9 @@ static void table_mac(const uint8_t *body, size_t len, const uint8_t key[CORE_KE
 void core_xwire_table_encode(const core_xwire_table_t *t, const uint8_t key[CORE_KEY_LEN],
                              uint8_t role, uint8_t *out)
 {
-    size_t body = core_xwire_table_size(t->n) - CORE_MAC_LEN;
+    uint64_t runs[CORE_XWIRE_MAX_RUNS];
+    uint32_t k = 0;
+    size_t body = core_xwire_table_size(t->n, core_xwire_table_runs(t)) - CORE_MAC_LEN;
     memset(out, 0, body);
     memcpy(out, tab_magic, 4);
     put16(out + 4, CORE_XWIRE_VERSION);
@@ -159,31 +187,39 @@ void core_xwire_table_encode(const core_xwire_table_t *t, const uint8_t key[CORE
         put32(e, t->e[i].uid);
         memcpy(e + 4, t->e[i].ip, 4);
         put16(e + 8, t->e[i].port);
+        put16(e + 10, (uint16_t)run_index(t, &t->e[i], runs, &k));
     }
+    put16(out + 6, (uint16_t)k);
+    for (uint32_t i = 0; i < k; i++)
+        put64(out + CORE_XWIRE_TABLE_HDR + (size_t)t->n * CORE_XWIRE_ENTRY + 8 * i, runs[i]);
     table_mac(out, body, key, role, out + body);
 }
 
-int core_xwire_table_count(const uint8_t *hdr, size_t len, uint32_t *n, const char **why)
+int core_xwire_table_count(const uint8_t *hdr, size_t len, uint32_t *n, uint32_t *k,
+                           const char **why)
 {
     if (len < CORE_XWIRE_TABLE_HDR)
         return bad(why, "a group table cut short");
-    if (memcmp(hdr, tab_magic, 4) || get16(hdr + 4) != CORE_XWIRE_VERSION || get16(hdr + 6) ||
+    if (memcmp(hdr, tab_magic, 4) || get16(hdr + 4) != CORE_XWIRE_VERSION ||
         !zero(hdr + 24, 8))
         return bad(why, "a malformed group table header");
     *n = get32(hdr + 8);
+    *k = get16(hdr + 6);
     if (*n < 1 || *n > CORE_XWIRE_MAX)
         return bad(why, "a group table of no or too many processes");
+    if (*k > CORE_XWIRE_MAX_RUNS || *k >= *n)
+        return bad(why, "a group table of too many runs");
     return 0;
 }
 
 int core_xwire_table_decode(const uint8_t *in, size_t len, const uint8_t *key, uint8_t role,
                             core_xwire_table_t *t, const char **why)
 {
-    uint32_t n;
-    int rc = core_xwire_table_count(in, len, &n, why);
+    uint32_t n, k;
+    int rc = core_xwire_table_count(in, len, &n, &k, why);
     if (rc)
         return rc;
-    if (len != core_xwire_table_size(n))
+    if (len != core_xwire_table_size(n, k))
         return bad(why, "a group table of the wrong size");
     size_t body = len - CORE_MAC_LEN;
     if (key) {
@@ -193,24 +229,52 @@ int core_xwire_table_decode(const uint8_t *in, size_t len, const uint8_t *key, u
             return bad(why, "a group table whose MAC is wrong (altered on the way)");
     }
     uint32_t leader = get32(in + 12);
-    uint64_t run = get64(in + 16);
+    uint64_t run = get64(in + 16), runs[CORE_XWIRE_MAX_RUNS + 1] = { run };
     if (leader >= n || run == 0)
         return bad(why, "a group table with its leader out of range or run id 0");
+    const uint8_t *list = in + CORE_XWIRE_TABLE_HDR + (size_t)n * CORE_XWIRE_ENTRY;
+    for (uint32_t i = 0; i < k; i++) {
+        runs[i + 1] = get64(list + 8 * i);
+        for (uint32_t j = 0; j <= i; j++)
+            if (runs[i + 1] == 0 || runs[i + 1] == runs[j])
+                return bad(why, "a group table listing run id 0, or a run twice");
+    }
+    uint32_t used = 0; /* other runs named so far: each must be the next in the list */
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t *e = in + CORE_XWIRE_TABLE_HDR + (size_t)i * CORE_XWIRE_ENTRY;
-        uint32_t uid = get32(e);
+        uint32_t uid = get32(e), ri = get16(e + 10);
         uint16_t port = get16(e + 8);
-        if (uid >= UID_LIMIT || port == 0 || get16(e + 10))
+        if (uid >= UID_LIMIT || port == 0 || ri > k || (i == leader && ri))
             return bad(why, "a group table entry out of range");
+        if (ri > used + 1)
+            return bad(why, "a group table whose runs are not listed in order of use");
+        if (ri == used + 1)
+            used++;
         for (uint32_t j = 0; j < i; j++)
-            if (t->e[j].uid == uid)
+            if (t->e[j].uid == uid && t->e[j].run == runs[ri])
                 return bad(why, "a group table naming one process twice");
         t->e[i].uid = uid;
         memcpy(t->e[i].ip, e + 4, 4);
         t->e[i].port = port;
+        t->e[i].run = runs[ri];
     }
+    if (used != k)
+        return bad(why, "a group table listing a run no entry names");
     t->n = n;
     t->leader = leader;
     t->run = run;
     return 0;
+}
+
+void core_xwire_pair_key(const uint8_t bridge[CORE_KEY_LEN], uint64_t mine, uint64_t theirs,
+                         uint8_t out[CORE_KEY_LEN])
+{
+    static const char label[] = "rdmpi xrun pair";
+    uint8_t m[sizeof(label) + 16];
+    memcpy(m, label, sizeof(label));
+    put64(m + sizeof(label), mine < theirs ? mine : theirs);
+    put64(m + sizeof(label) + 8, mine < theirs ? theirs : mine);
+    uint8_t mac[CORE_MAC_LEN];
+    core_mac(bridge, m, sizeof(m), mac);
+    memcpy(out, mac, CORE_KEY_LEN);
 }

@@ -36,19 +36,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         return 0;
     }
-    uint32_t n = 0;
-    if (core_xwire_table_count(in, len, &n, &why))
+    uint32_t n = 0, k = 0;
+    if (core_xwire_table_count(in, len, &n, &k, &why))
         return 0;
-    FUZZ_CHECK(n >= 1 && n <= CORE_XWIRE_MAX);
+    FUZZ_CHECK(n >= 1 && n <= CORE_XWIRE_MAX && k <= CORE_XWIRE_MAX_RUNS && k < n);
     core_xwire_entry_t *e = calloc(n, sizeof(*e));
     FUZZ_CHECK(e);
     core_xwire_table_t t = { 0, 0, 0, e };
     if (core_xwire_table_decode(in, len, NULL, 'A', &t, &why) == 0) {
-        FUZZ_CHECK(t.n == n && t.leader < n && t.run != 0);
+        FUZZ_CHECK(t.n == n && t.leader < n && t.run != 0 && e[t.leader].run == t.run);
+        FUZZ_CHECK(core_xwire_table_runs(&t) == k && len == core_xwire_table_size(n, k));
         for (uint32_t i = 0; i < n; i++) {
-            FUZZ_CHECK(e[i].uid < (1u << 30) && e[i].port >= 1);
+            FUZZ_CHECK(e[i].uid < (1u << 30) && e[i].port >= 1 && e[i].run != 0);
             for (uint32_t j = 0; j < i; j++)
-                FUZZ_CHECK(e[j].uid != e[i].uid);
+                FUZZ_CHECK(e[j].uid != e[i].uid || e[j].run != e[i].run);
         }
         uint8_t *again = malloc(len);
         FUZZ_CHECK(again);
@@ -84,8 +85,9 @@ void fuzz_make_seeds(void)
     memset(m.mac, 0, sizeof(m.mac));
     core_xwire_hs_encode(&m, buf + 1);
     fuzz_seed("hs7", buf, sizeof(buf));
-    core_xwire_entry_t e[3] = { { 0, { 127, 0, 0, 1 }, 4000 }, { 1, { 127, 0, 0, 1 }, 4001 },
-                                { 7, { 10, 1, 2, 3 }, 65535 } };
+    core_xwire_entry_t e[3] = { { 0, { 127, 0, 0, 1 }, 4000, 0 },
+                                { 1, { 127, 0, 0, 1 }, 4001, 0 },
+                                { 7, { 10, 1, 2, 3 }, 65535, 0 } };
     core_xwire_table_t t = { 3, 1, 0xfedcba9876543210ULL, e };
     uint8_t tab[1 + 32 + 3 * 12 + 32];
     tab[0] = 1;
@@ -95,5 +97,13 @@ void fuzz_make_seeds(void)
     t.leader = 0;
     core_xwire_table_encode(&t, key, 'C', tab + 1);
     fuzz_seed("table1", tab, 1 + 32 + 12 + 32);
+    /* a group merged from earlier links: its second and third process of other runs */
+    e[1].run = 0x1111;
+    e[2].run = 0x2222;
+    t.n = 3;
+    uint8_t mixed[1 + 32 + 3 * 12 + 2 * 8 + 32];
+    mixed[0] = 1;
+    core_xwire_table_encode(&t, key, 'A', mixed + 1);
+    fuzz_seed("table3r", mixed, sizeof(mixed));
 }
 #endif

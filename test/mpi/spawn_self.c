@@ -85,6 +85,36 @@ static void check_all(MPI_Comm all, int n, int is_child)
         CHECK(in[i] == i, "from rank %d came %d", i, in[i]);
     free(in);
     free(reqs);
+    t_begin("split_type shared");
+    /* the processes MPI_COMM_TYPE_SHARED groups must be able to share memory: each stores
+     * its rank in its part of a shared window, and every member reads every part */
+    MPI_Comm node;
+    MPI_OK(MPI_Comm_split_type(all, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+    int nr, ns;
+    MPI_OK(MPI_Comm_rank(node, &nr));
+    MPI_OK(MPI_Comm_size(node, &ns));
+    CHECK(ns >= 1 && ns <= size, "a node communicator of %d processes", ns);
+    int *mine = NULL;
+    MPI_Win win;
+    MPI_OK(MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &mine, &win));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    *mine = rank;
+    MPI_OK(MPI_Win_sync(win));
+    MPI_OK(MPI_Barrier(node));
+    MPI_OK(MPI_Win_sync(win));
+    int *ranks = malloc(sizeof(int) * (size_t)ns);
+    MPI_OK(MPI_Allgather(&rank, 1, MPI_INT, ranks, 1, MPI_INT, node));
+    for (int i = 0; i < ns; i++) {
+        MPI_Aint sz;
+        int du, *part = NULL;
+        MPI_OK(MPI_Win_shared_query(win, i, &sz, &du, &part));
+        CHECK(part && sz == sizeof(int) && *part == ranks[i],
+              "shared part of node rank %d: %d, expected %d", i, part ? *part : -1, ranks[i]);
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Win_free(&win));
+    free(ranks);
+    MPI_OK(MPI_Comm_free(&node));
 }
 
 int main(int argc, char **argv)

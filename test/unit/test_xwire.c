@@ -104,12 +104,14 @@ static void test_handshake(void)
 static void test_table(void)
 {
     int before = failures;
-    core_xwire_entry_t e[3] = { { 4, { 127, 0, 0, 1 }, 4000 }, { 5, { 127, 0, 0, 1 }, 4001 },
-                                { 9, { 10, 0, 0, 2 }, 80 } }, got[3];
+    core_xwire_entry_t e[3] = { { 4, { 127, 0, 0, 1 }, 4000, 0x1234 },
+                                { 5, { 127, 0, 0, 1 }, 4001, 0x1234 },
+                                { 9, { 10, 0, 0, 2 }, 80, 0x1234 } }, got[3];
     core_xwire_table_t t = { 3, 2, 0x1234, e }, r = { 0, 0, 0, got };
-    size_t n = core_xwire_table_size(3);
+    size_t n = core_xwire_table_size(3, 0);
     uint8_t *b = malloc(n);
     const char *why = NULL;
+    check(core_xwire_table_runs(&t) == 0, "table", "one run counted as several");
     core_xwire_table_encode(&t, port_key, 'C', b);
     check(core_xwire_table_decode(b, n, port_key, 'C', &r, &why) == 0 && r.n == 3 &&
           r.leader == 2 && r.run == 0x1234 && !memcmp(got, e, sizeof(e)), "table",
@@ -132,6 +134,73 @@ static void test_table(void)
           "a table with its leader out of range passed");
     free(b);
     pass("table", before);
+}
+
+/* A group merged from earlier links: processes of three runs, the same uid in two. */
+static void test_table_runs(void)
+{
+    int before = failures;
+    core_xwire_entry_t e[5] = { { 4, { 127, 0, 0, 1 }, 4000, 0xa },
+                                { 4, { 127, 0, 0, 1 }, 4001, 0xb },
+                                { 7, { 127, 0, 0, 1 }, 4002, 0xc },
+                                { 5, { 127, 0, 0, 1 }, 4003, 0 },
+                                { 6, { 127, 0, 0, 1 }, 4004, 0xb } }, got[5];
+    core_xwire_table_t t = { 5, 0, 0xa, e }, r = { 0, 0, 0, got };
+    const char *why = NULL;
+    check(core_xwire_table_runs(&t) == 2, "table_runs", "runs besides the leader's: %u",
+          core_xwire_table_runs(&t));
+    size_t n = core_xwire_table_size(5, 2);
+    uint8_t *b = malloc(n + 8);
+    core_xwire_table_encode(&t, port_key, 'A', b);
+    check(core_xwire_table_decode(b, n, port_key, 'A', &r, &why) == 0 && r.n == 5 &&
+          got[0].run == 0xa && got[1].run == 0xb && got[2].run == 0xc && got[3].run == 0xa &&
+          got[4].run == 0xb && got[1].uid == 4, "table_runs",
+          "a table of three runs did not decode back (%s)", why ? why : "");
+    uint32_t cn = 0, ck = 0;
+    check(core_xwire_table_count(b, n, &cn, &ck, &why) == 0 && cn == 5 && ck == 2,
+          "table_runs", "the header's counts: %u %u", cn, ck);
+    check(core_xwire_table_decode(b, n - 8, NULL, 'A', &r, &why) == CORE_EPROTO, "table_runs",
+          "a table cut by one run id passed");
+    /* run list out of order of first use (the MAC skipped: only the check is tested) */
+    uint8_t *list = b + CORE_XWIRE_TABLE_HDR + 5 * CORE_XWIRE_ENTRY, tmp[8];
+    memcpy(tmp, list, 8);
+    memcpy(list, list + 8, 8);
+    memcpy(list + 8, tmp, 8);
+    uint8_t *idx1 = b + CORE_XWIRE_TABLE_HDR + 1 * CORE_XWIRE_ENTRY + 10;
+    uint8_t *idx2 = b + CORE_XWIRE_TABLE_HDR + 2 * CORE_XWIRE_ENTRY + 10;
+    idx1[0] = 2; /* entry 1 names the (now) second run first */
+    idx2[0] = 1;
+    check(core_xwire_table_decode(b, n, NULL, 'A', &r, &why) == CORE_EPROTO, "table_runs",
+          "a table whose runs are not in order of use passed");
+    core_xwire_table_encode(&t, port_key, 'A', b);
+    list[0] ^= 0xa ^ 0xb; /* the first other run becomes the leader's */
+    check(core_xwire_table_decode(b, n, NULL, 'A', &r, &why) == CORE_EPROTO, "table_runs",
+          "a table listing the leader's run as another passed");
+    core_xwire_table_encode(&t, port_key, 'A', b);
+    b[CORE_XWIRE_TABLE_HDR + 0 * CORE_XWIRE_ENTRY + 10] = 1; /* the leader of another run */
+    check(core_xwire_table_decode(b, n, NULL, 'A', &r, &why) == CORE_EPROTO, "table_runs",
+          "a table whose leader is of another run passed");
+    core_xwire_table_encode(&t, port_key, 'A', b);
+    b[CORE_XWIRE_TABLE_HDR + 2 * CORE_XWIRE_ENTRY + 10] = 3; /* past k */
+    check(core_xwire_table_decode(b, n, NULL, 'A', &r, &why) == CORE_EPROTO, "table_runs",
+          "a run index past the list passed");
+    e[4].uid = 4; /* (0xb, 4) twice */
+    core_xwire_table_encode(&t, port_key, 'A', b);
+    check(core_xwire_table_decode(b, n, port_key, 'A', &r, &why) == CORE_EPROTO, "table_runs",
+          "a table naming one process of another run twice passed");
+    e[4].uid = 6;
+    e[4].run = 0xd; /* a run no longer used by entry 1's neighbours: k 3 */
+    e[1].run = 0xd;
+    check(core_xwire_table_runs(&t) == 2, "table_runs", "runs after the change");
+    /* the pair keys: the same at both ends, different per pair of runs */
+    uint8_t k1[CORE_KEY_LEN], k2[CORE_KEY_LEN], k3[CORE_KEY_LEN];
+    core_xwire_pair_key(port_key, 0xa, 0xc, k1);
+    core_xwire_pair_key(port_key, 0xc, 0xa, k2);
+    core_xwire_pair_key(port_key, 0xb, 0xc, k3);
+    check(!memcmp(k1, k2, sizeof(k1)) && memcmp(k1, k3, sizeof(k1)) &&
+          memcmp(k1, port_key, sizeof(k1)), "table_runs", "pair keys");
+    free(b);
+    pass("table_runs", before);
 }
 
 static void test_namedir(void)
@@ -172,6 +241,7 @@ int main(void)
     core_random(other, sizeof(other));
     test_handshake();
     test_table();
+    test_table_runs();
     test_namedir();
     return failures ? 1 : 0;
 }
