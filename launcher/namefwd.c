@@ -28,6 +28,10 @@
 
 _Static_assert(LAUNCH_NAME_KEY_MAX == PMIX_MAX_KEYLEN, "a key on the wire is a PMIx key");
 
+/* Requests queued or sent and not answered yet: a client's nonblocking calls cannot grow
+ * the daemon without limit (rdmpirun answers at once, so this is far above normal). */
+#define NAMEFWD_MAX_WAITING 1024
+
 /* One upcall waiting for rdmpirun. */
 struct name_ask {
     struct name_ask *next;
@@ -39,9 +43,11 @@ struct name_ask {
 };
 
 struct launch_namefwd {
-    pthread_mutex_t lock;     /* guards queue, next_id and closed (upcalls and main thread) */
+    pthread_mutex_t lock;     /* guards queue, next_id, waiting and closed (upcalls and main
+                                 thread) */
     struct name_ask *queue, *tail;
     uint32_t next_id;
+    int waiting;              /* queued or sent */
     int closed;               /* no rdmpirun to ask any more */
     struct name_ask *sent;    /* main thread only */
 };
@@ -64,10 +70,14 @@ static void ask_free(struct name_ask *a)
     free(a);
 }
 
-/* Completes the upcall with status (and, for a lookup, the names found) and frees a. */
-static void complete(struct name_ask *a, pmix_status_t status,
+/* Completes the upcall (queued or sent) with status (and, for a lookup, the names found) and
+ * frees a. */
+static void complete(struct launch_namefwd *f, struct name_ask *a, pmix_status_t status,
                      const struct launch_dyn_name *found, uint32_t n)
 {
+    pthread_mutex_lock(&f->lock);
+    f->waiting--;
+    pthread_mutex_unlock(&f->lock);
     if (a->req.op != LAUNCH_NAME_LOOKUP) {
         a->opcb(status, a->cbdata);
     } else if (status != PMIX_SUCCESS || n == 0) {
@@ -105,12 +115,12 @@ void launch_namefwd_fail_all(struct launch_job *job)
     while (q) {
         struct name_ask *a = q;
         q = a->next;
-        complete(a, PMIX_ERR_UNREACH, NULL, 0);
+        complete(f, a, PMIX_ERR_UNREACH, NULL, 0);
     }
     while (f->sent) {
         struct name_ask *a = f->sent;
         f->sent = a->next;
-        complete(a, PMIX_ERR_UNREACH, NULL, 0);
+        complete(f, a, PMIX_ERR_UNREACH, NULL, 0);
     }
 }
 
@@ -146,6 +156,8 @@ static pmix_status_t enqueue(struct launch_job *job, struct launch_dyn_name_req_
     launch_dyn_names_free(m->names, m->n);
     if (f->closed)
         rc = PMIX_ERR_UNREACH;
+    else if (f->waiting >= NAMEFWD_MAX_WAITING)
+        rc = PMIX_ERR_OUT_OF_RESOURCE;
     else if (a->msg.err)
         rc = PMIX_ERR_NOMEM;
     else if (launch_dyn_name_req_decode(a->msg.p, a->msg.len, &a->req, &why))
@@ -156,6 +168,7 @@ static pmix_status_t enqueue(struct launch_job *job, struct launch_dyn_name_req_
         else
             f->queue = a;
         f->tail = a;
+        f->waiting++;
     }
     pthread_mutex_unlock(&f->lock);
     if (rc != PMIX_SUCCESS) {
@@ -268,7 +281,7 @@ void launch_namefwd_progress(struct launch_job *job)
             break;
         a->next = NULL;
         if (launch_tree_send(job->tree, MSG_NAME_REQ, 0, a->msg.p, a->msg.len)) {
-            complete(a, PMIX_ERR_UNREACH, NULL, 0);
+            complete(f, a, PMIX_ERR_UNREACH, NULL, 0);
             continue;
         }
         lbuf_free(&a->msg);
@@ -312,9 +325,9 @@ static void on_answer(struct launch_job *job, const char *p, size_t n)
         if (!answer_fits(a, &m)) {
             fprintf(stderr, "%s: a name-service answer from rdmpirun holds names not asked "
                     "for\n", launch_who);
-            complete(a, PMIX_ERROR, NULL, 0);
+            complete(f, a, PMIX_ERROR, NULL, 0);
         } else {
-            complete(a, m.status, m.names, m.n);
+            complete(f, a, m.status, m.names, m.n);
         }
         launch_dyn_names_free(m.names, m.n);
         return;
