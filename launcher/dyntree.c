@@ -9,7 +9,8 @@
  * used; within those, ranks fill the slots --host/--hostfile gave that are
  * not taken by the job's ranks or live spawned ones, in node order (with
  * --map-by node, one rank per node in turn over the nodes with a free slot,
- * as the job's own ranks were mapped), and beyond the slots they go
+ * as the job's own ranks were mapped, each application from its first
+ * node), and beyond the slots they go
  * round-robin. It then broadcasts the job
  * (DYN_JOB): every daemon registers the namespace with its PMIx server (so
  * that parents anywhere can read the children's job data, and children
