@@ -231,6 +231,10 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
     case MSG_DMODEX_RESP:
         launch_dyn_route(&d->job, type, src, p, n);
         break;
+    case MSG_NAME_RESP:
+        if (src == 0 && d->launched)
+            launch_namefwd_msg(&d->job, type, src, p, n);
+        break;
     case MSG_SPAWN_RESP:
     case MSG_DYN_JOB:
     case MSG_DYN_KILL:
@@ -253,6 +257,7 @@ static void become_orphan(struct daemon *d, const char *why)
     d->orphaned = 1;
     d->orphaned_at = launch_now();
     fprintf(stderr, "%s: %s; ending this node's ranks\n", launch_who, why);
+    launch_namefwd_fail_all(&d->job); /* no answer will come */
     apply_signal(d, SIGTERM, SIG_GROUPS_ALL);
 }
 
@@ -403,6 +408,7 @@ static void loop(struct daemon *d)
         launch_fence_progress(job);
         launch_dmodex_progress(job);
         launch_dyn_progress(job); /* and the spawned jobs' fences and direct modex */
+        launch_namefwd_progress(job);
         double now = launch_now();
         launch_tree_tick(job->tree, now);
         if (check_progress(d, now))
@@ -446,7 +452,9 @@ static void finish(struct daemon *d)
 {
     struct launch_job *job = &d->job;
 
+    launch_namefwd_fail_all(job); /* before libpmix is gone: nothing answers them later */
     launch_server_stop(job);
+    launch_namefwd_destroy(job);
     launch_dyn_destroy(job);
     launch_io_destroy(job);
     launch_stdin_destroy(job);
@@ -504,7 +512,7 @@ static int boot(struct daemon *d)
     d->job.tree = launch_tree_create(size, vpid, secret, launch_who, on_msg, on_lost, d);
     memset(secret, 0, sizeof(secret));
     if (!d->job.tree || launch_fence_create(&d->job) || launch_dmodex_create(&d->job) ||
-        launch_dyn_create(&d->job))
+        launch_dyn_create(&d->job) || launch_namefwd_create(&d->job))
         return -ENOMEM;
     if ((vpid & -vpid) > 1 && vpid + 1 < size) {
         rc = launch_tree_listen(d->job.tree); /* it may have children */

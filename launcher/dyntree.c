@@ -7,8 +7,11 @@
  * application's "host" names the nodes it may use (each must be a node of
  * the run, else the spawn fails saying so), and otherwise every node may be
  * used; within those, ranks fill the slots --host/--hostfile gave that are
- * not taken by the job's ranks or live spawned ones, in node order, and
- * beyond the slots they go round-robin. It then broadcasts the job
+ * not taken by the job's ranks or live spawned ones, in node order (with
+ * --map-by node, one rank per node in turn over the nodes with a free slot,
+ * as the job's own ranks were mapped, each application from its first
+ * node), and beyond the slots they go
+ * round-robin. It then broadcasts the job
  * (DYN_JOB): every daemon registers the namespace with its PMIx server (so
  * that parents anywhere can read the children's job data, and children
  * their parents'), checks and starts its share of the ranks, and says
@@ -117,7 +120,7 @@ static void node_names(const struct launch_job *job, char *buf, size_t len)
 static int place(struct launch_job *job, const struct dyn_req *q, uint32_t *node, char *why,
                  size_t len)
 {
-    int nn = job->nnodes, r = 0, rc = 0;
+    int nn = job->nnodes, r = 0, rc = 0, by_node = job->opts && job->opts->map_by_node;
     int *used = calloc((size_t)nn, sizeof(int)), *cand = calloc((size_t)nn, sizeof(int));
 
     if (!used || !cand) {
@@ -133,7 +136,7 @@ static int place(struct launch_job *job, const struct dyn_req *q, uint32_t *node
                 used[j->job.ranks[i].node]++;
     for (int a = 0; !rc && a < q->napps; a++) {
         const struct launch_app *app = &q->apps[a];
-        int nc = 0, cursor = 0;
+        int nc = 0, cursor = 0, turn = 0;
         if (!app->host) {
             for (int i = 0; i < nn; i++)
                 cand[nc++] = i;
@@ -165,9 +168,14 @@ static int place(struct launch_job *job, const struct dyn_req *q, uint32_t *node
         }
         for (int k = 0; !rc && k < app->nprocs; k++) {
             int pick = -1;
-            for (int c = 0; c < nc && pick < 0; c++)
-                if (used[cand[c]] < job->nodes[cand[c]].slots)
+            /* --map-by node: the next host in turn with a free slot; else the first one */
+            for (int t = 0; t < nc && pick < 0; t++) {
+                int c = by_node ? (turn + t) % nc : t;
+                if (used[cand[c]] < job->nodes[cand[c]].slots) {
                     pick = cand[c];
+                    turn = (c + 1) % nc;
+                }
+            }
             if (pick < 0)
                 pick = cand[cursor++ % nc];
             used[pick]++;

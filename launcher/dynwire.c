@@ -369,3 +369,117 @@ int launch_dyn_io_decode(const char *p, size_t n, struct launch_dyn_io_msg *m, c
         return -EPROTO;
     return 0;
 }
+
+void launch_dyn_names_free(struct launch_dyn_name *names, uint32_t n)
+{
+    for (uint32_t i = 0; names && i < n; i++) {
+        free(names[i].key);
+        free(names[i].value);
+    }
+    free(names);
+}
+
+/* Names as encoded: the key, then the value (with_value), then the publisher (with_owner). */
+static void put_names(struct launch_buf *b, const struct launch_dyn_name *names, uint32_t n,
+                      int with_value, int with_owner)
+{
+    lbuf_u32(b, n);
+    for (uint32_t i = 0; i < n; i++) {
+        lbuf_str(b, names[i].key);
+        if (with_value)
+            lbuf_str(b, names[i].value ? names[i].value : "");
+        if (with_owner) {
+            lbuf_str(b, names[i].nspace);
+            lbuf_u32(b, names[i].rank);
+        }
+    }
+}
+
+/* min..LAUNCH_NAME_MAX names, keys non-empty and distinct. */
+static int get_names(struct launch_rd *r, uint32_t min, int with_value, int with_owner,
+                     struct launch_dyn_name **out, uint32_t *count)
+{
+    uint32_t n = lrd_u32(r);
+    struct launch_dyn_name *v;
+
+    *out = NULL;
+    *count = 0;
+    if (r->err || n < min || n > LAUNCH_NAME_MAX || n > r->left / 4)
+        return -EPROTO;
+    if (n == 0)
+        return 0;
+    if (!(v = calloc(n, sizeof(*v))))
+        return -ENOMEM;
+    *out = v;
+    *count = n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(v[i].key = lrd_str_max(r, LAUNCH_NAME_KEY_MAX)) || !v[i].key[0])
+            return -EPROTO;
+        for (uint32_t k = 0; k < i; k++)
+            if (!strcmp(v[k].key, v[i].key))
+                return -EPROTO;
+        if (with_value && !(v[i].value = lrd_str_max(r, LAUNCH_NAME_VALUE_MAX)))
+            return -EPROTO;
+        if (with_owner) {
+            if (get_fixed(r, v[i].nspace, LAUNCH_DYN_NS_MAX, 1) || !nspace_ok(v[i].nspace))
+                return -EPROTO;
+            v[i].rank = lrd_u32(r);
+            if (r->err || v[i].rank >= (1u << 30))
+                return -EPROTO;
+        }
+    }
+    return 0;
+}
+
+void launch_dyn_name_req_encode(struct launch_buf *b, const struct launch_dyn_name_req_msg *m)
+{
+    lbuf_u32(b, m->id);
+    lbuf_u32(b, m->op);
+    lbuf_str(b, m->nspace);
+    lbuf_u32(b, m->rank);
+    put_names(b, m->names, m->n, m->op == LAUNCH_NAME_PUBLISH, 0);
+}
+
+int launch_dyn_name_req_decode(const char *p, size_t n, struct launch_dyn_name_req_msg *m,
+                               const char **why)
+{
+    struct launch_rd r = {p, n, 0};
+
+    memset(m, 0, sizeof(*m));
+    *why = "malformed name-service request";
+    m->id = lrd_u32(&r);
+    m->op = lrd_u32(&r);
+    if (r.err || m->op < LAUNCH_NAME_PUBLISH || m->op > LAUNCH_NAME_UNPUBLISH ||
+        get_fixed(&r, m->nspace, LAUNCH_DYN_NS_MAX, 1) || !nspace_ok(m->nspace))
+        return -EPROTO;
+    m->rank = lrd_u32(&r);
+    if (r.err || m->rank >= (1u << 30) ||
+        get_names(&r, 1, m->op == LAUNCH_NAME_PUBLISH, 0, &m->names, &m->n))
+        return -EPROTO;
+    return r.left || r.err ? -EPROTO : 0;
+}
+
+void launch_dyn_name_resp_encode(struct launch_buf *b, const struct launch_dyn_name_resp_msg *m)
+{
+    lbuf_u32(b, m->id);
+    lbuf_u32(b, (uint32_t)m->status);
+    put_names(b, m->names, m->n, 1, 1);
+}
+
+int launch_dyn_name_resp_decode(const char *p, size_t n, struct launch_dyn_name_resp_msg *m,
+                                const char **why)
+{
+    struct launch_rd r = {p, n, 0};
+
+    memset(m, 0, sizeof(*m));
+    *why = "malformed name-service answer";
+    m->id = lrd_u32(&r);
+    m->status = (int32_t)lrd_u32(&r);
+    if (r.err || m->status > 0 || get_names(&r, 0, 1, 1, &m->names, &m->n))
+        return -EPROTO;
+    if (m->n && m->status) {
+        *why = "a failed name-service answer with names";
+        return -EPROTO;
+    }
+    return r.left || r.err ? -EPROTO : 0;
+}

@@ -10,6 +10,8 @@
  *   DYN_EXIT     daemon -> 0: a spawned rank of its node ended
  *   DYN_KILL     bcast: end a spawned job whose start failed somewhere
  *   DYN_IO       daemon -> 0: output of a spawned rank of its node
+ *   NAME_REQ     daemon -> 0: a rank of its node publishes, looks up or unpublishes names
+ *   NAME_RESP    0 -> that daemon: the outcome, with the names found for a lookup
  *
  * Fences and direct modex of a spawned job travel as those of the job, with
  * the job's index (0: the job rdmpirun started, k: the k-th spawned one) as
@@ -31,6 +33,9 @@
 #define LAUNCH_DYN_MAX_HOSTS 4096  /* characters of an application's "host" value */
 #define LAUNCH_DYN_NS_MAX 63       /* namespace names */
 #define LAUNCH_DYN_WHY_MAX 1023    /* texts */
+#define LAUNCH_NAME_MAX 128        /* names in one request or answer */
+#define LAUNCH_NAME_KEY_MAX 511    /* a name's key (PMIX_MAX_KEYLEN) */
+#define LAUNCH_NAME_VALUE_MAX 4095 /* its value (names.c keeps no longer one) */
 
 struct launch_dyn_spawn_msg {      /* SPAWN_REQ */
     uint32_t id;
@@ -70,6 +75,29 @@ struct launch_dyn_io_msg {         /* DYN_IO */
     size_t len;
 };
 
+/* The name service across nodes (namefwd.c): a rank's request goes to rdmpirun's table. */
+enum launch_name_op { LAUNCH_NAME_PUBLISH = 1, LAUNCH_NAME_LOOKUP, LAUNCH_NAME_UNPUBLISH };
+struct launch_dyn_name {
+    char *key;                     /* 1..LAUNCH_NAME_KEY_MAX bytes */
+    char *value;                   /* PUBLISH and found names: 0..LAUNCH_NAME_VALUE_MAX bytes;
+                                      else NULL */
+    char nspace[LAUNCH_DYN_NS_MAX + 1]; /* found names: the publisher; else "" */
+    uint32_t rank;
+};
+struct launch_dyn_name_req_msg {   /* NAME_REQ */
+    uint32_t id, op;               /* op: enum launch_name_op */
+    char nspace[LAUNCH_DYN_NS_MAX + 1]; /* the asking rank */
+    uint32_t rank;
+    uint32_t n;                    /* 1..LAUNCH_NAME_MAX */
+    struct launch_dyn_name *names; /* keys (and values to publish) */
+};
+struct launch_dyn_name_resp_msg {  /* NAME_RESP */
+    uint32_t id;
+    int32_t status;                /* a PMIx status: 0 or negative */
+    uint32_t n;                    /* names found: 0..LAUNCH_NAME_MAX, none unless status 0 */
+    struct launch_dyn_name *names;
+};
+
 void launch_dyn_spawn_encode(struct launch_buf *b, const struct launch_dyn_spawn_msg *m);
 int launch_dyn_spawn_decode(const char *p, size_t n, struct launch_dyn_spawn_msg *m,
                             const char **why);
@@ -92,6 +120,15 @@ void launch_dyn_io_encode(struct launch_buf *b, const struct launch_dyn_io_msg *
 int launch_dyn_io_decode(const char *p, size_t n, struct launch_dyn_io_msg *m, const char **why);
 /* DYN_KILL, and the job index in front of a fence or direct-modex payload. */
 int launch_dyn_index_decode(const char *p, size_t n, uint32_t *index, const char **why);
+
+void launch_dyn_name_req_encode(struct launch_buf *b, const struct launch_dyn_name_req_msg *m);
+int launch_dyn_name_req_decode(const char *p, size_t n, struct launch_dyn_name_req_msg *m,
+                               const char **why);
+void launch_dyn_name_resp_encode(struct launch_buf *b, const struct launch_dyn_name_resp_msg *m);
+int launch_dyn_name_resp_decode(const char *p, size_t n, struct launch_dyn_name_resp_msg *m,
+                                const char **why);
+/* Frees n names (their strings and the array). */
+void launch_dyn_names_free(struct launch_dyn_name *names, uint32_t n);
 
 /* Frees napps applications (argv, env, path, host) and the array. */
 void launch_dyn_apps_free(struct launch_app *apps, int napps);

@@ -115,6 +115,7 @@ struct launch_fence;
 struct launch_dmodex;
 struct launch_dyn;
 struct launch_names;
+struct launch_namefwd;
 
 /* The wake pipe holds one byte per record (a signal number, 0 for an upcall), except a
  * child's exit: SIGCHLD and then its pid. Every reader shares this, where a record split
@@ -159,6 +160,7 @@ struct launch_job {
     int napps;
     struct launch_dyn *dyn;  /* jobs spawned by this one's ranks (dyn.c); NULL in rdmpid */
     struct launch_names *names; /* names published by the ranks (names.c); NULL in rdmpid */
+    struct launch_namefwd *namefwd; /* rdmpid: the ranks' name requests to rdmpirun (namefwd.c) */
     int ubase;               /* its ranks' first number among all rdmpirun runs (CORE_UBASE_PMIX) */
     uint32_t dyn_index;      /* 0: the job rdmpirun started; k: the k-th one its ranks spawned
                                 (named so in the tree's fence and direct-modex messages) */
@@ -312,6 +314,16 @@ void launch_dyn_node_lost(struct launch_job *job, int node);
 /* names.c: the names ranks publish (MPI_Publish_name); the upcalls are in server.h. */
 int launch_names_create(struct launch_job *job);
 void launch_names_destroy(struct launch_job *job);
+
+/* namefwd.c: the name service across nodes. rdmpid forwards its ranks' requests to
+ * rdmpirun (the upcalls are in server.h) and fails those still waiting once rdmpirun is out
+ * of reach (and every later one at once); rdmpirun answers them from its table. */
+int launch_namefwd_create(struct launch_job *job);
+void launch_namefwd_destroy(struct launch_job *job);
+void launch_namefwd_progress(struct launch_job *job);
+void launch_namefwd_fail_all(struct launch_job *job);
+/* NAME_REQ at rdmpirun, NAME_RESP at rdmpid. */
+void launch_namefwd_msg(struct launch_job *job, int type, int src, const char *p, size_t n);
 
 /* monitor.c */
 int launch_monitor_run(struct launch_job *job, int start_failed);

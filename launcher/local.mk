@@ -30,6 +30,7 @@ LAUNCH_COMMON = \
 	launcher/dynwire.h \
 	launcher/dynwire.c \
 	launcher/names.c \
+	launcher/namefwd.c \
 	launcher/hosts.c \
 	src/core/secret.h \
 	src/core/secret.c

@@ -1,7 +1,9 @@
 /*
  * The names ranks publish (MPI_Publish_name through PMIx_Publish), kept by
- * rdmpirun for every namespace it serves, so that a job and the jobs it
- * spawned find each other's ports. Each entry is a key, a string value and
+ * rdmpirun for every namespace of the run, so that a job and the jobs it
+ * spawned find each other's ports. Ranks on rdmpirun's node reach it
+ * through its server's upcalls, ranks on a daemon's node through NAME_REQ
+ * messages (namefwd.c), which rdmpirun applies here on their behalf. Each entry is a key, a string value and
  * the process that published it; only a process of that job may unpublish it, and a
  * key is published once until then (MPI's MPI_ERR_SERVICE for a second one).
  *

@@ -209,6 +209,9 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
     case MSG_DYN_IO:
         launch_dyn_msg(job, type, src, p, n);
         break;
+    case MSG_NAME_REQ:
+        launch_namefwd_msg(job, type, src, p, n);
+        break;
     case MSG_DYN_EXIT: {
         struct launch_event ev;
         if (!launch_dyn_exit_msg(job, src, p, n, &ev))

@@ -279,10 +279,12 @@ static pmix_status_t on_connect(const pmix_proc_t procs[], size_t nprocs,
     return rc;
 }
 
+/* The run's names are rdmpirun's table (names.c); a daemon forwards to it (namefwd.c). */
 static pmix_status_t on_publish(const pmix_proc_t *proc, const pmix_info_t info[], size_t ninfo,
                                 pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)cbfunc, (void)cbdata;
+    if (server_job && server_job->namefwd)
+        return launch_namefwd_publish(server_job, proc, info, ninfo, cbfunc, cbdata);
     return server_job ? launch_names_publish(server_job, proc, info, ninfo)
                       : PMIX_ERR_NOT_SUPPORTED;
 }
@@ -290,7 +292,9 @@ static pmix_status_t on_publish(const pmix_proc_t *proc, const pmix_info_t info[
 static pmix_status_t on_lookup(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)proc, (void)info, (void)ninfo;
+    (void)info, (void)ninfo; /* PMIX_WAIT is not honoured: callers poll (namefwd.c) */
+    if (server_job && server_job->namefwd)
+        return launch_namefwd_lookup(server_job, proc, keys, cbfunc, cbdata);
     return server_job ? launch_names_lookup(server_job, keys, cbfunc, cbdata)
                       : PMIX_ERR_NOT_SUPPORTED;
 }
@@ -298,7 +302,9 @@ static pmix_status_t on_lookup(const pmix_proc_t *proc, char **keys, const pmix_
 static pmix_status_t on_unpublish(const pmix_proc_t *proc, char **keys, const pmix_info_t info[],
                                   size_t ninfo, pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-    (void)info, (void)ninfo, (void)cbfunc, (void)cbdata;
+    (void)info, (void)ninfo;
+    if (server_job && server_job->namefwd)
+        return launch_namefwd_unpublish(server_job, proc, keys, cbfunc, cbdata);
     return server_job ? launch_names_unpublish(server_job, proc, keys) : PMIX_ERR_NOT_SUPPORTED;
 }
 

@@ -64,4 +64,14 @@ pmix_status_t launch_names_lookup(struct launch_job *job, char **keys,
 pmix_status_t launch_names_unpublish(struct launch_job *job, const pmix_proc_t *proc,
                                      char **keys);
 
+/* namefwd.c, rdmpid: the same upcalls forwarded to rdmpirun; they complete through cbfunc
+ * once it answers (PMIX_SUCCESS), or fail or finish at once (any other status). */
+pmix_status_t launch_namefwd_publish(struct launch_job *job, const pmix_proc_t *proc,
+                                     const pmix_info_t info[], size_t ninfo,
+                                     pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t launch_namefwd_lookup(struct launch_job *job, const pmix_proc_t *proc, char **keys,
+                                    pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t launch_namefwd_unpublish(struct launch_job *job, const pmix_proc_t *proc,
+                                       char **keys, pmix_op_cbfunc_t cbfunc, void *cbdata);
+
 #endif

@@ -38,7 +38,7 @@
  * After authentication every frame is sealed with a MAC (see LAUNCH_TREE_MAC_LEN below)
  * and checked against the direction rules
  * (launch_tree_route_check): commands that make a member act (LAUNCH,
- * SIGNAL, STDIN, SHUTDOWN, FENCE_DOWN, DYN_JOB, DYN_KILL, SPAWN_RESP) come
+ * SIGNAL, STDIN, SHUTDOWN, FENCE_DOWN, DYN_JOB, DYN_KILL, SPAWN_RESP, NAME_RESP) come
  * only from its parent link and from rdmpirun; reports go up only, from the subtree of the child that
  * sent them. A frame that breaks them is refused and logged.
  *
@@ -86,7 +86,9 @@ enum launch_msg {
     MSG_DYN_EXIT,    /* daemon -> 0: job index, rank, wait status, connected, finalized */
     MSG_DYN_KILL,    /* bcast: job index: end that spawned job (its start failed) */
     MSG_DYN_IO,      /* daemon -> 0: job index, rank, is_err, bytes of a spawned rank */
-    MSG_LAST = MSG_DYN_IO
+    MSG_NAME_REQ,    /* daemon -> 0: a rank of its node publishes, looks up or unpublishes */
+    MSG_NAME_RESP,   /* 0 -> that daemon: the outcome (dynwire.h) */
+    MSG_LAST = MSG_NAME_RESP
 };
 
 enum launch_hello_purpose { HELLO_BOOT = 1, HELLO_LINK = 2 };

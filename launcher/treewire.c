@@ -34,6 +34,7 @@ static const char *const names[] = {
     [MSG_SPAWN_RESP] = "SPAWN_RESP", [MSG_DYN_JOB] = "DYN_JOB",
     [MSG_DYN_STARTED] = "DYN_STARTED", [MSG_DYN_EXIT] = "DYN_EXIT",
     [MSG_DYN_KILL] = "DYN_KILL",       [MSG_DYN_IO] = "DYN_IO",
+    [MSG_NAME_REQ] = "NAME_REQ",       [MSG_NAME_RESP] = "NAME_RESP",
 };
 
 const char *launch_msg_name(int type)
@@ -342,6 +343,7 @@ static enum dir direction(int type)
         return D_COMMAND;
     case MSG_STDIN:
     case MSG_SPAWN_RESP:
+    case MSG_NAME_RESP:
         return D_TO_NODE;
     case MSG_UP:
     case MSG_STARTED:
@@ -355,6 +357,7 @@ static enum dir direction(int type)
     case MSG_DYN_STARTED:
     case MSG_DYN_EXIT:
     case MSG_DYN_IO:
+    case MSG_NAME_REQ:
         return D_REPORT;
     case MSG_FENCE_UP:
     case MSG_BYE:

@@ -1,13 +1,14 @@
 /*
  * Fuzz target: the daemon tree's messages of spawned jobs (launcher/dynwire.c): SPAWN_REQ,
- * SPAWN_RESP, DYN_JOB, DYN_STARTED, DYN_EXIT, DYN_IO and the job index in front of fences and
- * direct modex.
+ * SPAWN_RESP, DYN_JOB, DYN_STARTED, DYN_EXIT, DYN_IO, NAME_REQ, NAME_RESP and the job index
+ * in front of fences and direct modex.
  *
- * Input: one byte, the message (low 3 bits) and, for DYN_JOB, the run's node count (high
- * bits, 1..32), then the payload.
+ * Input: one byte, the message (low 4 bits) and, for DYN_JOB, the run's node count (high
+ * bits, 1..16), then the payload.
  * Properties of an accepted message: every count and string within its bound, argv with a
  * program, env entries NAME=value, a spawned job's ranks on nodes that exist and as many as
- * its applications ask for; encoded again it gives the very bytes it came from (one
+ * its applications ask for, names with non-empty distinct keys (values only to publish and in
+ * a successful answer, which alone holds names) and valid publishers; encoded again it gives the very bytes it came from (one
  * encoding per message). A refused one leaves nothing allocated that the documented
  * _free does not release (LeakSanitizer checks).
  */
@@ -15,7 +16,7 @@
 #include "fuzz.h"
 #include "launcher/dynwire.h"
 
-enum { T_SPAWN, T_RESP, T_JOB, T_STARTED, T_EXIT, T_IO, T_INDEX, T_COUNT };
+enum { T_SPAWN, T_RESP, T_JOB, T_STARTED, T_EXIT, T_IO, T_NAME_REQ, T_NAME_RESP, T_INDEX, T_COUNT };
 
 static void check_apps(const struct launch_app *apps, int napps, int *total)
 {
@@ -32,6 +33,19 @@ static void check_apps(const struct launch_app *apps, int napps, int *total)
     FUZZ_CHECK(*total <= LAUNCH_DYN_MAX_PROCS);
 }
 
+static void check_names(const struct launch_dyn_name *v, uint32_t n, int values, int owners)
+{
+    FUZZ_CHECK(n <= LAUNCH_NAME_MAX && (n == 0) == (v == NULL));
+    for (uint32_t i = 0; i < n; i++) {
+        FUZZ_CHECK(v[i].key && v[i].key[0] && strlen(v[i].key) <= LAUNCH_NAME_KEY_MAX);
+        FUZZ_CHECK(values ? v[i].value && strlen(v[i].value) <= LAUNCH_NAME_VALUE_MAX
+                          : !v[i].value);
+        FUZZ_CHECK(owners ? v[i].nspace[0] && v[i].rank < (1u << 30) : !v[i].nspace[0]);
+        for (uint32_t k = 0; k < i; k++)
+            FUZZ_CHECK(strcmp(v[k].key, v[i].key));
+    }
+}
+
 static void same_bytes(const struct launch_buf *b, const uint8_t *p, size_t n)
 {
     FUZZ_CHECK(!b->err && b->len == n && !memcmp(b->p, p, n));
@@ -41,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    int type = data[0] & 7, nnodes = (data[0] >> 3) + 1, total;
+    int type = data[0] & 15, nnodes = (data[0] >> 4) + 1, total;
     const char *p = (const char *)data + 1, *why;
     size_t n = size - 1;
     struct launch_buf b = { 0 };
@@ -108,6 +122,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         break;
     }
+    case T_NAME_REQ: {
+        struct launch_dyn_name_req_msg m;
+        if (!launch_dyn_name_req_decode(p, n, &m, &why)) {
+            FUZZ_CHECK(m.op >= LAUNCH_NAME_PUBLISH && m.op <= LAUNCH_NAME_UNPUBLISH &&
+                       m.nspace[0] && m.rank < (1u << 30) && m.n >= 1);
+            check_names(m.names, m.n, m.op == LAUNCH_NAME_PUBLISH, 0);
+            launch_dyn_name_req_encode(&b, &m);
+            same_bytes(&b, data + 1, n);
+        }
+        launch_dyn_names_free(m.names, m.n);
+        break;
+    }
+    case T_NAME_RESP: {
+        struct launch_dyn_name_resp_msg m;
+        if (!launch_dyn_name_resp_decode(p, n, &m, &why)) {
+            FUZZ_CHECK(m.status <= 0 && (m.status == 0 || m.n == 0));
+            check_names(m.names, m.n, 1, 1);
+            launch_dyn_name_resp_encode(&b, &m);
+            same_bytes(&b, data + 1, n);
+        }
+        launch_dyn_names_free(m.names, m.n);
+        break;
+    }
     default: {
         uint32_t index;
         if (!launch_dyn_index_decode(p, n, &index, &why))
@@ -123,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static void seed(const char *name, int type, int nnodes, const struct launch_buf *b)
 {
     struct launch_buf s = { 0 };
-    lbuf_raw(&s, &(char){ (char)(type | (nnodes - 1) << 3) }, 1);
+    lbuf_raw(&s, &(char){ (char)(type | (nnodes - 1) << 4) }, 1);
     lbuf_raw(&s, b->p, b->len);
     if (s.err)
         abort();
@@ -184,6 +221,37 @@ void fuzz_make_seeds(void)
                                     .len = 6 };
     launch_dyn_io_encode(&b, &io);
     seed("io", T_IO, 1, &b);
+    lbuf_free(&b);
+
+    struct launch_dyn_name pub[2] = { { .key = "mpi-svc:a", .value = "rdmpi-port3/1/x" },
+                                      { .key = "k2", .value = "" } };
+    struct launch_dyn_name_req_msg nq = { .id = 3, .op = LAUNCH_NAME_PUBLISH, .rank = 1,
+                                          .n = 2, .names = pub };
+    snprintf(nq.nspace, sizeof(nq.nspace), "rdmpi-4242-s0");
+    launch_dyn_name_req_encode(&b, &nq);
+    seed("name-publish", T_NAME_REQ, 1, &b);
+    lbuf_free(&b);
+    struct launch_dyn_name keys[2] = { { .key = "mpi-svc:a" }, { .key = "mpi-svc:b" } };
+    nq.op = LAUNCH_NAME_LOOKUP;
+    nq.names = keys;
+    launch_dyn_name_req_encode(&b, &nq);
+    seed("name-lookup", T_NAME_REQ, 1, &b);
+    lbuf_free(&b);
+    keys[1].key = "mpi-svc:a"; /* refused: a key twice */
+    nq.op = LAUNCH_NAME_UNPUBLISH;
+    launch_dyn_name_req_encode(&b, &nq);
+    seed("name-unpublish-twice", T_NAME_REQ, 1, &b);
+    lbuf_free(&b);
+    struct launch_dyn_name found[1] = { { .key = "mpi-svc:a", .value = "rdmpi-port3/1/x",
+                                          .rank = 1 } };
+    snprintf(found[0].nspace, sizeof(found[0].nspace), "rdmpi-4242");
+    struct launch_dyn_name_resp_msg nr = { .id = 3, .n = 1, .names = found };
+    launch_dyn_name_resp_encode(&b, &nr);
+    seed("name-found", T_NAME_RESP, 1, &b);
+    lbuf_free(&b);
+    struct launch_dyn_name_resp_msg nf = { .id = 4, .status = -46 };
+    launch_dyn_name_resp_encode(&b, &nf);
+    seed("name-not-found", T_NAME_RESP, 1, &b);
     lbuf_free(&b);
 
     lbuf_u32(&b, 3);

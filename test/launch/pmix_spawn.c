@@ -53,7 +53,7 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* SPAWN_TEST_NO_NAMES: leave the name service out (rdmpid does not serve it), keep the rest. */
+/* SPAWN_TEST_NO_NAMES: leave the name service out, keep the rest. */
 static int use_names(void)
 {
     return !getenv("SPAWN_TEST_NO_NAMES");

@@ -53,9 +53,6 @@ int main(int argc, char **argv)
     if (t_rank == 0)
         rc = MPI_Publish_name(service, MPI_INFO_NULL, fake);
     MPI_OK(MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD));
-    /* rdmpid (the daemons of a job across nodes) serves no name service yet */
-    if (rc != MPI_SUCCESS && getenv("RDMPID_JOB"))
-        t_skip("rdmpirun has no name service in a job it runs through its daemons yet");
     MPI_OK(rc);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     check_found(service, fake);

@@ -6,7 +6,10 @@
  * test can add a marker to find its processes)
  *   WHO is a rank number or '*'. ACTION: exit:N, abort:N, kill-self:SIG,
  *   sleep:S, print:N, check-env, read-stdin, dmodex, gate (wait for the
- *   file $TEST_GATE, then fence again). Default: exit:0.
+ *   file $TEST_GATE, then fence again), lookup (PMIx_Lookup of a name nobody
+ *   publishes, again and again while it says not found, SIGTERM ignored;
+ *   writes "looking" and then how the last one ended to $TEST_OUT.<rank>,
+ *   since its output may have nowhere to go by then). Default: exit:0.
  * Every rank first puts "mn.key", and (unless its rule is dmodex) fences
  * with PMIX_COLLECT_DATA and reads every peer's key; with dmodex it reads
  * them without any fence, so each lookup of a rank on another host is a
@@ -263,6 +266,29 @@ int main(int argc, char **argv)
         PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
         rc = PMIx_Fence(NULL, 0, &info, 1);
         printf("rank %u gate %s\n", me.rank, rc == PMIX_SUCCESS ? "fence ok" : PMIx_Error_string(rc));
+    } else if (IS("lookup")) {
+        char path[600];
+        FILE *f;
+        long k = 0;
+        snprintf(path, sizeof(path), "%s.%u", getenv("TEST_OUT") ? getenv("TEST_OUT") : "/dev/null",
+                 me.rank);
+        signal(SIGTERM, SIG_IGN);
+        do {
+            pmix_pdata_t pd;
+            PMIX_PDATA_CONSTRUCT(&pd);
+            PMIX_LOAD_KEY(pd.key, "mn-never-published");
+            rc = PMIx_Lookup(&pd, 1, NULL, 0);
+            PMIX_PDATA_DESTRUCT(&pd);
+            if (++k == 10 && (f = fopen(path, "w"))) {
+                fprintf(f, "looking\n");
+                fclose(f);
+            }
+        } while (rc == PMIX_ERR_NOT_FOUND);
+        if ((f = fopen(path, "a"))) {
+            fprintf(f, "rank %u lookup %ld ended: %s\n", me.rank, k, PMIx_Error_string(rc));
+            fclose(f);
+        }
+        _exit(0);
     } else if (IS("read-stdin")) {
         char buf[256];
         ssize_t got = read(STDIN_FILENO, buf, sizeof(buf) - 1);

@@ -593,6 +593,77 @@ static void test_dynwire(void)
     pass();
 }
 
+/* The name service's messages (dynwire.c, namefwd.c): directions, a round trip, every
+ * truncation refused, and the rules on names. */
+static void test_namewire(void)
+{
+    enum { P = LAUNCH_LINK_PARENT, C = LAUNCH_LINK_CHILD };
+    struct launch_dyn_name pub[2] = {{.key = "svc", .value = "port-1"}, {.key = "k", .value = ""}};
+    struct launch_dyn_name_req_msg q = {.id = 9, .op = LAUNCH_NAME_PUBLISH, .rank = 2, .n = 2,
+                                        .names = pub}, qg;
+    struct launch_dyn_name_resp_msg r = {.id = 9, .n = 1, .names = pub}, rg;
+    struct launch_buf b = {0};
+    const char *why;
+
+    group = "namewire";
+    CHECK(route(8, 4, C, 6, MSG_NAME_REQ, 0, 7) == 0, "NAME_REQ up refused");
+    CHECK(route(8, 4, P, 0, MSG_NAME_REQ, 0, 0) < 0, "NAME_REQ from the parent taken");
+    CHECK(route(8, 4, P, 0, MSG_NAME_RESP, 5, 0) == 0, "NAME_RESP routed down refused");
+    CHECK(route(8, 4, C, 6, MSG_NAME_RESP, 4, 6) < 0, "NAME_RESP from a child taken");
+
+    snprintf(q.nspace, sizeof(q.nspace), "rdmpi-1-s0");
+    launch_dyn_name_req_encode(&b, &q);
+    CHECK(launch_dyn_name_req_decode(b.p, b.len, &qg, &why) == 0, "NAME_REQ refused: %s", why);
+    CHECK(qg.id == 9 && qg.op == LAUNCH_NAME_PUBLISH && qg.rank == 2 && qg.n == 2 &&
+          !strcmp(qg.names[0].value, "port-1") && !strcmp(qg.names[1].key, "k") &&
+          !strcmp(qg.nspace, "rdmpi-1-s0"), "NAME_REQ changed on the way");
+    launch_dyn_names_free(qg.names, qg.n);
+    for (size_t n = 0; n < b.len; n++) {
+        CHECK(launch_dyn_name_req_decode(b.p, n, &qg, &why) < 0, "NAME_REQ cut at %zu taken", n);
+        launch_dyn_names_free(qg.names, qg.n);
+    }
+    lbuf_free(&b);
+    pub[1].key = "svc"; /* a key twice */
+    launch_dyn_name_req_encode(&b, &q);
+    CHECK(launch_dyn_name_req_decode(b.p, b.len, &qg, &why) < 0, "a key named twice taken");
+    launch_dyn_names_free(qg.names, qg.n);
+    lbuf_free(&b);
+    pub[1].key = "";
+    launch_dyn_name_req_encode(&b, &q);
+    CHECK(launch_dyn_name_req_decode(b.p, b.len, &qg, &why) < 0, "an empty key taken");
+    launch_dyn_names_free(qg.names, qg.n);
+    lbuf_free(&b);
+    q.n = 0;
+    launch_dyn_name_req_encode(&b, &q);
+    CHECK(launch_dyn_name_req_decode(b.p, b.len, &qg, &why) < 0, "a request of no name taken");
+    lbuf_free(&b);
+
+    snprintf(pub[0].nspace, sizeof(pub[0].nspace), "rdmpi-1");
+    launch_dyn_name_resp_encode(&b, &r);
+    CHECK(launch_dyn_name_resp_decode(b.p, b.len, &rg, &why) == 0, "NAME_RESP refused: %s", why);
+    CHECK(rg.n == 1 && !strcmp(rg.names[0].nspace, "rdmpi-1") &&
+          !strcmp(rg.names[0].value, "port-1"), "NAME_RESP changed on the way");
+    launch_dyn_names_free(rg.names, rg.n);
+    for (size_t n = 0; n < b.len; n++) {
+        CHECK(launch_dyn_name_resp_decode(b.p, n, &rg, &why) < 0, "NAME_RESP cut at %zu taken",
+              n);
+        launch_dyn_names_free(rg.names, rg.n);
+    }
+    lbuf_free(&b);
+    r.status = -46; /* a failure with names */
+    launch_dyn_name_resp_encode(&b, &r);
+    CHECK(launch_dyn_name_resp_decode(b.p, b.len, &rg, &why) < 0, "a failure with names taken");
+    launch_dyn_names_free(rg.names, rg.n);
+    lbuf_free(&b);
+    r.status = 0;
+    pub[0].nspace[0] = '\0'; /* a name without its publisher */
+    launch_dyn_name_resp_encode(&b, &r);
+    CHECK(launch_dyn_name_resp_decode(b.p, b.len, &rg, &why) < 0, "a publisher-less name taken");
+    launch_dyn_names_free(rg.names, rg.n);
+    lbuf_free(&b);
+    pass();
+}
+
 static void test_feed(void)
 {
     struct launch_tree *t = launch_tree_create(4, 2, SECRET, "member 2", on_msg, on_lost, NULL);
@@ -841,6 +912,7 @@ int main(void)
     test_jobmsg();
     test_fence_dmodex();
     test_dynwire();
+    test_namewire();
     test_feed();
     test_sockets();
     return 0;
