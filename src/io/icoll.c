@@ -12,7 +12,9 @@
  * follows (cutting runs at a round's windows, writing or reading an
  * aggregator's window with pwrite/pread) and starts the next exchange
  * (twophase.c's: counts and descriptors once, then each round's data),
- * ending with an allreduce of the ranks' results. A blocking call is the
+ * ending with an allreduce of the ranks' results (a write through the
+ * node-shared windows of push.c has no exchange per round: the hook polls
+ * the other ranks' counters instead). A blocking call is the
  * same start plus a wait. A non-contiguous memory type is packed (or
  * unpacked) a round at a time, only the part of the user's buffer the round
  * moves (stream.c), so the access's data is never held twice.
