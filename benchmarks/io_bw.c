@@ -13,7 +13,10 @@
  * Standard MPI only, so the same source builds against any MPI
  * (benchmarks/rdmpi-compare-io runs rdmpi, Open MPI and MPICH side by side).
  *
- * Usage: io_bw [-d dir] [-m max MiB] [-b block bytes] [-r reps] [-s] [-a cb_nodes]
+ * Usage: io_bw [-d dir] [-m max MiB] [-f first MiB] [-b block bytes] [-r reps] [-s]
+ *              [-a cb_nodes] [-H key=value]...
+ * -f: the smallest size (sizes go up by 4x from it); -H: a file hint (info key) given at
+ * every open, any number of times (e.g. -H rdmpi_cb_push=disable).
  */
 #include <fcntl.h>
 #include <mpi.h>
@@ -26,6 +29,8 @@
 static int rank, size, reps = 3, do_sync;
 static long block = 8192;
 static const char *cb_nodes; /* -a: the cb_nodes hint (aggregators), else the default */
+static char *hints[16];      /* -H key=value */
+static int nhints;
 
 static double now(void)
 {
@@ -49,9 +54,18 @@ static double run_mpiio(const char *path, long s, int strided, int coll, int wri
 {
     MPI_File fh;
     MPI_Info info = MPI_INFO_NULL;
-    if (cb_nodes) {
+    if (cb_nodes || nhints) {
         MPI_Info_create(&info);
-        MPI_Info_set(info, "cb_nodes", cb_nodes);
+        if (cb_nodes)
+            MPI_Info_set(info, "cb_nodes", cb_nodes);
+        for (int i = 0; i < nhints; i++) {
+            char kv[256], *eq;
+            snprintf(kv, sizeof(kv), "%s", hints[i]);
+            if ((eq = strchr(kv, '=')) != NULL) {
+                *eq = '\0';
+                MPI_Info_set(info, kv, eq + 1);
+            }
+        }
     }
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
     if (info != MPI_INFO_NULL)
@@ -113,12 +127,12 @@ static double run_posix(const char *path, long s, int write, char *buf)
 int main(int argc, char **argv)
 {
     const char *dir = "/tmp";
-    long maxmib = 64;
+    long maxmib = 64, firstmib = 1;
     int c;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    while ((c = getopt(argc, argv, "d:m:b:r:sa:")) != -1) {
+    while ((c = getopt(argc, argv, "d:m:f:b:r:sa:H:")) != -1) {
         if (c == 'd')
             dir = optarg;
         else if (c == 'm')
@@ -131,6 +145,10 @@ int main(int argc, char **argv)
             do_sync = 1;
         else if (c == 'a')
             cb_nodes = optarg;
+        else if (c == 'f')
+            firstmib = atol(optarg) < 1 ? 1 : atol(optarg);
+        else if (c == 'H' && nhints < 16)
+            hints[nhints++] = optarg;
     }
     /* the file lives in a directory of its own, removed at the end */
     char tmpd[1024], path[1100];
@@ -154,7 +172,7 @@ int main(int argc, char **argv)
                size, path, block, reps, do_sync ? ", with sync" : "", "MiB/rank", "cw_contig",
                "cr_contig", "cw_strided", "cr_strided", "iw_contig", "ir_contig", "posix_w",
                "posix_r", "cw/posix", "iw/posix");
-    for (long mib = 1; mib <= maxmib; mib *= 4) {
+    for (long mib = firstmib; mib <= maxmib; mib *= 4) {
         long s = mib << 20;
         double r[8];
         r[0] = run_mpiio(path, s, 0, 1, 1, buf);

@@ -22,6 +22,7 @@
 #include "core/info.h"
 #include "core/info_ops.h"
 #include "io/io.h"
+#include "io/twophase.h"
 
 int io_errno_code(int e, const char *op, const char *path, char *why, size_t whylen)
 {
@@ -161,6 +162,14 @@ static int local_fs(int fd)
     return 0;
 }
 
+/* rdmpi_cb_push as MPI_File_get_info shows it: whether the node-shared windows were made. */
+static int push_info(MPI_File fh, MPI_Info info)
+{
+    return core_info_set(info, "rdmpi_cb_push", fh->cb_shbase ? "enable" : "disable") != 0
+               ? CORE_ENOMEM
+               : 0;
+}
+
 static int setup(MPI_File fh, const char *path, int amode, MPI_Info info, char *why,
                  size_t whylen)
 {
@@ -199,6 +208,8 @@ static int setup(MPI_File fh, const char *path, int amode, MPI_Info info, char *
     if ((rc = io_hints_export(&fh->hints, fh->blksize, fh->info)) != 0)
         return rc;
     if ((rc = shfp_name(fh, path)) != 0)
+        return rc;
+    if ((rc = io_push_setup(fh)) != 0 || (rc = push_info(fh, fh->info)) != 0)
         return rc;
     if (amode & MPI_MODE_APPEND) {
         /* both pointers start at the end (the view is bytes from 0 until set_view) */
@@ -240,6 +251,7 @@ int io_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File 
     return 0;
 
 err_close:
+    io_push_free(fh);   /* the steps after it agree on failure: every rank gets here */
     if (fh->fd >= 0)
         close(fh->fd);
     io_shfp_teardown(fh);
@@ -257,6 +269,7 @@ err_free:
 int io_close(MPI_File fh)
 {
     io_drain(fh);
+    io_push_free(fh);
     int rc = 0;
     if (close(fh->fd) != 0)
         rc = io_fail(fh, errno, "close");
@@ -349,10 +362,18 @@ int io_set_info(MPI_File fh, MPI_Info info)
     fh->cb_nodes_set |= given;
     if ((rc = share_hints(fh)) != 0)
         goto out;
+    int remake = fh->hints.cb_nodes != fh->naggr || io_tp_cbsize(fh) != fh->cb_shcb ||
+                 fh->hints.cb_push != IO_ENABLE || fh->hints.cb_write == IO_DISABLE ||
+                 !fh->cb_shbase;
+    if (remake)
+        io_push_free(fh);   /* made again below for the new aggregators and size */
     if (fh->hints.cb_nodes != fh->naggr && (rc = io_aggregators(fh)) != 0)
         goto out;
     fh->hints.cb_nodes = fh->naggr;
-    if ((rc = io_hints_export(&fh->hints, fh->blksize, used)) != 0)
+    if (remake && (rc = io_push_setup(fh)) != 0)
+        goto out;
+    if ((rc = io_hints_export(&fh->hints, fh->blksize, used)) != 0 ||
+        (rc = push_info(fh, used)) != 0)
         goto out;
     core_info_destroy(fh->info);
     fh->info = used;

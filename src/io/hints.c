@@ -92,7 +92,9 @@ int io_hints_parse(io_hints_t *h, MPI_Info info, MPI_Info used)
             int m;
             if (!parse_mode(v, &m))
                 h->cb_read = h->cb_write = m;
-        } else if (!strcmp(k, "romio_ds_read"))
+        } else if (!strcmp(k, "rdmpi_cb_push"))
+            parse_mode(v, &h->cb_push);
+        else if (!strcmp(k, "romio_ds_read"))
             parse_mode(v, &h->ds_read);
         else if (!strcmp(k, "romio_ds_write"))
             parse_mode(v, &h->ds_write);
@@ -136,6 +138,7 @@ int io_hints_export(const io_hints_t *h, MPI_Offset blksize, MPI_Info used)
     rc |= core_info_set(used, "cb_nodes", v);
     rc |= core_info_set(used, "romio_cb_read", mode_name(h->cb_read));
     rc |= core_info_set(used, "romio_cb_write", mode_name(h->cb_write));
+    rc |= core_info_set(used, "rdmpi_cb_push", mode_name(h->cb_push));
     rc |= core_info_set(used, "romio_ds_read", mode_name(h->ds_read));
     rc |= core_info_set(used, "romio_ds_write", mode_name(h->ds_write));
     snprintf(v, sizeof(v), "%lld", (long long)h->ind_rd_buffer_size);

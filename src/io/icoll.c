@@ -12,7 +12,9 @@
  * follows (cutting runs at a round's windows, writing or reading an
  * aggregator's window with pwrite/pread) and starts the next exchange
  * (twophase.c's: counts and descriptors once, then each round's data),
- * ending with an allreduce of the ranks' results. A blocking call is the
+ * ending with an allreduce of the ranks' results (a write through the
+ * node-shared windows of push.c has no exchange per round: the hook polls
+ * the other ranks' counters instead). A blocking call is the
  * same start plus a wait. A non-contiguous memory type is packed (or
  * unpacked) a round at a time, only the part of the user's buffer the round
  * moves (stream.c), so the access's data is never held twice.
@@ -53,7 +55,7 @@
  * own bytes, so no read-modify-write and no lock. */
 enum { IO_DIRECT_MIN = 4096 };
 
-enum { ST_DECIDE, ST_COUNTS, ST_DESC, ST_DATA, ST_RESULT, ST_DONE };
+enum { ST_DECIDE, ST_COUNTS, ST_DESC, ST_PUSHOK, ST_PUSH, ST_DATA, ST_RESULT, ST_DONE };
 
 struct io_job {
     io_job_t *next;        /* the file's queue */
@@ -71,6 +73,7 @@ struct io_job {
     MPI_Offset nbytes, bytes;
     long long shape[6], gshape[6];
     int rc, first, all;
+    int push, allpush;     /* a write through the node-shared windows: this rank can, all can */
     tp_t t;
     MPI_Offset r;
     MPI_Request sub;       /* the exchange the job waits for */
@@ -266,7 +269,30 @@ static int step(io_job_t *j)
     case ST_DESC:
         free(j->t.aseg);   /* sent */
         j->t.aseg = NULL;
+        if (j->write && j->fh->cb_shbase) {
+            /* the ranks agree whether the rounds go through the node-shared windows */
+            size_t nall = 0;
+            for (int q = 0; q < j->fh->size; q++)
+                nall += (size_t)j->t.arcnt[q];
+            j->push = io_push_ok(&j->t, nall);
+            j->state = ST_PUSHOK;
+            if (PMPI_Iallreduce(&j->push, &j->allpush, 1, MPI_INT, MPI_MIN, j->fh->comm,
+                                &j->sub) != MPI_SUCCESS)
+                rc = CORE_EINTERN;
+            break;
+        }
         rc = start_round(j);
+        break;
+    case ST_PUSHOK:
+        if (!j->allpush) {
+            rc = start_round(j);
+            break;
+        }
+        /* io_hook polls the rounds from here (push_step) */
+        j->state = ST_PUSH;
+        j->t.seq = j->fh->cb_shseq;
+        j->t.pr = 0;
+        j->t.pcut = 0;
         break;
     case ST_DATA:
         rc = end_round(j);
@@ -323,6 +349,22 @@ static void finish(io_job_t *j)
     core_dt_release(j->dt);
     j->done(j->arg, rc, rc ? 0 : j->bytes);
     free(j);
+}
+
+/* Advances a write through the node-shared windows; 1 when the job is finished, as step.
+ * *moved: rounds done. */
+static int push_step(io_job_t *j, int *moved)
+{
+    int rc = io_push_poll(&j->t, &j->first, moved);
+    if (rc == 0)
+        return 0;
+    if (rc == 1)
+        rc = start_result(j);
+    if (rc) {
+        j->rc = rc;
+        return 1;
+    }
+    return 0;
 }
 
 static int io_hook(void *arg);
@@ -399,6 +441,13 @@ static int io_hook(void *arg)
             }
             if (fin)
                 break;
+        }
+        /* a write through the node-shared windows waits on other ranks' counters, not
+         * on a request: polled each pass */
+        if (!fin && !j->sub && j->state == ST_PUSH) {
+            int moved = 0;
+            fin = push_step(j, &moved);
+            events += moved;
         }
         if (!fin) {
             pp = &j->anext;

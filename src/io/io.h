@@ -33,6 +33,9 @@ typedef struct io_hints {
     int ds_read, ds_write;   /* data sieving of independent access */
     MPI_Offset ind_rd_buffer_size, ind_wr_buffer_size;
     int file_perm;           /* mode of a created file */
+    int cb_push;             /* rdmpi_cb_push: collective writes through node-shared windows
+                              * when every rank is on one node (push.c); only IO_ENABLE (not
+                              * the default: no gain measured yet, docs/io-bench.md) */
 } io_hints_t;
 
 enum { IO_AUTOMATIC = 0, IO_ENABLE = 1, IO_DISABLE = 2 };
@@ -88,6 +91,12 @@ struct rdmpi_file {
      * more than the copies through them (twophase.c) */
     char *cb_win, *cb_sbuf, *cb_rbuf, *cb_rseg;
     size_t cb_wincap, cb_sbcap, cb_rbcap, cb_rsegcap;
+    /* every aggregator's two write windows in node-shared memory, made at open when all
+     * ranks share a node (push.c): cb_shbase[i] is aggregator i's part, NULL: none */
+    MPI_Win cb_shwin;
+    char **cb_shbase;
+    MPI_Offset cb_shcb;      /* the window size they were made for */
+    long long cb_shseq;      /* rounds written through them so far (the same on every rank) */
 
     char last_error[512];
 };
@@ -203,6 +212,10 @@ MPI_Offset io_bytes_before(const io_piece_t *p, size_t n, MPI_Offset eof);
 /* Collective buffering (twophase.c; its steps in twophase.h). */
 int io_aggregators(MPI_File fh);
 void io_twophase_free(MPI_File fh);
+/* The node-shared write windows (push.c): made (collective; none when the ranks span nodes
+ * or the hints say no) and freed (collective). */
+int io_push_setup(MPI_File fh);
+void io_push_free(MPI_File fh);
 
 /* The shared file pointer (shfp.c). */
 int io_shfp_setup(MPI_File fh, const char *name);

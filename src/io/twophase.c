@@ -136,8 +136,7 @@ static int push_seg(tp_t *t, MPI_Offset off, MPI_Offset len, MPI_Offset soff)
     return 0;
 }
 
-/* Aggregator i's window in round r: [*lo, *hi), empty when lo >= hi. */
-static void window(const tp_t *t, int i, MPI_Offset r, MPI_Offset *lo, MPI_Offset *hi)
+void io_tp_window(const tp_t *t, int i, MPI_Offset r, MPI_Offset *lo, MPI_Offset *hi)
 {
     MPI_Offset dlo = t->base + i * t->per, dhi = dlo + t->per;
     if (dlo < t->gmin)
@@ -161,7 +160,7 @@ int io_tp_cut(tp_t *t, MPI_Offset r)
     memset(t->sdsp, 0, (size_t)P * sizeof(int));
     for (int i = 0; i < fh->naggr; i++) {
         MPI_Offset lo, hi;
-        window(t, i, r, &lo, &hi);
+        io_tp_window(t, i, r, &lo, &hi);
         size_t first = t->nsseg, k = t->cur[i];
         while (lo < hi && k < t->n && t->p[k].off < hi) {
             MPI_Offset a = t->p[k].off, b = a + t->p[k].len;
@@ -277,7 +276,7 @@ int io_tp_round(tp_t *t, MPI_Offset r)
     /* each rank's pieces for this aggregator come round after round, cut at its windows:
      * round r's are those before the window's end */
     MPI_Offset lo, hi;
-    window(t, t->me, r, &lo, &hi);
+    io_tp_window(t, t->me, r, &lo, &hi);
     size_t tot = 0;
     for (int q = 0; q < P; q++) {
         size_t k = t->acur[q], e = (size_t)t->ardsp[q] + (size_t)t->arcnt[q];
@@ -520,9 +519,7 @@ int io_tp_setup(tp_t *t, MPI_Offset gmin, MPI_Offset gmax)
     MPI_Offset span = gmax - t->base, A = fh->naggr;
     t->per = (span + A - 1) / A;
     t->per = (t->per + bs - 1) / bs * bs;
-    t->cb = fh->hints.cb_buffer_size / bs * bs;
-    if (t->cb < bs)
-        t->cb = bs;
+    t->cb = io_tp_cbsize(fh);
     t->rounds = (t->per + t->cb - 1) / t->cb;
     t->soff = malloc((t->n ? t->n : 1) * sizeof(MPI_Offset));
     t->cur = calloc((size_t)fh->naggr, sizeof(size_t));

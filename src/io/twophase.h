@@ -44,11 +44,20 @@ typedef struct tp {
     int direct;                  /* this round exchanges from/into data itself */
     int self;                    /* this round's own pieces stay in data (not exchanged) */
     int borrowed;                /* holds the file's buffers (io_tp_teardown gives them back) */
+    /* the rounds through the node-shared windows (push.c) */
+    long long seq;               /* the file's count of such rounds at this access's round 0 */
+    MPI_Offset pr;               /* the round under way */
+    int pcut;                    /* it is cut (io_tp_round) */
+    int pi;                      /* the next aggregator whose window this rank fills */
 } tp_t;
 
 /* Plans the domains of the runs [gmin, gmax) of all ranks and takes the
  * file's buffers; t->fh, write, p, n and data are set. */
 int io_tp_setup(tp_t *t, MPI_Offset gmin, MPI_Offset gmax);
+/* The window size of the file's collective buffering: cb_buffer_size in whole blocks. */
+MPI_Offset io_tp_cbsize(MPI_File fh);
+/* Aggregator i's window in round r: [*lo, *hi), empty when lo >= hi. */
+void io_tp_window(const tp_t *t, int i, MPI_Offset r, MPI_Offset *lo, MPI_Offset *hi);
 void io_tp_teardown(tp_t *t);
 /* Cuts this rank's runs at round r's windows: the pieces for each aggregator
  * (sseg, scnt/sdsp in bytes of descriptors). */
@@ -75,5 +84,12 @@ int io_tp_agg_write(tp_t *t, size_t nr);
 /* The aggregator's part of a read round: read the span, put each rank's pieces
  * at out in the order they were asked for. */
 int io_tp_agg_read(tp_t *t, size_t nr, char *out);
+
+/* The write rounds through node-shared windows (push.c). Whether this rank can take them
+ * for this access, nall descriptors in rall (the ranks agree on the minimum). */
+int io_push_ok(tp_t *t, size_t nall);
+/* Advances the rounds from t->pr: 1 when all are done, 0 when waiting for another rank, or
+ * a CORE_* code; a failed write goes to *first (the rounds go on), *moved counts rounds. */
+int io_push_poll(tp_t *t, int *first, int *moved);
 
 #endif
