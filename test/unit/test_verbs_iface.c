@@ -73,6 +73,13 @@ void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc)
             iface->name, rc);
     abort();
 }
+/* Only processes of other jobs are ever lost, and every rank here is of one job. */
+void tp_peer_lost(tp_iface_t *iface, int peer)
+{
+    fprintf(stderr, "FAIL: rank %d reported lost over %s\n", peer, iface->name);
+    abort();
+}
+
 core_runtime_t *core_rt;
 
 void core_log_emit(int level, const char *fmt, ...)
