@@ -209,7 +209,11 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
     }
     void *val;
     size_t len;
-    if (core_boot_get(s->rt, rank, VB_CARD_KEY, &val, &len) != 0) {
+    /* A process of another job publishes a card only if it opened verbs: not waited for
+     * (it then uses tcp with us, and so do we). A packet from it comes after its card. */
+    int rc = rank < s->size ? core_boot_get(s->rt, rank, VB_CARD_KEY, &val, &len)
+                            : core_boot_get_now(s->rt, rank, VB_CARD_KEY, &val, &len);
+    if (rc != 0) {
         core_debug("verbs: rank %d published no RDMA address", rank);
         return NULL;
     }
