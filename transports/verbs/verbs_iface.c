@@ -193,8 +193,13 @@ vb_peer_t *vb_peer_of_uid(vb_iface_t *s, uint32_t uid)
 /* The peer of a process index, set up from its card on first contact (a send
  * to it, or a packet from it). NULL when it has no usable card, and for a
  * process of another job not added yet (its job, where its card is, is not
- * known) or of another run (tcp only). */
-vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
+ * known) or of another run (tcp only). wait: the card of a process of another
+ * job may not be published yet (it opens its transports for other jobs when
+ * it connects, or in its MPI_Init while we already address it): look again for
+ * a while (core_boot_get), as tcp does for its address, so that both sides
+ * choose verbs; without wait one look (a packet from it comes after its card;
+ * at close we only say goodbye to those that have one). */
+static vb_peer_t *peer_find(vb_iface_t *s, int rank, int wait)
 {
     if (rank < 0 || rank >= vb_npeers_now(s))
         return NULL;
@@ -209,10 +214,8 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
     }
     void *val;
     size_t len;
-    /* A process of another job publishes a card only if it opened verbs: not waited for
-     * (it then uses tcp with us, and so do we). A packet from it comes after its card. */
-    int rc = rank < s->size ? core_boot_get(s->rt, rank, VB_CARD_KEY, &val, &len)
-                            : core_boot_get_now(s->rt, rank, VB_CARD_KEY, &val, &len);
+    int rc = rank < s->size || wait ? core_boot_get(s->rt, rank, VB_CARD_KEY, &val, &len)
+                                    : core_boot_get_now(s->rt, rank, VB_CARD_KEY, &val, &len);
     if (rc != 0) {
         core_debug("verbs: rank %d published no RDMA address", rank);
         return NULL;
@@ -252,6 +255,11 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
     p->uid = uid;
     s->peers[rank] = p;
     return p;
+}
+
+vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
+{
+    return peer_find(s, rank, 0);
 }
 
 static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
@@ -884,7 +892,7 @@ static int vb_ready(tp_iface_t *iface)
 
 static int vb_reachable(tp_iface_t *iface, int peer)
 {
-    return vb_peer_get(vb_iface(iface), peer) != NULL;
+    return peer_find(vb_iface(iface), peer, 1) != NULL;
 }
 
 /* Peers who must hear our BYE: those that exchanged anything with us, and every process of
