@@ -225,6 +225,11 @@ static vb_peer_t *peer_find(vb_iface_t *s, int rank, int wait)
     if (ok)
         memcpy(&card, val, sizeof(card));
     free(val);
+    /* core_boot_get's wait leaves the critical section (MPI_THREAD_MULTIPLE): another
+     * thread's progress may have met the peer meanwhile (a packet from it); its state
+     * (sequence numbers) is the one to keep. */
+    if (s->peers[rank])
+        return s->peers[rank];
     if (!ok || card.version != 1) {
         core_warn("verbs: rank %d published an RDMA address of another version", rank);
         return NULL;
