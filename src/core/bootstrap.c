@@ -321,7 +321,21 @@ int core_boot_fence(core_runtime_t *rt)
     return 0;
 }
 
+static int boot_get(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len,
+                    int wait);
+
 int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len)
+{
+    return boot_get(rt, rank, key, val, len, 1);
+}
+
+int core_boot_get_now(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len)
+{
+    return boot_get(rt, rank, key, val, len, 0);
+}
+
+static int boot_get(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len,
+                    int wait)
 {
     const struct core_proc *f = core_proc_foreign(rt, rank);
     if (f) { /* of another run: only what its root told ours, its tcp address */
@@ -339,7 +353,7 @@ int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, siz
     /* A process of another job may have published its data without this key yet (it opens
      * the transports for other jobs after its MPI_Init when it connects): look again,
      * bounded, as PMIx answers at once for a process that committed once. */
-    int other = rank >= rt->size;
+    int other = wait && rank >= rt->size;
     double until = core_wtime() + BOOT_OTHER_WAIT;
     pmix_status_t prc;
     while ((prc = PMIx_Get(&proc, key, NULL, 0, &pv)) != PMIX_SUCCESS && other &&

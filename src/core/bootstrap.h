@@ -18,6 +18,11 @@ int core_boot_commit(core_runtime_t *rt);
 int core_boot_fence(core_runtime_t *rt);
 /* Reads a peer's key: *val is malloc'd, the caller frees it. CORE_ENOTFOUND if absent. */
 int core_boot_get(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len);
+/* As core_boot_get, but a key that a process of another job has not published is not
+ * waited for (core_boot_get looks again for a while, the process may not have opened its
+ * transports for other jobs yet): for keys that a process may never publish (an optional
+ * transport's address). */
+int core_boot_get_now(core_runtime_t *rt, int rank, const char *key, void **val, size_t *len);
 /* Ends the whole job: tells the launcher (PMIx_Abort), then exits. */
 void core_boot_abort(core_runtime_t *rt, int code, const char *msg) __attribute__((noreturn));
 /* A peer's hostname (malloc'd), looked up when first needed. */

@@ -17,6 +17,8 @@ static const core_config_row_t external_rows[] = {
       "rdmpirun: seconds before the job is killed (same as --timeout)", 0, 0, NULL },
     { "RDMPI_TEST_LARGE", CORE_CFG_EXTERNAL, "0",
       "test suite: 1 runs the 2 GiB message test", 0, 0, NULL },
+    { "RDMPI_TEST_PEER_TRANSPORT", CORE_CFG_EXTERNAL, "",
+      "test suite: the transport the spawn tests expect between the two jobs", 0, 0, NULL },
     { "RDMPI_TEST_ENV", CORE_CFG_EXTERNAL, "",
       "test suite: VAR=VALUE pairs applied to every MPI test run", 0, 0, NULL },
     { "RDMPI_TEST_TIMEOUT", CORE_CFG_EXTERNAL, "60",

@@ -69,6 +69,21 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
     return rank < NPEERS ? stub_peers[rank] : NULL;
 }
 
+/* Senders by uid, mapped as verbs_iface.c maps them (vb_uid_index, the real one): our
+ * ranks are uids 0..NPEERS-1, and no process of another job is known. */
+vb_peer_t *vb_peer_of_uid(vb_iface_t *s, uint32_t uid)
+{
+    int idx = vb_uid_index(uid, 0, s->size, NULL, 0);
+    FUZZ_CHECK(idx < s->size);
+    return idx >= 0 ? vb_peer_get(s, idx) : NULL;
+}
+
+/* Only reached from timers (a silent process of another job), which no target drives. */
+void tp_peer_lost(tp_iface_t *iface, int peer)
+{
+    abort();
+}
+
 void vb_active_add(vb_iface_t *s, vb_peer_t *p)
 {
 }

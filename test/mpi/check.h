@@ -184,6 +184,37 @@ static inline int t_transport_is(int peer, const char *want, char *got)
 #endif
 }
 
+/* With RDMPI_TEST_PEER_TRANSPORT=<name> set (tests of a transport between jobs): every
+ * process of the other group of intercommunicator inter is reached over that transport.
+ * Collective over inter (both groups call it; low: this group comes first in the merge,
+ * which rdmpi_peer_transport needs: it takes ranks of an intracommunicator). Without the
+ * setting, or with an MPI other than rdmpi, it does nothing. */
+static inline void t_check_remote_transport(MPI_Comm inter, int low)
+{
+    const char *want = getenv("RDMPI_TEST_PEER_TRANSPORT");
+    if (!want || !*want)
+        return;
+#ifdef RDMPI
+    MPI_Comm merged;
+    int lsize, rsize, mrank, len = 0;
+    char got[MPI_MAX_OBJECT_NAME];
+    MPI_OK(MPI_Comm_size(inter, &lsize));
+    MPI_OK(MPI_Comm_remote_size(inter, &rsize));
+    MPI_OK(MPI_Intercomm_merge(inter, !low, &merged));
+    MPI_OK(MPI_Comm_rank(merged, &mrank));
+    int first = low ? lsize : 0; /* the other group's ranks in merged */
+    for (int r = first; r < first + rsize; r++) {
+        MPI_OK(rdmpi_peer_transport(merged, r, got, &len));
+        CHECK(!strcmp(got, want), "merged rank %d reaches merged rank %d (the other job) over "
+              "%s, not %s", mrank, r, got, want);
+    }
+    MPI_OK(MPI_Comm_free(&merged));
+#else
+    (void)inter;
+    (void)low;
+#endif
+}
+
 /* Skips the program unless every rank's messages to each of its peers[] (n of them) go over
  * the transport want, saying which rank reaches which over what instead. Collective. */
 static inline void t_require_transport(const char *want, const int *peers, int n)

@@ -44,6 +44,7 @@ static void exercise(MPI_Comm inter, int parents)
     if (!parents)
         CHECK(val == 4242, "intercommunicator bcast gave %d", val);
 
+    t_check_remote_transport(inter, parents);
     t_begin("merge");
     MPI_Comm merged;
     MPI_OK(MPI_Intercomm_merge(inter, parents ? 0 : 1, &merged));

@@ -144,6 +144,7 @@ static int unmatched(MPI_Comm inter, int parent_side)
 
 static int side(MPI_Comm inter, const char *mode, int parent_side)
 {
+    t_check_remote_transport(inter, parent_side);
     ping(inter, parent_side);
     if (!strcmp(mode, "unmatched"))
         return unmatched(inter, parent_side);

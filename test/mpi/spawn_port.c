@@ -4,7 +4,8 @@
  * MPI_Comm_connect to it while the parents MPI_Comm_accept on it. Over the new
  * intercommunicator each side's rank 0 sends the other side's ranks their numbers. Then
  * the name is unpublished (a second lookup fails with MPI_ERR_NAME) and the port closed.
- * Standard MPI only.
+ * Standard MPI only (RDMPI_TEST_PEER_TRANSPORT: the transport between the jobs, checked
+ * with rdmpi's extension, check.h).
  */
 #include "check.h"
 
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &conn));
         int rsize;
         MPI_Comm_remote_size(conn, &rsize);
+        t_check_remote_transport(conn, 0);
         ping(conn, 0);
         MPI_OK(MPI_Comm_disconnect(&conn));
         MPI_OK(MPI_Comm_disconnect(&parent));
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
     int rsize;
     MPI_Comm_remote_size(conn, &rsize);
     CHECK(rsize == 2, "accepted a group of %d", rsize);
+    t_check_remote_transport(conn, 1);
     ping(conn, 1);
     MPI_OK(MPI_Comm_disconnect(&conn));
     MPI_OK(MPI_Comm_disconnect(&inter));

@@ -35,7 +35,7 @@ pt() {
 # --- rdmpi's MPI tests over verbs, for each mode -----------------------------------------------------
 # The groups of runs, one line each: NAME MODE TRANSPORTS NPS SKIP-TAGS [VAR=VALUE ...] [-- SELECTION]
 # (test/mpi/run's RDMPI_TEST_NPS and RDMPI_TEST_SKIP_TAGS; "-" for none). What a group covers:
-#   (+host lines run in no group: nothing in them goes differently over verbs)
+#   (+host lines run in no group but dyn: nothing in them goes differently over verbs)
 #   hybrid    the default mode, with self: every line but the algorithm sweeps (+algo, which are
 #             the same point-to-point traffic over any transport and run on the host) at np2
 #             (awake ranks, the RDMA-write rings with one peer) and at its largest count up
@@ -53,12 +53,19 @@ pt() {
 #             largest count up to 4
 #   rc-awake  rc with ranks kept awake (RDMPI_WAIT_SLEEP=0) and self: small messages through
 #             the RDMA-write rings with 3 peers, for the programs that send many of them
+#   dyn       verbs between jobs of one rdmpirun (hybrid, tcp allowed too: ports need it, and
+#             verbs must be chosen over it): spawned children and their parents, accept/connect
+#             between them, goodbyes (a job finalizes while the
+#             other works: sends and receives to it fail, rendezvous sends it never matched too);
+#             RDMPI_TEST_PEER_TRANSPORT makes each check that the other job is reached over verbs
+#             (~50 s; spawn_self, MPI_Intercomm_create across jobs, passes too but costs 20 s)
 mpi_groups() {
     cat <<'EOG'
 hybrid   hybrid self,verbs 2,max algo,host RDMPI_TEST_MAX_NP=4
 ud       ud     self,verbs max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=4
 rc       rc     verbs      max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=4
 rc-awake rc     self,verbs max   algo,api,host,rdma RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
+dyn      hybrid self,verbs,tcp - - RDMPI_TEST_PEER_TRANSPORT=verbs -- spawn/2/np2 spawn_port/np2 spawn_free/early/np2 spawn_free/unmatched/np2
 EOG
 }
 

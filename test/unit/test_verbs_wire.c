@@ -5,12 +5,15 @@
  * message, a new message inside another, disagreeing headers, bytes past the
  * end), RC headers and RDMA-write slots (lengths beyond the slot, headers
  * beyond the message, padding), and the reliability window's answer to
- * sequence numbers and acks a peer could never have sent. Random bytes must
+ * sequence numbers and acks a peer could never have sent, and the mapping of a sender's
+ * uid to a process index (our job's ranks, other jobs' processes once added, never a
+ * process of another run or one whose job is not known yet). Random bytes must
  * never be accepted in a shape that would read outside the buffer.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/procs.h"
 #include "transports/verbs/verbs_rel.h"
 #include "transports/verbs/verbs_wire.h"
 
@@ -233,8 +236,34 @@ static void test_rc_credits(void)
     printf("PASS: unit/verbs_wire/rc_credits\n");
 }
 
+/* Senders are named by uid (core/procs.h); only processes we can check are taken. */
+static void test_uid_index(void)
+{
+    struct core_proc dyn[4];
+    memset(dyn, 0, sizeof(dyn));
+    dyn[0].uid = 100; dyn[0].rank = 0;                 /* another job's rank 0, added */
+    dyn[1].uid = 101; dyn[1].rank = -1;                /* met through a handshake: no job yet */
+    dyn[2].uid = 7;   dyn[2].rank = 7; dyn[2].run = 99; /* another run's process 7 */
+    dyn[3].uid = 3;   dyn[3].rank = 1;                 /* below our job's uids */
+    /* our job: uids 10..13, indices 0..3 */
+    CHECK(vb_uid_index(10, 10, 4, dyn, 4) == 0, "our rank 0");
+    CHECK(vb_uid_index(13, 10, 4, dyn, 4) == 3, "our rank 3");
+    CHECK(vb_uid_index(14, 10, 4, NULL, 0) == -1, "uid past our job without a table");
+    CHECK(vb_uid_index(9, 10, 4, NULL, 0) == -1, "uid before our job without a table");
+    CHECK(vb_uid_index(100, 10, 4, dyn, 4) == 4, "another job's added process");
+    CHECK(vb_uid_index(101, 10, 4, dyn, 4) == -1, "a process with no job yet accepted");
+    CHECK(vb_uid_index(7, 10, 4, dyn, 4) == -1, "a process of another run accepted");
+    CHECK(vb_uid_index(3, 10, 4, dyn, 4) == 7, "another job's process below our uids");
+    CHECK(vb_uid_index(100, 10, 4, dyn, 0) == -1, "an entry past the table's count");
+    CHECK(vb_uid_index(CORE_UID_MAX, 0, 4, dyn, 4) == -1, "uid out of range");
+    CHECK(vb_uid_index(0xffffffffu, 0, 4, dyn, 4) == -1, "uid 2^32-1");
+    CHECK(vb_uid_index(0, 0, 1, NULL, 0) == 0, "uid base 0 (launchers that number no jobs)");
+    printf("PASS: unit/verbs_wire/uid_index\n");
+}
+
 int main(void)
 {
+    test_uid_index();
     test_rc_credits();
     test_ud_decode();
     test_reasm();

@@ -17,6 +17,14 @@
  * peer has acknowledged everything it sent on UD, so active messages stay in
  * order across the switch (and the peer dispatches a UD packet before it
  * acknowledges it).
+ *
+ * Peers are process indices (core/procs.h): this job's ranks, and processes of other
+ * jobs of the same launcher (spawned, parents, connected) once the layer above added
+ * them; their cards are read from their job's data. Headers name the sender by uid,
+ * which is unique among all of one launcher's processes (verbs_wire.h, vb_uid_index).
+ * A process of another job says BYE when it finalizes, which we answer at once from
+ * progress (verbs_iface.c, bye_in): past it, sends to it fail and receives from it are
+ * failed by the layer above (tp_peer_lost).
  */
 #ifndef RDMPI_TP_VERBS_H
 #define RDMPI_TP_VERBS_H
@@ -69,6 +77,8 @@ extern const core_config_group_t tp_verbs_config_group;
 #define VB_RC_SQ 256
 #define VB_INLINE_WANT 236     /* inline bytes asked of a QP (it may give fewer) */
 #define VB_CARD_KEY "rdmpi.verbs.card"
+#define VB_RC_OTHER_JOBS 8     /* rc mode: RC connections beyond one per rank, for processes
+                                  of other jobs (past them they stay on UD) */
 
 
 /* What a rank publishes: all a peer needs to reach its UD QP. */
@@ -245,6 +255,10 @@ typedef struct vb_peer {
     uint8_t path;        /* VB_PATH_* */
     uint8_t rc_state;    /* VB_RC_* */
     uint8_t bye_rcvd, bye_sent, gone, ackreq_sent;
+    uint8_t left;        /* a process of another job that said BYE (it finalized): nothing
+                            more goes to it, nothing more comes; our answer owed while
+                            bye_sent is 0 */
+    uint32_t uid;        /* its uid (core/procs.h): on the wire, and the RC tie-break */
     uint8_t ctl;         /* VB_CTL_*: handshake messages still to send */
     uint32_t nmsgs;      /* hybrid: messages sent, towards RC */
     vb_rel_tx_t tx;
@@ -284,6 +298,8 @@ typedef struct vb_iface {
     core_runtime_t *rt;
     const vb_config_t *cfg;
     int mode, me, size;
+    int npeers;              /* entries of peers: our ranks and other jobs' (rt->proc_cap) */
+    uint32_t uid;            /* our uid, which our headers carry */
     vb_dev_t dev;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
@@ -321,7 +337,7 @@ typedef struct vb_iface {
     vb_peer_t **fp;          /* peers whose writes land in a ring of ours (verbs_fp.c) */
     int nfp, max_fp;
     /* peers and pending work */
-    vb_peer_t **peers;       /* by world rank, created on first contact */
+    vb_peer_t **peers;       /* by process index, created on first contact */
     core_list_t active;      /* peers with timers or queued work (vb_peer_t.alink) */
     vb_job_t *jobs, *jobs_tail;
     vb_op_t *copies;         /* copied gets/puts in progress, by id */
@@ -367,6 +383,15 @@ const char *vb_wc_hint(enum ibv_wc_status st);
 
 /* verbs_iface.c */
 vb_peer_t *vb_peer_get(vb_iface_t *s, int rank);
+/* The peer whose header named it uid, or NULL (a sender we cannot check yet: dropped). */
+vb_peer_t *vb_peer_of_uid(vb_iface_t *s, uint32_t uid);
+/* How many entries of s->peers may be set (the processes known so far). */
+int vb_npeers_now(const vb_iface_t *s);
+/* Whether p is a process of another job (spawned, parent, connected). */
+static inline int vb_other_job(const vb_iface_t *s, const vb_peer_t *p)
+{
+    return p->ep.peer >= s->size;
+}
 void vb_active_add(vb_iface_t *s, vb_peer_t *p);
 int vb_send_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                   const void *payload, size_t len);

@@ -6,6 +6,25 @@
  * the active list), the routing of active messages between UD and RC,
  * arming the CQ's completion channel for a rank about to sleep (arm), and
  * an orderly close (RC queues flushed, BYE exchanged, then teardown).
+ *
+ * Processes of other jobs of the same launcher (spawned, parents, connected by
+ * accept/connect or MPI_Intercomm_create) are peers like our ranks: their card
+ * is read from their job's data (core_boot_get by process index), our UD
+ * Q_Key, derived from the launcher's job key, is theirs too, and a packet is
+ * taken only from the QP that the process named by its header's uid published
+ * (as within a job). Processes of another rdmpirun run are not reached (tcp
+ * carries those, authenticated with the bridge key). Between jobs there is no
+ * common finalize barrier: a process of another job says BYE over UD when it
+ * finalizes, after its data (UD is sequenced, and RC was flushed first), and we
+ * answer at once from progress (bye_in), fail sends to it from then on and tell
+ * the layer above (tp_peer_lost). The goodbye stays on verbs rather than on a
+ * tcp side channel: it must come after the peer's last message, which only the
+ * transport carrying the messages can order, and a second transport would have
+ * to be connected to every such peer just for it. What a tcp side channel would
+ * give, a refused connection to a process that has already left, is had by
+ * saying BYE at close to every process of another job we know (talked to or
+ * not), so that one we never sent anything still hears it (a receive posted for
+ * it fails).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +35,7 @@
 #include <unistd.h>
 #include "core/bootstrap.h"
 #include "core/log.h"
+#include "core/procs.h"
 #include "core/progress.h"
 #include "core/secret.h"
 #include "transports/verbs/verbs.h"
@@ -149,17 +169,54 @@ void vb_active_add(vb_iface_t *s, vb_peer_t *p)
         core_list_push_front(&s->active, &p->alink);
 }
 
-/* The peer of a world rank, set up from its card on first contact (a send
- * to it, or a packet from it). NULL when it has no usable card. */
-vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
+int vb_npeers_now(const vb_iface_t *s)
 {
-    if (rank < 0 || rank >= s->size)
+    int n = s->rt->nprocs > s->size ? s->rt->nprocs : s->size;
+    return n < s->npeers ? n : s->npeers;
+}
+
+/* The process table of other jobs (core/procs.h), read without calling into it. */
+static const struct core_proc *dyn_proc(const vb_iface_t *s, int idx)
+{
+    return idx >= s->size && idx < vb_npeers_now(s) && s->rt->procs ? &s->rt->procs[idx - s->size]
+                                                                     : NULL;
+}
+
+vb_peer_t *vb_peer_of_uid(vb_iface_t *s, uint32_t uid)
+{
+    const core_runtime_t *rt = s->rt;
+    int ndyn = rt->procs ? vb_npeers_now(s) - s->size : 0;
+    int idx = vb_uid_index(uid, rt->uid_base, s->size, rt->procs, ndyn);
+    return idx < 0 ? NULL : vb_peer_get(s, idx);
+}
+
+/* The peer of a process index, set up from its card on first contact (a send
+ * to it, or a packet from it). NULL when it has no usable card, and for a
+ * process of another job not added yet (its job, where its card is, is not
+ * known) or of another run (tcp only). wait: the card of a process of another
+ * job may not be published yet (it opens its transports for other jobs when
+ * it connects, or in its MPI_Init while we already address it): look again for
+ * a while (core_boot_get), as tcp does for its address, so that both sides
+ * choose verbs; without wait one look (a packet from it comes after its card;
+ * at close we only say goodbye to those that have one). */
+static vb_peer_t *peer_find(vb_iface_t *s, int rank, int wait)
+{
+    if (rank < 0 || rank >= vb_npeers_now(s))
         return NULL;
     if (s->peers[rank])
         return s->peers[rank];
+    uint32_t uid = (uint32_t)(s->rt->uid_base + rank);
+    if (rank >= s->size) {
+        const struct core_proc *q = dyn_proc(s, rank);
+        if (!q || q->rank < 0 || q->run)
+            return NULL;
+        uid = (uint32_t)q->uid;
+    }
     void *val;
     size_t len;
-    if (core_boot_get(s->rt, rank, VB_CARD_KEY, &val, &len) != 0) {
+    int rc = rank < s->size || wait ? core_boot_get(s->rt, rank, VB_CARD_KEY, &val, &len)
+                                    : core_boot_get_now(s->rt, rank, VB_CARD_KEY, &val, &len);
+    if (rc != 0) {
         core_debug("verbs: rank %d published no RDMA address", rank);
         return NULL;
     }
@@ -168,6 +225,11 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
     if (ok)
         memcpy(&card, val, sizeof(card));
     free(val);
+    /* core_boot_get's wait leaves the critical section (MPI_THREAD_MULTIPLE): another
+     * thread's progress may have met the peer meanwhile (a packet from it); its state
+     * (sequence numbers) is the one to keep. */
+    if (s->peers[rank])
+        return s->peers[rank];
     if (!ok || card.version != 1) {
         core_warn("verbs: rank %d published an RDMA address of another version", rank);
         return NULL;
@@ -195,8 +257,14 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
     vb_rel_rx_init(&p->rx);
     p->ep.iface = &s->base;
     p->ep.peer = rank;
+    p->uid = uid;
     s->peers[rank] = p;
     return p;
+}
+
+vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
+{
+    return peer_find(s, rank, 0);
 }
 
 static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
@@ -239,6 +307,12 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
     vb_peer_t *p = (vb_peer_t *)ep;
     if (id >= TP_AM_MAX || hdr_len > VB_MAX_AM_HDR || len > s->base.caps.max_am)
         return CORE_EINVAL;
+    if (p->left || (p->gone && vb_other_job(s, p))) {
+        /* A process of another job that finalized reads nothing more: what the application
+         * still sends it is an error for the sender (MPI_ERR_OTHER), as over tcp; in our
+         * own close the protocol's late messages go nowhere quietly. */
+        return s->closing ? 0 : CORE_EPEER;
+    }
     return vb_send(s, p, id, hdr, hdr_len, payload, len);
 }
 
@@ -261,6 +335,26 @@ void vb_peer_malformed(vb_iface_t *s, vb_peer_t *p, unsigned id, int rc, const c
         core_wire_fail(s->rt, p->ep.peer, "verbs", what, why);
     else
         tp_am_refused(&s->base, p->ep.peer, id, rc); /* says the id is not in use */
+}
+
+/* Our goodbye to a process of another job that said its own (once: bye_sent). */
+static void bye_answer(vb_iface_t *s, vb_peer_t *p)
+{
+    if (!p->bye_sent && vb_ud_send(s, p, VB_AM_BYE, NULL, 0, NULL, 0) == 0)
+        p->bye_sent = 1; /* else the timer tries again (peer_idle keeps it active) */
+}
+
+/* A process of another job said BYE at its MPI_Finalize while we go on, perhaps for long:
+ * it waits for our goodbye, so it is answered now (not at our finalize), after what we
+ * sent it before (UD is sequenced). Everything it sent has arrived (it flushed RC and UD
+ * first), so what waits for it fails (tp_peer_lost), and so does every later send to it
+ * (vb_am_send). Our own job's ranks say BYE only past the finalize barrier. */
+static void bye_in(vb_iface_t *s, vb_peer_t *p)
+{
+    p->left = 1;
+    bye_answer(s, p);
+    core_debug("verbs: process %d of another job (uid %u) said goodbye", p->ep.peer, p->uid);
+    tp_peer_lost(&s->base, p->ep.peer);
 }
 
 int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
@@ -293,6 +387,8 @@ int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
         p->bye_rcvd = 1;
         p->rx.ack_now = 1;
         vb_active_add(s, p);
+        if (vb_other_job(s, p) && !s->closing && !p->left)
+            bye_in(s, p);
         return 0;
     case VB_AM_CREDIT:
     case VB_AM_NOP:
@@ -321,9 +417,9 @@ static int vb_drain(tp_iface_t *iface)
 {
     vb_iface_t *s = vb_iface(iface);
     int busy = 0;
-    for (int i = 0; s->peers && i < s->size; i++) {
+    for (int i = 0; s->peers && i < vb_npeers_now(s); i++) {
         vb_peer_t *p = s->peers[i];
-        if (p && !p->gone && vb_flush(&p->ep) == CORE_EBUSY)
+        if (p && !p->gone && !p->left && vb_flush(&p->ep) == CORE_EBUSY)
             busy = 1;
     }
     return busy ? CORE_EBUSY : 0;
@@ -334,7 +430,7 @@ static int vb_drain(tp_iface_t *iface)
 void vb_wc_fatal(vb_iface_t *s, const struct ibv_wc *wc, int peer, const char *what)
 {
     const char *hint = vb_wc_hint(wc->status);
-    if (peer >= 0 && peer < s->size) {
+    if (peer >= 0 && peer < vb_npeers_now(s)) {
         const vb_peer_t *p = s->peers[peer];
         char rq[48] = "";
         if (p && p->rc && p->rc->rqpn)
@@ -352,7 +448,7 @@ void vb_wc_fatal(vb_iface_t *s, const struct ibv_wc *wc, int peer, const char *w
 
 static int peer_of_qp(vb_iface_t *s, struct ibv_qp *qp)
 {
-    for (int i = 0; i < s->size; i++)
+    for (int i = 0; i < vb_npeers_now(s); i++)
         if (s->peers[i] && s->peers[i]->rc && s->peers[i]->rc->qp == qp)
             return i;
     return -1;
@@ -375,7 +471,8 @@ static void async_events(vb_iface_t *s)
         case IBV_EVENT_QP_FATAL:
         case IBV_EVENT_QP_REQ_ERR:
         case IBV_EVENT_QP_ACCESS_ERR:
-            if (s->closing)
+            /* A process of another job that left destroyed its end: nothing was owed. */
+            if (s->closing || (peer >= 0 && (s->peers[peer]->left || s->peers[peer]->gone)))
                 break;
             if (peer >= 0)
                 core_fatal("verbs: the connection to rank %d on %s failed: %s (QP %u, connected "
@@ -430,6 +527,8 @@ static void handle_wc(vb_iface_t *s, const struct ibv_wc *wc)
 
 static int peer_idle(const vb_peer_t *p)
 {
+    if (p->left) /* nothing more goes to it: only our goodbye, until it is acknowledged */
+        return p->bye_sent && !p->unacked && !vb_rel_rx_ack_owed(&p->rx);
     return !p->unacked && !vb_rel_rx_ack_owed(&p->rx) && !p->pending && !p->ctl &&
            p->path != VB_PATH_DRAIN &&
            !(p->rc && (p->rc->owed > 0 || p->rc->fp_owed > 0) && p->path == VB_PATH_RC);
@@ -494,6 +593,8 @@ static int timers(vb_iface_t *s)
     core_list_t *it, *tmp;
     core_list_each_safe(it, tmp, &s->active) {
         vb_peer_t *p = core_list_elem(it, vb_peer_t, alink);
+        if (p->left && !p->bye_sent && !s->closing)
+            bye_answer(s, p);
         ev += vb_ud_timers(s, p);
         if (p->rc)
             vb_rc_timers(s, p);
@@ -655,7 +756,9 @@ static int publish_card(vb_iface_t *s)
 
 static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
 {
-    if (rt->size < 2)
+    /* Alone without a launcher there is no peer; a job of one rank under one has its
+     * other jobs' processes (opened for them: tp_layer_open_dynamic, or spawned). */
+    if (rt->size < 2 && !rt->pmix_up)
         return CORE_EUNSUPPORTED;
     vb_iface_t *s = calloc(1, sizeof(*s));
     if (!s)
@@ -673,6 +776,8 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->mode = cfg->verbs_mode;
     s->me = rt->rank;
     s->size = rt->size;
+    s->npeers = rt->proc_cap > rt->size ? rt->proc_cap : rt->size;
+    s->uid = (uint32_t)(rt->uid_base + rt->rank);
     s->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)rt->rank << 32) ^ (uint64_t)getpid();
     s->drop = cfg->verbs_ud_drop;
     s->qkey = job_qkey(rt->job_key);
@@ -714,7 +819,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->rel.rto_max = s->rel.rto_min > 1.0 ? s->rel.rto_min : 1.0;
     s->rel.peer_timeout = cfg->verbs_peer_timeout > 0 ? cfg->verbs_peer_timeout : 30;
 
-    s->peers = calloc((size_t)s->size, sizeof(*s->peers));
+    s->peers = calloc((size_t)s->npeers, sizeof(*s->peers));
     s->pd = ibv_alloc_pd(s->dev.ctx);
     if (!s->peers || !s->pd) {
         core_error("verbs: cannot allocate a protection domain on %s", s->dev.name);
@@ -729,9 +834,11 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
      * queues, whose number the CQ's size then bounds. */
     int want = VB_UD_SQ + cfg->verbs_rq_size * 2 + 64;
     int per_rc = VB_RC_SQ;
-    int nrc = s->mode == VB_MODE_RC ? s->size : s->mode == VB_MODE_HYBRID ? cfg->verbs_max_rc : 0;
-    if (nrc > s->size)
-        nrc = s->size;
+    /* rc mode: one per rank, and a few for processes of other jobs (more stay on UD) */
+    int most = s->size + VB_RC_OTHER_JOBS;
+    int nrc = s->mode == VB_MODE_RC ? most : s->mode == VB_MODE_HYBRID ? cfg->verbs_max_rc : 0;
+    if (nrc > most)
+        nrc = most;
     s->cq_size = want + nrc * per_rc;
     if (s->cq_size > s->dev.attr.max_cqe)
         s->cq_size = s->dev.attr.max_cqe;
@@ -790,13 +897,26 @@ static int vb_ready(tp_iface_t *iface)
 
 static int vb_reachable(tp_iface_t *iface, int peer)
 {
-    return vb_peer_get(vb_iface(iface), peer) != NULL;
+    return peer_find(vb_iface(iface), peer, 1) != NULL;
 }
 
-/* Peers that have exchanged anything with us, who must hear our BYE. */
-static int talked(const vb_peer_t *p)
+/* Peers who must hear our BYE: those that exchanged anything with us, and every process of
+ * another job we know (know_other_jobs), which may wait for us without ever having sent
+ * anything (a receive it posted for us fails on our goodbye); not one that said goodbye
+ * first (left: it heard our answer). */
+static int talked(const vb_iface_t *s, const vb_peer_t *p)
 {
-    return p && !p->gone && (p->tx.next != 0 || p->rx.expected != 0 || p->rc);
+    return p && !p->gone && !p->left &&
+           (p->tx.next != 0 || p->rx.expected != 0 || p->rc || vb_other_job(s, p));
+}
+
+/* Peers for every process of another job of our launcher added so far, which has a card
+ * (it opened verbs): so that each hears our goodbye. */
+static void know_other_jobs(vb_iface_t *s)
+{
+    for (int i = s->size; i < vb_npeers_now(s); i++)
+        if (!s->peers[i])
+            (void)vb_peer_get(s, i); /* NULL: no verbs there, or of another run */
 }
 
 /* Drives progress until done(s) or the deadline; returns done's last value. */
@@ -810,7 +930,7 @@ static int close_wait(vb_iface_t *s, int (*done)(vb_iface_t *), double deadline)
 
 static int rc_flushed(vb_iface_t *s)
 {
-    for (int i = 0; i < s->size; i++) {
+    for (int i = 0; i < vb_npeers_now(s); i++) {
         vb_peer_t *p = s->peers[i];
         if (p && p->rc && p->rc_state == VB_RC_UP && !p->gone && p->rc->sq.head != p->rc->sq.tail)
             return 0;
@@ -821,9 +941,9 @@ static int rc_flushed(vb_iface_t *s)
 static int byes_sent(vb_iface_t *s)
 {
     int all = 1;
-    for (int i = 0; i < s->size; i++) {
+    for (int i = 0; i < vb_npeers_now(s); i++) {
         vb_peer_t *p = s->peers[i];
-        if (!talked(p) || p->bye_sent)
+        if (!talked(s, p) || p->bye_sent)
             continue;
         if (vb_ud_send(s, p, VB_AM_BYE, NULL, 0, NULL, 0) == 0)
             p->bye_sent = 1;
@@ -835,9 +955,9 @@ static int byes_sent(vb_iface_t *s)
 
 static int byes_done(vb_iface_t *s)
 {
-    for (int i = 0; i < s->size; i++) {
+    for (int i = 0; i < vb_npeers_now(s); i++) {
         vb_peer_t *p = s->peers[i];
-        if (talked(p) && (!p->bye_rcvd || p->unacked))
+        if (talked(s, p) && (!p->bye_rcvd || p->unacked))
             return 0;
     }
     return 1;
@@ -851,8 +971,9 @@ static void close_peers(vb_iface_t *s)
 {
     double limit = s->rel.peer_timeout < 10 ? s->rel.peer_timeout : 10;
     double deadline = core_wtime() + limit;
+    know_other_jobs(s);
     s->closing = 1;
-    for (int i = 0; i < s->size; i++) {
+    for (int i = 0; i < vb_npeers_now(s); i++) {
         vb_peer_t *p = s->peers[i];
         if (p && p->rc && p->rc_state == VB_RC_UP)
             vb_rc_flush(s, p);
@@ -879,7 +1000,7 @@ static void vb_close(tp_iface_t *iface)
                (unsigned long long)s->stats.ud_ahead, (unsigned long long)s->stats.rc_sent,
                (unsigned long long)s->stats.rc_inline, (unsigned long long)s->stats.fp_sent,
                (unsigned long long)s->stats.rdma);
-    for (int i = 0; s->peers && i < s->size; i++) {
+    for (int i = 0; s->peers && i < s->npeers; i++) {
         vb_peer_t *p = s->peers[i];
         if (!p)
             continue;
@@ -910,4 +1031,5 @@ const tp_component_t tp_verbs_component = {
     .open = vb_open,
     .ready = vb_ready,
     .reachable = vb_reachable,
+    .other_jobs = 1,
 };

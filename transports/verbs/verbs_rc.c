@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/log.h"
+#include "core/procs.h"
 #include "transports/verbs/verbs.h"
 
 #define RD_ATOM_MAX 16
@@ -335,8 +336,9 @@ void vb_rc_conn_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, s
         }
         if (p->rc_state == VB_RC_UP || p->rc_state == VB_RC_REP_SENT)
             return;
-        if (p->rc_state == VB_RC_REQ_SENT && s->me < p->ep.peer)
-            return; /* both asked: ours wins, and they will answer it */
+        if (p->rc_state == VB_RC_REQ_SENT && s->uid < p->uid)
+            return; /* both asked: ours wins (the lower uid: unique across jobs), and they
+                     * will answer it */
         if (!p->rc && (s->mode == VB_MODE_UD || s->nrc >= s->max_rc || qp_create(s, p) != 0)) {
             p->rc_state = VB_RC_REFUSED;
             p->ctl |= VB_CTL_REJ;
@@ -408,7 +410,7 @@ int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     rh.id = (uint8_t)id;
     rh.hdr_len = (uint8_t)hdr_len;
     rh.credits = (uint16_t)(rc->owed < 0xffff ? rc->owed : 0xffff);
-    rh.src = (uint32_t)s->me;
+    rh.src = s->uid;
     rh.seq = counted ? rc->tx_seq : 0;
     rh.fcredits = (uint16_t)(rc->fp_owed < 0xffff ? rc->fp_owed : 0xffff);
     size_t total = sizeof(rh) + hdr_len + len;
@@ -543,9 +545,13 @@ int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
 void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc)
 {
     int peer = (int)(wc->wr_id >> 32);
-    vb_peer_t *p = peer < s->size ? s->peers[peer] : NULL;
+    vb_peer_t *p = peer >= 0 && peer < vb_npeers_now(s) ? s->peers[peer] : NULL;
     if (wc->status != IBV_WC_SUCCESS) {
         if (s->closing && (wc->status == IBV_WC_WR_FLUSH_ERR || (p && (p->bye_rcvd || p->gone))))
+            return;
+        /* A process of another job that finalized destroyed its end of the connection:
+         * what we still had in flight to it was sent past its goodbye. */
+        if (p && (p->left || p->gone))
             return;
         vb_wc_fatal(s, wc, peer, "an RC transfer (send, RDMA read or write) to");
     }
@@ -571,21 +577,23 @@ void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc)
             return;
         /* The SRQ is shared: the QP number says which connection failed. */
         int peer = -1;
-        for (int i = 0; i < s->size && peer < 0; i++)
+        for (int i = 0; i < vb_npeers_now(s) && peer < 0; i++)
             if (s->peers[i] && s->peers[i]->rc && s->peers[i]->rc->qp->qp_num == wc->qp_num)
                 peer = i;
+        if (peer >= 0 && (s->peers[peer]->left || s->peers[peer]->gone))
+            return; /* a process of another job that left: its end is gone */
         vb_wc_fatal(s, wc, peer, peer >= 0 ? "a receive on the RC connection from"
                                            : "a receive on an RC connection");
     }
     const uint8_t *buf = s->srq_buf + (size_t)idx * s->srq_bufsz;
     vb_rc_hdr_t h;
     const char *why = NULL;
-    int bad = vb_rc_decode(buf, wc->byte_len, (uint32_t)s->size, &h, &why);
-    /* The QP it came in on says who sent it; the header's rank must agree. */
-    vb_peer_t *p = bad ? NULL : s->peers[h.src];
+    int bad = vb_rc_decode(buf, wc->byte_len, CORE_UID_MAX, &h, &why);
+    /* The QP it came in on says who sent it; the header's uid must agree. */
+    vb_peer_t *p = bad ? NULL : vb_peer_of_uid(s, h.src);
     if (!p || !p->rc || p->rc->qp->qp_num != wc->qp_num) {
         vb_peer_t *q = NULL;
-        for (int i = 0; i < s->size && !q; i++)
+        for (int i = 0; i < vb_npeers_now(s) && !q; i++)
             if (s->peers[i] && s->peers[i]->rc && s->peers[i]->rc->qp->qp_num == wc->qp_num)
                 q = s->peers[i];
         if (q)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/log.h"
+#include "core/procs.h"
 #include "core/progress.h"
 #include "transports/verbs/verbs.h"
 
@@ -375,7 +376,7 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
         vb_tx_t *t = vb_pool_get(&s->ud_pool);
         size_t n = total - off < seg ? total - off : seg;
         vb_ud_hdr_t *h = (vb_ud_hdr_t *)t->data;
-        h->src = (uint32_t)s->me;
+        h->src = s->uid;
         h->type = VB_UD_DATA | (k == 0 ? VB_UD_FIRST : 0) | (k == nseg - 1 ? VB_UD_LAST : 0);
         h->id = (uint8_t)id;
         h->hdr_len = (uint16_t)hdr_len;
@@ -421,7 +422,7 @@ void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq)
         return; /* the timer tries again */
     vb_ud_hdr_t h;
     memset(&h, 0, sizeof(h));
-    h.src = (uint32_t)s->me;
+    h.src = s->uid;
     h.ack = vb_rel_rx_ack(&p->rx);
     h.type = VB_UD_ACK | (ackreq ? VB_UD_ACKREQ : 0) |
              ((p->rx.nak & VB_REL_NAK) ? VB_UD_NAK : 0) |
@@ -502,8 +503,17 @@ int vb_ud_timers(vb_iface_t *s, vb_peer_t *p)
         ev++;
         break;
     case VB_REL_DEAD:
-        if (s->closing || p->gone) {
-            /* It left without acknowledging our goodbye: nothing more to do. */
+        if (s->closing || p->gone || p->left || p->ep.peer >= s->size) {
+            /* It left without acknowledging our goodbye: nothing more to do. A process of
+             * another job finalizes when it likes (and one that died ends the whole run): one
+             * that never acknowledged has left before our first packets reached it. */
+            if (!s->closing && !p->gone && !p->left) {
+                core_warn("verbs: process %d of another job on %s (uid %u) stopped answering: "
+                          "%u UD packets unacknowledged for %.0f s; it has left, what is "
+                          "sent to it fails", p->ep.peer, core_rank_host(s->rt, p->ep.peer),
+                          p->uid, vb_rel_tx_inflight(&p->tx), s->now - p->tx.since);
+                tp_peer_lost(&s->base, p->ep.peer);
+            }
             p->gone = 1;
             while (p->unacked) {
                 vb_tx_t *t = p->unacked;
@@ -595,10 +605,10 @@ static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, u
 {
     vb_ud_pkt_t k;
     const char *why;
-    if (vb_ud_decode(pkt, n, (uint32_t)s->size, &k, &why) != 0) {
-        /* Who sent it is known only from a header we trust: the sender's rank and QP. */
+    if (vb_ud_decode(pkt, n, CORE_UID_MAX, &k, &why) != 0) {
+        /* Who sent it is known only from a header we trust: the sender's uid and QP. */
         uint32_t src = n >= sizeof(vb_ud_hdr_t) ? ((const vb_ud_hdr_t *)pkt)->src : UINT32_MAX;
-        vb_peer_t *p = src < (uint32_t)s->size ? s->peers[src] : NULL;
+        vb_peer_t *p = src < CORE_UID_MAX ? vb_peer_of_uid(s, src) : NULL;
         if (p && p->card.qpn == src_qp && !p->failed)
             vb_peer_malformed(s, p, VB_AM_END, CORE_EPROTO, "UD packet", why);
         else
@@ -606,9 +616,13 @@ static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, u
         return 0;
     }
     const vb_ud_hdr_t *h = &k.h;
-    vb_peer_t *p = vb_peer_get(s, (int)h->src);
+    /* The uid must name a process we know (a rank of ours, or of another job once the layer
+     * above added it: a process we have not heard of yet sends again, reliably, until we
+     * have), and the packet must come from the QP that process published in its job's
+     * data; the Q_Key already kept out every process without the launcher's job key. */
+    vb_peer_t *p = vb_peer_of_uid(s, h->src);
     if (!p || p->card.qpn != src_qp || p->failed) {
-        core_debug("verbs: dropping a UD packet from QP %u claiming rank %u", src_qp, h->src);
+        core_debug("verbs: dropping a UD packet from QP %u claiming uid %u", src_qp, h->src);
         return 0;
     }
     unsigned kind = h->type & VB_UD_KIND;
@@ -643,7 +657,7 @@ static int packet(vb_iface_t *s, uint32_t idx, const uint8_t *pkt, uint32_t n, u
         vb_ud_pkt_t held;
         /* Decoded when it arrived; decoding again costs little and keeps one path. */
         if (vb_ud_decode(s->ud_rx + (size_t)j * s->ud_rx_bufsz + VB_GRH, v & 0x1fff,
-                         (uint32_t)s->size, &held, &why) == 0)
+                         CORE_UID_MAX, &held, &why) == 0)
             deliver(s, p, &held);
         s->ud_refill[s->ud_nrefill++] = j;
     }

@@ -4,6 +4,7 @@
  */
 #include <stdatomic.h>
 #include <string.h>
+#include "core/procs.h"
 #include "transports/verbs/verbs_wire.h"
 
 #define FAIL(msg)            \
@@ -12,15 +13,15 @@
         return CORE_EPROTO;  \
     } while (0)
 
-int vb_ud_decode(const uint8_t *pkt, uint32_t n, uint32_t nranks, vb_ud_pkt_t *out,
+int vb_ud_decode(const uint8_t *pkt, uint32_t n, uint32_t nuids, vb_ud_pkt_t *out,
                  const char **why)
 {
     if (n < sizeof(vb_ud_hdr_t))
         FAIL("a packet shorter than its header");
     vb_ud_hdr_t h;
     memcpy(&h, pkt, sizeof(h));
-    if (h.src >= nranks)
-        FAIL("a packet from a rank outside the job");
+    if (h.src >= nuids)
+        FAIL("a packet from a sender uid out of range");
     unsigned kind = h.type & VB_UD_KIND;
     unsigned flags = h.type & ~VB_UD_KIND;
     uint32_t dn = n - (uint32_t)sizeof(h);
@@ -82,17 +83,29 @@ int vb_reasm_step(vb_reasm_state_t *r, const vb_ud_pkt_t *p, const char **why)
     return 0;
 }
 
-int vb_rc_decode(const uint8_t *buf, uint32_t n, uint32_t nranks, vb_rc_hdr_t *h,
+int vb_rc_decode(const uint8_t *buf, uint32_t n, uint32_t nuids, vb_rc_hdr_t *h,
                  const char **why)
 {
     if (n < sizeof(*h))
         FAIL("a message shorter than its header");
     memcpy(h, buf, sizeof(*h));
-    if (h->src >= nranks)
-        FAIL("a message from a rank outside the job");
+    if (h->src >= nuids)
+        FAIL("a message from a sender uid out of range");
     if (h->hdr_len > VB_MAX_AM_HDR || h->hdr_len > n - sizeof(*h))
         FAIL("an AM header longer than the message or than the transport allows");
     return 0;
+}
+
+int vb_uid_index(uint32_t uid, int uid_base, int size, const struct core_proc *dyn, int ndyn)
+{
+    if (uid >= CORE_UID_MAX || uid_base < 0 || size < 0)
+        return -1;
+    if (uid >= (uint32_t)uid_base && uid - (uint32_t)uid_base < (uint32_t)size)
+        return (int)(uid - (uint32_t)uid_base);
+    for (int i = 0; dyn && i < ndyn; i++)
+        if (dyn[i].uid == (int)uid && dyn[i].rank >= 0 && !dyn[i].run)
+            return size + i;
+    return -1;
 }
 
 int vb_fp_decode(const uint8_t *slot, uint32_t size, vb_fp_hdr_t *h, const char **why)

@@ -33,7 +33,7 @@ enum {
 
 /* UD wire header, first in every UD packet (16 bytes). */
 typedef struct vb_ud_hdr {
-    uint32_t src;      /* sender's world rank */
+    uint32_t src;      /* sender's uid (core/procs.h: its job's first uid plus its rank) */
     uint16_t psn;      /* sequence number (data packets) */
     uint16_t ack;      /* cumulative ack: last psn the sender has in order from us */
     uint8_t type;      /* VB_UD_* kind | flags */
@@ -56,7 +56,7 @@ typedef struct vb_rc_hdr {
     uint8_t id;
     uint8_t hdr_len;
     uint16_t credits;  /* credits returned to the receiver */
-    uint32_t src;
+    uint32_t src;      /* sender's uid */
     uint16_t seq;      /* counted messages: number among the RC messages to this peer */
     uint16_t fcredits; /* ring slots returned to the receiver (verbs_fp.c) */
 } vb_rc_hdr_t;
@@ -84,13 +84,23 @@ typedef struct vb_ud_pkt {
     uint32_t dn;
 } vb_ud_pkt_t;
 
-/* Decodes a UD packet of n bytes (the GRH already skipped) from a job of nranks ranks:
- * 0 (out filled) or CORE_EPROTO when it is too short, names a rank outside the job, has an
+/* Decodes a UD packet of n bytes (the GRH already skipped), its sender named by a uid below
+ * nuids (CORE_UID_MAX: the processes of every job of one launcher, core/procs.h):
+ * 0 (out filled) or CORE_EPROTO when it is too short, names a sender beyond nuids, has an
  * unknown kind or flag, or (data packets) a header larger than VB_MAX_AM_HDR, a message
  * larger than VB_REASM_MAX, a first packet that does not hold the whole AM header, or a
  * single-packet message whose length disagrees with the packet's. Sets *why on error. */
-int vb_ud_decode(const uint8_t *pkt, uint32_t n, uint32_t nranks, vb_ud_pkt_t *out,
+int vb_ud_decode(const uint8_t *pkt, uint32_t n, uint32_t nuids, vb_ud_pkt_t *out,
                  const char **why);
+
+struct core_proc;
+/* The process index (core/procs.h) of the sender named uid: a rank of our job (uids
+ * uid_base .. uid_base + size - 1), or a process of another job of our launcher that this
+ * process has added (dyn: the ndyn entries of the table of other jobs' processes; one with
+ * no job yet, or of another run, does not count). -1 otherwise: the packet is from no
+ * process we can check (its published address is read from its job's data), and is
+ * dropped (a reliable sender sends it again once we know it). */
+int vb_uid_index(uint32_t uid, int uid_base, int size, const struct core_proc *dyn, int ndyn);
 
 /* Reassembly of a message from its packets, as state the receiver keeps per peer. */
 typedef struct vb_reasm_state {
@@ -107,9 +117,9 @@ typedef struct vb_reasm_state {
 int vb_reasm_step(vb_reasm_state_t *r, const vb_ud_pkt_t *p, const char **why);
 
 /* Decodes the header of an RC send of n bytes: 0 (h filled) or CORE_EPROTO (*why set) when
- * it is too short, names a rank outside the job, or its AM header overruns the message or
+ * it is too short, names a sender uid beyond nuids, or its AM header overruns the message or
  * VB_MAX_AM_HDR. */
-int vb_rc_decode(const uint8_t *buf, uint32_t n, uint32_t nranks, vb_rc_hdr_t *h,
+int vb_rc_decode(const uint8_t *buf, uint32_t n, uint32_t nuids, vb_rc_hdr_t *h,
                  const char **why);
 
 /* Looks at an RDMA-write ring slot of size bytes: 0 when no whole message has landed yet,
