@@ -51,6 +51,7 @@ static inline int progress_once(void)
 {
     core_runtime_t *rt = core_rt;
     int events = 0;
+    rt->cs.progressing++;
     for (int i = 0; i < rt->npollers; i++)
         events += rt->pollers[i].fn(rt->pollers[i].arg);
     unsigned pending = rt->progress_pending;
@@ -58,6 +59,7 @@ static inline int progress_once(void)
         for (int i = 0; i < rt->nhooks; i++)
             if (pending & (1u << i))
                 events += rt->hooks[i](rt->hook_args[i]);
+    rt->cs.progressing--;
     return events;
 }
 

@@ -78,7 +78,7 @@ void core_cs_pause(core_cs_t *cs, const volatile int *done)
 
 void core_cs_usleep(core_cs_t *cs, unsigned us)
 {
-    int held = cs->on && cs_depth > 0;
+    int held = cs->on && cs_depth > 0 && !cs->progressing;
     if (held)
         pthread_mutex_unlock(&cs->lock);
     usleep(us);

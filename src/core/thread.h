@@ -28,6 +28,8 @@
 
 typedef struct core_cs {
     int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
+    int progressing;           /* a pass of the progress engine is under way (under the
+                                * section): core_cs_usleep keeps the section then */
     pthread_mutex_t lock;
     atomic_int waiters;        /* threads asleep in the lock (core_cs_pause hands over) */
     atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
@@ -44,7 +46,9 @@ void core_cs_exit(core_cs_t *cs);
 void core_cs_pause(core_cs_t *cs, const volatile int *done);
 /* Sleeps us microseconds outside the critical section (re-entered after, at the same
  * depth): for the calls that poll something outside the library (a port's requests,
- * another job's PMIx data) while the other threads go on. */
+ * another job's PMIx data) while the other threads go on. Inside a pass of the progress
+ * engine (a handler that meets a new peer and waits for its address) it sleeps holding the
+ * section: another thread's progress would run beside a pass that is half done. */
 void core_cs_usleep(core_cs_t *cs, unsigned us);
 /* This thread holds the critical section. */
 int core_cs_held(void);
