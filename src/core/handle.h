@@ -123,8 +123,31 @@ void core_handle_pool_destroy(core_handle_pool_t *pool);
 /* The pools of the library's object kinds. */
 typedef struct core_handles {
     core_handle_pool_t comm, dt, group, op, info, errh, req, msg, win, file;
+    /* Objects may be used by several threads at once: MPI_THREAD_MULTIPLE was granted (set
+     * by MPI_Init_thread, cleared by MPI_Finalize). Reference counts are atomic then. */
+    int shared;
 } core_handles_t;
 
 extern core_handles_t core_handles;
+
+/* Reference counts of MPI objects (communicators, datatypes, groups, ops, error handlers):
+ * atomic when the objects are shared between threads (core_handles.shared), plain stores
+ * otherwise, so THREAD_SINGLE and FUNNELED pay no locked instruction. core_ref_get takes
+ * one reference; core_ref_put drops one and returns how many are left (the thread that sees
+ * 0 frees the object: acquire-release, so it sees what the other holders wrote before). */
+static inline void core_ref_get(int *ref)
+{
+    if (core_handles.shared)
+        __atomic_fetch_add(ref, 1, __ATOMIC_RELAXED);
+    else
+        ++*ref;
+}
+
+static inline int core_ref_put(int *ref)
+{
+    if (core_handles.shared)
+        return __atomic_sub_fetch(ref, 1, __ATOMIC_ACQ_REL);
+    return --*ref;
+}
 
 #endif

@@ -533,7 +533,7 @@ static void test_table(void)
     }
     for (int i = 0; i < N; i++)
         CHECK(core_req_lookup(t, id[i]) == r[i], "request %d not found after growth", i);
-    CHECK(core_req_lookup(t, (uint64_t)t->nslots | CORE_REQ_GEN_ONE) == NULL,
+    CHECK(core_req_lookup(t, (uint64_t)core_req_count(t) | CORE_REQ_GEN_ONE) == NULL,
           "slot out of range found");
     CHECK(core_req_lookup(t, 0xffffffffull | CORE_REQ_GEN_ONE) == NULL, "slot 2^32-1 found");
     CHECK(core_req_lookup(t, id[5] + 2 * CORE_REQ_GEN_ONE) == NULL, "a future generation found");
