@@ -155,7 +155,7 @@ coll_sched_t *coll_sched_create(MPI_Comm comm, int id)
         return NULL;
     }
     s->comm = comm;
-    comm->refcount++;
+    core_comm_retain(comm);
     s->on = comm;
     s->id = id;
     s->tag = s->itag = coll_sched_tag(comm, id);

@@ -33,6 +33,7 @@ test_unit_test_itree_CPPFLAGS = $(UNIT_CPPFLAGS)
 # Handle pools: slabs, live slots, the predefined objects' hash (core/handle.h).
 test_unit_test_handle_SOURCES = test/unit/test_handle.c src/core/handle.c
 test_unit_test_handle_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_handle_LDADD = -lpthread
 # The memory-event hooks the verbs registration cache relies on (no device needed).
 test_unit_test_memhooks_SOURCES = test/unit/test_memhooks.c src/core/memhooks.c src/core/patch.c
 test_unit_test_memhooks_CPPFLAGS = $(UNIT_CPPFLAGS)

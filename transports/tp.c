@@ -272,7 +272,10 @@ int tp_layer_stats(const tp_layer_t *tp, const char *name, tp_stats_t *out)
     *out = (tp_stats_t){ 0 };
     for (int i = 0; i < tp->niface; i++)
         if (!strcmp(tp->ifaces[i]->name, name)) {
-            *out = tp->ifaces[i]->stats;
+            const uint64_t *from = (const uint64_t *)&tp->ifaces[i]->stats;
+            uint64_t *to = (uint64_t *)out;
+            for (size_t k = 0; k < sizeof(*out) / sizeof(uint64_t); k++) /* only uint64_t */
+                to[k] = core_count_get(&from[k]);
             return 1;
         }
     return 0;

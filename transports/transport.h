@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/config.h"
+#include "core/count.h"
 #include "core/errors.h"
 #include "core/request.h"
 
@@ -123,6 +124,7 @@ typedef struct tp_ops {
  * the wrappers below count what they hand to the transport (active messages with their
  * header and payload bytes, RDMA gets and puts); a transport with a reliability layer or a
  * registration cache counts those itself. */
+/* Only uint64_t fields, bumped with core_count_add and read one by one (core/count.h). */
 typedef struct tp_stats {
     uint64_t am_sent, am_bytes;      /* accepted by am_send (not refused as busy) */
     uint64_t rdma_ops, rdma_bytes;   /* gets and puts started */
@@ -219,8 +221,8 @@ static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
 {
     int rc = ep->iface->ops->am_send(ep, id, hdr, hdr_len, payload, len);
     if (rc >= 0) {
-        ep->iface->stats.am_sent++;
-        ep->iface->stats.am_bytes += hdr_len + len;
+        core_count_add(&ep->iface->stats.am_sent, 1);
+        core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
     }
     return rc;
 }
@@ -230,8 +232,8 @@ static inline int tp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh,
 {
     int rc = ep->iface->ops->get(ep, local, len, lmemh, raddr, rkey, comp);
     if (rc >= 0) {
-        ep->iface->stats.rdma_ops++;
-        ep->iface->stats.rdma_bytes += len;
+        core_count_add(&ep->iface->stats.rdma_ops, 1);
+        core_count_add(&ep->iface->stats.rdma_bytes, len);
     }
     return rc;
 }
@@ -241,8 +243,8 @@ static inline int tp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *
 {
     int rc = ep->iface->ops->put(ep, local, len, lmemh, raddr, rkey, comp);
     if (rc >= 0) {
-        ep->iface->stats.rdma_ops++;
-        ep->iface->stats.rdma_bytes += len;
+        core_count_add(&ep->iface->stats.rdma_ops, 1);
+        core_count_add(&ep->iface->stats.rdma_bytes, len);
     }
     return rc;
 }
@@ -254,8 +256,8 @@ static inline int tp_atomic(tp_ep_t *ep, int op, uint64_t operand, uint64_t comp
 {
     int rc = ep->iface->ops->atomic(ep, op, operand, compare, result, lmemh, raddr, rkey, comp);
     if (rc >= 0) {
-        ep->iface->stats.rdma_ops++;
-        ep->iface->stats.rdma_bytes += 8;
+        core_count_add(&ep->iface->stats.rdma_ops, 1);
+        core_count_add(&ep->iface->stats.rdma_bytes, 8);
     }
     return rc;
 }

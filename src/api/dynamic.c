@@ -238,7 +238,7 @@ int api_dyn_init(void)
         core_error("MPI_Init of a spawned job: %s with the parents (job %s) failed: %s", what,
                    pns, core_strerror(rc));
     else {
-        core_rt->parent->refcount++; /* ours: the application's may be freed (get_parent) */
+        core_comm_retain(core_rt->parent); /* ours: the application's may be freed (get_parent) */
         /* MPI 3.1, 10.3.2: its name, until the application names it otherwise */
         snprintf(core_rt->parent->name, sizeof(core_rt->parent->name), "MPI_COMM_PARENT");
     }

@@ -525,7 +525,7 @@ int api_intercomm_idup(MPI_Comm comm, core_attr_t *attrs, MPI_Comm *newcomm, MPI
         free(d);
         return rc;
     }
-    comm->refcount++;
+    core_comm_retain(comm);
     (*req)->comm = comm;
     return 0;
 }

@@ -34,7 +34,7 @@ static int make(void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Co
     r->mode = (uint8_t)mode;
     r->len = (size_t)count * dt->size;
     r->complete = 1;
-    comm->refcount++;
+    core_comm_retain(comm);
     core_dt_retain(dt);
     *req = r;
     return MPI_SUCCESS;

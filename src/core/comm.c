@@ -45,12 +45,12 @@ void core_errhandler_set_call(MPI_Errhandler e, core_errh_call_fn *call)
 void core_errhandler_retain(MPI_Errhandler e)
 {
     if (e && !e->predefined)
-        e->refcount++;
+        core_ref_get(&e->refcount);
 }
 
 void core_errhandler_release(MPI_Errhandler e)
 {
-    if (e && !e->predefined && --e->refcount == 0)
+    if (e && !e->predefined && core_ref_put(&e->refcount) == 0)
         core_handle_free(&core_handles.errh, e);
 }
 
@@ -78,9 +78,14 @@ int core_comm_create(MPI_Group group, uint32_t ctx, MPI_Errhandler errh, MPI_Com
     return 0;
 }
 
+void core_comm_retain(MPI_Comm c)
+{
+    core_ref_get(&c->refcount);
+}
+
 void core_comm_release(MPI_Comm c)
 {
-    if (!c || --c->refcount > 0 || c->predefined)
+    if (!c || core_ref_put(&c->refcount) > 0 || c->predefined)
         return;
     core_ctx_free(c->ctx);
     core_group_release(c->group);

@@ -78,6 +78,9 @@ static inline int core_comm_peer_world(MPI_Comm comm, int rank)
 
 /* Builds a communicator over group (retained) with context id ctx. */
 int core_comm_create(MPI_Group group, uint32_t ctx, MPI_Errhandler errh, MPI_Comm *out);
+/* Takes one more reference on comm (a persistent request, a schedule, a pending operation):
+ * core_comm_release drops it. */
+void core_comm_retain(MPI_Comm comm);
 void core_comm_release(MPI_Comm comm);
 static inline int core_comm_world_rank(MPI_Comm comm, int rank)
 {

@@ -615,14 +615,14 @@ int core_dt_remap(MPI_Datatype like, size_t n, const core_dt_block_t *runs, MPI_
 void core_dt_retain(MPI_Datatype dt)
 {
     if (!(dt->flags & CORE_DT_PREDEFINED))
-        dt->refcount++;
+        core_ref_get(&dt->refcount);
 }
 
 void core_dt_release(MPI_Datatype dt)
 {
     if (dt->flags & CORE_DT_PREDEFINED)
         return;
-    if (--dt->refcount == 0)
+    if (core_ref_put(&dt->refcount) == 0)
         dt_free(dt);
 }
 

@@ -79,14 +79,14 @@ int core_group_create(int n, const int *world_ranks, int my_world, MPI_Group *ou
 void core_group_retain(MPI_Group g)
 {
     if (g && !g->predefined)
-        g->refcount++;
+        core_ref_get(&g->refcount);
 }
 
 void core_group_release(MPI_Group g)
 {
     if (!g || g->predefined)
         return;
-    if (--g->refcount == 0) {
+    if (core_ref_put(&g->refcount) == 0) {
         free(g->ranks);
         core_handle_free(&core_handles.group, g);
     }

@@ -36,6 +36,10 @@
  */
 const uintptr_t core_handle_no_pre[2] = { UINTPTR_MAX, 1 };
 const char core_handle_no_object;
+/* The hot slab of a pool without slabs: no address is in its 0 bytes. */
+const core_handle_slab_t core_handle_no_slab = { .base = 0, .bytes = 0 };
+/* The directory of a pool without slabs. */
+const core_handle_dir_t core_handle_no_dir = { .n = 0 };
 
 core_handles_t core_handles = {
     .comm = CORE_HANDLE_POOL_INIT, .dt = CORE_HANDLE_POOL_INIT, .group = CORE_HANDLE_POOL_INIT,
@@ -70,40 +74,69 @@ static void mark_live(void *p, size_t n)
     (void)n;
 }
 
-/* The slab holding address a, or NULL. */
-static const core_handle_slab_t *slab_of(const core_handle_pool_t *pool, uintptr_t a)
+static int is_live(const core_handle_slab_t *s, uintptr_t off)
 {
-    size_t lo = 0, hi = pool->nslabs;
+    return __atomic_load_n(&s->live[off / CORE_HANDLE_GRAIN], __ATOMIC_ACQUIRE);
+}
+
+static void set_live(const core_handle_slab_t *s, uintptr_t off, uint8_t v)
+{
+    __atomic_store_n(&s->live[off / CORE_HANDLE_GRAIN], v, __ATOMIC_RELAXED);
+}
+
+static const core_handle_dir_t *dir_of(const core_handle_pool_t *pool)
+{
+    return __atomic_load_n(&pool->dir, __ATOMIC_ACQUIRE);
+}
+
+/* The slab of directory d holding address a, or NULL. */
+static const core_handle_slab_t *slab_in(const core_handle_dir_t *d, uintptr_t a)
+{
+    size_t lo = 0, hi = d->n;
     while (lo < hi) {   /* the first slab whose base is above a */
         size_t mid = lo + (hi - lo) / 2;
-        if (pool->slabs[mid].base <= a)
+        if (d->sorted[mid]->base <= a)
             lo = mid + 1;
         else
             hi = mid;
     }
     if (lo == 0)
         return NULL;
-    const core_handle_slab_t *s = &pool->slabs[lo - 1];
-    return a - s->base < pool->slab_bytes ? s : NULL;
+    const core_handle_slab_t *s = d->sorted[lo - 1];
+    return a - s->base < s->bytes ? s : NULL;
+}
+
+static const core_handle_slab_t *slab_of(const core_handle_pool_t *pool, uintptr_t a)
+{
+    return slab_in(dir_of(pool), a);
 }
 
 int core_handle_valid_slow(const core_handle_pool_t *pool, uintptr_t a)
 {
     const core_handle_slab_t *s = slab_of(pool, a);
-    if (!s)
-        return 0;
-    uintptr_t off = a - s->base;
-    return !(off & (CORE_HANDLE_GRAIN - 1)) && s->live[off / CORE_HANDLE_GRAIN];
+    uintptr_t off = s ? a - s->base : 1;
+    return s && !(off & (CORE_HANDLE_GRAIN - 1)) && is_live(s, off);
 }
 
 int core_handle_state(core_handle_pool_t *pool, const void *p)
 {
     if (core_handle_valid(pool, p))
         return CORE_HANDLE_LIVE;
-    const core_handle_slab_t *s = slab_of(pool, (uintptr_t)p);
-    if (s && ((uintptr_t)p - s->base) % pool->slot == 0)
+    const core_handle_dir_t *d = dir_of(pool);
+    const core_handle_slab_t *s = slab_in(d, (uintptr_t)p);
+    if (s && ((uintptr_t)p - s->base) % d->slot == 0)
         return CORE_HANDLE_DEAD;
     return CORE_HANDLE_FOREIGN;
+}
+
+/* Frees directory d, and the ones it kept. */
+static void dir_free(const core_handle_dir_t *d)
+{
+    while (d && d != &core_handle_no_dir) {
+        const core_handle_dir_t *prev = d->prev;
+        free((void *)d);
+        d = prev;
+    }
 }
 
 /* Adds a slab of fresh slots behind the ones already free. */
@@ -112,17 +145,16 @@ static int add_slab(core_handle_pool_t *pool)
     size_t nslots = pool->slab_bytes / pool->slot;
     char *base = malloc(pool->slab_bytes);
     uint8_t *live = calloc(pool->slab_bytes / CORE_HANDLE_GRAIN, 1);
-    core_handle_slab_t *slabs = realloc(pool->slabs, (pool->nslabs + 1) * sizeof(*slabs));
+    core_handle_slab_t *rec = malloc(sizeof(*rec));
     void **ring = malloc((pool->ring_cap + nslots) * sizeof(*ring));
-    uintptr_t *by_serial = realloc(pool->by_serial, (pool->nslabs + 1) * sizeof(*by_serial));
-    if (slabs)
-        pool->slabs = slabs;
-    if (by_serial)
-        pool->by_serial = by_serial;
-    if (!base || !live || !slabs || !ring || !by_serial) {
+    size_t n = pool->nslabs + 1;
+    core_handle_dir_t *d = malloc(sizeof(*d) + 2 * n * sizeof(core_handle_slab_t *));
+    if (!base || !live || !rec || !ring || !d) {
         free(base);
         free(live);
+        free(rec);
         free(ring);
+        free(d);
         return CORE_ENOMEM;
     }
     mark_dead(base, pool->slab_bytes);
@@ -136,13 +168,28 @@ static int add_slab(core_handle_pool_t *pool)
     pool->ring_cap += nslots;
     pool->ring_head = 0;
     pool->nfree += nslots;
+    *rec = (core_handle_slab_t){ (uintptr_t)base, pool->slab_bytes, live, pool->nslabs };
+    /* the new directory: the old one's slabs with rec in its place */
+    const core_handle_dir_t *old = pool->dir;
+    d->n = n;
+    d->slot = pool->slot;
+    d->sorted = (const core_handle_slab_t **)(d + 1);
+    d->by_serial = d->sorted + n;
     size_t at = 0;
-    while (at < pool->nslabs && pool->slabs[at].base < (uintptr_t)base)
+    while (at < old->n && old->sorted[at]->base < (uintptr_t)base)
         at++;
-    memmove(&pool->slabs[at + 1], &pool->slabs[at], (pool->nslabs - at) * sizeof(*slabs));
-    pool->slabs[at] = (core_handle_slab_t){ (uintptr_t)base, live, pool->nslabs };
-    pool->by_serial[pool->nslabs] = (uintptr_t)base;
-    pool->nslabs++;
+    for (size_t i = 0; i < old->n; i++) {
+        d->sorted[i < at ? i : i + 1] = old->sorted[i];
+        d->by_serial[i] = old->by_serial[i];
+    }
+    d->sorted[at] = rec;
+    d->by_serial[old->n] = rec;
+    /* a check in another thread may still read the old directory: kept then */
+    d->prev = core_handles.shared ? old : NULL;
+    __atomic_store_n(&pool->dir, d, __ATOMIC_RELEASE);
+    if (!core_handles.shared)
+        dir_free(old);
+    pool->nslabs = n;
     return 0;
 }
 
@@ -159,12 +206,14 @@ void *core_handle_alloc(core_handle_pool_t *pool, size_t size)
     pool->ring_head = (pool->ring_head + 1) % pool->ring_cap;
     pool->nfree--;
     const core_handle_slab_t *s = slab_of(pool, (uintptr_t)obj);
-    s->live[((uintptr_t)obj - s->base) / CORE_HANDLE_GRAIN] = 1;
-    pool->hot_base = s->base;
-    pool->hot_live = s->live;
-    pool->nlive++;
     mark_live(obj, pool->slot);
     memset(obj, 0, size);
+    /* release: a thread whose check (acquire) finds the object live sees it zeroed */
+    __atomic_store_n(&s->live[((uintptr_t)obj - s->base) / CORE_HANDLE_GRAIN], 1,
+                     __ATOMIC_RELEASE);
+    if (pool->hot != s)
+        __atomic_store_n(&pool->hot, s, __ATOMIC_RELEASE);
+    pool->nlive++;
     return obj;
 }
 
@@ -172,9 +221,9 @@ void core_handle_free(core_handle_pool_t *pool, void *obj)
 {
     const core_handle_slab_t *s = slab_of(pool, (uintptr_t)obj);
     uintptr_t off = s ? (uintptr_t)obj - s->base : 1;
-    if (!s || off % pool->slot || !s->live[off / CORE_HANDLE_GRAIN])
+    if (!s || off % pool->slot || !is_live(s, off))
         return;   /* not a live object of this pool: nothing to free */
-    s->live[off / CORE_HANDLE_GRAIN] = 0;
+    set_live(s, off, 0);
     if (pool->last == (uintptr_t)obj)
         pool->last = (uintptr_t)&core_handle_no_object;
     mark_dead(obj, pool->slot);
@@ -255,36 +304,52 @@ int core_handle_predefine(core_handle_pool_t *pool, const void *const *objs, siz
 
 long core_handle_index(const core_handle_pool_t *pool, const void *p)
 {
-    const core_handle_slab_t *s = slab_of(pool, (uintptr_t)p);
+    const core_handle_dir_t *d = dir_of(pool);
+    const core_handle_slab_t *s = slab_in(d, (uintptr_t)p);
     if (!s)
         return -1;
     uintptr_t off = (uintptr_t)p - s->base;
-    if (off % pool->slot)
+    if (off % d->slot)
         return -1;
-    return (long)(s->serial * (pool->slab_bytes / pool->slot) + off / pool->slot);
+    return (long)(s->serial * (s->bytes / d->slot) + off / d->slot);
 }
 
 void *core_handle_at(const core_handle_pool_t *pool, long index)
 {
-    if (index < 0 || !pool->slot)
+    const core_handle_dir_t *d = dir_of(pool);
+    if (index < 0 || !d->n)
         return NULL;
-    size_t per = pool->slab_bytes / pool->slot;
+    size_t per = d->sorted[0]->bytes / d->slot;
     size_t serial = (size_t)index / per;
-    if (serial >= pool->nslabs)
+    if (serial >= d->n)
         return NULL;
-    return (void *)(pool->by_serial[serial] + (size_t)index % per * pool->slot);
+    return (void *)(d->by_serial[serial]->base + (size_t)index % per * d->slot);
+}
+
+void core_handles_share(int on)
+{
+    core_handle_pool_t *pools[] = { &core_handles.comm, &core_handles.dt, &core_handles.group,
+                                    &core_handles.op,   &core_handles.info, &core_handles.errh,
+                                    &core_handles.req,  &core_handles.msg, &core_handles.win,
+                                    &core_handles.file };
+    if (on)
+        for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++)
+            pools[i]->last = (uintptr_t)&core_handle_no_object;
+    core_handles.shared = on;
 }
 
 void core_handle_pool_destroy(core_handle_pool_t *pool)
 {
-    for (size_t i = 0; i < pool->nslabs; i++) {
-        mark_live((void *)pool->slabs[i].base, pool->slab_bytes);
-        free((void *)pool->slabs[i].base);
-        free(pool->slabs[i].live);
+    const core_handle_dir_t *d = pool->dir;
+    for (size_t i = 0; i < d->n; i++) {
+        const core_handle_slab_t *s = d->sorted[i];
+        mark_live((void *)s->base, s->bytes);
+        free((void *)s->base);
+        free(s->live);
+        free((void *)s);
     }
-    free(pool->slabs);
+    dir_free(d);
     free(pool->ring);
     free(pool->pre_table);
-    free(pool->by_serial);
     *pool = (core_handle_pool_t)CORE_HANDLE_POOL_INIT;
 }

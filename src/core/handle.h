@@ -19,7 +19,16 @@
  * the new object: there are no generations in a pointer).
  * Under AddressSanitizer (and valgrind) dead slots are poisoned, so the
  * library's own use of a freed object is still reported.
- * Not thread-safe: callers serialize (rdmpi provides MPI_THREAD_SERIALIZED).
+ * Threads: allocation and freeing are serialized by the caller (MPI_THREAD_MULTIPLE's
+ * critical section today). A check may run beside them in another thread once objects are
+ * shared (core_handles.shared): the hot slab is a record that never moves nor changes,
+ * published with release when a new slab becomes hot and read with acquire; the live bytes
+ * are atomics (a new object is zeroed before its byte is set, with release); the one-object cache `last` is neither read nor written (two threads
+ * would race on it, and a check that stored it after another thread's free would make a dead
+ * handle valid for good); the slow paths (binary search over the slabs, Fortran indices) read
+ * the pool's directory, a table that is never changed once published (with release): a new
+ * slab publishes a new directory, and the old one is kept until the pool is destroyed while
+ * objects are shared (a reader may still be in it), freed at once otherwise.
  */
 #ifndef RDMPI_CORE_HANDLE_H
 #define RDMPI_CORE_HANDLE_H
@@ -29,11 +38,25 @@
 
 #define CORE_HANDLE_GRAIN 16   /* slot alignment and side-table granularity */
 
+/* A slab's record: made with the slab, never changed nor moved afterwards (checks in other
+ * threads read it without the pool's lock), freed with the pool. */
 typedef struct core_handle_slab {
     uintptr_t base;
-    uint8_t *live;             /* 1 at the grain that starts a live slot */
+    size_t bytes;              /* the pool's slab_bytes (0 in the empty record) */
+    uint8_t *live;             /* 1 at the grain that starts a live slot (atomics: set with
+                                  release when the object is ready, read with acquire) */
     size_t serial;             /* the slab's rank in allocation order */
 } core_handle_slab_t;
+
+/* The slabs of a pool, sorted by base and in allocation order: never changed once published
+ * (core_handle_pool_t.dir). */
+typedef struct core_handle_dir {
+    size_t n;                             /* slabs */
+    size_t slot;                          /* the pool's slot size (0 in the empty directory) */
+    const struct core_handle_dir *prev;   /* the one it replaced, when kept */
+    const core_handle_slab_t **sorted;    /* by base */
+    const core_handle_slab_t **by_serial; /* in allocation order */
+} core_handle_dir_t;
 
 typedef struct core_handle_pool {
     /* the object found valid most recently (cleared when it is freed): a loop
@@ -43,40 +66,56 @@ typedef struct core_handle_pool {
     const uintptr_t *pre;
     uint64_t pre_mult;
     unsigned pre_shift;
-    /* the slab of the latest allocation */
-    uintptr_t hot_base;
-    const uint8_t *hot_live;
+    /* the slab of the latest allocation (core_handle_no_slab before the first): published
+     * with release */
+    const core_handle_slab_t *hot;
     size_t slab_bytes;         /* 0 until the first allocation */
     size_t slot;               /* object size rounded up to the grain */
-    core_handle_slab_t *slabs; /* sorted by base */
+    const core_handle_dir_t *dir; /* the slabs (published with release) */
     size_t nslabs;
     void **ring;               /* dead slots, oldest first (ring of ring_cap) */
     size_t ring_cap, ring_head, nfree;
     size_t nlive;
     uintptr_t *pre_table;      /* owned storage behind pre */
-    uintptr_t *by_serial;      /* slab bases in allocation order (nslabs of them) */
 } core_handle_pool_t;
 
 /* A pool with no predefined objects and no slabs yet (static initializer).
  * last starts at a hidden object of the library that no handle can name. */
 extern const uintptr_t core_handle_no_pre[2];
 extern const char core_handle_no_object;
+extern const core_handle_slab_t core_handle_no_slab;
+extern const core_handle_dir_t core_handle_no_dir;
 #define CORE_HANDLE_POOL_INIT                                                               \
     {                                                                                       \
         .last = (uintptr_t)&core_handle_no_object, .pre = core_handle_no_pre, .pre_mult = 1, \
-        .pre_shift = 63                                                                     \
+        .pre_shift = 63, .hot = &core_handle_no_slab, .dir = &core_handle_no_dir            \
     }
 
 enum { CORE_HANDLE_FOREIGN = 0, CORE_HANDLE_LIVE = 1, CORE_HANDLE_DEAD = 2 };
 
 int core_handle_valid_slow(const core_handle_pool_t *pool, uintptr_t a);
 
+/* The pools of the library's object kinds. */
+typedef struct core_handles {
+    core_handle_pool_t comm, dt, group, op, info, errh, req, msg, win, file;
+    /* Objects may be used by several threads at once: MPI_THREAD_MULTIPLE was granted (set
+     * by MPI_Init_thread, cleared by MPI_Finalize). Reference counts are atomic then. */
+    int shared;
+} core_handles_t;
+/* Sets core_handles.shared (MPI_Init_thread with MULTIPLE: 1; MPI_Finalize: 0); forgets
+ * every pool's `last` when objects become shared. */
+void core_handles_share(int on);
+
+extern core_handles_t core_handles;
+
 /* Whether a is the start of a live slot of one of pool's slabs. */
 static inline int core_handle_in_slabs(const core_handle_pool_t *pool, uintptr_t a)
 {
-    uintptr_t off = a - pool->hot_base;
-    if (off < pool->slab_bytes)
-        return !(off & (CORE_HANDLE_GRAIN - 1)) && pool->hot_live[off / CORE_HANDLE_GRAIN];
+    const core_handle_slab_t *hot = __atomic_load_n(&pool->hot, __ATOMIC_ACQUIRE);
+    uintptr_t off = a - hot->base;
+    if (off < hot->bytes)
+        return !(off & (CORE_HANDLE_GRAIN - 1)) &&
+               __atomic_load_n(&hot->live[off / CORE_HANDLE_GRAIN], __ATOMIC_ACQUIRE);
     return core_handle_valid_slow(pool, a);
 }
 
@@ -93,7 +132,8 @@ static inline int core_handle_valid(core_handle_pool_t *pool, const void *p)
     if (pool->pre[(uint64_t)a * pool->pre_mult >> pool->pre_shift] != a &&
         !core_handle_in_slabs(pool, a))
         return 0;
-    pool->last = a;
+    if (!core_handles.shared)
+        pool->last = a;
     return 1;
 }
 
@@ -120,11 +160,25 @@ void *core_handle_at(const core_handle_pool_t *pool, long index);
 /* Frees the pool's slabs and tables (every object in it goes): for tests. */
 void core_handle_pool_destroy(core_handle_pool_t *pool);
 
-/* The pools of the library's object kinds. */
-typedef struct core_handles {
-    core_handle_pool_t comm, dt, group, op, info, errh, req, msg, win, file;
-} core_handles_t;
 
-extern core_handles_t core_handles;
+/* Reference counts of MPI objects (communicators, datatypes, groups, ops, error handlers):
+ * atomic when the objects are shared between threads (core_handles.shared), plain stores
+ * otherwise, so THREAD_SINGLE and FUNNELED pay no locked instruction. core_ref_get takes
+ * one reference; core_ref_put drops one and returns how many are left (the thread that sees
+ * 0 frees the object: acquire-release, so it sees what the other holders wrote before). */
+static inline void core_ref_get(int *ref)
+{
+    if (core_handles.shared)
+        __atomic_fetch_add(ref, 1, __ATOMIC_RELAXED);
+    else
+        ++*ref;
+}
+
+static inline int core_ref_put(int *ref)
+{
+    if (core_handles.shared)
+        return __atomic_sub_fetch(ref, 1, __ATOMIC_ACQ_REL);
+    return --*ref;
+}
 
 #endif

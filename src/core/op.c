@@ -74,12 +74,12 @@ void core_op_set_call(MPI_Op op, core_op_call_fn *call)
 void core_op_retain(MPI_Op op)
 {
     if (!op->predefined)
-        op->refcount++;
+        core_ref_get(&op->refcount);
 }
 
 void core_op_release(MPI_Op op)
 {
-    if (!op->predefined && --op->refcount == 0)
+    if (!op->predefined && core_ref_put(&op->refcount) == 0)
         core_handle_free(&core_handles.op, op);
 }
 

@@ -10,31 +10,30 @@
 #include "core/datatype.h"
 #include "core/runtime.h"
 
-#define TABLE_MIN 64
 #define TABLE_MAX ((uint32_t)1 << 31) /* slot numbers stay far from wrapping */
 
 /* Adds one request to the table (the free list was empty). Out of line: core_req_alloc's
- * common case stays a leaf. */
+ * common case stays a leaf. The slot is filled before the count is published (release):
+ * a lookup that sees the count sees the chunk and the request's id. */
 static __attribute__((noinline, cold)) MPI_Request table_grow(core_req_table_t *t)
 {
-    if (t->nslots == t->cap) {
-        if (t->cap >= TABLE_MAX)
-            return NULL;
-        uint32_t cap = t->cap ? t->cap * 2 : TABLE_MIN;
-        MPI_Request *slots = realloc(t->slots, (size_t)cap * sizeof(*slots));
-        if (!slots)
-            return NULL;
-        t->slots = slots;
-        t->cap = cap;
-    }
+    uint32_t n = t->nslots;
+    if (n >= TABLE_MAX)
+        return NULL;
+    uint32_t v = n + (1u << CORE_REQ_CHUNK0_LOG);
+    int top = 31 - __builtin_clz(v);
+    MPI_Request **chunk = &t->chunk[top - CORE_REQ_CHUNK0_LOG];
+    if (!*chunk && !(*chunk = calloc((size_t)1 << top, sizeof(**chunk))))
+        return NULL;
     /* From the request handle pool: its memory stays mapped, so core_req_valid can look
      * at a freed or made-up handle without reading freed memory. A table slot is live in
      * the pool for good; its generation says whether a request is in use. */
     MPI_Request req = core_handle_alloc(&core_handles.req, sizeof(*req));
     if (!req)
         return NULL;
-    req->id = t->nslots; /* generation 0: free */
-    t->slots[t->nslots++] = req;
+    req->id = n; /* generation 0: free */
+    *core_req_slot(t, n) = req;
+    __atomic_store_n(&t->nslots, n + 1, __ATOMIC_RELEASE);
     return req;
 }
 
@@ -47,7 +46,7 @@ MPI_Request core_req_alloc(int kind)
     else if (!(req = table_grow(t)))
         return NULL;
     memset(req, 0, offsetof(struct rdmpi_request, id));
-    req->id += CORE_REQ_GEN_ONE; /* odd: in use */
+    __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED); /* odd: in use */
     req->kind = (uint8_t)kind;
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;
     req->status.MPI_TAG = MPI_ANY_TAG;
@@ -67,7 +66,8 @@ void core_req_free(MPI_Request req)
         if (req->comm)
             core_comm_release(req->comm);
     }
-    req->id += CORE_REQ_GEN_ONE; /* even: free; every id of it is stale now */
+    /* even: free; every id of it is stale now */
+    __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED);
     req->next = t->free_list;
     t->free_list = req;
 }
@@ -88,7 +88,8 @@ void core_req_complete(MPI_Request req)
 void core_req_table_fini(core_req_table_t *t)
 {
     for (uint32_t i = 0; i < t->nslots; i++)
-        core_handle_free(&core_handles.req, t->slots[i]);
-    free(t->slots);
+        core_handle_free(&core_handles.req, core_req_at(t, i));
+    for (int k = 0; k < CORE_REQ_NCHUNKS; k++)
+        free(t->chunk[k]);
     memset(t, 0, sizeof(*t));
 }

@@ -14,6 +14,13 @@
  * request: a stale id (an earlier use), a forged one (a slot never handed
  * out, a generation never given) or an id of a free slot is refused by
  * core_req_lookup in O(1), without trusting any bit of it.
+ *
+ * The slot array is made of chunks that never move: chunk k holds 64 << k
+ * slots, so growing adds a chunk and a lookup (by whichever thread progresses,
+ * issue 21 item 3) never reads an array being reallocated. The count of slots
+ * is published with release once the new slot and its request are in place, and
+ * read with acquire; a request's id is read and written with relaxed atomics (a
+ * lookup may race with the request's release, which the id check then refuses).
  */
 #ifndef RDMPI_CORE_REQUEST_H
 #define RDMPI_CORE_REQUEST_H
@@ -109,9 +116,11 @@ struct rdmpi_request {
 };
 
 /* The request table; lives in the runtime (core_runtime_t.reqs). */
+#define CORE_REQ_CHUNK0_LOG 6  /* chunk 0 holds 64 slots */
+#define CORE_REQ_NCHUNKS 26    /* enough for 2^31 slots */
 typedef struct core_req_table {
-    MPI_Request *slots;      /* by slot number */
-    uint32_t nslots, cap;
+    MPI_Request *chunk[CORE_REQ_NCHUNKS]; /* chunk k: slots 64 * (2^k - 1) .. 64 * (2^(k+1) - 1) */
+    uint32_t nslots;         /* slots made (core_req_count) */
     MPI_Request free_list;   /* linked through next */
 } core_req_table_t;
 
@@ -134,7 +143,7 @@ MPI_Request core_req_alloc(int kind);
 static inline int core_req_valid(MPI_Request r)
 {
     return core_handle_in_slabs(&core_handles.req, (uintptr_t)r) &&
-           (r->id & CORE_REQ_GEN_ONE) && !r->freed;
+           (__atomic_load_n(&r->id, __ATOMIC_RELAXED) & CORE_REQ_GEN_ONE) && !r->freed;
 }
 /* Keeps a derived datatype alive while req uses it: MPI lets the user free
  * it right after starting the operation. Predefined types need nothing. */
@@ -151,22 +160,42 @@ void core_req_free(MPI_Request req);
 /* Marks req complete; a freed (MPI_Request_free'd) request is released here. */
 void core_req_complete(MPI_Request req);
 
+/* How many slots the table has made (0 .. n-1 are readable with core_req_at). */
+static inline uint32_t core_req_count(const core_req_table_t *t)
+{
+    return __atomic_load_n(&t->nslots, __ATOMIC_ACQUIRE);
+}
+
+/* Slot number slot's place in its chunk; slot < core_req_count(t). */
+static inline MPI_Request *core_req_slot(const core_req_table_t *t, uint32_t slot)
+{
+    uint32_t v = slot + (1u << CORE_REQ_CHUNK0_LOG); /* < 2^32: slots stay below 2^31 */
+    int top = 31 - __builtin_clz(v);
+    return &t->chunk[top - CORE_REQ_CHUNK0_LOG][v - (1u << top)];
+}
+
+/* The request of slot number slot (in use or free); slot < core_req_count(t). */
+static inline MPI_Request core_req_at(const core_req_table_t *t, uint32_t slot)
+{
+    return *core_req_slot(t, slot);
+}
+
 /* The request a peer's id names: in range, of the current generation, in use; else NULL.
- * Never reads outside the table, whatever the id. */
+ * Never reads outside the table, whatever the id; lock-free against the table's growth. */
 static inline MPI_Request core_req_lookup(const core_req_table_t *t, uint64_t id)
 {
     uint32_t slot = (uint32_t)id;
-    if (slot >= t->nslots || !((id >> 32) & 1))
+    if (!((id >> 32) & 1) || slot >= core_req_count(t))
         return NULL;
-    MPI_Request r = t->slots[slot];
-    return r->id == id ? r : NULL;
+    MPI_Request r = core_req_at(t, slot);
+    return __atomic_load_n(&r->id, __ATOMIC_RELAXED) == id ? r : NULL;
 }
 
 /* A new id for a request used again (a persistent request's next start): ids of the
  * earlier use become stale. Keeps the generation odd (in use). */
 static inline void core_req_renew(MPI_Request req)
 {
-    req->id += 2 * CORE_REQ_GEN_ONE;
+    __atomic_store_n(&req->id, req->id + 2 * CORE_REQ_GEN_ONE, __ATOMIC_RELAXED);
 }
 
 /* Copies a status to the caller's, all but MPI_ERROR: MPI sets that field only in the

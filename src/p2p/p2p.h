@@ -25,6 +25,7 @@ extern const core_config_group_t p2p_config_group;
 /* What p2p counts (MPI_T performance variables read them with p2p_counters_read). Messages
  * are those of the user and of the collectives alike: every send started, every message
  * that arrived (matched or not), the unexpected ones waiting for their receive. */
+/* Only uint64_t fields: they are read one by one with relaxed atomics (core/count.h). */
 typedef struct p2p_counters {
     uint64_t sent, sent_bytes;
     uint64_t eager, rndv_get, rndv_put, rndv_pipe;  /* the sends, by protocol */

@@ -31,6 +31,7 @@
 #include "p2p/match.h"
 #include "p2p/p2p.h"
 #include "core/comm.h"
+#include "core/count.h"
 
 enum { P2P_AM_EAGER = 0, P2P_AM_RTS, P2P_AM_CTS, P2P_AM_DATA, P2P_AM_FIN, P2P_AM_ACK,
        P2P_AM_RTR, P2P_AM_PUT_FIN };
@@ -114,10 +115,7 @@ typedef struct p2p_state {
 /* An unexpected message was queued (push) or taken off its queue. */
 static inline void p2p_count_unexp(int push)
 {
-    if (push && ++P2P->counts.unexp_now > P2P->counts.unexp_max)
-        P2P->counts.unexp_max = P2P->counts.unexp_now;
-    else if (!push)
-        P2P->counts.unexp_now--;
+    core_count_level(&P2P->counts.unexp_now, &P2P->counts.unexp_max, push ? 1 : -1);
 }
 
 static inline uint64_t p2p_req_id(MPI_Request r) { return r->id; }

@@ -237,8 +237,8 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     }
     if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
         return rc;
-    P2P->counts.arrived++;
-    P2P->counts.arrived_bytes += len;
+    core_count_add(&P2P->counts.arrived, 1);
+    core_count_add(&P2P->counts.arrived_bytes, len);
     if (h->flags & P2P_F_SYNC)
         memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
@@ -312,8 +312,8 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     u.raddr = h.raddr;
     u.rkey_len = h.rkey_len;
     memcpy(u.rkey, h.rkey, sizeof(u.rkey)); /* zero past rkey_len */
-    P2P->counts.arrived++;
-    P2P->counts.arrived_bytes += h.len;
+    core_count_add(&P2P->counts.arrived, 1);
+    core_count_add(&P2P->counts.arrived_bytes, h.len);
     u.data = NULL;
     p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
     MPI_Request r = take_posted(mq, &h.m, src, &rc, "RTS");
@@ -470,8 +470,8 @@ static int underway_sweep(void)
 {
     const core_req_table_t *t = &P2P->rt->reqs;
     int events = 0;
-    for (uint32_t i = 0; i < t->nslots; i++) {
-        MPI_Request r = t->slots[i];
+    for (uint32_t i = 0, n = core_req_count(t); i < n; i++) {
+        MPI_Request r = core_req_at(t, i);
         if (!r || !(r->id & CORE_REQ_GEN_ONE) || !r->wait || r->world_peer < P2P->rt->size ||
             !tp_peer_is_lost(P2P->tp, r->world_peer) ||
             (r->kind == CORE_REQ_SEND && queued_send(r)))
@@ -710,5 +710,11 @@ void p2p_fini(void)
 void p2p_counters_read(p2p_counters_t *out)
 {
     /* MPI_T may read before MPI_Init or after MPI_Finalize: nothing counted then */
-    *out = P2P ? P2P->counts : (p2p_counters_t){ 0 };
+    *out = (p2p_counters_t){ 0 };
+    if (!P2P)
+        return;
+    const uint64_t *from = (const uint64_t *)&P2P->counts;
+    uint64_t *to = (uint64_t *)out;
+    for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++) /* only uint64_t fields */
+        to[i] = core_count_get(&from[i]);
 }

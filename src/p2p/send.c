@@ -143,13 +143,13 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
 
 static void count_send(size_t len, int proto)
 {
-    P2P->counts.sent++;
-    P2P->counts.sent_bytes += len;
+    core_count_add(&P2P->counts.sent, 1);
+    core_count_add(&P2P->counts.sent_bytes, len);
     switch (proto) {
-    case P2P_PROTO_EAGER: P2P->counts.eager++; break;
-    case P2P_PROTO_RNDV_GET: P2P->counts.rndv_get++; break;
-    case P2P_PROTO_RNDV_PUT: P2P->counts.rndv_put++; break;
-    default: P2P->counts.rndv_pipe++; break;
+    case P2P_PROTO_EAGER: core_count_add(&P2P->counts.eager, 1); break;
+    case P2P_PROTO_RNDV_GET: core_count_add(&P2P->counts.rndv_get, 1); break;
+    case P2P_PROTO_RNDV_PUT: core_count_add(&P2P->counts.rndv_put, 1); break;
+    default: core_count_add(&P2P->counts.rndv_pipe, 1); break;
     }
 }
 

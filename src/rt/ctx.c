@@ -394,7 +394,7 @@ static int op_start(MPI_Comm parent, int *members, int nmembers, int me, int tag
         return CORE_ENOMEM;
     }
     op->parent = parent;
-    parent->refcount++;
+    core_comm_retain(parent);
     op->members = members;
     op->nmembers = nmembers;
     op->me = me;

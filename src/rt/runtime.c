@@ -54,6 +54,7 @@ int rt_init(int argc, char **argv, int required, int *provided)
     rt->thread_level = required;
     *provided = rt->thread_level;
     core_cs_init(&rt->cs, required == MPI_THREAD_MULTIPLE);
+    core_handles_share(rt->cs.on); /* atomic reference counts and counters */
     core_dt_init();
     core_progress_init();
     if ((rc = tp_layer_init(&top->tp, rt)) || (rc = p2p_init(rt, &top->tp)) ||
@@ -104,6 +105,7 @@ int rt_fini(void)
     free(rt->node_of);
     core_config_fini(&rt->cfg);
     core_cs_destroy(&rt->cs);
+    core_handles_share(0);
     free(top);
     free(rt);
     core_rt = NULL;

@@ -410,7 +410,7 @@ static int repost(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t)
     h->ack = vb_rel_rx_ack(&p->rx);
     h->type |= VB_UD_WANT_ACK; /* a resend is answered at once */
     s->stats.ud_resent++;
-    s->base.stats.resent++;
+    core_count_add(&s->base.stats.resent, 1);
     if (prep_wr(s, p, t, &wr, &sge))
         post_list(s, &wr, 1);
     return 0;
