@@ -61,6 +61,7 @@ static int tcp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh,
 static int tcp_progress(void *iface);
 static int tcp_flush(tp_ep_t *ep);
 static int tcp_drain(tp_iface_t *iface);
+static int tcp_ctrl_send(tp_ep_t *ep, unsigned type);
 
 static const tp_ops_t tcp_ops = {
     .close = tcp_close,
@@ -75,6 +76,7 @@ static const tp_ops_t tcp_ops = {
     .progress = tcp_progress,
     .flush = tcp_flush,
     .drain = tcp_drain,
+    .ctrl_send = tcp_ctrl_send,
 };
 
 static double now(void)
@@ -129,6 +131,7 @@ static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.ops = &tcp_ops;
     s->base.name = "tcp";
     s->base.rt = rt;
+    s->base.other_jobs = 1;
     s->rt = rt;
     s->epfd = s->listen_fd = -1;
     if (!(s->cfg = core_config_add(&rt->cfg, &tp_tcp_config_group))) {
@@ -393,6 +396,11 @@ static void tcp_close(tp_iface_t *iface)
     free(s->eps);
     memset(s->auth_key, 0, sizeof(s->auth_key));
     free(s);
+}
+
+static int tcp_ctrl_send(tp_ep_t *ep, unsigned type)
+{
+    return tp_tcp_ctrl_queue(tp_tcp_iface(ep->iface), (tp_tcp_ep_t *)ep, type);
 }
 
 static int tcp_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
