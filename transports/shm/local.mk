@@ -7,7 +7,9 @@ librdmpi_la_SOURCES += \
 	transports/shm/shm_iface.c \
 	transports/shm/shm_cma.c \
 	transports/shm/shm_coop.c \
-	transports/shm/shm_config.c
+	transports/shm/shm_config.c \
+	transports/shm/shm_bseg.c \
+	transports/shm/shm_bridge.c
 
 # The ring alone, over an anonymous shared mapping (--bench: ping-pong latency).
 check_PROGRAMS += test/unit/test_shm_ring
