@@ -145,6 +145,10 @@ static int unmatched(MPI_Comm inter, int parent_side)
 static int side(MPI_Comm inter, const char *mode, int parent_side)
 {
     ping(inter, parent_side);
+    /* The goodbyes below travel that transport. Not in "early" and "late": their receives
+     * from children never talked to (which connect first) must stay so. */
+    if (strcmp(mode, "early") && strcmp(mode, "late"))
+        t_check_inter_transports(inter);
     if (!strcmp(mode, "unmatched"))
         return unmatched(inter, parent_side);
     int first = parent_side ? !strcmp(mode, "late") : !strcmp(mode, "early");

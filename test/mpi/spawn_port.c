@@ -39,6 +39,8 @@ int main(int argc, char **argv)
         int rsize;
         MPI_Comm_remote_size(conn, &rsize);
         ping(conn, 0);
+        t_begin("transport");
+        t_check_inter_transports(conn);
         MPI_OK(MPI_Comm_disconnect(&conn));
         MPI_OK(MPI_Comm_disconnect(&parent));
         t_finish();
@@ -66,6 +68,8 @@ int main(int argc, char **argv)
     MPI_Comm_remote_size(conn, &rsize);
     CHECK(rsize == 2, "accepted a group of %d", rsize);
     ping(conn, 1);
+    t_begin("transport"); /* between jobs that met through a port: as between spawned ones */
+    t_check_inter_transports(conn);
     MPI_OK(MPI_Comm_disconnect(&conn));
     MPI_OK(MPI_Comm_disconnect(&inter));
     if (t_rank == 0) {
