@@ -130,6 +130,9 @@ void tp_shm_bseg_name(char *buf, size_t len, const uint8_t *job_key, uint32_t lo
  * checked. Pure: fuzzing calls it directly. */
 int tp_shm_bseg_check(const tp_shm_bridge_hdr_t *h, uint32_t lo, uint32_t hi, uint64_t size,
                       char *why, size_t len);
+/* The creator's header (over zeroed memory), published last by its magic word. */
+void tp_shm_bseg_hdr_init(tp_shm_bridge_hdr_t *h, uint32_t lo, uint32_t hi, size_t ring_size,
+                          int32_t pid, uint64_t probe);
 int tp_shm_bseg_create(tp_shm_bseg_t *b, uint32_t lo, uint32_t hi, size_t ring_size,
                        int32_t pid, uint64_t probe);
 int tp_shm_bseg_attach(tp_shm_bseg_t *b, uint32_t lo, uint32_t hi);

@@ -67,6 +67,20 @@ int tp_shm_bseg_check(const tp_shm_bridge_hdr_t *h, uint32_t lo, uint32_t hi, ui
     return CORE_EIO;
 }
 
+void tp_shm_bseg_hdr_init(tp_shm_bridge_hdr_t *h, uint32_t lo, uint32_t hi, size_t ring_size,
+                          int32_t pid, uint64_t probe)
+{
+    h->uid_lo = lo;
+    h->uid_hi = hi;
+    h->ring_size = ring_size;
+    h->ring_stride = tp_shm_bseg_stride(ring_size);
+    h->total = seg_bytes(ring_size);
+    h->pid[0] = pid;
+    h->probe[0] = probe;
+    atomic_store_explicit(&h->attached, 1, memory_order_relaxed);
+    atomic_store_explicit(&h->magic, TP_SHM_BRIDGE_MAGIC, memory_order_release);
+}
+
 static void unlink_once(tp_shm_bseg_t *b)
 {
     tp_shm_bridge_hdr_t *h = b->base;
@@ -95,16 +109,7 @@ int tp_shm_bseg_create(tp_shm_bseg_t *b, uint32_t lo, uint32_t hi, size_t ring_s
         return CORE_ENOMEM;
     }
     close(fd);
-    tp_shm_bridge_hdr_t *h = base;
-    h->uid_lo = lo;
-    h->uid_hi = hi;
-    h->ring_size = ring_size;
-    h->ring_stride = tp_shm_bseg_stride(ring_size);
-    h->total = len;
-    h->pid[0] = pid;
-    h->probe[0] = probe;
-    atomic_store_explicit(&h->attached, 1, memory_order_relaxed);
-    atomic_store_explicit(&h->magic, TP_SHM_BRIDGE_MAGIC, memory_order_release);
+    tp_shm_bseg_hdr_init(base, lo, hi, ring_size, pid, probe); /* fresh pages: zeros */
     b->base = base;
     b->len = len;
     b->ring_size = ring_size;
