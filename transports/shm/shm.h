@@ -86,7 +86,9 @@ typedef struct tp_shm_config {
     size_t shm_ring_size;       /* RDMPI_SHM_RING_SIZE (0: sized from the node's rank count) */
     int shm_cma;                /* RDMPI_SHM_CMA: single copy through process_vm_readv */
     size_t shm_bridge_ring;     /* RDMPI_SHM_BRIDGE_RING: bytes per ring of a bridge */
+    int test_bridge_fail;       /* RDMPI_TEST_SHM_BRIDGE_FAIL: TP_SHM_TEST_FAIL_* */
 } tp_shm_config_t;
+enum { TP_SHM_TEST_FAIL_NONE, TP_SHM_TEST_FAIL_CREATE, TP_SHM_TEST_FAIL_ATTACH };
 
 /*
  * Bridges (shm_bridge.c, shm_bseg.c; docs/dynamic.md design a): a segment of its own per

@@ -155,8 +155,10 @@ static void offer(biface_t *s, bridge_t *b)
 {
     seg_name(s, b);
     uint32_t me = uid_of(s, s->rt->rank), peer = uid_of(s, b->base.peer);
-    int rc = tp_shm_bseg_create(&b->seg, me, peer, s->ring_size, (int32_t)getpid(),
-                                (uint64_t)(uintptr_t)&s->cma_magic);
+    int rc = s->cfg->test_bridge_fail == TP_SHM_TEST_FAIL_CREATE
+                 ? CORE_ENOMEM
+                 : tp_shm_bseg_create(&b->seg, me, peer, s->ring_size, (int32_t)getpid(),
+                                      (uint64_t)(uintptr_t)&s->cma_magic);
     if (!rc)
         rc = rings_init(s, b);
     if (!rc)
@@ -173,7 +175,8 @@ static void accept_offer(biface_t *s, bridge_t *b)
 {
     seg_name(s, b);
     uint32_t me = uid_of(s, s->rt->rank), peer = uid_of(s, b->base.peer);
-    if (tp_shm_bseg_attach(&b->seg, peer, me) != 0 || rings_init(s, b) != 0) {
+    if (s->cfg->test_bridge_fail == TP_SHM_TEST_FAIL_ATTACH ||
+        tp_shm_bseg_attach(&b->seg, peer, me) != 0 || rings_init(s, b) != 0) {
         refuse(s, b, 1);
         return;
     }
