@@ -256,8 +256,10 @@ void tp_layer_fini(tp_layer_t *tp)
 {
     core_runtime_t *rt = tp->rt;
     for (int i = 0; tp->eps && i < rt->nprocs; i++)
-        if (tp->eps[i])
+        if (tp->eps[i]) {
             tp->eps[i]->iface->ops->ep_destroy(tp->eps[i]);
+            tp->eps[i] = NULL; /* a transport closing after another may still report peers */
+        }
     for (int i = tp->niface - 1; i >= 0; i--)
         tp->ifaces[i]->ops->close(tp->ifaces[i]);
     tp->niface = 0;
@@ -347,11 +349,15 @@ void tp_ctrl_recv(tp_iface_t *carrier, int peer, unsigned type)
         carrier->ops->ctrl_send(ep, TP_CTRL_SHM_REFUSE);
 }
 
-void tp_ep_adopt(tp_iface_t *iface, tp_ep_t *ep)
+int tp_ep_adopt(tp_iface_t *iface, tp_ep_t *ep)
 {
     tp_layer_t *tp = iface->layer;
-    if (tp && ep->peer >= 0 && ep->peer < tp->rt->nprocs && !tp->eps[ep->peer])
-        tp->eps[ep->peer] = ep;
+    if (!tp || ep->peer < 0 || ep->peer >= tp->rt->nprocs)
+        return CORE_EINVAL;
+    if (tp->eps[ep->peer] && tp->eps[ep->peer]->iface != iface)
+        return CORE_EBUSY;
+    tp->eps[ep->peer] = ep;
+    return 0;
 }
 
 int tp_ep_fallback(tp_iface_t *iface, int peer, tp_ep_t **ep_p)

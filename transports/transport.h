@@ -348,9 +348,10 @@ int tp_ctrl_send(tp_iface_t *from, int peer, unsigned type);
 /* The carrier got control message type from peer: handed to the interface that takes
  * them; answered TP_CTRL_SHM_REFUSE when none does. */
 void tp_ctrl_recv(tp_iface_t *carrier, int peer, unsigned type);
-/* iface serves peer, which it did not choose through tp_ep_get (an offer it accepted): the
- * layer's endpoint for peer, unless one is chosen already. */
-void tp_ep_adopt(tp_iface_t *iface, tp_ep_t *ep);
+/* iface serves ep's peer, which the layer did not choose through tp_ep_get (an offer it
+ * accepted): ep becomes the layer's endpoint for it. 0, or CORE_EBUSY when another
+ * interface's endpoint is chosen already (it stays). */
+int tp_ep_adopt(tp_iface_t *iface, tp_ep_t *ep);
 /* iface cannot serve peer after all (a refused bridge; nothing was sent through it): the
  * carrier's endpoint replaces it (*ep_p, may be NULL). 0 or a negative code. */
 int tp_ep_fallback(tp_iface_t *iface, int peer, tp_ep_t **ep_p);

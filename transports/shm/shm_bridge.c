@@ -170,9 +170,15 @@ static void offer(biface_t *s, bridge_t *b)
     set_pending(s, b, BR_OFFERED);
 }
 
-/* The higher uid, offered the segment: attaches and answers. */
+/* The higher uid, offered the segment: attaches and answers. The bridge must carry both
+ * directions (p2p answers a message over the endpoint it would send with, and checks its
+ * caps): it is refused when the layer already sends to the peer some other way. */
 static void accept_offer(biface_t *s, bridge_t *b)
 {
+    if (tp_ep_adopt(&s->base, &b->base) != 0) {
+        refuse(s, b, 1);
+        return;
+    }
     seg_name(s, b);
     uint32_t me = uid_of(s, s->rt->rank), peer = uid_of(s, b->base.peer);
     if (s->cfg->test_bridge_fail == TP_SHM_TEST_FAIL_ATTACH ||
@@ -191,7 +197,6 @@ static void accept_offer(biface_t *s, bridge_t *b)
         return;
     }
     set_pending(s, b, BR_CMA);
-    tp_ep_adopt(&s->base, &b->base);
     activate(s, b);
 }
 
@@ -248,19 +253,21 @@ static void bridge_ctrl_recv(tp_iface_t *iface, int peer, unsigned type)
     }
     switch (type) {
     case TP_CTRL_SHM_OFFER:
-        if (b->lower) /* only the lower uid offers: ignore a confused peer, stay on tcp */
+        if (b->lower) /* only the lower uid offers: a confused peer stays on tcp */
             refuse(s, b, 1);
         else if (b->state == BR_NEW || b->state == BR_WANTED)
             accept_offer(s, b);
+        else if (b->state == BR_REFUSED) /* it must not wait for an answer */
+            tp_ctrl_send(iface, peer, TP_CTRL_SHM_REFUSE);
         break;
     case TP_CTRL_SHM_WANT:
         if (!b->lower)
             refuse(s, b, 1);
-        else if (b->state == BR_NEW) {
+        else if (b->state == BR_NEW && tp_ep_adopt(iface, &b->base) != 0)
+            refuse(s, b, 1); /* we send to it some other way already */
+        else if (b->state == BR_NEW)
             offer(s, b);
-            if (b->state == BR_OFFERED)
-                tp_ep_adopt(iface, &b->base);
-        } else if (b->state == BR_REFUSED)
+        else if (b->state == BR_REFUSED)
             tp_ctrl_send(iface, peer, TP_CTRL_SHM_REFUSE);
         break;
     case TP_CTRL_SHM_ACK:
