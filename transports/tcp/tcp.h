@@ -115,6 +115,8 @@ struct tp_tcp_iface {
                                  application is still to arrive, so a peer that refuses a
                                  connection has left (tp_tcp_conn_lost) */
     unsigned poll_skip;
+    unsigned polls;           /* progress calls, for how often control_only is looked at */
+    int quiet;                /* every connection carries only control messages (tcp_iface.c) */
     int npending;             /* accepted connections not yet authenticated */
     int max_pending;          /* the cap on them */
     double listen_resume;     /* accept failed for want of descriptors: paused until then */

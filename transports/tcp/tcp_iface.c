@@ -308,13 +308,37 @@ static int poll_all(tp_tcp_iface_t *s, int timeout_ms)
     return events;
 }
 
+/* Whether every connection only carries another transport's control messages (the set-up
+ * and goodbyes of shm bridges to processes of other jobs on this node, transport.h): the layer
+ * sends those peers' messages elsewhere, so the sockets are looked at every few polls only,
+ * and the bridges' rings are polled without a system call each time. */
+static int control_only(tp_tcp_iface_t *s)
+{
+    const tp_layer_t *tp = s->base.layer;
+    if (!tp || !s->nconn || s->npending)
+        return 0;
+    for (tp_tcp_conn_t *c = s->conns; c; c = c->next) {
+        if (c->state == TP_TCP_DEAD)
+            continue;
+        if (c->state != TP_TCP_UP || c->peer < 0 || c->peer >= s->rt->nprocs ||
+            !tp->eps[c->peer] || tp->eps[c->peer]->iface == &s->base ||
+            tp_tcp_txq_bytes(&c->ep->txq))
+            return 0;
+    }
+    return 1;
+}
+
 /* With one connection a direct recv comes first: most polls then cost one
  * system call, and epoll (new connections) is asked every few polls. */
 static int tcp_progress(void *iface)
 {
     tp_tcp_iface_t *s = tp_tcp_iface(iface);
     int events = 0;
-    tp_tcp_conn_t *c = s->single;
+    if (s->quiet && ++s->poll_skip % TCP_POLL_EVERY)
+        return 0;
+    if (++s->polls % TCP_POLL_EVERY == 0)
+        s->quiet = control_only(s); /* O(connections): not at every poll */
+    tp_tcp_conn_t *c = s->quiet ? NULL : s->single;
     if (c) {
         events = tp_tcp_conn_readable(s, c);
         if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
