@@ -100,7 +100,7 @@ int tp_shm_bseg_create(tp_shm_bseg_t *b, uint32_t lo, uint32_t hi, size_t ring_s
     size_t len = (size_t)seg_bytes(ring_size);
     void *base = MAP_FAILED;
     if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)len) != 0 ||
-        posix_fallocate(fd, 0, (off_t)len) != 0 ||
+        (errno = posix_fallocate(fd, 0, (off_t)len)) != 0 ||
         (base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
         /* posix_fallocate: a bridge /dev/shm cannot hold fails here, not with SIGBUS later. */
         core_info("shm: cannot make bridge %s of %zu bytes: %s", b->name, len, strerror(errno));
