@@ -122,8 +122,10 @@ static void seg_name(biface_t *s, bridge_t *b)
                      b->lower ? peer : me);
 }
 
-/* The rings: ours to write and the peer's to read. */
-static int rings_init(biface_t *s, bridge_t *b)
+/* The rings: ours to write and the peer's to read. Both are faulted in at once (as the job
+ * segment's rings at first use: a fault per page of the first lap costs more than the
+ * messages). */
+static int rings_init(bridge_t *b)
 {
     void *out = tp_shm_bseg_ring(&b->seg, b->lower ? 0 : 1);
     void *in = tp_shm_bseg_ring(&b->seg, b->lower ? 1 : 0);
@@ -132,9 +134,8 @@ static int rings_init(biface_t *s, bridge_t *b)
         rc = tp_shm_cons_init(&b->cons, in, b->seg.ring_size);
 #ifdef MADV_POPULATE_WRITE
     if (!rc)
-        madvise(out, 2 * b->seg.stride, MADV_POPULATE_WRITE); /* both rings, as for the job's */
+        madvise(tp_shm_bseg_ring(&b->seg, 0), 2 * b->seg.stride, MADV_POPULATE_WRITE);
 #endif
-    (void)s;
     return rc;
 }
 
@@ -160,7 +161,7 @@ static void offer(biface_t *s, bridge_t *b)
                  : tp_shm_bseg_create(&b->seg, me, peer, s->ring_size, (int32_t)getpid(),
                                       (uint64_t)(uintptr_t)&s->cma_magic);
     if (!rc)
-        rc = rings_init(s, b);
+        rc = rings_init(b);
     if (!rc)
         rc = tp_ctrl_send(&s->base, b->base.peer, TP_CTRL_SHM_OFFER);
     if (rc) {
@@ -182,7 +183,7 @@ static void accept_offer(biface_t *s, bridge_t *b)
     seg_name(s, b);
     uint32_t me = uid_of(s, s->rt->rank), peer = uid_of(s, b->base.peer);
     if (s->cfg->test_bridge_fail == TP_SHM_TEST_FAIL_ATTACH ||
-        tp_shm_bseg_attach(&b->seg, peer, me) != 0 || rings_init(s, b) != 0) {
+        tp_shm_bseg_attach(&b->seg, peer, me) != 0 || rings_init(b) != 0) {
         refuse(s, b, 1);
         return;
     }
