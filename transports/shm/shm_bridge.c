@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "core/log.h"
 #include "core/procs.h"
+#include "core/progress.h"
 #include "transports/shm/shm.h"
 
 #define BR_BATCH 32          /* records per ring per progress call */
@@ -68,6 +69,7 @@ typedef struct biface {
     bridge_t **br;       /* by process index (proc_cap) */
     int *active;         /* indices of bridges whose incoming ring is polled */
     int nactive, npending; /* pending: offered or wanted, not answered */
+    int nup;             /* bridges that came up: processes of other jobs on this node */
     int finishing;
     char memh_token;
     _Alignas(8) volatile uint64_t cma_magic;
@@ -201,6 +203,20 @@ static void accept_offer(biface_t *s, bridge_t *b)
     activate(s, b);
 }
 
+/* A bridge is up: the node runs a process of another job besides ours. Counted with our
+ * job's, they may exceed its cores (a spawn on a full node): a waiting process then yields at
+ * once (RDMPI_YIELD=auto) rather than spinning the other job's processes out of the CPU. */
+static void count_up(biface_t *s)
+{
+    core_runtime_t *rt = s->rt;
+    if (++s->nup + rt->local_size > rt->ncores && !rt->oversubscribed) {
+        rt->oversubscribed = 1;
+        core_wait_policy(rt);
+        core_debug("shm: %d processes of other jobs share this node's %d cores: yielding when "
+                   "idle", s->nup, rt->ncores);
+    }
+}
+
 static void set_cma(bridge_t *b, int on)
 {
     if (on) {
@@ -223,10 +239,11 @@ static void acked(biface_t *s, bridge_t *b)
                           memory_order_release);
     set_pending(s, b, BR_UP);
     activate(s, b);
+    count_up(s);
 }
 
 /* The higher uid: the creator's verdict, once written. */
-static int verdict(bridge_t *b)
+static int verdict(biface_t *s, bridge_t *b)
 {
     tp_shm_bridge_hdr_t *h = b->seg.base;
     uint32_t v = atomic_load_explicit(&h->cma[0], memory_order_acquire);
@@ -235,6 +252,7 @@ static int verdict(bridge_t *b)
     set_cma(b, v == TP_SHM_CMA_YES &&
                    atomic_load_explicit(&h->cma[1], memory_order_relaxed) == TP_SHM_CMA_YES);
     b->state = BR_UP;
+    count_up(s);
     return 1;
 }
 
@@ -377,7 +395,7 @@ static int drain_ring(biface_t *s, bridge_t *b)
     int events = 0, rc;
     tp_shm_rec_t rec;
     uint64_t bad = 0;
-    if (b->state == BR_CMA && !verdict(b))
+    if (b->state == BR_CMA && !verdict(s, b))
         return 0; /* the creator writes only after its verdict */
     for (int k = 0; k < BR_BATCH && (rc = tp_shm_ring_peek(&b->cons, &rec, &bad)) != 0; k++) {
         if (rc < 0) {
@@ -419,7 +437,7 @@ static int bridge_progress(void *iface)
         if (!b->failed && !tp_shm_ring_empty(&b->cons))
             events += drain_ring(s, b);
         else if (b->state == BR_CMA)
-            events += verdict(b);
+            events += verdict(s, b);
         if (b->bye_rcvd && !b->bye_sent)
             say_bye(b);
         if (b->bye_rcvd && b->bye_sent && tp_shm_ring_drained(&b->prod)) {
@@ -460,7 +478,7 @@ static int bridge_drain(tp_iface_t *iface)
     for (int i = 0; i < s->nactive; i++) {
         bridge_t *b = s->br[s->active[i]];
         if (b->state == BR_CMA)
-            verdict(b);
+            verdict(s, b);
         if (b->state == BR_CMA) {
             busy = 1;
             continue;
