@@ -2,7 +2,8 @@
  * What a job leaves on the node, removed after it ends however it ended:
  * the private PMIx tmpdir (rendezvous sockets, the dstore's shared memory)
  * and the POSIX shared-memory objects of the job's shm transport, named by
- * core_shm_job_prefix() so that they can be found by prefix here.
+ * core_shm_job_prefix() (and the run's bridges, core_shm_bridge_prefix()) so that they can
+ * be found by prefix here.
  */
 #include "launch.h"
 
@@ -37,20 +38,24 @@ int launch_cleanup_tmpdir(const char *dir)
     return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
+/* The job's segment, and the bridges between the run's jobs (whichever job's cleanup runs
+ * first: they share the key). */
 int launch_cleanup_shm(const char *nspace, const uint8_t job_key[CORE_KEY_LEN])
 {
-    char prefix[300];
+    char prefix[300], bprefix[64];
     struct dirent *de;
     DIR *d;
-    size_t plen;
+    size_t plen, blen;
 
     core_shm_job_prefix(prefix, sizeof(prefix), nspace, job_key);
+    core_shm_bridge_prefix(bprefix, sizeof(bprefix), job_key);
     plen = strlen(prefix);
+    blen = strlen(bprefix);
     d = opendir(SHM_DIR);
     if (!d)
         return errno == ENOENT ? 0 : -errno;
     while ((de = readdir(d))) {
-        if (strncmp(de->d_name, prefix, plen))
+        if (strncmp(de->d_name, prefix, plen) && strncmp(de->d_name, bprefix, blen))
             continue;
         if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
             fprintf(stderr, "%s: warning: cannot remove %s/%s: %s\n", launch_who, SHM_DIR,

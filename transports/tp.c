@@ -84,10 +84,10 @@ static void set_sleep(tp_layer_t *tp)
     core_progress_set_sleep(tp->rt, all ? sleep_on_transports : NULL, tp);
 }
 
-static int open_one(tp_layer_t *tp, const tp_component_t *c)
+static int open_one(tp_layer_t *tp, const tp_component_t *c, int dynamic)
 {
     tp_iface_t *iface;
-    int rc = c->open(tp->rt, &iface);
+    int rc = dynamic && c->open_dynamic ? c->open_dynamic(tp->rt, &iface) : c->open(tp->rt, &iface);
     if (rc)
         return rc;
     iface->am = tp->am;
@@ -109,18 +109,18 @@ int tp_layer_open_dynamic(tp_layer_t *tp)
         if (!c->other_jobs || !transport_allowed(tp, c->name))
             continue;
         for (int k = 0; k < tp->niface; k++)
-            open |= !strcmp(tp->ifaces[k]->name, c->name);
+            open |= !strcmp(tp->ifaces[k]->name, c->name) && tp->ifaces[k]->other_jobs;
         if (!open) {
             if (tp->niface >= TP_MAX_IFACES)
                 continue;
-            int rc = open_one(tp, c);
+            int rc = open_one(tp, c, 1);
             if (rc == CORE_EUNSUPPORTED)
                 continue;
             if (rc) {
                 core_error("the %s transport failed to start: %s", c->name, core_strerror(rc));
                 return rc;
             }
-            if (c->ready && (rc = c->ready(tp->ifaces[tp->niface - 1])) != 0)
+            if (!c->open_dynamic && c->ready && (rc = c->ready(tp->ifaces[tp->niface - 1])) != 0)
                 return rc;
             set_sleep(tp);
             if ((rc = core_boot_commit(tp->rt)) != 0)
@@ -149,7 +149,7 @@ int tp_layer_open(tp_layer_t *tp)
             core_debug("transport %s not needed: every rank is on this node", c->name);
             continue;
         }
-        int rc = open_one(tp, c);
+        int rc = open_one(tp, c, 0);
         if (rc == CORE_EUNSUPPORTED)
             continue;
         if (rc) {
@@ -168,7 +168,8 @@ int tp_layer_ready(tp_layer_t *tp)
 {
     for (int i = 0; i < tp->niface; i++) {
         const tp_component_t *c = component_of(tp->ifaces[i]);
-        int rc = c && c->ready ? c->ready(tp->ifaces[i]) : 0;
+        int rc = c && c->ready && !(c->open_dynamic && tp->ifaces[i]->other_jobs)
+                     ? c->ready(tp->ifaces[i]) : 0;
         if (rc) {
             core_error("the %s transport failed to connect: %s", tp->ifaces[i]->name,
                        core_strerror(rc));
@@ -181,23 +182,38 @@ int tp_layer_ready(tp_layer_t *tp)
 int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 {
     core_runtime_t *rt = tp->rt;
-    for (int i = 0; i < tp->niface; i++) {
-        tp_iface_t *iface = tp->ifaces[i];
-        const tp_component_t *c = component_of(iface);
-        if (!c || !c->reachable(iface, peer))
-            continue;
-        int rc = iface->ops->ep_create(iface, peer, &tp->eps[peer]);
-        if (rc) {
-            core_error("cannot connect to rank %d on %s over %s: %s", peer,
-                       core_rank_host(rt, peer), iface->name, core_strerror(rc));
-            return rc;
+    /* In order of preference, whatever the order of opening: shm's bridges, opened for
+     * other jobs later, come before a tcp opened at startup. */
+    for (int k = 0; tp_components[k]; k++)
+        for (int i = 0; i < tp->niface; i++) {
+            tp_iface_t *iface = tp->ifaces[i];
+            const tp_component_t *c = tp_components[k];
+            if (strcmp(c->name, iface->name) != 0 || !c->reachable(iface, peer))
+                continue;
+            int rc = iface->ops->ep_create(iface, peer, &tp->eps[peer]);
+            if (rc) {
+                core_error("cannot connect to rank %d on %s over %s: %s", peer,
+                           core_rank_host(rt, peer), iface->name, core_strerror(rc));
+                return rc;
+            }
+            *ep_p = tp->eps[peer];
+            return 0;
         }
-        *ep_p = tp->eps[peer];
-        return 0;
-    }
     core_error("no transport reaches rank %d on host %s (RDMPI_TRANSPORTS=%s)", peer,
                core_rank_host(rt, peer), tp->cfg->transports);
     return CORE_EPEER;
+}
+
+int tp_ep_settle(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
+{
+    core_wait_ctx_t w;
+    core_wait_begin(&w, "settling the transport to a peer", NULL);
+    while (tp->eps[peer] && tp->eps[peer]->iface->ops->flush(tp->eps[peer]) == CORE_EBUSY &&
+           !tp_peer_is_lost(tp, peer))
+        core_wait_idle(&w, core_progress());
+    core_wait_end(&w);
+    *ep_p = tp->eps[peer];
+    return *ep_p && !tp_peer_is_lost(tp, peer) ? 0 : CORE_EPEER;
 }
 
 /*
@@ -240,8 +256,10 @@ void tp_layer_fini(tp_layer_t *tp)
 {
     core_runtime_t *rt = tp->rt;
     for (int i = 0; tp->eps && i < rt->nprocs; i++)
-        if (tp->eps[i])
+        if (tp->eps[i]) {
             tp->eps[i]->iface->ops->ep_destroy(tp->eps[i]);
+            tp->eps[i] = NULL; /* a transport closing after another may still report peers */
+        }
     for (int i = tp->niface - 1; i >= 0; i--)
         tp->ifaces[i]->ops->close(tp->ifaces[i]);
     tp->niface = 0;
@@ -260,6 +278,14 @@ void tp_peer_lost(tp_iface_t *iface, int peer)
     tp_layer_t *tp = iface->layer;
     if (!tp || !tp->lost || peer < 0 || peer >= tp->rt->proc_cap || tp->lost[peer])
         return;
+    tp_ep_t *ep = peer < tp->rt->nprocs ? tp->eps[peer] : NULL;
+    if (ep && ep->iface != iface) {
+        /* The carrier of another transport's control messages: that transport knows
+         * whether its own messages are all in (a bridge's goodbye travels its ring). */
+        if (ep->iface->ops->ctrl_recv)
+            ep->iface->ops->ctrl_recv(ep->iface, peer, TP_CTRL_LOST);
+        return;
+    }
     tp->lost[peer] = 1;
     tp->nlost++;
     core_debug("process %d (another job) has left: what waits for it fails", peer);
@@ -278,5 +304,78 @@ int tp_layer_stats(const tp_layer_t *tp, const char *name, tp_stats_t *out)
                 to[k] = core_count_get(&from[k]);
             return 1;
         }
+    return 0;
+}
+
+/* The interface that carries control messages (tcp): one with ctrl_send. */
+static tp_iface_t *carrier_of(tp_layer_t *tp, const tp_iface_t *not)
+{
+    for (int i = 0; i < tp->niface; i++)
+        if (tp->ifaces[i] != not && tp->ifaces[i]->ops->ctrl_send && tp->ifaces[i]->other_jobs)
+            return tp->ifaces[i];
+    return NULL;
+}
+
+/* The carrier's own endpoint to peer (not the layer's choice for it). */
+static int carrier_ep(tp_iface_t *carrier, int peer, tp_ep_t **ep_p)
+{
+    return carrier->ops->ep_create(carrier, peer, ep_p);
+}
+
+int tp_ctrl_send(tp_iface_t *from, int peer, unsigned type)
+{
+    tp_layer_t *tp = from->layer;
+    tp_iface_t *carrier = tp ? carrier_of(tp, from) : NULL;
+    tp_ep_t *ep;
+    if (!carrier)
+        return CORE_EUNSUPPORTED;
+    int rc = carrier_ep(carrier, peer, &ep);
+    return rc ? rc : carrier->ops->ctrl_send(ep, type);
+}
+
+void tp_ctrl_recv(tp_iface_t *carrier, int peer, unsigned type)
+{
+    tp_layer_t *tp = carrier->layer;
+    if (!tp)
+        return;
+    for (int i = 0; i < tp->niface; i++)
+        if (tp->ifaces[i] != carrier && tp->ifaces[i]->ops->ctrl_recv &&
+            tp->ifaces[i]->other_jobs) {
+            tp->ifaces[i]->ops->ctrl_recv(tp->ifaces[i], peer, type);
+            return;
+        }
+    /* Nobody here takes bridges (RDMPI_TRANSPORTS leaves shm out): the peer stays on the
+     * carrier. A refusal or acknowledgement needs no answer. */
+    tp_ep_t *ep;
+    if ((type == TP_CTRL_SHM_OFFER || type == TP_CTRL_SHM_WANT) &&
+        carrier_ep(carrier, peer, &ep) == 0)
+        carrier->ops->ctrl_send(ep, TP_CTRL_SHM_REFUSE);
+}
+
+int tp_ep_adopt(tp_iface_t *iface, tp_ep_t *ep)
+{
+    tp_layer_t *tp = iface->layer;
+    if (!tp || ep->peer < 0 || ep->peer >= tp->rt->nprocs)
+        return CORE_EINVAL;
+    if (tp->eps[ep->peer] && tp->eps[ep->peer]->iface != iface)
+        return CORE_EBUSY;
+    tp->eps[ep->peer] = ep;
+    return 0;
+}
+
+int tp_ep_fallback(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
+{
+    tp_layer_t *tp = iface->layer;
+    tp_iface_t *carrier = tp ? carrier_of(tp, iface) : NULL;
+    tp_ep_t *ep;
+    if (!carrier)
+        return CORE_EUNSUPPORTED;
+    int rc = carrier_ep(carrier, peer, &ep);
+    if (rc)
+        return rc;
+    if (peer < tp->rt->nprocs && (!tp->eps[peer] || tp->eps[peer]->iface == iface))
+        tp->eps[peer] = ep;
+    if (ep_p)
+        *ep_p = ep;
     return 0;
 }

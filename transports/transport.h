@@ -118,7 +118,22 @@ typedef struct tp_ops {
      * timers need a call to progress sooner; CORE_EBUSY when there is work to do now (the
      * caller polls again instead of sleeping). May run progress itself. */
     int (*arm)(tp_iface_t *iface, int *fd, double *max_sleep);
+    /* Control messages one transport has another carry for it (shm's bridge offers over
+     * tcp, docs/dynamic.md): ctrl_send queues TP_CTRL_* type to ep's peer after what is
+     * queued (0, or a negative code: the peer is gone); ctrl_recv is told that peer sent
+     * type (or, TP_CTRL_LOST, that the carrier lost peer). NULL: no such messages. */
+    int (*ctrl_send)(tp_ep_t *ep, unsigned type);
+    void (*ctrl_recv)(tp_iface_t *iface, int peer, unsigned type);
 } tp_ops_t;
+
+/* The control messages of ctrl_send/ctrl_recv. */
+enum {
+    TP_CTRL_SHM_OFFER = 1, /* the lower uid made the pair's bridge segment: attach */
+    TP_CTRL_SHM_ACK,       /* attached: write */
+    TP_CTRL_SHM_REFUSE,    /* no bridge for this pair: stay on the carrier */
+    TP_CTRL_SHM_WANT,      /* the higher uid asks the lower one for an offer */
+    TP_CTRL_LOST,          /* (local only) the carrier reports the peer lost */
+};
 
 /* What every interface counts (read by MPI_T performance variables through tp_layer_stats):
  * the wrappers below count what they hand to the transport (active messages with their
@@ -141,13 +156,22 @@ struct tp_iface {
     struct core_runtime *rt;
     const struct tp_am_entry *am;  /* the layer's handler table (tp_layer_t.am), set at open */
     struct tp_layer *layer;        /* the layer that opened it (tp_peer_lost); NULL in tests */
+    int other_jobs;                /* reaches processes of other jobs (tp_layer_open_dynamic) */
 };
 
 /* Base of every endpoint; embed it first. */
 struct tp_ep {
     tp_iface_t *iface;
     int peer;
+    const tp_caps_t *caps; /* this peer's limits where they are not the interface's (shm
+                              bridges: single copy is probed per pair); NULL: iface->caps */
 };
+
+/* The limits that hold for messages to ep's peer. */
+static inline const tp_caps_t *tp_ep_caps(const tp_ep_t *ep)
+{
+    return ep->caps ? ep->caps : &ep->iface->caps;
+}
 
 /* A transport module: compiled in, chosen at run time. */
 typedef struct tp_component {
@@ -166,6 +190,9 @@ typedef struct tp_component {
     /* Reaches processes of other jobs (spawned, parents, connected): opened for them
      * by tp_layer_open_dynamic even where the job's own ranks do not need it. */
     int other_jobs;
+    /* Opens an interface (ready at once) for processes of other jobs only, where one that
+     * serves the job's own ranks is separate (shm: bridges). NULL: open is used. */
+    int (*open_dynamic)(struct core_runtime *rt, tp_iface_t **iface_p);
 } tp_component_t;
 
 /* Components in order of preference for a peer: self, shm, verbs, tcp. */
@@ -317,11 +344,30 @@ static inline void tp_am_register(tp_layer_t *tp, unsigned id, tp_am_entry_t ent
  * from it, so the layer above fails what waits for it (receives, probes) instead of
  * waiting forever. Idempotent. */
 void tp_peer_lost(tp_iface_t *iface, int peer);
+/* Sends control message type to peer over the interface that carries them (tcp), which
+ * from's peer instance hands to its ctrl_recv. 0 or a negative code (no carrier). */
+int tp_ctrl_send(tp_iface_t *from, int peer, unsigned type);
+/* The carrier got control message type from peer: handed to the interface that takes
+ * them; answered TP_CTRL_SHM_REFUSE when none does. */
+void tp_ctrl_recv(tp_iface_t *carrier, int peer, unsigned type);
+/* iface serves ep's peer, which the layer did not choose through tp_ep_get (an offer it
+ * accepted): ep becomes the layer's endpoint for it. 0, or CORE_EBUSY when another
+ * interface's endpoint is chosen already (it stays). */
+int tp_ep_adopt(tp_iface_t *iface, tp_ep_t *ep);
+/* iface cannot serve peer after all (a refused bridge; nothing was sent through it): the
+ * carrier's endpoint replaces it (*ep_p, may be NULL). 0 or a negative code. */
+int tp_ep_fallback(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 /* Whether peer (a process index) was reported lost. */
 static inline int tp_peer_is_lost(const tp_layer_t *tp, int peer)
 {
     return tp->nlost && tp->lost[peer];
 }
+
+/* Waits (running progress) until what was sent to peer through its endpoint is delivered
+ * (ops.flush), which for a peer of another job also means its transport is settled (a
+ * bridge offered and answered, or refused for tcp); *ep_p: the endpoint then. For tests and
+ * tools (rdmpi_peer_transport). */
+int tp_ep_settle(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
 
 /* The endpoint to a world rank, connecting on first use. */
 int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p);

@@ -41,4 +41,18 @@ static inline void core_shm_job_prefix(char *buf, size_t len, const char *nspace
         buf[len - 1] = '\0';
 }
 
+/* Writes "rdmpi.b.<tag>." into buf (no leading slash): the prefix of the bridge segments
+ * between processes of two jobs of one run (docs/dynamic.md, design a), one per pair,
+ * named "<prefix><uid_lo>-<uid_hi>". Every job of one launcher holds its key, so the
+ * launcher sweeps them by this prefix whichever job's cleanup runs. */
+static inline void core_shm_bridge_prefix(char *buf, size_t len,
+                                          const uint8_t job_key[CORE_KEY_LEN])
+{
+    uint8_t tag[16];
+    char hex[2 * sizeof(tag) + 1];
+    core_kdf(job_key, "rdmpi shm bridge", tag, sizeof(tag));
+    core_hex(tag, 8, hex);
+    snprintf(buf, len, "%sb.%s.", CORE_SHM_PREFIX, hex);
+}
+
 #endif

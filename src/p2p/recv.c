@@ -295,12 +295,12 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     int get = h.raddr != 0, put = (h.m.flags & P2P_F_PUT) != 0;
     if (get && put)
         return core_wire_reject(P2P->rt, "RTS that offers both a buffer to read and a put");
-    if (get && !(ep->iface->caps.flags & TP_CAP_GET))
+    if (get && !(tp_ep_caps(ep)->flags & TP_CAP_GET))
         return core_wire_reject(P2P->rt, "RTS offers a buffer to read, which %s cannot",
                                 ep->iface->name);
-    if (h.rkey_len > (get ? ep->iface->caps.max_rkey : 0))
+    if (h.rkey_len > (get ? tp_ep_caps(ep)->max_rkey : 0))
         return core_wire_reject(P2P->rt, "RTS with a %u-byte remote key (%s takes %zu)",
-                                h.rkey_len, ep->iface->name, get ? ep->iface->caps.max_rkey : 0);
+                                h.rkey_len, ep->iface->name, get ? tp_ep_caps(ep)->max_rkey : 0);
     p2p_unexp_t u;
     u.src = h.m.src;
     u.tag = h.m.tag;

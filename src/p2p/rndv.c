@@ -122,9 +122,9 @@ int p2p_rndv_push(MPI_Request s)
      * socket wants larger chunks than a shared-memory ring. */
     size_t frag = P2P->cfg->rndv_frag_size;
     if (frag == 0)
-        frag = ep->iface->caps.rndv_frag ? ep->iface->caps.rndv_frag : P2P_RNDV_FRAG;
-    if (frag > ep->iface->caps.max_am)
-        frag = ep->iface->caps.max_am;
+        frag = tp_ep_caps(ep)->rndv_frag ? tp_ep_caps(ep)->rndv_frag : P2P_RNDV_FRAG;
+    if (frag > tp_ep_caps(ep)->max_am)
+        frag = tp_ep_caps(ep)->max_am;
     while (s->offset < s->want) {
         size_t n = s->want - s->offset < frag ? s->want - s->offset : frag;
         p2p_data_hdr_t h = { s->remote, s->offset };
@@ -204,10 +204,10 @@ static int rtr_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     if (!s)
         return CORE_EPROTO;
     tp_ep_t *ep = P2P->tp->eps[s->world_peer];
-    if (h.rkey_len != hdr_len - fixed || h.rkey_len > ep->iface->caps.max_rkey)
+    if (h.rkey_len != hdr_len - fixed || h.rkey_len > tp_ep_caps(ep)->max_rkey)
         return core_wire_reject(P2P->rt, "RTR with a %u-byte remote key in a %zu-byte header "
                                 "(%s takes %zu)", h.rkey_len, hdr_len, ep->iface->name,
-                                ep->iface->caps.max_rkey);
+                                tp_ep_caps(ep)->max_rkey);
     if (h.want == 0 || h.want > s->len || h.raddr == 0)
         return core_wire_reject(P2P->rt, "RTR for %llu bytes at 0x%llx of a %zu-byte message",
                                 (unsigned long long)h.want, (unsigned long long)h.raddr,

@@ -125,11 +125,11 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
     int rc = send_data(s, &data);
     if (rc)
         return rc;
-    if (s->len <= ep->iface->caps.eager_limit) {
+    if (s->len <= tp_ep_caps(ep)->eager_limit) {
         s->proto = P2P_PROTO_EAGER;
         return 0;
     }
-    s->proto = rndv_proto(ep->iface->caps.flags);
+    s->proto = rndv_proto(tp_ep_caps(ep)->flags);
     if (s->proto != P2P_PROTO_RNDV_PIPE) {
         rc = ep->iface->ops->mem_reg(ep->iface, (void *)data, s->len, &s->memh);
         if (rc != 0) {
@@ -225,7 +225,7 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
     size_t len = msg_len(count, dt);
     tp_ep_t *ep = P2P->tp->eps[world];
     if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && P2P->queued[world] == 0 &&
-        len <= ep->iface->caps.eager_limit) {
+        len <= tp_ep_caps(ep)->eager_limit) {
         p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
         int rc = tp_am_send(ep, P2P_AM_EAGER, &h, sizeof(h), buf, len);
         if (rc >= 0)

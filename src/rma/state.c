@@ -234,7 +234,7 @@ size_t rma_piece_max(MPI_Win win, int r)
     tp_ep_t *ep;
     int world = core_comm_world_rank(win->comm, r);
     size_t cap = 64 * 1024;
-    if (tp_ep_get(&rt_get()->tp, world, &ep) == 0 && ep->iface->caps.max_am < cap)
-        cap = ep->iface->caps.max_am;
+    if (tp_ep_get(&rt_get()->tp, world, &ep) == 0 && tp_ep_caps(ep)->max_am < cap)
+        cap = tp_ep_caps(ep)->max_am;
     return cap;
 }

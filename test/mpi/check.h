@@ -252,4 +252,42 @@ static inline void t_require_transport(const char *want, const int *peers, int n
     t_skip(why);
 }
 
+/* Checks the transport between this process and every rank of the remote group of inter, whose
+ * processes belong to another job (spawned, parents, connected): shm when both are on one host
+ * and RDMPI_TRANSPORTS allows shm (a bridge between the jobs, docs/dynamic.md), else tcp.
+ * Processor names, exchanged here, say who shares a host. Collective over inter (both sides
+ * call it at the same point). Only rdmpi can say which transport: elsewhere it checks nothing. */
+static inline void t_check_inter_transports(MPI_Comm inter)
+{
+    int rsize, len = 0;
+    char mine[MPI_MAX_PROCESSOR_NAME] = "";
+    MPI_OK(MPI_Comm_remote_size(inter, &rsize));
+    MPI_OK(MPI_Get_processor_name(mine, &len));
+    char *theirs = calloc((size_t)rsize, MPI_MAX_PROCESSOR_NAME);
+    MPI_Request *rq = calloc(2 * (size_t)rsize, sizeof(*rq));
+    CHECK(theirs && rq, "out of memory");
+    for (int r = 0; r < rsize; r++) {
+        MPI_OK(MPI_Irecv(theirs + (size_t)r * MPI_MAX_PROCESSOR_NAME, MPI_MAX_PROCESSOR_NAME,
+                         MPI_CHAR, r, 32100, inter, &rq[r]));
+        MPI_OK(MPI_Isend(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, r, 32100, inter,
+                         &rq[rsize + r]));
+    }
+    MPI_OK(MPI_Waitall(2 * rsize, rq, MPI_STATUSES_IGNORE));
+#ifdef RDMPI
+    const char *allowed = getenv("RDMPI_TRANSPORTS");
+    const char *fail = getenv("RDMPI_TEST_SHM_BRIDGE_FAIL"); /* a bridge made to fail */
+    int shm = (!allowed || strstr(allowed, "shm")) && (!fail || !strcmp(fail, "none"));
+    for (int r = 0; r < rsize; r++) {
+        char got[MPI_MAX_OBJECT_NAME];
+        int same = !strcmp(mine, theirs + (size_t)r * MPI_MAX_PROCESSOR_NAME);
+        const char *want = same && shm ? "shm" : "tcp";
+        MPI_OK(rdmpi_peer_transport(inter, r, got, &len));
+        CHECK(!strcmp(got, want), "rank %d of the other job (on %s, this one on %s) is reached "
+              "over %s, not %s", r, theirs + (size_t)r * MPI_MAX_PROCESSOR_NAME, mine, got, want);
+    }
+#endif
+    free(theirs);
+    free(rq);
+}
+
 #endif

@@ -3,6 +3,7 @@
  * command line (default 2), and both sides check the intercommunicator: its sizes, the
  * arguments the children were given, MPI_Comm_get_parent (named "MPI_COMM_PARENT"),
  * point-to-point messages both ways,
+ * the transport between parents and children (rdmpi: shm on one host, else tcp),
  * an intercommunicator broadcast (MPI_ROOT), MPI_Intercomm_merge (parents first) and an
  * MPI_Allreduce over the merged communicator, then MPI_Comm_disconnect. The children check
  * MPI_UNIVERSE_SIZE is set and at least their job's size. Standard MPI only.
@@ -34,6 +35,9 @@ static void exercise(MPI_Comm inter, int parents)
     MPI_OK(MPI_Recv(&got, 1, MPI_INT, 0, 5, inter, &st));
     CHECK(got == 1000 * !parents + lrank, "got %d from the other side's rank 0", got);
     CHECK_STATUS(st, 0, 5, MPI_INT, 1);
+
+    t_begin("transport");
+    t_check_inter_transports(inter); /* shm between jobs on one host (rdmpi: bridges) */
 
     t_begin("bcast");
     int val = parents ? -1 : 0;

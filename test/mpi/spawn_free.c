@@ -146,6 +146,10 @@ static int side(MPI_Comm inter, const char *mode, int parent_side)
 {
     t_check_remote_transport(inter, parent_side);
     ping(inter, parent_side);
+    /* The goodbyes below travel that transport. Not in "early" and "late": their receives
+     * from children never talked to (which connect first) must stay so. */
+    if (strcmp(mode, "early") && strcmp(mode, "late"))
+        t_check_inter_transports(inter);
     if (!strcmp(mode, "unmatched"))
         return unmatched(inter, parent_side);
     int first = parent_side ? !strcmp(mode, "late") : !strcmp(mode, "early");

@@ -28,6 +28,8 @@ static void child(MPI_Comm parent, int argc, char **argv)
         CHECK(getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, "/tmp"), "wdir /tmp not applied: %s",
               cwd);
     }
+    t_begin("transport");
+    t_check_inter_transports(parent);
     t_begin("merge");
     MPI_Comm merged;
     MPI_OK(MPI_Intercomm_merge(parent, 1, &merged));
@@ -67,6 +69,8 @@ int main(int argc, char **argv)
     int rsize;
     MPI_Comm_remote_size(inter, &rsize);
     CHECK(rsize == 3, "remote size %d", rsize);
+    t_begin("transport"); /* rdmpi: shm to the children on this host, tcp to the others */
+    t_check_inter_transports(inter);
     t_begin("merge");
     MPI_Comm merged;
     MPI_OK(MPI_Intercomm_merge(inter, 0, &merged));

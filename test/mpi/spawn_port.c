@@ -41,6 +41,8 @@ int main(int argc, char **argv)
         MPI_Comm_remote_size(conn, &rsize);
         t_check_remote_transport(conn, 0);
         ping(conn, 0);
+        t_begin("transport");
+        t_check_inter_transports(conn);
         MPI_OK(MPI_Comm_disconnect(&conn));
         MPI_OK(MPI_Comm_disconnect(&parent));
         t_finish();
@@ -67,6 +69,8 @@ int main(int argc, char **argv)
     CHECK(rsize == 2, "accepted a group of %d", rsize);
     t_check_remote_transport(conn, 1);
     ping(conn, 1);
+    t_begin("transport"); /* between jobs that met through a port: as between spawned ones */
+    t_check_inter_transports(conn);
     MPI_OK(MPI_Comm_disconnect(&conn));
     MPI_OK(MPI_Comm_disconnect(&inter));
     if (t_rank == 0) {

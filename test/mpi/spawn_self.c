@@ -28,6 +28,8 @@ static MPI_Comm join_all(MPI_Comm pair, int index, int n, MPI_Comm peer)
             MPI_OK(MPI_Intercomm_create(pair, 0, peer, 0, TAG + step, &ic));
         else               /* the others take in pair number step */
             MPI_OK(MPI_Intercomm_create(cur, 0, peer, step, TAG + step, &ic));
+        t_begin("transport"); /* processes of several jobs on each side */
+        t_check_inter_transports(ic);
         t_begin("merge");
         MPI_OK(MPI_Intercomm_merge(ic, index == step, &merged));
         MPI_OK(MPI_Comm_free(&ic));

@@ -66,6 +66,21 @@ void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc)
     abort();
 }
 
+/* Bridges to other jobs' processes (shm_bridge.c) are not opened here. */
+const tp_ops_t tp_shm_bridge_ops;
+int tp_shm_bridge_open(core_runtime_t *rt, tp_iface_t **iface_p)
+{
+    (void)rt;
+    (void)iface_p;
+    return CORE_EUNSUPPORTED;
+}
+int tp_shm_bridge_reachable(tp_iface_t *iface, int peer)
+{
+    (void)iface;
+    (void)peer;
+    return 0;
+}
+
 void core_log_emit(int level, const char *fmt, ...)
 {
     va_list ap;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "core/log.h"
 #include "core/secret.h"
+#include "core/shmname.h"
 #include "transports/shm/shm.h"
 
 int core_log_level = CORE_LOG_WARN;
@@ -240,6 +241,60 @@ static void test_squatter(void)
     pass("squatter", before);
 }
 
+/* A bridge segment between two processes of two jobs (shm_bseg.c): the creator's header
+ * passes the attacher's check, the attacher unlinks the name, and what an attacher must refuse
+ * is refused: another pair's name, a group- or world-open object, a second attach, a name
+ * that exists already (never reused). */
+static void test_bridge(void)
+{
+    int before = failures;
+    tp_shm_bseg_t a, b, c;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    memset(&c, 0, sizeof(c));
+    tp_shm_bseg_name(a.name, sizeof(a.name), rt.job_key, 3, 7);
+    char prefix[64];
+    core_shm_bridge_prefix(prefix, sizeof(prefix), rt.job_key);
+    check(!strncmp(a.name + 1, prefix, strlen(prefix)), "bridge", "name %s without prefix %s",
+          a.name, prefix);
+    shm_unlink(a.name);
+    check(tp_shm_bseg_create(&a, 3, 7, 4096, getpid(), 0x1000) == 0, "bridge", "create");
+    memcpy(b.name, a.name, sizeof(b.name));
+    memcpy(c.name, a.name, sizeof(c.name));
+    check(tp_shm_bseg_create(&c, 3, 7, 4096, getpid(), 0x1000) != 0, "bridge",
+          "a second create of %s succeeded", a.name);
+    check(tp_shm_bseg_attach(&b, 3, 8) != 0 && exists(a.name), "bridge",
+          "attached as another pair");
+    struct stat st;
+    char path[400];
+    snprintf(path, sizeof(path), "/dev/shm%s", a.name);
+    chmod(path, 0640);
+    check(tp_shm_bseg_attach(&b, 3, 7) != 0, "bridge", "attached a group-readable object");
+    chmod(path, 0600);
+    check(tp_shm_bseg_attach(&b, 3, 7) == 0, "bridge", "attach");
+    check(!exists(a.name) && stat(path, &st) != 0, "bridge", "the attacher left %s", a.name);
+    check(b.ring_size == 4096 && b.len == a.len, "bridge", "geometry %zu/%zu", b.ring_size,
+          b.len);
+    /* the rings: one side's writes are the other's reads */
+    tp_shm_prod_t p;
+    tp_shm_cons_t q;
+    tp_shm_rec_t rec;
+    check(tp_shm_prod_init(&p, tp_shm_bseg_ring(&a, 0), a.ring_size) == 0 &&
+              tp_shm_cons_init(&q, tp_shm_bseg_ring(&b, 0), b.ring_size) == 0, "bridge",
+          "ring init");
+    check(tp_shm_ring_push(&p, 5, "hdr", 3, "payload", 7) == 0 &&
+              tp_shm_ring_peek(&q, &rec, NULL) == 1 && rec.id == 5 && rec.len == 7 &&
+              !memcmp(rec.payload, "payload", 7), "bridge", "a record across the pair");
+    tp_shm_bseg_destroy(&b);
+    tp_shm_bseg_destroy(&a);
+    /* never attached: the creator removes it */
+    check(tp_shm_bseg_create(&a, 3, 7, 4096, getpid(), 0x1000) == 0 && exists(a.name),
+          "bridge", "create again");
+    tp_shm_bseg_destroy(&a);
+    check(!exists(a.name), "bridge", "the creator left %s nobody attached", a.name);
+    pass("bridge", before);
+}
+
 int main(void)
 {
     if (core_crypto_init()) {
@@ -253,5 +308,6 @@ int main(void)
     test_check();
     test_create_attach();
     test_squatter();
+    test_bridge();
     return failures ? 1 : 0;
 }

@@ -7,7 +7,9 @@ librdmpi_la_SOURCES += \
 	transports/shm/shm_iface.c \
 	transports/shm/shm_cma.c \
 	transports/shm/shm_coop.c \
-	transports/shm/shm_config.c
+	transports/shm/shm_config.c \
+	transports/shm/shm_bseg.c \
+	transports/shm/shm_bridge.c
 
 # The ring alone, over an anonymous shared mapping (--bench: ping-pong latency).
 check_PROGRAMS += test/unit/test_shm_ring
@@ -26,6 +28,6 @@ test_unit_test_shm_iface_LDADD = $(SODIUM_LIBS)
 # Creating the segment exclusively, and what an attach refuses (owner, mode, size, symlinks).
 check_PROGRAMS += test/unit/test_shm_seg
 test_unit_test_shm_seg_SOURCES = test/unit/test_shm_seg.c transports/shm/shm_seg.c \
-	transports/shm/shm_ring.c src/core/secret.c
+	transports/shm/shm_bseg.c transports/shm/shm_ring.c src/core/secret.c
 test_unit_test_shm_seg_CPPFLAGS = $(AM_CPPFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_shm_seg_LDADD = $(SODIUM_LIBS)

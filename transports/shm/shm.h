@@ -85,7 +85,67 @@ typedef struct tp_shm_config {
     size_t shm_eager_limit;     /* RDMPI_SHM_EAGER_LIMIT */
     size_t shm_ring_size;       /* RDMPI_SHM_RING_SIZE (0: sized from the node's rank count) */
     int shm_cma;                /* RDMPI_SHM_CMA: single copy through process_vm_readv */
+    size_t shm_bridge_ring;     /* RDMPI_SHM_BRIDGE_RING: bytes per ring of a bridge */
+    int test_bridge_fail;       /* RDMPI_TEST_SHM_BRIDGE_FAIL: TP_SHM_TEST_FAIL_* */
 } tp_shm_config_t;
+enum { TP_SHM_TEST_FAIL_NONE, TP_SHM_TEST_FAIL_CREATE, TP_SHM_TEST_FAIL_ATTACH };
+
+/*
+ * Bridges (shm_bridge.c, shm_bseg.c; docs/dynamic.md design a): a segment of its own per
+ * pair of processes of two jobs of one run on one node, made by the lower uid, with a
+ * header page and two rings (lower->higher first). The header is written by the creator
+ * before it publishes the magic word, but for the attacher's half of the single-copy probe
+ * (pid[1], probe[1], cma[1], then ACK over tcp) and the creator's verdict (cma[0]).
+ */
+#define TP_SHM_BRIDGE_MAGIC 0x31656764697262ull /* "bridge1" */
+#define TP_SHM_BRIDGE_HDR 4096
+enum { TP_SHM_CMA_UNKNOWN = 0, TP_SHM_CMA_YES, TP_SHM_CMA_NO };
+
+typedef struct tp_shm_bridge_hdr {
+    _Atomic uint64_t magic;
+    uint32_t uid_lo, uid_hi;
+    uint64_t ring_size;        /* data bytes of each ring */
+    uint64_t ring_stride;      /* bytes from one ring to the next */
+    uint64_t total;            /* bytes of the segment */
+    _Atomic uint32_t attached; /* 1 by the creator, 2 once the other side mapped it */
+    _Atomic uint32_t unlinked;
+    int32_t pid[2];            /* creator's, attacher's: the only process a remote key names */
+    uint64_t probe[2];         /* the address of each one's probe word */
+    _Atomic uint32_t cma[2];   /* what each found reading the other (TP_SHM_CMA_*) */
+} tp_shm_bridge_hdr_t;
+
+/* A bridge segment's mapping. */
+typedef struct tp_shm_bseg {
+    char name[96];
+    void *base;
+    size_t len;
+    size_t ring_size, stride; /* as checked (the header stays writable by the peer) */
+    int creator;
+} tp_shm_bseg_t;
+
+/* shm_bseg.c */
+size_t tp_shm_bseg_stride(size_t ring_size);
+/* The segment's name for the pair (uid_lo < uid_hi) of the run of job_key. */
+void tp_shm_bseg_name(char *buf, size_t len, const uint8_t *job_key, uint32_t lo, uint32_t hi);
+/* Whether h, a copy of the header of a segment of size bytes that the creator should have
+ * made for the pair (lo, hi), is one: 0, or CORE_EIO with what is wrong in why. Every field is
+ * checked. Pure: fuzzing calls it directly. */
+int tp_shm_bseg_check(const tp_shm_bridge_hdr_t *h, uint32_t lo, uint32_t hi, uint64_t size,
+                      char *why, size_t len);
+/* The creator's header (over zeroed memory), published last by its magic word. */
+void tp_shm_bseg_hdr_init(tp_shm_bridge_hdr_t *h, uint32_t lo, uint32_t hi, size_t ring_size,
+                          int32_t pid, uint64_t probe);
+int tp_shm_bseg_create(tp_shm_bseg_t *b, uint32_t lo, uint32_t hi, size_t ring_size,
+                       int32_t pid, uint64_t probe);
+int tp_shm_bseg_attach(tp_shm_bseg_t *b, uint32_t lo, uint32_t hi);
+void tp_shm_bseg_destroy(tp_shm_bseg_t *b);
+/* Ring dir (0: lower->higher, 1: higher->lower). */
+void *tp_shm_bseg_ring(tp_shm_bseg_t *b, int dir);
+
+/* shm_bridge.c: the interface of the bridges (the component's open_dynamic). */
+extern const tp_ops_t tp_shm_bridge_ops;
+int tp_shm_bridge_open(core_runtime_t *rt, tp_iface_t **iface_p);
+int tp_shm_bridge_reachable(tp_iface_t *iface, int peer);
 extern const core_config_group_t tp_shm_config_group;
 
 typedef struct tp_shm_iface {
@@ -140,6 +200,10 @@ int32_t tp_shm_peer_pid(tp_shm_iface_t *s, int lrank);
 int tp_shm_coop_progress(tp_shm_iface_t *s);
 
 /* shm_cma.c */
+/* Allows other processes of this user to read us with CMA (Yama); the word a peer reads. */
+void tp_shm_cma_allow(volatile uint64_t *word);
+/* Whether process pid's probe word at addr reads back with CMA (a bridge's peer). */
+int tp_shm_cma_try(int32_t pid, uint64_t addr);
 void tp_shm_cma_open(tp_shm_iface_t *s);
 void tp_shm_cma_probe(tp_shm_iface_t *s);
 int tp_shm_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);

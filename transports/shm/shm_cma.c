@@ -32,14 +32,31 @@ typedef struct cma_card {
     uint64_t magic_addr;
 } cma_card_t;
 
+void tp_shm_cma_allow(volatile uint64_t *word)
+{
+#ifdef PR_SET_PTRACER
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* EINVAL without Yama: fine */
+#endif
+    *word = CMA_MAGIC ^ (uint64_t)getpid();
+}
+
+int tp_shm_cma_try(int32_t pid, uint64_t addr)
+{
+    uint64_t word = 0;
+    struct iovec l = {.iov_base = &word, .iov_len = sizeof(word)};
+    struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = sizeof(word)};
+    if (pid <= 0 || process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(word)) {
+        core_debug("shm: process_vm_readv from pid %d: %s", (int)pid, strerror(errno));
+        return 0;
+    }
+    return word == (CMA_MAGIC ^ (uint64_t)(uint32_t)pid);
+}
+
 void tp_shm_cma_open(tp_shm_iface_t *s)
 {
     if (!s->cfg->shm_cma)
         return;
-#ifdef PR_SET_PTRACER
-    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* EINVAL without Yama: fine */
-#endif
-    s->cma_magic = CMA_MAGIC ^ (uint64_t)getpid();
+    tp_shm_cma_allow(&s->cma_magic);
     cma_card_t card = {.pid = (int32_t)getpid(), .magic_addr = (uint64_t)(uintptr_t)&s->cma_magic};
     /* If publishing fails the probe finds nothing and CMA stays off. */
     core_boot_put(s->rt, SHM_KEY_CMA, &card, sizeof(card), 1);

@@ -182,6 +182,8 @@ static int shm_ready(tp_iface_t *iface)
 
 static int shm_reachable(tp_iface_t *iface, int peer)
 {
+    if (iface->ops == &tp_shm_bridge_ops)
+        return tp_shm_bridge_reachable(iface, peer);
     tp_shm_iface_t *s = tp_shm_iface(iface);
     int i = local_index(s, peer);
     return i >= 0 && i != s->me;
@@ -316,4 +318,6 @@ const tp_component_t tp_shm_component = {
     .open = shm_open_iface,
     .ready = shm_ready,
     .reachable = shm_reachable,
+    .other_jobs = 1, /* through bridges (shm_bridge.c), an interface of their own */
+    .open_dynamic = tp_shm_bridge_open,
 };

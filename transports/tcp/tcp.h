@@ -44,14 +44,6 @@
  * peer drops a handshake that is too slow, or too many at once). */
 #define TP_TCP_AUTH_RETRIES 8
 
-/* Control frames (handler id TP_TCP_CTRL_ID) after the handshake; the
- * header is tp_tcp_ctrl_t. */
-enum { TP_TCP_BYE = 1 };
-
-typedef struct tp_tcp_ctrl {
-    uint32_t type;
-    int32_t rank; /* the sender's uid (core/procs.h: its world rank within one job) */
-} tp_tcp_ctrl_t;
 
 enum tp_tcp_conn_state {
     TP_TCP_CONNECTING, /* our connect() is under way */
@@ -123,6 +115,8 @@ struct tp_tcp_iface {
                                  application is still to arrive, so a peer that refuses a
                                  connection has left (tp_tcp_conn_lost) */
     unsigned poll_skip;
+    unsigned polls;           /* progress calls, for how often control_only is looked at */
+    int quiet;                /* every connection carries only control messages (tcp_iface.c) */
     int npending;             /* accepted connections not yet authenticated */
     int max_pending;          /* the cap on them */
     double listen_resume;     /* accept failed for want of descriptors: paused until then */
@@ -170,6 +164,8 @@ void tp_tcp_conn_watch(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
 /* Queues our BYE to e's peer after what is queued, once (when e is up). */
 void tp_tcp_ep_bye(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
 void tp_tcp_conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+/* Queues a control message of the layer (TP_CTRL_SHM_*, transport.h) to e's peer. */
+int tp_tcp_ctrl_queue(tp_tcp_iface_t *s, tp_tcp_ep_t *e, unsigned type);
 void tp_tcp_reap(tp_tcp_iface_t *s);
 tp_tcp_ep_t *tp_tcp_ep_new(tp_tcp_iface_t *s, int peer);
 

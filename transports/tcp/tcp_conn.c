@@ -383,20 +383,55 @@ static void protocol_error(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *what
     core_fatal("tcp: %s from rank %d on %s", what, c->peer, core_rank_host(s->rt, c->peer));
 }
 
+/* TP_TCP_SHM_* on the wire and the layer's TP_CTRL_SHM_* (transport.h). */
+static unsigned ctrl_of_wire(int type)
+{
+    switch (type) {
+    case TP_TCP_SHM_OFFER: return TP_CTRL_SHM_OFFER;
+    case TP_TCP_SHM_ACK: return TP_CTRL_SHM_ACK;
+    case TP_TCP_SHM_REFUSE: return TP_CTRL_SHM_REFUSE;
+    default: return TP_CTRL_SHM_WANT;
+    }
+}
+
+int tp_tcp_ctrl_queue(tp_tcp_iface_t *s, tp_tcp_ep_t *e, unsigned type)
+{
+    static const uint32_t wire[] = { [TP_CTRL_SHM_OFFER] = TP_TCP_SHM_OFFER,
+                                     [TP_CTRL_SHM_ACK] = TP_TCP_SHM_ACK,
+                                     [TP_CTRL_SHM_REFUSE] = TP_TCP_SHM_REFUSE,
+                                     [TP_CTRL_SHM_WANT] = TP_TCP_SHM_WANT };
+    if (type == 0 || type >= sizeof(wire) / sizeof(wire[0]) || !wire[type])
+        return CORE_EINVAL;
+    if (e->gone || e->bye_sent || e->bye_rcvd)
+        return CORE_EPEER;
+    tp_tcp_shm_ctrl_t m = { wire[type], core_proc_uid(s->rt, s->rt->rank),
+                            core_proc_uid(s->rt, e->base.peer), 0 };
+    struct iovec iov[TP_TCP_FRAME_IOV];
+    tp_tcp_frame_hdr_t fh;
+    int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
+    int rc = tp_tcp_txq_append(&e->txq, iov, n, 0);
+    if (rc == 0)
+        tp_tcp_ep_write(s, e); /* nothing when not up yet: tp_tcp_conn_up writes it */
+    return rc;
+}
+
 static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_t *f)
 {
-    tp_tcp_ctrl_t m;
-    if (f->hdr_len != sizeof(m) || f->len != 0) {
-        protocol_error(s, c, "a malformed control frame");
+    int type = tp_tcp_ctrl_decode(f->hdr, f->hdr_len, f->len, core_proc_uid(s->rt, c->peer),
+                                  core_proc_uid(s->rt, s->rt->rank));
+    if (type < 0) {
+        protocol_error(s, c, "a malformed control frame"); /* uids as in the handshake */
         return;
     }
-    memcpy(&m, f->hdr, sizeof(m));
-    if (m.rank != core_proc_uid(s->rt, c->peer)) { /* uids, as in the handshake */
-        protocol_error(s, c, "a control frame naming another rank");
-        return;
-    }
-    if (m.type != TP_TCP_BYE) {
-        protocol_error(s, c, "an unexpected control frame");
+    if (type != TP_TCP_BYE) {
+        /* A shm bridge between two jobs of one run (docs/dynamic.md): never within one job,
+         * whose ranks share the job's segment. */
+        if (c->peer < s->rt->size) {
+            protocol_error(s, c, "a shm bridge message from a rank of our own job");
+            return;
+        }
+        if (!s->closing && !c->ep->gone)
+            tp_ctrl_recv(&s->base, c->peer, ctrl_of_wire(type));
         return;
     }
     c->ep->bye_rcvd = 1;

@@ -220,3 +220,22 @@ int tp_tcp_rx_next(tp_tcp_rx_t *rx, tp_tcp_frame_t *f)
     rx->bulk = size > RX_BULK_FRAME;
     return 1;
 }
+
+int tp_tcp_ctrl_decode(const void *hdr, size_t hdr_len, size_t len, int32_t from, int32_t to)
+{
+    if (len != 0)
+        return CORE_EPROTO;
+    if (hdr_len == sizeof(tp_tcp_ctrl_t)) {
+        tp_tcp_ctrl_t m;
+        memcpy(&m, hdr, sizeof(m));
+        return m.type == TP_TCP_BYE && m.rank == from ? TP_TCP_BYE : CORE_EPROTO;
+    }
+    if (hdr_len != sizeof(tp_tcp_shm_ctrl_t))
+        return CORE_EPROTO;
+    tp_tcp_shm_ctrl_t m;
+    memcpy(&m, hdr, sizeof(m));
+    if (m.type < TP_TCP_SHM_OFFER || m.type > TP_TCP_SHM_WANT || m.from != from || m.to != to ||
+        m.zero != 0)
+        return CORE_EPROTO;
+    return (int)m.type;
+}

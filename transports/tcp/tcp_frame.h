@@ -53,6 +53,29 @@ static inline size_t tp_tcp_frame_size(size_t hdr_len, size_t len)
 int tp_tcp_frame_decode(const void *buf, size_t have, size_t max_hdr, size_t max_len,
                         tp_tcp_frame_t *f, size_t *size);
 
+/* Control frames (handler id TP_TCP_CTRL_ID) after the handshake, with no payload: BYE's
+ * header is tp_tcp_ctrl_t; the shm bridge's messages between processes of two jobs of one
+ * run (docs/dynamic.md: OFFER, ACK, REFUSE, WANT) carry tp_tcp_shm_ctrl_t, both uids and
+ * nothing else (the segment's name is derived from them). */
+enum { TP_TCP_BYE = 1, TP_TCP_SHM_OFFER, TP_TCP_SHM_ACK, TP_TCP_SHM_REFUSE, TP_TCP_SHM_WANT };
+
+typedef struct tp_tcp_ctrl {
+    uint32_t type;
+    int32_t rank; /* the sender's uid (core/procs.h: its world rank within one job) */
+} tp_tcp_ctrl_t;
+
+typedef struct tp_tcp_shm_ctrl {
+    uint32_t type;
+    int32_t from, to; /* the sender's and the receiver's uids */
+    uint32_t zero;
+} tp_tcp_shm_ctrl_t;
+
+/* Decodes a control frame's header (hdr_len bytes, and a payload of len) from the process
+ * with uid from, received by the process with uid to: its type, or CORE_EPROTO when its size,
+ * type, uids or padding are not what a peer following this file sends. Pure: fuzzing calls
+ * it directly. */
+int tp_tcp_ctrl_decode(const void *hdr, size_t hdr_len, size_t len, int32_t from, int32_t to);
+
 /* Describes a frame as iovecs (fh is filled and must outlive them); returns
  * how many of iov[TP_TCP_FRAME_IOV] it used. */
 int tp_tcp_frame_iov(struct iovec *iov, tp_tcp_frame_hdr_t *fh, unsigned id, const void *hdr,

@@ -61,6 +61,7 @@ static int tcp_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh,
 static int tcp_progress(void *iface);
 static int tcp_flush(tp_ep_t *ep);
 static int tcp_drain(tp_iface_t *iface);
+static int tcp_ctrl_send(tp_ep_t *ep, unsigned type);
 
 static const tp_ops_t tcp_ops = {
     .close = tcp_close,
@@ -75,6 +76,7 @@ static const tp_ops_t tcp_ops = {
     .progress = tcp_progress,
     .flush = tcp_flush,
     .drain = tcp_drain,
+    .ctrl_send = tcp_ctrl_send,
 };
 
 static double now(void)
@@ -129,6 +131,7 @@ static int tcp_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.ops = &tcp_ops;
     s->base.name = "tcp";
     s->base.rt = rt;
+    s->base.other_jobs = 1;
     s->rt = rt;
     s->epfd = s->listen_fd = -1;
     if (!(s->cfg = core_config_add(&rt->cfg, &tp_tcp_config_group))) {
@@ -305,13 +308,37 @@ static int poll_all(tp_tcp_iface_t *s, int timeout_ms)
     return events;
 }
 
+/* Whether every connection only carries another transport's control messages (the set-up
+ * and goodbyes of shm bridges to processes of other jobs on this node, transport.h): the layer
+ * sends those peers' messages elsewhere, so the sockets are looked at every few polls only,
+ * and the bridges' rings are polled without a system call each time. */
+static int control_only(tp_tcp_iface_t *s)
+{
+    const tp_layer_t *tp = s->base.layer;
+    if (!tp || !s->nconn || s->npending)
+        return 0;
+    for (tp_tcp_conn_t *c = s->conns; c; c = c->next) {
+        if (c->state == TP_TCP_DEAD)
+            continue;
+        if (c->state != TP_TCP_UP || c->peer < 0 || c->peer >= s->rt->nprocs ||
+            !tp->eps[c->peer] || tp->eps[c->peer]->iface == &s->base ||
+            tp_tcp_txq_bytes(&c->ep->txq))
+            return 0;
+    }
+    return 1;
+}
+
 /* With one connection a direct recv comes first: most polls then cost one
  * system call, and epoll (new connections) is asked every few polls. */
 static int tcp_progress(void *iface)
 {
     tp_tcp_iface_t *s = tp_tcp_iface(iface);
     int events = 0;
-    tp_tcp_conn_t *c = s->single;
+    if (s->quiet && ++s->poll_skip % TCP_POLL_EVERY)
+        return 0;
+    if (++s->polls % TCP_POLL_EVERY == 0)
+        s->quiet = control_only(s); /* O(connections): not at every poll */
+    tp_tcp_conn_t *c = s->quiet ? NULL : s->single;
     if (c) {
         events = tp_tcp_conn_readable(s, c);
         if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
@@ -393,6 +420,11 @@ static void tcp_close(tp_iface_t *iface)
     free(s->eps);
     memset(s->auth_key, 0, sizeof(s->auth_key));
     free(s);
+}
+
+static int tcp_ctrl_send(tp_ep_t *ep, unsigned type)
+{
+    return tp_tcp_ctrl_queue(tp_tcp_iface(ep->iface), (tp_tcp_ep_t *)ep, type);
 }
 
 static int tcp_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
