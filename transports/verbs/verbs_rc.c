@@ -555,7 +555,7 @@ void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc)
     unsigned n = vb_sq_retire(&p->rc->sq, (uint32_t)(wc->wr_id >> 3) & 0x1fffffff, done, 2);
     for (unsigned i = 0; i < n; i++) {
         tp_comp_t *comp = done[i]->comp;
-        free(done[i]);
+        vb_op_release(s, done[i]);
         comp->done(comp, 0);
     }
     if (p->pending)
