@@ -484,7 +484,7 @@ static int post_atomic(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
     uint32_t slot = vb_sq_push(&rc->sq, (uintptr_t)op | VB_SQ_OP, &sig);
     struct ibv_sge sge = { (uintptr_t)op->local, 8, op->lmemh->mr->lkey };
     struct ibv_send_wr wr;
-    memset(&wr, 0, sizeof(wr));
+    vb_wr_init(&wr);   /* every field of wr.atomic is set below */
     wr.wr_id = (uint64_t)(uint32_t)p->ep.peer << 32 | (uint64_t)slot << 3 | VB_WR_RC_SEND;
     wr.sg_list = &sge;
     wr.num_sge = 1;
@@ -517,7 +517,7 @@ int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
         int last = k + 1 == nch, sig = last;
         uint32_t slot = vb_sq_push(&rc->sq, last ? (uintptr_t)op | VB_SQ_OP : 0, &sig);
         sge[nw] = (struct ibv_sge){ (uintptr_t)op->local + off, (uint32_t)n, op->lmemh->mr->lkey };
-        memset(&wr[nw], 0, sizeof(wr[nw]));
+        vb_wr_init(&wr[nw]);   /* not a 128-byte memset per operation */
         wr[nw].wr_id = (uint64_t)(uint32_t)p->ep.peer << 32 | (uint64_t)slot << 3 | VB_WR_RC_SEND;
         wr[nw].sg_list = &sge[nw];
         wr[nw].num_sge = 1;
