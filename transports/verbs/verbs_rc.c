@@ -523,6 +523,10 @@ int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
         wr[nw].num_sge = 1;
         wr[nw].opcode = op->kind == VB_OP_GET ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
         wr[nw].send_flags = sig ? IBV_SEND_SIGNALED : 0;
+        /* a small write goes in the work request itself: the device reads no memory
+         * (rxe: no key lookup and copy from the registration in the kernel) */
+        if (op->kind == VB_OP_PUT && n <= s->rc_inline)
+            wr[nw].send_flags |= IBV_SEND_INLINE;
         wr[nw].wr.rdma.remote_addr = op->raddr + off;
         wr[nw].wr.rdma.rkey = op->key.rkey;
         wr[nw].next = NULL;
