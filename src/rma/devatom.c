@@ -28,8 +28,11 @@
  *    fetch-and-add of 1 that backs out (adds -1) when it finds EXCL, unlock a
  *    fetch-and-add of minus what was added. The message locks of target.c are
  *    then never asked.
- * Each call here completes before it returns (its round trips progress the
- * other transports meanwhile), so flush and unlock have nothing to wait for.
+ * Each call here completes before it returns (its round trips poll only the
+ * device's transport, as perftest polls its completion queue), so flush and
+ * unlock have nothing to wait for. MPI_Fetch_and_op (SUM, NO_OP) and
+ * MPI_Compare_and_swap of one 8-byte integer come straight from the MPI
+ * call (rma_dev_fast): one work request and a busy poll.
  */
 #include <stdlib.h>
 #include <string.h>

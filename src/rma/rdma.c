@@ -14,13 +14,17 @@
  * the key is opaque bytes the transport interprets.
  *
  * Carried here: a PUT or GET whose target memory is one run and whose
- * origin buffer is contiguous. The operation completes when the transport's
- * completion fires: for a write on a reliable connection that is the
- * target NIC's acknowledgement, so the data is in the target's memory and
- * flush, unlock, complete and fence wait for it like for a REPLY (peer
- * pending count). Without a connection (verbs UD mode) the transport copies
- * through its own active messages, which the target serves from its
- * progress: correct, but then not passive.
+ * origin buffer is contiguous; the commonest, one run to one run, comes
+ * straight from the MPI call (rma_rdma_fast: no argument record, no segment
+ * list, as rma_shm_fast within a node). The operation completes when the
+ * transport's completion fires: for a write on a reliable connection that
+ * is the target NIC's acknowledgement, so the data is in the target's
+ * memory. Flush, unlock, complete and fence wait for it (peer pending
+ * count); while only RDMA operations are pending they poll that transport
+ * alone and never sleep (rma_wait_peer), perftest's post-and-poll, after
+ * the one full progress pass every flush makes. Without a connection (verbs
+ * UD mode) the transport copies through its own active messages, which the
+ * target serves from its progress: correct, but then not passive.
  *
  * Device atomics and the RDMA lock words are devatom.c's: a choice for the
  * whole window, made at creation, because a NIC atomic is not atomic with a
