@@ -3,13 +3,16 @@
  * of a window from MPI_Win_allocate. Per iteration, by --op:
  *   put, get   one Put/Get of the size, completed by --sync:
  *              flush  (default) inside one lock of the target: op + MPI_Win_flush
+ *              lockall  the same inside MPI_Win_lock_all (as an application using passive
+ *                     target for everything holds its epoch)
  *              fence  op + MPI_Win_fence on both ranks
  *              pscw   origin: start + op + complete; target: post + wait
  *   acc        MPI_Accumulate of size/8 longs with MPI_SUM + flush
  *   fop        MPI_Fetch_and_op of one long with MPI_SUM + flush (size 8 only)
  *   cas        MPI_Compare_and_swap of one long + flush (size 8 only)
- * The latency is the time per iteration at rank 0, averaged over the timed iterations. Output as
- * OSU's osu_put_latency. Standard MPI only: the same source builds with any MPI's mpicc.
+ * The latency is the time per iteration at rank 0, averaged over the timed iterations; with -t
+ * (flush and lockall) also the median of the per-iteration times, as perftest's t_typical: a
+ * descheduled iteration then moves the figure by nothing. Output as OSU's osu_put_latency. Standard MPI only: the same source builds with any MPI's mpicc.
  */
 #include "bench_util.h"
 
@@ -23,18 +26,19 @@ static const struct bench_spec spec = {
     .title = "One-sided Latency Test",
     .columns = "# Size          Latency (us)",
     .ranks = BENCH_RANKS_TWO,
+    .has_median = 1,
     .iters_small = 10000, .warmup_small = 100,
     .iters_large = 1000, .warmup_large = 10,
 };
 
 enum op { OP_PUT, OP_GET, OP_ACC, OP_FOP, OP_CAS };
-enum sync { SYNC_FLUSH, SYNC_FENCE, SYNC_PSCW };
+enum sync { SYNC_FLUSH, SYNC_FENCE, SYNC_PSCW, SYNC_LOCKALL };
 
 /* Takes --op=X and --sync=Y out of argv (bench_start parses the rest). */
 static void own_args(int *argc, char **argv, enum op *op, enum sync *sync)
 {
     static const char *ops[] = { "put", "get", "acc", "fop", "cas" };
-    static const char *syncs[] = { "flush", "fence", "pscw" };
+    static const char *syncs[] = { "flush", "fence", "pscw", "lockall" };
     int out = 1;
     *op = OP_PUT;
     *sync = SYNC_FLUSH;
@@ -43,12 +47,12 @@ static void own_args(int *argc, char **argv, enum op *op, enum sync *sync)
         for (int k = 0; k < 5 && !strncmp(argv[i], "--op=", 5); k++)
             if (!strcmp(argv[i] + 5, ops[k]))
                 *op = (enum op)k, found = 1;
-        for (int k = 0; k < 3 && !strncmp(argv[i], "--sync=", 7); k++)
+        for (int k = 0; k < 4 && !strncmp(argv[i], "--sync=", 7); k++)
             if (!strcmp(argv[i] + 7, syncs[k]))
                 *sync = (enum sync)k, found = 1;
         if (!found && (!strncmp(argv[i], "--op=", 5) || !strncmp(argv[i], "--sync=", 7))) {
             fprintf(stderr, "rdmpi_rma_lat: unknown %s (ops: put get acc fop cas; syncs: flush "
-                    "fence pscw)\n", argv[i]);
+                    "fence pscw lockall)\n", argv[i]);
             exit(1);
         }
         if (!found)
@@ -81,22 +85,41 @@ static void issue(enum op op, char *buf, char *res, size_t size, MPI_Win win)
     }
 }
 
+/* The time per iteration in microseconds at rank 0; with lap (an array of the size's iteration
+ * count; flush and lockall only) the median of the per-iteration times in *median. */
 static double run(const struct bench_opts *o, enum op op, enum sync sync, char *buf, char *res,
-                  size_t size, MPI_Win win, MPI_Group peer)
+                  size_t size, MPI_Win win, MPI_Group peer, double *lap, double *median)
 {
     int iters = bench_iters(o, size), warmup = bench_warmup(o, size);
     double t0 = 0;
-    if (sync == SYNC_FLUSH) {
+    if (sync == SYNC_FLUSH || sync == SYNC_LOCKALL) {
         if (o->rank == 0) {
-            MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+            double t = 0;
+            if (sync == SYNC_FLUSH)
+                MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+            else
+                MPI_Win_lock_all(0, win);
             for (int i = 0; i < warmup + iters; i++) {
                 if (i == warmup)
-                    t0 = MPI_Wtime();
+                    t0 = t = MPI_Wtime();
+                if (lap && i > warmup) {
+                    double now = MPI_Wtime();
+                    lap[i - warmup - 1] = now - t;
+                    t = now;
+                }
                 issue(op, buf, res, size, win);
                 MPI_Win_flush(1, win);
             }
-            t0 = MPI_Wtime() - t0;
-            MPI_Win_unlock(1, win);
+            double end = MPI_Wtime();
+            t0 = end - t0;
+            if (lap) {
+                lap[iters - 1] = end - t;
+                *median = bench_median(lap, iters) * 1e6;
+            }
+            if (sync == SYNC_FLUSH)
+                MPI_Win_unlock(1, win);
+            else
+                MPI_Win_unlock_all(win);
         }
     } else if (sync == SYNC_FENCE) {
         MPI_Win_fence(0, win);
@@ -156,7 +179,18 @@ int main(int argc, char **argv)
         if (op == OP_ACC && size % 8)
             continue;
         MPI_Barrier(MPI_COMM_WORLD);
-        bench_row(&o, size, run(&o, op, sync, buf, (char *)&res, size, win, peer));
+        double *lap = NULL, median = 0;
+        if (o.median && o.rank == 0 && (sync == SYNC_FLUSH || sync == SYNC_LOCKALL)) {
+            lap = malloc((size_t)bench_iters(&o, size) * sizeof(*lap));
+            if (!lap)
+                MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        double mean = run(&o, op, sync, buf, (char *)&res, size, win, peer, lap, &median);
+        if (lap)
+            bench_row2(&o, size, mean, median);
+        else
+            bench_row(&o, size, mean);
+        free(lap);
     }
     MPI_Group_free(&peer);
     MPI_Group_free(&world);

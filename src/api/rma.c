@@ -48,6 +48,11 @@ static int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int
         if (rma_shm_fast(win, kind == RMA_PUT, (void *)obuf, ocount, odt, target, tdisp, tcount,
                          tdt) == 0)
             return MPI_SUCCESS;
+        /* ... or one RDMA write or read started (complete at the next flush) */
+        int rc = rma_rdma_fast(win, kind == RMA_PUT, (void *)obuf, ocount, odt, target, tdisp,
+                               tcount, tdt);
+        if (rc != CORE_EUNSUPPORTED)
+            return rc ? api_win_error(win, rc, fn, "%s", core_strerror(rc)) : MPI_SUCCESS;
         req = NULL;
     } else if (!req) {
         return api_win_error(win, CORE_EINVAL, fn, "request is NULL");
@@ -119,6 +124,11 @@ static int acc(const void *obuf, int ocount, MPI_Datatype odt, void *rbuf, int r
         return api_win_error(win, CORE_ECOUNT, fn, "negative result count");
     if (!core_handle_valid(&core_handles.op, op))
         return api_win_error(win, CORE_EOP, fn, "invalid op");
+    /* one element fetched by one device atomic (MPI_Fetch_and_op's case), complete now */
+    if (req == NOREQ && fetch && ocount == 1 && rcount == 1 && tcount == 1 && rdt == tdt &&
+        (no_op || odt == tdt) &&
+        rma_dev_fast(win, obuf, NULL, rbuf, tdt, target, tdisp, op) == 0)
+        return MPI_SUCCESS;
     if (req == NOREQ)
         req = NULL;
     else if (!req)
@@ -197,6 +207,8 @@ int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Da
     API_CHECK(op_checks(win, obuf, 1, dt, target, 1, dt, fn));
     if (!(dt->flags & CORE_DT_PREDEFINED))
         return api_win_error(win, CORE_ETYPE, fn, "the datatype must be predefined");
+    if (rma_dev_fast(win, obuf, cbuf, rbuf, dt, target, tdisp, MPI_OP_NULL) == 0)
+        return MPI_SUCCESS;
     rma_args_t a = { .kind = RMA_CAS, .obuf = obuf, .ocount = 1, .odt = dt, .cbuf = cbuf,
                      .rbuf = rbuf, .rcount = 1, .rdt = dt, .target = target, .tdisp = tdisp,
                      .tcount = 1, .tdt = dt };

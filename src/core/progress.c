@@ -130,6 +130,7 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->idle_since = 0;
     w->spins = 0;
     w->sleeping = 0;
+    w->nosleep = 0;
     w->warned = 0;
     w->quiet = core_rt->wait_quiet;
     w->cs = core_rt->cs.on;
@@ -185,9 +186,10 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
         else if (now - w->idle_since >= rt->wait_sleep)
             w->sleeping = 1;
     }
-    if (w->sleeping)
+    if (w->sleeping && !w->nosleep)
         rt->sleep(rt->sleep_arg);  /* returns at once when there is work */
-    else if (rt->settings->yield_mode == CORE_YIELD_ALWAYS ||
+    else if (w->sleeping ||   /* nosleep: yield instead, which costs no wake-up */
+             rt->settings->yield_mode == CORE_YIELD_ALWAYS ||
              (rt->settings->yield_mode == CORE_YIELD_AUTO &&
               (rt->oversubscribed || w->spins > rt->settings->spin_count)))
         sched_yield();

@@ -55,6 +55,9 @@ typedef struct core_wait_ctx {
     double idle_since;     /* when polls stopped finding work (checked every 64 polls) */
     int spins;
     int sleeping;          /* idle for RDMPI_WAIT_SLEEP: sleep between polls */
+    int nosleep;           /* never sleep, yield instead (set after core_wait_begin): what is
+                              awaited comes soon without anyone's help (an RDMA completion),
+                              and sleeping for it costs a wake-up on the critical path */
     int warned;
     int quiet;             /* the runtime's wait_quiet, copied at core_wait_begin */
     int cs;                /* MULTIPLE: hand the critical section over between polls */

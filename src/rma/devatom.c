@@ -28,8 +28,11 @@
  *    fetch-and-add of 1 that backs out (adds -1) when it finds EXCL, unlock a
  *    fetch-and-add of minus what was added. The message locks of target.c are
  *    then never asked.
- * Each call here completes before it returns (its round trips progress the
- * other transports meanwhile), so flush and unlock have nothing to wait for.
+ * Each call here completes before it returns (its round trips poll only the
+ * device's transport, as perftest polls its completion queue), so flush and
+ * unlock have nothing to wait for. MPI_Fetch_and_op (SUM, NO_OP) and
+ * MPI_Compare_and_swap of one 8-byte integer come straight from the MPI
+ * call (rma_dev_fast): one work request and a busy poll.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -119,17 +122,21 @@ static int dev_post(MPI_Win win, int r, int op, uint64_t raddr, const uint8_t *r
     int rc;
     while ((rc = tp_atomic(win->peers[r].dep, op, operand, compare, &win->dword[DW_RESULT + k],
                            win->dmemh, raddr, rkey, &w->comp)) == CORE_EBUSY)
-        core_progress();
+        tp_progress(win->rdma);
     if (rc == 0)
         w->done = 1;
     return rc == CORE_INPROGRESS ? 0 : rc;
 }
 
-/* Waits for w (posted into slot k): *old gets the word's value before, as a host integer. */
+/* Waits for w (posted into slot k): *old gets the word's value before, as a host integer.
+ * Polls only the device's transport, as perftest polls its one completion queue: the
+ * answer needs no other transport, nor the target's CPU (its side of the connection's
+ * handshake runs in any progress of its own). */
 static int dev_finish(MPI_Win win, dev_wait_t *w, int k, uint64_t *old)
 {
+    tp_iface_t *f = win->rdma;
     while (!w->done)
-        core_progress();
+        tp_progress(f);
     if (w->status)
         return w->status;
     uint64_t v = ((volatile uint64_t *)win->dword)[DW_RESULT + k];
@@ -334,6 +341,34 @@ int rma_dev_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
         core_fatal("RMA: a device atomic on rank %d's window failed: %s", a->target,
                    core_strerror(rc));
     return rc;
+}
+
+int rma_dev_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype dt,
+                 int target, MPI_Aint tdisp, MPI_Op op)
+{
+    if (!win->dev_atomics || target < 0 || (!cbuf && op != MPI_SUM && op != MPI_NO_OP))
+        return CORE_EUNSUPPORTED;
+    MPI_Datatype elem = rma_wire_elem_type(dt->basic);
+    if (!(dt->flags & CORE_DT_PREDEFINED) || !core_dt_is_contig(dt) || dt->size != 8 ||
+        !rma_wire_cas_kind(dt->basic) || !elem || elem->size != 8 || !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    const rma_peer_t *p = &win->peers[target];
+    MPI_Aint d;
+    if (__builtin_mul_overflow(tdisp, p->disp_unit, &d) || d < 0 || (uint64_t)d > p->size ||
+        8 > p->size - (uint64_t)d || (p->addr + (uint64_t)d) % 8)
+        return CORE_EUNSUPPORTED;   /* the general path reports the range, or takes messages */
+    uint64_t src = 0, cmp = 0, old;
+    if (cbuf || op == MPI_SUM)
+        memcpy(&src, obuf, 8);
+    if (cbuf)
+        memcpy(&cmp, cbuf, 8);
+    int rc = dev_atomic(win, target, cbuf ? TP_ATOMIC_CSWAP : TP_ATOMIC_FADD, p->addr + (uint64_t)d,
+                        p->rkey, src, cmp, &old);
+    if (rc)
+        core_fatal("RMA: a device atomic on rank %d's window failed: %s", target,
+                   core_strerror(rc));
+    memcpy(rbuf, &old, 8);
+    return 0;
 }
 
 /* ---- passive-target locks ---- */

@@ -14,13 +14,17 @@
  * the key is opaque bytes the transport interprets.
  *
  * Carried here: a PUT or GET whose target memory is one run and whose
- * origin buffer is contiguous. The operation completes when the transport's
- * completion fires: for a write on a reliable connection that is the
- * target NIC's acknowledgement, so the data is in the target's memory and
- * flush, unlock, complete and fence wait for it like for a REPLY (peer
- * pending count). Without a connection (verbs UD mode) the transport copies
- * through its own active messages, which the target serves from its
- * progress: correct, but then not passive.
+ * origin buffer is contiguous; the commonest, one run to one run, comes
+ * straight from the MPI call (rma_rdma_fast: no argument record, no segment
+ * list, as rma_shm_fast within a node). The operation completes when the
+ * transport's completion fires: for a write on a reliable connection that
+ * is the target NIC's acknowledgement, so the data is in the target's
+ * memory. Flush, unlock, complete and fence wait for it (peer pending
+ * count); while only RDMA operations are pending they poll that transport
+ * alone and never sleep (rma_wait_peer), perftest's post-and-poll, after
+ * the one full progress pass every flush makes. Without a connection (verbs
+ * UD mode) the transport copies through its own active messages, which the
+ * target serves from its progress: correct, but then not passive.
  *
  * Device atomics and the RDMA lock words are devatom.c's: a choice for the
  * whole window, made at creation, because a NIC atomic is not atomic with a
@@ -107,7 +111,55 @@ static void rdma_done(tp_comp_t *comp, int status)
         p->ep->iface->ops->mem_dereg(p->ep->iface, o->lmemh);
     o->lmemh = NULL;
     p->pending--;
-    rma_opr_done(win->st, o);
+    p->rdma_pending--;
+    if (o->req)
+        rma_opr_done(win->st, o);
+    else
+        rma_opr_free(win->st, o);   /* nothing to unpack, no request: just the record */
+}
+
+/* Starts the RDMA write (put) or read of n > 0 bytes at local to the checked remote address
+ * raddr of window rank target (req: completed with it). */
+static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, uint64_t raddr,
+                      MPI_Request req)
+{
+    rma_peer_t *p = &win->peers[target];
+    tp_ep_t *ep = p->ep;
+    rma_opr_t *o = rma_opr_alloc(win->st);
+    if (!o)
+        return CORE_ENOMEM;
+    o->win = win;
+    o->target = target;
+    o->kind = kind;
+    o->req = req;
+    int rc = ep->iface->ops->mem_reg(ep->iface, local, n, &o->lmemh);
+    if (rc) {
+        rma_opr_free(win->st, o);
+        return rc;
+    }
+    o->comp.done = rdma_done;
+    o->left = 1;
+    p->pending++;
+    p->rdma_pending++;
+    for (;;) {
+        rc = kind == RMA_PUT ? tp_put(ep, local, n, o->lmemh, raddr, p->rkey, &o->comp)
+                             : tp_get(ep, local, n, o->lmemh, raddr, p->rkey, &o->comp);
+        if (rc != CORE_EBUSY)
+            break;
+        core_progress();
+    }
+    if (rc == 0) {
+        rdma_done(&o->comp, 0);
+        return 0;
+    }
+    if (rc != CORE_INPROGRESS) {
+        ep->iface->ops->mem_dereg(ep->iface, o->lmemh);
+        p->pending--;
+        p->rdma_pending--;
+        rma_opr_free(win->st, o);
+        return rc;
+    }
+    return 0;
 }
 
 int rma_rdma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes,
@@ -129,41 +181,27 @@ int rma_rdma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tb
      * address is formed, so no later change there can send an unchecked one */
     if (v->s[0].disp > p->size || v->s[0].len > p->size - v->s[0].disp)
         return CORE_ERMA_RANGE;
-    uint64_t raddr = p->addr + v->s[0].disp;
-    tp_ep_t *ep = p->ep;
     void *local = a->kind == RMA_PUT ? (void *)a->obuf : a->rbuf;
-    rma_opr_t *o = rma_opr_alloc(win->st);
-    if (!o)
-        return CORE_ENOMEM;
-    o->win = win;
-    o->target = a->target;
-    o->kind = a->kind;
-    o->req = req;
-    int rc = ep->iface->ops->mem_reg(ep->iface, local, tbytes, &o->lmemh);
-    if (rc) {
-        rma_opr_free(win->st, o);
-        return rc;
-    }
-    o->comp.done = rdma_done;
-    o->left = 1;
-    p->pending++;
-    for (;;) {
-        rc = a->kind == RMA_PUT
-                 ? tp_put(ep, local, tbytes, o->lmemh, raddr, p->rkey, &o->comp)
-                 : tp_get(ep, local, tbytes, o->lmemh, raddr, p->rkey, &o->comp);
-        if (rc != CORE_EBUSY)
-            break;
-        core_progress();
-    }
-    if (rc == 0) {
-        rdma_done(&o->comp, 0);
-        return 0;
-    }
-    if (rc != CORE_INPROGRESS) {
-        ep->iface->ops->mem_dereg(ep->iface, o->lmemh);
-        p->pending--;
-        rma_opr_free(win->st, o);
-        return rc;
-    }
-    return 0;
+    return rdma_start(win, a->kind, local, tbytes, a->target, p->addr + v->s[0].disp, req);
+}
+
+int rma_rdma_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+                  MPI_Aint tdisp, int tcount, MPI_Datatype tdt)
+{
+    if (target < 0)
+        return CORE_EUNSUPPORTED;
+    const rma_peer_t *p = &win->peers[target];
+    if (p->path != RMA_PATH_RDMA || !core_dt_is_contig(dt) || !core_dt_is_contig(tdt) ||
+        !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    /* as rma_shm_fast: the bytes agree and the run lies in the target's window (the general
+     * path reports what is wrong otherwise); a contiguous type's data starts at offset 0 */
+    size_t bytes = (size_t)count * dt->size;
+    MPI_Aint d;
+    if (bytes == 0 || bytes != (size_t)tcount * tdt->size ||
+        __builtin_mul_overflow(tdisp, p->disp_unit, &d) || d < 0 || (uint64_t)d > p->size ||
+        bytes > p->size - (uint64_t)d)
+        return CORE_EUNSUPPORTED;
+    return rdma_start(win, put ? RMA_PUT : RMA_GET, buf, bytes, target, p->addr + (uint64_t)d,
+                      NULL);
 }

@@ -96,7 +96,9 @@ typedef struct rma_peer {
                                 node included) */
     uint64_t lock_addr;      /* device atomics: its registered words there (lock word first) */
     uint8_t lock_rkey[RMA_RKEY_MAX];
-    int pending;             /* OP pieces sent to it and not yet answered */
+    int pending;             /* OP pieces sent to it and not yet answered, and RDMA
+                                operations on it not yet complete */
+    int rdma_pending;        /* of those, the RDMA operations (complete without its CPU) */
     uint8_t lock;            /* origin: 0, or MPI_LOCK_SHARED/EXCLUSIVE held or asked */
     uint8_t granted;         /* origin: the lock was granted (or NOCHECK) */
     uint8_t nocheck;         /* origin: locked with MPI_MODE_NOCHECK: no messages */
@@ -221,6 +223,10 @@ int rma_send(rma_state_t *st, int world_dest, unsigned id, const void *hdr, size
 /* Progress until *flag becomes nonzero (or *count zero with rma_wait_zero). */
 void rma_wait_flag(volatile int *flag, const char *fn);
 void rma_wait_zero(volatile int *count, const char *fn);
+/* Until nothing is pending at window rank r. While only RDMA operations are (they complete
+ * without anyone's help), it polls only the transport that carries them and never sleeps:
+ * perftest's post-and-poll of one completion queue, not a pass over every transport. */
+void rma_wait_peer(MPI_Win win, int r, const char *fn);
 /* Largest payload of one piece to window rank r. */
 size_t rma_piece_max(MPI_Win win, int r);
 
@@ -310,6 +316,11 @@ int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len);
  * request, completed with it). CORE_EUNSUPPORTED: not carried here (take messages). */
 int rma_rdma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes,
                 MPI_Request req);
+/* rma_shm_fast's twin for a target on the RDMA path: a Put or Get of one run to one run
+ * (arguments checked by the API) started straight from the MPI call, without an argument
+ * record or segment list. CORE_EUNSUPPORTED: anything else (nothing done). */
+int rma_rdma_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+                  MPI_Aint tdisp, int tcount, MPI_Datatype tdt);
 
 /* ---- device atomics (devatom.c) ---- */
 /* Creation, before the cards are exchanged: registers this rank's lock word with the window's
@@ -323,6 +334,12 @@ int rma_dev_decide(MPI_Win win, const rma_card_t *all);
 /* An accumulate, fetch-and-op or compare-and-swap on 8-byte integers done with device
  * atomics, complete when it returns. CORE_EUNSUPPORTED: not carried here. */
 int rma_dev_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
+/* MPI_Fetch_and_op (cbuf NULL) or MPI_Compare_and_swap of one element of dt (arguments
+ * checked by the API) by one device atomic, straight from the MPI call, when the window has
+ * device atomics and the op is one atomic (SUM, NO_OP; CAS): complete when it returns.
+ * CORE_EUNSUPPORTED: anything else (nothing done; the general path takes it). */
+int rma_dev_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype dt,
+                 int target, MPI_Aint tdisp, MPI_Op op);
 /* Passive locks on window rank r's lock word: 1 taken, 0 not now; or a CORE_E* code. */
 int rma_dev_lock_try(MPI_Win win, int r, int type);
 int rma_dev_lock_release(MPI_Win win, int r, int type);

@@ -229,6 +229,26 @@ void rma_wait_zero(volatile int *count, const char *fn)
     core_wait_end(&w);
 }
 
+void rma_wait_peer(MPI_Win win, int r, const char *fn)
+{
+    rma_peer_t *p = &win->peers[r];
+    if (p->pending == 0)
+        return;
+    if (p->pending == p->rdma_pending && p->ep) {
+        /* Nothing the target or another transport must do: the completion fires from this
+         * transport's progress. Other transports wait for the next call (every flush makes
+         * one full pass first, rma_flush). */
+        tp_iface_t *f = p->ep->iface;
+        core_wait_ctx_t w;
+        core_wait_begin(&w, fn, NULL);
+        w.nosleep = 1;
+        while (p->rdma_pending)
+            core_wait_idle(&w, tp_progress(f));
+        core_wait_end(&w);
+    }
+    rma_wait_zero(&p->pending, fn);
+}
+
 size_t rma_piece_max(MPI_Win win, int r)
 {
     tp_ep_t *ep;

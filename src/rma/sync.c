@@ -36,10 +36,10 @@ int rma_flush(MPI_Win win, int rank)
      * the holder of its lock can never release it. */
     core_progress();
     if (rank >= 0) {
-        rma_wait_zero(&win->peers[rank].pending, "MPI_Win_flush");
+        rma_wait_peer(win, rank, "MPI_Win_flush");
     } else {
         for (int r = 0; r < win->size; r++)
-            rma_wait_zero(&win->peers[r].pending, "MPI_Win_flush_all");
+            rma_wait_peer(win, r, "MPI_Win_flush_all");
     }
     int rc = win->err;
     win->err = 0;
@@ -130,7 +130,7 @@ int rma_complete(MPI_Win win)
         rma_peer_t *p = &win->peers[r];
         if (!p->in_access)
             continue;
-        rma_wait_zero(&p->pending, "MPI_Win_complete");
+        rma_wait_peer(win, r, "MPI_Win_complete");
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         int src = rma_ctrl_send(win, r, RMA_CTRL_COMPLETE, 0);
         rc = rc ? rc : src;
@@ -236,7 +236,7 @@ int rma_lock(MPI_Win win, int type, int rank, int assert)
 static int unlock_one(MPI_Win win, int rank, const char *fn)
 {
     rma_peer_t *p = &win->peers[rank];
-    rma_wait_zero(&p->pending, fn);
+    rma_wait_peer(win, rank, fn);
     int rc = 0;
     if (!p->nocheck && win->dev_atomics) {
         rc = rma_dev_lock_release(win, rank, p->lock);

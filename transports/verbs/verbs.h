@@ -206,6 +206,7 @@ struct tp_memh {
     size_t len;
     uint32_t id;
     core_list_t link;    /* on the interface's memhs */
+    struct tp_memh *next_free;   /* retired: the interface's memh_free list */
 };
 
 /* Receive-side buffer of a message arriving in several UD packets (its progress is the
@@ -341,6 +342,9 @@ typedef struct vb_iface {
     core_list_t active;      /* peers with timers or queued work (vb_peer_t.alink) */
     vb_job_t *jobs, *jobs_tail;
     vb_op_t *copies;         /* copied gets/puts in progress, by id */
+    vb_op_t *op_free;        /* retired ops kept for the next (one-sided issues one per call) */
+    tp_memh_t *memh_free;    /* ... and handles of mem_reg */
+    unsigned nop_free, nmemh_free;
     uint64_t next_op_id;
     core_list_t memhs;       /* live registrations (tp_memh_t.link) */
     vb_rcache_t *rcache;     /* NULL: registration per message */
@@ -557,6 +561,9 @@ int vb_fp_poll(vb_iface_t *s);
 void vb_fp_catch_up(vb_iface_t *s, vb_peer_t *p, uint16_t seq);
 
 /* verbs_mem.c */
+/* A zeroed op (from the retired ones when there are), or NULL; vb_op_release retires one. */
+vb_op_t *vb_op_alloc(vb_iface_t *s);
+void vb_op_release(vb_iface_t *s, vb_op_t *op);
 int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
 void vb_mem_dereg(tp_iface_t *iface, tp_memh_t *memh);
 size_t vb_rkey_pack(tp_iface_t *iface, tp_memh_t *memh, void *buf);

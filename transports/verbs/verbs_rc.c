@@ -486,7 +486,7 @@ static int post_atomic(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
     uint32_t slot = vb_sq_push(&rc->sq, (uintptr_t)op | VB_SQ_OP, &sig);
     struct ibv_sge sge = { (uintptr_t)op->local, 8, op->lmemh->mr->lkey };
     struct ibv_send_wr wr;
-    memset(&wr, 0, sizeof(wr));
+    vb_wr_init(&wr);   /* every field of wr.atomic is set below */
     wr.wr_id = (uint64_t)(uint32_t)p->ep.peer << 32 | (uint64_t)slot << 3 | VB_WR_RC_SEND;
     wr.sg_list = &sge;
     wr.num_sge = 1;
@@ -519,12 +519,16 @@ int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
         int last = k + 1 == nch, sig = last;
         uint32_t slot = vb_sq_push(&rc->sq, last ? (uintptr_t)op | VB_SQ_OP : 0, &sig);
         sge[nw] = (struct ibv_sge){ (uintptr_t)op->local + off, (uint32_t)n, op->lmemh->mr->lkey };
-        memset(&wr[nw], 0, sizeof(wr[nw]));
+        vb_wr_init(&wr[nw]);   /* not a 128-byte memset per operation */
         wr[nw].wr_id = (uint64_t)(uint32_t)p->ep.peer << 32 | (uint64_t)slot << 3 | VB_WR_RC_SEND;
         wr[nw].sg_list = &sge[nw];
         wr[nw].num_sge = 1;
         wr[nw].opcode = op->kind == VB_OP_GET ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
         wr[nw].send_flags = sig ? IBV_SEND_SIGNALED : 0;
+        /* a small write goes in the work request itself: the device reads no memory
+         * (rxe: no key lookup and copy from the registration in the kernel) */
+        if (op->kind == VB_OP_PUT && n <= s->rc_inline)
+            wr[nw].send_flags |= IBV_SEND_INLINE;
         wr[nw].wr.rdma.remote_addr = op->raddr + off;
         wr[nw].wr.rdma.rkey = op->key.rkey;
         wr[nw].next = NULL;
@@ -561,7 +565,7 @@ void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc)
     unsigned n = vb_sq_retire(&p->rc->sq, (uint32_t)(wc->wr_id >> 3) & 0x1fffffff, done, 2);
     for (unsigned i = 0; i < n; i++) {
         tp_comp_t *comp = done[i]->comp;
-        free(done[i]);
+        vb_op_release(s, done[i]);
         comp->done(comp, 0);
     }
     if (p->pending)

@@ -261,6 +261,15 @@ vb_region_t *vb_rcache_get(vb_rcache_t *c, void *addr, size_t len)
     tidy(c, 0);
     cover_t cv = { end, NULL };
     lock(c);
+    /* the most recently used region first: a one-sided operation or a message from the
+     * buffer of the last one (the common case) costs no tree search */
+    vb_region_t *mru = core_list_empty(&c->regions) ? NULL : region_of(c->regions.next);
+    if (mru && mru->mr && !mru->dead && mru->range.start <= start && mru->range.end >= end) {
+        mru->refs++;
+        c->hits++;
+        unlock(c);
+        return mru;
+    }
     if (core_itree_overlaps(&c->tree, start, start + 1, covers, &cv)) {
         vb_region_t *r = cv.found;
         r->refs++;
