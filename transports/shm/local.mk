@@ -2,6 +2,7 @@
 librdmpi_la_SOURCES += \
 	transports/shm/shm.h \
 	transports/shm/shm_ring.h \
+	transports/shm/shm_bell.h \
 	transports/shm/shm_ring.c \
 	transports/shm/shm_seg.c \
 	transports/shm/shm_iface.c \
