@@ -54,9 +54,9 @@ int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
 }
 
 /*
- * Sleeps until a transport has something or max_sleep passes; returns
- * without sleeping when one of them has work now (the progress engine's
- * sleep). Transports wake a sleeper in one of two ways: a descriptor that
+ * Sleeps until a transport has something or max_sleep passes (0); returns
+ * without sleeping 1 when one of them has work now, 2 when one cannot wake
+ * a sleeper now (the progress engine's sleep). Transports wake a sleeper in one of two ways: a descriptor that
  * becomes readable (verbs' completion channel), or a futex word in shared
  * memory that the sender rings (shm's doorbell: a futex wake-up is ~1.1 us
  * from sender to running receiver here, and costs the sender nothing while
@@ -83,8 +83,9 @@ static int sleep_on_transports(void *arg)
         tp_iface_t *iface = tp->ifaces[i];
         a.fd = -1;
         a.word = NULL;
-        if (iface->ops->arm(iface, &a) != 0) {
-            busy = 1;
+        int rc = iface->ops->arm(iface, &a);
+        if (rc != 0) {
+            busy = rc == CORE_EUNSUPPORTED ? 2 : 1;
             break;
         }
         if (a.fd >= 0) {
@@ -107,7 +108,7 @@ static int sleep_on_transports(void *arg)
     }
     for (int k = 0; k < nw; k++)
         atomic_store_explicit(words[k], 0, memory_order_relaxed);
-    return 0;
+    return busy;
 }
 
 /* Whether every open interface can wake a sleeping rank: then the layer may sleep. */

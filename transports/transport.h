@@ -125,7 +125,8 @@ typedef struct tp_ops {
      * wakes when something arrives from now on (leave them -1 and NULL when nothing can
      * arrive unasked), after lowering a->max_sleep (seconds) if timers need a call to
      * progress sooner; CORE_EBUSY when there is work to do now (the caller polls again
-     * instead of sleeping; a word set is then reset by the transport). May run progress
+     * instead of sleeping; a word set is then reset by the transport); CORE_EUNSUPPORTED
+     * when it cannot wake a sleeper now (the caller yields instead). May run progress
      * itself. The caller stores 0 into a->word when it wakes. */
     int (*arm)(tp_iface_t *iface, tp_arm_t *a);
 } tp_ops_t;

@@ -35,6 +35,10 @@ typedef struct tp_shm_seg_hdr {
     uint64_t total;       /* bytes of the whole segment */
     _Atomic uint32_t attached; /* ranks that have mapped it, the creator included */
     _Atomic uint32_t unlinked; /* set by whoever removes the name */
+    /* Nonzero once a rank of the node has gone to sleep in a blocked call: from then on
+     * senders look at the receiver's doorbell after each record (shm_bell.h). Until then
+     * they skip even the fence, so a job whose ranks never sleep pays nothing. */
+    _Alignas(64) _Atomic uint32_t sleepers;
 } tp_shm_seg_hdr_t;
 
 typedef struct tp_shm_seg {
@@ -100,6 +104,7 @@ typedef struct tp_shm_iface {
     tp_shm_in_t *in;  /* incoming rings of the other local ranks */
     int nin;
     _Atomic uint32_t *bell; /* ours: rung by peers while we sleep (shm_bell.h) */
+    _Atomic uint32_t *sleepers; /* the segment header's: ring bells only once it is set */
     int cma_logged;  /* a CMA failure has been reported */
     char memh_token; /* what mem_reg hands out: CMA needs no registration */
     tp_shm_coop_job_t *coop; /* nlocal * TP_SHM_COOP_SLOTS, NULL when CMA is off */

@@ -180,6 +180,7 @@ static int shm_ready(tp_iface_t *iface)
         in->lsrc = i;
         in->populated = 0;
     }
+    s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers;
     s->bell = tp_shm_seg_bell(s, s->me);
     tp_shm_bell_clear(s->bell);
     tp_shm_cma_probe(s);
@@ -213,6 +214,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
     if (lp < 0 || lp == s->me || !s->seg.base)
         return CORE_EPEER;
     tp_shm_ep_t *ep = &s->eps[lp];
+    s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers; /* local rank 0: before ready */
     if (!ep->ready) {
         void *ring = tp_shm_seg_ring(s, s->me, lp);
         int rc = tp_shm_prod_init(&ep->prod, ring, s->ring_size);
@@ -245,10 +247,10 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     if (id >= TP_AM_MAX || hdr_len > caps->max_am_hdr || len > caps->max_am)
         return CORE_EINVAL;
     int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
-    /* The peer may sleep only when we may (the policy follows the node's load and the job's
-     * settings, the same on every rank of the node): otherwise the fence is not paid. A rank
-     * whose settings differ from ours wakes at its bounded wait's end. */
-    if (rc == 0 && ep->iface->rt->wait_sleep > 0)
+    /* Until some rank of the node has slept, no fence and no look at the bell: the first
+     * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
+     * very moment waits for the end of its bounded sleep, once per job. */
+    if (rc == 0 && atomic_load_explicit(tp_shm_iface(ep->iface)->sleepers, memory_order_relaxed))
         tp_shm_bell_ring(e->bell);
     return rc;
 }
@@ -320,6 +322,8 @@ static int shm_arm(tp_iface_t *iface, tp_arm_t *a)
     tp_shm_iface_t *s = tp_shm_iface(iface);
     if (s->coop_pending || !s->bell)
         return CORE_EBUSY;
+    if (!atomic_load_explicit(s->sleepers, memory_order_relaxed))
+        atomic_store_explicit(s->sleepers, 1, memory_order_seq_cst);
     tp_shm_bell_arm(s->bell);
     for (int i = 0; i < s->nin; i++)
         if (!s->in[i].failed && !tp_shm_ring_empty(&s->in[i].cons)) {
