@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/bootstrap.h"
+#include "core/futex.h"
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/runtime.h"
@@ -17,6 +18,7 @@
 
 #define DRAIN_TIMEOUT 10.0 /* seconds finalize waits for the transports' goodbyes */
 #define SLEEP_MAX 0.01     /* longest sleep: a missed wake-up costs no more */
+#define MIXED_SLICE 0.001  /* longest futex sleep while descriptors wait too */
 
 static const tp_component_t *component_of(const tp_iface_t *iface)
 {
@@ -51,28 +53,62 @@ int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
     return tp->eps && tp->lost ? 0 : CORE_ENOMEM;
 }
 
-/* Sleeps until a transport has something or max_sleep passes; returns
- * without sleeping when one of them has work now (the progress engine's sleep). */
+/*
+ * Sleeps until a transport has something or max_sleep passes (0); returns
+ * without sleeping 1 when one of them has work now, 2 when one cannot wake
+ * a sleeper now (the progress engine's sleep). Transports wake a sleeper in one of two ways: a descriptor that
+ * becomes readable (verbs' completion channel), or a futex word in shared
+ * memory that the sender rings (shm's doorbell: a futex wake-up is ~1.1 us
+ * from sender to running receiver here, and costs the sender nothing while
+ * the receiver is awake). A rank with only descriptors sleeps in poll(),
+ * one with only a word in futex_wait. One with both (shm and verbs) cannot
+ * wait on both in one call: it sleeps on the word, which carries the
+ * node-local traffic whose latency is smallest, for at most MIXED_SLICE, and
+ * looks at the descriptors between slices. A poll thread that rings our own
+ * word when a descriptor turns readable would wake it sooner, at the price
+ * of a thread per rank and a second hop on every verbs wake-up; a node-local
+ * descriptor that shm senders write (an eventfd passed with pidfd_getfd, a
+ * FIFO) would unify both, at the price of a syscall per shm wake and a
+ * descriptor per pair. Measured need first: mixed sleeping only happens in
+ * oversubscribed multi-node jobs.
+ */
 static int sleep_on_transports(void *arg)
 {
     tp_layer_t *tp = arg;
     struct pollfd pfd[TP_MAX_IFACES];
-    double max_sleep = SLEEP_MAX;
-    int n = 0;
-    for (int i = 0; i < tp->niface; i++) {
-        int fd = -1;
+    _Atomic uint32_t *words[TP_MAX_IFACES];
+    tp_arm_t a = { .fd = -1, .word = NULL, .max_sleep = SLEEP_MAX };
+    int n = 0, nw = 0, busy = 0;
+    for (int i = 0; i < tp->niface && !busy; i++) {
         tp_iface_t *iface = tp->ifaces[i];
-        if (iface->ops->arm(iface, &fd, &max_sleep) != 0)
-            return 0;
-        if (fd >= 0) {
-            pfd[n].fd = fd;
+        a.fd = -1;
+        a.word = NULL;
+        int rc = iface->ops->arm(iface, &a);
+        if (rc != 0) {
+            busy = rc == CORE_EUNSUPPORTED ? 2 : 1;
+            break;
+        }
+        if (a.fd >= 0) {
+            pfd[n].fd = a.fd;
             pfd[n].events = POLLIN;
             pfd[n++].revents = 0;
         }
+        if (a.word)
+            words[nw++] = a.word;
     }
-    int ms = (int)(max_sleep * 1000);
-    poll(pfd, (nfds_t)n, ms > 0 ? ms : 1);
-    return 0;
+    if (!busy) {
+        double t = a.max_sleep > 0 ? a.max_sleep : 0.001;
+        if (nw == 0) {
+            int ms = (int)(t * 1000);
+            poll(pfd, (nfds_t)n, ms > 0 ? ms : 1);
+        } else if (n == 0 || poll(pfd, (nfds_t)n, 0) == 0) {
+            /* One word per interface that has one: only shm has, so nw is 1. */
+            core_futex_wait(words[0], 1, n && t > MIXED_SLICE ? MIXED_SLICE : t);
+        }
+    }
+    for (int k = 0; k < nw; k++)
+        atomic_store_explicit(words[k], 0, memory_order_relaxed);
+    return busy;
 }
 
 /* Whether every open interface can wake a sleeping rank: then the layer may sleep. */

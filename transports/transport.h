@@ -27,6 +27,7 @@
 #ifndef RDMPI_TRANSPORT_H
 #define RDMPI_TRANSPORT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/config.h"
@@ -46,6 +47,13 @@ enum {
     TP_CAP_WAIT = 1u << 2, /* arm() lets an idle rank sleep until something arrives */
     TP_CAP_ATOMIC = 1u << 3, /* atomic() on aligned 8-byte words of remote registered memory */
 };
+
+/* What arm() tells the sleeping rank to wait on. */
+typedef struct tp_arm {
+    int fd;                 /* readable when something arrives; -1: none */
+    _Atomic uint32_t *word; /* futex word, 1 while the rank sleeps; NULL: none */
+    double max_sleep;       /* seconds, lowered by transports with timers */
+} tp_arm_t;
 
 /* The operations of atomic(). */
 enum { TP_ATOMIC_FADD = 1, TP_ATOMIC_CSWAP };
@@ -113,11 +121,15 @@ typedef struct tp_ops {
      * NULL: nothing is ever owed at finalize. */
     int (*drain)(tp_iface_t *iface);
     /* Before an idle rank sleeps (only with TP_CAP_WAIT): returns 0 when nothing is pending,
-     * with *fd a descriptor that becomes readable as soon as anything arrives or completes
-     * from now on (-1: nothing can arrive unasked), after lowering *max_sleep (seconds) if
-     * timers need a call to progress sooner; CORE_EBUSY when there is work to do now (the
-     * caller polls again instead of sleeping). May run progress itself. */
-    int (*arm)(tp_iface_t *iface, int *fd, double *max_sleep);
+     * with a->fd a descriptor that becomes readable as soon as anything arrives or completes
+     * from now on, or a->word a futex word (shared memory) that a sender resets from 1 and
+     * wakes when something arrives from now on (leave them -1 and NULL when nothing can
+     * arrive unasked), after lowering a->max_sleep (seconds) if timers need a call to
+     * progress sooner; CORE_EBUSY when there is work to do now (the caller polls again
+     * instead of sleeping; a word set is then reset by the transport); CORE_EUNSUPPORTED
+     * when it cannot wake a sleeper now (the caller yields instead). May run progress
+     * itself. The caller stores 0 into a->word when it wakes. */
+    int (*arm)(tp_iface_t *iface, tp_arm_t *a);
     /* Control messages one transport has another carry for it (shm's bridge offers over
      * tcp, docs/dynamic.md): ctrl_send queues TP_CTRL_* type to ep's peer after what is
      * queued (0, or a negative code: the peer is gone); ctrl_recv is told that peer sent

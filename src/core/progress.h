@@ -5,13 +5,15 @@
  * collective schedules and delivers messages to self (the hooks below:
  * woken when work is queued, not polled). A blocked call spins for
  * RDMPI_SPIN_COUNT polls, then yields the CPU between polls; when this
- * node's ranks outnumber its cores it yields at once. With RDMPI_WAIT_SLEEP
- * set, and when every open transport can wake a sleeping rank
- * (TP_CAP_WAIT), a call idle that long sleeps in poll() until something
- * arrives instead. Off by default: on Soft-RoCE in a TCG guest it raised
- * 1 MiB bandwidth 1.6-2.5x when the host's cores were overcommitted (the
- * spinning rank's vCPU took host time from the one moving the data), but
- * cost 30% when they were free. A call blocked longer
+ * node's ranks outnumber its cores it yields at once and, once idle for
+ * RDMPI_WAIT_SLEEP (0.0001 s by default then), sleeps until a message
+ * arrives, when every open transport can wake a sleeping rank (TP_CAP_WAIT:
+ * self; shm, whose senders ring the sleeper's futex doorbell; verbs, through
+ * its completion channel; not tcp). A call that finds its core taken by
+ * other processes while it spins (noisy neighbours) does the same for the
+ * rest of its wait. Over Soft-RoCE in a TCG guest sleeping raised 1 MiB
+ * bandwidth 1.6-2.5x when the host's cores were overcommitted (the spinning
+ * rank's vCPU took host time from the one moving the data). A call blocked longer
  * than RDMPI_WAIT_WARN seconds says where it is stuck, and so does every
  * rank when the launcher sends SIGRTMIN+3 (rdmpirun --timeout does).
  */
@@ -44,7 +46,8 @@ static inline void core_progress_rest(struct core_runtime *rt, int id)
 /* Adds fn(arg) to what every pass polls (a transport interface's progress). */
 int core_progress_add_poller(struct core_runtime *rt, int (*fn)(void *arg), void *arg);
 /* fn(arg) puts an idle rank to sleep until something arrives (the transports layer sets it
- * when every interface can wake the rank; NULL: never sleep). */
+ * when every interface can wake the rank; NULL: never sleep); it returns 0 after a sleep, 1
+ * without sleeping when there is work, 2 when an interface cannot wake the rank now. */
 void core_progress_set_sleep(struct core_runtime *rt, int (*fn)(void *arg), void *arg);
 
 /* Describes a blocking call for diagnostics while it waits. */
@@ -58,6 +61,8 @@ typedef struct core_wait_ctx {
     int nosleep;           /* never sleep, yield instead (set after core_wait_begin): what is
                               awaited comes soon without anyone's help (an RDMA completion),
                               and sleeping for it costs a wake-up on the critical path */
+    int contended;         /* polls found descheduled: waits as if oversubscribed */
+    double last_check;     /* when the last 1024th idle poll looked at the clock */
     int warned;
     int quiet;             /* the runtime's wait_quiet, copied at core_wait_begin */
     int cs;                /* MULTIPLE: hand the critical section over between polls */

@@ -70,6 +70,7 @@ typedef struct core_runtime {
     int universe_size;         /* PMIX_UNIV_SIZE, else the job's size */
     uint8_t job_key[CORE_KEY_LEN]; /* shared by every member of the job (core/secret.h) */
     double wait_sleep;         /* idle seconds before a blocked call sleeps; 0: never */
+    double wait_sleep_busy;    /* the same once a wait finds its core taken by others */
     int ncores;
     char **rank_hosts;         /* lazily looked-up hostnames, by process (core_rank_host) */
 

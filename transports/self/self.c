@@ -121,10 +121,9 @@ static int self_drain(tp_iface_t *iface)
 }
 
 /* Only this process queues messages to itself: idle, nothing can come. */
-static int self_arm(tp_iface_t *iface, int *fd, double *max_sleep)
+static int self_arm(tp_iface_t *iface, tp_arm_t *a)
 {
-    (void)max_sleep;
-    *fd = -1;
+    (void)a;
     return ((self_iface_t *)iface)->head ? CORE_EBUSY : 0;
 }
 

@@ -2,6 +2,7 @@
 librdmpi_la_SOURCES += \
 	transports/shm/shm.h \
 	transports/shm/shm_ring.h \
+	transports/shm/shm_bell.h \
 	transports/shm/shm_ring.c \
 	transports/shm/shm_seg.c \
 	transports/shm/shm_iface.c \
@@ -31,3 +32,8 @@ test_unit_test_shm_seg_SOURCES = test/unit/test_shm_seg.c transports/shm/shm_seg
 	transports/shm/shm_bseg.c transports/shm/shm_ring.c src/core/secret.c
 test_unit_test_shm_seg_CPPFLAGS = $(AM_CPPFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_shm_seg_LDADD = $(SODIUM_LIBS)
+
+# The doorbell protocol with a ring between two processes: the lost-wake race, bogus values.
+check_PROGRAMS += test/unit/test_shm_bell
+test_unit_test_shm_bell_SOURCES = test/unit/test_shm_bell.c transports/shm/shm_ring.c
+test_unit_test_shm_bell_CPPFLAGS = $(AM_CPPFLAGS)

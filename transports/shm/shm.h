@@ -35,6 +35,10 @@ typedef struct tp_shm_seg_hdr {
     uint64_t total;       /* bytes of the whole segment */
     _Atomic uint32_t attached; /* ranks that have mapped it, the creator included */
     _Atomic uint32_t unlinked; /* set by whoever removes the name */
+    /* Nonzero once a rank of the node has gone to sleep in a blocked call: from then on
+     * senders look at the receiver's doorbell after each record (shm_bell.h). Until then
+     * they skip even the fence, so a job whose ranks never sleep pays nothing. */
+    _Alignas(64) _Atomic uint32_t sleepers;
 } tp_shm_seg_hdr_t;
 
 typedef struct tp_shm_seg {
@@ -67,6 +71,7 @@ typedef struct tp_shm_coop_job {
 typedef struct tp_shm_ep {
     tp_ep_t base;
     tp_shm_prod_t prod;
+    _Atomic uint32_t *bell; /* the peer's doorbell */
     int lpeer;
     int ready;
 } tp_shm_ep_t;
@@ -158,6 +163,8 @@ typedef struct tp_shm_iface {
     tp_shm_ep_t *eps; /* by local rank; eps[me] unused */
     tp_shm_in_t *in;  /* incoming rings of the other local ranks */
     int nin;
+    _Atomic uint32_t *bell; /* ours: rung by peers while we sleep (shm_bell.h) */
+    _Atomic uint32_t *sleepers; /* the segment header's: ring bells only once it is set */
     int cma_logged;  /* a CMA failure has been reported */
     char memh_token; /* what mem_reg hands out: CMA needs no registration */
     tp_shm_coop_job_t *coop; /* nlocal * TP_SHM_COOP_SLOTS, NULL when CMA is off */
@@ -185,6 +192,7 @@ void tp_shm_seg_destroy(tp_shm_iface_t *s);
 void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
 /* Faults in ring (from tp_shm_seg_ring) before this rank uses it. */
 void tp_shm_seg_populate(tp_shm_iface_t *s, void *ring);
+_Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r);
 tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper, uint32_t k);
 
 /* shm_coop.c */

@@ -489,12 +489,13 @@ static int bridge_drain(tp_iface_t *iface)
     return busy ? CORE_EBUSY : 0;
 }
 
-static int bridge_arm(tp_iface_t *iface, int *fd, double *max_sleep)
+/* A bridge's rings have no doorbell (the job segment's bells are per local rank of one
+ * job): while one is up or being set up the rank cannot sleep, and yields instead. */
+static int bridge_arm(tp_iface_t *iface, tp_arm_t *a)
 {
     biface_t *s = biface(iface);
-    (void)max_sleep;
-    *fd = -1; /* an offer comes over tcp, which wakes us */
-    return s->nactive || s->npending ? CORE_EBUSY : 0;
+    (void)a; /* an offer comes over tcp, which wakes us */
+    return s->nactive || s->npending ? CORE_EUNSUPPORTED : 0;
 }
 
 static void bridge_close(tp_iface_t *iface)

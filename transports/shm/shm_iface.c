@@ -17,6 +17,7 @@
 #include "core/bootstrap.h"
 #include "core/log.h"
 #include "transports/shm/shm.h"
+#include "transports/shm/shm_bell.h"
 
 #define SHM_KEY_SEG "rdmpi.shm.seg"
 
@@ -35,6 +36,7 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
                        const void *payload, size_t len);
 static int shm_progress(void *iface);
 static int shm_flush(tp_ep_t *ep);
+static int shm_arm(tp_iface_t *iface, tp_arm_t *a);
 
 static const tp_ops_t shm_ops = {
     .close = shm_close,
@@ -48,6 +50,7 @@ static const tp_ops_t shm_ops = {
     .put = tp_shm_put,
     .progress = shm_progress,
     .flush = shm_flush,
+    .arm = shm_arm,
     /* no drain: nothing is owed at finalize (see below) */
 };
 
@@ -63,6 +66,7 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_inline = 256;
     caps->eager_limit = s->cfg->shm_eager_limit < max_am ? s->cfg->shm_eager_limit : max_am;
     caps->max_rkey = sizeof(int32_t);
+    caps->flags |= TP_CAP_WAIT;
 }
 
 static int local_index(tp_shm_iface_t *s, int world_rank)
@@ -176,6 +180,9 @@ static int shm_ready(tp_iface_t *iface)
         in->lsrc = i;
         in->populated = 0;
     }
+    s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers;
+    s->bell = tp_shm_seg_bell(s, s->me);
+    tp_shm_bell_clear(s->bell);
     tp_shm_cma_probe(s);
     return 0;
 }
@@ -209,6 +216,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
     if (lp < 0 || lp == s->me || !s->seg.base)
         return CORE_EPEER;
     tp_shm_ep_t *ep = &s->eps[lp];
+    s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers; /* local rank 0: before ready */
     if (!ep->ready) {
         void *ring = tp_shm_seg_ring(s, s->me, lp);
         int rc = tp_shm_prod_init(&ep->prod, ring, s->ring_size);
@@ -218,6 +226,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         ep->base.iface = iface;
         ep->base.peer = peer;
         ep->lpeer = lp;
+        ep->bell = tp_shm_seg_bell(s, lp);
         ep->ready = 1;
     }
     *ep_p = &ep->base;
@@ -239,7 +248,13 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     const tp_caps_t *caps = &ep->iface->caps;
     if (id >= TP_AM_MAX || hdr_len > caps->max_am_hdr || len > caps->max_am)
         return CORE_EINVAL;
-    return tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
+    int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
+    /* Until some rank of the node has slept, no fence and no look at the bell: the first
+     * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
+     * very moment waits for the end of its bounded sleep, once per job. */
+    if (rc == 0 && atomic_load_explicit(tp_shm_iface(ep->iface)->sleepers, memory_order_relaxed))
+        tp_shm_bell_ring(e->bell);
+    return rc;
 }
 
 /* A local peer broke the ring protocol: its ring is read no more (whatever it writes
@@ -299,6 +314,26 @@ static int shm_progress(void *iface)
         }
     }
     return events;
+}
+
+/* Rings our doorbell for the peers (shm_bell.h), then looks at every incoming ring once
+ * more: a record published before the bell was visible is seen here, any later one rings. A
+ * cooperative copy under way needs polling: no sleep then. */
+static int shm_arm(tp_iface_t *iface, tp_arm_t *a)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    if (s->coop_pending || !s->bell)
+        return CORE_EBUSY;
+    if (!atomic_load_explicit(s->sleepers, memory_order_relaxed))
+        atomic_store_explicit(s->sleepers, 1, memory_order_seq_cst);
+    tp_shm_bell_arm(s->bell);
+    for (int i = 0; i < s->nin; i++)
+        if (!s->in[i].failed && !tp_shm_ring_empty(&s->in[i].cons)) {
+            tp_shm_bell_clear(s->bell);
+            return CORE_EBUSY;
+        }
+    a->word = s->bell;
+    return 0;
 }
 
 static int shm_flush(tp_ep_t *ep)

@@ -3,7 +3,8 @@
  * created by local rank 0 before the bootstrap fence and mapped by the other
  * local ranks after it. It holds a header page and one ring per ordered pair
  * of local ranks (ring src->dst at index src * local_size + dst; the
- * diagonal is never touched). tmpfs allocates pages lazily, so only the
+ * diagonal carries no ring: the first line of rank r's diagonal slot is r's
+ * doorbell, shm_bell.h, alone on its page). tmpfs allocates pages lazily, so only the
  * rings that are used cost memory. The last rank to attach removes the name,
  * so nothing is left in /dev/shm even if the job later crashes.
  *
@@ -76,13 +77,14 @@ static int fit_free_space(tp_shm_iface_t *s, int fd, size_t *ring_size)
         return 0; /* cannot tell: keep the size */
     uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
     uint64_t rings = (uint64_t)s->nlocal * (uint64_t)(s->nlocal - 1);
+    uint64_t fixed = TP_SHM_SEG_HDR + (uint64_t)s->nlocal * 4096; /* header, doorbell pages */
     size_t size = *ring_size;
-    while (size > TP_SHM_RING_FLOOR && rings * ring_stride(size) + TP_SHM_SEG_HDR > avail)
+    while (size > TP_SHM_RING_FLOOR && rings * ring_stride(size) + fixed > avail)
         size /= 2;
-    if (rings * ring_stride(size) + TP_SHM_SEG_HDR > avail) {
+    if (rings * ring_stride(size) + fixed > avail) {
         core_error("shm: %s: only %llu bytes free in /dev/shm, %llu needed for %d local ranks",
                    s->seg.name, (unsigned long long)avail,
-                   (unsigned long long)(rings * ring_stride(size) + TP_SHM_SEG_HDR), s->nlocal);
+                   (unsigned long long)(rings * ring_stride(size) + fixed), s->nlocal);
         return CORE_ENOMEM;
     }
     if (size != *ring_size)
@@ -217,6 +219,7 @@ int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size)
     hdr->total = len;
     atomic_store_explicit(&hdr->attached, 1, memory_order_relaxed);
     atomic_store_explicit(&hdr->unlinked, 0, memory_order_relaxed);
+    atomic_store_explicit(&hdr->sleepers, 0, memory_order_relaxed);
     atomic_store_explicit(&hdr->magic, TP_SHM_SEG_MAGIC, memory_order_release);
 
     s->seg.base = base;
@@ -350,4 +353,10 @@ tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper
 {
     uint8_t *ring = tp_shm_seg_ring(s, requester, helper);
     return (tp_shm_coop_slot_t *)(ring + tp_shm_ring_footprint(s->ring_size)) + k;
+}
+
+/* Local rank r's doorbell (shm_bell.h): the diagonal slot, which holds no ring. */
+_Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r)
+{
+    return (_Atomic uint32_t *)tp_shm_seg_ring(s, r, r);
 }

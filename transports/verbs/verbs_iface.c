@@ -51,7 +51,7 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
 static int vb_progress(void *iface);
 static int vb_flush(tp_ep_t *ep);
 static int vb_drain(tp_iface_t *iface);
-static int vb_arm(tp_iface_t *iface, int *fd, double *max_sleep);
+static int vb_arm(tp_iface_t *iface, tp_arm_t *a);
 
 static const tp_ops_t vb_ops = {
     .close = vb_close,
@@ -671,20 +671,24 @@ static void chan_drain(vb_iface_t *s)
 /* Asks for an event at the next completion, then polls once more: what
  * completed before the request would raise no event. Peers with timers
  * (UD acks and resends, credits to return) shorten the sleep. */
-static int vb_arm(tp_iface_t *iface, int *fd, double *max_sleep)
+static int vb_arm(tp_iface_t *iface, tp_arm_t *a)
 {
     vb_iface_t *s = vb_iface(iface);
+    /* Fast-path rings (verbs_fp.c) receive by RDMA write, which raises no event: a rank that
+     * offered one (it did not expect to sleep) cannot sleep. */
+    if (s->nfp > 0)
+        return CORE_EUNSUPPORTED;
     chan_drain(s);
     if (s->jobs || s->hold.full)
         return CORE_EBUSY;
     if (!core_list_empty(&s->active)) {
         double t = s->next_timer - core_wtime();
-        if (t < *max_sleep)
-            *max_sleep = t > 0 ? t : 0;
+        if (t < a->max_sleep)
+            a->max_sleep = t > 0 ? t : 0;
     }
     if (ibv_req_notify_cq(s->cq, 0) != 0 || vb_progress(iface) > 0)
         return CORE_EBUSY;
-    *fd = s->chan->fd;
+    a->fd = s->chan->fd;
     return 0;
 }
 
