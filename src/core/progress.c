@@ -44,6 +44,9 @@ void core_progress_set_sleep(core_runtime_t *rt, int (*fn)(void *arg), void *arg
 {
     rt->sleep = fn;
     rt->sleep_arg = arg;
+    /* transports opened later (for other jobs) may take the sleep away: decide again */
+    if (rt->settings)
+        core_wait_policy(rt);
 }
 
 /* Inline in core_wait_req: a blocked call polls in a loop. */
@@ -221,7 +224,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
      * of sleeping, which costs no wake-up. */
     if (w->sleeping && w->nosleep)
         sched_yield();
-    else if ((!w->sleeping || rt->sleep(rt->sleep_arg) == 2) && yielding)
+    else if ((!w->sleeping || !rt->sleep || rt->sleep(rt->sleep_arg) == 2) && yielding)
         sched_yield();
     /* Look at the clock only now and then: it is not free. */
     if ((w->spins & 1023) != 1023 ||
