@@ -23,6 +23,8 @@ struct opts {
     int iters, warmup;   /* -1: by size */
     int full;            /* -f: min and max over ranks too */
     int tests;           /* -t: MPI_Test calls while computing (nonblocking) */
+    MPI_Datatype type;   /* -T: a typed benchmark's element type */
+    size_t tsize;
 };
 
 static int rank, nranks;
@@ -76,8 +78,11 @@ static void usage(const char *prog, const struct coll_bench *b, int nb)
 {
     printf("Usage: %s [options]\n", prog);
     if (b->has_size)
-        printf("  -m [MIN:]MAX  message sizes in bytes: MIN, doubling, up to MAX (default %zu:1M);\n"
-               "                K, M and G mean 2^10, 2^20 and 2^30\n", b->elem);
+        printf("  -m [MIN:]MAX  message sizes in bytes: MIN, doubling, up to MAX (default 1:1M);\n"
+               "                K, M and G mean 2^10, 2^20 and 2^30\n");
+    if (b->typed)
+        printf("  -T TYPE       element type: mpi_char (default, as OSU 7.4), mpi_int or\n"
+               "                mpi_float (reductions); sizes below one element are skipped\n");
     printf("  -i ITERS      timed iterations per size (default 1000, 100 above %d bytes)\n"
            "  -x WARMUP     untimed iterations per size (default 100, 10 above %d bytes)\n"
            "  -f            also the minimum and maximum latency over the ranks\n",
@@ -91,13 +96,15 @@ static void parse(int argc, char **argv, const struct coll_bench *b, int nb, str
 {
     const char *prog = argv[0];
     int c;
-    o->min_size = b->elem;
+    o->min_size = 1;
+    o->type = MPI_CHAR;
+    o->tsize = 1;
     o->max_size = (size_t)1 << 20;
     o->iters = o->warmup = -1;
     o->full = 0;
     o->tests = 10;
     opterr = 0;
-    while ((c = getopt(argc, argv, ":m:i:x:ft:h")) != -1) {
+    while ((c = getopt(argc, argv, ":m:i:x:ft:T:h")) != -1) {
         switch (c) {
         case 'm': {
             char *colon = strchr(optarg, ':');
@@ -123,6 +130,17 @@ static void parse(int argc, char **argv, const struct coll_bench *b, int nb, str
                 die(prog, "-x: a whole number >= 0, not '%s'", optarg);
             break;
         case 'f': o->full = 1; break;
+        case 'T':
+            /* OSU's spelling, so that the same options run both. */
+            if (b->typed && strcmp(optarg, "mpi_char") == 0)
+                o->type = MPI_CHAR, o->tsize = 1;
+            else if (b->typed && strcmp(optarg, "mpi_int") == 0)
+                o->type = MPI_INT, o->tsize = sizeof(int);
+            else if (b->typed && strcmp(optarg, "mpi_float") == 0)
+                o->type = MPI_FLOAT, o->tsize = sizeof(float);
+            else
+                die(prog, "-T: mpi_char, mpi_int or mpi_float (reductions only), not '%s'", optarg);
+            break;
         case 't':
             if (!nb || parse_int(optarg, 0, &o->tests))
                 die(prog, "-t: a whole number >= 0 (nonblocking benchmarks only), not '%s'",
@@ -274,13 +292,16 @@ int coll_bench_main(int argc, char **argv, const struct coll_bench *b, int nb)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     parse(argc, argv, b, nb, &o);
 
-    struct coll_bufs bufs = { NULL, NULL, rank, nranks };
+    struct coll_bufs bufs = { NULL, NULL, rank, nranks, o.type, o.tsize };
     size_t bytes = (b->has_size ? o.max_size : 1) * (size_t)nranks;
     bufs.sbuf = alloc(bytes);
     bufs.rbuf = alloc(bytes);
     if (rank == 0) {
         printf("# rdmpi %s%s Latency Test v1.0\n", nb ? "Non-blocking " : "", b->name);
         printf("# Ranks: %d\n", nranks);
+        if (b->typed)
+            printf("# Datatype: %s.\n",
+                   o.type == MPI_CHAR ? "MPI_CHAR" : o.type == MPI_INT ? "MPI_INT" : "MPI_FLOAT");
         const char *size_col = b->has_size ? "# Size    " : "# ";
         if (nb)
             printf("%s%18s%18s%18s%18s\n", size_col, "Overall(us)", "Compute(us)",
@@ -298,8 +319,8 @@ int coll_bench_main(int argc, char **argv, const struct coll_bench *b, int nb)
         else
             bench_blocking(b, &bufs, &o, 0);
     } else {
-        for (size_t size = o.min_size; size <= o.max_size; size = size ? size * 2 : b->elem) {
-            if (size % b->elem)
+        for (size_t size = o.min_size; size <= o.max_size; size = size ? size * 2 : 1) {
+            if (size % o.tsize || size == 0)
                 continue;
             if (nb)
                 bench_nonblocking(b, &bufs, &o, size);
