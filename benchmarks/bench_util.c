@@ -30,7 +30,8 @@ static void usage(const struct bench_spec *spec)
            "                K, M and G mean 2^10, 2^20 and 2^30; size 0 runs only if MIN is 0\n"
            "  -i ITERS      timed iterations per size (default %d, %d above %d bytes)\n"
            "  -x WARMUP     untimed warmup iterations per size (default %d, %d above %d bytes)\n",
-           spec->prog, spec->from_zero ? 0 : 1, DEFAULT_MAX_SIZE, spec->iters_small, spec->iters_large,
+           spec->prog, spec->from_zero ? 0 : 1, DEFAULT_MAX_SIZE, spec->iters_small,
+           spec->iters_large,
            BENCH_LARGE_SIZE, spec->warmup_small, spec->warmup_large, BENCH_LARGE_SIZE);
     if (spec->has_window)
         printf("  -W WINDOW     messages in flight per iteration (default %d)\n", DEFAULT_WINDOW);

@@ -1,9 +1,9 @@
 /*
  * rdmpi_latency: ping-pong between two ranks. Rank 0 sends, rank 1 answers with a message of the
  * same size; the one-way latency is half the round trip, averaged over the timed iterations.
- * Measured as OSU 7.4's osu_latency: sizes from 0, both buffers written before each size, a barrier,
- * warm-up round trips, then each timed round trip clocked on its own (MPI_Wtime before the send and
- * after the receive) and the times summed; output in its format. With -t rank 0 also prints half
+ * Measured as OSU 7.4's osu_latency: sizes from 0, both buffers written before each size, a
+ * barrier, warm-up round trips, then each timed round trip clocked on its own (MPI_Wtime before
+ * the send and after the receive) and the times summed; output in its format. With -t rank 0 also prints half
  * the median of those round trips, as perftest's t_typical: one descheduled iteration then moves
  * the figure by nothing rather than by its whole delay over the count.
  */

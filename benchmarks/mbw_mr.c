@@ -1,7 +1,8 @@
 /*
  * rdmpi_mbw_mr: bandwidth and message rate of N/2 pairs at once. Rank i (first half) streams
  * windows of W messages to rank i + N/2 (second half), which acks each window with 1 byte, as in
- * rdmpi_bw. Reports the aggregate MB/s (MB = 10^6 bytes) and messages/s. Output as OSU's osu_mbw_mr.
+ * rdmpi_bw. Reports the aggregate MB/s (MB = 10^6 bytes) and messages/s. Output as OSU's
+ * osu_mbw_mr.
  *
  * Measured as OSU 7.4's osu_mbw_mr: 100 iterations after 10 warm-up at every size (no smaller
  * count for large messages), every iteration (warm-up too) starting after a barrier of all ranks
