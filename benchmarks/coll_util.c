@@ -88,7 +88,7 @@ static void usage(const char *prog, const struct coll_bench *b, int nb)
            "  -f            also the minimum and maximum latency over the ranks\n",
            LARGE_SIZE, LARGE_SIZE);
     if (nb)
-        printf("  -t CALLS      MPI_Test calls during the computation (default 10)\n");
+        printf("  -t CALLS      MPI_Test calls during the computation (default 0, as OSU)\n");
     printf("  -h            this help\nRuns on any number of ranks.\n");
 }
 
@@ -102,7 +102,7 @@ static void parse(int argc, char **argv, const struct coll_bench *b, int nb, str
     o->max_size = (size_t)1 << 20;
     o->iters = o->warmup = -1;
     o->full = 0;
-    o->tests = 10;
+    o->tests = 0;
     opterr = 0;
     while ((c = getopt(argc, argv, ":m:i:x:ft:T:h")) != -1) {
         switch (c) {
@@ -175,22 +175,26 @@ static void *alloc(size_t bytes)
 
 static volatile double sink;
 
-/* Computes for about usec microseconds, calling MPI_Test `tests` times along the way. */
-static void compute(double usec, int tests, MPI_Request *req)
+/* Computes for usec microseconds in `tests` equal slices, each followed by one MPI_Test (in one
+ * piece, with no test, when tests is 0: OSU's default); returns the seconds spent in MPI_Test. */
+static double compute(double usec, int tests, MPI_Request *req)
 {
-    double t0 = MPI_Wtime(), x = 1.0;
-    int done = 0, k = 0;
-    while ((MPI_Wtime() - t0) * 1e6 < usec) {
-        for (int i = 0; i < 50; i++)
-            x = x * 1.0000001 + 1e-9;
-        double frac = (MPI_Wtime() - t0) * 1e6 / usec;
-        while (req && k < tests && frac * tests >= k + 1) {
-            k++;
-            if (!done)
-                MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    double slice = tests > 0 ? usec / tests : usec, in_test = 0, x = 1.0;
+    int done = 0;
+
+    for (int k = 0; k < (tests > 0 ? tests : 1); k++) {
+        double t0 = MPI_Wtime();
+        while ((MPI_Wtime() - t0) * 1e6 < slice)
+            for (int i = 0; i < 50; i++)
+                x = x * 1.0000001 + 1e-9;
+        if (tests > 0) {
+            double t1 = MPI_Wtime();
+            MPI_Test(req, &done, MPI_STATUS_IGNORE);
+            in_test += MPI_Wtime() - t1;
         }
     }
     sink = x;
+    return in_test;
 }
 
 /* Average, minimum and maximum of a per-rank time over the ranks, at rank 0. */
@@ -245,7 +249,10 @@ static void bench_nonblocking(const struct coll_bench *b, struct coll_bufs *bufs
     int iters = o->iters > 0 ? o->iters : size > LARGE_SIZE ? 100 : 1000;
     int warmup = o->warmup >= 0 ? o->warmup : size > LARGE_SIZE ? 10 : 100;
     MPI_Request req;
-    double pure = 0, overall = 0, comp = 0;
+    double pure = 0, overall = 0, comp = 0, test = 0;
+
+    /* As OSU's osu_i<coll>: first the pure communication time (start + wait), each call followed
+     * by an untimed barrier (not in the barrier benchmark's own loop, as there). */
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < warmup + iters; i++) {
         double t0 = MPI_Wtime();
@@ -253,34 +260,37 @@ static void bench_nonblocking(const struct coll_bench *b, struct coll_bufs *bufs
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         if (i >= warmup)
             pure += MPI_Wtime() - t0;
+        if (b->has_size)
+            MPI_Barrier(MPI_COMM_WORLD);
     }
     pure = pure * 1e6 / iters;
-    /* Every rank computes as long as the slowest one communicates. */
-    double target;
-    MPI_Allreduce(&pure, &target, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* Then start, compute for as long as this rank's own pure time, wait; a barrier after each. */
+    MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < warmup + iters; i++) {
         double t0 = MPI_Wtime();
         b->start(bufs, size, &req);
         double t1 = MPI_Wtime();
-        compute(target, o->tests, &req);
+        double in_test = compute(pure, o->tests, &req);
         double t2 = MPI_Wtime();
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         if (i >= warmup) {
             overall += MPI_Wtime() - t0;
             comp += t2 - t1;
+            test += in_test;
         }
+        MPI_Barrier(MPI_COMM_WORLD);
     }
-    overall = overall * 1e6 / iters;
-    comp = comp * 1e6 / iters;
-    double ov = pure > 0 ? 100.0 * (1.0 - (overall - comp) / pure) : 0;
-    ov = ov < 0 ? 0 : ov > 100 ? 100 : ov;
-    double a[4] = { overall, comp, pure, ov }, s[4];
+    /* Each time averaged over the ranks, and the overlap from the averages: the share of the pure
+     * communication time that the computation (less the time in MPI_Test) hid, at least 0. */
+    double a[4] = { overall * 1e6 / iters, comp * 1e6 / iters, pure, test * 1e6 / iters }, s[4];
     MPI_Reduce(a, s, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank != 0)
         return;
+    for (int k = 0; k < 4; k++)
+        s[k] /= nranks;
+    double ov = s[2] > 0 ? 100.0 - 100.0 * (s[0] - (s[1] - s[3])) / s[2] : 0;
     row_start(b, size);
-    printf("%18.2f%18.2f%18.2f%18.2f\n", s[0] / nranks, s[1] / nranks, s[2] / nranks,
-           s[3] / nranks);
+    printf("%18.2f%18.2f%18.2f%18.2f\n", s[0], s[1], s[2], ov < 0 ? 0 : ov);
     fflush(stdout);
 }
 

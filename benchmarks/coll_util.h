@@ -11,9 +11,11 @@
  * followed by an untimed MPI_Barrier; 1000 iterations and 100 warm-up up to 8 KiB, 100 and 10
  * above): for each size, the average over the timed iterations of one call, averaged over the
  * ranks (-f adds the minimum and maximum over ranks). Nonblocking (built with
- * -DCOLL_BENCH_NONBLOCKING): first the pure communication time (start + wait), then start,
- * compute for that long while calling MPI_Test -t times, wait: overall, compute, pure
- * communication, and overlap = 100 (1 - (overall - compute) / pure), clipped to [0, 100].
+ * -DCOLL_BENCH_NONBLOCKING), as OSU's osu_i<coll>: first the pure communication time (start +
+ * wait, an untimed barrier after each), then start, compute for this rank's own pure time (in -t
+ * slices, each followed by one MPI_Test; default 0: no test, as OSU), wait, barrier: the overall,
+ * compute and pure times averaged over the ranks, and overlap = 100 - 100 (overall - (compute -
+ * time in MPI_Test)) / pure from those averages, at least 0.
  */
 #ifndef RDMPI_COLL_UTIL_H
 #define RDMPI_COLL_UTIL_H
