@@ -26,11 +26,12 @@
 static void usage(const struct bench_spec *spec)
 {
     printf("Usage: %s [options]\n"
-           "  -m [MIN:]MAX  message sizes in bytes: MIN, doubling, up to MAX (default %zu:%zu);\n"
+           "  -m [MIN:]MAX  message sizes in bytes: MIN, doubling, up to MAX (default %d:%zu);\n"
            "                K, M and G mean 2^10, 2^20 and 2^30; size 0 runs only if MIN is 0\n"
            "  -i ITERS      timed iterations per size (default %d, %d above %d bytes)\n"
            "  -x WARMUP     untimed warmup iterations per size (default %d, %d above %d bytes)\n",
-           spec->prog, DEFAULT_MIN_SIZE, DEFAULT_MAX_SIZE, spec->iters_small, spec->iters_large,
+           spec->prog, spec->from_zero ? 0 : 1, DEFAULT_MAX_SIZE, spec->iters_small,
+           spec->iters_large,
            BENCH_LARGE_SIZE, spec->warmup_small, spec->warmup_large, BENCH_LARGE_SIZE);
     if (spec->has_window)
         printf("  -W WINDOW     messages in flight per iteration (default %d)\n", DEFAULT_WINDOW);
@@ -190,7 +191,7 @@ void bench_start(int *argc, char ***argv, const struct bench_spec *spec, struct 
 {
     memset(o, 0, sizeof(*o));
     o->spec = spec;
-    o->min_size = DEFAULT_MIN_SIZE;
+    o->min_size = spec->from_zero ? 0 : DEFAULT_MIN_SIZE;
     o->max_size = DEFAULT_MAX_SIZE;
     o->iters = -1;
     o->warmup = -1;
@@ -268,6 +269,14 @@ void *bench_alloc(const struct bench_opts *o, size_t bytes)
     }
     memset(p, 'a' + o->rank % 26, bytes);
     return p;
+}
+
+void bench_touch(void *sbuf, void *rbuf, size_t size)
+{
+    if (sbuf)
+        memset(sbuf, 'a', size);
+    if (rbuf)
+        memset(rbuf, 'b', size);
 }
 
 void bench_row(const struct bench_opts *o, size_t size, double value)

@@ -27,6 +27,7 @@ struct bench_spec {
     enum bench_ranks ranks;
     int has_window; /* accepts -W; window-based benchmarks also print pairs/window for EVEN */
     int has_median; /* accepts -t: a second column, the median of the per-iteration times */
+    int from_zero;  /* the default sizes start at 0 (osu_latency's do), else at 1 */
     int iters_small, warmup_small;
     int iters_large, warmup_large;
 };
@@ -63,6 +64,11 @@ double bench_median(double *v, int n);
 /* A page-aligned buffer of at least one byte, written once so its pages exist before timing.
  * Aborts the job if the memory is not there. Release with free(). */
 void *bench_alloc(const struct bench_opts *o, size_t bytes);
+
+/* Writes the first size bytes of the send buffer ('a') and of the receive buffer ('b'), as OSU
+ * does before each size: the pages a size uses have just been written by this rank's core when its
+ * warm-up starts, whichever size ran before. Either buffer may be NULL. */
+void bench_touch(void *sbuf, void *rbuf, size_t size);
 
 /* One output row, printed and flushed by rank 0 only (a run cut short keeps its finished rows). */
 void bench_row(const struct bench_opts *o, size_t size, double value);

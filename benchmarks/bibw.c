@@ -1,7 +1,10 @@
 /*
  * rdmpi_bibw: bidirectional bandwidth between two ranks. Each iteration both ranks post a window
  * of W receives and W sends to each other and wait for all 2W; the figure counts the bytes of both
- * directions. MB/s with MB = 10^6 bytes, as measured by rank 0. Output as OSU's osu_bibw.
+ * directions. MB/s with MB = 10^6 bytes, as measured by rank 0. Measured as OSU 7.4's osu_bibw
+ * (window 64, its iteration counts, both buffers written before each size, a barrier before each
+ * size's warm-up), output in its format. OSU waits for the sends, then the receives (rank 1: the
+ * other way round); one MPI_Waitall on all 2W ends at the same moment: when the last one completes.
  *
  * As in OSU, the W messages of a window share one send and one receive buffer per rank.
  */
@@ -52,6 +55,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
 
     for (size_t size = o.min_size; size <= o.max_size; size = bench_next_size(size)) {
+        bench_touch(sbuf, rbuf, size);
         MPI_Barrier(MPI_COMM_WORLD);
         bench_row(&o, size, window_bibw(&o, sbuf, rbuf, reqs, size));
     }

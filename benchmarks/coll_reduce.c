@@ -1,6 +1,7 @@
 /*
- * rdmpi_reduce and rdmpi_ireduce (built with -DCOLL_BENCH_NONBLOCKING): MPI_Reduce of size / 4 floats (MPI_SUM) to rank 0, as the OSU
- * micro-benchmarks' osu_reduce and osu_ireduce measure it. See coll_util.h.
+ * rdmpi_reduce and rdmpi_ireduce (built with -DCOLL_BENCH_NONBLOCKING): MPI_Reduce (MPI_SUM) to rank 0
+ * of size bytes of the -T type (MPI_CHAR by default), as the OSU micro-benchmarks' osu_reduce and
+ * osu_ireduce measure it. See coll_util.h.
  */
 #include "coll_util.h"
 
@@ -8,17 +9,17 @@ static void run(struct coll_bufs *b, size_t size)
 {
     (void)b;
     (void)size;
-    MPI_Reduce(b->sbuf, b->rbuf, (int)(size / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(b->sbuf, b->rbuf, (int)(size / b->tsize), b->type, MPI_SUM, 0, MPI_COMM_WORLD);
 }
 
 static void start(struct coll_bufs *b, size_t size, MPI_Request *req)
 {
     (void)b;
     (void)size;
-    MPI_Ireduce(b->sbuf, b->rbuf, (int)(size / 4), MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD, req);
+    MPI_Ireduce(b->sbuf, b->rbuf, (int)(size / b->tsize), b->type, MPI_SUM, 0, MPI_COMM_WORLD, req);
 }
 
-static const struct coll_bench bench = { "Reduce", 1, 4, run, start };
+static const struct coll_bench bench = { "Reduce", 1, 1, run, start };
 
 int main(int argc, char **argv)
 {

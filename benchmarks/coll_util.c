@@ -23,6 +23,8 @@ struct opts {
     int iters, warmup;   /* -1: by size */
     int full;            /* -f: min and max over ranks too */
     int tests;           /* -t: MPI_Test calls while computing (nonblocking) */
+    MPI_Datatype type;   /* -T: a typed benchmark's element type */
+    size_t tsize;
 };
 
 static int rank, nranks;
@@ -76,14 +78,17 @@ static void usage(const char *prog, const struct coll_bench *b, int nb)
 {
     printf("Usage: %s [options]\n", prog);
     if (b->has_size)
-        printf("  -m [MIN:]MAX  message sizes in bytes: MIN, doubling, up to MAX (default %zu:1M);\n"
-               "                K, M and G mean 2^10, 2^20 and 2^30\n", b->elem);
+        printf("  -m [MIN:]MAX  message sizes in bytes: MIN, doubling, up to MAX (default 1:1M);\n"
+               "                K, M and G mean 2^10, 2^20 and 2^30\n");
+    if (b->typed)
+        printf("  -T TYPE       element type: mpi_char (default, as OSU 7.4), mpi_int or\n"
+               "                mpi_float (reductions); sizes below one element are skipped\n");
     printf("  -i ITERS      timed iterations per size (default 1000, 100 above %d bytes)\n"
            "  -x WARMUP     untimed iterations per size (default 100, 10 above %d bytes)\n"
            "  -f            also the minimum and maximum latency over the ranks\n",
            LARGE_SIZE, LARGE_SIZE);
     if (nb)
-        printf("  -t CALLS      MPI_Test calls during the computation (default 10)\n");
+        printf("  -t CALLS      MPI_Test calls during the computation (default 0, as OSU)\n");
     printf("  -h            this help\nRuns on any number of ranks.\n");
 }
 
@@ -91,13 +96,15 @@ static void parse(int argc, char **argv, const struct coll_bench *b, int nb, str
 {
     const char *prog = argv[0];
     int c;
-    o->min_size = b->elem;
+    o->min_size = 1;
+    o->type = MPI_CHAR;
+    o->tsize = 1;
     o->max_size = (size_t)1 << 20;
     o->iters = o->warmup = -1;
     o->full = 0;
-    o->tests = 10;
+    o->tests = 0;
     opterr = 0;
-    while ((c = getopt(argc, argv, ":m:i:x:ft:h")) != -1) {
+    while ((c = getopt(argc, argv, ":m:i:x:ft:T:h")) != -1) {
         switch (c) {
         case 'm': {
             char *colon = strchr(optarg, ':');
@@ -123,6 +130,17 @@ static void parse(int argc, char **argv, const struct coll_bench *b, int nb, str
                 die(prog, "-x: a whole number >= 0, not '%s'", optarg);
             break;
         case 'f': o->full = 1; break;
+        case 'T':
+            /* OSU's spelling, so that the same options run both. */
+            if (b->typed && strcmp(optarg, "mpi_char") == 0)
+                o->type = MPI_CHAR, o->tsize = 1;
+            else if (b->typed && strcmp(optarg, "mpi_int") == 0)
+                o->type = MPI_INT, o->tsize = sizeof(int);
+            else if (b->typed && strcmp(optarg, "mpi_float") == 0)
+                o->type = MPI_FLOAT, o->tsize = sizeof(float);
+            else
+                die(prog, "-T: mpi_char, mpi_int or mpi_float (reductions only), not '%s'", optarg);
+            break;
         case 't':
             if (!nb || parse_int(optarg, 0, &o->tests))
                 die(prog, "-t: a whole number >= 0 (nonblocking benchmarks only), not '%s'",
@@ -157,22 +175,26 @@ static void *alloc(size_t bytes)
 
 static volatile double sink;
 
-/* Computes for about usec microseconds, calling MPI_Test `tests` times along the way. */
-static void compute(double usec, int tests, MPI_Request *req)
+/* Computes for usec microseconds in `tests` equal slices, each followed by one MPI_Test (in one
+ * piece, with no test, when tests is 0: OSU's default); returns the seconds spent in MPI_Test. */
+static double compute(double usec, int tests, MPI_Request *req)
 {
-    double t0 = MPI_Wtime(), x = 1.0;
-    int done = 0, k = 0;
-    while ((MPI_Wtime() - t0) * 1e6 < usec) {
-        for (int i = 0; i < 50; i++)
-            x = x * 1.0000001 + 1e-9;
-        double frac = (MPI_Wtime() - t0) * 1e6 / usec;
-        while (req && k < tests && frac * tests >= k + 1) {
-            k++;
-            if (!done)
-                MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    double slice = tests > 0 ? usec / tests : usec, in_test = 0, x = 1.0;
+    int done = 0;
+
+    for (int k = 0; k < (tests > 0 ? tests : 1); k++) {
+        double t0 = MPI_Wtime();
+        while ((MPI_Wtime() - t0) * 1e6 < slice)
+            for (int i = 0; i < 50; i++)
+                x = x * 1.0000001 + 1e-9;
+        if (tests > 0) {
+            double t1 = MPI_Wtime();
+            MPI_Test(req, &done, MPI_STATUS_IGNORE);
+            in_test += MPI_Wtime() - t1;
         }
     }
     sink = x;
+    return in_test;
 }
 
 /* Average, minimum and maximum of a per-rank time over the ranks, at rank 0. */
@@ -227,7 +249,10 @@ static void bench_nonblocking(const struct coll_bench *b, struct coll_bufs *bufs
     int iters = o->iters > 0 ? o->iters : size > LARGE_SIZE ? 100 : 1000;
     int warmup = o->warmup >= 0 ? o->warmup : size > LARGE_SIZE ? 10 : 100;
     MPI_Request req;
-    double pure = 0, overall = 0, comp = 0;
+    double pure = 0, overall = 0, comp = 0, test = 0;
+
+    /* As OSU's osu_i<coll>: first the pure communication time (start + wait), each call followed
+     * by an untimed barrier (not in the barrier benchmark's own loop, as there). */
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < warmup + iters; i++) {
         double t0 = MPI_Wtime();
@@ -235,34 +260,37 @@ static void bench_nonblocking(const struct coll_bench *b, struct coll_bufs *bufs
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         if (i >= warmup)
             pure += MPI_Wtime() - t0;
+        if (b->has_size)
+            MPI_Barrier(MPI_COMM_WORLD);
     }
     pure = pure * 1e6 / iters;
-    /* Every rank computes as long as the slowest one communicates. */
-    double target;
-    MPI_Allreduce(&pure, &target, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* Then start, compute for as long as this rank's own pure time, wait; a barrier after each. */
+    MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < warmup + iters; i++) {
         double t0 = MPI_Wtime();
         b->start(bufs, size, &req);
         double t1 = MPI_Wtime();
-        compute(target, o->tests, &req);
+        double in_test = compute(pure, o->tests, &req);
         double t2 = MPI_Wtime();
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         if (i >= warmup) {
             overall += MPI_Wtime() - t0;
             comp += t2 - t1;
+            test += in_test;
         }
+        MPI_Barrier(MPI_COMM_WORLD);
     }
-    overall = overall * 1e6 / iters;
-    comp = comp * 1e6 / iters;
-    double ov = pure > 0 ? 100.0 * (1.0 - (overall - comp) / pure) : 0;
-    ov = ov < 0 ? 0 : ov > 100 ? 100 : ov;
-    double a[4] = { overall, comp, pure, ov }, s[4];
+    /* Each time averaged over the ranks, and the overlap from the averages: the share of the pure
+     * communication time that the computation (less the time in MPI_Test) hid, at least 0. */
+    double a[4] = { overall * 1e6 / iters, comp * 1e6 / iters, pure, test * 1e6 / iters }, s[4];
     MPI_Reduce(a, s, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank != 0)
         return;
+    for (int k = 0; k < 4; k++)
+        s[k] /= nranks;
+    double ov = s[2] > 0 ? 100.0 - 100.0 * (s[0] - (s[1] - s[3])) / s[2] : 0;
     row_start(b, size);
-    printf("%18.2f%18.2f%18.2f%18.2f\n", s[0] / nranks, s[1] / nranks, s[2] / nranks,
-           s[3] / nranks);
+    printf("%18.2f%18.2f%18.2f%18.2f\n", s[0], s[1], s[2], ov < 0 ? 0 : ov);
     fflush(stdout);
 }
 
@@ -274,13 +302,16 @@ int coll_bench_main(int argc, char **argv, const struct coll_bench *b, int nb)
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     parse(argc, argv, b, nb, &o);
 
-    struct coll_bufs bufs = { NULL, NULL, rank, nranks };
+    struct coll_bufs bufs = { NULL, NULL, rank, nranks, o.type, o.tsize };
     size_t bytes = (b->has_size ? o.max_size : 1) * (size_t)nranks;
     bufs.sbuf = alloc(bytes);
     bufs.rbuf = alloc(bytes);
     if (rank == 0) {
         printf("# rdmpi %s%s Latency Test v1.0\n", nb ? "Non-blocking " : "", b->name);
         printf("# Ranks: %d\n", nranks);
+        if (b->typed)
+            printf("# Datatype: %s.\n",
+                   o.type == MPI_CHAR ? "MPI_CHAR" : o.type == MPI_INT ? "MPI_INT" : "MPI_FLOAT");
         const char *size_col = b->has_size ? "# Size    " : "# ";
         if (nb)
             printf("%s%18s%18s%18s%18s\n", size_col, "Overall(us)", "Compute(us)",
@@ -298,8 +329,8 @@ int coll_bench_main(int argc, char **argv, const struct coll_bench *b, int nb)
         else
             bench_blocking(b, &bufs, &o, 0);
     } else {
-        for (size_t size = o.min_size; size <= o.max_size; size = size ? size * 2 : b->elem) {
-            if (size % b->elem)
+        for (size_t size = o.min_size; size <= o.max_size; size = size ? size * 2 : 1) {
+            if (size % o.tsize || size == 0)
                 continue;
             if (nb)
                 bench_nonblocking(b, &bufs, &o, size);

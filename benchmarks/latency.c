@@ -1,9 +1,11 @@
 /*
  * rdmpi_latency: ping-pong between two ranks. Rank 0 sends, rank 1 answers with a message of the
  * same size; the one-way latency is half the round trip, averaged over the timed iterations.
- * Output as OSU's osu_latency. With -t rank 0 also times each round trip and prints half their
- * median, as perftest's t_typical: one descheduled iteration then moves the figure by nothing
- * rather than by its whole delay over the count.
+ * Measured as OSU 7.4's osu_latency: sizes from 0, both buffers written before each size, a
+ * barrier, warm-up round trips, then each timed round trip clocked on its own (MPI_Wtime before
+ * the send and after the receive) and the times summed; output in its format. With -t rank 0 also prints half
+ * the median of those round trips, as perftest's t_typical: one descheduled iteration then moves
+ * the figure by nothing rather than by its whole delay over the count.
  */
 #include "bench_util.h"
 
@@ -16,6 +18,7 @@ static const struct bench_spec spec = {
     .columns = "# Size          Latency (us)",
     .ranks = BENCH_RANKS_TWO,
     .has_median = 1,
+    .from_zero = 1,
     .iters_small = 10000, .warmup_small = 100,
     .iters_large = 1000, .warmup_large = 10,
 };
@@ -27,32 +30,29 @@ static double pingpong(const struct bench_opts *o, char *sbuf, char *rbuf, size_
 {
     int iters = bench_iters(o, size), warmup = bench_warmup(o, size);
     int count = (int)size, peer = 1 - o->rank;
-    double t0 = MPI_Wtime(), t = t0;
+    double total = 0;
 
     for (int i = 0; i < warmup + iters; i++) {
-        if (i == warmup)
-            t0 = t = MPI_Wtime();
-        if (lap && i > warmup) {
-            double now = MPI_Wtime();
-            lap[i - warmup - 1] = now - t;
-            t = now;
-        }
         if (o->rank == 0) {
+            double t0 = MPI_Wtime();
             MPI_Send(sbuf, count, MPI_CHAR, peer, BENCH_DATA_TAG, MPI_COMM_WORLD);
             MPI_Recv(rbuf, count, MPI_CHAR, peer, BENCH_DATA_TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
+            double t = MPI_Wtime() - t0;
+            if (i >= warmup) {
+                total += t;
+                if (lap)
+                    lap[i - warmup] = t;
+            }
         } else {
             MPI_Recv(rbuf, count, MPI_CHAR, peer, BENCH_DATA_TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             MPI_Send(sbuf, count, MPI_CHAR, peer, BENCH_DATA_TAG, MPI_COMM_WORLD);
         }
     }
-    double end = MPI_Wtime();
-    if (lap) {
-        lap[iters - 1] = end - t;
+    if (lap)
         *median = bench_median(lap, iters) * 1e6 / 2.0;
-    }
-    return (end - t0) * 1e6 / (2.0 * iters);
+    return total * 1e6 / (2.0 * iters);
 }
 
 int main(int argc, char **argv)
@@ -71,6 +71,7 @@ int main(int argc, char **argv)
             free(lap);
             lap = bench_alloc(&o, (size_t)bench_iters(&o, size) * sizeof(*lap));
         }
+        bench_touch(sbuf, rbuf, size);
         MPI_Barrier(MPI_COMM_WORLD);
         mean = pingpong(&o, sbuf, rbuf, size, lap, &median);
         if (lap)
