@@ -212,6 +212,10 @@ int tp_shm_coop_progress(tp_shm_iface_t *s);
 void tp_shm_cma_allow(volatile uint64_t *word);
 /* Whether process pid's probe word at addr reads back with CMA (a bridge's peer). */
 int tp_shm_cma_try(int32_t pid, uint64_t addr);
+/* Moves len bytes between local and process pid's raddr (write: to it), looping over
+ * chunks and partial transfers (process_vm_* stop at a page they cannot access and at
+ * about 2 GiB per call): 0, or the errno that stopped it. */
+int tp_shm_cma_move(int32_t pid, void *local, size_t len, uint64_t raddr, int write);
 void tp_shm_cma_open(tp_shm_iface_t *s);
 void tp_shm_cma_probe(tp_shm_iface_t *s);
 int tp_shm_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);

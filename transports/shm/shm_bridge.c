@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include "core/log.h"
 #include "core/procs.h"
@@ -36,7 +35,6 @@
 
 #define BR_BATCH 32          /* records per ring per progress call */
 #define TP_SHM_ID_BYE 254    /* ring record id of a bridge's goodbye (not an AM) */
-#define CMA_CHUNK ((size_t)1 << 30)
 
 enum br_state {
     BR_NEW,     /* nothing yet */
@@ -545,21 +543,11 @@ static int cma_copy(tp_ep_t *ep, void *local, size_t len, uint64_t raddr, const 
     memcpy(&pid, rkey, sizeof(pid));
     if (pid != b->peer_pid)
         return CORE_EPROTO; /* a remote key naming another process than the peer */
-    uint8_t *p = local;
-    while (len > 0) {
-        size_t chunk = len < CMA_CHUNK ? len : CMA_CHUNK;
-        struct iovec l = {.iov_base = p, .iov_len = chunk};
-        struct iovec r = {.iov_base = (void *)(uintptr_t)raddr, .iov_len = chunk};
-        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (n <= 0) {
-            core_error("shm: process_vm_%s with process %d of another job (pid %d) failed",
-                       write ? "writev" : "readv", ep->peer, (int)pid);
-            return CORE_EIO;
-        }
-        p += n;
-        raddr += (uint64_t)n;
-        len -= (size_t)n;
+    int err = tp_shm_cma_move(pid, local, len, raddr, write);
+    if (err) {
+        core_error("shm: process_vm_%s with process %d of another job (pid %d) failed: %s",
+                   write ? "writev" : "readv", ep->peer, (int)pid, strerror(err));
+        return CORE_EIO;
     }
     return 0;
 }

@@ -176,19 +176,8 @@ static int cma_error(tp_shm_iface_t *s, int err, int write, pid_t pid, int peer)
     }
 }
 
-/* Moves len bytes between local and the peer's raddr, looping over chunks
- * and partial transfers (process_vm_* stop at a page they cannot access and
- * at about 2 GiB per call). Completes before returning. */
-static int cma_copy(tp_ep_t *ep, void *local, size_t len, uint64_t raddr, const void *rkey,
-                    int write)
+int tp_shm_cma_move(int32_t pid, void *local, size_t len, uint64_t raddr, int write)
 {
-    tp_shm_iface_t *s = tp_shm_iface(ep->iface);
-    if (!(s->base.caps.flags & (write ? TP_CAP_PUT : TP_CAP_GET)))
-        return CORE_EUNSUPPORTED;
-    int32_t pid;
-    memcpy(&pid, rkey, sizeof(pid));
-    if (pid != tp_shm_peer_pid(s, ((tp_shm_ep_t *)ep)->lpeer))
-        return CORE_EPROTO; /* a remote key of another process than the peer's */
     uint8_t *p = local;
     while (len > 0) {
         size_t chunk = len < CMA_CHUNK ? len : CMA_CHUNK;
@@ -199,12 +188,28 @@ static int cma_copy(tp_ep_t *ep, void *local, size_t len, uint64_t raddr, const 
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return cma_error(s, n < 0 ? errno : EFAULT, write, pid, ep->peer);
+            return n < 0 ? errno : EFAULT;
         p += n;
         raddr += (uint64_t)n;
         len -= (size_t)n;
     }
     return 0;
+}
+
+/* Moves len bytes between local and the peer's raddr (tp_shm_cma_move). Completes before
+ * returning. */
+static int cma_copy(tp_ep_t *ep, void *local, size_t len, uint64_t raddr, const void *rkey,
+                    int write)
+{
+    tp_shm_iface_t *s = tp_shm_iface(ep->iface);
+    if (!(s->base.caps.flags & (write ? TP_CAP_PUT : TP_CAP_GET)))
+        return CORE_EUNSUPPORTED;
+    int32_t pid;
+    memcpy(&pid, rkey, sizeof(pid));
+    if (pid != tp_shm_peer_pid(s, ((tp_shm_ep_t *)ep)->lpeer))
+        return CORE_EPROTO; /* a remote key of another process than the peer's */
+    int err = tp_shm_cma_move(pid, local, len, raddr, write);
+    return err ? cma_error(s, err, write, pid, ep->peer) : 0;
 }
 
 int tp_shm_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
