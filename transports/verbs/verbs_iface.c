@@ -775,6 +775,8 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     s->base.ops = &vb_ops;
     s->base.name = "verbs";
     s->base.rt = rt;
+    s->base.other_jobs = 1; /* one interface serves our ranks and other jobs' processes alike
+                             * (a second one would publish a second card over the first) */
     s->rt = rt;
     s->cfg = cfg;
     s->mode = cfg->verbs_mode;
