@@ -471,6 +471,16 @@ void launch_server_client_gone(struct launch_job *job, int rank)
     pmix_proc_t proc;
     struct op_wait *w;
 
+    /*
+     * Not a rank that finalized: libpmix 4.2.2's deregistration closes the client's socket
+     * without removing its read event, so when the exit is reaped before libpmix read the
+     * end of the connection, the next client given the same descriptor number (a rank
+     * spawned next) was never polled: it hung in PMIx_Init with its first request unread (one
+     * spawn in about forty under load). A finalized rank's end is read by libpmix itself, and
+     * it cannot be blocked in PMIx_Connect, the case the deregistration is here for.
+     */
+    if (atomic_load(&job->ranks[rank].finalized))
+        return;
     if (!server_job || server_job->server_stuck || !job->server_up || !(w = op_new()))
         return;
     PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)rank);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,10 +91,26 @@ static void child_fail(const char *what, const char *prog)
     _exit(LAUNCH_EXIT_NOPROG);
 }
 
+/*
+ * Closes every descriptor above stderr in the forked rank. libpmix does not mark the
+ * connections its server accepts close-on-exec, so without this each rank kept the server's
+ * end of every client connection open at its fork (the earlier ranks', a parent job's): a
+ * connection the server closed was never seen closed by its client, and a rank spawned again
+ * and again inherited one more each time. Async-signal-safe (close_range is a system call);
+ * without it (kernels before 5.9) every descriptor up to the limit read before the fork.
+ */
+static void close_inherited(int max_fd)
+{
+    if (close_range(3, ~0U, 0) == 0)
+        return;
+    for (int fd = 3; fd < max_fd; fd++)
+        close(fd);
+}
+
 /* The forked rank, before exec. Only async-signal-safe calls: libpmix's
  * threads may hold locks that no longer have an owner in this process. */
 static void child(const struct launch_job *job, const struct launch_rank *r, char **env,
-                  pid_t parent)
+                  pid_t parent, int max_fd)
 {
     launch_signals_child_reset();
     setpgid(0, 0);
@@ -112,6 +129,7 @@ static void child(const struct launch_job *job, const struct launch_rank *r, cha
         }
     }
     launch_io_child(r);
+    close_inherited(max_fd);
     launch_binding_apply_child(r);
     if (app && app->cwd[0] && chdir(app->cwd))
         child_fail("cannot change to the directory", app->cwd);
@@ -123,11 +141,16 @@ static int spawn_one(struct launch_job *job, struct launch_rank *r, char **env)
 {
     sigset_t old;
     pid_t pid, parent = getpid();
+    struct rlimit lim;
+    int max_fd = 65536;
 
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        lim.rlim_cur < (rlim_t)max_fd)
+        max_fd = (int)lim.rlim_cur;
     launch_signals_block(&old);
     pid = fork();
     if (pid == 0)
-        child(job, r, env, parent);
+        child(job, r, env, parent, max_fd);
     launch_signals_restore(&old);
     if (pid < 0) {
         fprintf(stderr, "%s: cannot fork rank %d: %s\n", launch_who, r->rank, strerror(errno));
