@@ -126,3 +126,7 @@ endif
 bin_PROGRAMS += rdmpi_inter_coll
 rdmpi_inter_coll_SOURCES = benchmarks/inter_coll.c
 rdmpi_inter_coll_LDADD = librdmpi.la
+# MPI_Comm_spawn of N children until a barrier with them, again and again (any MPI's mpicc).
+bin_PROGRAMS += rdmpi_spawn
+rdmpi_spawn_SOURCES = benchmarks/spawn.c
+rdmpi_spawn_LDADD = librdmpi.la

@@ -7,8 +7,9 @@
  *
  * Barrier: local barrier, leader token exchange, local broadcast of the
  * token. Allreduce: local reduce, exchange, local broadcast: the cost of an
- * intracommunicator reduce + broadcast plus one message (long vectors between groups of the
- * same size: reduce-scatter, swap of blocks by every rank, allgather; allreduce_rsag). Reduce-scatter
+ * intracommunicator reduce + broadcast plus one message; between groups of the same size,
+ * every rank swaps with its counterpart and each group allreduces what came (allreduce_pair),
+ * or for long vectors reduce-scatter, swap of blocks by every rank, allgather (allreduce_rsag). Reduce-scatter
  * (and its block form): local reduce of the whole vector, exchange, local
  * scatter of the remote group's reduced vector. Allgather: local gather,
  * exchange, local broadcast of the remote group's blocks.
@@ -87,6 +88,26 @@ static void allreduce_rsag(coll_sched_t *s, MPI_Comm comm, const void *sbuf, voi
     coll_allgather_ring(s, &g, MPI_IN_PLACE, 0, dt, &rl);
 }
 
+/* Allreduce of a shorter vector between groups of the same size: rank i of each group swaps
+ * its vector with rank i of the other, and each group allreduces what it received. One
+ * message plus the intracommunicator allreduce (log2 n steps), where the leaders' path takes
+ * a reduce, the swap and a broadcast (2 log2 n + 1 steps in a row). Local rank i holds remote
+ * rank i's vector, so an allreduce that keeps rank order (as every intracommunicator one does
+ * for operations that do not commute) combines the other group's vectors in its rank order. */
+static void allreduce_pair(coll_sched_t *s, MPI_Comm comm, const void *sbuf, void *rbuf,
+                           int count, MPI_Datatype dt, MPI_Op op)
+{
+    int me = comm->rank;
+    void *theirs = coll_sched_tmp(s, (size_t)count, dt);
+    coll_grp_t g = local_grp(comm);
+    coll_sched_use(s, comm);
+    coll_sched_send(s, sbuf, (size_t)count, dt, me);
+    coll_sched_recv(s, theirs, (size_t)count, dt, me);
+    coll_sched_fence(s);
+    coll_sched_use(s, comm->local);
+    coll_build_allreduce(s, &g, theirs, rbuf, count, dt, op);
+}
+
 /* Vectors from this many bytes take allreduce_rsag (when it applies): below, the leaders'
  * path has fewer steps for more than two ranks a group and the copies do not matter. */
 #define INTER_RSAG_MIN (32 * 1024)
@@ -100,6 +121,11 @@ int coll_inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
     if (comm->size > 1 && comm->size == core_comm_peer_size(comm) && op->commute &&
         count >= comm->size && (size_t)count * dt->size >= INTER_RSAG_MIN) {
         allreduce_rsag(s, comm, sbuf, rbuf, count, dt, op);
+        coll_sched_fence(s);
+        return coll_inter_go(s, req);
+    }
+    if (comm->size > 1 && comm->size == core_comm_peer_size(comm)) {
+        allreduce_pair(s, comm, sbuf, rbuf, count, dt, op);
         coll_sched_fence(s);
         return coll_inter_go(s, req);
     }
