@@ -130,3 +130,7 @@ rdmpi_inter_coll_LDADD = librdmpi.la
 bin_PROGRAMS += rdmpi_spawn
 rdmpi_spawn_SOURCES = benchmarks/spawn.c
 rdmpi_spawn_LDADD = librdmpi.la
+# rdmpi-compare-dyn builds both with each MPI: spawn time, inter/intra collective ratios
+bin_SCRIPTS += benchmarks/rdmpi-compare-dyn
+EXTRA_DIST += benchmarks/rdmpi-compare-dyn
+benchsrc_DATA += benchmarks/spawn.c benchmarks/inter_coll.c
