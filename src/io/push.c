@@ -26,9 +26,10 @@
  * load of 25-35 it cut the aggregator's CPU time per write by 40% but no
  * wall-time gain could be told from the load's noise (docs/io-bench.md).
  * Taken only when no two pieces overlap (the old path then lays them out in a
- * defined order) and ranks do not sleep in poll() when idle (RDMPI_WAIT_SLEEP:
- * a store to shared memory would not wake them), agreed by all ranks at each
- * access; ranks on several nodes keep the all-to-all.
+ * defined order), agreed by all ranks at each access; ranks on several nodes keep
+ * the all-to-all. A store to shared memory wakes no rank asleep in poll()
+ * (RDMPI_WAIT_SLEEP), so while the rounds go on blocked calls yield instead of
+ * sleeping (core_progress_awake, icoll.c).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ static int off_cmp(const void *a, const void *b)
 int io_push_ok(tp_t *t, size_t nall)
 {
     MPI_File fh = t->fh;
-    if (!fh->cb_shbase || fh->cb_shcb != t->cb || core_rt->wait_sleep > 0)
+    if (!fh->cb_shbase || fh->cb_shcb != t->cb)
         return 0;
     if (t->me < 0 || nall < 2)
         return 1;
