@@ -28,7 +28,8 @@
  * aggregator's CPU per access about that of the whole plain write, where the
  * all-to-all's receive copies had made it 1.75x.
  * Taken only when no two pieces overlap (the old path then lays them out in a
- * defined order), agreed by all ranks at each access; ranks on several nodes keep
+ * defined order) and the access has two rounds or more (one has nothing to
+ * overlap), agreed by all ranks at each access; ranks on several nodes keep
  * the all-to-all. A store to shared memory wakes no rank asleep in poll()
  * (RDMPI_WAIT_SLEEP), so while the rounds go on blocked calls yield instead of
  * sleeping (core_progress_awake, icoll.c).
