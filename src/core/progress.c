@@ -222,7 +222,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
     /* The sleep returns 1 at once when there is work, 2 when a transport cannot wake a
      * sleeper now (then yield, as a rank that may not sleep would); nosleep yields instead
      * of sleeping, which costs no wake-up. */
-    if (w->sleeping && w->nosleep)
+    if (w->sleeping && (w->nosleep || rt->wait_awake > 0))
         sched_yield();
     else if ((!w->sleeping || !rt->sleep || rt->sleep(rt->sleep_arg) == 2) && yielding)
         sched_yield();

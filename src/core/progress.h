@@ -50,6 +50,15 @@ int core_progress_add_poller(struct core_runtime *rt, int (*fn)(void *arg), void
  * without sleeping when there is work, 2 when an interface cannot wake the rank now. */
 void core_progress_set_sleep(struct core_runtime *rt, int (*fn)(void *arg), void *arg);
 
+/* A layer above the transports whose hook waits on words other processes store to in
+ * shared memory (no message, so nothing rings a sleeper's doorbell) keeps blocked calls
+ * awake while it does: between +1 and -1 they yield instead of sleeping. Otherwise every
+ * wait for such a store would last a whole bounded sleep. */
+static inline void core_progress_awake(struct core_runtime *rt, int delta)
+{
+    rt->wait_awake += delta;
+}
+
 /* Describes a blocking call for diagnostics while it waits. */
 typedef struct core_wait_ctx {
     const char *fn;        /* "MPI_Recv" */

@@ -363,7 +363,7 @@ int io_set_info(MPI_File fh, MPI_Info info)
     if ((rc = share_hints(fh)) != 0)
         goto out;
     int remake = fh->hints.cb_nodes != fh->naggr || io_tp_cbsize(fh) != fh->cb_shcb ||
-                 fh->hints.cb_push != IO_ENABLE || fh->hints.cb_write == IO_DISABLE ||
+                 fh->hints.cb_push == IO_DISABLE || fh->hints.cb_write == IO_DISABLE ||
                  !fh->cb_shbase;
     if (remake)
         io_push_free(fh);   /* made again below for the new aggregators and size */

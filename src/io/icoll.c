@@ -288,8 +288,10 @@ static int step(io_job_t *j)
             rc = start_round(j);
             break;
         }
-        /* io_hook polls the rounds from here (push_step) */
+        /* io_hook polls the rounds from here (push_step); the other ranks' stores to the
+         * windows wake no sleeper, so blocked calls stay awake until the rounds are done */
         j->state = ST_PUSH;
+        core_progress_awake(core_rt, 1);
         j->t.seq = j->fh->cb_shseq;
         j->t.pr = 0;
         j->t.pcut = 0;
@@ -358,6 +360,7 @@ static int push_step(io_job_t *j, int *moved)
     int rc = io_push_poll(&j->t, &j->first, moved);
     if (rc == 0)
         return 0;
+    core_progress_awake(core_rt, -1);   /* out of ST_PUSH */
     if (rc == 1)
         rc = start_result(j);
     if (rc) {

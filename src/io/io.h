@@ -34,8 +34,7 @@ typedef struct io_hints {
     MPI_Offset ind_rd_buffer_size, ind_wr_buffer_size;
     int file_perm;           /* mode of a created file */
     int cb_push;             /* rdmpi_cb_push: collective writes through node-shared windows
-                              * when every rank is on one node (push.c); only IO_ENABLE (not
-                              * the default: no gain measured yet, docs/io-bench.md) */
+                              * when every rank is on one node (push.c), unless IO_DISABLE */
 } io_hints_t;
 
 enum { IO_AUTOMATIC = 0, IO_ENABLE = 1, IO_DISABLE = 2 };

@@ -22,13 +22,17 @@
  * rank's stamp is g + 1. Nothing waits inside a call: the job's progress hook
  * polls the counters (io_push_poll), so the nonblocking calls stay so.
  *
- * Opt-in (hint rdmpi_cb_push=enable): on the 2-core development host under a
- * load of 25-35 it cut the aggregator's CPU time per write by 40% but no
- * wall-time gain could be told from the load's noise (docs/io-bench.md).
+ * On unless the hint rdmpi_cb_push says "disable": on the 2-core development
+ * host (4 ranks, 8 KiB strided blocks, ext4) the strided collective write went
+ * from 0.47-0.58x to 0.58-0.84x the plain pwrite (docs/io-bench.md): the
+ * aggregator's CPU per access about that of the whole plain write, where the
+ * all-to-all's receive copies had made it 1.75x.
  * Taken only when no two pieces overlap (the old path then lays them out in a
- * defined order) and ranks do not sleep in poll() when idle (RDMPI_WAIT_SLEEP:
- * a store to shared memory would not wake them), agreed by all ranks at each
- * access; ranks on several nodes keep the all-to-all.
+ * defined order) and the access has two rounds or more (one has nothing to
+ * overlap), agreed by all ranks at each access; ranks on several nodes keep
+ * the all-to-all. A store to shared memory wakes no rank asleep in poll()
+ * (RDMPI_WAIT_SLEEP), so while the rounds go on blocked calls yield instead of
+ * sleeping (core_progress_awake, icoll.c).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -74,7 +78,7 @@ MPI_Offset io_tp_cbsize(MPI_File fh)
 
 int io_push_setup(MPI_File fh)
 {
-    if (fh->cb_shbase || fh->size < 2 || fh->hints.cb_push != IO_ENABLE ||
+    if (fh->cb_shbase || fh->size < 2 || fh->hints.cb_push == IO_DISABLE ||
         fh->hints.cb_write == IO_DISABLE || (fh->amode & MPI_MODE_RDONLY))
         return 0;
     /* every rank on this node (agreed: a process of another job numbers ranks its own way) */
@@ -125,32 +129,6 @@ void io_push_free(MPI_File fh)
     fh->cb_shbase = NULL;
 }
 
-static int off_cmp(const void *a, const void *b)
-{
-    const seg_t *x = a, *y = b;
-    return x->off < y->off ? -1 : x->off > y->off;
-}
-
-int io_push_ok(tp_t *t, size_t nall)
-{
-    MPI_File fh = t->fh;
-    if (!fh->cb_shbase || fh->cb_shcb != t->cb || core_rt->wait_sleep > 0)
-        return 0;
-    if (t->me < 0 || nall < 2)
-        return 1;
-    /* overlapping pieces (two ranks writing one byte) keep the old path's order */
-    seg_t *v = malloc(nall * sizeof(*v));
-    if (!v)
-        return 0;
-    memcpy(v, t->rall, nall * sizeof(*v));
-    qsort(v, nall, sizeof(*v), off_cmp);
-    int ok = 1;
-    for (size_t i = 1; i < nall && ok; i++)
-        ok = v[i].off >= v[i - 1].off + v[i - 1].len;
-    free(v);
-    return ok;
-}
-
 /* A piece of the window being written, by offset. */
 typedef struct wp {
     MPI_Offset off, len;
@@ -161,6 +139,103 @@ static int wp_cmp(const void *a, const void *b)
 {
     const wp_t *x = a, *y = b;
     return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Sorts v[0, n) by offset into out, v being P lists (list q: [at[q], at[q + 1])) that each
+ * come in file order, as every rank cuts its sorted runs: a P-way merge through a heap of
+ * the lists' heads, n log P steps where qsort took n log n (its 2048 pieces a round, and
+ * the 32768 of the whole access checked for overlap, were 4% of the aggregator's time in
+ * docs/io-bench.md's strided write). A list out of order falls back to qsort. 0, or
+ * CORE_ENOMEM. */
+static int merge_sorted(const wp_t *v, size_t n, const size_t *at, int P, wp_t *out)
+{
+    int *heap = malloc((size_t)P * sizeof(int));
+    size_t *head = malloc((size_t)P * sizeof(size_t));
+    if (!heap || !head) {
+        free(heap);
+        free(head);
+        return CORE_ENOMEM;
+    }
+    int h = 0;
+    for (int q = 0; q < P; q++) {
+        head[q] = at[q];
+        if (at[q] == at[q + 1])
+            continue;
+        int i = h++;   /* sift up */
+        while (i > 0 && v[head[heap[(i - 1) / 2]]].off > v[at[q]].off) {
+            heap[i] = heap[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        heap[i] = q;
+    }
+    size_t k = 0;
+    while (h > 0) {
+        int q = heap[0];
+        out[k++] = v[head[q]++];
+        if (head[q] == at[q + 1]) {
+            q = heap[--h];   /* the list is done: the heap's last list sifts down from the top */
+            if (h == 0)
+                break;
+        }
+        MPI_Offset key = v[head[q]].off;
+        int i = 0;
+        for (;;) {
+            int c = 2 * i + 1;
+            if (c >= h)
+                break;
+            if (c + 1 < h && v[head[heap[c + 1]]].off < v[head[heap[c]]].off)
+                c++;
+            if (v[head[heap[c]]].off >= key)
+                break;
+            heap[i] = heap[c];
+            i = c;
+        }
+        heap[i] = q;
+    }
+    free(heap);
+    free(head);
+    int sorted = 1;
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = out[i].off >= out[i - 1].off;
+    if (!sorted)
+        qsort(out, n, sizeof(*out), wp_cmp);
+    return 0;
+}
+
+int io_push_ok(tp_t *t, size_t nall)
+{
+    MPI_File fh = t->fh;
+    if (!fh->cb_shbase || fh->cb_shcb != t->cb)
+        return 0;
+    /* One round has nothing to overlap the senders' copies with (the aggregator waits for
+     * them, then writes) and would touch the windows' pages, first allocated then: at 4 MiB
+     * per rank (one 16 MiB round) the windows made io_bw's strided write 15-30% slower. */
+    if (t->rounds < 2)
+        return 0;
+    if (t->me < 0 || nall < 2)
+        return 1;
+    /* overlapping pieces (two ranks writing one byte) keep the old path's order */
+    int P = fh->size;
+    wp_t *v = malloc(nall * sizeof(*v)), *o = malloc(nall * sizeof(*o));
+    size_t *at = malloc(((size_t)P + 1) * sizeof(size_t));
+    int ok = v && o && at;
+    size_t k = 0;
+    for (int q = 0; q < P && ok; q++) {
+        at[q] = k;
+        for (int s = t->ardsp[q], e = s + t->arcnt[q]; s < e; s++)
+            v[k++] = (wp_t){ t->rall[s].off, t->rall[s].len, NULL };
+    }
+    ok = ok && k == nall;   /* always: nall counts the same pieces */
+    if (ok) {
+        at[P] = k;
+        ok = merge_sorted(v, k, at, P, o) == 0;
+    }
+    for (size_t i = 1; i < k && ok; i++)
+        ok = o[i].off >= o[i - 1].off + o[i - 1].len;
+    free(v);
+    free(o);
+    free(at);
+    return ok;
 }
 
 /* Appends [ptr, +len) to the vector, joined to the last entry when it follows it in memory. */
@@ -188,14 +263,17 @@ static int push_write(tp_t *t, MPI_Offset r, char *w)
         return 0;
     wp_t *v = malloc(nr * sizeof(*v));
     struct iovec *iov = malloc(2 * nr * sizeof(*iov));
-    if (!v || !iov) {
+    size_t *at = malloc(((size_t)fh->size + 1) * sizeof(size_t));   /* each rank's pieces */
+    if (!v || !iov || !at) {
         free(v);
         free(iov);
+        free(at);
         return CORE_ENOMEM;
     }
     size_t k = 0, mine = (size_t)t->sdsp[fh->rank] / sizeof(seg_t);
     int rc = 0;
-    for (int q = 0; q < fh->size; q++) {
+    for (int q = 0; q < fh->size && !rc; q++) {
+        at[q] = k;
         for (int s = t->rdsp[q] / (int)sizeof(seg_t), e = s + t->rcnt[q] / (int)sizeof(seg_t);
              s < e; s++) {
             MPI_Offset off = t->rseg[s].off, len = t->rseg[s].len;
@@ -214,12 +292,24 @@ static int push_write(tp_t *t, MPI_Offset r, char *w)
             v[k++] = (wp_t){ off, len, ptr };
         }
     }
+    at[fh->size] = k;
     if (rc) {
         free(v);
         free(iov);
+        free(at);
         return rc;
     }
-    qsort(v, nr, sizeof(*v), wp_cmp);
+    wp_t *o = malloc(nr * sizeof(*o));
+    if (!o || (rc = merge_sorted(v, nr, at, fh->size, o)) != 0) {
+        free(o);
+        free(v);
+        free(iov);
+        free(at);
+        return rc ? rc : CORE_ENOMEM;
+    }
+    free(v);
+    free(at);
+    v = o;
     int holes = 0;
     for (size_t i = 1; i < nr; i++)
         holes |= v[i].off > v[i - 1].off + v[i - 1].len;

@@ -1,8 +1,9 @@
 /*
  * Collective writes through node-shared windows (src/io/push.c): when every
- * rank is on one node and the hint rdmpi_cb_push is "enable", the ranks copy
- * their pieces straight into the aggregators' windows. The same accesses are
- * written with it on and off (the default, or rdmpi_cb_push=disable), and both
+ * rank is on one node and the hint rdmpi_cb_push is not "disable" (the default,
+ * "automatic", takes them), the ranks copy their pieces straight into the
+ * aggregators' windows. The same accesses are written with it on ("enable", or
+ * the default) and off (rdmpi_cb_push=disable), and both
  * files are compared byte for byte with what the layout says:
  *   - a strided view with holes (each rank skips some of its blocks, so the
  *     aggregator reads the bytes between the pieces first: data sieving) in
@@ -16,7 +17,7 @@
  *   - a nonblocking write (MPI_File_iwrite_all) with computation before the
  *     wait, two in a row on one file.
  * MPI_File_get_info says whether the windows were made ("enable" when all
- * ranks share a node and the hint asks for them).
+ * ranks share a node and the hint does not say "disable").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,7 @@ static void write_file(const char *path, const acc_t *x, const char *push, const
     MPI_OK(MPI_File_get_info(fh, &used));
     MPI_OK(MPI_Info_get(used, "rdmpi_cb_push", MPI_MAX_INFO_VAL, v, &flag));
     MPI_OK(MPI_Info_free(&used));
-    int want = !strcmp(push, "enable") && nsize == t_size && t_size > 1;
+    int want = strcmp(push, "disable") != 0 && nsize == t_size && t_size > 1;
     CHECK(flag && !strcmp(v, want ? "enable" : "disable"),
           "rdmpi_cb_push reads \"%s\" (hint %s, %d of %d ranks on this node)", flag ? v : "(unset)",
           push, nsize, t_size);
@@ -214,10 +215,10 @@ int main(int argc, char **argv)
     };
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         const acc_t *x = &cases[c].x;
-        /* off: the hint's default (automatic, which does not make the windows) or disable */
-        write_file(pa, x, "enable", cases[c].ds, cases[c].nodes, cases[c].nonblocking);
-        write_file(pb, x, c % 2 ? "automatic" : "disable", cases[c].ds, cases[c].nodes,
+        /* on: the hint's default (automatic, which makes the windows) or enable */
+        write_file(pa, x, c % 2 ? "automatic" : "enable", cases[c].ds, cases[c].nodes,
                    cases[c].nonblocking);
+        write_file(pb, x, "disable", cases[c].ds, cases[c].nodes, cases[c].nonblocking);
         t_sync();
         if (t_rank == 0) {
             unsigned char *e = expected(x, fsize);
