@@ -1,14 +1,15 @@
 /*
- * Test shim, LD_PRELOADed into rdmpirun by test/launch/run's late_finalize case: while the
- * file named by RDMPI_TEST_SLOW_MARK exists, every socket read made by a thread other than
- * the main one (libpmix's progress thread: the PMIx server) first waits RDMPI_TEST_SLOW_MS
- * milliseconds. A rank creates the file just before PMIx_Finalize, so its server answers the
- * finalize after libpmix's client has given up waiting for it (2 s): the situation of a
- * launcher on a node loaded far beyond its cores. Other processes (the ranks inherit the
- * preload) are left alone.
+ * Test shim, LD_PRELOADed into rdmpirun by test/launch/run's late_finalize case: the first
+ * socket read made by a thread other than the main one (libpmix's progress thread: the PMIx
+ * server) once the file named by RDMPI_TEST_SLOW_MARK exists first waits RDMPI_TEST_SLOW_MS
+ * milliseconds. A rank creates the file just before PMIx_Finalize, so its server reads the
+ * finalize after libpmix's client has given up waiting for it (2 s), and meanwhile reads
+ * nothing else: the situation of a launcher on a node loaded far beyond its cores. Other
+ * processes (the ranks inherit the preload) are left alone.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,12 @@ static int in_launcher(void)
 
 static void maybe_wait(int fd)
 {
+    static atomic_int waited;
     const char *mark = getenv("RDMPI_TEST_SLOW_MARK");
     const char *ms = getenv("RDMPI_TEST_SLOW_MS");
     struct stat st;
     if (!mark || !ms || getpid() == gettid() || !in_launcher() || fstat(fd, &st) ||
-        !S_ISSOCK(st.st_mode) || access(mark, F_OK))
+        !S_ISSOCK(st.st_mode) || access(mark, F_OK) || atomic_exchange(&waited, 1))
         return;
     long n = atol(ms);
     struct timespec t = {n / 1000, (n % 1000) * 1000000L};
