@@ -303,6 +303,7 @@ static void reap(struct daemon *d)
         d->nalive--;
         if (d->orphaned)
             continue; /* we ended it: not news for rdmpirun */
+        launch_lastwords_wait(r, status);
         lbuf_u32(&b, (uint32_t)r->rank);
         lbuf_u32(&b, (uint32_t)status);
         lbuf_u32(&b, (uint32_t)atomic_load(&r->connected));

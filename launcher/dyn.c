@@ -487,6 +487,7 @@ int launch_dyn_reaped(struct launch_job *job, pid_t pid, int status, int reporti
             struct launch_rank *r = &j->job.ranks[i];
             if (!r->local || r->pid != pid || !r->alive)
                 continue;
+            launch_lastwords_wait(r, status);
             if (atomic_load(&r->connected)) /* across nodes: its address, for late readers */
                 launch_dmodex_keep(&j->job, i);
             launch_server_client_gone(&j->job, i); /* before the caller acts on the exit */

@@ -156,6 +156,7 @@ struct launch_job {
     struct launch_wake_reader wake_rd; /* read only through launch_wake_drain */
     int server_up;
     int server_stuck;        /* a call waited on libpmix in vain: do not wait on it again */
+    int server_port;         /* TCP port our PMIx server's clients connect to; 0: unknown */
     struct launch_app *apps; /* a spawned job's applications; NULL: opts->argv and prog */
     int napps;
     struct launch_dyn *dyn;  /* jobs spawned by this one's ranks (dyn.c); NULL in rdmpid */
@@ -214,6 +215,13 @@ int launch_server_add_client(struct launch_job *job, int rank, char ***env);
 void launch_server_stop(struct launch_job *job);
 /* A local rank of job ended: libpmix forgets it before the run acts on the exit. */
 void launch_server_client_gone(struct launch_job *job, int rank);
+
+/* The TCP port of this node's PMIx server (its clients' connections), or 0 if unknown. */
+int launch_server_port(void);
+
+/* lastwords.c: r exited with status (just reaped): waits, bounded, until our PMIx server has
+ * read what its clients sent, r's finalize message among it if it sent one. */
+void launch_lastwords_wait(const struct launch_rank *r, int status);
 
 /* env.c */
 char **launch_env_base(void);

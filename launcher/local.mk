@@ -10,6 +10,7 @@ LAUNCH_COMMON = \
 	launcher/signals.c \
 	launcher/binding.c \
 	launcher/server.c \
+	launcher/lastwords.c \
 	launcher/nspace.c \
 	launcher/env.c \
 	launcher/spawn.c \

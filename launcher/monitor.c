@@ -209,6 +209,8 @@ static void judge_exit(struct monitor *m, pid_t pid, int status)
     int code;
 
     if (r) {
+        if (m->phase == RUNNING) /* the teardown's own kills are not judged */
+            launch_lastwords_wait(r, status);
         launch_server_client_gone(m->job, r->rank); /* before the exit is acted on */
         rank_exited(m, r, status);
     } else if ((code = launch_dyn_reaped(m->job, pid, status, m->phase == RUNNING)) >= 0) {

@@ -426,6 +426,20 @@ int launch_server_register_job(struct launch_job *job)
     return rc;
 }
 
+/* The port in the server URI setup_fork gave a client ("ns.rank;tcp4://127.0.0.1:PORT"). */
+static int uri_port(char **env)
+{
+    for (char **e = env; e && *e; e++) {
+        if (strncmp(*e, "PMIX_SERVER_URI", 15))
+            continue;
+        const char *colon = strrchr(*e, ':');
+        long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+        if (colon && strstr(*e, "tcp") && port > 0 && port < 65536)
+            return (int)port;
+    }
+    return 0;
+}
+
 /*
  * Registers one rank and adds to *env what its PMIx client needs to find
  * this server. Must complete before the rank is forked, or it could connect
@@ -452,7 +466,14 @@ int launch_server_add_client(struct launch_job *job, int rank, char ***env)
                 PMIx_Error_string(prc));
         return -EIO;
     }
+    if (server_job && !server_job->server_port)
+        server_job->server_port = uri_port(*env);
     return 0;
+}
+
+int launch_server_port(void)
+{
+    return server_job ? server_job->server_port : 0;
 }
 
 /*

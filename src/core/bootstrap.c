@@ -1,7 +1,8 @@
 /*
  * Bootstrap over PMIx (the client side). Reads the job layout, publishes
- * transport addresses, runs the single fence of MPI_Init, answers lazy
- * lookups, and aborts the job. Without a PMIx server in the environment the
+ * transport addresses, runs the single fence of MPI_Init (a barrier: the
+ * addresses are looked up lazily, by direct modex), answers lazy lookups,
+ * and aborts the job. Without a PMIx server in the environment the
  * process is a singleton: a job of one rank, and the fence is a no-op.
  */
 #include <pmix.h>
@@ -299,6 +300,16 @@ int core_boot_commit(core_runtime_t *rt)
     return 0;
 }
 
+/*
+ * The startup fence only says that every rank has committed its data; it does not carry the
+ * data (PMIX_COLLECT_DATA false). Collecting shipped every rank's published keys (tcp address,
+ * verbs card, shm segment and CMA key: ~100-200 bytes a rank) to every node, O(N) bytes per
+ * node and per PMIx server, though each rank reads only the keys of the peers it connects to
+ * and its node's rank 0. Those are found without it: a local rank's data is in this node's
+ * PMIx server once committed, a remote rank's is fetched by direct modex on first look-up
+ * (rdmpirun's daemons serve it over their tree, launcher/dmodex.c; Slurm's and PRRTE's PMIx
+ * servers do it too). Measured on one node with 256 ranks: no difference in time either way.
+ */
 int core_boot_fence(core_runtime_t *rt)
 {
     if (rt->singleton)
@@ -310,7 +321,7 @@ int core_boot_fence(core_runtime_t *rt)
     }
     pmix_info_t info;
     PMIX_INFO_CONSTRUCT(&info);
-    bool collect = true;
+    bool collect = false;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     prc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);

@@ -8,7 +8,9 @@
  *   WHO is a rank number or '*' (every rank without a rule of its own).
  *   ACTION: exit:N, abort:N, kill-self:SIG, sleep:S, trap-sleep:S,
  *           exit-without-finalize, print:N, create-shm, check-env,
- *           read-stdin, affinity.  Default: finalize and exit 0.
+ *           read-stdin, affinity, late-finalize:MS (creates the file named by
+ *           RDMPI_TEST_SLOW_MARK, waits MS ms, then finalizes: slowserver.c).
+ *           Default: finalize and exit 0.
  * Prints "rank R/N wireup ok pid P" after a successful fence and lookup.
  * With TEST_SHM=1 in the environment every rank first creates a POSIX shm
  * object named with the job's prefix (core_shm_job_prefix), as the shm
@@ -281,6 +283,15 @@ int main(int argc, char **argv)
         read_stdin();
     } else if (IS("affinity")) {
         affinity();
+    } else if (IS("late-finalize")) {
+        const char *mark = getenv("RDMPI_TEST_SLOW_MARK");
+        FILE *f = mark ? fopen(mark, "w") : NULL;
+        if (!f) {
+            fprintf(stderr, "rank %u: cannot create RDMPI_TEST_SLOW_MARK\n", me.rank);
+            finish(2);
+        }
+        fclose(f);
+        usleep((useconds_t)n * 1000);
     } else {
         fprintf(stderr, "rank %u: unknown action '%s'\n", me.rank, rule);
         finish(2);

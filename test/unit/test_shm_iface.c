@@ -432,12 +432,15 @@ static void rank_main(int local_rank, int cma, size_t ring_size)
     if (cma && !(caps->flags & TP_CAP_GET))
         sh->cma_denied = 1; /* not permitted here (Yama, seccomp): skip that part */
     static uint8_t big[1 << 20];
+    /* Only the rings of peers that wrote to us are read (their senders bits), none yet. */
+    CHECK(s->nin == 0, "%d incoming rings before anyone sent", s->nin);
     tp_ep_t *ep = ep_to(local_ranks[(local_rank + 1) % NLOCAL]);
     CHECK(tp_am_send(ep, AM_DATA, NULL, 0, big, caps->max_am + 1) == CORE_EINVAL, "oversize send");
     CHECK(tp_am_send(ep, TP_AM_MAX, NULL, 0, NULL, 0) == CORE_EINVAL, "bad id accepted");
 
     exchange();
     barrier();
+    CHECK(s->nin == NLOCAL - 1, "%d incoming rings after everyone sent to us", s->nin);
     if (cma && !sh->cma_denied)
         cma_test();
     barrier();

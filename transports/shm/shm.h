@@ -74,6 +74,7 @@ typedef struct tp_shm_ep {
     _Atomic uint32_t *bell; /* the peer's doorbell */
     int lpeer;
     int ready;
+    int populated; /* tp_shm_seg_populate has run on the ring */
 } tp_shm_ep_t;
 
 /* One incoming ring (peer->me). */
@@ -161,8 +162,11 @@ typedef struct tp_shm_iface {
     tp_shm_seg_t seg;
     size_t ring_size;
     tp_shm_ep_t *eps; /* by local rank; eps[me] unused */
-    tp_shm_in_t *in;  /* incoming rings of the other local ranks */
+    tp_shm_in_t *in;  /* incoming rings of the local ranks that have written to us */
     int nin;
+    _Atomic uint64_t *senders; /* ours in the segment: bit k once local rank k writes to us */
+    uint64_t *senders_seen;    /* the bits already turned into entries of in */
+    int nsender_words;
     _Atomic uint32_t *bell; /* ours: rung by peers while we sleep (shm_bell.h) */
     _Atomic uint32_t *sleepers; /* the segment header's: ring bells only once it is set */
     int cma_logged;  /* a CMA failure has been reported */
@@ -193,6 +197,8 @@ void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
 /* Faults in ring (from tp_shm_seg_ring) before this rank uses it. */
 void tp_shm_seg_populate(tp_shm_iface_t *s, void *ring);
 _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r);
+/* Local rank r's senders bitmap (nwords words), beside its doorbell; NULL if it does not fit. */
+_Atomic uint64_t *tp_shm_seg_senders(tp_shm_iface_t *s, int r, int nwords);
 tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper, uint32_t k);
 
 /* shm_coop.c */

@@ -28,6 +28,11 @@ typedef struct seg_card {
     char name[sizeof(((tp_shm_seg_t *)0)->name)]; /* NUL-terminated; only the string is sent */
 } seg_card_t;
 #define SHM_PROGRESS_BATCH 32 /* records per ring per progress call */
+/* Bytes through a ring after which both sides map all of it (tp_shm_seg_populate): a ring
+ * that only ever carries a few small records (a barrier, MPI_Init and MPI_Finalize of a
+ * job of hundreds of local ranks) keeps its one page, one that carries more is mapped once
+ * rather than a fault per page on its first lap. */
+#define SHM_POPULATE_AFTER 4096
 
 static void shm_close(tp_iface_t *iface);
 static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
@@ -94,6 +99,7 @@ static int shm_open_iface(core_runtime_t *rt, tp_iface_t **iface_p)
     }
     s->me = rt->local_rank;
     s->nlocal = rt->local_size;
+    s->nsender_words = (s->nlocal + 63) / 64;
     s->ring_size = tp_shm_ring_size_pick(rt, s->cfg);
     s->eps = calloc((size_t)s->nlocal, sizeof(*s->eps));
     s->in = calloc((size_t)s->nlocal, sizeof(*s->in));
@@ -165,20 +171,20 @@ static int shm_ready(tp_iface_t *iface)
     }
     set_limits(s);
 
+    /* The ring size comes from the segment local rank 0 wrote: checked here too. */
+    tp_shm_cons_t probe;
+    if (tp_shm_cons_init(&probe, tp_shm_seg_ring(s, s->me, s->me), s->ring_size) != 0) {
+        core_error("shm: the segment's ring size %zu is not a power of two of at least %d",
+                   s->ring_size, TP_SHM_RING_MIN);
+        return CORE_EINTERN;
+    }
     s->nin = 0;
-    for (int i = 0; i < s->nlocal; i++) {
-        if (i == s->me)
-            continue;
-        tp_shm_in_t *in = &s->in[s->nin++];
-        /* The ring size comes from the segment local rank 0 wrote: checked here too. */
-        if (tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, i, s->me), s->ring_size) != 0) {
-            core_error("shm: the segment's ring size %zu is not a power of two of at least %d",
-                       s->ring_size, TP_SHM_RING_MIN);
-            return CORE_EINTERN;
-        }
-        in->src = s->rt->local_ranks[i];
-        in->lsrc = i;
-        in->populated = 0;
+    s->senders = tp_shm_seg_senders(s, s->me, s->nsender_words);
+    s->senders_seen = calloc((size_t)s->nsender_words, sizeof(uint64_t));
+    if (!s->senders || !s->senders_seen) {
+        core_error("shm: %d local ranks: %s", s->nlocal,
+                   s->senders ? "out of memory" : "too many for the segment's senders bitmap");
+        return s->senders ? CORE_ENOMEM : CORE_EUNSUPPORTED;
     }
     s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers;
     s->bell = tp_shm_seg_bell(s, s->me);
@@ -200,6 +206,7 @@ static void shm_close(tp_iface_t *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     tp_shm_seg_destroy(s);
+    free(s->senders_seen);
     free(s->pids);
     free(s->coop);
     free(s->in);
@@ -208,7 +215,11 @@ static void shm_close(tp_iface_t *iface)
 }
 
 /* Endpoints live in the interface (one per local peer) and are set up on
- * first use, so only the rings actually used get touched. */
+ * first use, so only the rings actually used get touched: the producer sets
+ * its bit in the peer's senders bitmap before its first record, and the peer
+ * reads only the rings of the bits it has seen (new_senders). A bogus bit
+ * (the segment is writable by every local rank) only costs the peer a look
+ * at an empty ring. */
 static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
@@ -222,7 +233,11 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         int rc = tp_shm_prod_init(&ep->prod, ring, s->ring_size);
         if (rc)
             return rc;
-        tp_shm_seg_populate(s, ring);
+        _Atomic uint64_t *bits = tp_shm_seg_senders(s, lp, s->nsender_words);
+        if (!bits)
+            return CORE_EPEER;
+        atomic_fetch_or_explicit(&bits[s->me / 64], 1ull << (s->me % 64), memory_order_release);
+        ep->populated = 0;
         ep->base.iface = iface;
         ep->base.peer = peer;
         ep->lpeer = lp;
@@ -249,6 +264,10 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     if (id >= TP_AM_MAX || hdr_len > caps->max_am_hdr || len > caps->max_am)
         return CORE_EINVAL;
     int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
+    if (!e->populated && e->prod.head > SHM_POPULATE_AFTER) {
+        tp_shm_seg_populate(tp_shm_iface(ep->iface), e->prod.ring);
+        e->populated = 1;
+    }
     /* Until some rank of the node has slept, no fence and no look at the bell: the first
      * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
      * very moment waits for the end of its bounded sleep, once per job. */
@@ -275,19 +294,46 @@ static void in_failed(tp_shm_iface_t *s, tp_shm_in_t *in, unsigned id, int rc, u
     }
 }
 
-/* Drains up to a batch from every incoming ring. An idle ring costs one
- * load of the header slot at its consumer index. */
+/* Adds the rings of the local ranks that started writing to us since the last look. The
+ * bitmap is one load per 64 local ranks while nothing changes. */
+static void new_senders(tp_shm_iface_t *s)
+{
+    for (int w = 0; s->senders && w < s->nsender_words; w++) {
+        uint64_t bits = atomic_load_explicit(&s->senders[w], memory_order_acquire);
+        uint64_t fresh = bits & ~s->senders_seen[w];
+        if (!fresh)
+            continue;
+        s->senders_seen[w] = bits;
+        for (; fresh; fresh &= fresh - 1) {
+            int lsrc = w * 64 + __builtin_ctzll(fresh);
+            if (lsrc >= s->nlocal || lsrc == s->me || s->nin >= s->nlocal)
+                continue;
+            tp_shm_in_t *in = &s->in[s->nin];
+            if (tp_shm_cons_init(&in->cons, tp_shm_seg_ring(s, lsrc, s->me), s->ring_size))
+                continue; /* the size was checked at ready */
+            in->src = s->rt->local_ranks[lsrc];
+            in->lsrc = lsrc;
+            in->populated = 0;
+            in->failed = 0;
+            s->nin++;
+        }
+    }
+}
+
+/* Drains up to a batch from every incoming ring in use. An idle ring costs
+ * one load of the header slot at its consumer index. */
 static int shm_progress(void *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     int events = s->coop_pending ? tp_shm_coop_progress(s) : 0;
+    new_senders(s);
     for (int i = 0; i < s->nin; i++) {
         tp_shm_in_t *in = &s->in[i];
         if (tp_shm_ring_empty(&in->cons) || in->failed)
             continue;
-        if (!in->populated) {
-            /* The first message on this ring: it is in use, so map all of
-             * it now rather than a fault per page on the first lap. */
+        if (!in->populated && in->cons.tail > SHM_POPULATE_AFTER) {
+            /* Past its first page: it is in use, so map all of it now
+             * rather than a fault per page on the first lap. */
             tp_shm_seg_populate(s, tp_shm_seg_ring(s, in->lsrc, s->me));
             in->populated = 1;
         }
@@ -327,6 +373,7 @@ static int shm_arm(tp_iface_t *iface, tp_arm_t *a)
     if (!atomic_load_explicit(s->sleepers, memory_order_relaxed))
         atomic_store_explicit(s->sleepers, 1, memory_order_seq_cst);
     tp_shm_bell_arm(s->bell);
+    new_senders(s); /* a sender sets its bit before its record, and rings after it */
     for (int i = 0; i < s->nin; i++)
         if (!s->in[i].failed && !tp_shm_ring_empty(&s->in[i].cons)) {
             tp_shm_bell_clear(s->bell);

@@ -360,3 +360,13 @@ _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r)
 {
     return (_Atomic uint32_t *)tp_shm_seg_ring(s, r, r);
 }
+
+/* Its senders bitmap: the next cache line of the diagonal slot on, on the bell's page (a
+ * page of ours that is touched anyway), written only when a peer first writes to r. */
+_Atomic uint64_t *tp_shm_seg_senders(tp_shm_iface_t *s, int r, int nwords)
+{
+    tp_shm_seg_hdr_t *hdr = s->seg.base;
+    if (64 + (size_t)nwords * sizeof(uint64_t) > 4096 || hdr->ring_stride < 4096)
+        return NULL;
+    return (_Atomic uint64_t *)((uint8_t *)tp_shm_seg_ring(s, r, r) + 64);
+}
