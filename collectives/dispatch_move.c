@@ -41,8 +41,8 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
                   MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
     if (comm->remote)
-        return coll_inter_gather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm,
-                                 req);
+        return coll_inter_gather(COLL_GATHER, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
+                                 root, comm, req);
     coll_sched_t *s = create(comm, COLL_GATHER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -73,8 +73,8 @@ static int gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                    MPI_Comm comm, MPI_Request *req)
 {
     if (comm->remote)
-        return coll_inter_gather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root, comm,
-                                 req);
+        return coll_inter_gather(COLL_GATHERV, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
+                                 root, comm, req);
     coll_sched_t *s = create(comm, COLL_GATHERV, req, sdt, comm->rank == root ? rdt : NULL);
     if (!s)
         return CORE_ENOMEM;
@@ -100,8 +100,8 @@ static int scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
                    MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
     if (comm->remote)
-        return coll_inter_scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root, comm,
-                                  req);
+        return coll_inter_scatter(COLL_SCATTER, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt,
+                                  root, comm, req);
     coll_sched_t *s = create(comm, COLL_SCATTER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -131,8 +131,8 @@ static int scatterv(const void *sbuf, const int *scounts, const int *displs, MPI
                     MPI_Request *req)
 {
     if (comm->remote)
-        return coll_inter_scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root, comm,
-                                  req);
+        return coll_inter_scatter(COLL_SCATTERV, sbuf, 0, scounts, displs, sdt, rbuf, rcount,
+                                  rdt, root, comm, req);
     coll_sched_t *s = create(comm, COLL_SCATTERV, req, comm->rank == root ? sdt : NULL, rdt);
     if (!s)
         return CORE_ENOMEM;

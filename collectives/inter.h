@@ -21,13 +21,16 @@ int coll_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
                      MPI_Request *req);
 int coll_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm, MPI_Request *req);
-/* rcounts NULL: every block is rcount (gather); the same for scatter's scounts. */
-int coll_inter_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                      const int *rcounts, const int *displs, MPI_Datatype rdt, int root,
-                      MPI_Comm comm, MPI_Request *req);
-int coll_inter_scatter(const void *sbuf, int scount, const int *scounts, const int *displs,
-                       MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
-                       MPI_Comm comm, MPI_Request *req);
+/* rcounts NULL: every block is rcount (gather); the same for scatter's scounts. id
+ * (COLL_GATHER or COLL_GATHERV, COLL_SCATTER or COLL_SCATTERV) is the call made, not read
+ * from the counts: the group that is not the root's passes none to the v-variants (MPI
+ * ignores them there), and both groups must take the same tag. */
+int coll_inter_gather(int id, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                      int rcount, const int *rcounts, const int *displs, MPI_Datatype rdt,
+                      int root, MPI_Comm comm, MPI_Request *req);
+int coll_inter_scatter(int id, const void *sbuf, int scount, const int *scounts,
+                       const int *displs, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req);
 
 /* inter_exchange.c: through the two group leaders */
 int coll_inter_barrier(MPI_Comm comm, MPI_Request *req);

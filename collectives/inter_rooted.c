@@ -57,11 +57,11 @@ int coll_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
     return coll_inter_go(s, req);
 }
 
-int coll_inter_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                      const int *rcounts, const int *displs, MPI_Datatype rdt, int root,
-                      MPI_Comm comm, MPI_Request *req)
+int coll_inter_gather(int id, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                      int rcount, const int *rcounts, const int *displs, MPI_Datatype rdt,
+                      int root, MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = coll_inter_create(comm, rcounts ? COLL_GATHERV : COLL_GATHER, req, sdt, rdt, NULL);
+    coll_sched_t *s = coll_inter_create(comm, id, req, sdt, rdt, NULL);
     if (!s)
         return CORE_ENOMEM;
     if (root == MPI_ROOT) {
@@ -78,11 +78,11 @@ int coll_inter_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     return coll_inter_go(s, req);
 }
 
-int coll_inter_scatter(const void *sbuf, int scount, const int *scounts, const int *displs,
-                       MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
-                       MPI_Comm comm, MPI_Request *req)
+int coll_inter_scatter(int id, const void *sbuf, int scount, const int *scounts,
+                       const int *displs, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
-    coll_sched_t *s = coll_inter_create(comm, scounts ? COLL_SCATTERV : COLL_SCATTER, req, sdt, rdt, NULL);
+    coll_sched_t *s = coll_inter_create(comm, id, req, sdt, rdt, NULL);
     if (!s)
         return CORE_ENOMEM;
     if (root == MPI_ROOT) {
