@@ -280,8 +280,8 @@ void tp_verbs_info_print(const vb_config_t *cfg)
            VB_SIG_EVERY);
     if (cfg->verbs_fp_peers > 0)
         printf("    RDMA-write fast path: the first %d RC peers write messages up to %zu bytes into "
-               "a ring of %d slots (%zu KiB per peer) that the receiver polls; not offered by "
-               "ranks that sleep while they wait\n", cfg->verbs_fp_peers,
+               "a ring of %d slots (%zu KiB per peer) that the receiver polls; written with "
+               "immediate (a completion that wakes it) to ranks that sleep while they wait\n", cfg->verbs_fp_peers,
                cfg->verbs_fp_size - sizeof(vb_fp_hdr_t) - 1, cfg->verbs_fp_slots,
                (size_t)cfg->verbs_fp_slots * ((cfg->verbs_fp_size + 63) & ~(size_t)63) / 1024);
     else
