@@ -8,12 +8,18 @@
  * ring it was given the key of); after each record the ring is polled, and
  * a record whose offset has the top bit set instead announces that message
  * (offset & 0xff) was sent (vb_fp_catch_up, as a sent message of that
- * number arriving does).
+ * number arriving does); with 0xc000 set, a write with immediate completed
+ * (vb_fp_imm_in: the ring is one written with immediate); with 0xa000 set,
+ * the next sizeof(vb_conn_t) bytes are the ring a peer offers in its RC
+ * handshake (vb_fp_conn_take, on a connection of its own).
  * Properties: every message handed up lies inside its slot of the ring (its
  * bytes are read, and checked against the slot's bounds), with the handler
  * id and lengths its slot header gave; messages come in sequence order; a
  * malformed slot is refused with a fatal error naming the peer (today's
- * contract; counted, not a failure), never by reading outside the ring.
+ * contract; counted, not a failure), never by reading outside the ring; an
+ * offered ring is taken only with known flags, a slot size that holds a
+ * header, and as many free slots as it has; a write with immediate owes
+ * the peer one more credit.
  */
 #include "verbs_stubs.h"
 
@@ -59,6 +65,28 @@ int vb_rc_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     abort();
 }
 
+/* A ring offered in a handshake: taken only when it is one we know how to write. */
+static void offer(fuzz_in_t *in)
+{
+    vb_conn_t c;
+    memset(&c, 0, sizeof(c));
+    size_t n = in->left < sizeof(c) ? in->left : sizeof(c);
+    memcpy(&c, in->p, n);
+    in->p += n;
+    in->left -= n;
+    vb_rc_t orc;
+    vb_peer_t op;
+    memset(&orc, 0, sizeof(orc));
+    memset(&op, 0, sizeof(op));
+    op.rc = &orc;
+    vb_fp_conn_take(&op, &c);
+    if (orc.fp_credits == 0)
+        return;
+    FUZZ_CHECK(!(c.fp_flags & ~VB_FP_FLAGS));
+    FUZZ_CHECK(orc.fp_size >= sizeof(vb_fp_hdr_t) + 64 && orc.fp_n == c.fp_slots);
+    FUZZ_CHECK(orc.fp_credits == (int)orc.fp_n && orc.fp_imm == !!(c.fp_flags & VB_FP_IMM));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     vb_iface_t s;
@@ -72,7 +100,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s.base.am = tp_am_table;
     memset(&peer, 0, sizeof(peer));
     memset(&rc, 0, sizeof(rc));
-    ring = (vb_fp_ring_t){ .buf = buf, .size = SLOT, .n = SLOTS };
+    ring = (vb_fp_ring_t){ .buf = buf, .size = SLOT, .n = SLOTS, .imm = 1 };
+    vb_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.verbs_rc_credits = 1 << 20; /* credits go back in the stubbed credit message */
+    s.cfg = &cfg;
     ring_lo = buf;
     ring_hi = buf + SLOTS * SLOT;
     rc.fpr = &ring;
@@ -101,6 +133,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         while (in.left) {
             uint32_t off = fuzz_u8(&in);
             off |= (uint32_t)fuzz_u8(&in) << 8;
+            if ((off & 0xe000) == 0xa000) {
+                offer(&in);
+                continue;
+            }
+            if ((off & 0xc000) == 0xc000) {
+                int owed = rc.owed;
+                vb_fp_imm_in(&s, &peer);
+                FUZZ_CHECK(rc.owed == owed + 1 || stub_fatals || peer.failed);
+                rc.owed = 0; /* as the credit message would */
+                continue;
+            }
             if (off & 0x8000) {
                 vb_fp_catch_up(&s, &peer, (uint16_t)(off & 0xff));
                 continue;
@@ -166,6 +209,29 @@ void fuzz_make_seeds(void)
     put_msg(&b, 1, 1, VB_AM_CREDIT, 0, 0);
     put_msg(&b, 2, 2, 0, 0, SLOT - sizeof(vb_fp_hdr_t) - 1);
     fuzz_seed("edges", b.p, b.len);
+    /* A ring written with immediate: messages announced by their completions (one before
+     * its message landed, one for two), and rings offered with and without known flags. */
+    b.len = 0;
+    uint16_t imm = 0xc000;
+    fuzz_put(&b, &imm, 2);
+    put_msg(&b, 0, 0, 0, 16, 9);
+    fuzz_put(&b, &imm, 2);
+    put_msg(&b, 1, 1, 1, 8, 0);
+    put_msg(&b, 2, 2, 2, 0, 30);
+    fuzz_put(&b, &imm, 2);
+    uint16_t offer_rec = 0xa000;
+    vb_conn_t c = { .qpn = 5, .psn = 6, .mtu = 3, .fp_flags = VB_FP_IMM, .fp_rkey = 7,
+                    .fp_addr = 4096, .fp_size = SLOT, .fp_slots = SLOTS };
+    fuzz_put(&b, &offer_rec, 2);
+    fuzz_put(&b, &c, sizeof(c));
+    c.fp_flags = 0x80 | VB_FP_IMM;
+    fuzz_put(&b, &offer_rec, 2);
+    fuzz_put(&b, &c, sizeof(c));
+    c.fp_flags = 0;
+    c.fp_size = 16;
+    fuzz_put(&b, &offer_rec, 2);
+    fuzz_put(&b, &c, sizeof(c));
+    fuzz_seed("imm", b.p, b.len);
     free(b.p);
 }
 #endif

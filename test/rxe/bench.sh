@@ -8,7 +8,7 @@
 # Usage: test/rxe/bench.sh [--rounds R (3; medians over them)] [--timeout S] [--smp N] [--mem MB] [--keep] [--no-ompi] [--no-rdmpi]
 #                          [--lat-iters N] [--bw-iters N] [--window W] [--also NAME=PREFIX]...
 #                          [--lat-only] [--modes "ud rc hybrid"] [--no-pin] [--settle S]
-#                          [--variant NAME=VAR=VALUE[,VAR=VALUE...]]...
+#                          [--variant NAME=VAR=VALUE[,VAR=VALUE...]]... [--mtu BYTES]
 # Environment: RDMPI_PREFIX (rdmpi installation, default: <repo>/_inst).
 # --also NAME=PREFIX runs another rdmpi installation too, in the same rounds (rows "NAME verbs <mode>"):
 # a change and its baseline measured in one boot, e.g. --also base=/tmp/rdmpi-before/_inst.
@@ -23,6 +23,8 @@
 # --settle S waits S seconds before every MPI run (to see whether one job slows the next: in a test of
 # six rounds it did not; the guest has slow phases of minutes in which every latency is ~1.35x, so each
 # round runs its latencies back to back, next to ib_send_lat, and its bandwidths after them).
+# --mtu BYTES sets the guest's netdev MTU first: rxe's active MTU follows it (1500, the default: 1024;
+# 4200 or more: 4096, as RoCE with jumbo frames), and with it the UD packet size and RC's path MTU.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -74,6 +76,11 @@ guest() {
         [ "$kind" = lat ] && record "$name" p50 "$(awk -v s="$size" '$1 == s { print $3; exit }' "$out")"
         record "$name" "$kind" "$v" "$((p1 - p0))"
     }
+    if [ -n "$MTU" ]; then
+        ip link set "$RXE_NETDEV" mtu "$MTU" || echo "  could not set the MTU of $RXE_NETDEV to $MTU"
+        sleep 1
+    fi
+    echo "  $RXE_NETDEV MTU $(cat "/sys/class/net/$RXE_NETDEV/mtu"), rxe0 $(ibv_devinfo -d rxe0 | grep -m1 active_mtu | tr -s ' \t' ' ')"
     local latargs=(-m 8:8 -i "$LAT_ITERS" -x 100 -t) bwargs=(-m "$MIB:$MIB" -i "$BW_ITERS" -x 2 -W "$WINDOW")
     local bind=none
     if [ "$PIN" = 1 ]; then   # one process per CPU: perftest's server on 0, client on 1; ranks 0, 1
@@ -137,7 +144,7 @@ if [ "${1:-}" = __guest ]; then guest "$2"; exit 0; fi
 
 # ---------------------------------------------------------------------------------------------------
 # On the host.
-tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also= lat_only=0 pin=1 settle=0
+tmo=1800 rounds=3 vmopts=() keep=0 ompi=1 rdmpi=1 lat_iters=1000 bw_iters=10 window=16 also= lat_only=0 pin=1 settle=0 mtu=
 modes="ud rc hybrid"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -153,6 +160,9 @@ while [ $# -gt 0 ]; do
     --lat-only) lat_only=1; shift ;;
     --pin) pin=1; shift ;;
     --no-pin) pin=0; shift ;;
+    --mtu)
+        case $2 in '' | *[!0-9]*) echo "bench.sh: --mtu wants bytes, not '$2'" >&2; exit 2 ;; esac
+        mtu=$2; shift 2 ;;
     --settle)
         case $2 in '' | *[!0-9.]*) echo "bench.sh: --settle wants seconds, not '$2'" >&2; exit 2 ;; esac
         settle=$2; shift 2 ;;
@@ -204,7 +214,7 @@ fi
 bw_iters_pt=$(( bw_iters * window > 100 ? bw_iters * window : 100 ))
 cat > "$share/bench.conf" <<EOF
 ROUNDS=$rounds OMPI=$ompi RDMPI=$rdmpi LAT_ITERS=$lat_iters BW_ITERS=$bw_iters BW_ITERS_PT=$bw_iters_pt WINDOW=$window
-ALSO="$also" LAT_ONLY=$lat_only MODES="$modes" PIN=$pin SETTLE=$settle
+ALSO="$also" LAT_ONLY=$lat_only MODES="$modes" PIN=$pin SETTLE=$settle MTU=$mtu
 EOF
 
 load=$(cut -d' ' -f1 /proc/loadavg)

@@ -46,7 +46,7 @@ pt() {
 #             is the same copy; nor +mode: traffic the p2p lines already carry) once, at its
 #             largest count up to 4
 #   rc        connected QPs with the defaults a user gets: RDMPI_WAIT_SLEEP's default (ranks of
-#             3+ on 2 CPUs sleep on the completion channel, and offer no rings), and no self in
+#             3+ on 2 CPUs sleep on the completion channel: rings written with immediate), no self in
 #             the transport list, so every rank's messages to itself take a QP connected to
 #             itself (np2 runs: awake, rings written to itself); each transport line but the
 #             +mode and +rdma ones (hybrid's large messages take the same RC QPs) at its

@@ -97,12 +97,18 @@ typedef struct vb_card {
 typedef struct vb_conn {
     uint32_t qpn, psn;
     uint8_t mtu;
-    uint8_t pad[3];
+    uint8_t fp_flags;    /* VB_FP_*: how the ring below is written */
+    uint8_t pad[2];
     uint32_t fp_rkey;    /* the sender's ring for the RDMA-write fast path: */
     uint64_t fp_addr;
     uint32_t fp_size;    /* bytes per slot */
     uint32_t fp_slots;   /* 0: none offered */
 } vb_conn_t;
+
+/* vb_conn_t.fp_flags. VB_FP_IMM: write with immediate (its owner may sleep: the
+ * completion wakes it), each write taking an RC credit as a send does. */
+#define VB_FP_IMM 1u
+#define VB_FP_FLAGS VB_FP_IMM
 
 /* Packed remote key: a hardware rkey, or a software id for memory that could
  * not be registered (transfers are then copied through active messages). */
@@ -227,6 +233,7 @@ typedef struct vb_fp_ring {
     struct ibv_mr *mr;
     uint32_t size, n;    /* bytes per slot, slots */
     uint32_t head;       /* the slot the next message lands in */
+    uint8_t imm;         /* written with immediate (VB_FP_IMM) */
 } vb_fp_ring_t;
 
 typedef struct vb_rc {
@@ -243,6 +250,7 @@ typedef struct vb_rc {
     uint64_t fp_raddr;
     uint32_t fp_rkey, fp_size, fp_n, fp_head;
     int fp_credits;      /* free slots of the peer's ring (0: none, or no ring) */
+    uint8_t fp_imm;      /* the peer's ring wants writes with immediate (VB_FP_IMM) */
     int fp_owed;         /* slots of ours taken since we last said so */
     vb_fp_ring_t *fpr;   /* NULL: we offered none */
 } vb_rc_t;
@@ -337,6 +345,7 @@ typedef struct vb_iface {
     int nrc, max_rc, rc_msgs;
     vb_peer_t **fp;          /* peers whose writes land in a ring of ours (verbs_fp.c) */
     int nfp, max_fp;
+    int nfp_silent;          /* ... of them written without immediate: we cannot sleep */
     /* peers and pending work */
     vb_peer_t **peers;       /* by process index, created on first contact */
     core_list_t active;      /* peers with timers or queued work (vb_peer_t.alink) */
@@ -549,14 +558,17 @@ void vb_rc_peer_fini(vb_iface_t *s, vb_peer_t *p);
 /* verbs_fp.c: the RDMA-write eager fast path */
 int vb_fp_open(vb_iface_t *s);
 void vb_fp_close(vb_iface_t *s);
-/* Our ring for a peer being connected (none past RDMPI_VERBS_FP_PEERS or when this rank may
- * sleep); its address goes in the handshake. */
+/* Our ring for a peer being connected (none past RDMPI_VERBS_FP_PEERS); its address goes in
+ * the handshake. A rank that may sleep asks for writes with immediate. */
 void vb_fp_ring_create(vb_iface_t *s, vb_peer_t *p);
 void vb_fp_ring_destroy(vb_iface_t *s, vb_peer_t *p);
 void vb_fp_conn_fill(const vb_peer_t *p, vb_conn_t *c);
 void vb_fp_conn_take(vb_peer_t *p, const vb_conn_t *c);
 /* Takes every message that has landed, in order, from every ring. */
 int vb_fp_poll(vb_iface_t *s);
+/* A write with immediate from p completed in our SRQ (its buffer consumed, wc checked by the
+ * caller): the SRQ buffer is owed back as a credit, and the ring's messages are taken. */
+void vb_fp_imm_in(vb_iface_t *s, vb_peer_t *p);
 /* A sent message numbered seq arrived: first take the written ones before it. */
 void vb_fp_catch_up(vb_iface_t *s, vb_peer_t *p, uint16_t seq);
 

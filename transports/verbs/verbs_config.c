@@ -56,7 +56,8 @@ static const core_config_row_t rows[] = {
     { "RDMPI_VERBS_FP_PEERS", CORE_CFG_INT, "16",
       "RDMA-write eager fast path: RC peers per process whose small messages are written "
       "straight into a ring of this process's memory that it polls, instead of sent (0: "
-      "none; not offered by a rank that sleeps while it waits, see RDMPI_WAIT_SLEEP)",
+      "none); written with immediate, which wakes it, to a rank that may sleep while it waits "
+      "(RDMPI_WAIT_SLEEP)",
       OFF(verbs_fp_peers), 0, NULL, 0, INT_MAX },
     { "RDMPI_VERBS_FP_SLOTS", CORE_CFG_INT, "32",
       "RDMA-write fast path: messages in flight per peer (slots of its ring)",

@@ -23,9 +23,16 @@
  * arrives first takes the written ones before it (RC places a write before
  * the completion of any later send on the same QP, so they are there).
  *
- * A rank that may sleep while it waits (RDMPI_WAIT_SLEEP) offers no ring:
- * a write raises no completion event to wake it.
+ * A plain RDMA write raises no completion at the receiver, so a rank that may
+ * sleep while it waits (RDMPI_WAIT_SLEEP) asks in the handshake for writes
+ * with immediate (VB_FP_IMM): each also consumes a buffer of our SRQ and
+ * completes there, which wakes us (vb_fp_imm_in). Such a write takes an RC
+ * credit as a send does, and the receiver returns it with the others. It
+ * still saves the copy out of the SRQ buffer, and an awake receiver takes
+ * the message from the ring before it sees the completion. A rank that
+ * cannot sleep keeps the plain writes, which cost the receiver nothing more.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -56,7 +63,7 @@ void vb_fp_close(vb_iface_t *s)
 void vb_fp_ring_create(vb_iface_t *s, vb_peer_t *p)
 {
     vb_rc_t *rc = p->rc;
-    if (s->nfp >= s->max_fp || s->rt->wait_sleep > 0 || rc->fpr)
+    if (s->nfp >= s->max_fp || rc->fpr || !s->srq)
         return;
     vb_fp_ring_t *r = calloc(1, sizeof(*r));
     if (!r)
@@ -77,8 +84,13 @@ void vb_fp_ring_create(vb_iface_t *s, vb_peer_t *p)
         free(r);
         return;
     }
+    /* Decided once, with the wait policy of now: should it change (core_wait_policy) to
+     * sleeping, a ring written without immediate keeps this rank awake (vb_arm). */
+    r->imm = s->rt->wait_sleep > 0 && s->chan;
     rc->fpr = r;
     s->fp[s->nfp++] = p;
+    if (!r->imm)
+        s->nfp_silent++;
 }
 
 void vb_fp_ring_destroy(vb_iface_t *s, vb_peer_t *p)
@@ -91,6 +103,8 @@ void vb_fp_ring_destroy(vb_iface_t *s, vb_peer_t *p)
             s->fp[i] = s->fp[--s->nfp];
             break;
         }
+    if (!r->imm)
+        s->nfp_silent--;
     ibv_dereg_mr(r->mr);
     free(r->buf);
     free(r);
@@ -106,13 +120,16 @@ void vb_fp_conn_fill(const vb_peer_t *p, vb_conn_t *c)
     c->fp_rkey = r->mr->rkey;
     c->fp_size = r->size;
     c->fp_slots = r->n;
+    c->fp_flags = r->imm ? VB_FP_IMM : 0;
 }
 
 void vb_fp_conn_take(vb_peer_t *p, const vb_conn_t *c)
 {
     vb_rc_t *rc = p->rc;
-    if (c->fp_slots == 0 || c->fp_size < sizeof(vb_fp_hdr_t) + 64)
+    /* A flag we do not know asks for something we would not do: no ring (we send). */
+    if (c->fp_slots == 0 || c->fp_size < sizeof(vb_fp_hdr_t) + 64 || (c->fp_flags & ~VB_FP_FLAGS))
         return;
+    rc->fp_imm = (c->fp_flags & VB_FP_IMM) != 0;
     rc->fp_raddr = c->fp_addr;
     rc->fp_rkey = c->fp_rkey;
     rc->fp_size = c->fp_size;
@@ -127,7 +144,7 @@ int vb_fp_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
                const void *payload, size_t len)
 {
     vb_rc_t *rc = p->rc;
-    if (vb_sq_free(&rc->sq) < 3)
+    if (vb_sq_free(&rc->sq) < 3 || (rc->fp_imm && rc->credits <= 0))
         return CORE_EBUSY;
     size_t body = hdr_len + len, total = sizeof(vb_fp_hdr_t) + body + 1;
     vb_fp_hdr_t fh;
@@ -170,6 +187,13 @@ int vb_fp_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_RDMA_WRITE;
+    if (rc->fp_imm) {
+        /* The peer finds the ring by the QP the completion came in on and checks that the
+         * uid names the same peer, as it does an RC send's header. */
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        wr.imm_data = htonl(s->uid);
+        rc->credits--;
+    }
     wr.wr.rdma.remote_addr = rc->fp_raddr + (uint64_t)rc->fp_head * rc->fp_size;
     wr.wr.rdma.rkey = rc->fp_rkey;
     if (sig)
@@ -242,6 +266,16 @@ int vb_fp_poll(vb_iface_t *s)
             ev++;
     }
     return ev;
+}
+
+void vb_fp_imm_in(vb_iface_t *s, vb_peer_t *p)
+{
+    vb_rc_t *rc = p->rc;
+    rc->owed++;
+    while (!p->failed && p->rc == rc && rc->fpr && take(s, p))
+        ;
+    if (p->rc == rc && !p->failed && rc->owed >= (s->cfg->verbs_rc_credits + 1) / 2)
+        vb_rc_return_credits(s, p);
 }
 
 void vb_fp_catch_up(vb_iface_t *s, vb_peer_t *p, uint16_t seq)

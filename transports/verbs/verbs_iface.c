@@ -674,9 +674,9 @@ static void chan_drain(vb_iface_t *s)
 static int vb_arm(tp_iface_t *iface, tp_arm_t *a)
 {
     vb_iface_t *s = vb_iface(iface);
-    /* Fast-path rings (verbs_fp.c) receive by RDMA write, which raises no event: a rank that
+    /* Fast-path rings (verbs_fp.c) written without immediate raise no event: a rank that
      * offered one (it did not expect to sleep) cannot sleep. */
-    if (s->nfp > 0)
+    if (s->nfp_silent > 0)
         return CORE_EUNSUPPORTED;
     chan_drain(s);
     if (s->jobs || s->hold.full)

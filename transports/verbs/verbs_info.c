@@ -264,6 +264,14 @@ void tp_verbs_info_print(const vb_config_t *cfg)
     else
         printf("  chosen: none (no device with an active port%s)\n",
                cfg->verbs_device[0] ? " matching RDMPI_VERBS_DEVICE" : "");
+    /* On RoCE the netdev's MTU caps the port's, and UD's packet size with it: ud mode's
+     * large messages cost per packet (a receive completion, a copy, reliability). */
+    if (have && dev.pattr.link_layer != IBV_LINK_LAYER_INFINIBAND &&
+        dev.pattr.active_mtu < dev.pattr.max_mtu)
+        printf("    the port runs at MTU %d of its %d: the network interface's MTU limits it (a "
+               "jumbo MTU, 4200 or more, lets UD packets be %d bytes)\n",
+               vb_mtu_bytes(dev.pattr.active_mtu), vb_mtu_bytes(dev.pattr.max_mtu),
+               vb_mtu_bytes(dev.pattr.max_mtu));
     int mtu = have ? vb_mtu_bytes(cfg->verbs_mtu && vb_mtu_enum(cfg->verbs_mtu) < dev.pattr.active_mtu
                                       ? vb_mtu_enum(cfg->verbs_mtu) : dev.pattr.active_mtu) : 4096;
     size_t ud_max = (size_t)(mtu - (int)sizeof(vb_ud_hdr_t)) * VB_UD_MAX_PKTS - VB_MAX_AM_HDR;
@@ -280,8 +288,8 @@ void tp_verbs_info_print(const vb_config_t *cfg)
            VB_SIG_EVERY);
     if (cfg->verbs_fp_peers > 0)
         printf("    RDMA-write fast path: the first %d RC peers write messages up to %zu bytes into "
-               "a ring of %d slots (%zu KiB per peer) that the receiver polls; not offered by "
-               "ranks that sleep while they wait\n", cfg->verbs_fp_peers,
+               "a ring of %d slots (%zu KiB per peer) that the receiver polls; written with "
+               "immediate (a completion that wakes it) to ranks that sleep while they wait\n", cfg->verbs_fp_peers,
                cfg->verbs_fp_size - sizeof(vb_fp_hdr_t) - 1, cfg->verbs_fp_slots,
                (size_t)cfg->verbs_fp_slots * ((cfg->verbs_fp_size + 63) & ~(size_t)63) / 1024);
     else

@@ -18,6 +18,7 @@
  * are copied to a registered bounce buffer and signaled. rnr_retry 7 makes
  * an empty SRQ a delay rather than an error.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -572,6 +573,39 @@ void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc)
         vb_ops_start(s, p);
 }
 
+/* The peer of the RC QP numbered qpn, or NULL. */
+static vb_peer_t *peer_of_qpn(vb_iface_t *s, uint32_t qpn)
+{
+    for (int i = 0; i < vb_npeers_now(s); i++)
+        if (s->peers[i] && s->peers[i]->rc && s->peers[i]->rc->qp->qp_num == qpn)
+            return s->peers[i];
+    return NULL;
+}
+
+/* A ring write with immediate (verbs_fp.c) completed: the immediate names the writer by uid,
+ * which must be the peer of the QP it came in on, and we must have asked that peer for
+ * writes with immediate. */
+static void imm_in(vb_iface_t *s, const struct ibv_wc *wc)
+{
+    uint32_t uid = ntohl(wc->imm_data);
+    vb_peer_t *p = uid < CORE_UID_MAX ? vb_peer_of_uid(s, uid) : NULL;
+    const char *why = NULL;
+    if (!p || !p->rc || p->rc->qp->qp_num != wc->qp_num)
+        why = "a write with immediate that names another rank as its writer";
+    else if (!p->rc->fpr || !p->rc->fpr->imm)
+        why = "a write with immediate into a ring not offered for them";
+    if (!why) {
+        if (!p->failed)
+            vb_fp_imm_in(s, p);
+        return;
+    }
+    vb_peer_t *q = peer_of_qpn(s, wc->qp_num);
+    if (q)
+        vb_peer_malformed(s, q, VB_AM_END, CORE_EPROTO, "RDMA write with immediate", why);
+    else
+        core_error("verbs: dropping a write with immediate on QP %u of no peer", wc->qp_num);
+}
+
 void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc)
 {
     uint32_t idx = (uint32_t)(wc->wr_id >> 3);
@@ -588,6 +622,11 @@ void vb_rc_recv(vb_iface_t *s, const struct ibv_wc *wc)
             return; /* a process of another job that left: its end is gone */
         vb_wc_fatal(s, wc, peer, peer >= 0 ? "a receive on the RC connection from"
                                            : "a receive on an RC connection");
+    }
+    if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
+        imm_in(s, wc);
+        s->srq_refill[s->srq_nrefill++] = idx;
+        return;
     }
     const uint8_t *buf = s->srq_buf + (size_t)idx * s->srq_bufsz;
     vb_rc_hdr_t h;
