@@ -75,12 +75,21 @@ void core_req_free(MPI_Request req)
 void core_req_complete(MPI_Request req)
 {
     /* A persistent request stays active until Wait/Test hands out its status. The hook
-     * (a binding's copy-back) runs first. Release: under MULTIPLE, the thread waiting for
-     * req reads the flag outside the critical section (core_cs_pause) and then the status
-     * and the buffer the hook wrote. */
+     * (a binding's copy-back) runs first. Release at least: under MULTIPLE, the thread
+     * waiting for req reads the flag outside the critical section (core_cs_pause,
+     * core_cs_sleep) and then the status and the buffer the hook wrote. */
     if (req->hook)
         req->hook(req->hook_arg, CORE_REQ_HOOK_DONE);
-    __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
+    if (!core_handles.shared) {
+        __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
+    } else {
+        /* Its waiter may sleep outside the section (core_cs_sleep): seq_cst against the
+         * waiter's store of `sleeping` and then its read of the flag, so either it sees the
+         * request complete or we see it asleep and ring it. */
+        __atomic_store_n(&req->complete, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&req->sleeping, __ATOMIC_SEQ_CST))
+            core_cs_ring(&req->bell);
+    }
     if (req->freed)
         core_req_free(req);
 }

@@ -66,7 +66,9 @@ struct rdmpi_request {
     uint8_t mode;            /* send mode */
     uint8_t cancelled;
     uint8_t dt_held;         /* holds a reference on a derived dt (MPI_Type_free may come first) */
+    uint8_t sleeping;        /* MULTIPLE: its waiter sleeps on bell (core_cs_sleep) */
     volatile int complete;
+    _Atomic uint32_t bell;   /* MULTIPLE: the futex word its waiter sleeps on */
     MPI_Status status;
 
     /* The operation, as the user gave it. */

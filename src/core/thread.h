@@ -25,6 +25,14 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+
+/* A thread asleep outside the section until its request completes or the progress engine is
+ * free (core_cs_sleep): on its own stack, linked into the section's list while it sleeps. */
+typedef struct core_cs_sleeper {
+    _Atomic uint32_t *bell;    /* the futex word it sleeps on: its request's bell */
+    struct core_cs_sleeper *next;
+} core_cs_sleeper_t;
 
 typedef struct core_cs {
     int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
@@ -33,6 +41,9 @@ typedef struct core_cs {
     pthread_mutex_t lock;
     atomic_int waiters;        /* threads asleep in the lock (core_cs_pause hands over) */
     atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
+    atomic_int engine;         /* a thread drives progress for the waiters (core_wait_req):
+                                * set and cleared inside the section, read outside it */
+    core_cs_sleeper_t *sleepers; /* threads asleep in core_cs_sleep (inside the section) */
 } core_cs_t;
 
 void core_cs_init(core_cs_t *cs, int on);
@@ -50,6 +61,27 @@ void core_cs_pause(core_cs_t *cs, const volatile int *done);
  * engine (a handler that meets a new peer and waits for its address) it sleeps holding the
  * section: another thread's progress would run beside a pass that is half done. */
 void core_cs_usleep(core_cs_t *cs, unsigned us);
+/* The progress engine (progress by trylock, inside the section): a thread waiting for one
+ * request either drives progress for everyone (claim returns 1; it leaves with
+ * core_cs_engine_leave) or, when another thread does, sleeps outside the section until its
+ * request completes or the engine is free (core_cs_sleep). So N waiting threads do not
+ * queue for the section after every poll. */
+int core_cs_engine_claim(core_cs_t *cs);
+void core_cs_engine_leave(core_cs_t *cs);
+/* Inside the section, with another thread holding the engine: leaves the section and sleeps
+ * on *bell (the request's, rung by core_cs_ring when it completes) until *done is set or
+ * the engine is free, then takes the section back. *flag says "asleep" to the completer. */
+void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                   uint8_t *flag);
+/* Wakes the thread that sleeps on bell (a request completed, or the engine is free). */
+void core_cs_ring(_Atomic uint32_t *bell);
+/* Leaving a wait with no engine: wakes one sleeper to take it over (a sleeper woken for
+ * that may have found its own request complete and left instead). */
+static inline void core_cs_wait_done(core_cs_t *cs)
+{
+    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
+        core_cs_ring(cs->sleepers->bell);
+}
 /* This thread holds the critical section. */
 int core_cs_held(void);
 
