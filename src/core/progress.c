@@ -278,7 +278,10 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
             core_cs_sleep(cs, &req->bell, &req->complete, &req->sleeping);
             continue;
         }
-        core_wait_idle(w, progress_once());
+        int events = progress_once();
+        if (!req->complete)
+            core_cs_let_sleepers(cs);
+        core_wait_idle(w, events);
     }
     if (engine)
         core_cs_engine_leave(cs);

@@ -147,9 +147,26 @@ void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *do
             core_futex_wait(bell, rung, SLEEP_MAX);
     }
     __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+    /* Woken with the request complete, the engine has just rung us and yields the section
+     * (core_cs_let_sleepers): a few trylocks spare a second sleep, in the mutex. */
+    for (int i = 0; i < 4; i++) {
+        if (pthread_mutex_trylock(&cs->lock) == 0)
+            goto unlink;
+        sched_yield();
+    }
     lock(cs);
+unlink:;
     core_cs_sleeper_t **p = &cs->sleepers;
     while (*p != &me)
         p = &(*p)->next;
     *p = me.next;
+}
+
+void core_cs_let_sleepers(core_cs_t *cs)
+{
+    if (!cs->sleepers)
+        return;
+    pthread_mutex_unlock(&cs->lock);
+    sched_yield();
+    lock(cs);
 }

@@ -73,6 +73,10 @@ void core_cs_engine_leave(core_cs_t *cs);
  * the engine is free, then takes the section back. *flag says "asleep" to the completer. */
 void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                    uint8_t *flag);
+/* The engine, after a poll that handled something: when threads sleep (one of them may have
+ * been rung), leaves the section and the CPU for a moment so that a rung thread takes the
+ * section at once instead of queueing in the mutex (a second sleep and wake-up). */
+void core_cs_let_sleepers(core_cs_t *cs);
 /* Wakes the thread that sleeps on bell (a request completed, or the engine is free). */
 void core_cs_ring(_Atomic uint32_t *bell);
 /* Leaving a wait with no engine: wakes one sleeper to take it over (a sleeper woken for
