@@ -10,7 +10,10 @@
  * sleeps in the lock itself (core_cs_pause from core_wait_idle); meanwhile it
  * watches its own request's completion flag, published with release ordering by
  * core_req_complete: once another thread's progress completed that request, it stops
- * deferring and queues for the lock at once, to hand the status out. So several blocking calls never deadlock, a message from one thread to
+ * deferring and queues for the lock at once, to hand the status out. A thread waiting for
+ * one request (core_wait_req) that finds another driving the progress engine sleeps outside
+ * the lock instead, on its request's bell, until the request completes or the engine is free
+ * (core_cs_engine_claim, core_cs_sleep). So several blocking calls never deadlock, a message from one thread to
  * another in the same process gets delivered, and whichever thread holds the lock
  * progresses for all. Without MULTIPLE, cs.on is 0 and the entry points test
  * that one flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch
@@ -18,7 +21,7 @@
  *
  * This serializes the library's work (one thread progresses or posts at a
  * time); the per-queue and per-channel locks of issue 21 item 3 are not done
- * (ARCHITECTURE.md, "Threads", says what is left).
+ * (ARCHITECTURE.md, "Threads", says what is off the lock and what is left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H
