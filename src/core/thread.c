@@ -108,9 +108,11 @@ int core_cs_engine_claim(core_cs_t *cs)
 
 void core_cs_engine_leave(core_cs_t *cs)
 {
-    /* seq_cst, against core_cs_sleep's reads of the bell and then of the engine: a sleeper
-     * either sees the engine free or sleeps on a bell value this ring then changes. */
-    atomic_store(&cs->engine, 0);
+    /* Relaxed: a sleeper (registered inside the section, so in the list below) reads the
+     * bell and then the engine; the ring's increment is a release after this store, so a
+     * sleeper that reads the rung bell sees the engine free, and one that read it before
+     * sleeps on a value the ring has changed. No sleeper: nobody to order against. */
+    atomic_store_explicit(&cs->engine, 0, memory_order_relaxed);
     if (cs->sleepers)
         core_cs_ring(cs->sleepers->bell);
 }
