@@ -202,6 +202,10 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
         MPI_Request r = reqs[i];
         if (is_inert(r))
             continue;
+        if (w.cs) { /* MULTIPLE: the engine or asleep, request by request (progress.c) */
+            core_wait_req(r, "MPI_Waitall");
+            continue;
+        }
         w.req = r;
         w.done = &r->complete; /* the caller's: nothing frees it before we return */
         while (!r->complete)

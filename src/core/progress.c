@@ -257,6 +257,38 @@ void core_wait_end(core_wait_ctx_t *w)
     core_rt->current_wait = NULL;
 }
 
+/* MULTIPLE: progress by trylock. The first waiting thread claims the engine and polls for
+ * everyone (handing the section to the threads queued for it between polls, as any blocked
+ * call does); the others sleep outside the section on their request's bell, which its
+ * completion rings, or the engine's leaving (one of them then takes it over). Only a thread
+ * whose request completed queues for the section, to hand the status out, so N waiting
+ * threads do not take turns after every poll. Inside a pass of the progress engine (a
+ * handler waiting) the section may not be left: poll as before. */
+static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
+{
+    core_cs_t *cs = &core_rt->cs;
+    int engine = 0;
+    if (cs->progressing || !core_cs_held()) {
+        while (!req->complete)
+            core_wait_idle(w, progress_once());
+        return;
+    }
+    while (!req->complete) {
+        if (!engine && !(engine = core_cs_engine_claim(cs))) {
+            core_cs_sleep(cs, &req->bell, &req->complete, &req->sleeping);
+            continue;
+        }
+        int events = progress_once();
+        if (!req->complete)
+            core_cs_let_sleepers(cs);
+        core_wait_idle(w, events);
+    }
+    if (engine)
+        core_cs_engine_leave(cs);
+    else
+        core_cs_wait_done(cs);
+}
+
 void core_wait_req(MPI_Request req, const char *fn)
 {
     if (req->complete)
@@ -264,7 +296,10 @@ void core_wait_req(MPI_Request req, const char *fn)
     core_wait_ctx_t w;
     core_wait_begin(&w, fn, req);
     w.done = &req->complete;
-    while (!req->complete)
-        core_wait_idle(&w, progress_once());
+    if (w.cs)
+        wait_req_mt(req, &w);
+    else
+        while (!req->complete)
+            core_wait_idle(&w, progress_once());
     core_wait_end(&w);
 }

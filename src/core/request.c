@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/request.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -37,14 +38,94 @@ static __attribute__((noinline, cold)) MPI_Request table_grow(core_req_table_t *
     return req;
 }
 
+/* A thread's cache of free requests (see request.h's table): per thread by nature.
+ * initial-exec: one load off the thread pointer, as the section's depth (thread.c). A thread
+ * that exits leaves its cached requests out of reuse until MPI_Finalize frees the table (at
+ * most CACHE_MAX of them each). */
+#define CACHE_MAX 16
+#define CACHE_BATCH 8
+typedef struct req_cache {
+    MPI_Request head;        /* linked through next */
+    unsigned n;
+    uint64_t epoch;          /* the table these belong to */
+} req_cache_t;
+static _Thread_local req_cache_t req_cache __attribute__((tls_model("initial-exec")));
+
+void core_req_table_init(core_req_table_t *t, int shared)
+{
+    t->shared = shared;
+    if (!shared)
+        return;
+    pthread_mutex_init(&t->lock, NULL);
+    /* Unique per runtime: another one made later in this process (MPI_Session_init after
+     * MPI_Finalize) gets a later time. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t->epoch = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + 1;
+}
+
+/* The cache ran empty: refill it with a batch from the free list (growing the table). */
+static __attribute__((noinline)) MPI_Request cache_refill(core_req_table_t *t, req_cache_t *c)
+{
+    MPI_Request req = NULL;
+    pthread_mutex_lock(&t->lock);
+    if (c->epoch != t->epoch) /* another runtime's requests, freed with it */
+        *c = (req_cache_t){ NULL, 0, t->epoch };
+    for (int i = 0; i < CACHE_BATCH; i++) {
+        MPI_Request r = t->free_list;
+        if (r)
+            t->free_list = r->next;
+        else if (!(r = table_grow(t)))
+            break;
+        r->next = req;
+        req = r;
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (!req)
+        return NULL;
+    c->head = req->next;
+    c->n = 0;
+    for (MPI_Request r = c->head; r; r = r->next)
+        c->n++;
+    return req;
+}
+
+/* The cache is full (or of another runtime): give req and a batch back to the free list. */
+static __attribute__((noinline)) void cache_drain(core_req_table_t *t, req_cache_t *c,
+                                                  MPI_Request req)
+{
+    pthread_mutex_lock(&t->lock);
+    if (c->epoch != t->epoch)
+        *c = (req_cache_t){ NULL, 0, t->epoch };
+    req->next = t->free_list;
+    t->free_list = req;
+    for (; c->n > CACHE_MAX - CACHE_BATCH; c->n--) {
+        MPI_Request r = c->head;
+        c->head = r->next;
+        r->next = t->free_list;
+        t->free_list = r;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
 MPI_Request core_req_alloc(int kind)
 {
     core_req_table_t *t = &core_rt->reqs;
-    MPI_Request req = t->free_list;
-    if (req)
+    MPI_Request req;
+    if (t->shared) {
+        req_cache_t *c = &req_cache;
+        if (c->head && c->epoch == t->epoch) {
+            req = c->head;
+            c->head = req->next;
+            c->n--;
+        } else if (!(req = cache_refill(t, c))) {
+            return NULL;
+        }
+    } else if ((req = t->free_list)) {
         t->free_list = req->next;
-    else if (!(req = table_grow(t)))
+    } else if (!(req = table_grow(t))) {
         return NULL;
+    }
     memset(req, 0, offsetof(struct rdmpi_request, id));
     __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED); /* odd: in use */
     req->kind = (uint8_t)kind;
@@ -68,6 +149,17 @@ void core_req_free(MPI_Request req)
     }
     /* even: free; every id of it is stale now */
     __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED);
+    if (t->shared) {
+        req_cache_t *c = &req_cache;
+        if (c->n < CACHE_MAX && c->epoch == t->epoch) {
+            req->next = c->head;
+            c->head = req;
+            c->n++;
+        } else {
+            cache_drain(t, c, req);
+        }
+        return;
+    }
     req->next = t->free_list;
     t->free_list = req;
 }
@@ -75,12 +167,21 @@ void core_req_free(MPI_Request req)
 void core_req_complete(MPI_Request req)
 {
     /* A persistent request stays active until Wait/Test hands out its status. The hook
-     * (a binding's copy-back) runs first. Release: under MULTIPLE, the thread waiting for
-     * req reads the flag outside the critical section (core_cs_pause) and then the status
-     * and the buffer the hook wrote. */
+     * (a binding's copy-back) runs first. Release at least: under MULTIPLE, the thread
+     * waiting for req reads the flag outside the critical section (core_cs_pause,
+     * core_cs_sleep) and then the status and the buffer the hook wrote. */
     if (req->hook)
         req->hook(req->hook_arg, CORE_REQ_HOOK_DONE);
-    __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
+    if (!core_handles.shared) {
+        __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
+    } else {
+        /* Its waiter may sleep outside the section (core_cs_sleep): seq_cst against the
+         * waiter's store of `sleeping` and then its read of the flag, so either it sees the
+         * request complete or we see it asleep and ring it. */
+        __atomic_store_n(&req->complete, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&req->sleeping, __ATOMIC_SEQ_CST))
+            core_cs_ring(&req->bell);
+    }
     if (req->freed)
         core_req_free(req);
 }
@@ -91,5 +192,7 @@ void core_req_table_fini(core_req_table_t *t)
         core_handle_free(&core_handles.req, core_req_at(t, i));
     for (int k = 0; k < CORE_REQ_NCHUNKS; k++)
         free(t->chunk[k]);
+    if (t->shared) /* the threads' caches are dropped at their next use (epoch) */
+        pthread_mutex_destroy(&t->lock);
     memset(t, 0, sizeof(*t));
 }

@@ -25,6 +25,7 @@
 #ifndef RDMPI_CORE_REQUEST_H
 #define RDMPI_CORE_REQUEST_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
@@ -66,7 +67,9 @@ struct rdmpi_request {
     uint8_t mode;            /* send mode */
     uint8_t cancelled;
     uint8_t dt_held;         /* holds a reference on a derived dt (MPI_Type_free may come first) */
+    uint8_t sleeping;        /* MULTIPLE: its waiter sleeps on bell (core_cs_sleep) */
     volatile int complete;
+    _Atomic uint32_t bell;   /* MULTIPLE: the futex word its waiter sleeps on */
     MPI_Status status;
 
     /* The operation, as the user gave it. */
@@ -122,7 +125,17 @@ typedef struct core_req_table {
     MPI_Request *chunk[CORE_REQ_NCHUNKS]; /* chunk k: slots 64 * (2^k - 1) .. 64 * (2^(k+1) - 1) */
     uint32_t nslots;         /* slots made (core_req_count) */
     MPI_Request free_list;   /* linked through next */
+    /* MULTIPLE (shared): each thread allocates from and frees to a cache of its own of a few
+     * free requests, and only a cache that runs empty or full takes the lock (a leaf: nothing
+     * is called under it but the table's growth) to move a batch from or to the free list. */
+    int shared;
+    uint64_t epoch;          /* this table's: a thread's cache of another (an earlier
+                                runtime's) is dropped, its requests were freed with it */
+    pthread_mutex_t lock;    /* shared: the free list and the growth */
 } core_req_table_t;
+
+/* Readies the table; shared: threads allocate and free at once (MULTIPLE). */
+void core_req_table_init(core_req_table_t *t, int shared);
 
 #define CORE_REQ_GEN_ONE ((uint64_t)1 << 32)
 

@@ -3,6 +3,7 @@
  */
 #include <sched.h>
 #include <unistd.h>
+#include "core/futex.h"
 #include "core/thread.h"
 
 /* How deeply this thread is nested in the critical section: per thread by nature. Read at
@@ -17,6 +18,8 @@ void core_cs_init(core_cs_t *cs, int on)
     pthread_mutex_init(&cs->lock, NULL);
     atomic_init(&cs->waiters, 0);
     atomic_init(&cs->handovers, 0);
+    atomic_init(&cs->engine, 0);
+    cs->sleepers = NULL;
 }
 
 void core_cs_destroy(core_cs_t *cs)
@@ -24,6 +27,15 @@ void core_cs_destroy(core_cs_t *cs)
     if (cs->on)
         pthread_mutex_destroy(&cs->lock);
     cs->on = 0;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    sched_yield();
+#endif
 }
 
 static void lock(core_cs_t *cs)
@@ -84,4 +96,79 @@ void core_cs_usleep(core_cs_t *cs, unsigned us)
     usleep(us);
     if (held)
         lock(cs);
+}
+
+int core_cs_engine_claim(core_cs_t *cs)
+{
+    if (atomic_load_explicit(&cs->engine, memory_order_relaxed))
+        return 0;
+    atomic_store_explicit(&cs->engine, 1, memory_order_relaxed);
+    return 1;
+}
+
+void core_cs_engine_leave(core_cs_t *cs)
+{
+    /* Relaxed: a sleeper (registered inside the section, so in the list below) reads the
+     * bell and then the engine; the ring's increment is a release after this store, so a
+     * sleeper that reads the rung bell sees the engine free, and one that read it before
+     * sleeps on a value the ring has changed. No sleeper: nobody to order against. */
+    atomic_store_explicit(&cs->engine, 0, memory_order_relaxed);
+    if (cs->sleepers)
+        core_cs_ring(cs->sleepers->bell);
+}
+
+void core_cs_ring(_Atomic uint32_t *bell)
+{
+    atomic_fetch_add(bell, 1);
+    core_futex_wake(bell, 1);
+}
+
+/* Polls this many times before sleeping: a futex sleep and wake-up cost a few microseconds,
+ * more than a message between two threads' ranks takes when the cores are free; longer
+ * spinning takes the core from the engine on a machine with fewer cores than threads. */
+#define SLEEP_SPINS 64
+/* A sleep is bounded all the same (a missed ring would cost this much, not a hang). */
+#define SLEEP_MAX 0.01
+
+void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                   uint8_t *flag)
+{
+    core_cs_sleeper_t me = { bell, cs->sleepers };
+    cs->sleepers = &me;
+    /* seq_cst, against core_req_complete's store of the flag and then its read of ours:
+     * either it sees us asleep and rings, or we see the request complete. */
+    __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&cs->lock);
+    for (int i = 0;; i++) {
+        uint32_t rung = atomic_load(bell);
+        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) || !atomic_load(&cs->engine))
+            break;
+        if (i < SLEEP_SPINS)
+            cpu_relax();
+        else
+            core_futex_wait(bell, rung, SLEEP_MAX);
+    }
+    __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+    /* Woken with the request complete, the engine has just rung us and yields the section
+     * (core_cs_let_sleepers): a few trylocks spare a second sleep, in the mutex. */
+    for (int i = 0; i < 4; i++) {
+        if (pthread_mutex_trylock(&cs->lock) == 0)
+            goto unlink;
+        sched_yield();
+    }
+    lock(cs);
+unlink:;
+    core_cs_sleeper_t **p = &cs->sleepers;
+    while (*p != &me)
+        p = &(*p)->next;
+    *p = me.next;
+}
+
+void core_cs_let_sleepers(core_cs_t *cs)
+{
+    if (!cs->sleepers)
+        return;
+    pthread_mutex_unlock(&cs->lock);
+    sched_yield();
+    lock(cs);
 }

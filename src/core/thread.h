@@ -10,7 +10,10 @@
  * sleeps in the lock itself (core_cs_pause from core_wait_idle); meanwhile it
  * watches its own request's completion flag, published with release ordering by
  * core_req_complete: once another thread's progress completed that request, it stops
- * deferring and queues for the lock at once, to hand the status out. So several blocking calls never deadlock, a message from one thread to
+ * deferring and queues for the lock at once, to hand the status out. A thread waiting for
+ * one request (core_wait_req) that finds another driving the progress engine sleeps outside
+ * the lock instead, on its request's bell, until the request completes or the engine is free
+ * (core_cs_engine_claim, core_cs_sleep). So several blocking calls never deadlock, a message from one thread to
  * another in the same process gets delivered, and whichever thread holds the lock
  * progresses for all. Without MULTIPLE, cs.on is 0 and the entry points test
  * that one flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch
@@ -18,13 +21,21 @@
  *
  * This serializes the library's work (one thread progresses or posts at a
  * time); the per-queue and per-channel locks of issue 21 item 3 are not done
- * (ARCHITECTURE.md, "Threads", says what is left).
+ * (ARCHITECTURE.md, "Threads", says what is off the lock and what is left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+
+/* A thread asleep outside the section until its request completes or the progress engine is
+ * free (core_cs_sleep): on its own stack, linked into the section's list while it sleeps. */
+typedef struct core_cs_sleeper {
+    _Atomic uint32_t *bell;    /* the futex word it sleeps on: its request's bell */
+    struct core_cs_sleeper *next;
+} core_cs_sleeper_t;
 
 typedef struct core_cs {
     int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
@@ -33,6 +44,9 @@ typedef struct core_cs {
     pthread_mutex_t lock;
     atomic_int waiters;        /* threads asleep in the lock (core_cs_pause hands over) */
     atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
+    atomic_int engine;         /* a thread drives progress for the waiters (core_wait_req):
+                                * set and cleared inside the section, read outside it */
+    core_cs_sleeper_t *sleepers; /* threads asleep in core_cs_sleep (inside the section) */
 } core_cs_t;
 
 void core_cs_init(core_cs_t *cs, int on);
@@ -50,6 +64,31 @@ void core_cs_pause(core_cs_t *cs, const volatile int *done);
  * engine (a handler that meets a new peer and waits for its address) it sleeps holding the
  * section: another thread's progress would run beside a pass that is half done. */
 void core_cs_usleep(core_cs_t *cs, unsigned us);
+/* The progress engine (progress by trylock, inside the section): a thread waiting for one
+ * request either drives progress for everyone (claim returns 1; it leaves with
+ * core_cs_engine_leave) or, when another thread does, sleeps outside the section until its
+ * request completes or the engine is free (core_cs_sleep). So N waiting threads do not
+ * queue for the section after every poll. */
+int core_cs_engine_claim(core_cs_t *cs);
+void core_cs_engine_leave(core_cs_t *cs);
+/* Inside the section, with another thread holding the engine: leaves the section and sleeps
+ * on *bell (the request's, rung by core_cs_ring when it completes) until *done is set or
+ * the engine is free, then takes the section back. *flag says "asleep" to the completer. */
+void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                   uint8_t *flag);
+/* The engine, after a poll that handled something: when threads sleep (one of them may have
+ * been rung), leaves the section and the CPU for a moment so that a rung thread takes the
+ * section at once instead of queueing in the mutex (a second sleep and wake-up). */
+void core_cs_let_sleepers(core_cs_t *cs);
+/* Wakes the thread that sleeps on bell (a request completed, or the engine is free). */
+void core_cs_ring(_Atomic uint32_t *bell);
+/* Leaving a wait with no engine: wakes one sleeper to take it over (a sleeper woken for
+ * that may have found its own request complete and left instead). */
+static inline void core_cs_wait_done(core_cs_t *cs)
+{
+    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
+        core_cs_ring(cs->sleepers->bell);
+}
 /* This thread holds the critical section. */
 int core_cs_held(void);
 

@@ -55,6 +55,7 @@ int rt_init(int argc, char **argv, int required, int *provided)
     *provided = rt->thread_level;
     core_cs_init(&rt->cs, required == MPI_THREAD_MULTIPLE);
     core_handles_share(rt->cs.on); /* atomic reference counts and counters */
+    core_req_table_init(&rt->reqs, rt->cs.on);
     core_dt_init();
     core_progress_init();
     if ((rc = tp_layer_init(&top->tp, rt)) || (rc = p2p_init(rt, &top->tp)) ||
