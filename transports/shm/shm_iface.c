@@ -64,7 +64,7 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_am_hdr = TP_SHM_MAX_AM_HDR;
     caps->max_am = max_am;
     caps->max_inline = 256;
-    caps->eager_limit = s->cfg->shm_eager_limit < max_am ? s->cfg->shm_eager_limit : max_am;
+    caps->eager_limit = tp_shm_eager_limit(s->cfg, (caps->flags & TP_CAP_GET) != 0, max_am);
     caps->max_rkey = sizeof(int32_t);
     caps->flags |= TP_CAP_WAIT;
 }
@@ -163,8 +163,6 @@ static int shm_ready(tp_iface_t *iface)
         if ((rc = find_segment(s, &expect)) != 0 || (rc = tp_shm_seg_attach(s, expect)) != 0)
             return rc;
     }
-    set_limits(s);
-
     s->nin = 0;
     for (int i = 0; i < s->nlocal; i++) {
         if (i == s->me)
@@ -184,6 +182,7 @@ static int shm_ready(tp_iface_t *iface)
     s->bell = tp_shm_seg_bell(s, s->me);
     tp_shm_bell_clear(s->bell);
     tp_shm_cma_probe(s);
+    set_limits(s); /* after the probe: the eager limit depends on single copy */
     return 0;
 }
 
