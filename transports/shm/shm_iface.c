@@ -293,6 +293,7 @@ static int shm_progress(void *iface)
         tp_shm_rec_t rec;
         uint64_t bad = 0;
         int rc;
+        s->getq.on = 1;
         for (int k = 0;
              k < SHM_PROGRESS_BATCH && (rc = tp_shm_ring_peek(&in->cons, &rec, &bad)) != 0; k++) {
             if (rc < 0) {
@@ -311,6 +312,8 @@ static int shm_progress(void *iface)
             tp_shm_ring_release(&in->cons);
             events++;
         }
+        s->getq.on = 0; /* the completions may start more reads: those go at once */
+        tp_shm_getq_flush(s);
     }
     return events;
 }
