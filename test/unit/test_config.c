@@ -45,7 +45,7 @@ int main(void)
     size_t z;
     double d;
     CHECK("default_eager", core_config_get_size(&reg, "RDMPI_SHM_EAGER_LIMIT", &z) == 0 &&
-                               z == 16384);
+                               z == 0);
     CHECK("default_yield", core_config_get_int(&reg, "RDMPI_YIELD", &i) == 0 &&
                                i == CORE_YIELD_AUTO);
     CHECK("typed_wrong_type", core_config_get_int(&reg, "RDMPI_SHM_EAGER_LIMIT", &i) ==

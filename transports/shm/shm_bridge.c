@@ -215,11 +215,12 @@ static void count_up(biface_t *s)
     }
 }
 
-static void set_cma(bridge_t *b, int on)
+static void set_cma(biface_t *s, bridge_t *b, int on)
 {
     if (on) {
         b->caps.flags |= TP_CAP_GET | TP_CAP_PUT;
         b->caps.max_rkey = sizeof(int32_t);
+        b->caps.eager_limit = tp_shm_eager_limit(s->cfg, 1, b->caps.max_am);
     }
     core_debug("shm: bridge to process %d up, single copy %s", b->base.peer, on ? "on" : "off");
 }
@@ -232,7 +233,7 @@ static void acked(biface_t *s, bridge_t *b)
     b->peer_pid = h->pid[1];
     int cma = s->cfg->shm_cma && theirs == TP_SHM_CMA_YES && b->peer_pid > 0 &&
               tp_shm_cma_try(b->peer_pid, h->probe[1]);
-    set_cma(b, cma);
+    set_cma(s, b, cma);
     atomic_store_explicit(&h->cma[0], cma ? TP_SHM_CMA_YES : TP_SHM_CMA_NO,
                           memory_order_release);
     set_pending(s, b, BR_UP);
@@ -247,8 +248,8 @@ static int verdict(biface_t *s, bridge_t *b)
     uint32_t v = atomic_load_explicit(&h->cma[0], memory_order_acquire);
     if (v == TP_SHM_CMA_UNKNOWN)
         return 0;
-    set_cma(b, v == TP_SHM_CMA_YES &&
-                   atomic_load_explicit(&h->cma[1], memory_order_relaxed) == TP_SHM_CMA_YES);
+    set_cma(s, b, v == TP_SHM_CMA_YES &&
+                      atomic_load_explicit(&h->cma[1], memory_order_relaxed) == TP_SHM_CMA_YES);
     b->state = BR_UP;
     count_up(s);
     return 1;
@@ -619,7 +620,7 @@ int tp_shm_bridge_open(core_runtime_t *rt, tp_iface_t **iface_p)
     caps->max_am_hdr = TP_SHM_MAX_AM_HDR;
     caps->max_am = max_am;
     caps->max_inline = 256;
-    caps->eager_limit = s->cfg->shm_eager_limit < max_am ? s->cfg->shm_eager_limit : max_am;
+    caps->eager_limit = tp_shm_eager_limit(s->cfg, 0, max_am);
     caps->flags = TP_CAP_WAIT; /* get/put per pair, in the endpoint's caps */
     if (s->cfg->shm_cma)
         tp_shm_cma_allow(&s->cma_magic);

@@ -212,20 +212,76 @@ static int cma_copy(tp_ep_t *ep, void *local, size_t len, uint64_t raddr, const 
     return err ? cma_error(s, err, write, pid, ep->peer) : 0;
 }
 
+void tp_shm_getq_flush(tp_shm_iface_t *s)
+{
+    tp_shm_getq_t *q = &s->getq;
+    int n = q->n;
+    if (n == 0)
+        return;
+    q->n = 0;
+    q->bytes = 0;
+    struct iovec l[TP_SHM_GETQ_MAX], r[TP_SHM_GETQ_MAX];
+    for (int i = 0; i < n; i++) {
+        l[i] = (struct iovec){.iov_base = q->item[i].local, .iov_len = q->item[i].len};
+        r[i] = (struct iovec){.iov_base = (void *)(uintptr_t)q->item[i].raddr,
+                              .iov_len = q->item[i].len};
+    }
+    ssize_t got;
+    do
+        got = process_vm_readv(q->pid, l, (unsigned long)n, r, (unsigned long)n, 0);
+    while (got < 0 && errno == EINTR);
+    /* A short count (a page it could not access, a signal): what it covered is in place,
+     * the rest is read again one by one, which reports the error. */
+    size_t done = got > 0 ? (size_t)got : 0;
+    for (int i = 0; i < n; i++) {
+        tp_shm_getq_item_t *it = &q->item[i];
+        int rc = 0;
+        if (done >= it->len) {
+            done -= it->len;
+        } else {
+            int err = tp_shm_cma_move(q->pid, (uint8_t *)it->local + done, it->len - done,
+                                      it->raddr + done, 0);
+            done = 0;
+            rc = err ? cma_error(s, err, 0, q->pid, q->peer) : 0;
+        }
+        it->comp->done(it->comp, rc);
+    }
+}
+
+/* Queues a read for the end of the ring's batch (see tp_shm_getq_t): CORE_INPROGRESS, or 0
+ * when it cannot wait (outside a batch, too large). */
+static int getq_add(tp_shm_iface_t *s, tp_ep_t *ep, void *local, size_t len, uint64_t raddr,
+                    int32_t pid, tp_comp_t *comp)
+{
+    tp_shm_getq_t *q = &s->getq;
+    if (!q->on || !comp || len > TP_SHM_GETQ_BYTES)
+        return 0;
+    if (q->n && (q->pid != pid || q->n == TP_SHM_GETQ_MAX || q->bytes + len > TP_SHM_GETQ_BYTES))
+        tp_shm_getq_flush(s);
+    q->pid = pid;
+    q->peer = ep->peer;
+    q->item[q->n++] = (tp_shm_getq_item_t){comp, local, len, raddr};
+    q->bytes += len;
+    return CORE_INPROGRESS;
+}
+
 int tp_shm_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                const void *rkey, tp_comp_t *comp)
 {
     (void)lmemh;
-    if (!(tp_shm_iface(ep->iface)->base.caps.flags & TP_CAP_GET))
+    tp_shm_iface_t *s = tp_shm_iface(ep->iface);
+    if (!(s->base.caps.flags & TP_CAP_GET))
         return CORE_EUNSUPPORTED;
     int32_t pid;
     memcpy(&pid, rkey, sizeof(pid));
-    if (pid != tp_shm_peer_pid(tp_shm_iface(ep->iface), ((tp_shm_ep_t *)ep)->lpeer))
+    if (pid != tp_shm_peer_pid(s, ((tp_shm_ep_t *)ep)->lpeer))
         return CORE_EPROTO; /* a remote key of another process than the peer's */
     /* Large: both ends copy (may complete later through comp). */
     int rc = tp_shm_coop_get((tp_shm_ep_t *)ep, local, len, raddr, pid, comp);
     if (rc != CORE_EUNSUPPORTED)
         return rc;
+    if (getq_add(s, ep, local, len, raddr, pid, comp) == CORE_INPROGRESS)
+        return CORE_INPROGRESS;
     return cma_copy(ep, local, len, raddr, rkey, 0);
 }
 

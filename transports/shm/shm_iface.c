@@ -69,7 +69,7 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_am_hdr = TP_SHM_MAX_AM_HDR;
     caps->max_am = max_am;
     caps->max_inline = 256;
-    caps->eager_limit = s->cfg->shm_eager_limit < max_am ? s->cfg->shm_eager_limit : max_am;
+    caps->eager_limit = tp_shm_eager_limit(s->cfg, (caps->flags & TP_CAP_GET) != 0, max_am);
     caps->max_rkey = sizeof(int32_t);
     caps->flags |= TP_CAP_WAIT;
 }
@@ -169,8 +169,6 @@ static int shm_ready(tp_iface_t *iface)
         if ((rc = find_segment(s, &expect)) != 0 || (rc = tp_shm_seg_attach(s, expect)) != 0)
             return rc;
     }
-    set_limits(s);
-
     /* The ring size comes from the segment local rank 0 wrote: checked here too. */
     tp_shm_cons_t probe;
     if (tp_shm_cons_init(&probe, tp_shm_seg_ring(s, s->me, s->me), s->ring_size) != 0) {
@@ -190,6 +188,7 @@ static int shm_ready(tp_iface_t *iface)
     s->bell = tp_shm_seg_bell(s, s->me);
     tp_shm_bell_clear(s->bell);
     tp_shm_cma_probe(s);
+    set_limits(s); /* after the probe: the eager limit depends on single copy */
     return 0;
 }
 
@@ -340,6 +339,7 @@ static int shm_progress(void *iface)
         tp_shm_rec_t rec;
         uint64_t bad = 0;
         int rc;
+        s->getq.on = 1;
         for (int k = 0;
              k < SHM_PROGRESS_BATCH && (rc = tp_shm_ring_peek(&in->cons, &rec, &bad)) != 0; k++) {
             if (rc < 0) {
@@ -358,6 +358,8 @@ static int shm_progress(void *iface)
             tp_shm_ring_release(&in->cons);
             events++;
         }
+        s->getq.on = 0; /* the completions may start more reads: those go at once */
+        tp_shm_getq_flush(s);
     }
     return events;
 }
