@@ -9,23 +9,28 @@
 
 #define OFF(f) offsetof(coll_config_t, f)
 
-static const char *const barrier_algs[] = { "auto", "dissemination", "two_level", NULL };
+static const char *const barrier_algs[] = {
+    "auto", "dissemination", "linear", "two_level", NULL
+};
 static const char *const bcast_algs[] = {
-    "auto", "binomial", "scatter_ring", "scatter_recursive_doubling", "two_level", NULL
+    "auto", "binomial", "scatter_ring", "scatter_recursive_doubling", "linear", "two_level", NULL
 };
 static const char *const reduce_algs[] = {
     "auto", "binomial", "reduce_scatter_gather", "two_level", NULL
 };
 static const char *const allreduce_algs[] = {
-    "auto", "recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "two_level", NULL
+    "auto", "recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "two_level", "linear",
+    NULL
 };
 static const char *const gather_algs[] = { "auto", "binomial", "linear", NULL };
 static const char *const gatherv_algs[] = { "auto", "linear", NULL };
 static const char *const scatter_algs[] = { "auto", "binomial", "linear", NULL };
 static const char *const scatterv_algs[] = { "auto", "linear", NULL };
-static const char *const allgather_algs[] = { "auto", "recursive_doubling", "bruck", "ring", NULL };
+static const char *const allgather_algs[] = {
+    "auto", "recursive_doubling", "bruck", "ring", "linear", NULL
+};
 static const char *const allgatherv_algs[] = {
-    "auto", "recursive_doubling", "bruck", "ring", NULL
+    "auto", "recursive_doubling", "bruck", "ring", "linear", NULL
 };
 static const char *const alltoall_algs[] = { "auto", "pairwise", "linear", "bruck", NULL };
 static const char *const alltoallv_algs[] = { "auto", "pairwise", "linear", NULL };
@@ -39,10 +44,11 @@ static const char *const exscan_algs[] = { "auto", "recursive_doubling", "linear
 
 static const core_config_row_t rows[] = {
     { "RDMPI_COLL_BARRIER", CORE_CFG_ENUM, "auto",
-      "barrier algorithm: auto, dissemination, two_level",
+      "barrier algorithm: auto, dissemination, linear, two_level",
       OFF(alg[COLL_BARRIER]), 0, barrier_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_BCAST", CORE_CFG_ENUM, "auto",
-      "bcast algorithm: auto, binomial, scatter_ring, scatter_recursive_doubling, two_level",
+      "bcast algorithm: auto, binomial, scatter_ring, scatter_recursive_doubling, linear, "
+      "two_level",
       OFF(alg[COLL_BCAST]), 0, bcast_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_REDUCE", CORE_CFG_ENUM, "auto",
       "reduce algorithm: auto, binomial, reduce_scatter_gather, two_level (commutative ops "
@@ -50,7 +56,7 @@ static const core_config_row_t rows[] = {
       OFF(alg[COLL_REDUCE]), 0, reduce_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_ALLREDUCE", CORE_CFG_ENUM, "auto",
       "allreduce algorithm: auto, recursive_doubling, rabenseifner, ring (commutative ops "
-      "only), reduce_bcast, two_level (commutative ops only)",
+      "only), reduce_bcast, two_level (commutative ops only), linear",
       OFF(alg[COLL_ALLREDUCE]), 0, allreduce_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_GATHER", CORE_CFG_ENUM, "auto",
       "gather algorithm: auto, binomial, linear",
@@ -65,10 +71,10 @@ static const core_config_row_t rows[] = {
       "scatterv algorithm: auto, linear",
       OFF(alg[COLL_SCATTERV]), 0, scatterv_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_ALLGATHER", CORE_CFG_ENUM, "auto",
-      "allgather algorithm: auto, recursive_doubling, bruck, ring",
+      "allgather algorithm: auto, recursive_doubling, bruck, ring, linear",
       OFF(alg[COLL_ALLGATHER]), 0, allgather_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_ALLGATHERV", CORE_CFG_ENUM, "auto",
-      "allgatherv algorithm: auto, recursive_doubling, bruck, ring",
+      "allgatherv algorithm: auto, recursive_doubling, bruck, ring, linear",
       OFF(alg[COLL_ALLGATHERV]), 0, allgatherv_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_ALLTOALL", CORE_CFG_ENUM, "auto",
       "alltoall algorithm: auto, pairwise, linear, bruck",

@@ -144,6 +144,7 @@ void coll_split(int count, int n, int *cnts, int *disps);
 
 /* ---- algorithms --------------------------------------------------------- */
 void coll_barrier_dissemination(coll_sched_t *s, const coll_grp_t *g);
+void coll_barrier_linear(coll_sched_t *s, const coll_grp_t *g);
 
 void coll_bcast_binomial(coll_sched_t *s, const coll_grp_t *g, void *buf, int count,
                          MPI_Datatype dt, int root);
@@ -151,6 +152,8 @@ void coll_bcast_scatter_ring(coll_sched_t *s, const coll_grp_t *g, void *buf, in
                              MPI_Datatype dt, int root);
 void coll_bcast_scatter_recdbl(coll_sched_t *s, const coll_grp_t *g, void *buf, int count,
                                MPI_Datatype dt, int root);
+void coll_bcast_linear(coll_sched_t *s, const coll_grp_t *g, void *buf, int count,
+                       MPI_Datatype dt, int root);
 
 void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                           int count, MPI_Datatype dt, MPI_Op op, int root);
@@ -163,6 +166,8 @@ void coll_allreduce_rabenseifner(coll_sched_t *s, const coll_grp_t *g, const voi
                                  void *rbuf, int count, MPI_Datatype dt, MPI_Op op);
 void coll_allreduce_ring(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                          int count, MPI_Datatype dt, MPI_Op op);
+void coll_allreduce_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
+                           int count, MPI_Datatype dt, MPI_Op op);
 
 /* Gather/scatter: the root's buffer is described by a layout (uniform for
  * gather/scatter, counts and displacements for the v forms). */
@@ -183,6 +188,8 @@ void coll_allgather_bruck(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
                           MPI_Datatype sdt, const coll_layout_t *rl);
 void coll_allgather_ring(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
                          MPI_Datatype sdt, const coll_layout_t *rl);
+void coll_allgather_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, int scount,
+                           MPI_Datatype sdt, const coll_layout_t *rl);
 
 /* Alltoall(v/w): sl->buf may be MPI_IN_PLACE (then rl describes both). */
 void coll_alltoall_pairwise(coll_sched_t *s, const coll_grp_t *g, const coll_layout_t *sl,
@@ -215,6 +222,8 @@ void coll_scan_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, vo
  * span and *shared is 1 when some node holds more than one of them. The
  * same on every rank (see comm_nodes in two_level.c). */
 void coll_comm_nodes(MPI_Comm comm, int *nodes, int *shared);
+/* Whether comm is crowded (coll_query_t): the same on every rank. */
+int coll_comm_crowded(MPI_Comm comm);
 void coll_barrier_two_level(coll_sched_t *s);
 void coll_bcast_two_level(coll_sched_t *s, void *buf, int count, MPI_Datatype dt, int root);
 void coll_reduce_two_level(coll_sched_t *s, const void *sbuf, void *rbuf, int count,
@@ -242,7 +251,9 @@ void coll_build_allreduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
  * posted already: slower, never stuck.) */
 #define COLL_FAST_SERIAL_BYTES ((size_t)8192)
 int coll_fast_barrier(MPI_Comm comm);
+int coll_fast_barrier_linear(MPI_Comm comm);
 int coll_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int coll_fast_bcast_linear(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int coll_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                         MPI_Comm comm);
 int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
@@ -281,6 +292,8 @@ typedef struct coll_query {
     int commute;      /* reductions: the operation commutes */
     int nodes;        /* nodes the group spans (0: not the whole communicator) */
     int shared;       /* some node holds more than one rank of the group */
+    int crowded;      /* the group is ranks of this job on one node, which has more ranks
+                         than cores (waiting ranks yield or sleep: coll_comm_crowded) */
 } coll_query_t;
 
 /* The settings (coll_config.c): alg[id] is the index of the chosen name in the

@@ -24,9 +24,11 @@ static coll_grp_t whole(MPI_Comm comm)
 static coll_query_t query_comm(MPI_Comm comm, const coll_grp_t *g, size_t bytes, int count,
                                int commute)
 {
-    coll_query_t q = { bytes, g->n, count, commute, 0, 0 };
-    if (!g->map && g->n == comm->size)
+    coll_query_t q = { bytes, g->n, count, commute, 0, 0, 0 };
+    if (!g->map && g->n == comm->size) {
         coll_comm_nodes(comm, &q.nodes, &q.shared);
+        q.crowded = coll_comm_crowded(comm);
+    }
     return q;
 }
 
@@ -65,8 +67,11 @@ static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatyp
 void coll_build_barrier(coll_sched_t *s, const coll_grp_t *g)
 {
     coll_query_t q = query(s, g, 0, 0, 1);
-    if (coll_select(COLL_BARRIER, &q) == COLL_ALG_TWO_LEVEL)
+    enum coll_alg alg = coll_select(COLL_BARRIER, &q);
+    if (alg == COLL_ALG_TWO_LEVEL)
         coll_barrier_two_level(s);
+    else if (alg == COLL_ALG_LINEAR)
+        coll_barrier_linear(s, g);
     else
         coll_barrier_dissemination(s, g);
 }
@@ -79,6 +84,7 @@ void coll_build_bcast(coll_sched_t *s, const coll_grp_t *g, void *buf, int count
     case COLL_ALG_TWO_LEVEL: coll_bcast_two_level(s, buf, count, dt, root); break;
     case COLL_ALG_SCATTER_RING: coll_bcast_scatter_ring(s, g, buf, count, dt, root); break;
     case COLL_ALG_SCATTER_RECDBL: coll_bcast_scatter_recdbl(s, g, buf, count, dt, root); break;
+    case COLL_ALG_LINEAR: coll_bcast_linear(s, g, buf, count, dt, root); break;
     default: coll_bcast_binomial(s, g, buf, count, dt, root); break;
     }
 }
@@ -104,6 +110,7 @@ void coll_build_allreduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
         coll_allreduce_rabenseifner(s, g, sbuf, rbuf, count, dt, op);
         break;
     case COLL_ALG_RING: coll_allreduce_ring(s, g, sbuf, rbuf, count, dt, op); break;
+    case COLL_ALG_LINEAR: coll_allreduce_linear(s, g, sbuf, rbuf, count, dt, op); break;
     case COLL_ALG_REDUCE_BCAST: {
         /* Away from the root the input must not be MPI_IN_PLACE: it is rbuf. */
         const void *in = (sbuf == MPI_IN_PLACE && g->me != 0) ? rbuf : sbuf;
@@ -121,8 +128,11 @@ static int barrier(MPI_Comm comm, MPI_Request *req)
 {
     if (comm->remote)
         return coll_inter_barrier(comm, req);
-    if (!req && pick(COLL_BARRIER, comm, 0, 0, 1) == COLL_ALG_DISSEMINATION)
+    enum coll_alg alg = req ? COLL_ALG_AUTO : pick(COLL_BARRIER, comm, 0, 0, 1);
+    if (alg == COLL_ALG_DISSEMINATION)
         return coll_fast_barrier(comm);
+    if (alg == COLL_ALG_LINEAR)
+        return coll_fast_barrier_linear(comm);
     coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL);
     if (!s)
         return CORE_ENOMEM;
@@ -140,9 +150,12 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
         return coll_inter_bcast(buf, count, dt, root, comm, req);
     /* The fast path sends to the children one after the other: fine for
      * one child (2 ranks) or short messages. */
-    if (!req && (comm->size <= 2 || nbytes(count, dt) <= COLL_FAST_SERIAL_BYTES) &&
-        pick(COLL_BCAST, comm, nbytes(count, dt), count, 1) == COLL_ALG_BINOMIAL)
+    enum coll_alg alg = req ? COLL_ALG_AUTO : pick(COLL_BCAST, comm, nbytes(count, dt), count, 1);
+    int serial = comm->size <= 2 || nbytes(count, dt) <= COLL_FAST_SERIAL_BYTES;
+    if (serial && alg == COLL_ALG_BINOMIAL)
         return coll_fast_bcast(buf, count, dt, root, comm);
+    if (serial && alg == COLL_ALG_LINEAR)
+        return coll_fast_bcast_linear(buf, count, dt, root, comm);
     coll_sched_t *s = create(comm, COLL_BCAST, req, dt, NULL);
     if (!s)
         return CORE_ENOMEM;

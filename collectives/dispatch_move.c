@@ -31,7 +31,7 @@ static coll_sched_t *create(MPI_Comm comm, int id, MPI_Request *req, MPI_Datatyp
 
 static enum coll_alg pick(enum coll_id id, size_t bytes, MPI_Comm comm)
 {
-    coll_query_t q = { bytes, comm->size, 0, 1, 0, 0 };
+    coll_query_t q = { bytes, comm->size, 0, 1, 0, 0, coll_comm_crowded(comm) };
     return coll_select(id, &q);
 }
 
@@ -173,6 +173,7 @@ static int allgather_any(enum coll_id id, const void *sbuf, int scount, MPI_Data
     switch (alg) {
     case COLL_ALG_RECDBL: coll_allgather_recdbl(s, &g, sbuf, scount, sdt, rl); break;
     case COLL_ALG_BRUCK: coll_allgather_bruck(s, &g, sbuf, scount, sdt, rl); break;
+    case COLL_ALG_LINEAR: coll_allgather_linear(s, &g, sbuf, scount, sdt, rl); break;
     default: coll_allgather_ring(s, &g, sbuf, scount, sdt, rl); break;
     }
     return go(s, req);

@@ -93,6 +93,46 @@ int coll_fast_barrier(MPI_Comm comm)
     return 0;
 }
 
+int coll_fast_barrier_linear(MPI_Comm comm)
+{
+    /* coll_barrier_linear: the arrivals are 0-byte eager messages, so member 0 takes them
+     * one by one in rank order whatever order they came in. */
+    fast_t f = fast_begin(comm, COLL_BARRIER);
+    int n = comm->size, rc = 0;
+    if (comm->rank != 0)
+        return exchange(&f, NULL, 0, MPI_BYTE, 0, NULL, 0, MPI_BYTE, 0);
+    for (int i = 1; i < n && rc == 0; i++) {
+        MPI_Request r;
+        if ((rc = post(&f, NULL, 0, MPI_BYTE, i, &r)) == 0)
+            rc = wait(&f, r);
+    }
+    for (int i = 1; i < n && rc == 0; i++)
+        rc = send(&f, NULL, 0, MPI_BYTE, i);
+    return rc;
+}
+
+/* Conditions: messages the transport takes at once (the root's sends go one
+ * after the other). */
+int coll_fast_bcast_linear(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    /* coll_bcast_linear */
+    int n = comm->size;
+    fast_t f = fast_begin(comm, COLL_BCAST);
+    if (n == 1 || count == 0 || dt->size == 0)
+        return 0;
+    if (comm->rank != root) {
+        MPI_Request r;
+        int rc = post(&f, buf, (size_t)count, dt, root, &r);
+        return rc ? rc : wait(&f, r);
+    }
+    for (int i = 1; i < n; i++) {
+        int rc = send(&f, buf, (size_t)count, dt, (root + i) % n);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* The sends go one after the other: the caller keeps a root with several
  * children to messages the transport takes at once. */
 int coll_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)

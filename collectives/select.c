@@ -39,24 +39,24 @@ static const struct {
     enum coll_alg algs[COLL_MAX_ALGS];    /* what RDMPI_COLL_<NAME> may name */
 } colls[COLL_NCOLLS] = {
     [COLL_BARRIER] = { "MPI_Barrier", "RDMPI_COLL_BARRIER",
-                       { COLL_ALG_DISSEMINATION, COLL_ALG_TWO_LEVEL } },
+                       { COLL_ALG_DISSEMINATION, COLL_ALG_LINEAR, COLL_ALG_TWO_LEVEL } },
     [COLL_BCAST] = { "MPI_Bcast", "RDMPI_COLL_BCAST",
                      { COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING, COLL_ALG_SCATTER_RECDBL,
-                       COLL_ALG_TWO_LEVEL } },
+                       COLL_ALG_LINEAR, COLL_ALG_TWO_LEVEL } },
     [COLL_REDUCE] = { "MPI_Reduce", "RDMPI_COLL_REDUCE",
                       { COLL_ALG_BINOMIAL, COLL_ALG_RSAG, COLL_ALG_TWO_LEVEL } },
     [COLL_ALLREDUCE] = { "MPI_Allreduce", "RDMPI_COLL_ALLREDUCE",
                          { COLL_ALG_RECDBL, COLL_ALG_RABENSEIFNER, COLL_ALG_RING,
-                           COLL_ALG_REDUCE_BCAST, COLL_ALG_TWO_LEVEL } },
+                           COLL_ALG_REDUCE_BCAST, COLL_ALG_TWO_LEVEL, COLL_ALG_LINEAR } },
     [COLL_GATHER] = { "MPI_Gather", "RDMPI_COLL_GATHER", { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
     [COLL_GATHERV] = { "MPI_Gatherv", "RDMPI_COLL_GATHERV", { COLL_ALG_LINEAR } },
     [COLL_SCATTER] = { "MPI_Scatter", "RDMPI_COLL_SCATTER",
                        { COLL_ALG_BINOMIAL, COLL_ALG_LINEAR } },
     [COLL_SCATTERV] = { "MPI_Scatterv", "RDMPI_COLL_SCATTERV", { COLL_ALG_LINEAR } },
     [COLL_ALLGATHER] = { "MPI_Allgather", "RDMPI_COLL_ALLGATHER",
-                         { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING } },
+                         { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING, COLL_ALG_LINEAR } },
     [COLL_ALLGATHERV] = { "MPI_Allgatherv", "RDMPI_COLL_ALLGATHERV",
-                          { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING } },
+                          { COLL_ALG_RECDBL, COLL_ALG_BRUCK, COLL_ALG_RING, COLL_ALG_LINEAR } },
     [COLL_ALLTOALL] = { "MPI_Alltoall", "RDMPI_COLL_ALLTOALL",
                         { COLL_ALG_PAIRWISE, COLL_ALG_LINEAR, COLL_ALG_BRUCK } },
     [COLL_ALLTOALLV] = { "MPI_Alltoallv", "RDMPI_COLL_ALLTOALLV",
@@ -81,7 +81,8 @@ static const struct {
 enum {
     W_POW2 = 1u, W_NOT_POW2 = 2u, W_COMMUTE = 4u, W_FEW = 8u /* count < pof2 */,
     W_NODES = 16u, /* the communicator spans nodes, and some node holds several of its ranks */
-    W_CHUNKS = 32u /* bytes / size >= 8 KiB: a ring's pieces are bandwidth-bound */
+    W_CHUNKS = 32u, /* bytes / size >= 8 KiB: a ring's pieces are bandwidth-bound */
+    W_CROWDED = 64u /* one node with more ranks than cores (coll_query_t) */
 };
 
 typedef struct coll_rule {
@@ -117,12 +118,27 @@ typedef struct coll_rule {
  * cost more than the messages saved: 6.9 against 8.2 us at 64 KiB).
  * Alltoall: all messages at once (linear) except on many ranks with large
  * blocks, where pairwise keeps a network from flooding (60 against 99 us at
- * 64 KiB, 4 ranks). */
+ * 64 KiB, 4 ranks).
+ *
+ * Crowded (coll_query_t: one node, more ranks than cores), a rank that waits
+ * has given its core away, and every level of a tree or round of an
+ * exchange waits for some particular rank to be scheduled again; with the
+ * host's other work that costs tens of microseconds to milliseconds per
+ * level. There the algorithms in which every rank depends on the root alone
+ * win at every size (OSU 7.4, 8 ranks on 2 cores, load average 30-38,
+ * medians of 3, 2026-12-06): the linear barrier, which also releases rank 0
+ * first, so the root of the next broadcast sends while the others wake
+ * (osu_bcast 8 B: 0.3 against 78-120 us; 64 KiB: 9.8 against 455; 1 MiB:
+ * 1.2 against 10.8 ms), linear gather (8 B: 13 against 84 us) and scatter
+ * (1 KiB: 0.6 against 5.0 us); and allgather by direct exchange up to a
+ * few ranks (1 KiB blocks: 381 against 502 us; 64 KiB: 4.6 against 5.5 ms). */
 static const coll_rule_t rules[] = {
     { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
+    { COLL_BARRIER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_BARRIER, 0, ANY, 0, 0, 0, COLL_ALG_DISSEMINATION },
 
     { COLL_BCAST, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
+    { COLL_BCAST, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_BCAST, 0, 12 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_BCAST, 0, 512 * KB, 8, 0, W_POW2, COLL_ALG_SCATTER_RECDBL },
     { COLL_BCAST, 0, ANY, 8, 0, 0, COLL_ALG_SCATTER_RING },
@@ -139,18 +155,22 @@ static const coll_rule_t rules[] = {
     { COLL_ALLREDUCE, 0, ANY, 4, 0, W_COMMUTE | W_CHUNKS, COLL_ALG_RING },
     { COLL_ALLREDUCE, 0, ANY, 0, 0, 0, COLL_ALG_RABENSEIFNER },
 
+    { COLL_GATHER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_GATHER, 0, 32 * KB, 16, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_GATHER, 0, 2 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_GATHER, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
     { COLL_GATHERV, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
+    { COLL_SCATTER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_SCATTER, 0, 32 * KB, 16, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_SCATTER, 0, 2 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_SCATTER, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
     { COLL_SCATTERV, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
 
+    { COLL_ALLGATHER, 0, 512 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_ALLGATHER, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
     { COLL_ALLGATHER, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
     { COLL_ALLGATHER, 0, ANY, 0, 0, 0, COLL_ALG_RING },
+    { COLL_ALLGATHERV, 0, 512 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_ALLGATHERV, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
     { COLL_ALLGATHERV, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
     { COLL_ALLGATHERV, 0, ANY, 0, 0, 0, COLL_ALG_RING },
@@ -205,6 +225,8 @@ static int rule_matches(const coll_rule_t *w, const coll_query_t *q)
     if ((w->when & W_NODES) && !(q->nodes > 1 && q->shared))
         return 0;
     if ((w->when & W_CHUNKS) && q->bytes / (size_t)q->size < 8 * KB)
+        return 0;
+    if ((w->when & W_CROWDED) && !q->crowded)
         return 0;
     return 1;
 }

@@ -94,6 +94,22 @@ void coll_comm_nodes(MPI_Comm comm, int *nodes, int *shared)
     *shared = no ? no[n] < n : 1;
 }
 
+int coll_comm_crowded(MPI_Comm comm)
+{
+    /* The launcher says whether a node is oversubscribed to each job on it: the ranks of
+     * one job on one node agree, those of two jobs (spawned, connected) may not. */
+    if (!core_rt->oversubscribed)
+        return 0;
+    int nodes, shared;
+    coll_comm_nodes(comm, &nodes, &shared);
+    if (nodes != 1)
+        return 0;
+    for (int i = 0; i < comm->size; i++)
+        if (core_comm_world_rank(comm, i) >= core_rt->size)
+            return 0;
+    return 1;
+}
+
 typedef struct tl {
     coll_grp_t node;      /* the ranks of my node */
     coll_grp_t leaders;   /* one rank per node; me = -1 when not a leader */

@@ -764,22 +764,23 @@ static void run_all(MPI_Comm comm, const char *cname, int ncounts)
 }
 
 /* The algorithms of each collective, as RDMPI_COLL_<NAME> names them. */
-#define MAX_ALGS 5
+#define MAX_ALGS 6
 static const struct {
     const char *env;
     const char *algs[MAX_ALGS];
 } algos[] = {
-    { "RDMPI_COLL_BARRIER", { "dissemination", "two_level" } },
-    { "RDMPI_COLL_BCAST", { "binomial", "scatter_ring", "scatter_recursive_doubling", "two_level" } },
+    { "RDMPI_COLL_BARRIER", { "dissemination", "linear", "two_level" } },
+    { "RDMPI_COLL_BCAST", { "binomial", "scatter_ring", "scatter_recursive_doubling", "linear",
+                              "two_level" } },
     { "RDMPI_COLL_REDUCE", { "binomial", "reduce_scatter_gather", "two_level" } },
     { "RDMPI_COLL_ALLREDUCE",
-      { "recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "two_level" } },
+      { "recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "two_level", "linear" } },
     { "RDMPI_COLL_GATHER", { "binomial", "linear" } },
     { "RDMPI_COLL_GATHERV", { "linear" } },
     { "RDMPI_COLL_SCATTER", { "binomial", "linear" } },
     { "RDMPI_COLL_SCATTERV", { "linear" } },
-    { "RDMPI_COLL_ALLGATHER", { "recursive_doubling", "bruck", "ring" } },
-    { "RDMPI_COLL_ALLGATHERV", { "recursive_doubling", "bruck", "ring" } },
+    { "RDMPI_COLL_ALLGATHER", { "recursive_doubling", "bruck", "ring", "linear" } },
+    { "RDMPI_COLL_ALLGATHERV", { "recursive_doubling", "bruck", "ring", "linear" } },
     { "RDMPI_COLL_ALLTOALL", { "pairwise", "linear", "bruck" } },
     { "RDMPI_COLL_ALLTOALLV", { "pairwise", "linear" } },
 };
