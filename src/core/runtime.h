@@ -71,6 +71,8 @@ typedef struct core_runtime {
     uint8_t job_key[CORE_KEY_LEN]; /* shared by every member of the job (core/secret.h) */
     double wait_sleep;         /* idle seconds before a blocked call sleeps; 0: never */
     double wait_sleep_busy;    /* the same once a wait finds its core taken by others */
+    double wait_nap;           /* idle seconds before a blocked call that cannot sleep naps
+                                  (core_wait_idle_slow); 0: never */
     int ncores;
     char **rank_hosts;         /* lazily looked-up hostnames, by process (core_rank_host) */
 
