@@ -10,6 +10,8 @@
  *   acc        MPI_Accumulate of size/8 longs with MPI_SUM + flush
  *   fop        MPI_Fetch_and_op of one long with MPI_SUM + flush (size 8 only)
  *   cas        MPI_Compare_and_swap of one long + flush (size 8 only)
+ * --op=get,fop,... runs each op of the list in turn in one job (one launch, the same window),
+ * each one's rows after a line "# op: NAME".
  * The latency is the time per iteration at rank 0, averaged over the timed iterations; with -t
  * (flush and lockall) also the median of the per-iteration times, as perftest's t_typical: a
  * descheduled iteration then moves the figure by nothing. Output as OSU's osu_put_latency. Standard MPI only: the same source builds with any MPI's mpicc.
@@ -34,19 +36,38 @@ static const struct bench_spec spec = {
 enum op { OP_PUT, OP_GET, OP_ACC, OP_FOP, OP_CAS };
 enum sync { SYNC_FLUSH, SYNC_FENCE, SYNC_PSCW, SYNC_LOCKALL };
 
-/* Takes --op=X and --sync=Y out of argv (bench_start parses the rest). */
-static void own_args(int *argc, char **argv, enum op *op, enum sync *sync)
+static const char *op_names[] = { "put", "get", "acc", "fop", "cas" };
+#define MAX_OPS 16
+
+/* The ops of a comma list (at most MAX_OPS): their count, 0 when one is unknown. */
+static int parse_ops(const char *list, enum op *ops)
 {
-    static const char *ops[] = { "put", "get", "acc", "fop", "cas" };
+    int n = 0;
+    while (*list && n < MAX_OPS) {
+        size_t len = strcspn(list, ",");
+        int k = 0;
+        while (k < 5 && (strlen(op_names[k]) != len || strncmp(list, op_names[k], len)))
+            k++;
+        if (k == 5)
+            return 0;
+        ops[n++] = (enum op)k;
+        list += len + (list[len] == ',');
+    }
+    return *list ? 0 : n;
+}
+
+/* Takes --op=X[,Y...] and --sync=Y out of argv (bench_start parses the rest). */
+static void own_args(int *argc, char **argv, enum op *op, int *nops, enum sync *sync)
+{
     static const char *syncs[] = { "flush", "fence", "pscw", "lockall" };
     int out = 1;
-    *op = OP_PUT;
+    op[0] = OP_PUT;
+    *nops = 1;
     *sync = SYNC_FLUSH;
     for (int i = 1; i < *argc; i++) {
         int found = 0;
-        for (int k = 0; k < 5 && !strncmp(argv[i], "--op=", 5); k++)
-            if (!strcmp(argv[i] + 5, ops[k]))
-                *op = (enum op)k, found = 1;
+        if (!strncmp(argv[i], "--op=", 5) && (*nops = parse_ops(argv[i] + 5, op)) > 0)
+            found = 1;
         for (int k = 0; k < 4 && !strncmp(argv[i], "--sync=", 7); k++)
             if (!strcmp(argv[i] + 7, syncs[k]))
                 *sync = (enum sync)k, found = 1;
@@ -154,43 +175,50 @@ static double run(const struct bench_opts *o, enum op op, enum sync sync, char *
 int main(int argc, char **argv)
 {
     struct bench_opts o;
-    enum op op;
+    enum op ops[MAX_OPS];
+    int nops;
     enum sync sync;
 
-    own_args(&argc, argv, &op, &sync);
+    own_args(&argc, argv, ops, &nops, &sync);
     bench_start(&argc, &argv, &spec, &o);
-    if (op == OP_FOP || op == OP_CAS)
+    if (nops == 1 && (ops[0] == OP_FOP || ops[0] == OP_CAS))
         o.min_size = o.max_size = 8;
-    if (op == OP_ACC && o.min_size < 8)
-        o.min_size = 8;
-    char *buf = bench_alloc(&o, o.max_size);
+    size_t wsize = o.max_size < 8 ? 8 : o.max_size, min_size = o.min_size, max_size = o.max_size;
+    char *buf = bench_alloc(&o, wsize);
     long res = 0;
     char *mem;
     MPI_Win win;
-    MPI_Win_allocate((MPI_Aint)o.max_size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
-    memset(mem, 0, o.max_size);
+    MPI_Win_allocate((MPI_Aint)wsize, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    memset(mem, 0, wsize);
     MPI_Group world, peer;
     int other = 1 - o.rank;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, 1, &other, &peer);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    for (size_t size = o.min_size; size <= o.max_size; size = bench_next_size(size)) {
-        if (op == OP_ACC && size % 8)
-            continue;
-        MPI_Barrier(MPI_COMM_WORLD);
-        double *lap = NULL, median = 0;
-        if (o.median && o.rank == 0 && (sync == SYNC_FLUSH || sync == SYNC_LOCKALL)) {
-            lap = malloc((size_t)bench_iters(&o, size) * sizeof(*lap));
-            if (!lap)
-                MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int k = 0; k < nops; k++) {
+        enum op op = ops[k];
+        o.min_size = op == OP_FOP || op == OP_CAS ? 8 : op == OP_ACC && min_size < 8 ? 8 : min_size;
+        o.max_size = op == OP_FOP || op == OP_CAS ? 8 : max_size;
+        if (nops > 1 && o.rank == 0)
+            printf("# op: %s\n", op_names[op]);
+        for (size_t size = o.min_size; size <= o.max_size; size = bench_next_size(size)) {
+            if (op == OP_ACC && size % 8)
+                continue;
+            MPI_Barrier(MPI_COMM_WORLD);
+            double *lap = NULL, median = 0;
+            if (o.median && o.rank == 0 && (sync == SYNC_FLUSH || sync == SYNC_LOCKALL)) {
+                lap = malloc((size_t)bench_iters(&o, size) * sizeof(*lap));
+                if (!lap)
+                    MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            double mean = run(&o, op, sync, buf, (char *)&res, size, win, peer, lap, &median);
+            if (lap)
+                bench_row2(&o, size, mean, median);
+            else
+                bench_row(&o, size, mean);
+            free(lap);
         }
-        double mean = run(&o, op, sync, buf, (char *)&res, size, win, peer, lap, &median);
-        if (lap)
-            bench_row2(&o, size, mean, median);
-        else
-            bench_row(&o, size, mean);
-        free(lap);
     }
     MPI_Group_free(&peer);
     MPI_Group_free(&world);

@@ -62,6 +62,10 @@ typedef struct tp_caps {
     size_t max_am_hdr;    /* largest header of an active message */
     size_t max_am;        /* largest payload of one active message */
     size_t max_inline;    /* payloads up to this are cheapest (informational) */
+    size_t put_inline;    /* put() of at most this many bytes may pass lmemh NULL: the data
+                             is copied into the request when it is posted, no registration
+                             is read (the buffer must stay unchanged until the completion,
+                             as for any put); 0: put() always needs lmemh */
     size_t eager_limit;   /* suggested largest eager message payload */
     size_t rndv_frag;     /* preferred chunk of the pipelined rendezvous over active
                              messages (at most max_am); 0: no preference */
@@ -110,6 +114,11 @@ typedef struct tp_ops {
      * transport whose work can only come from this process (self): it runs from a progress
      * hook it wakes itself, and idle polls skip it. */
     int (*progress)(void *iface);   /* a tp_iface_t (the progress engine's poller type) */
+    /* The part of progress that finds completed gets, puts and atomics (and handles what
+     * shares their queue), none of the rest (rings, timers, queued sends): the cheap poll of
+     * a caller that busy-waits for such a completion; it must still call progress now and
+     * then (tp_poll_comp does). NULL: progress is that cheap already. */
+    int (*poll_comp)(tp_iface_t *iface);
     /* Returns 0 once everything sent on ep has been delivered, CORE_EBUSY until then. */
     int (*flush)(tp_ep_t *ep);
     /* Finalize, before any transport closes: sends what is still queued, says goodbye where
@@ -304,6 +313,16 @@ static inline int tp_atomic(tp_ep_t *ep, int op, uint64_t operand, uint64_t comp
 static inline int tp_progress(tp_iface_t *iface)
 {
     return iface->ops->progress ? iface->ops->progress(iface) : 0;
+}
+
+/* A busy wait's poll for the completion of a get, put or atomic on iface: poll_comp, and
+ * the whole of progress on every 64th call of the wait (*tick counts them, 0 at the start),
+ * so the transport's timers, handshakes and queued work still move during a long wait. */
+static inline int tp_poll_comp(tp_iface_t *iface, unsigned *tick)
+{
+    if (iface->ops->poll_comp && (++*tick & 63) != 0)
+        return iface->ops->poll_comp(iface);
+    return tp_progress(iface);
 }
 
 /*

@@ -133,6 +133,7 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->idle_since = 0;
     w->spins = 0;
     w->sleeping = 0;
+    w->napping = 0;
     w->nosleep = 0;
     w->contended = 0;
     w->last_check = 0;
@@ -145,6 +146,9 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
 
 #define AUTO_SLEEP 0.0001 /* idle seconds before sleeping, oversubscribed (see below) */
 #define CONTENDED 0.002    /* 1024 idle polls this long: our core is shared (see below) */
+#define NAP_AFTER 0.01     /* idle seconds before napping (see below) */
+#define NAP_SHARE 0.01     /* a nap lasts this share of the time idle so far ... */
+#define NAP_MAX 0.001      /* ... and at most this long (seconds) */
 
 void core_wait_policy(core_runtime_t *rt)
 {
@@ -162,8 +166,11 @@ void core_wait_policy(core_runtime_t *rt)
     rt->wait_sleep_busy = rt->settings->wait_sleep < 0 ? (all ? auto_ws : 0) : rt->wait_sleep;
     /* MULTIPLE: a thread asleep in the transports would keep the critical section from the
      * others (and a message between two of this process's threads never wakes it). */
+    /* Naps: unless told never to sleep or yield (RDMPI_WAIT_SLEEP=0, RDMPI_YIELD=never). */
+    rt->wait_nap = rt->settings->wait_sleep != 0 && rt->settings->yield_mode != CORE_YIELD_NEVER
+                       ? NAP_AFTER : 0;
     if (rt->cs.on)
-        rt->wait_sleep = rt->wait_sleep_busy = 0;
+        rt->wait_sleep = rt->wait_sleep_busy = rt->wait_nap = 0;
     if (rt->wait_sleep > 0)
         core_debug("blocked calls sleep after %g s without progress", rt->wait_sleep);
     /* The first idle poll at which core_wait_idle_slow can do something:
@@ -177,7 +184,8 @@ void core_wait_policy(core_runtime_t *rt)
         quiet = rt->settings->spin_count + 1;
     if (rt->wait_sleep > 0 && quiet > 64)
         quiet = 64;
-    if ((rt->settings->wait_warn > 0 || rt->wait_sleep_busy > 0) && quiet > 1023)
+    if ((rt->settings->wait_warn > 0 || rt->wait_sleep_busy > 0 || rt->wait_nap > 0) &&
+        quiet > 1023)
         quiet = 1023;
     rt->wait_quiet = quiet > 1 ? quiet : 1;
 }
@@ -201,7 +209,29 @@ void core_wait_policy(core_runtime_t *rt)
  * neighbour, or more runnable ranks than the node count says), and the
  * rest of this wait yields and sleeps as if oversubscribed. The next
  * blocked call starts spinning again.
+ *
+ * Idle for NAP_AFTER (seen at the same 1024th polls) a wait sleeps until
+ * woken even where the policy above says spin (a wake-up is nothing next to
+ * such a wait), and when a transport cannot wake it (verbs' RDMA-write
+ * rings, tcp) it naps: nanosleep for NAP_SHARE of its idle time, at most
+ * NAP_MAX, between polls. A rank spinning in a barrier while others work
+ * takes a core they could use (over Soft-RoCE in a TCG guest, a passive
+ * target's spinning vCPU took host time from the origin's; an RDMA-write
+ * ring, which wakes no sleeper, kept it from sleeping); a nap of 1% of the
+ * wait so far adds at most that much to it. A wait that must not sleep
+ * (nosleep: an RDMA completion is due) never naps.
  */
+/* One nap of a long idle wait (see above). */
+static void nap(const core_wait_ctx_t *w)
+{
+    double idle = w->idle_since > 0 ? core_wtime() - w->idle_since : NAP_AFTER;
+    double t = idle * NAP_SHARE;
+    if (t > NAP_MAX)
+        t = NAP_MAX;
+    struct timespec ts = { 0, (long)(t * 1e9) };
+    nanosleep(&ts, NULL);
+}
+
 void core_wait_idle_slow(core_wait_ctx_t *w)
 {
     core_runtime_t *rt = core_rt;
@@ -220,17 +250,31 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
             w->sleeping = 1;
     }
     /* The sleep returns 1 at once when there is work, 2 when a transport cannot wake a
-     * sleeper now (then yield, as a rank that may not sleep would); nosleep yields instead
-     * of sleeping, which costs no wake-up. */
-    if (w->sleeping && (w->nosleep || rt->wait_awake > 0))
-        sched_yield();
-    else if ((!w->sleeping || !rt->sleep || rt->sleep(rt->sleep_arg) == 2) && yielding)
+     * sleeper now (then nap when the wait is that long, else yield, as a rank that may not
+     * sleep would); nosleep yields instead of sleeping, which costs no wake-up, and so does a
+     * wait while a layer above needs the ranks awake (core_progress_awake: no nap either). */
+    int awake = w->nosleep || rt->wait_awake > 0;
+    int slept = 0;
+    if ((w->sleeping || w->napping) && !awake && rt->sleep)
+        slept = rt->sleep(rt->sleep_arg) != 2;
+    if (slept)
+        ;
+    else if (w->napping && !awake)
+        nap(w);
+    else if (yielding || ((w->sleeping || w->napping) && awake))
         sched_yield();
     /* Look at the clock only now and then: it is not free. */
     if ((w->spins & 1023) != 1023 ||
-        (rt->settings->wait_warn <= 0 && (over || rt->wait_sleep_busy <= 0)))
+        (rt->settings->wait_warn <= 0 && (over || rt->wait_sleep_busy <= 0) &&
+         rt->wait_nap <= 0))
         return;
     double now = core_wtime();
+    if (rt->wait_nap > 0 && !w->nosleep && !w->napping) {
+        if (w->idle_since == 0)
+            w->idle_since = now;
+        else if (now - w->idle_since >= rt->wait_nap)
+            w->napping = 1;
+    }
     if (!over && w->last_check > 0 && now - w->last_check > CONTENDED &&
         rt->wait_sleep_busy > 0) {
         w->contended = 1;

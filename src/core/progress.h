@@ -13,7 +13,15 @@
  * other processes while it spins (noisy neighbours) does the same for the
  * rest of its wait. Over Soft-RoCE in a TCG guest sleeping raised 1 MiB
  * bandwidth 1.6-2.5x when the host's cores were overcommitted (the spinning
- * rank's vCPU took host time from the one moving the data). A call blocked longer
+ * rank's vCPU took host time from the one moving the data). A call that has
+ * found nothing for 10 ms sleeps until a message arrives, whatever the node's
+ * load, and where a transport cannot wake it (verbs' RDMA-write rings, tcp)
+ * it naps between polls, for a hundredth of the time it has been idle (at
+ * most 1 ms): a rank waiting long in a barrier, e.g. the passive target of
+ * one-sided operations that need no CPU of its, leaves its core to others,
+ * and no wait grows by more than about 1%. RDMPI_WAIT_SLEEP=0 and
+ * RDMPI_YIELD=never keep it spinning.
+ * A call blocked longer
  * than RDMPI_WAIT_WARN seconds says where it is stuck, and so does every
  * rank when the launcher sends SIGRTMIN+3 (rdmpirun --timeout does).
  */
@@ -67,6 +75,8 @@ typedef struct core_wait_ctx {
     double idle_since;     /* when polls stopped finding work (checked every 64 polls) */
     int spins;
     int sleeping;          /* idle for RDMPI_WAIT_SLEEP: sleep between polls */
+    int napping;           /* idle for the runtime's wait_nap: short timed sleeps between
+                              polls where sleeping until woken is not possible */
     int nosleep;           /* never sleep, yield instead (set after core_wait_begin): what is
                               awaited comes soon without anyone's help (an RDMA completion),
                               and sleeping for it costs a wake-up on the critical path */
@@ -93,6 +103,7 @@ static inline void core_wait_idle(core_wait_ctx_t *w, int events)
         w->spins = 0;
         w->idle_since = 0;
         w->sleeping = 0;
+        w->napping = 0;
     } else if (++w->spins >= w->quiet) {
         core_wait_idle_slow(w);
     }

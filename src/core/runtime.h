@@ -73,6 +73,8 @@ typedef struct core_runtime {
     double wait_sleep_busy;    /* the same once a wait finds its core taken by others */
     int wait_awake;            /* > 0: blocked calls yield instead of sleeping (a layer above
                                   waits on other processes' stores: core_progress_awake) */
+    double wait_nap;           /* idle seconds before a blocked call that cannot sleep naps
+                                  (core_wait_idle_slow); 0: never */
     int ncores;
     char **rank_hosts;         /* lazily looked-up hostnames, by process (core_rank_host) */
 

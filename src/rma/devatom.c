@@ -120,23 +120,25 @@ static int dev_post(MPI_Win win, int r, int op, uint64_t raddr, const uint8_t *r
     w->done = 0;
     w->status = 0;
     int rc;
+    unsigned tick = 0;
     while ((rc = tp_atomic(win->peers[r].dep, op, operand, compare, &win->dword[DW_RESULT + k],
                            win->dmemh, raddr, rkey, &w->comp)) == CORE_EBUSY)
-        tp_progress(win->rdma);
+        tp_poll_comp(win->rdma, &tick);
     if (rc == 0)
         w->done = 1;
     return rc == CORE_INPROGRESS ? 0 : rc;
 }
 
 /* Waits for w (posted into slot k): *old gets the word's value before, as a host integer.
- * Polls only the device's transport, as perftest polls its one completion queue: the
+ * Polls only the device's completion queue (tp_poll_comp), as perftest polls its one: the
  * answer needs no other transport, nor the target's CPU (its side of the connection's
  * handshake runs in any progress of its own). */
 static int dev_finish(MPI_Win win, dev_wait_t *w, int k, uint64_t *old)
 {
     tp_iface_t *f = win->rdma;
+    unsigned tick = 0;
     while (!w->done)
-        tp_progress(f);
+        tp_poll_comp(f, &tick);
     if (w->status)
         return w->status;
     uint64_t v = ((volatile uint64_t *)win->dword)[DW_RESULT + k];

@@ -100,7 +100,7 @@ int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len)
 
 static void rdma_done(tp_comp_t *comp, int status)
 {
-    rma_opr_t *o = container_of(comp, rma_opr_t, comp);
+    rma_rop_t *o = container_of(comp, rma_rop_t, comp);
     MPI_Win win = o->win;
     rma_peer_t *p = &win->peers[o->target];
     if (status != 0)
@@ -109,13 +109,24 @@ static void rdma_done(tp_comp_t *comp, int status)
                    core_strerror(status));
     if (o->lmemh)
         p->ep->iface->ops->mem_dereg(p->ep->iface, o->lmemh);
-    o->lmemh = NULL;
     p->pending--;
     p->rdma_pending--;
-    if (o->req)
-        rma_opr_done(win->st, o);
-    else
-        rma_opr_free(win->st, o);   /* nothing to unpack, no request: just the record */
+    if (o->req) {
+        o->req->status.MPI_ERROR = MPI_SUCCESS;
+        core_req_complete(o->req);
+    }
+    rma_state_t *st = win->st;
+    o->next = st->rop_free;
+    st->rop_free = o;
+}
+
+void rma_rdma_free_records(rma_state_t *st)
+{
+    while (st->rop_free) {
+        rma_rop_t *o = st->rop_free;
+        st->rop_free = o->next;
+        free(o);
+    }
 }
 
 /* Starts the RDMA write (put) or read of n > 0 bytes at local to the checked remote address
@@ -125,20 +136,27 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
 {
     rma_peer_t *p = &win->peers[target];
     tp_ep_t *ep = p->ep;
-    rma_opr_t *o = rma_opr_alloc(win->st);
-    if (!o)
+    rma_state_t *st = win->st;
+    rma_rop_t *o = st->rop_free;
+    if (o)
+        st->rop_free = o->next;
+    else if (!(o = malloc(sizeof(*o))))
         return CORE_ENOMEM;
     o->win = win;
     o->target = target;
     o->kind = kind;
     o->req = req;
-    int rc = ep->iface->ops->mem_reg(ep->iface, local, n, &o->lmemh);
+    o->lmemh = NULL;
+    int rc = 0;
+    /* a write small enough to travel inside the work request reads no registration */
+    if (kind != RMA_PUT || n > ep->iface->caps.put_inline)
+        rc = ep->iface->ops->mem_reg(ep->iface, local, n, &o->lmemh);
     if (rc) {
-        rma_opr_free(win->st, o);
+        o->next = st->rop_free;
+        st->rop_free = o;
         return rc;
     }
     o->comp.done = rdma_done;
-    o->left = 1;
     p->pending++;
     p->rdma_pending++;
     for (;;) {
@@ -153,10 +171,12 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
         return 0;
     }
     if (rc != CORE_INPROGRESS) {
-        ep->iface->ops->mem_dereg(ep->iface, o->lmemh);
+        if (o->lmemh)
+            ep->iface->ops->mem_dereg(ep->iface, o->lmemh);
         p->pending--;
         p->rdma_pending--;
-        rma_opr_free(win->st, o);
+        o->next = st->rop_free;
+        st->rop_free = o;
         return rc;
     }
     return 0;

@@ -175,10 +175,20 @@ typedef struct rma_opr {
     size_t ucount;
     MPI_Datatype udt;        /* held (core_dt_retain) while the operation lives */
     MPI_Request req;         /* R* forms: completed with the operation */
-    tp_comp_t comp;          /* RDMA path: the transport's completion */
-    tp_memh_t *lmemh;        /* RDMA path: the origin buffer's registration */
     struct rma_opr *next;    /* free list */
 } rma_opr_t;
+
+/* Origin-side record of one RDMA Put or Get (rdma.c): never named on the wire, so no id and
+ * no table, and nothing to unpack; what the transport's completion needs, from a free list. */
+typedef struct rma_rop {
+    tp_comp_t comp;          /* the transport's completion (first: rdma.c finds the record) */
+    MPI_Win win;
+    int target;              /* window rank */
+    int kind;                /* RMA_PUT or RMA_GET */
+    tp_memh_t *lmemh;        /* the origin buffer's registration (NULL: an inline write) */
+    MPI_Request req;         /* R* forms: completed with the operation */
+    struct rma_rop *next;    /* free list */
+} rma_rop_t;
 
 typedef struct rma_qmsg {    /* an active message the transport was too busy to take */
     struct rma_qmsg *next;
@@ -195,6 +205,8 @@ struct rma_state {
     rma_opr_t **oprs;        /* the operation table */
     uint32_t noprs;
     rma_opr_t *opr_free;
+    rma_rop_t *rop_free;     /* RDMA records (rdma.c) */
+    unsigned flushes;        /* flush calls, for their progress pass (sync.c) */
     rma_qmsg_t *q_head, *q_tail;
     int lock_waiters;        /* message lock requests queued on busy lock words */
     int hook;
@@ -224,8 +236,9 @@ int rma_send(rma_state_t *st, int world_dest, unsigned id, const void *hdr, size
 void rma_wait_flag(volatile int *flag, const char *fn);
 void rma_wait_zero(volatile int *count, const char *fn);
 /* Until nothing is pending at window rank r. While only RDMA operations are (they complete
- * without anyone's help), it polls only the transport that carries them and never sleeps:
- * perftest's post-and-poll of one completion queue, not a pass over every transport. */
+ * without anyone's help), it polls only the completion queue of the transport that carries
+ * them (tp_poll_comp) and never sleeps: perftest's post-and-poll of one completion queue,
+ * not a pass over every transport. */
 void rma_wait_peer(MPI_Win win, int r, const char *fn);
 /* Largest payload of one piece to window rank r. */
 size_t rma_piece_max(MPI_Win win, int r);
@@ -309,6 +322,8 @@ int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, in
  * 0 when the window offers no RDMA (no such transport, no memory, a dynamic window). */
 size_t rma_rdma_reg(MPI_Win win, uint8_t *rkey);
 void rma_rdma_dereg(MPI_Win win);
+/* The RDMA records kept for reuse, freed (rma_state_free). */
+void rma_rdma_free_records(rma_state_t *st);
 /* Whether window rank r (whose card advertised a key of rkey_len bytes) is reached by RDMA:
  * sets its endpoint when it is. */
 int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len);

@@ -81,6 +81,7 @@ void rma_state_free(rma_state_t *st)
     for (uint32_t i = 0; i < st->noprs; i++)
         free(st->oprs[i]);
     free(st->oprs);
+    rma_rdma_free_records(st);
     free(st->wins);
     while (st->q_head) {
         rma_qmsg_t *q = st->q_head;
@@ -239,11 +240,12 @@ void rma_wait_peer(MPI_Win win, int r, const char *fn)
          * transport's progress. Other transports wait for the next call (every flush makes
          * one full pass first, rma_flush). */
         tp_iface_t *f = p->ep->iface;
+        unsigned tick = 0;
         core_wait_ctx_t w;
         core_wait_begin(&w, fn, NULL);
         w.nosleep = 1;
         while (p->rdma_pending)
-            core_wait_idle(&w, tp_progress(f));
+            core_wait_idle(&w, tp_poll_comp(f, &tick));
         core_wait_end(&w);
     }
     rma_wait_zero(&p->pending, fn);

@@ -31,10 +31,15 @@ int rma_access_ok(MPI_Win win, int r)
 int rma_flush(MPI_Win win, int rank)
 {
     /* Progress even when nothing is pending: a rank whose targets are all in
-     * place (SHM path) and that spins on flush, as a Compare_and_swap spin
-     * lock does, must still serve the operations other nodes send to it, or
-     * the holder of its lock can never release it. */
-    core_progress();
+     * place (SHM path) or device atomics and that spins on flush, as a
+     * Compare_and_swap spin lock does, must still serve the operations other
+     * nodes send to it, or the holder of its lock can never release it. One
+     * flush in 16 is enough for that: a flush of RDMA operations or of nothing
+     * (Put, Get, Fetch_and_op over verbs) otherwise polls only the completion
+     * queue it waits on, as perftest does, not every transport. A wait for
+     * operations that take messages polls everything anyway (rma_wait_peer). */
+    if ((++win->st->flushes & 15) == 0)
+        core_progress();
     if (rank >= 0) {
         rma_wait_peer(win, rank, "MPI_Win_flush");
     } else {

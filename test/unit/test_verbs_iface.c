@@ -451,6 +451,38 @@ static void atomics(tp_ep_t *ep, int d, tp_memh_t *mlocal, uint8_t *local)
           (unsigned long long)*res, (unsigned long long)prev);
 }
 
+/* A put of caps.put_inline bytes without a registration (lmemh NULL: inline) into d's own
+ * slot of its dst, past its atomic word, at a place of this rank's, read back by a get; one
+ * byte more without a registration is refused. */
+static void put_inline(tp_ep_t *ep, int d, tp_memh_t *mlocal, uint8_t *local)
+{
+    size_t n = t.iface->caps.put_inline;
+    uint64_t raddr = t.keys[d].dst + (uint64_t)d * BIG + 64 + (uint64_t)t.rt.rank * (n + 1);
+    uint8_t *inl = malloc(n + 1);
+    CHECK(inl && 64 + WORLD * (n + 1) <= BIG, "put_inline %zu: out of memory or too large", n);
+    for (size_t i = 0; i <= n; i++)
+        inl[i] = (uint8_t)(0x5a ^ i ^ (size_t)t.rt.rank);
+    my_comp_t p = { { comp_done }, 0 }, g = { { comp_done }, 0 };
+    int want = t.comps;
+    int rc = tp_put(ep, inl, n, NULL, raddr, t.keys[d].dst_key, &p.base);
+    CHECK(rc == 0 || rc == CORE_INPROGRESS, "inline put of %zu bytes without registration: %d",
+          n, rc);
+    want += rc == CORE_INPROGRESS;
+    while (t.comps < want)
+        progress();
+    CHECK(tp_put(ep, inl, n + 1, NULL, raddr, t.keys[d].dst_key, &p.base) == CORE_EINVAL,
+          "a put of %zu bytes without registration was not refused", n + 1);
+    memset(local, 0, n);
+    rc = tp_get(ep, local, n, mlocal, raddr, t.keys[d].dst_key, &g.base);
+    CHECK(rc == 0 || rc == CORE_INPROGRESS, "get after the inline put: %d", rc);
+    want = t.comps + (rc == CORE_INPROGRESS);
+    while (t.comps < want)
+        progress();
+    for (size_t i = 0; i < n; i++)
+        CHECK(local[i] == inl[i], "inline put to %d: byte %zu differs", d, i);
+    free(inl);
+}
+
 static void rdma(void)
 {
     tp_iface_t *f = t.iface;
@@ -511,6 +543,8 @@ static void rdma(void)
             CHECK(local[i] == big_byte(d + 50, i), "copied get from %d: byte %zu differs", d, i);
         if (f->caps.flags & TP_CAP_ATOMIC)
             atomics(ep, d, mlocal, local);
+        if (f->caps.put_inline > 0)
+            put_inline(ep, d, mlocal, local);
         send_ctl(d, AM_PUTDONE, NULL, 0);
     }
     while (t.putdone < WORLD - 1)

@@ -49,6 +49,7 @@ static void vb_ep_destroy(tp_ep_t *ep);
 static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len);
 static int vb_progress(void *iface);
+static int vb_poll_comp(tp_iface_t *iface);
 static int vb_flush(tp_ep_t *ep);
 static int vb_drain(tp_iface_t *iface);
 static int vb_arm(tp_iface_t *iface, tp_arm_t *a);
@@ -65,6 +66,7 @@ static const tp_ops_t vb_ops = {
     .put = vb_put,
     .atomic = vb_atomic,
     .progress = vb_progress,
+    .poll_comp = vb_poll_comp,
     .flush = vb_flush,
     .drain = vb_drain,
     .arm = vb_arm,
@@ -612,11 +614,11 @@ static int timers(vb_iface_t *s)
     return ev;
 }
 
-static int vb_progress(void *iface)
+/* One poll of the completion queue (sends, receives, RDMA and atomics share it). */
+static int cq_poll(vb_iface_t *s)
 {
-    vb_iface_t *s = vb_iface(iface);
     struct ibv_wc wc[VB_POLL_BATCH];
-    int ev = s->nfp ? vb_fp_poll(s) : 0;
+    int ev = 0;
     int n = ibv_poll_cq(s->cq, VB_POLL_BATCH, wc);
     if (n > 0) {
         /* Only UD's reliability needs the time of arrival: an RC message
@@ -645,6 +647,21 @@ static int vb_progress(void *iface)
     } else {
         core_fatal("verbs: polling the completion queue of %s failed", s->dev.name);
     }
+    return ev;
+}
+
+/* A busy wait for an RDMA or atomic completion: the completion queue alone (no rings,
+ * copied transfers or timers; tp_poll_comp runs the whole progress now and then). */
+static int vb_poll_comp(tp_iface_t *iface)
+{
+    return cq_poll(vb_iface(iface));
+}
+
+static int vb_progress(void *iface)
+{
+    vb_iface_t *s = vb_iface(iface);
+    int ev = s->nfp ? vb_fp_poll(s) : 0;
+    ev += cq_poll(s);
     if (s->jobs)
         ev += vb_jobs_progress(s);
     /* Timers need the clock: look at it on every 8th call. */
@@ -715,6 +732,9 @@ static void set_caps(vb_iface_t *s)
         c->max_am = c->eager_limit;
         c->max_inline = s->rc_inline > sizeof(vb_rc_hdr_t) ? s->rc_inline - sizeof(vb_rc_hdr_t) : 0;
         c->flags = TP_CAP_GET | TP_CAP_PUT;
+        /* an inline RDMA write carries its data in the work request (vb_rc_post_op): the
+         * device needs no local key; the copy path (no connection) needs none either */
+        c->put_inline = s->rc_inline;
         /* RC QPs with responder resources for atomics, on memory registered for them */
         if (vb_reg_access(s) & IBV_ACCESS_REMOTE_ATOMIC)
             c->flags |= TP_CAP_ATOMIC;

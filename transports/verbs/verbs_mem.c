@@ -379,7 +379,9 @@ void vb_ops_start(vb_iface_t *s, vb_peer_t *p)
 
 static int op_submit(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
 {
-    int hw = op->lmemh && op->lmemh->mr && !(op->key.id & VB_KEY_SOFT);
+    /* an inline write (lmemh NULL, vb_put checked the size) needs no local key */
+    int hw = (op->lmemh ? op->lmemh->mr != NULL : op->kind == VB_OP_PUT) &&
+             !(op->key.id & VB_KEY_SOFT);
     if (op->kind >= VB_OP_FADD &&
         (!hw || !(s->base.caps.flags & TP_CAP_ATOMIC) || p->rc_state == VB_RC_REFUSED)) {
         vb_op_release(s, op);
@@ -432,6 +434,8 @@ int vb_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t radd
 int vb_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
            const void *rkey, tp_comp_t *comp)
 {
+    if (!lmemh && len > ep->iface->caps.put_inline)
+        return CORE_EINVAL;   /* only an inline write goes without a registration */
     return op_new(ep, VB_OP_PUT, (void *)local, len, lmemh, raddr, rkey, comp);
 }
 

@@ -519,7 +519,9 @@ int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
         size_t n = op->len - off < chunk ? op->len - off : chunk;
         int last = k + 1 == nch, sig = last;
         uint32_t slot = vb_sq_push(&rc->sq, last ? (uintptr_t)op | VB_SQ_OP : 0, &sig);
-        sge[nw] = (struct ibv_sge){ (uintptr_t)op->local + off, (uint32_t)n, op->lmemh->mr->lkey };
+        /* no lmemh: an inline write of at most rc_inline bytes (vb_put), one chunk */
+        sge[nw] = (struct ibv_sge){ (uintptr_t)op->local + off, (uint32_t)n,
+                                    op->lmemh ? op->lmemh->mr->lkey : 0 };
         vb_wr_init(&wr[nw]);   /* not a 128-byte memset per operation */
         wr[nw].wr_id = (uint64_t)(uint32_t)p->ep.peer << 32 | (uint64_t)slot << 3 | VB_WR_RC_SEND;
         wr[nw].sg_list = &sge[nw];
