@@ -1,7 +1,7 @@
 /*
  * The receiving side: posting receives, the arrival handlers for eager
- * messages and acknowledgements, probes and matched receives, cancel, and
- * the control-message queue.
+ * messages and acknowledgements, probes and matched receives, and the
+ * control-message queue (cancel is in cancel.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -116,6 +116,7 @@ MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what)
         core_wire_reject(P2P->rt, "request id 0x%llx is not a %s waiting for a %s",
                          (unsigned long long)id,
                          want & (P2P_WAIT_DATA | P2P_WAIT_PUT_FIN) ? "rendezvous receive"
+                         : want & P2P_WAIT_CANCEL                  ? "send being cancelled"
                          : want & P2P_WAIT_ACK                     ? "synchronous send"
                                                                    : "rendezvous send",
                          what);
@@ -170,6 +171,11 @@ CORE_INLINE int check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const cha
                              (h->src < 0) | (h->tag < 0), 0))
         return bad_match_hdr(h, flags_ok, what);
     return 0;
+}
+
+int p2p_check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *what)
+{
+    return check_match_hdr(h, flags_ok, what);
 }
 
 static int __attribute__((noinline, cold)) forged_src(const p2p_hdr_t *h, const char *what)
@@ -432,7 +438,10 @@ static void on_lost(void *arg)
 static void fail_underway(MPI_Request r)
 {
     if (r->kind == CORE_REQ_SEND) {
-        r->status.MPI_ERROR = MPI_ERR_OTHER;
+        int delivered = r->wait == P2P_WAIT_CANCEL; /* only the CANCEL_RESP was missing */
+        r->wait = 0; /* no CANCEL_RESP will come either */
+        if (!delivered)
+            r->status.MPI_ERROR = MPI_ERR_OTHER;
         p2p_send_done(r);
         return;
     }
@@ -619,23 +628,6 @@ int p2p_imrecv(void *buf, size_t count, MPI_Datatype dt, MPI_Comm comm, p2p_unex
     return 0;
 }
 
-int p2p_cancel(MPI_Request req)
-{
-    if (req->kind != CORE_REQ_RECV || req->complete)
-        return 0;
-    if (!p2p_mq_unpost(p2p_mq_get(req->ctx), req))
-        return 0;
-    if (req->any_group) {
-        core_group_release(req->any_group);
-        req->any_group = NULL;
-    }
-    req->cancelled = 1;
-    req->status.rdmpi_cancelled = 1;
-    req->status.MPI_ERROR = MPI_SUCCESS;
-    core_req_complete(req);
-    return 0;
-}
-
 static int p2p_progress(void *arg)
 {
     (void)arg;
@@ -665,6 +657,7 @@ int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
     tp_am_register(P2P->tp, P2P_AM_RTS, (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" });
     tp_am_register(P2P->tp, P2P_AM_ACK, (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" });
     p2p_rndv_register();
+    p2p_cancel_register();
     P2P->hook = core_progress_add_hook(rt, p2p_progress, NULL);
     tp->on_lost = on_lost;
     tp->on_lost_arg = NULL;
