@@ -127,9 +127,11 @@ static int cancel_resp_handler(void *arg, int src, const void *hdr, size_t hdr_l
         send_cancelled(s);
         return 0;
     }
-    s->wait &= ~(unsigned)P2P_WAIT_CANCEL;
-    if (!s->wait) /* its protocol finished while the answer was on its way */
+    int done = (s->wait & P2P_WAIT_DONE) != 0;
+    s->wait &= ~(unsigned)(P2P_WAIT_CANCEL | P2P_WAIT_DONE);
+    if (done) /* its protocol finished while the answer was on its way */
         core_req_complete(s);
+    /* else it goes on: waiting for the receiver's answer, or pushing its data */
     return 0;
 }
 

@@ -58,6 +58,8 @@ enum {
     P2P_WAIT_DATA = 16,    /* pipelined rendezvous receive: DATA until want bytes came */
     P2P_WAIT_PUT_FIN = 32, /* put rendezvous receive that sent RTR */
     P2P_WAIT_CANCEL = 64,  /* send that sent CANCEL_REQ: kept until CANCEL_RESP */
+    P2P_WAIT_DONE = 128,   /* with P2P_WAIT_CANCEL: its protocol finished, only the answer is
+                              missing (without it, data may still be moving) */
 };
 /* A send waits for the receiver's first answer: its message may still be unexpected there. */
 #define P2P_WAIT_FIRST (P2P_WAIT_ACK | P2P_WAIT_FIN | P2P_WAIT_CTS | P2P_WAIT_RTR)

@@ -438,7 +438,7 @@ static void on_lost(void *arg)
 static void fail_underway(MPI_Request r)
 {
     if (r->kind == CORE_REQ_SEND) {
-        int delivered = r->wait == P2P_WAIT_CANCEL; /* only the CANCEL_RESP was missing */
+        int delivered = (r->wait & P2P_WAIT_DONE) != 0; /* only the CANCEL_RESP was missing */
         r->wait = 0; /* no CANCEL_RESP will come either */
         if (!delivered)
             r->status.MPI_ERROR = MPI_ERR_OTHER;

@@ -44,7 +44,7 @@ void p2p_req_dereg(MPI_Request r)
 void p2p_send_done(MPI_Request s)
 {
     /* A CANCEL_REQ is out: its CANCEL_RESP names s, which must stay current until then. */
-    s->wait &= P2P_WAIT_CANCEL;
+    s->wait = s->wait & P2P_WAIT_CANCEL ? P2P_WAIT_CANCEL | P2P_WAIT_DONE : 0;
     p2p_req_dereg(s);
     free(s->tmp);
     s->tmp = NULL;

@@ -511,7 +511,8 @@ static void test_cancel_send(void)
     CHECK(s, "second issend + cancel");
     ack.req = sreq;
     CHECK(deliver(P2P_AM_ACK, 3, &ack, sizeof(ack), NULL, 0) == 0 && !s->complete &&
-              s->wait == P2P_WAIT_CANCEL, "ACK completed a send whose cancel is unanswered");
+              s->wait == (P2P_WAIT_CANCEL | P2P_WAIT_DONE),
+          "ACK completed a send whose cancel is unanswered");
     cr = (p2p_cancel_resp_hdr_t){ sreq, 1, 0 };
     CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == CORE_EPROTO && !s->complete,
           "CANCEL_RESP 1 for an acknowledged message accepted");
