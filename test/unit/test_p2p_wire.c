@@ -531,6 +531,20 @@ static void test_cancel_send(void)
     CHECK(deliver(P2P_AM_ACK, 3, &ack, sizeof(ack), NULL, 0) == 0 && s->complete &&
               !s->status.rdmpi_cancelled, "the ACK after CANCEL_RESP 0");
     core_req_free(s);
+
+    /* A send the transport has not taken yet is cancelled where it waits: nothing is sent. */
+    static char q[8] = "queued!";
+    p2p_fake_clear();
+    p2p_fake.busy = 1;
+    CHECK(p2p_isend(q, 8, MPI_BYTE, 3, 6, world, 0, CORE_MODE_STANDARD, &s) == 0 && !s->complete,
+          "isend to a busy transport");
+    CHECK(p2p_cancel(s) == 0 && s->complete && s->status.rdmpi_cancelled &&
+              P2P->queued[3] == 0 && !P2P->sendq_head && p2p_fake.nsent == 0,
+          "a queued send was not cancelled locally");
+    p2p_fake.busy = 0;
+    core_progress();
+    CHECK(p2p_fake.nsent == 0, "a cancelled queued send went out");
+    core_req_free(s);
     printf("PASS: unit/p2p_wire/cancel_send\n");
 }
 
