@@ -2,14 +2,16 @@
  * MPI_Cancel of point-to-point requests. A posted receive that nothing has
  * matched is taken off its queue. A send whose first message is still in
  * the send queue (nothing on the wire) is taken off it. A send whose
- * synchronous EAGER or RTS is out and unanswered asks the receiver
- * (CANCEL_REQ): if the message is still unexpected there, the receiver drops
+ * EAGER (synchronous, or standard with its id: F_SREQ, even when the send
+ * is complete already but not yet handed back by Wait/Test) or RTS is out
+ * and unanswered asks the receiver (CANCEL_REQ): if the message is still unexpected there, the receiver drops
  * it and says so (CANCEL_RESP 1), the send completes cancelled; if a receive
  * took it already, the answer is 0 and the send completes as usual. Either
  * way the send completes only once the answer came, so its id stays current
- * for it. Sends that are complete, or whose message matched already (the
- * receiver answered, data may be moving), are not cancelled
- * (MPI_Test_cancelled false), which MPI permits.
+ * for it. Other sends (handed back already, buffered, on internal contexts,
+ * failed), and those whose message matched already (the receiver answered,
+ * data may be moving), are not cancelled (MPI_Test_cancelled false), which
+ * MPI permits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +28,32 @@ static void send_cancelled(MPI_Request s)
     p2p_send_done(s);
 }
 
+/* Whether s, complete, is an eager standard send whose message carried its id (F_SREQ)
+ * and that MPI has not handed back complete yet (a nonpersistent request that Wait or
+ * Test saw complete is gone; a persistent one is inactive): it is still pending for MPI,
+ * and its message may still be unexpected at the receiver. */
+static int eager_pending(MPI_Request s)
+{
+    return p2p_eager_std(s) && s->mode != CORE_MODE_BUFFERED && !(s->ctx & 1) &&
+           s->status.MPI_ERROR == MPI_SUCCESS &&
+           !s->cancelled && !s->hook && (!s->persistent || s->active);
+}
+
 static int cancel_send(MPI_Request s)
 {
-    if (s->complete || s->peer == MPI_PROC_NULL || (s->wait & P2P_WAIT_CANCEL))
+    if (s->peer == MPI_PROC_NULL || (s->wait & P2P_WAIT_CANCEL))
         return 0;
-    if (p2p_sendq_remove(s)) {
+    if (s->complete) {
+        if (!eager_pending(s))
+            return 0;
+        /* complete again with the receiver's answer (MPI_Wait must wait for it) */
+        __atomic_store_n(&s->complete, 0, __ATOMIC_RELAXED);
+    } else if (p2p_sendq_remove(s)) {
         send_cancelled(s);
         return 0;
-    }
-    if (!(s->wait & P2P_WAIT_FIRST))
+    } else if (!(s->wait & P2P_WAIT_FIRST)) {
         return 0; /* matched: its data is moving, or only a completion is left */
+    }
     p2p_cancel_hdr_t h;
     memset(&h, 0, sizeof(h));
     h.m.ctx = s->ctx;
@@ -43,6 +61,7 @@ static int cancel_send(MPI_Request s)
     h.m.tag = s->tag;
     h.sreq = p2p_req_id(s);
     s->wait |= P2P_WAIT_CANCEL;
+    s->cancelled = 1; /* asked once: the answer holds for any later MPI_Cancel */
     p2p_send_ctrl(s->world_peer, P2P_AM_CANCEL_REQ, &h, sizeof(h));
     p2p_fail_if_lost(s); /* a receiver of another job that left answers nothing */
     return 0;
@@ -119,15 +138,16 @@ static int cancel_resp_handler(void *arg, int src, const void *hdr, size_t hdr_l
     MPI_Request s = p2p_req_find(h.sreq, src, P2P_WAIT_CANCEL, "CANCEL_RESP");
     if (!s)
         return CORE_EPROTO;
+    int eager = p2p_eager_std(s); /* nothing answers its EAGER: done once it left */
     if (h.cancelled) {
         /* the receiver dropped the message: it cannot have answered it */
-        if (!(s->wait & P2P_WAIT_FIRST))
+        if (!(s->wait & P2P_WAIT_FIRST) && !eager)
             return core_wire_reject(P2P->rt, "CANCEL_RESP says cancelled for a message "
                                     "that was answered");
         send_cancelled(s);
         return 0;
     }
-    int done = (s->wait & P2P_WAIT_DONE) != 0;
+    int done = (s->wait & P2P_WAIT_DONE) || eager;
     s->wait &= ~(unsigned)(P2P_WAIT_CANCEL | P2P_WAIT_DONE);
     if (done) /* its protocol finished while the answer was on its way */
         core_req_complete(s);

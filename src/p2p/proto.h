@@ -1,7 +1,7 @@
 /*
  * The p2p wire protocol and the state shared by the p2p files.
  *
- * Eager:  EAGER(match header [+ sreq when synchronous], payload); a
+ * Eager:  EAGER(match header [+ sreq when synchronous, or F_SREQ], payload); a
  *         synchronous send completes on ACK, sent by the receiver at match.
  * Rendezvous with get (transports with TP_CAP_GET): RTS(match, len, sreq,
  *         buffer address, rkey) -> the receiver matches, reads the data with
@@ -46,7 +46,9 @@ enum { P2P_AM_CANCEL_REQ = 11, P2P_AM_CANCEL_RESP = 12 };
 enum { P2P_PROTO_EAGER = 1, P2P_PROTO_RNDV_GET, P2P_PROTO_RNDV_PUT, P2P_PROTO_RNDV_PIPE };
 #define P2P_F_SYNC 1u
 #define P2P_F_PUT 2u   /* RTS: the sender's buffer is registered for put: answer RTR */
-#define P2P_EAGER_FLAGS P2P_F_SYNC
+#define P2P_F_SREQ 4u   /* EAGER: the sender's request id follows (a nonblocking send on a user
+                           context, that MPI_Cancel may name in CANCEL_REQ) */
+#define P2P_EAGER_FLAGS (P2P_F_SYNC | P2P_F_SREQ)
 #define P2P_RTS_FLAGS (P2P_F_SYNC | P2P_F_PUT)
 
 /* What a request waits for from its peer (bits of req->wait). */
@@ -143,6 +145,12 @@ static inline void p2p_count_unexp(int push)
 }
 
 static inline uint64_t p2p_req_id(MPI_Request r) { return r->id; }
+
+/* A send that completes once its EAGER message left (standard or ready mode). */
+static inline int p2p_eager_std(MPI_Request s)
+{
+    return s->proto == P2P_PROTO_EAGER && s->mode != CORE_MODE_SYNC;
+}
 
 /* The request a message of kind `what` from world rank src names by id, if it is ours,
  * src is its peer and it waits (any of the `want` P2P_WAIT_* bits) for such a message;

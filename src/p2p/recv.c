@@ -233,9 +233,12 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     if (__builtin_expect(hdr_len < sizeof(p2p_hdr_t), 0))
         return core_wire_reject(P2P->rt, "EAGER header of %zu bytes", hdr_len);
     memcpy(&hh, hdr, sizeof(hh));
-    /* A synchronous send's header carries its request id after the match header. */
-    _Static_assert(P2P_F_SYNC == 1 && sizeof(p2p_sync_hdr_t) == sizeof(p2p_hdr_t) + 8, "");
-    if (__builtin_expect(hdr_len != sizeof(p2p_hdr_t) + 8 * (h->flags & P2P_F_SYNC), 0)) {
+    /* A synchronous (or F_SREQ) send's header carries its request id after the match
+     * header. */
+    _Static_assert(P2P_F_SYNC == 1 && P2P_F_SREQ == 4 &&
+                       sizeof(p2p_sync_hdr_t) == sizeof(p2p_hdr_t) + 8, "");
+    if (__builtin_expect(hdr_len != sizeof(p2p_hdr_t) + 8 * ((h->flags | h->flags >> 2) & 1),
+                         0)) {
         if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
             return rc;
         return core_wire_reject(P2P->rt, "EAGER header of %zu bytes with flags 0x%x", hdr_len,
@@ -245,7 +248,7 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
         return rc;
     core_count_add(&P2P->counts.arrived, 1);
     core_count_add(&P2P->counts.arrived_bytes, len);
-    if (h->flags & P2P_F_SYNC)
+    if (h->flags & (P2P_F_SYNC | P2P_F_SREQ))
         memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
     MPI_Request r = take_posted(mq, h, src, &rc, "EAGER");
@@ -438,7 +441,8 @@ static void on_lost(void *arg)
 static void fail_underway(MPI_Request r)
 {
     if (r->kind == CORE_REQ_SEND) {
-        int delivered = (r->wait & P2P_WAIT_DONE) != 0; /* only the CANCEL_RESP was missing */
+        /* only the CANCEL_RESP was missing */
+        int delivered = (r->wait & P2P_WAIT_DONE) || p2p_eager_std(r);
         r->wait = 0; /* no CANCEL_RESP will come either */
         if (!delivered)
             r->status.MPI_ERROR = MPI_ERR_OTHER;

@@ -79,6 +79,10 @@ static int send_first(MPI_Request s, tp_ep_t *ep)
             ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
             hlen = sizeof(p2p_sync_hdr_t);
             s->wait = P2P_WAIT_ACK;
+        } else if (!(s->ctx & 1)) { /* user context: MPI_Cancel may name it (cancel.c) */
+            h.m.flags |= P2P_F_SREQ;
+            ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
+            hlen = sizeof(p2p_sync_hdr_t);
         }
         return tp_am_send(ep, P2P_AM_EAGER, &h, hlen, data, s->len);
     }
@@ -159,6 +163,7 @@ static int send_start(MPI_Request s)
 {
     s->complete = 0;
     s->wait = 0;
+    s->cancelled = 0;
     s->status.MPI_ERROR = MPI_SUCCESS;
     s->status.rdmpi_cancelled = 0;
     if (s->peer == MPI_PROC_NULL) {

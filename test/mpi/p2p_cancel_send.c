@@ -7,7 +7,7 @@
  *   send, tells the neighbour the outcome on another tag, and the neighbour
  *   then either receives exactly the message or cancels its receive, which
  *   must come back cancelled and untouched. Repeated: both outcomes occur.
- * - unmatched (ranks 0 and 1): a synchronous or rendezvous send that no
+ * - unmatched (ranks 0 and 1): an eager, synchronous or rendezvous send that no
  *   receive can have matched yet; MPI_Wait must return (MPI-3.1 3.8.4) and,
  *   under rdmpi, the send is cancelled; a later message with the same tag is
  *   the one received.
@@ -69,7 +69,8 @@ static void check_ints(const int *p, int len, int seed, const char *what)
         }
 }
 
-/* Rank 0 starts a send (mode: 's' Issend, 'i' Isend, 'p' persistent) rank 1 has not
+/* Rank 0 starts a send (mode: 's' Issend, 'i' Isend, 'p' persistent synchronous, 'q'
+ * persistent standard) rank 1 has not
  * received, cancels it and waits; rank 1 then receives, with the same tag, a second
  * message sent after: the cancelled one never arrives. Returns whether it was cancelled. */
 static void unmatched(char mode, int len, int tag)
@@ -83,8 +84,11 @@ static void unmatched(char mode, int len, int tag)
             MPI_OK(MPI_Issend(a, len, MPI_INT, 1, tag, MPI_COMM_WORLD, &r));
         else if (mode == 'i')
             MPI_OK(MPI_Isend(a, len, MPI_INT, 1, tag, MPI_COMM_WORLD, &r));
-        else {
+        else if (mode == 'p') {
             MPI_OK(MPI_Ssend_init(a, len, MPI_INT, 1, tag, MPI_COMM_WORLD, &r));
+            MPI_OK(MPI_Start(&r));
+        } else {
+            MPI_OK(MPI_Send_init(a, len, MPI_INT, 1, tag, MPI_COMM_WORLD, &r));
             MPI_OK(MPI_Start(&r));
         }
         MPI_OK(MPI_Cancel(&r));
@@ -93,7 +97,7 @@ static void unmatched(char mode, int len, int tag)
 #ifdef RDMPI
         CHECK(cancelled, "rdmpi did not cancel an unmatched %c send of %d ints", mode, len);
 #endif
-        if (mode == 'p') { /* the next round is an ordinary one */
+        if (mode == 'p' || mode == 'q') { /* the next round is an ordinary one */
             memcpy(a, b, sizeof(int) * (size_t)len);
             MPI_OK(MPI_Bcast(&cancelled, 1, MPI_INT, 0, MPI_COMM_WORLD));
             MPI_OK(MPI_Start(&r));
@@ -168,6 +172,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < 5; i++)
         one(1 << 18, 20);
     if (t_size >= 2) {
+        t_begin("cancel-unmatched-eager-isend"); /* complete at once, yet not handed back */
+        unmatched('i', 4, 29);
+        unmatched('i', 1000, 28);
         t_begin("cancel-unmatched-issend");
         unmatched('s', 4, 30);
         t_begin("cancel-unmatched-rendezvous");
@@ -177,6 +184,8 @@ int main(int argc, char **argv)
         t_begin("cancel-persistent");
         unmatched('p', 4, 33);
         unmatched('p', 1 << 18, 34);
+        unmatched('q', 4, 35);
+        unmatched('q', 1 << 18, 36);
         t_begin("cancel-matched");
         matched('s', 4, 40);
         matched('i', 4, 42);

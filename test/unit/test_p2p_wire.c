@@ -532,6 +532,40 @@ static void test_cancel_send(void)
               !s->status.rdmpi_cancelled, "the ACK after CANCEL_RESP 0");
     core_req_free(s);
 
+    /* A standard eager send on a user context carries its id (F_SREQ): complete at once,
+     * it can still be cancelled until handed back; then it completes with the answer. */
+    static char e[8] = "eagerstd";
+    for (int answer = 0; answer < 2; answer++) {
+        p2p_fake_clear();
+        CHECK(p2p_isend(e, 8, MPI_BYTE, 3, 6, world, 0, CORE_MODE_STANDARD, &s) == 0 &&
+                  s->complete, "eager isend");
+        m = p2p_fake_last();
+        p2p_sync_hdr_t eh;
+        CHECK(m && m->id == P2P_AM_EAGER && m->hdr_len == sizeof(eh), "eager without its id");
+        memcpy(&eh, m->hdr, sizeof(eh));
+        CHECK(eh.m.flags == P2P_F_SREQ && eh.sreq == p2p_req_id(s), "eager id");
+        CHECK(p2p_cancel(s) == 0 && !s->complete && s->wait == P2P_WAIT_CANCEL,
+              "cancel of a complete eager send not asked");
+        ack.req = eh.sreq;
+        CHECK(deliver(P2P_AM_ACK, 3, &ack, sizeof(ack), NULL, 0) == CORE_EPROTO,
+              "ACK for a standard send accepted");
+        cr = (p2p_cancel_resp_hdr_t){ eh.sreq, (uint32_t)answer, 0 };
+        CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == 0 && s->complete &&
+                  s->status.rdmpi_cancelled == answer && !s->wait, "CANCEL_RESP %d", answer);
+        int sent = p2p_fake.nsent;
+        CHECK(p2p_cancel(s) == 0 && s->complete && p2p_fake.nsent == sent,
+              "a cancel after the answer asked again");
+        core_req_free(s);
+    }
+    /* Internal contexts (odd) carry no id: their sends are not cancellable. */
+    p2p_fake_clear();
+    CHECK(p2p_isend(e, 8, MPI_BYTE, 3, 6, world, 1, CORE_MODE_STANDARD, &s) == 0 && s->complete,
+          "eager isend on context 1");
+    CHECK(p2p_fake_last()->hdr_len == sizeof(p2p_hdr_t), "an id on an internal context");
+    CHECK(p2p_cancel(s) == 0 && s->complete && p2p_fake.nsent == 1,
+          "an internal send was cancelled");
+    core_req_free(s);
+
     /* A send the transport has not taken yet is cancelled where it waits: nothing is sent. */
     static char q[8] = "queued!";
     p2p_fake_clear();
@@ -541,6 +575,8 @@ static void test_cancel_send(void)
     CHECK(p2p_cancel(s) == 0 && s->complete && s->status.rdmpi_cancelled &&
               P2P->queued[3] == 0 && !P2P->sendq_head && p2p_fake.nsent == 0,
           "a queued send was not cancelled locally");
+    CHECK(p2p_cancel(s) == 0 && s->complete && p2p_fake.nsent == 0,
+          "a second cancel of a queued send asked the receiver");
     p2p_fake.busy = 0;
     core_progress();
     CHECK(p2p_fake.nsent == 0, "a cancelled queued send went out");
