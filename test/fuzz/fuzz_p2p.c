@@ -333,6 +333,16 @@ void fuzz_make_seeds(void)
         put_msg(&b, P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), 1, NULL, 0);
         fuzz_seed(rndv ? "cancel-send-rndv" : "cancel-send-sync", b.p, b.len);
     }
+    /* A standard eager send (complete at once, its id in the EAGER) cancelled. */
+    b.len = 0;
+    fuzz_put_u8(&b, 0);
+    put_send(&b, 16, 2, 1, 0);
+    uint8_t c2[2] = { 7, 0 };
+    fuzz_put(&b, c2, 2);
+    p2p_cancel_resp_hdr_t cr2 = { 0, 1, 0 };
+    put_msg(&b, P2P_AM_CANCEL_RESP, 2, &cr2, sizeof(cr2), 1, NULL, 0);
+    put_msg(&b, P2P_AM_CANCEL_RESP, 2, &cr2, sizeof(cr2), 1, NULL, 0);
+    fuzz_seed("cancel-send-eager", b.p, b.len);
     b.len = 0;
     fuzz_put_u8(&b, 0);
     sh.sreq = 0x100000005ull;
