@@ -51,7 +51,7 @@ EXTRA_test_unit_test_memhooks_dlopen_DEPENDENCIES = librdmpi.la
 check_PROGRAMS += test/unit/test_p2p_wire
 test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c \
 	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c \
-	src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
+	src/p2p/cancel.c src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
 	src/core/log.c src/core/wire.c src/core/progress.c src/core/thread.c src/core/handle.c src/core/config.c \
 	src/p2p/p2p_config.c
 test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)

@@ -411,13 +411,12 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
 int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
     API_ALIAS(MPI_Request_get_status);
 
-/* A posted receive that nothing has matched is cancelled (p2p_cancel). A send
- * is not: it completes as if MPI_Cancel had not been called and
- * MPI_Test_cancelled reports false, which MPI permits (either the cancel or
- * the operation succeeds, never both). Cancelling a send whose message has
- * not left (still queued, or a rendezvous RTS whose data the receiver has
- * not pulled) would need a wire message telling the receiver to drop its
- * unexpected entry; rdmpi has none yet. */
+/* A posted receive that nothing has matched is cancelled, and so is a send whose
+ * message no receive has taken (p2p_cancel: a message that reached the receiver is
+ * dropped there, and the send completes once the receiver said so). Anything else
+ * completes as if MPI_Cancel had not been called and MPI_Test_cancelled reports
+ * false, which MPI permits (either the cancel or the operation succeeds, never
+ * both). */
 int PMPI_Cancel(MPI_Request *req)
 {
     API_ENTER;

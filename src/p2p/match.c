@@ -77,6 +77,25 @@ p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take, MPI_Gro
     return NULL;
 }
 
+p2p_unexp_t *p2p_mq_take_unexp_sent(p2p_mq_t *mq, int world_src, uint64_t sreq, int src,
+                                     int tag)
+{
+    p2p_unexp_t *prev = NULL;
+    for (p2p_unexp_t *u = mq->unexp_head; u; prev = u, u = u->next) {
+        if (u->world_src != world_src || u->sreq != sreq || u->src != src || u->tag != tag)
+            continue;
+        if (prev)
+            prev->next = u->next;
+        else
+            mq->unexp_head = u->next;
+        if (mq->unexp_tail == u)
+            mq->unexp_tail = prev;
+        u->next = NULL;
+        return u;
+    }
+    return NULL;
+}
+
 void p2p_mq_push_unexp(p2p_mq_t *mq, p2p_unexp_t *u)
 {
     u->next = NULL;

@@ -72,6 +72,11 @@ int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req);
  * queue only messages whose sender is the rank they claim in peers (the receiving
  * communicator's group) match; peers is not read on other queues and may be NULL. */
 p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take, MPI_Group peers);
+/* Removes and returns the unexpected message that world rank world_src sent as its request
+ * sreq (nonzero: only a synchronous eager message or an RTS carries one; others have 0)
+ * with source rank src and tag, or NULL (none, or a receive took it already). */
+p2p_unexp_t *p2p_mq_take_unexp_sent(p2p_mq_t *mq, int world_src, uint64_t sreq, int src,
+                                     int tag);
 void p2p_mq_push_unexp(p2p_mq_t *mq, p2p_unexp_t *u);
 
 #endif

@@ -62,8 +62,9 @@ int p2p_src_lost(MPI_Comm comm, uint32_t ctx, int src);
 /* Receives a message taken by p2p_iprobe(..., msg). */
 int p2p_imrecv(void *buf, size_t count, MPI_Datatype dt, MPI_Comm comm, struct p2p_unexp *msg,
                MPI_Request *req);
-/* Cancels a receive that has not matched (sends are not cancellable: the
- * call succeeds and MPI_Test_cancelled reports false). */
+/* Cancels a receive that has not matched, or a send whose message no receive has taken
+ * (cancel.c: one that reached the receiver completes once the receiver answered). A send
+ * that matched already completes as usual, with MPI_Test_cancelled false. */
 int p2p_cancel(MPI_Request req);
 
 #endif

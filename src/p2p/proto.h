@@ -1,7 +1,7 @@
 /*
  * The p2p wire protocol and the state shared by the p2p files.
  *
- * Eager:  EAGER(match header [+ sreq when synchronous], payload); a
+ * Eager:  EAGER(match header [+ sreq when synchronous, or F_SREQ], payload); a
  *         synchronous send completes on ACK, sent by the receiver at match.
  * Rendezvous with get (transports with TP_CAP_GET): RTS(match, len, sreq,
  *         buffer address, rkey) -> the receiver matches, reads the data with
@@ -15,6 +15,12 @@
  * Pipelined rendezvous (no get, or registration failed): RTS without an
  *         address -> CTS(sreq, rreq, bytes wanted) -> DATA(rreq, offset)
  *         chunks of RDMPI_RNDV_FRAG_SIZE; the last chunk completes both.
+ * Cancel of a send whose EAGER (synchronous) or RTS is out and unanswered:
+ *         CANCEL_REQ(match header, sreq) -> the receiver drops the message
+ *         if it is still unexpected and answers CANCEL_RESP(sreq, 1), else
+ *         CANCEL_RESP(sreq, 0) after the answer it gave at match (ACK,
+ *         CTS, RTR; FIN may follow). The send completes only once both its
+ *         protocol and the CANCEL_RESP are done (cancel.c).
  *
  * Request ids (sreq, rreq, req) are core_req_lookup ids, never pointers. A
  * message that names a request is taken only if the id is current, the
@@ -35,10 +41,14 @@
 
 enum { P2P_AM_EAGER = 0, P2P_AM_RTS, P2P_AM_CTS, P2P_AM_DATA, P2P_AM_FIN, P2P_AM_ACK,
        P2P_AM_RTR, P2P_AM_PUT_FIN };
+/* after the one-sided layer's ids (rma_wire.h: 8..10) */
+enum { P2P_AM_CANCEL_REQ = 11, P2P_AM_CANCEL_RESP = 12 };
 enum { P2P_PROTO_EAGER = 1, P2P_PROTO_RNDV_GET, P2P_PROTO_RNDV_PUT, P2P_PROTO_RNDV_PIPE };
 #define P2P_F_SYNC 1u
 #define P2P_F_PUT 2u   /* RTS: the sender's buffer is registered for put: answer RTR */
-#define P2P_EAGER_FLAGS P2P_F_SYNC
+#define P2P_F_SREQ 4u   /* EAGER: the sender's request id follows (a nonblocking send on a user
+                           context, that MPI_Cancel may name in CANCEL_REQ) */
+#define P2P_EAGER_FLAGS (P2P_F_SYNC | P2P_F_SREQ)
 #define P2P_RTS_FLAGS (P2P_F_SYNC | P2P_F_PUT)
 
 /* What a request waits for from its peer (bits of req->wait). */
@@ -49,7 +59,12 @@ enum {
     P2P_WAIT_RTR = 8,      /* put rendezvous send */
     P2P_WAIT_DATA = 16,    /* pipelined rendezvous receive: DATA until want bytes came */
     P2P_WAIT_PUT_FIN = 32, /* put rendezvous receive that sent RTR */
+    P2P_WAIT_CANCEL = 64,  /* send that sent CANCEL_REQ: kept until CANCEL_RESP */
+    P2P_WAIT_DONE = 128,   /* with P2P_WAIT_CANCEL: its protocol finished, only the answer is
+                              missing (without it, data may still be moving) */
 };
+/* A send waits for the receiver's first answer: its message may still be unexpected there. */
+#define P2P_WAIT_FIRST (P2P_WAIT_ACK | P2P_WAIT_FIN | P2P_WAIT_CTS | P2P_WAIT_RTR)
 
 typedef struct p2p_hdr {
     uint32_t ctx;
@@ -91,6 +106,17 @@ typedef struct p2p_req_hdr {   /* FIN, PUT_FIN and ACK */
     uint64_t req;
 } p2p_req_hdr_t;
 
+typedef struct p2p_cancel_hdr {   /* CANCEL_REQ: the message's match header (flags 0) */
+    p2p_hdr_t m;
+    uint64_t sreq;
+} p2p_cancel_hdr_t;
+
+typedef struct p2p_cancel_resp_hdr {
+    uint64_t sreq;
+    uint32_t cancelled;  /* 1: the message was dropped; 0: it had matched */
+    uint32_t pad;        /* 0 */
+} p2p_cancel_resp_hdr_t;
+
 /* Shared state of the p2p layer. */
 typedef struct p2p_state {
     core_runtime_t *rt;
@@ -120,6 +146,12 @@ static inline void p2p_count_unexp(int push)
 
 static inline uint64_t p2p_req_id(MPI_Request r) { return r->id; }
 
+/* A send that completes once its EAGER message left (standard or ready mode). */
+static inline int p2p_eager_std(MPI_Request s)
+{
+    return s->proto == P2P_PROTO_EAGER && s->mode != CORE_MODE_SYNC;
+}
+
 /* The request a message of kind `what` from world rank src names by id, if it is ours,
  * src is its peer and it waits (any of the `want` P2P_WAIT_* bits) for such a message;
  * else NULL, with the reason given to core_wire_reject. O(1), no locks. */
@@ -137,7 +169,13 @@ int p2p_rndv_push(MPI_Request s);
 void p2p_rndv_register(void);
 /* Finishes a send request (buffers no longer needed). */
 void p2p_req_dereg(MPI_Request r);
+/* Its protocol finished (or failed): the send completes unless a CANCEL_RESP is awaited. */
 void p2p_send_done(MPI_Request s);
+/* Takes s off the send queue if its first message is still there; 1 if it was. */
+int p2p_sendq_remove(MPI_Request s);
+/* Checks the matching part of an EAGER, RTS or CANCEL_REQ header (recv.c). */
+int p2p_check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *what);
+void p2p_cancel_register(void);
 /* Finishes a receive: unpacks staging, sets status, completes. */
 void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len);
 /* Fails r (MPI_ERR_OTHER) if it waits for an answer from a process of another job that has

@@ -1,7 +1,7 @@
 /*
  * The receiving side: posting receives, the arrival handlers for eager
- * messages and acknowledgements, probes and matched receives, cancel, and
- * the control-message queue.
+ * messages and acknowledgements, probes and matched receives, and the
+ * control-message queue (cancel is in cancel.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -116,6 +116,7 @@ MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what)
         core_wire_reject(P2P->rt, "request id 0x%llx is not a %s waiting for a %s",
                          (unsigned long long)id,
                          want & (P2P_WAIT_DATA | P2P_WAIT_PUT_FIN) ? "rendezvous receive"
+                         : want & P2P_WAIT_CANCEL                  ? "send being cancelled"
                          : want & P2P_WAIT_ACK                     ? "synchronous send"
                                                                    : "rendezvous send",
                          what);
@@ -170,6 +171,11 @@ CORE_INLINE int check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const cha
                              (h->src < 0) | (h->tag < 0), 0))
         return bad_match_hdr(h, flags_ok, what);
     return 0;
+}
+
+int p2p_check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *what)
+{
+    return check_match_hdr(h, flags_ok, what);
 }
 
 static int __attribute__((noinline, cold)) forged_src(const p2p_hdr_t *h, const char *what)
@@ -227,9 +233,12 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     if (__builtin_expect(hdr_len < sizeof(p2p_hdr_t), 0))
         return core_wire_reject(P2P->rt, "EAGER header of %zu bytes", hdr_len);
     memcpy(&hh, hdr, sizeof(hh));
-    /* A synchronous send's header carries its request id after the match header. */
-    _Static_assert(P2P_F_SYNC == 1 && sizeof(p2p_sync_hdr_t) == sizeof(p2p_hdr_t) + 8, "");
-    if (__builtin_expect(hdr_len != sizeof(p2p_hdr_t) + 8 * (h->flags & P2P_F_SYNC), 0)) {
+    /* A synchronous (or F_SREQ) send's header carries its request id after the match
+     * header. */
+    _Static_assert(P2P_F_SYNC == 1 && P2P_F_SREQ == 4 &&
+                       sizeof(p2p_sync_hdr_t) == sizeof(p2p_hdr_t) + 8, "");
+    if (__builtin_expect(hdr_len != sizeof(p2p_hdr_t) + 8 * ((h->flags | h->flags >> 2) & 1),
+                         0)) {
         if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
             return rc;
         return core_wire_reject(P2P->rt, "EAGER header of %zu bytes with flags 0x%x", hdr_len,
@@ -239,7 +248,7 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
         return rc;
     core_count_add(&P2P->counts.arrived, 1);
     core_count_add(&P2P->counts.arrived_bytes, len);
-    if (h->flags & P2P_F_SYNC)
+    if (h->flags & (P2P_F_SYNC | P2P_F_SREQ))
         memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
     MPI_Request r = take_posted(mq, h, src, &rc, "EAGER");
@@ -432,7 +441,11 @@ static void on_lost(void *arg)
 static void fail_underway(MPI_Request r)
 {
     if (r->kind == CORE_REQ_SEND) {
-        r->status.MPI_ERROR = MPI_ERR_OTHER;
+        /* only the CANCEL_RESP was missing */
+        int delivered = (r->wait & P2P_WAIT_DONE) || p2p_eager_std(r);
+        r->wait = 0; /* no CANCEL_RESP will come either */
+        if (!delivered)
+            r->status.MPI_ERROR = MPI_ERR_OTHER;
         p2p_send_done(r);
         return;
     }
@@ -619,23 +632,6 @@ int p2p_imrecv(void *buf, size_t count, MPI_Datatype dt, MPI_Comm comm, p2p_unex
     return 0;
 }
 
-int p2p_cancel(MPI_Request req)
-{
-    if (req->kind != CORE_REQ_RECV || req->complete)
-        return 0;
-    if (!p2p_mq_unpost(p2p_mq_get(req->ctx), req))
-        return 0;
-    if (req->any_group) {
-        core_group_release(req->any_group);
-        req->any_group = NULL;
-    }
-    req->cancelled = 1;
-    req->status.rdmpi_cancelled = 1;
-    req->status.MPI_ERROR = MPI_SUCCESS;
-    core_req_complete(req);
-    return 0;
-}
-
 static int p2p_progress(void *arg)
 {
     (void)arg;
@@ -665,6 +661,7 @@ int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
     tp_am_register(P2P->tp, P2P_AM_RTS, (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" });
     tp_am_register(P2P->tp, P2P_AM_ACK, (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" });
     p2p_rndv_register();
+    p2p_cancel_register();
     P2P->hook = core_progress_add_hook(rt, p2p_progress, NULL);
     tp->on_lost = on_lost;
     tp->on_lost_arg = NULL;

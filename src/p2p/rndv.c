@@ -168,7 +168,7 @@ static int cts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     if (h.want > s->len)
         return core_wire_reject(P2P->rt, "CTS asks for %llu bytes of a %zu-byte message",
                                 (unsigned long long)h.want, s->len);
-    s->wait = 0;
+    s->wait &= P2P_WAIT_CANCEL; /* matched: a CANCEL_RESP(0) may still come */
     s->remote = h.rreq;
     s->want = h.want;
     s->offset = 0;
@@ -212,7 +212,7 @@ static int rtr_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
         return core_wire_reject(P2P->rt, "RTR for %llu bytes at 0x%llx of a %zu-byte message",
                                 (unsigned long long)h.want, (unsigned long long)h.raddr,
                                 s->len);
-    s->wait = 0;
+    s->wait &= P2P_WAIT_CANCEL; /* matched: a CANCEL_RESP(0) may still come */
     s->remote = h.rreq;
     s->want = h.want;
     s->comp.done = put_done;

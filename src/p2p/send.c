@@ -43,11 +43,13 @@ void p2p_req_dereg(MPI_Request r)
 
 void p2p_send_done(MPI_Request s)
 {
-    s->wait = 0;
+    /* A CANCEL_REQ is out: its CANCEL_RESP names s, which must stay current until then. */
+    s->wait = s->wait & P2P_WAIT_CANCEL ? P2P_WAIT_CANCEL | P2P_WAIT_DONE : 0;
     p2p_req_dereg(s);
     free(s->tmp);
     s->tmp = NULL;
-    core_req_complete(s);
+    if (!s->wait)
+        core_req_complete(s);
 }
 
 static void sendq_push(MPI_Request s)
@@ -77,6 +79,10 @@ static int send_first(MPI_Request s, tp_ep_t *ep)
             ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
             hlen = sizeof(p2p_sync_hdr_t);
             s->wait = P2P_WAIT_ACK;
+        } else if (!(s->ctx & 1)) { /* user context: MPI_Cancel may name it (cancel.c) */
+            h.m.flags |= P2P_F_SREQ;
+            ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
+            hlen = sizeof(p2p_sync_hdr_t);
         }
         return tp_am_send(ep, P2P_AM_EAGER, &h, hlen, data, s->len);
     }
@@ -156,6 +162,8 @@ static void count_send(size_t len, int proto)
 static int send_start(MPI_Request s)
 {
     s->complete = 0;
+    s->wait = 0;
+    s->cancelled = 0;
     s->status.MPI_ERROR = MPI_SUCCESS;
     s->status.rdmpi_cancelled = 0;
     if (s->peer == MPI_PROC_NULL) {
@@ -287,6 +295,25 @@ static int sendq_progress(void)
         s = next;
     }
     return events;
+}
+
+int p2p_sendq_remove(MPI_Request s)
+{
+    if (!P2P->queued[s->world_peer])
+        return 0;
+    for (MPI_Request prev = NULL, q = P2P->sendq_head; q; prev = q, q = q->next) {
+        if (q != s)
+            continue;
+        if (prev)
+            prev->next = q->next;
+        else
+            P2P->sendq_head = q->next;
+        if (P2P->sendq_tail == q)
+            P2P->sendq_tail = prev;
+        P2P->queued[s->world_peer]--;
+        return 1;
+    }
+    return 0;
 }
 
 void p2p_queue_data(MPI_Request s)

@@ -8,7 +8,8 @@
  * Input: a byte of transport capabilities (none, get, put), then operations:
  *   op % 8 == 0: post a receive (size, source, tag) into a buffer between guard bytes;
  *             1: start a send (size: eager or rendezvous, dest, tag, standard or sync);
- *             2..7: a message: handler id (one past p2p's too), source rank, header
+ *             7: MPI_Cancel of a send (which one): CANCEL_REQ, its sreq then known;
+ *             2..6: a message: handler id (one past p2p's too), source rank, header
  *                length and bytes, payload length and bytes; a byte says whether the
  *                header's first (and second) 8 bytes become a request id p2p sent.
  * p2p_init runs for every input, on a new runtime instance (with a hook table of its own).
@@ -71,6 +72,8 @@ static void harvest(void)
             add_id(m->hdr, offsetof(p2p_cts_hdr_t, rreq), m->hdr_len);
         else if (m->id == P2P_AM_RTR)
             add_id(m->hdr, offsetof(p2p_rtr_hdr_t, rreq), m->hdr_len);
+        else if (m->id == P2P_AM_CANCEL_REQ)
+            add_id(m->hdr, offsetof(p2p_cancel_hdr_t, sreq), m->hdr_len);
     }
     p2p_fake_clear();
 }
@@ -128,11 +131,19 @@ static void op_send(void *arg)
         st.send[st.nsend++] = s;
 }
 
+static void op_cancel(void *arg)
+{
+    fuzz_in_t *in = arg;
+    int i = fuzz_u8(in);
+    if (st.nsend)
+        p2p_cancel(st.send[i % st.nsend]);
+}
+
 static void op_msg(fuzz_in_t *in)
 {
     uint8_t hdr[160] = { 0 }, payload[1024];
     struct msg m = { 0 };
-    m.id = fuzz_u8(in) % (P2P_AM_PUT_FIN + 2);
+    m.id = fuzz_u8(in) % (P2P_AM_CANCEL_RESP + 2); /* 8..10: the RMA ids, not registered here */
     m.src = 1 + fuzz_u8(in) % 3;
     m.hdr_len = fuzz_u8(in) % sizeof(hdr);
     int use = fuzz_u8(in);
@@ -181,6 +192,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fatal = p2p_fake_try(op_recv, &in);
         else if (op == 1)
             fatal = p2p_fake_try(op_send, &in);
+        else if (op == 7)
+            fatal = p2p_fake_try(op_cancel, &in);
         else
             op_msg(&in);
         if (!fatal)
@@ -300,6 +313,46 @@ void fuzz_make_seeds(void)
         snprintf(name, sizeof(name), "recv-rts-%d", caps);
         fuzz_seed(name, b.p, b.len);
     }
+    /* Cancels: a sync eager send and a rendezvous send cancelled, the receiver's answers
+     * (cancelled, not cancelled, then the protocol's own answer); a CANCEL_REQ for an
+     * unexpected message, from its sender and from another rank. */
+    for (int rndv = 0; rndv < 2; rndv++) {
+        b.len = 0;
+        fuzz_put_u8(&b, 0);
+        put_send(&b, rndv ? 128 + 7 : 16, 3, 1, !rndv);
+        uint8_t c[2] = { 7, 0 };
+        fuzz_put(&b, c, 2);
+        p2p_cancel_resp_hdr_t cr = { 0, (uint32_t)rndv, 0 };
+        put_msg(&b, P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), 1, NULL, 0);
+        if (rndv) {
+            p2p_cts_hdr_t cts2 = { 0, 77, 224 };
+            put_msg(&b, P2P_AM_CTS, 3, &cts2, sizeof(cts2), 1, NULL, 0);
+        } else {
+            put_msg(&b, P2P_AM_ACK, 3, &rh, sizeof(rh), 1, NULL, 0);
+        }
+        put_msg(&b, P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), 1, NULL, 0);
+        fuzz_seed(rndv ? "cancel-send-rndv" : "cancel-send-sync", b.p, b.len);
+    }
+    /* A standard eager send (complete at once, its id in the EAGER) cancelled. */
+    b.len = 0;
+    fuzz_put_u8(&b, 0);
+    put_send(&b, 16, 2, 1, 0);
+    uint8_t c2[2] = { 7, 0 };
+    fuzz_put(&b, c2, 2);
+    p2p_cancel_resp_hdr_t cr2 = { 0, 1, 0 };
+    put_msg(&b, P2P_AM_CANCEL_RESP, 2, &cr2, sizeof(cr2), 1, NULL, 0);
+    put_msg(&b, P2P_AM_CANCEL_RESP, 2, &cr2, sizeof(cr2), 1, NULL, 0);
+    fuzz_seed("cancel-send-eager", b.p, b.len);
+    b.len = 0;
+    fuzz_put_u8(&b, 0);
+    sh.sreq = 0x100000005ull;
+    put_msg(&b, P2P_AM_EAGER, 2, &sh, sizeof(sh), 0, NULL, 2);
+    p2p_cancel_hdr_t ch = { { 0, 2, 3, 0 }, 0x100000005ull };
+    put_msg(&b, P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), 0, NULL, 0);
+    put_msg(&b, P2P_AM_CANCEL_REQ, 2, &ch, sizeof(ch), 0, NULL, 0);
+    put_msg(&b, P2P_AM_CANCEL_REQ, 2, &ch, sizeof(ch), 0, NULL, 0);
+    put_recv(&b, 4, 2, 3);
+    fuzz_seed("cancel-recv-side", b.p, b.len);
     /* Edge cases: a handler id without a handler, a header too short. */
     b.len = 0;
     fuzz_put_u8(&b, 0);

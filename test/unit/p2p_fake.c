@@ -68,6 +68,8 @@ void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc)
 static int fake_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                         const void *payload, size_t len)
 {
+    if (p2p_fake.busy)
+        return CORE_EBUSY;
     if (p2p_fake.nsent == P2P_FAKE_MAX_SENT)
         memmove(p2p_fake.sent, p2p_fake.sent + 1, sizeof(p2p_fake.sent) - sizeof(p2p_fake.sent[0]));
     else

@@ -39,6 +39,7 @@ typedef struct p2p_fake {
     tp_ep_t ep[P2P_FAKE_MAX_RANKS];
     p2p_fake_msg_t sent[P2P_FAKE_MAX_SENT];
     int nsent;
+    int busy;              /* set: every send says CORE_EBUSY (a full transport) */
     /* fatal paths */
     jmp_buf jmp;
     int armed;

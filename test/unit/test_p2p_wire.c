@@ -77,7 +77,8 @@ static void test_dispatch_ids(void)
 {
     uint8_t hdr[64] = { 0 };
     for (unsigned id = 8; id < TP_AM_MAX; id++)
-        CHECK(deliver(id, 1, hdr, 8, NULL, 0) == CORE_EPROTO, "id %u without a handler", id);
+        if (id != P2P_AM_CANCEL_REQ && id != P2P_AM_CANCEL_RESP)
+            CHECK(deliver(id, 1, hdr, 8, NULL, 0) == CORE_EPROTO, "id %u without a handler", id);
     unsigned bad[] = { TP_AM_MAX, 255, 0xffff, 0xffffffffu };
     for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         CHECK(deliver(bad[i], 1, hdr, 8, NULL, 0) == CORE_EPROTO, "id %u out of range", bad[i]);
@@ -446,6 +447,199 @@ static void test_ack_fin(void)
     printf("PASS: unit/p2p_wire/ack_and_fin_states\n");
 }
 
+/* ---- CANCEL_REQ and CANCEL_RESP ---- */
+
+/* A synchronous send to rank 3 that MPI_Cancel asked about: returns its id. */
+static MPI_Request cancelled_ssend(uint64_t *sreq)
+{
+    static char data[8] = "cancelme";
+    MPI_Request s;
+    p2p_fake_clear();
+    if (p2p_isend(data, 8, MPI_BYTE, 3, 6, world, 0, CORE_MODE_SYNC, &s) != 0)
+        return NULL;
+    p2p_sync_hdr_t sh;
+    memcpy(&sh, p2p_fake_last()->hdr, sizeof(sh));
+    *sreq = sh.sreq;
+    if (p2p_cancel(s) != 0)
+        return NULL;
+    return s;
+}
+
+static void test_cancel_send(void)
+{
+    uint64_t sreq;
+    MPI_Request s = cancelled_ssend(&sreq);
+    CHECK(s, "issend + cancel");
+    const p2p_fake_msg_t *m = p2p_fake_last();
+    CHECK(m && m->id == P2P_AM_CANCEL_REQ && m->dest == 3 &&
+              m->hdr_len == sizeof(p2p_cancel_hdr_t), "no CANCEL_REQ");
+    p2p_cancel_hdr_t ch;
+    memcpy(&ch, m->hdr, sizeof(ch));
+    CHECK(ch.sreq == sreq && ch.m.ctx == 0 && ch.m.src == 0 && ch.m.tag == 6 && ch.m.flags == 0,
+          "CANCEL_REQ names the wrong message");
+    CHECK(s->wait == (P2P_WAIT_ACK | P2P_WAIT_CANCEL) && !s->complete, "not waiting for the answer");
+    CHECK(p2p_cancel(s) == 0 && p2p_fake.nsent == 2, "a second cancel sent again");
+    p2p_cancel_resp_hdr_t cr = { sreq, 1, 0 };
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 2, &cr, sizeof(cr), NULL, 0) == CORE_EPROTO,
+          "CANCEL_RESP from another rank accepted");
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, 8, NULL, 0) == CORE_EPROTO,
+          "short CANCEL_RESP accepted");
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), "x", 1) == CORE_EPROTO,
+          "CANCEL_RESP with a payload accepted");
+    cr.cancelled = 2;
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == CORE_EPROTO,
+          "CANCEL_RESP with cancelled 2 accepted");
+    cr = (p2p_cancel_resp_hdr_t){ sreq, 1, 1 };
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == CORE_EPROTO,
+          "CANCEL_RESP with padding accepted");
+    cr = (p2p_cancel_resp_hdr_t){ sreq ^ 0x100000000ull, 1, 0 };
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == CORE_EPROTO,
+          "CANCEL_RESP for a forged id accepted");
+    CHECK(!s->complete, "refused messages completed the send");
+    cr = (p2p_cancel_resp_hdr_t){ sreq, 1, 0 };
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == 0 && s->complete &&
+              s->status.rdmpi_cancelled && s->wait == 0, "CANCEL_RESP 1 did not cancel");
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == CORE_EPROTO,
+          "a second CANCEL_RESP accepted");
+    p2p_req_hdr_t ack = { sreq };
+    CHECK(deliver(P2P_AM_ACK, 3, &ack, sizeof(ack), NULL, 0) == CORE_EPROTO,
+          "an ACK after the cancel accepted");
+    core_req_free(s);
+
+    /* Matched before the cancel came: ACK, then CANCEL_RESP 0; the send completes with both. */
+    s = cancelled_ssend(&sreq);
+    CHECK(s, "second issend + cancel");
+    ack.req = sreq;
+    CHECK(deliver(P2P_AM_ACK, 3, &ack, sizeof(ack), NULL, 0) == 0 && !s->complete &&
+              s->wait == (P2P_WAIT_CANCEL | P2P_WAIT_DONE),
+          "ACK completed a send whose cancel is unanswered");
+    cr = (p2p_cancel_resp_hdr_t){ sreq, 1, 0 };
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == CORE_EPROTO && !s->complete,
+          "CANCEL_RESP 1 for an acknowledged message accepted");
+    cr.cancelled = 0;
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == 0 && s->complete &&
+              !s->status.rdmpi_cancelled, "CANCEL_RESP 0 did not complete the send");
+    core_req_free(s);
+
+    /* CANCEL_RESP 0 first: the send goes on waiting for its ACK. */
+    s = cancelled_ssend(&sreq);
+    CHECK(s, "third issend + cancel");
+    cr = (p2p_cancel_resp_hdr_t){ sreq, 0, 0 };
+    CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == 0 && !s->complete &&
+              s->wait == P2P_WAIT_ACK, "CANCEL_RESP 0 before the ACK");
+    ack.req = sreq;
+    CHECK(deliver(P2P_AM_ACK, 3, &ack, sizeof(ack), NULL, 0) == 0 && s->complete &&
+              !s->status.rdmpi_cancelled, "the ACK after CANCEL_RESP 0");
+    core_req_free(s);
+
+    /* A standard eager send on a user context carries its id (F_SREQ): complete at once,
+     * it can still be cancelled until handed back; then it completes with the answer. */
+    static char e[8] = "eagerstd";
+    for (int answer = 0; answer < 2; answer++) {
+        p2p_fake_clear();
+        CHECK(p2p_isend(e, 8, MPI_BYTE, 3, 6, world, 0, CORE_MODE_STANDARD, &s) == 0 &&
+                  s->complete, "eager isend");
+        m = p2p_fake_last();
+        p2p_sync_hdr_t eh;
+        CHECK(m && m->id == P2P_AM_EAGER && m->hdr_len == sizeof(eh), "eager without its id");
+        memcpy(&eh, m->hdr, sizeof(eh));
+        CHECK(eh.m.flags == P2P_F_SREQ && eh.sreq == p2p_req_id(s), "eager id");
+        CHECK(p2p_cancel(s) == 0 && !s->complete && s->wait == P2P_WAIT_CANCEL,
+              "cancel of a complete eager send not asked");
+        ack.req = eh.sreq;
+        CHECK(deliver(P2P_AM_ACK, 3, &ack, sizeof(ack), NULL, 0) == CORE_EPROTO,
+              "ACK for a standard send accepted");
+        cr = (p2p_cancel_resp_hdr_t){ eh.sreq, (uint32_t)answer, 0 };
+        CHECK(deliver(P2P_AM_CANCEL_RESP, 3, &cr, sizeof(cr), NULL, 0) == 0 && s->complete &&
+                  s->status.rdmpi_cancelled == answer && !s->wait, "CANCEL_RESP %d", answer);
+        int sent = p2p_fake.nsent;
+        CHECK(p2p_cancel(s) == 0 && s->complete && p2p_fake.nsent == sent,
+              "a cancel after the answer asked again");
+        core_req_free(s);
+    }
+    /* Internal contexts (odd) carry no id: their sends are not cancellable. */
+    p2p_fake_clear();
+    CHECK(p2p_isend(e, 8, MPI_BYTE, 3, 6, world, 1, CORE_MODE_STANDARD, &s) == 0 && s->complete,
+          "eager isend on context 1");
+    CHECK(p2p_fake_last()->hdr_len == sizeof(p2p_hdr_t), "an id on an internal context");
+    CHECK(p2p_cancel(s) == 0 && s->complete && p2p_fake.nsent == 1,
+          "an internal send was cancelled");
+    core_req_free(s);
+
+    /* A send the transport has not taken yet is cancelled where it waits: nothing is sent. */
+    static char q[8] = "queued!";
+    p2p_fake_clear();
+    p2p_fake.busy = 1;
+    CHECK(p2p_isend(q, 8, MPI_BYTE, 3, 6, world, 0, CORE_MODE_STANDARD, &s) == 0 && !s->complete,
+          "isend to a busy transport");
+    CHECK(p2p_cancel(s) == 0 && s->complete && s->status.rdmpi_cancelled &&
+              P2P->queued[3] == 0 && !P2P->sendq_head && p2p_fake.nsent == 0,
+          "a queued send was not cancelled locally");
+    CHECK(p2p_cancel(s) == 0 && s->complete && p2p_fake.nsent == 0,
+          "a second cancel of a queued send asked the receiver");
+    p2p_fake.busy = 0;
+    core_progress();
+    CHECK(p2p_fake.nsent == 0, "a cancelled queued send went out");
+    core_req_free(s);
+    printf("PASS: unit/p2p_wire/cancel_send\n");
+}
+
+static void test_cancel_recv_side(void)
+{
+    p2p_sync_hdr_t sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.m = (p2p_hdr_t){ 0, 1, 8, P2P_F_SYNC };
+    sh.sreq = 0x77;
+    CHECK(deliver(P2P_AM_EAGER, 1, &sh, sizeof(sh), "abcd", 4) == 0, "unexpected ssend");
+    p2p_cancel_hdr_t ch;
+    memset(&ch, 0, sizeof(ch));
+    ch.m = (p2p_hdr_t){ 0, 1, 8, 0 };
+    ch.sreq = 0x77;
+    size_t lens[] = { 0, 8, sizeof(ch) - 1, sizeof(ch) + 1 };
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+        CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, lens[i], NULL, 0) == CORE_EPROTO,
+              "CANCEL_REQ of %zu bytes accepted", lens[i]);
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), "x", 1) == CORE_EPROTO,
+          "CANCEL_REQ with a payload accepted");
+    ch.m.ctx = CORE_CTX_MAX_P2P;
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), NULL, 0) == CORE_EPROTO,
+          "CANCEL_REQ for context %u accepted", ch.m.ctx);
+    ch.m = (p2p_hdr_t){ 0, 1, 8, P2P_F_SYNC };
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), NULL, 0) == CORE_EPROTO,
+          "CANCEL_REQ with flags accepted");
+    ch.m = (p2p_hdr_t){ 0, -1, 8, 0 };
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), NULL, 0) == CORE_EPROTO,
+          "CANCEL_REQ from source -1 accepted");
+    ch.m = (p2p_hdr_t){ 0, 1, 8, 0 };
+    ch.sreq = 0;
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), NULL, 0) == CORE_EPROTO,
+          "CANCEL_REQ for request 0 accepted");
+    /* Another sender cannot cancel rank 1's message: the answer is 0, the message stays. */
+    ch.sreq = 0x77;
+    p2p_fake_clear();
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 2, &ch, sizeof(ch), NULL, 0) == 0, "CANCEL_REQ from rank 2");
+    const p2p_fake_msg_t *m = p2p_fake_last();
+    p2p_cancel_resp_hdr_t cr;
+    CHECK(m && m->id == P2P_AM_CANCEL_RESP && m->dest == 2 && m->hdr_len == sizeof(cr),
+          "no CANCEL_RESP to rank 2");
+    memcpy(&cr, m->hdr, sizeof(cr));
+    CHECK(cr.sreq == 0x77 && cr.cancelled == 0, "rank 2 cancelled rank 1's message");
+    int flag = 0;
+    MPI_Status st;
+    CHECK(p2p_iprobe(1, 8, world, 0, &flag, &st, NULL) == 0 && flag, "the message went");
+    /* Its sender can. */
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), NULL, 0) == 0, "CANCEL_REQ from rank 1");
+    m = p2p_fake_last();
+    CHECK(m && m->id == P2P_AM_CANCEL_RESP && m->dest == 1, "no CANCEL_RESP to rank 1");
+    memcpy(&cr, m->hdr, sizeof(cr));
+    CHECK(cr.sreq == 0x77 && cr.cancelled == 1, "rank 1's message not cancelled");
+    CHECK(p2p_iprobe(1, 8, world, 0, &flag, &st, NULL) == 0 && !flag, "the message stayed");
+    CHECK(deliver(P2P_AM_CANCEL_REQ, 1, &ch, sizeof(ch), NULL, 0) == 0, "a second CANCEL_REQ");
+    memcpy(&cr, p2p_fake_last()->hdr, sizeof(cr));
+    CHECK(cr.cancelled == 0, "a message cancelled twice");
+    printf("PASS: unit/p2p_wire/cancel_receiver\n");
+}
+
 /* ---- RTR and PUT_FIN (a transport with put) ---- */
 
 static void test_rtr(void)
@@ -681,6 +875,8 @@ int main(void)
     test_cts();
     test_data();
     test_ack_fin();
+    test_cancel_send();
+    test_cancel_recv_side();
     test_table();
     test_table_growth();
     test_lost();
