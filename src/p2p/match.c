@@ -4,6 +4,30 @@
  */
 #include "p2p/match.h"
 
+/* Takes r, which follows prev (NULL: r is the head), out of the posted queue. */
+static void unlink_posted(p2p_mq_t *mq, MPI_Request prev, MPI_Request r)
+{
+    if (prev)
+        prev->next = r->next;
+    else
+        mq->posted_head = r->next;
+    if (mq->posted_tail == r)
+        mq->posted_tail = prev;
+    r->next = NULL;
+}
+
+/* The same for u in the unexpected queue. */
+static void unlink_unexp(p2p_mq_t *mq, p2p_unexp_t *prev, p2p_unexp_t *u)
+{
+    if (prev)
+        prev->next = u->next;
+    else
+        mq->unexp_head = u->next;
+    if (mq->unexp_tail == u)
+        mq->unexp_tail = prev;
+    u->next = NULL;
+}
+
 MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
 {
     MPI_Request prev = NULL;
@@ -15,13 +39,7 @@ MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
                 continue;
             return P2P_MQ_FORGED;
         }
-        if (prev)
-            prev->next = r->next;
-        else
-            mq->posted_head = r->next;
-        if (mq->posted_tail == r)
-            mq->posted_tail = prev;
-        r->next = NULL;
+        unlink_posted(mq, prev, r);
         return r;
     }
     return NULL;
@@ -43,13 +61,7 @@ int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req)
     for (MPI_Request r = mq->posted_head; r; prev = r, r = r->next) {
         if (r != req)
             continue;
-        if (prev)
-            prev->next = r->next;
-        else
-            mq->posted_head = r->next;
-        if (mq->posted_tail == r)
-            mq->posted_tail = prev;
-        r->next = NULL;
+        unlink_posted(mq, prev, r);
         return 1;
     }
     return 0;
@@ -64,13 +76,7 @@ p2p_unexp_t *p2p_mq_find_unexp(p2p_mq_t *mq, int src, int tag, int take, MPI_Gro
         if (mq->by_world && (u->src >= peers->size || peers->ranks[u->src] != u->world_src))
             continue;
         if (take) {
-            if (prev)
-                prev->next = u->next;
-            else
-                mq->unexp_head = u->next;
-            if (mq->unexp_tail == u)
-                mq->unexp_tail = prev;
-            u->next = NULL;
+            unlink_unexp(mq, prev, u);
         }
         return u;
     }
@@ -84,13 +90,7 @@ p2p_unexp_t *p2p_mq_take_unexp_sent(p2p_mq_t *mq, int world_src, uint64_t sreq, 
     for (p2p_unexp_t *u = mq->unexp_head; u; prev = u, u = u->next) {
         if (u->world_src != world_src || u->sreq != sreq || u->src != src || u->tag != tag)
             continue;
-        if (prev)
-            prev->next = u->next;
-        else
-            mq->unexp_head = u->next;
-        if (mq->unexp_tail == u)
-            mq->unexp_tail = prev;
-        u->next = NULL;
+        unlink_unexp(mq, prev, u);
         return u;
     }
     return NULL;
