@@ -3,14 +3,17 @@
  * that arrived before their receive (unexpected), in arrival order. Each
  * transport delivers a peer's messages in order, so scanning both lists from
  * the head gives MPI's non-overtaking order, including for MPI_ANY_SOURCE.
+ * Every function below is called with the queue's lock held (p2p_mq_lock).
  */
 #ifndef RDMPI_P2P_MATCH_H
 #define RDMPI_P2P_MATCH_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
 #include "core/group.h"
+#include "core/handle.h"
 #include "core/request.h"
 
 #define P2P_MAX_RKEY 64
@@ -37,7 +40,24 @@ typedef struct p2p_mq {
      * one per other job this process meets, perhaps from several threads at once): the
      * sender's world rank, not only the rank it claims, says which one a message is for. */
     int by_world;
+    /* M, the matching lock of this context (ARCHITECTURE.md, "Threads"): both queues, and
+     * nothing else. Taken only under MULTIPLE (core_handles.shared), around the queue
+     * operations alone: what a thread takes off a queue is its own, delivered after
+     * unlocking. A leaf but for the request table's lock. */
+    pthread_mutex_t lock;
 } p2p_mq_t;
+
+static inline void p2p_mq_lock(p2p_mq_t *mq)
+{
+    if (core_handles.shared)
+        pthread_mutex_lock(&mq->lock);
+}
+
+static inline void p2p_mq_unlock(p2p_mq_t *mq)
+{
+    if (core_handles.shared)
+        pthread_mutex_unlock(&mq->lock);
+}
 
 static inline int p2p_match(int want_src, int want_tag, int src, int tag)
 {
