@@ -72,9 +72,9 @@ static int cancel_recv(MPI_Request req)
     if (req->complete)
         return 0;
     p2p_mq_t *mq = p2p_mq_get(req->ctx);
-    p2p_mq_lock(mq);
+    int locked = p2p_mq_lock(mq);
     int posted = p2p_mq_unpost(mq, req);
-    p2p_mq_unlock(mq);
+    p2p_mq_unlock(mq, locked);
     if (!posted)
         return 0;
     if (req->any_group) {
@@ -115,9 +115,9 @@ static int cancel_req_handler(void *arg, int src, const void *hdr, size_t hdr_le
         return core_wire_reject(P2P->rt, "CANCEL_REQ for request id 0");
     p2p_cancel_resp_hdr_t resp = { h.sreq, 0, 0 };
     p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
-    p2p_mq_lock(mq);
+    int locked = p2p_mq_lock(mq);
     p2p_unexp_t *u = p2p_mq_take_unexp_sent(mq, src, h.sreq, h.m.src, h.m.tag);
-    p2p_mq_unlock(mq);
+    p2p_mq_unlock(mq, locked);
     if (u) {
         p2p_count_unexp(0);
         free(u); /* an eager copy is part of it */

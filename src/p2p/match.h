@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include "mpi.h"
 #include "core/group.h"
-#include "core/handle.h"
 #include "core/request.h"
 
 #define P2P_MAX_RKEY 64
@@ -41,21 +40,29 @@ typedef struct p2p_mq {
      * sender's world rank, not only the rank it claims, says which one a message is for. */
     int by_world;
     /* M, the matching lock of this context (ARCHITECTURE.md, "Threads"): both queues, and
-     * nothing else. Taken only under MULTIPLE (core_handles.shared), around the queue
-     * operations alone: what a thread takes off a queue is its own, delivered after
-     * unlocking. A leaf but for the request table's lock. */
+     * nothing else, around the queue operations alone: what a thread takes off a queue is
+     * its own, delivered after unlocking. A leaf but for the request table's lock. Taken
+     * only once a thread has used the queues outside the critical section G (`outside`,
+     * set inside G, never cleared): until then G alone guards them, so a program whose
+     * receives all run inside G (MPI_Recv, collectives) pays one load and a branch. */
     pthread_mutex_t lock;
+    int outside;
 } p2p_mq_t;
 
-static inline void p2p_mq_lock(p2p_mq_t *mq)
+/* Inside G: takes M if the queues are used outside G too; returns what p2p_mq_unlock
+ * needs (the flag cannot change while G is held). Outside G (after p2p_mq_go_outside):
+ * takes M. */
+static inline int p2p_mq_lock(p2p_mq_t *mq)
 {
-    if (core_handles.shared)
-        pthread_mutex_lock(&mq->lock);
+    if (__builtin_expect(!__atomic_load_n(&mq->outside, __ATOMIC_RELAXED), 1))
+        return 0;
+    pthread_mutex_lock(&mq->lock);
+    return 1;
 }
 
-static inline void p2p_mq_unlock(p2p_mq_t *mq)
+static inline void p2p_mq_unlock(p2p_mq_t *mq, int locked)
 {
-    if (core_handles.shared)
+    if (locked)
         pthread_mutex_unlock(&mq->lock);
 }
 

@@ -273,10 +273,10 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
     /* The search of the posted receives and the queueing as unexpected are one step under
      * M: a receive posted in between would miss the message. */
-    p2p_mq_lock(mq);
+    int locked = p2p_mq_lock(mq);
     MPI_Request r = take_posted(mq, h, src, &rc, "EAGER");
     if (r || rc) {
-        p2p_mq_unlock(mq);
+        p2p_mq_unlock(mq, locked);
         if (!r)
             return rc;
         drop_any_group(r);
@@ -297,7 +297,7 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     if (len) /* a zero-byte message may come with no payload pointer at all */
         memcpy(u->data, payload, len);
     p2p_mq_push_unexp(mq, u);
-    p2p_mq_unlock(mq);
+    p2p_mq_unlock(mq, locked);
     p2p_count_unexp(1);
     return 0;
 }
@@ -351,10 +351,10 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     core_count_add(&P2P->counts.arrived_bytes, h.len);
     u.data = NULL;
     p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
-    p2p_mq_lock(mq); /* one step with the queueing, as in eager_handler */
+    int locked = p2p_mq_lock(mq); /* one step with the queueing, as in eager_handler */
     MPI_Request r = take_posted(mq, &h.m, src, &rc, "RTS");
     if (r || rc) {
-        p2p_mq_unlock(mq);
+        p2p_mq_unlock(mq, locked);
         if (!r)
             return rc;
         drop_any_group(r);
@@ -366,7 +366,7 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
         core_fatal("out of memory receiving a message");
     *copy = u;
     p2p_mq_push_unexp(mq, copy);
-    p2p_mq_unlock(mq);
+    p2p_mq_unlock(mq, locked);
     p2p_count_unexp(1);
     return 0;
 }
@@ -534,7 +534,7 @@ static int lost_sweep(void)
         p2p_mq_t *mq = __atomic_load_n(&P2P->mq[i], __ATOMIC_ACQUIRE);
         if (!mq)
             continue;
-        p2p_mq_lock(mq); /* fail_lost completes the receive: no lock of its own */
+        int locked = p2p_mq_lock(mq); /* fail_lost completes the receive: no lock of its own */
         for (MPI_Request r = mq->posted_head, n; r; r = n) {
             n = r->next;
             if (!src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer))
@@ -543,7 +543,7 @@ static int lost_sweep(void)
             fail_lost(r);
             events++;
         }
-        p2p_mq_unlock(mq);
+        p2p_mq_unlock(mq, locked);
     }
     return events;
 }
@@ -584,6 +584,15 @@ static int unexp_needs_cs(MPI_Comm comm, const p2p_unexp_t *u)
            u->src >= core_comm_peer_size(comm) || core_comm_peer_world(comm, u->src) != u->world_src;
 }
 
+/* The first receive posted outside G on mq's context: from now on the threads inside G take
+ * M too. Set inside G, so none of them is in the middle of a queue operation without M. */
+static __attribute__((noinline, cold)) void mq_go_outside(p2p_mq_t *mq)
+{
+    core_cs_enter(&P2P->rt->cs);
+    __atomic_store_n(&mq->outside, 1, __ATOMIC_RELAXED);
+    core_cs_exit(&P2P->rt->cs);
+}
+
 static int recv_start(MPI_Request r, int outside)
 {
     /* What an arriving message's claimed source is checked against (p2p_src_ok): set
@@ -602,12 +611,14 @@ static int recv_start(MPI_Request r, int outside)
                 watch_peer(r->any_group->ranks[i], r->ctx);
     }
     p2p_mq_t *mq = p2p_mq_get(r->ctx);
+    if (outside && !__atomic_load_n(&mq->outside, __ATOMIC_RELAXED))
+        mq_go_outside(mq);
     /* The search of the unexpected messages and the posting are one step under M: a
      * message arriving in between would be queued as unexpected behind our back. */
-    p2p_mq_lock(mq);
+    int locked = p2p_mq_lock(mq);
     p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1, core_comm_peers(r->comm));
     if (u) {
-        p2p_mq_unlock(mq);
+        p2p_mq_unlock(mq, locked);
         drop_any_group(r);
         p2p_count_unexp(0);
         if (outside && unexp_needs_cs(r->comm, u)) {
@@ -624,12 +635,12 @@ static int recv_start(MPI_Request r, int outside)
     /* outside: recv_needs_cs saw no lost peer */
     if (!outside && __builtin_expect(P2P->tp->nlost != 0, 0) &&
         src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer)) {
-        p2p_mq_unlock(mq);
+        p2p_mq_unlock(mq, locked);
         fail_lost(r);
         return 0;
     }
     p2p_mq_post(mq, r);
-    p2p_mq_unlock(mq);
+    p2p_mq_unlock(mq, locked);
     return 0;
 }
 
@@ -685,13 +696,13 @@ int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Sta
 {
     p2p_mq_t *mq = p2p_mq_get(ctx);
     p2p_unexp_t copy;
-    p2p_mq_lock(mq);
+    int locked = p2p_mq_lock(mq);
     p2p_unexp_t *u = p2p_mq_find_unexp(mq, src, tag, msg != NULL, core_comm_peers(comm));
     if (u && !msg) { /* left queued: a receive posted outside G may take it once M is left */
         copy = *u;
         u = &copy;
     }
-    p2p_mq_unlock(mq);
+    p2p_mq_unlock(mq, locked);
     *flag = u != NULL;
     if (!u)
         return 0;
