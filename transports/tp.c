@@ -323,7 +323,8 @@ void tp_peer_lost(tp_iface_t *iface, int peer)
         return;
     }
     tp->lost[peer] = 1;
-    tp->nlost++;
+    /* atomic: a receive posted outside the critical section reads it (p2p's recv_needs_cs) */
+    __atomic_store_n(&tp->nlost, tp->nlost + 1, __ATOMIC_RELEASE);
     core_debug("process %d (another job) has left: what waits for it fails", peer);
     if (tp->on_lost)
         tp->on_lost(tp->on_lost_arg);

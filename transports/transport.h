@@ -340,7 +340,7 @@ typedef struct tp_layer {
     tp_ep_t **eps;                 /* by world rank; NULL until first use */
     tp_am_entry_t am[TP_AM_MAX];
     unsigned char *lost;           /* by process: a process of another job that has left */
-    int nlost;
+    int nlost;                     /* written inside G; read outside it atomically */
     void (*on_lost)(void *arg);    /* the layer above: some process was lost (may run in a
                                       handler or a send: it only notes it and wakes) */
     void *on_lost_arg;

@@ -79,7 +79,7 @@ int api_class_of(int code)
 }
 
 /* Runs comm's error handler for MPI error code cls; returns cls if it returns. */
-static int raise_error(MPI_Comm comm, int cls, const char *fn, const char *msg)
+static int raise_error_held(MPI_Comm comm, int cls, const char *fn, const char *msg)
 {
     MPI_Comm target = comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
     MPI_Errhandler eh = MPI_ERRORS_ARE_FATAL;
@@ -104,6 +104,20 @@ static int raise_error(MPI_Comm comm, int cls, const char *fn, const char *msg)
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
     core_boot_abort(rt, cls ? cls : 1, line);
+}
+
+/* An entry point that runs outside G (API_ENTER_P2P) calls the error handler inside it, as
+ * every other call does: handlers are user code that may call MPI and expect G's order. */
+static int raise_error(MPI_Comm comm, int cls, const char *fn, const char *msg)
+{
+    core_runtime_t *rt = core_rt;
+    int enter = rt && rt->cs.on && !core_cs_held();
+    if (enter)
+        core_cs_enter(&rt->cs);
+    int rc = raise_error_held(comm, cls, fn, msg);
+    if (enter)
+        core_cs_exit(&rt->cs);
+    return rc;
 }
 
 int api_error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)

@@ -56,7 +56,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
-    API_ENTER;
+    API_ENTER_P2P;
     API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Irecv"));
     if (!req)
         return api_error(comm, CORE_EREQUEST, "MPI_Irecv", "the request argument is NULL");

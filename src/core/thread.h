@@ -19,9 +19,11 @@
  * that one flag: SINGLE, FUNNELED and SERIALIZED pay one load and one branch
  * per call.
  *
- * This serializes the library's work (one thread progresses or posts at a
- * time); the per-queue and per-channel locks of issue 21 item 3 are not done
- * (ARCHITECTURE.md, "Threads", says what is off the lock and what is left).
+ * This serializes most of the library's work (one thread progresses or posts at a
+ * time). Of the split of issue 21 item 3, the matching lock of each context is built:
+ * MPI_Irecv posts under it without this section; the send locks and the progress engine
+ * outside the section are not (ARCHITECTURE.md, "Threads": the lock order, what keeps
+ * this section, what is left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H

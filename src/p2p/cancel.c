@@ -71,7 +71,11 @@ static int cancel_recv(MPI_Request req)
 {
     if (req->complete)
         return 0;
-    if (!p2p_mq_unpost(p2p_mq_get(req->ctx), req))
+    p2p_mq_t *mq = p2p_mq_get(req->ctx);
+    int locked = p2p_mq_lock(mq);
+    int posted = p2p_mq_unpost(mq, req);
+    p2p_mq_unlock(mq, locked);
+    if (!posted)
         return 0;
     if (req->any_group) {
         core_group_release(req->any_group);
@@ -110,7 +114,10 @@ static int cancel_req_handler(void *arg, int src, const void *hdr, size_t hdr_le
     if (h.sreq == 0) /* what messages without a sender's request carry: never a request */
         return core_wire_reject(P2P->rt, "CANCEL_REQ for request id 0");
     p2p_cancel_resp_hdr_t resp = { h.sreq, 0, 0 };
-    p2p_unexp_t *u = p2p_mq_take_unexp_sent(p2p_mq_get(h.m.ctx), src, h.sreq, h.m.src, h.m.tag);
+    p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
+    int locked = p2p_mq_lock(mq);
+    p2p_unexp_t *u = p2p_mq_take_unexp_sent(mq, src, h.sreq, h.m.src, h.m.tag);
+    p2p_mq_unlock(mq, locked);
     if (u) {
         p2p_count_unexp(0);
         free(u); /* an eager copy is part of it */

@@ -3,10 +3,12 @@
  * that arrived before their receive (unexpected), in arrival order. Each
  * transport delivers a peer's messages in order, so scanning both lists from
  * the head gives MPI's non-overtaking order, including for MPI_ANY_SOURCE.
+ * Every function below is called with the queue's lock held (p2p_mq_lock).
  */
 #ifndef RDMPI_P2P_MATCH_H
 #define RDMPI_P2P_MATCH_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
@@ -37,7 +39,32 @@ typedef struct p2p_mq {
      * one per other job this process meets, perhaps from several threads at once): the
      * sender's world rank, not only the rank it claims, says which one a message is for. */
     int by_world;
+    /* M, the matching lock of this context (ARCHITECTURE.md, "Threads"): both queues, and
+     * nothing else, around the queue operations alone: what a thread takes off a queue is
+     * its own, delivered after unlocking. A leaf but for the request table's lock. Taken
+     * only once a thread has used the queues outside the critical section G (`outside`,
+     * set inside G, never cleared): until then G alone guards them, so a program whose
+     * receives all run inside G (MPI_Recv, collectives) pays one load and a branch. */
+    pthread_mutex_t lock;
+    int outside;
 } p2p_mq_t;
+
+/* Inside G: takes M if the queues are used outside G too; returns what p2p_mq_unlock
+ * needs (the flag cannot change while G is held). Outside G (after p2p_mq_go_outside):
+ * takes M. */
+static inline int p2p_mq_lock(p2p_mq_t *mq)
+{
+    if (__builtin_expect(!__atomic_load_n(&mq->outside, __ATOMIC_RELAXED), 1))
+        return 0;
+    pthread_mutex_lock(&mq->lock);
+    return 1;
+}
+
+static inline void p2p_mq_unlock(p2p_mq_t *mq, int locked)
+{
+    if (locked)
+        pthread_mutex_unlock(&mq->lock);
+}
 
 static inline int p2p_match(int want_src, int want_tag, int src, int tag)
 {

@@ -22,16 +22,30 @@ typedef struct p2p_ctrl {
     uint64_t hdr[];   /* len bytes */
 } p2p_ctrl_t;
 
+/* Makes the queues of ctx: under MULTIPLE, threads posting receives outside the critical
+ * section and the progress engine may race to it; the first compare-and-swap wins. */
+static __attribute__((noinline, cold)) p2p_mq_t *mq_create(uint32_t ctx)
+{
+    p2p_mq_t *mq = calloc(1, sizeof(*mq));
+    if (!mq)
+        core_fatal("out of memory receiving a message");
+    /* the dynamic-process pairs' context and its collective one */
+    mq->by_world = (ctx | 1) == (CORE_CTX_DYN | 1);
+    pthread_mutex_init(&mq->lock, NULL);
+    p2p_mq_t *old = NULL;
+    if (__atomic_compare_exchange_n(&P2P->mq[ctx], &old, mq, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return mq;
+    pthread_mutex_destroy(&mq->lock);
+    free(mq);
+    return old;
+}
+
 p2p_mq_t *p2p_mq_get(uint32_t ctx)
 {
-    p2p_mq_t *mq = P2P->mq[ctx];
-    if (!mq) {
-        if (!(mq = P2P->mq[ctx] = calloc(1, sizeof(*mq))))
-            core_fatal("out of memory receiving a message");
-        /* the dynamic-process pairs' context and its collective one */
-        mq->by_world = (ctx | 1) == (CORE_CTX_DYN | 1);
-    }
-    return mq;
+    /* acquire: the queues' lock and by_world were set before the pointer was published */
+    p2p_mq_t *mq = __atomic_load_n(&P2P->mq[ctx], __ATOMIC_ACQUIRE);
+    return __builtin_expect(mq != NULL, 1) ? mq : mq_create(ctx);
 }
 
 void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len)
@@ -185,7 +199,8 @@ static int __attribute__((noinline, cold)) forged_src(const p2p_hdr_t *h, const 
 }
 
 /* The posted receive of mq that takes a message (src, tag) from world rank world_src, or
- * NULL; *rc is CORE_EPROTO (with the reason) when the message lies about its source. */
+ * NULL; *rc is CORE_EPROTO (with the reason) when the message lies about its source. Under
+ * M (the reason is only formatted: core_wire_reject takes no lock). */
 CORE_INLINE MPI_Request take_posted(p2p_mq_t *mq, const p2p_hdr_t *h, int world_src, int *rc,
                                     const char *what)
 {
@@ -195,11 +210,16 @@ CORE_INLINE MPI_Request take_posted(p2p_mq_t *mq, const p2p_hdr_t *h, int world_
         *rc = forged_src(h, what);
         return NULL;
     }
-    if (r && __builtin_expect(r->any_group != NULL, 0)) {
+    return r;
+}
+
+/* A matched MPI_ANY_SOURCE receive no longer needs its communicator's group (after M). */
+CORE_INLINE void drop_any_group(MPI_Request r)
+{
+    if (__builtin_expect(r->any_group != NULL, 0)) {
         core_group_release(r->any_group);
         r->any_group = NULL;
     }
-    return r;
 }
 
 /* Delivers an eager payload into the matched receive r. */
@@ -251,13 +271,18 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     if (h->flags & (P2P_F_SYNC | P2P_F_SREQ))
         memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);
+    /* The search of the posted receives and the queueing as unexpected are one step under
+     * M: a receive posted in between would miss the message. */
+    int locked = p2p_mq_lock(mq);
     MPI_Request r = take_posted(mq, h, src, &rc, "EAGER");
-    if (r) {
+    if (r || rc) {
+        p2p_mq_unlock(mq, locked);
+        if (!r)
+            return rc;
+        drop_any_group(r);
         deliver_eager(r, h, src, payload, len, sreq);
         return 0;
     }
-    if (rc)
-        return rc;
     p2p_unexp_t *u = malloc(sizeof(*u) + len);
     if (!u)
         core_fatal("out of memory receiving a message");
@@ -272,6 +297,7 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     if (len) /* a zero-byte message may come with no payload pointer at all */
         memcpy(u->data, payload, len);
     p2p_mq_push_unexp(mq, u);
+    p2p_mq_unlock(mq, locked);
     p2p_count_unexp(1);
     return 0;
 }
@@ -325,18 +351,22 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     core_count_add(&P2P->counts.arrived_bytes, h.len);
     u.data = NULL;
     p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
+    int locked = p2p_mq_lock(mq); /* one step with the queueing, as in eager_handler */
     MPI_Request r = take_posted(mq, &h.m, src, &rc, "RTS");
-    if (r) {
+    if (r || rc) {
+        p2p_mq_unlock(mq, locked);
+        if (!r)
+            return rc;
+        drop_any_group(r);
         p2p_rndv_recv_start(r, &u);
         return 0;
     }
-    if (rc)
-        return rc;
     p2p_unexp_t *copy = malloc(sizeof(*copy));
     if (!copy)
         core_fatal("out of memory receiving a message");
     *copy = u;
     p2p_mq_push_unexp(mq, copy);
+    p2p_mq_unlock(mq, locked);
     p2p_count_unexp(1);
     return 0;
 }
@@ -501,8 +531,11 @@ static int lost_sweep(void)
     int events = underway_sweep();
     P2P->lost_seen = P2P->tp->nlost;
     for (int i = 0; i < CORE_CTX_MAX_P2P; i++) {
-        p2p_mq_t *mq = P2P->mq[i];
-        for (MPI_Request r = mq ? mq->posted_head : NULL, n; r; r = n) {
+        p2p_mq_t *mq = __atomic_load_n(&P2P->mq[i], __ATOMIC_ACQUIRE);
+        if (!mq)
+            continue;
+        int locked = p2p_mq_lock(mq); /* fail_lost completes the receive: no lock of its own */
+        for (MPI_Request r = mq->posted_head, n; r; r = n) {
             n = r->next;
             if (!src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer))
                 continue;
@@ -510,6 +543,7 @@ static int lost_sweep(void)
             fail_lost(r);
             events++;
         }
+        p2p_mq_unlock(mq, locked);
     }
     return events;
 }
@@ -529,6 +563,87 @@ int p2p_src_lost(MPI_Comm comm, uint32_t ctx, int src)
     return src_lost(NULL, world);
 }
 
+/* Whether a receive posted outside the critical section needs it after all: a peer of
+ * another job (watch_peer connects, a lost peer is looked up), an intercommunicator or a
+ * dynamic-process context (their peers), or a peer that has left (tp's lost table). */
+static int recv_needs_cs(MPI_Request r)
+{
+    if (core_comm_is_inter(r->comm) || (r->ctx | 1) == (CORE_CTX_DYN | 1) ||
+        __atomic_load_n(&P2P->tp->nlost, __ATOMIC_RELAXED) != 0)
+        return 1;
+    return r->peer != MPI_ANY_SOURCE &&
+           core_comm_peer_world(r->comm, r->peer) >= P2P->rt->size;
+}
+
+/* Whether delivering the unexpected message u needs the critical section: it answers the
+ * sender (a synchronous send's ACK, a rendezvous), or it lies about its source (check_unexp
+ * ends the job). An eager message of a standard send is copied out without it. */
+static int unexp_needs_cs(MPI_Comm comm, const p2p_unexp_t *u)
+{
+    return u->proto != P2P_PROTO_EAGER || (u->flags & P2P_F_SYNC) ||
+           u->src >= core_comm_peer_size(comm) || core_comm_peer_world(comm, u->src) != u->world_src;
+}
+
+/* The first receive posted outside G on mq's context: from now on the threads inside G take
+ * M too. Set inside G, so none of them is in the middle of a queue operation without M. */
+static __attribute__((noinline, cold)) void mq_go_outside(p2p_mq_t *mq)
+{
+    core_cs_enter(&P2P->rt->cs);
+    __atomic_store_n(&mq->outside, 1, __ATOMIC_RELAXED);
+    core_cs_exit(&P2P->rt->cs);
+}
+
+static int recv_start(MPI_Request r, int outside)
+{
+    /* What an arriving message's claimed source is checked against (p2p_src_ok): set
+     * before the receive is posted, read by the handler that takes it. */
+    if (r->peer != MPI_ANY_SOURCE) {
+        r->world_peer = core_comm_peer_world(r->comm, r->peer);
+        if (!outside)
+            watch_peer(r->world_peer, r->ctx);
+    } else {
+        r->any_group = core_comm_peers(r->comm);
+        core_group_retain(r->any_group);
+        /* intercommunicators only: an intracommunicator's ANY_SOURCE receive is a hot path,
+         * and its own members (us) keep it alive */
+        if (core_comm_is_inter(r->comm))
+            for (int i = 0; i < r->any_group->size; i++)
+                watch_peer(r->any_group->ranks[i], r->ctx);
+    }
+    p2p_mq_t *mq = p2p_mq_get(r->ctx);
+    if (outside && !__atomic_load_n(&mq->outside, __ATOMIC_RELAXED))
+        mq_go_outside(mq);
+    /* The search of the unexpected messages and the posting are one step under M: a
+     * message arriving in between would be queued as unexpected behind our back. */
+    int locked = p2p_mq_lock(mq);
+    p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1, core_comm_peers(r->comm));
+    if (u) {
+        p2p_mq_unlock(mq, locked);
+        drop_any_group(r);
+        p2p_count_unexp(0);
+        if (outside && unexp_needs_cs(r->comm, u)) {
+            core_cs_enter(&P2P->rt->cs);
+            check_unexp(r->comm, u, 1);
+            recv_from_unexp(r, u);
+            core_cs_exit(&P2P->rt->cs);
+            return 0;
+        }
+        check_unexp(r->comm, u, 1);
+        recv_from_unexp(r, u);
+        return 0;
+    }
+    /* outside: recv_needs_cs saw no lost peer */
+    if (!outside && __builtin_expect(P2P->tp->nlost != 0, 0) &&
+        src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer)) {
+        p2p_mq_unlock(mq, locked);
+        fail_lost(r);
+        return 0;
+    }
+    p2p_mq_post(mq, r);
+    p2p_mq_unlock(mq, locked);
+    return 0;
+}
+
 int p2p_recv_start(MPI_Request r)
 {
     r->complete = 0;
@@ -544,34 +659,18 @@ int p2p_recv_start(MPI_Request r)
         core_req_complete(r);
         return 0;
     }
-    p2p_mq_t *mq = p2p_mq_get(r->ctx);
-    p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1, core_comm_peers(r->comm));
-    if (u) {
-        p2p_count_unexp(0);
-        check_unexp(r->comm, u, 1);
-        recv_from_unexp(r, u);
-        return 0;
+    /* Under MULTIPLE, MPI_Irecv calls this outside the critical section G (the matching
+     * lock M is what posting needs); what needs more takes G here. */
+    core_cs_t *cs = &P2P->rt->cs;
+    if (__builtin_expect(!cs->on, 1) || core_cs_held())
+        return recv_start(r, 0);
+    if (recv_needs_cs(r)) {
+        core_cs_enter(cs);
+        int rc = recv_start(r, 0);
+        core_cs_exit(cs);
+        return rc;
     }
-    /* What an arriving message's claimed source is checked against (p2p_src_ok). */
-    if (r->peer != MPI_ANY_SOURCE) {
-        r->world_peer = core_comm_peer_world(r->comm, r->peer);
-        watch_peer(r->world_peer, r->ctx);
-    } else {
-        r->any_group = core_comm_peers(r->comm);
-        core_group_retain(r->any_group);
-        /* intercommunicators only: an intracommunicator's ANY_SOURCE receive is a hot path,
-         * and its own members (us) keep it alive */
-        if (core_comm_is_inter(r->comm))
-            for (int i = 0; i < r->any_group->size; i++)
-                watch_peer(r->any_group->ranks[i], r->ctx);
-    }
-    if (__builtin_expect(P2P->tp->nlost != 0, 0) &&
-        src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer)) {
-        fail_lost(r);
-        return 0;
-    }
-    p2p_mq_post(mq, r);
-    return 0;
+    return recv_start(r, 1);
 }
 
 int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -595,8 +694,15 @@ int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Co
 int p2p_iprobe(int src, int tag, MPI_Comm comm, uint32_t ctx, int *flag, MPI_Status *st,
                p2p_unexp_t **msg)
 {
-    p2p_unexp_t *u = p2p_mq_find_unexp(p2p_mq_get(ctx), src, tag, msg != NULL,
-                                       core_comm_peers(comm));
+    p2p_mq_t *mq = p2p_mq_get(ctx);
+    p2p_unexp_t copy;
+    int locked = p2p_mq_lock(mq);
+    p2p_unexp_t *u = p2p_mq_find_unexp(mq, src, tag, msg != NULL, core_comm_peers(comm));
+    if (u && !msg) { /* left queued: a receive posted outside G may take it once M is left */
+        copy = *u;
+        u = &copy;
+    }
+    p2p_mq_unlock(mq, locked);
     *flag = u != NULL;
     if (!u)
         return 0;
@@ -695,6 +801,7 @@ void p2p_fini(void)
                 core_group_release(r->any_group);
                 r->any_group = NULL;
             }
+        pthread_mutex_destroy(&mq->lock);
         free(mq);
         P2P->mq[i] = NULL;
     }
