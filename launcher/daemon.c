@@ -1,8 +1,12 @@
 /*
- * rdmpid: the node daemon of a multi-node job. rdmpirun starts one per
- * other node through the launch agent and writes one line to its stdin:
+ * rdmpid: the node daemon of a multi-node job. Its parent in the daemon tree
+ * (rdmpirun or another rdmpid: tree launch) starts it through the launch
+ * agent and writes one line to its stdin:
+ *   RDMPID2 <secret> <vpid> <tree size> <port> <parent's addresses> <name>
+ * or, in a flat launch (--launch-flat), rdmpirun starts every daemon with
  *   RDMPID1 <secret> <vpid> <tree size> <port> <rdmpirun's addresses> <name>
- * The daemon joins the daemon tree (tree.c), waits for the job (LAUNCH),
+ * The daemon joins the daemon tree (tree.c), starts its own children's
+ * daemons when rdmpirun tells it how (AGENTS, kids.c), waits for the job (LAUNCH),
  * becomes the PMIx server of its node's ranks and forks them, and then
  * forwards their output, exits and aborts to rdmpirun, applies the signals
  * rdmpirun sends, carries fences and direct modex across nodes, and serves
@@ -17,6 +21,7 @@
  *                                  job's shm names follow (exit 1 without it)
  */
 #include "jobmsg.h"
+#include "kids.h"
 #include "server.h"
 #include "tree.h"
 
@@ -49,6 +54,9 @@ struct daemon {
     int killed;          /* orphan: SIGKILL sent */
     int stdin_eof;       /* the agent pipe */
     int status;          /* our exit status */
+    char secret[LAUNCH_SECRET_LEN + 1]; /* tree launch: for our children's start lines */
+    int kids_started;
+    struct launch_kids kids; /* tree launch: the agents of our children's daemons */
 };
 
 static void send_up(struct daemon *d, int type, const struct launch_buf *b)
@@ -200,6 +208,39 @@ static int signal_ok(struct launch_rd *rd, int *sig, int *how)
     return 1;
 }
 
+/* A child's daemon could not be started: rdmpirun names its host and the cause. */
+static void kid_failed(void *ctx, int vpid, const char *why)
+{
+    struct daemon *d = ctx;
+    struct launch_buf b = {0};
+
+    lbuf_u32(&b, (uint32_t)vpid);
+    lbuf_str(&b, why);
+    send_up(d, MSG_LOST, &b);
+    lbuf_free(&b);
+}
+
+static void on_agents(struct daemon *d, const char *p, size_t n)
+{
+    struct launch_agents *a = malloc(sizeof(*a)); /* 40 KiB: not on the stack */
+    const char *why;
+
+    if (d->kids_started || !a || !d->secret[0]) {
+        free(a);
+        return;
+    }
+    d->kids_started = 1;
+    if (launch_agents_decode(p, n, launch_tree_size(d->job.tree), launch_tree_me(d->job.tree), a,
+                             &why)) {
+        fprintf(stderr, "%s: ignored AGENTS from rdmpirun: %s\n", launch_who, why);
+        send_text(d, MSG_ERROR, 0, "rdmpid got a malformed AGENTS: %s", why);
+    } else {
+        launch_kids_start(&d->kids, a, d->secret, launch_tree_size(d->job.tree),
+                          launch_tree_port(d->job.tree), kid_failed, d);
+    }
+    free(a);
+}
+
 /* The tree delivers only what its direction rules let through (tree.h): commands come
  * from rdmpirun (src 0) through our parent link. */
 static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
@@ -212,6 +253,10 @@ static void on_msg(void *ctx, int type, int src, const char *p, size_t n)
     case MSG_LAUNCH:
         if (src == 0)
             on_launch(d, p, n);
+        break;
+    case MSG_AGENTS:
+        if (src == 0 && !d->shutdown && !d->orphaned)
+            on_agents(d, p, n);
         break;
     case MSG_SIGNAL:
         if (src != 0 || !d->launched)
@@ -292,6 +337,8 @@ static void reap(struct daemon *d)
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         struct launch_rank *r = rank_by_pid(d, pid);
         struct launch_buf b = {0};
+        if (launch_kids_reaped(&d->kids, pid, status))
+            continue; /* launch_kids_check reports it if its daemon never linked */
         if (!r) { /* a spawned rank: reported to rdmpirun there */
             launch_dyn_reaped(&d->job, pid, status, 0);
             continue;
@@ -410,12 +457,13 @@ static void loop(struct daemon *d)
         launch_dmodex_progress(job);
         launch_dyn_progress(job); /* and the spawned jobs' fences and direct modex */
         launch_namefwd_progress(job);
+        launch_kids_check(&d->kids, job->tree, kid_failed, d);
         double now = launch_now();
         launch_tree_tick(job->tree, now);
         if (check_progress(d, now))
             break;
         int need = 3 + 2 * job->nranks + launch_dyn_io_npollfds(job) +
-                   launch_tree_npollfds(job->tree);
+                   launch_tree_npollfds(job->tree) + d->kids.n;
         if (need > cap) {
             struct pollfd *p = realloc(pfd, (size_t)need * sizeof(*p));
             if (!p)
@@ -423,7 +471,7 @@ static void loop(struct daemon *d)
             pfd = p;
             cap = need;
         }
-        int n = 0, nin, nio, ndyn, nt;
+        int n = 0, nin, nio, ndyn, nt, nk;
         pfd[n].fd = job->wake_fd[0];
         pfd[n++].events = POLLIN;
         pfd[n].fd = d->stdin_eof ? -1 : STDIN_FILENO;
@@ -434,9 +482,10 @@ static void loop(struct daemon *d)
         ndyn = launch_dyn_io_fill_pollfds(job, &pfd[n + nio], cap - n - nio);
         nio += ndyn; /* handled apart, after the job's own */
         nt = launch_tree_fill_pollfds(job->tree, &pfd[n + nio], cap - n - nio);
+        nk = launch_kids_fill_pollfds(&d->kids, &pfd[n + nio + nt], cap - n - nio - nt);
         for (int i = 0; i < 2; i++)
             pfd[i].revents = 0;
-        if (poll(pfd, (nfds_t)(n + nio + nt), poll_ms(d, now)) < 0 && errno != EINTR)
+        if (poll(pfd, (nfds_t)(n + nio + nt + nk), poll_ms(d, now)) < 0 && errno != EINTR)
             break;
         if (pfd[1].revents)
             read_agent_stdin(d);
@@ -445,6 +494,7 @@ static void loop(struct daemon *d)
         launch_io_handle(job, &pfd[n], nio - ndyn);
         launch_dyn_io_handle(job, &pfd[n + nio - ndyn], ndyn);
         launch_tree_handle(job->tree, &pfd[n + nio], nt);
+        launch_kids_handle(&d->kids, &pfd[n + nio + nt], nk);
     }
     free(pfd);
 }
@@ -463,6 +513,8 @@ static void finish(struct daemon *d)
     if (job->nspace[0])
         launch_cleanup_shm(job->nspace, job->job_key);
     launch_cleanup_tmpdir(job->tmpdir);
+    launch_kids_stop(&d->kids); /* our children said BYE, or are cut off: end their agents */
+    memset(d->secret, 0, sizeof(d->secret));
     if (!d->orphaned)
         launch_tree_send_parent(job->tree, MSG_BYE, NULL, 0);
     if (job->tree)
@@ -497,11 +549,13 @@ static int read_boot(char *line, size_t len)
 static int boot(struct daemon *d)
 {
     char line[4096], secret[LAUNCH_SECRET_LEN + 2], addrs[2048], name[256];
-    int vpid, size, port, rc;
+    int vpid, size, port, rc, version;
 
     if (read_boot(line, sizeof(line)) ||
-        sscanf(line, "RDMPID1 %65s %d %d %d %2047s %255s", secret, &vpid, &size, &port, addrs,
-               name) != 6 || vpid < 1 || vpid >= size) {
+        sscanf(line, "RDMPID%d %65s %d %d %d %2047s %255s", &version, secret, &vpid, &size,
+               &port, addrs, name) != 7 || (version != 1 && version != 2) || vpid < 1 ||
+        vpid >= size) {
+        memset(line, 0, sizeof(line));
         fprintf(stderr, "rdmpid: no valid start line on stdin (rdmpid is started by rdmpirun)\n");
         return -EINVAL;
     }
@@ -510,7 +564,10 @@ static int boot(struct daemon *d)
         fprintf(stderr, "%s: malformed job secret on the start line\n", launch_who);
         return -EINVAL;
     }
+    memset(line, 0, sizeof(line));
     d->job.tree = launch_tree_create(size, vpid, secret, launch_who, on_msg, on_lost, d);
+    if (version == 2) /* tree launch: our children's daemons get it from us */
+        memcpy(d->secret, secret, LAUNCH_SECRET_LEN); /* checked: 64 hex digits */
     memset(secret, 0, sizeof(secret));
     if (!d->job.tree || launch_fence_create(&d->job) || launch_dmodex_create(&d->job) ||
         launch_dyn_create(&d->job) || launch_namefwd_create(&d->job))
@@ -522,7 +579,7 @@ static int boot(struct daemon *d)
             return rc;
         }
     }
-    return launch_tree_join(d->job.tree, addrs, port, JOIN_TIMEOUT);
+    return launch_tree_join(d->job.tree, addrs, port, version == 2, JOIN_TIMEOUT);
 }
 
 static int usage(void)

@@ -59,6 +59,7 @@ struct launch_opts {
     const char *hostfile;
     int map_by_node;         /* --map-by node: round-robin over nodes */
     const char *agent;       /* --launch-agent command, NULL: ssh */
+    int launch_flat;         /* --launch-flat: rdmpirun starts every rdmpid itself */
     char **argv;             /* program and its arguments, NULL-terminated */
 };
 

@@ -1,7 +1,8 @@
 # launcher: rdmpirun (the launcher, PMIx server of its own node) and rdmpid
 # (the daemon it starts on every other node). Both build from the same
-# sources but for their main: main.c/options.c/monitor.c/remote.c/
-# agent.c are rdmpirun's, daemon.c is rdmpid's.
+# sources but for their main: main.c/options.c/monitor.c/remote.c are
+# rdmpirun's, daemon.c/kids.c rdmpid's (agent.c is both's: in a tree launch
+# each daemon starts its children's daemons).
 LAUNCH_COMMON = \
 	launcher/launch.h \
 	launcher/server.h \
@@ -33,22 +34,24 @@ LAUNCH_COMMON = \
 	launcher/names.c \
 	launcher/namefwd.c \
 	launcher/hosts.c \
+	launcher/agent.h \
+	launcher/agent.c \
 	src/core/secret.h \
 	src/core/secret.c
 
 bin_PROGRAMS += rdmpirun rdmpid
 rdmpirun_SOURCES = $(LAUNCH_COMMON) \
-	launcher/agent.h \
 	launcher/main.c \
 	launcher/options.c \
 	launcher/monitor.c \
-	launcher/remote.c \
-	launcher/agent.c
+	launcher/remote.c
 rdmpirun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(SODIUM_CFLAGS)
 rdmpirun_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS) $(SODIUM_LIBS)
 rdmpirun_LDFLAGS = -Wl,-rpath,$(PMIX_LIBDIR)
 
 rdmpid_SOURCES = $(LAUNCH_COMMON) \
+	launcher/kids.h \
+	launcher/kids.c \
 	launcher/daemon.c
 rdmpid_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(SODIUM_CFLAGS)
 rdmpid_LDADD = $(PMIX_LIBS) $(HWLOC_LIBS) $(SODIUM_LIBS)

@@ -26,7 +26,7 @@
 
 enum opt_id {
     OPT_NP, OPT_TAG, OPT_TIMEOUT, OPT_BIND, OPT_OVERSUB, OPT_REPORT,
-    OPT_EXPORT, OPT_HOST, OPT_HOSTFILE, OPT_MAPBY, OPT_AGENT, OPT_VERSION, OPT_HELP, OPT_NOOP
+    OPT_EXPORT, OPT_HOST, OPT_HOSTFILE, OPT_MAPBY, OPT_AGENT, OPT_FLAT, OPT_VERSION, OPT_HELP, OPT_NOOP
 };
 
 struct opt_row {
@@ -50,6 +50,7 @@ static const struct opt_row opt_table[] = {
     {"machinefile", 1, OPT_HOSTFILE},
     {"map-by", 1, OPT_MAPBY},
     {"launch-agent", 1, OPT_AGENT},
+    {"launch-flat", 0, OPT_FLAT},
     {"version", 0, OPT_VERSION},
     {"V", 0, OPT_VERSION},
     {"h", 0, OPT_HELP},
@@ -80,7 +81,10 @@ static void usage(FILE *f)
         "                         host round-robin; MPI_Comm_spawn's children too (over the\n"
         "                         slots left free, then round-robin)\n"
         "  --launch-agent CMD     start rdmpid on other hosts with 'CMD host rdmpid'\n"
-        "                         (default: ssh -x -o BatchMode=yes)\n"
+        "                         (default: ssh -x -o BatchMode=yes); every rdmpid starts\n"
+        "                         those of its children in the daemon tree the same way\n"
+        "  --launch-flat          start every rdmpid from this host (for hosts that cannot\n"
+        "                         start commands on each other; O(hosts) agents here)\n"
         "  --version              print the version and exit\n"
         "  -h, --help             print this help and exit\n");
 }
@@ -186,6 +190,9 @@ static int apply(struct launch_opts *o, enum opt_id id, const char *val)
             return -EINVAL;
         }
         o->agent = val;
+        return 0;
+    case OPT_FLAT:
+        o->launch_flat = 1;
         return 0;
     case OPT_VERSION:
         version();

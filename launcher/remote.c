@@ -1,7 +1,9 @@
 /*
  * rdmpirun's side of a multi-node job: one rdmpid per other node, started
  * through the launch agent (agent.c) and joined into the daemon tree
- * (tree.c) with a per-job secret; the job broadcast to them; and what they
+ * (tree.c) with a per-job secret: rdmpirun starts its own children's
+ * daemons and tells each daemon that has children how to start theirs
+ * (AGENTS: tree launch, tree.h), or starts them all (--launch-flat); the job broadcast to them; and what they
  * report turned into events for the main loop (monitor.c): rank exits,
  * lost daemons, ranks that could not start. Their ranks' output, aborts,
  * fences and direct-modex requests are handled as they arrive.
@@ -36,7 +38,7 @@ struct daemon {
     struct launch_agent agent;
     int up, bye, lost, orphan, reported;
     double lost_at;
-    char why[128];
+    char why[1024];
     char last_words[512];
 };
 
@@ -49,6 +51,7 @@ struct launch_remote {
     struct launch_event *ev;
     int nev, evcap;
     int launched, shutdown_sent;
+    int flat;               /* --launch-flat */
     double shutdown_at;
     int stdin_open, stdin_vpid;
     int poll_tree, poll_stdin; /* pollfds filled last time */
@@ -302,10 +305,13 @@ static int start_agents(struct launch_remote *r)
         char addrs[1024], line[2048];
         char *extra[] = {r->rdmpid, NULL};
 
+        if (!r->flat && launch_tree_parent_of(v) != 0)
+            continue; /* its parent daemon starts it (send_agents) */
         root_addrs(name, addrs, sizeof(addrs));
-        snprintf(line, sizeof(line), "RDMPID1 %s %d %d %d %s %s\n", r->secret, v, r->n + 1, port,
-                 addrs, name);
+        snprintf(line, sizeof(line), "RDMPID%d %s %d %d %d %s %s\n", r->flat ? 1 : 2, r->secret,
+                 v, r->n + 1, port, addrs, name);
         int rc = launch_agent_start(&d->agent, job->opts->agent, name, extra, line);
+        memset(line, 0, sizeof(line));
         if (rc) {
             fprintf(stderr, "rdmpirun: cannot start the launch agent for host %s: %s\n", name,
                     strerror(-rc));
@@ -365,6 +371,32 @@ static int wait_signals(struct launch_remote *r)
     return stop;
 }
 
+/* Tree launch: daemon v is up; tells it how to start its children's daemons (their vpids
+ * are v + 2^k below v's lowest set bit) with the same agent and rdmpid. */
+static void send_agents(struct launch_remote *r, int v)
+{
+    struct launch_agents *a = calloc(1, sizeof(*a));
+    struct launch_buf b = {0};
+
+    if (!a)
+        return; /* its children time out, and are reported */
+    snprintf(a->cmd, sizeof(a->cmd), "%s", r->job->opts->agent ? r->job->opts->agent : "");
+    snprintf(a->rdmpid, sizeof(a->rdmpid), "%s", r->rdmpid);
+    for (int step = 1; step < (v & -v) && v + step <= r->n && a->n < LAUNCH_AGENTS_KIDS;
+         step *= 2) {
+        a->vpid[a->n] = (uint32_t)(v + step);
+        snprintf(a->name[a->n++], sizeof(a->name[0]), "%s",
+                 r->job->nodes[dmn(r, v + step)->node].name);
+    }
+    if (a->n) {
+        launch_agents_encode(&b, a);
+        if (!b.err)
+            launch_tree_send(r->job->tree, MSG_AGENTS, (uint32_t)v, b.p, b.len);
+        lbuf_free(&b);
+    }
+    free(a);
+}
+
 /* Services everything until every daemon is in the tree. Returns 0, or an
  * exit status after printing why not. */
 static int wait_up(struct launch_remote *r)
@@ -420,6 +452,8 @@ static int wait_up(struct launch_remote *r)
             if (!d->up && launch_tree_is_up(job->tree, v)) {
                 d->up = 1;
                 launch_agent_unmute(&d->agent);
+                if (!r->flat)
+                    send_agents(r, v);
             }
         }
         if (launch_now() >= deadline) {
@@ -505,9 +539,12 @@ int launch_remote_start(struct launch_job *job)
     job->remote = r;
     r->job = job;
     r->n = job->nnodes - (job->my_node >= 0);
+    r->flat = job->opts->launch_flat;
     r->d = calloc((size_t)r->n, sizeof(*r->d));
     if (!r->d)
         return LAUNCH_EXIT_INTERNAL;
+    for (int i = 0; i < r->n; i++) /* not started (yet): a tree launch starts few here */
+        r->d[i].agent.in_fd = r->d[i].agent.out_fd = -1;
     for (int i = 0; i < job->nnodes; i++)
         if (job->nodes[i].vpid > 0)
             dmn(r, job->nodes[i].vpid)->node = i;

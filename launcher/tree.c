@@ -354,6 +354,32 @@ static void forward(struct launch_tree *t, int type, uint32_t dst, uint32_t src,
         tree_queue_frame(c, type, dst, src, p, n);
 }
 
+/* rdmpirun: member src is in the tree. In a tree launch it never had a boot connection,
+ * so UP tells what PROOF tells in a flat one (the PROOF's layout; its MAC is unused: the
+ * frame is sealed). An UP that does not decode leaves the member out (it times out). */
+static void on_up(struct launch_tree *t, struct conn *c, const struct launch_frame_hdr *h,
+                  const char *p)
+{
+    struct member *m = &t->members[h->src];
+    struct launch_proof pr;
+    const char *why;
+
+    if (h->len) {
+        if (launch_proof_decode(p, h->len, &pr, &why)) {
+            tree_note(t, &t->refusals, "refused UP from member %u on the link to %d (%s): %s",
+                      h->src, c->vpid, c->peer, why);
+            return;
+        }
+        m->pid = (int)pr.pid;
+        m->port = (int)pr.port;
+        snprintf(m->host, sizeof(m->host), "%s", pr.host);
+        snprintf(m->machine, sizeof(m->machine), "%s", pr.machine);
+        snprintf(m->addrs, sizeof(m->addrs), "%s", pr.addrs);
+    }
+    if (!m->up++)
+        t->nup++;
+}
+
 /* A frame on an authenticated link: checked against the direction rules, then taken,
  * passed on, or both. */
 static void on_link_frame(struct launch_tree *t, struct conn *c, const struct launch_frame_hdr *h,
@@ -381,8 +407,7 @@ static void on_link_frame(struct launch_tree *t, struct conn *c, const struct la
         t->on_msg(t->ctx, h->type, (int)h->src, p, h->len);
     } else if ((int)h->dst == t->me) {
         if (h->type == MSG_UP && t->me == 0) {
-            if (!t->members[h->src].up++)
-                t->nup++;
+            on_up(t, c, h, p);
             return;
         }
         t->on_msg(t->ctx, h->type, (int)h->src, p, h->len);
@@ -707,6 +732,12 @@ int launch_tree_nup(const struct launch_tree *t)
 int launch_tree_is_up(const struct launch_tree *t, int vpid)
 {
     return t->members && vpid > 0 && vpid < t->size && t->members[vpid].up;
+}
+
+int launch_tree_child_linked(const struct launch_tree *t, int vpid)
+{
+    const struct conn *c = tree_is_my_child(t, vpid) ? tree_link_to(t, vpid) : NULL;
+    return c && !c->dead && c->role == C_CHILD;
 }
 
 /* True when every child link has said BYE or is gone. */

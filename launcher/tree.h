@@ -8,15 +8,27 @@
  * vpid and are routed hop by hop along the tree; LAUNCH_TREE_BCAST goes
  * down from the root to every member.
  *
- * Joining: rdmpirun starts every daemon through the launch agent and writes
- * one line to its stdin: the job's secret, its vpid and rdmpirun's
- * addresses. The daemon connects to rdmpirun (the boot connection) and
- * authenticates it (below), telling its listening port and addresses.
- * rdmpirun answers WELCOME with the address of the daemon's parent once
- * that parent is booted too. A daemon whose parent is rdmpirun keeps the
- * boot connection as its link; the others close it, connect to their parent
- * and authenticate that link the same way. Once linked, a daemon sends UP
- * to rdmpirun.
+ * Joining, tree launch (the default): every member starts the daemons of
+ * its own children only, through the launch agent, and writes one line to
+ * each one's stdin ("RDMPID2"): the job's secret, its vpid and the
+ * parent's port and addresses. The daemon connects to its parent and
+ * authenticates that link (HELLO_LINK, below), then sends UP to rdmpirun
+ * with its pid, hostname and machine (the PROOF's layout). rdmpirun answers
+ * a daemon that has children with AGENTS (the agent command, rdmpid's path
+ * and its children's host names), and the daemon starts their agents with
+ * the secret it got on its own stdin. So rdmpirun runs log2(n) agents and
+ * takes log2(n) connections, not n; a daemon whose child's agent fails
+ * reports it up as LOST with the agent's last words.
+ *
+ * Joining, flat launch (--launch-flat, for clusters whose nodes cannot
+ * start commands on each other): rdmpirun starts every daemon and writes
+ * "RDMPID1" with its own addresses. The daemon connects to rdmpirun (the
+ * boot connection) and authenticates it, telling its listening port and
+ * addresses. rdmpirun answers WELCOME with the address of the daemon's
+ * parent once that parent is booted too. A daemon whose parent is rdmpirun
+ * keeps the boot connection as its link; the others close it, connect to
+ * their parent and authenticate that link the same way. Once linked, a
+ * daemon sends UP to rdmpirun.
  *
  * Authentication (every connection, both ends): the secret never crosses
  * the wire. The connecting side says HELLO with a fresh random nonce, its
@@ -33,7 +45,8 @@
  * HELLO_TIMEOUT seconds and frames of at most LAUNCH_TREE_MAX_UNAUTH bytes
  * to authenticate, and only a few dozen may be unauthenticated at a time
  * (tree_impl.h). The secret itself travels only on the daemon's stdin,
- * through the launch agent (ssh).
+ * through the launch agent (ssh) its parent ran: never on a command line,
+ * in the environment or on a tree link.
  *
  * After authentication every frame is sealed with a MAC (see LAUNCH_TREE_MAC_LEN below)
  * and checked against the direction rules
@@ -60,7 +73,7 @@
 enum launch_msg {
     MSG_HELLO = 1,   /* connecting side: version, purpose, vpid, wanted vpid, size, nonce */
     MSG_WELCOME,     /* rdmpirun -> daemon: parent vpid, its port and addresses */
-    MSG_UP,          /* daemon -> 0: linked into the tree */
+    MSG_UP,          /* daemon -> 0: linked into the tree (tree launch: pid, host...) */
     MSG_LAUNCH,      /* bcast: the job (jobmsg.c) */
     MSG_STARTED,     /* daemon -> 0: (rank, pid) of each local rank */
     MSG_START_FAIL,  /* daemon -> 0: exit code, text */
@@ -88,7 +101,8 @@ enum launch_msg {
     MSG_DYN_IO,      /* daemon -> 0: job index, rank, is_err, bytes of a spawned rank */
     MSG_NAME_REQ,    /* daemon -> 0: a rank of its node publishes, looks up or unpublishes */
     MSG_NAME_RESP,   /* 0 -> that daemon: the outcome (dynwire.h) */
-    MSG_LAST = MSG_NAME_RESP
+    MSG_AGENTS,      /* 0 -> a daemon (tree launch): start your children's agents */
+    MSG_LAST = MSG_AGENTS
 };
 
 enum launch_hello_purpose { HELLO_BOOT = 1, HELLO_LINK = 2 };
@@ -163,7 +177,12 @@ struct launch_tree *launch_tree_create(int size, int me, const char *secret, con
 void launch_tree_destroy(struct launch_tree *t);
 int launch_tree_listen(struct launch_tree *t);
 int launch_tree_port(const struct launch_tree *t);
-int launch_tree_join(struct launch_tree *t, const char *root_addrs, int root_port, double timeout);
+/* Joins the tree: through a boot connection to rdmpirun at addrs:port (flat launch), or,
+ * when direct, by linking at once to our parent listening there (tree launch). */
+int launch_tree_join(struct launch_tree *t, const char *addrs, int port, int direct,
+                     double timeout);
+/* A daemon: 1 when its link to child vpid is authenticated and open. */
+int launch_tree_child_linked(const struct launch_tree *t, int vpid);
 int launch_tree_send(struct launch_tree *t, int type, uint32_t dst, const void *p, size_t n);
 int launch_tree_send_parent(struct launch_tree *t, int type, const void *p, size_t n);
 int launch_tree_npollfds(const struct launch_tree *t);
@@ -281,6 +300,25 @@ void launch_tree_mac(const uint8_t key[CORE_KEY_LEN], int side, const struct lau
 int launch_tree_mac_ok(const uint8_t key[CORE_KEY_LEN], int side, const struct launch_hello *h,
                        uint32_t acceptor, const uint8_t nonce_a[LAUNCH_NONCE_LEN],
                        const uint8_t mac[CORE_MAC_LEN]);
+
+/* AGENTS (tree launch): what a daemon needs to start its children's daemons. Names are
+ * host names as given to rdmpirun: no blanks or control characters, not starting with '-'
+ * (they become an argument of the agent). */
+#define LAUNCH_AGENT_CMD_MAX 4095
+#define LAUNCH_PATH_MAX 4095
+#define LAUNCH_AGENTS_KIDS 32 /* children of one member: at most log2 of the tree size */
+struct launch_agents {
+    char cmd[LAUNCH_AGENT_CMD_MAX + 1];  /* the launch agent, "" for the default (ssh) */
+    char rdmpid[LAUNCH_PATH_MAX + 1];    /* absolute path */
+    uint32_t n;
+    uint32_t vpid[LAUNCH_AGENTS_KIDS];
+    char name[LAUNCH_AGENTS_KIDS][LAUNCH_HOST_MAX + 1];
+};
+void launch_agents_encode(struct launch_buf *b, const struct launch_agents *a);
+/* For member me of a tree of size members: every vpid one of its children, in increasing
+ * order, each once. */
+int launch_agents_decode(const char *p, size_t n, int size, int me, struct launch_agents *a,
+                         const char **why);
 
 /* Which link an authenticated frame came in on, seen from the receiving member. */
 enum launch_link { LAUNCH_LINK_PARENT = 1, LAUNCH_LINK_CHILD = 2 };

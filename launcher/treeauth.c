@@ -313,11 +313,28 @@ static struct conn *link_up(struct launch_tree *t, const char *addrs, int port, 
     return c;
 }
 
+/* UP in a tree launch: what rdmpirun learns in a flat one from the boot PROOF. */
+static void send_up(struct launch_tree *t, struct conn *c, const char *host, const char *addrs)
+{
+    struct launch_proof pr = {.pid = (uint32_t)getpid(), .port = (uint32_t)t->port};
+    struct launch_buf b = {0};
+
+    snprintf(pr.host, sizeof(pr.host), "%s", host);
+    snprintf(pr.addrs, sizeof(pr.addrs), "%s", addrs);
+    snprintf(pr.machine, sizeof(pr.machine), "%s", t->machine);
+    launch_proof_encode(&b, &pr);
+    if (!b.err)
+        tree_queue_frame(c, MSG_UP, 0, (uint32_t)t->me, b.p, b.len);
+    lbuf_free(&b);
+}
+
 /*
- * A daemon joins: boot connection to rdmpirun, WELCOME, link to the parent,
- * UP. Blocks for at most `timeout` seconds. Prints why on failure.
+ * A daemon joins. Flat launch: boot connection to rdmpirun, WELCOME, link to the parent,
+ * UP. Tree launch (direct): link to the parent at addrs:port, UP with what we are.
+ * Blocks for at most `timeout` seconds. Prints why on failure.
  */
-int launch_tree_join(struct launch_tree *t, const char *root_addrs, int root_port, double timeout)
+int launch_tree_join(struct launch_tree *t, const char *root_addrs, int root_port, int direct,
+                     double timeout)
 {
     char host[LAUNCH_HOST_MAX + 1] = "", addrs[LAUNCH_ADDRS_MAX + 1] = "";
     double until = tree_now() + timeout;
@@ -329,6 +346,15 @@ int launch_tree_join(struct launch_tree *t, const char *root_addrs, int root_por
 
     gethostname(host, sizeof(host) - 1);
     launch_net_local_addrs(addrs, sizeof(addrs));
+    if (direct) {
+        int parent = launch_tree_parent_of(t->me);
+        c = link_up(t, root_addrs, root_port, HELLO_LINK, parent, host, addrs, until);
+        if (!c)
+            return -ECONNREFUSED;
+        c->backlog = c->in_len > 0;
+        send_up(t, c, host, addrs);
+        return 0;
+    }
     c = link_up(t, root_addrs, root_port, HELLO_BOOT, 0, host, addrs, until);
     if (!c)
         return -ECONNREFUSED;

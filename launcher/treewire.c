@@ -35,6 +35,7 @@ static const char *const names[] = {
     [MSG_DYN_STARTED] = "DYN_STARTED", [MSG_DYN_EXIT] = "DYN_EXIT",
     [MSG_DYN_KILL] = "DYN_KILL",       [MSG_DYN_IO] = "DYN_IO",
     [MSG_NAME_REQ] = "NAME_REQ",       [MSG_NAME_RESP] = "NAME_RESP",
+    [MSG_AGENTS] = "AGENTS",
 };
 
 const char *launch_msg_name(int type)
@@ -185,6 +186,64 @@ int launch_proof_decode(const char *p, size_t n, struct launch_proof *pr, const 
     if (pr->pid == 0 || pr->pid > 0x7fffffffu || pr->port > 65535 || !pr->host[0] ||
         !launch_net_addrs_ok(pr->addrs, LAUNCH_ADDRS_COUNT)) {
         *why = "a proof with an impossible pid, port, hostname or address";
+        return -EPROTO;
+    }
+    return 0;
+}
+
+/* Like rd_word, but blanks (not leading) are allowed: a command line. */
+static int rd_line(struct launch_rd *r, char *out, size_t max)
+{
+    size_t n;
+    const char *p = lrd_bytes(r, &n);
+
+    if (!p || n > max || (n && p[0] == ' '))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < ' ' || p[i] > '~')
+            return -1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return 0;
+}
+
+void launch_agents_encode(struct launch_buf *b, const struct launch_agents *a)
+{
+    lbuf_str(b, a->cmd);
+    lbuf_str(b, a->rdmpid);
+    lbuf_u32(b, a->n);
+    for (uint32_t i = 0; i < a->n && i < LAUNCH_AGENTS_KIDS; i++) {
+        lbuf_u32(b, a->vpid[i]);
+        lbuf_str(b, a->name[i]);
+    }
+}
+
+int launch_agents_decode(const char *p, size_t n, int size, int me, struct launch_agents *a,
+                         const char **why)
+{
+    struct launch_rd r = {p, n, 0};
+
+    *why = "malformed agents message";
+    if (rd_line(&r, a->cmd, LAUNCH_AGENT_CMD_MAX) || rd_word(&r, a->rdmpid, LAUNCH_PATH_MAX))
+        return -EPROTO;
+    a->n = lrd_u32(&r);
+    if (r.err || a->n == 0 || a->n > LAUNCH_AGENTS_KIDS)
+        return -EPROTO;
+    for (uint32_t i = 0; i < a->n; i++) {
+        a->vpid[i] = lrd_u32(&r);
+        if (r.err || rd_word(&r, a->name[i], LAUNCH_HOST_MAX))
+            return -EPROTO;
+        if (a->vpid[i] >= (uint32_t)size || (int)a->vpid[i] <= me ||
+            (int)(a->vpid[i] & (a->vpid[i] - 1)) != me || (i && a->vpid[i] <= a->vpid[i - 1]) ||
+            !a->name[i][0] || a->name[i][0] == '-') {
+            *why = "an agents message naming a member that is not our child, or a bad host name";
+            return -EPROTO;
+        }
+    }
+    if (r.left)
+        return -EPROTO;
+    if (a->rdmpid[0] != '/') {
+        *why = "an agents message with a relative rdmpid path";
         return -EPROTO;
     }
     return 0;
@@ -344,6 +403,7 @@ static enum dir direction(int type)
     case MSG_STDIN:
     case MSG_SPAWN_RESP:
     case MSG_NAME_RESP:
+    case MSG_AGENTS:
         return D_TO_NODE;
     case MSG_UP:
     case MSG_STARTED:

@@ -294,7 +294,7 @@ static void run_socket(int mode, const uint8_t *data, size_t size)
      * behind the check are what this target is for (test_launch_wire covers the seals). */
     launch_tree_unseal(t);
     if (mode >= 3) {
-        if (launch_tree_join(t, "10.0.0.1", 4242, 5.0) != 0)
+        if (launch_tree_join(t, "10.0.0.1", 4242, 0, 5.0) != 0)
             goto out;
         FUZZ_CHECK(net.raw || net.proofs_ok >= 1); /* the boot connection's */
     } else {
@@ -365,7 +365,7 @@ static void same_bytes(const struct launch_buf *b, const char *p, size_t n)
 /* One decoder of treewire.c on the rest of the input. */
 static void run_decoder(fuzz_in_t *in)
 {
-    int which = fuzz_u8(in) & 7;
+    int which = fuzz_u8(in) & 15; /* 7 and 9-15: the direction rules */
     const char *why = NULL;
     struct launch_buf b = { 0 };
     if (which == 0) {
@@ -426,6 +426,21 @@ static void run_decoder(fuzz_in_t *in)
         if (launch_dmodex_decode(type, p, n, nranks, &m, &why) == 0) {
             FUZZ_CHECK(type == MSG_DMODEX_REQ ? m.rank < (uint32_t)nranks
                                               : m.status <= 0 && in_payload(m.data, m.len, p, n));
+        }
+    } else if (which == 8) {
+        static struct launch_agents a; /* 40 KiB */
+        int size = 1 + fuzz_u8(in) % 64, me = fuzz_u8(in) % 64;
+        p = (const char *)in->p;
+        n = in->left;
+        if (launch_agents_decode(p, n, size, me, &a, &why) == 0) {
+            FUZZ_CHECK(a.n >= 1 && a.n <= LAUNCH_AGENTS_KIDS && a.rdmpid[0] == '/');
+            for (uint32_t i = 0; i < a.n; i++)
+                FUZZ_CHECK(a.vpid[i] < (uint32_t)size && launch_tree_parent_of((int)a.vpid[i]) == me &&
+                           a.name[i][0] && a.name[i][0] != '-' && !strchr(a.name[i], ' '));
+            launch_agents_encode(&b, &a);
+            same_bytes(&b, p, n);
+        } else {
+            FUZZ_CHECK(why);
         }
     } else {
         int size = 1 + fuzz_u8(in) % 64, me = fuzz_u8(in) % 66 - 1, link = fuzz_u8(in) % 3;
@@ -656,6 +671,17 @@ void fuzz_make_seeds(void)
     lbuf_u32(&b, 1);
     lbuf_u32(&b, 0);
     seed("dec-route", 6, &b);
+    b.len = 0;
+    {
+        static struct launch_agents a = { .n = 2, .vpid = { 5, 6 } };
+        snprintf(a.cmd, sizeof(a.cmd), "ssh -x -o BatchMode=yes");
+        snprintf(a.rdmpid, sizeof(a.rdmpid), "/usr/bin/rdmpid");
+        snprintf(a.name[0], sizeof(a.name[0]), "node5");
+        snprintf(a.name[1], sizeof(a.name[1]), "node6");
+        lbuf_raw(&b, "\x08\x07\x04", 3); /* AGENTS, size 8, me 4 */
+        launch_agents_encode(&b, &a);
+        seed("dec-agents", 6, &b);
+    }
     b.len = 0;
     lbuf_raw(&b, "\0\0\0\0\1", 5);
     frame(&b, MSG_UP, 0, 1, NULL, 0);

@@ -270,7 +270,8 @@ def fake_daemon():
     launched, sends its parent daemon commands only rdmpirun may give and reports that
     are not its own, and checks that the job goes on. FAKE_RANKS: its ranks."""
     line = sys.stdin.readline().split()
-    assert line[0] == "RDMPID1", line
+    assert line[0] in ("RDMPID1", "RDMPID2"), line[0]
+    direct = line[0] == "RDMPID2"  # tree launch: addrs and port are the parent's
     secret, me, size, port, addrs, name = line[1], int(line[2]), int(line[3]), int(line[4]), \
         line[5], line[6]
     key = auth_key(secret)
@@ -302,12 +303,19 @@ def fake_daemon():
             break
         except OSError:
             continue
-    rd = handshake(s, BOOT, 0)
-    t, _, _, p = rd.next(30)
-    assert t == MSG["WELCOME"], t
-    parent, pport = struct.unpack("!II", p[:8])
-    paddrs = p[12:].decode()
-    if parent != 0:
+    if direct:
+        parent = me & (me - 1)
+        rd = handshake(s, LINK, parent)
+        # UP tells rdmpirun what a boot PROOF would have (its layout, MAC unused)
+        rd.send(frame(MSG["UP"], 0, me, b"\0" * 32 + struct.pack("!II", os.getpid(), 0) +
+                      lstr(name) + lstr("") + lstr("")))
+    else:
+        rd = handshake(s, BOOT, 0)
+        t, _, _, p = rd.next(30)
+        assert t == MSG["WELCOME"], t
+        parent, pport = struct.unpack("!II", p[:8])
+        paddrs = p[12:].decode()
+    if not direct and parent != 0:
         s.close()
         for a in paddrs.split(","):
             try:
@@ -316,7 +324,8 @@ def fake_daemon():
             except OSError:
                 continue
         rd = handshake(s, LINK, parent)
-    rd.send(frame(MSG["UP"], 0, me))
+    if not direct:
+        rd.send(frame(MSG["UP"], 0, me))
     log("joined under member", parent)
     attacked = False
     while True:

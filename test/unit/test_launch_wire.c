@@ -247,6 +247,66 @@ static int route(int size, int me, int link, int peer, int type, uint32_t dst, u
     return launch_tree_route_check(size, me, link, peer, type, dst, src, &why);
 }
 
+/* AGENTS (tree launch): only the children of the receiving member, in order, with host
+ * names that cannot pass for an option of the agent, and an absolute rdmpid. */
+static void test_agents(void)
+{
+    static struct launch_agents a, a2;
+    struct launch_buf b = {0};
+    const char *why;
+
+    group = "agents";
+    snprintf(a.cmd, sizeof(a.cmd), "ssh -x -o BatchMode=yes");
+    snprintf(a.rdmpid, sizeof(a.rdmpid), "/opt/rdmpi/bin/rdmpid");
+    a.n = 2; /* member 4 of 8: children 5 and 6 */
+    a.vpid[0] = 5;
+    a.vpid[1] = 6;
+    snprintf(a.name[0], sizeof(a.name[0]), "node5");
+    snprintf(a.name[1], sizeof(a.name[1]), "node6.example.org");
+    launch_agents_encode(&b, &a);
+    CHECK(!b.err && launch_agents_decode(b.p, b.len, 8, 4, &a2, &why) == 0 && a2.n == 2 &&
+              a2.vpid[1] == 6 && !strcmp(a2.name[1], "node6.example.org") &&
+              !strcmp(a2.cmd, a.cmd) && !strcmp(a2.rdmpid, a.rdmpid),
+          "agents round trip");
+    for (size_t n = 0; n < b.len; n++)
+        CHECK(launch_agents_decode(b.p, n, 8, 4, &a2, &why) < 0, "agents cut at %zu taken", n);
+    CHECK(launch_agents_decode(b.p, b.len, 8, 2, &a2, &why) < 0, "agents for another member");
+    CHECK(launch_agents_decode(b.p, b.len, 6, 4, &a2, &why) < 0, "agents past the tree's size");
+    lbuf_free(&b);
+    struct { int field; const char *what; } bad[] = {
+        {0, "a grandchild"}, {1, "out of order"}, {2, "a name like an option"},
+        {3, "a name with a blank"}, {4, "a relative rdmpid"}, {5, "an empty name"},
+        {6, "no children"}, {7, "a control character in the command"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        a2 = a;
+        switch (bad[i].field) {
+        case 0: a2.vpid[1] = 7; break;
+        case 1: a2.vpid[0] = 6; a2.vpid[1] = 5; break;
+        case 2: snprintf(a2.name[0], sizeof(a2.name[0]), "-oProxyCommand=x"); break;
+        case 3: snprintf(a2.name[0], sizeof(a2.name[0]), "node 5"); break;
+        case 4: snprintf(a2.rdmpid, sizeof(a2.rdmpid), "bin/rdmpid"); break;
+        case 5: a2.name[0][0] = '\0'; break;
+        case 6: a2.n = 0; break;
+        case 7: snprintf(a2.cmd, sizeof(a2.cmd), "ssh\n-x"); break;
+        }
+        launch_agents_encode(&b, &a2);
+        CHECK(launch_agents_decode(b.p, b.len, 8, 4, &a, &why) < 0 && why, "agents with %s taken",
+              bad[i].what);
+        lbuf_free(&b);
+        snprintf(a.cmd, sizeof(a.cmd), "ssh -x -o BatchMode=yes"); /* a was overwritten */
+        snprintf(a.rdmpid, sizeof(a.rdmpid), "/opt/rdmpi/bin/rdmpid");
+        a.n = 2;
+        a.vpid[0] = 5;
+        a.vpid[1] = 6;
+        snprintf(a.name[0], sizeof(a.name[0]), "node5");
+        snprintf(a.name[1], sizeof(a.name[1]), "node6.example.org");
+    }
+    CHECK(route(8, 4, LAUNCH_LINK_PARENT, 0, MSG_AGENTS, 4, 0) == 0, "AGENTS from rdmpirun refused");
+    CHECK(route(8, 4, LAUNCH_LINK_CHILD, 6, MSG_AGENTS, 4, 0) < 0, "AGENTS from a child taken");
+    CHECK(route(8, 4, LAUNCH_LINK_PARENT, 0, MSG_AGENTS, 4, 2) < 0, "AGENTS not from rdmpirun taken");
+    pass();
+}
+
 static void test_routes(void)
 {
     const int cmds[] = {MSG_LAUNCH, MSG_SIGNAL, MSG_SHUTDOWN, MSG_FENCE_DOWN};
@@ -768,7 +828,7 @@ static int all_up(struct launch_tree *t)
 
 /* A daemon of member vpid in a child process, joining with secret; returns its pid. Its
  * stdin is a pipe we keep (its EOF would tell it rdmpirun is gone). */
-static pid_t daemon_child(int size, int vpid, const char *secret, int port, int *hold)
+static pid_t daemon_child(int size, int vpid, const char *secret, int port, int direct, int *hold)
 {
     int p[2];
     pid_t pid;
@@ -781,7 +841,7 @@ static pid_t daemon_child(int size, int vpid, const char *secret, int port, int 
         close(p[1]);
         struct launch_tree *t = launch_tree_create(size, vpid, secret, "child", on_msg, on_lost,
                                                    NULL);
-        int rc = t ? launch_tree_join(t, "127.0.0.1", port, 10.0) : -1;
+        int rc = t ? launch_tree_join(t, "127.0.0.1", port, direct, 10.0) : -1;
         if (!rc)
             launch_tree_flush(t, 2.0);
         _exit(rc ? 3 : 0);
@@ -801,19 +861,41 @@ static void test_sockets(void)
     CHECK(t && launch_tree_listen(t) == 0, "cannot listen");
     port = launch_tree_port(t);
     /* a member without the secret: refused, and it refuses us as well */
-    pid = daemon_child(2, 1, OTHER, port, &hold);
+    pid = daemon_child(2, 1, OTHER, port, 0, &hold);
     serve(t, 3.0, NULL);
     CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 3,
           "a member with another secret joined");
     CHECK(launch_tree_nup(t) == 0, "a member with another secret is up");
     close(hold);
     /* the member with the secret */
-    pid = daemon_child(2, 1, SECRET, port, &hold);
+    pid = daemon_child(2, 1, SECRET, port, 0, &hold);
     serve(t, 20.0, all_up);
     CHECK(all_up(t), "the member with the secret did not come up");
     CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
           "the joining member failed");
     close(hold);
+    pass();
+
+    /* tree launch: a child of rdmpirun links to it at once (no boot connection) and tells
+     * in its UP what a boot PROOF would have; without the secret it stays out */
+    group = "join-direct";
+    struct launch_tree *t2 = launch_tree_create(2, 0, SECRET, "root", on_msg, on_lost, NULL);
+    CHECK(t2 && launch_tree_listen(t2) == 0, "cannot listen");
+    pid = daemon_child(2, 1, OTHER, launch_tree_port(t2), 1, &hold);
+    serve(t2, 3.0, NULL);
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 3,
+          "a member with another secret linked");
+    CHECK(launch_tree_nup(t2) == 0, "a member with another secret is up");
+    close(hold);
+    pid = daemon_child(2, 1, SECRET, launch_tree_port(t2), 1, &hold);
+    serve(t2, 20.0, all_up);
+    CHECK(all_up(t2), "the directly linked member did not come up");
+    CHECK(launch_tree_member_pid(t2, 1) == pid && launch_tree_member_host(t2, 1)[0],
+          "its UP did not tell its pid (%d, not %d) and host", launch_tree_member_pid(t2, 1), pid);
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the linking member failed");
+    close(hold);
+    launch_tree_destroy(t2);
     pass();
 
     group = "emfile";
@@ -909,6 +991,7 @@ int main(void)
     test_handshake_msgs();
     test_seal();
     test_routes();
+    test_agents();
     test_jobmsg();
     test_fence_dmodex();
     test_dynwire();
