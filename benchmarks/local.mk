@@ -30,6 +30,10 @@ rdmpi_rma_lat_SOURCES = benchmarks/rma_lat.c $(bench_common)
 rdmpi_rma_lat_LDADD = librdmpi.la
 rdmpi_rma_bw_SOURCES = benchmarks/rma_bw.c $(bench_common)
 rdmpi_rma_bw_LDADD = librdmpi.la
+# Window creation: create+free and allocate+free pairs at any rank count.
+bin_PROGRAMS += rdmpi_rma_win
+rdmpi_rma_win_SOURCES = benchmarks/rma_win.c
+rdmpi_rma_win_LDADD = librdmpi.la
 
 # Memory per process and startup at scale (docs/scale.md): rdmpi_mem_scale, and
 # rdmpi-compare-scale, which builds it with each MPI and times the launchers.
@@ -42,7 +46,7 @@ EXTRA_DIST += benchmarks/rdmpi-compare-scale
 benchsrcdir = $(pkgdatadir)/benchmarks
 benchsrc_DATA = benchmarks/latency.c benchmarks/bw.c benchmarks/bibw.c benchmarks/mbw_mr.c \
 	benchmarks/bench_util.c benchmarks/bench_util.h benchmarks/io_bw.c benchmarks/rma_lat.c \
-	benchmarks/rma_bw.c benchmarks/mem_scale.c
+	benchmarks/rma_bw.c benchmarks/rma_win.c benchmarks/mem_scale.c
 
 # Collective benchmarks (OSU style): one source per collective, built blocking (rdmpi_<name>)
 # and nonblocking with overlap measurement (rdmpi_i<name>, -DCOLL_BENCH_NONBLOCKING);

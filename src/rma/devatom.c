@@ -350,9 +350,14 @@ int rma_dev_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf, MP
 {
     if (!win->dev_atomics || target < 0 || (!cbuf && op != MPI_SUM && op != MPI_NO_OP))
         return CORE_EUNSUPPORTED;
-    MPI_Datatype elem = rma_wire_elem_type(dt->basic);
-    if (!(dt->flags & CORE_DT_PREDEFINED) || !core_dt_is_contig(dt) || dt->size != 8 ||
-        !rma_wire_cas_kind(dt->basic) || !elem || elem->size != 8 || !rma_access_ok(win, target))
+    if (dt != win->dev_dt) {
+        MPI_Datatype elem = rma_wire_elem_type(dt->basic);
+        if (!(dt->flags & CORE_DT_PREDEFINED) || !core_dt_is_contig(dt) || dt->size != 8 ||
+            !rma_wire_cas_kind(dt->basic) || !elem || elem->size != 8)
+            return CORE_EUNSUPPORTED;
+        win->dev_dt = dt;   /* the checks above are the type's alone: once per type */
+    }
+    if (!rma_access_ok(win, target))
         return CORE_EUNSUPPORTED;
     const rma_peer_t *p = &win->peers[target];
     MPI_Aint d;

@@ -130,7 +130,8 @@ int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, in
     const rma_peer_t *p = &win->peers[target];
     uint8_t *mem = p->mem;
     if (p->path != RMA_PATH_SHM) {
-        if (!rma_self_usable(win, target))
+        /* another rank off the node segment (RDMA, messages): not here, and cheaply so */
+        if (target != win->rank || !rma_self_usable(win, target))
             return CORE_EUNSUPPORTED;
         mem = win->base;
     }

@@ -129,6 +129,8 @@ struct rdmpi_win {
     int dev_atomics;         /* atomics on 8-byte integers and passive locks go through the
                                 device, on every rank (devatom.c) */
     int dev_swap;            /* the device returns fetched words byte-swapped */
+    MPI_Datatype dev_dt;     /* the last type rma_dev_fast found fit (predefined ones only:
+                                never freed, so the pointer names it for good), or NULL */
     uint64_t *dword;         /* this rank's words registered for device atomics (lock word) */
     tp_memh_t *dmemh;
     int *rank_of_world;      /* window rank of each world rank, -1: not a member */

@@ -41,7 +41,8 @@ int rma_flush(MPI_Win win, int rank)
     if ((++win->st->flushes & 15) == 0)
         core_progress();
     if (rank >= 0) {
-        rma_wait_peer(win, rank, "MPI_Win_flush");
+        if (win->peers[rank].pending)   /* not a call for nothing (device atomics) */
+            rma_wait_peer(win, rank, "MPI_Win_flush");
     } else {
         for (int r = 0; r < win->size; r++)
             rma_wait_peer(win, r, "MPI_Win_flush_all");

@@ -573,7 +573,8 @@ void vb_fp_imm_in(vb_iface_t *s, vb_peer_t *p);
 void vb_fp_catch_up(vb_iface_t *s, vb_peer_t *p, uint16_t seq);
 
 /* verbs_mem.c */
-/* A zeroed op (from the retired ones when there are), or NULL; vb_op_release retires one. */
+/* An op (from the retired ones when there are; its fields are the caller's to set, all of
+ * them), or NULL; vb_op_release retires one. */
 vb_op_t *vb_op_alloc(vb_iface_t *s);
 void vb_op_release(vb_iface_t *s, vb_op_t *op);
 int vb_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);

@@ -40,7 +40,6 @@ vb_op_t *vb_op_alloc(vb_iface_t *s)
         return calloc(1, sizeof(*op));
     s->op_free = op->next;
     s->nop_free--;
-    memset(op, 0, sizeof(*op));
     return op;
 }
 
@@ -414,14 +413,10 @@ static int op_new(tp_ep_t *ep, int kind, void *local, size_t len, tp_memh_t *lme
     vb_op_t *op = vb_op_alloc(s);
     if (!op)
         return CORE_ENOMEM;
-    op->kind = (uint8_t)kind;
-    op->local = local;
-    op->len = len;
-    op->lmemh = lmemh;
-    op->raddr = raddr;
+    /* one assignment: the compiler zeroes the rest inline (no memset call) */
+    *op = (vb_op_t){ .kind = (uint8_t)kind, .local = local, .len = len, .lmemh = lmemh,
+                     .raddr = raddr, .comp = comp, .peer = ep->peer };
     memcpy(&op->key, rkey, sizeof(op->key));
-    op->comp = comp;
-    op->peer = ep->peer;
     return op_submit(s, (vb_peer_t *)ep, op);
 }
 
@@ -450,17 +445,19 @@ int vb_atomic(tp_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t 
     vb_op_t *o = vb_op_alloc(s);
     if (!o)
         return CORE_ENOMEM;
-    o->kind = op == TP_ATOMIC_FADD ? VB_OP_FADD : VB_OP_CSWAP;
-    o->local = result;
-    o->len = 8;
-    o->lmemh = lmemh;
-    o->raddr = raddr;
+    *o = (vb_op_t){ .kind = op == TP_ATOMIC_FADD ? VB_OP_FADD : VB_OP_CSWAP, .local = result,
+                    .len = 8, .lmemh = lmemh, .raddr = raddr, .comp = comp, .peer = ep->peer,
+                    .operand = operand, .compare = compare };
     memcpy(&o->key, rkey, sizeof(o->key));
-    o->comp = comp;
-    o->peer = ep->peer;
-    o->operand = operand;
-    o->compare = compare;
-    return op_submit(s, (vb_peer_t *)ep, o);
+    /* The usual case, RC up with nothing queued before it and hardware keys at both ends:
+     * straight to the send queue (what op_submit would decide, without its other cases:
+     * a device atomic is one round trip, and under Soft-RoCE every instruction of the
+     * origin's is in it) */
+    vb_peer_t *p = (vb_peer_t *)ep;
+    if (p->rc_state == VB_RC_UP && !p->pending && lmemh->mr && !(o->key.id & VB_KEY_SOFT) &&
+        (s->base.caps.flags & TP_CAP_ATOMIC) && vb_rc_post_op(s, p, o) == 0)
+        return CORE_INPROGRESS;
+    return op_submit(s, p, o);
 }
 
 void vb_mem_close(vb_iface_t *s)
