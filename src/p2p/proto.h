@@ -158,13 +158,8 @@ static inline int p2p_eager_std(MPI_Request s)
 MPI_Request p2p_req_find(uint64_t id, int src, unsigned want, const char *what);
 
 /* The matching queues of ctx (created on first use); ctx < CORE_CTX_MAX_P2P (a context
- * id from the wire is checked before). Inline: every message and receive looks them up. */
-p2p_mq_t *p2p_mq_make(uint32_t ctx);
-static inline p2p_mq_t *p2p_mq_get(uint32_t ctx)
-{
-    p2p_mq_t *mq = P2P->mq[ctx];
-    return mq ? mq : p2p_mq_make(ctx);
-}
+ * id from the wire is checked before). */
+p2p_mq_t *p2p_mq_get(uint32_t ctx);
 /* Sends a control message now, or queues it when the transport is busy. */
 void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len);
 /* Moves the matched receive r onto the rendezvous path described by u. */

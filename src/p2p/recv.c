@@ -22,7 +22,7 @@ typedef struct p2p_ctrl {
     uint64_t hdr[];   /* len bytes */
 } p2p_ctrl_t;
 
-p2p_mq_t *p2p_mq_make(uint32_t ctx)
+p2p_mq_t *p2p_mq_get(uint32_t ctx)
 {
     p2p_mq_t *mq = P2P->mq[ctx];
     if (!mq) {
