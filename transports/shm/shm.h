@@ -174,6 +174,7 @@ typedef struct tp_shm_getq {
     int on;            /* inside a ring's batch: gets may wait */
     int n;
     int32_t pid;       /* whose memory every waiting read names */
+    tp_shm_ep_t *ep;   /* the endpoint to that process */
     int peer;          /* its world rank, for the error report */
     size_t bytes;
     tp_shm_getq_item_t item[TP_SHM_GETQ_MAX];
@@ -228,6 +229,15 @@ _Atomic uint64_t *tp_shm_seg_senders(tp_shm_iface_t *s, int r, int nwords);
 tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper, uint32_t k);
 
 /* shm_coop.c */
+/* Gets of at least TP_SHM_COOP_MIN bytes are copied by both sides; so are those of at least
+ * TP_SHM_COOP_LONE bytes that are alone in their batch (a ping-pong: the sender waits with
+ * nothing to do), while a batch of several goes in one process_vm_readv (osu_bw's window of
+ * 64 KiB messages: 13.7-14.6 GB/s each copied by both sides, 18.9-19.0 batched). */
+#define TP_SHM_COOP_MIN ((size_t)512 << 10)
+#define TP_SHM_COOP_LONE ((size_t)64 << 10)
+/* Copies len bytes of process pid at raddr into local with the peer's help: 0 when done,
+ * CORE_INPROGRESS when comp fires later (from progress), CORE_EUNSUPPORTED when no slot is
+ * free (the caller copies alone), CORE_EIO. */
 int tp_shm_coop_get(tp_shm_ep_t *e, void *local, size_t len, uint64_t raddr, pid_t pid,
                     tp_comp_t *comp);
 /* A HELP request (ring record TP_SHM_ID_COOP) from local rank lsrc: 0, or CORE_EPROTO

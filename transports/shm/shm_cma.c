@@ -220,6 +220,16 @@ void tp_shm_getq_flush(tp_shm_iface_t *s)
         return;
     q->n = 0;
     q->bytes = 0;
+    tp_shm_getq_item_t *one = &q->item[0];
+    if (n == 1 && one->len >= TP_SHM_COOP_LONE) {
+        int rc = tp_shm_coop_get(q->ep, one->local, one->len, one->raddr, q->pid, one->comp);
+        if (rc == CORE_INPROGRESS)
+            return;
+        if (rc != CORE_EUNSUPPORTED) {
+            one->comp->done(one->comp, rc);
+            return;
+        }
+    }
     struct iovec l[TP_SHM_GETQ_MAX], r[TP_SHM_GETQ_MAX];
     for (int i = 0; i < n; i++) {
         l[i] = (struct iovec){.iov_base = q->item[i].local, .iov_len = q->item[i].len};
@@ -259,6 +269,7 @@ static int getq_add(tp_shm_iface_t *s, tp_ep_t *ep, void *local, size_t len, uin
     if (q->n && (q->pid != pid || q->n == TP_SHM_GETQ_MAX || q->bytes + len > TP_SHM_GETQ_BYTES))
         tp_shm_getq_flush(s);
     q->pid = pid;
+    q->ep = (tp_shm_ep_t *)ep;
     q->peer = ep->peer;
     q->item[q->n++] = (tp_shm_getq_item_t){comp, local, len, raddr};
     q->bytes += len;
@@ -276,10 +287,13 @@ int tp_shm_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t 
     memcpy(&pid, rkey, sizeof(pid));
     if (pid != tp_shm_peer_pid(s, ((tp_shm_ep_t *)ep)->lpeer))
         return CORE_EPROTO; /* a remote key of another process than the peer's */
-    /* Large: both ends copy (may complete later through comp). */
-    int rc = tp_shm_coop_get((tp_shm_ep_t *)ep, local, len, raddr, pid, comp);
-    if (rc != CORE_EUNSUPPORTED)
-        return rc;
+    /* Large: both ends copy (may complete later through comp). A get without comp must
+     * be done on return: only a batch's (getq) or a large one may be shared. */
+    if (len >= TP_SHM_COOP_MIN && comp) {
+        int rc = tp_shm_coop_get((tp_shm_ep_t *)ep, local, len, raddr, pid, comp);
+        if (rc != CORE_EUNSUPPORTED)
+            return rc;
+    }
     if (getq_add(s, ep, local, len, raddr, pid, comp) == CORE_INPROGRESS)
         return CORE_INPROGRESS;
     return cma_copy(ep, local, len, raddr, rkey, 0);

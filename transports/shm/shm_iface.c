@@ -295,7 +295,7 @@ static void in_failed(tp_shm_iface_t *s, tp_shm_in_t *in, unsigned id, int rc, u
 
 /* Adds the rings of the local ranks that started writing to us since the last look. The
  * bitmap is one load per 64 local ranks while nothing changes. */
-static void new_senders(tp_shm_iface_t *s)
+static void __attribute__((noinline)) new_senders(tp_shm_iface_t *s)
 {
     for (int w = 0; s->senders && w < s->nsender_words; w++) {
         uint64_t bits = atomic_load_explicit(&s->senders[w], memory_order_acquire);
@@ -321,11 +321,20 @@ static void new_senders(tp_shm_iface_t *s)
 
 /* Drains up to a batch from every incoming ring in use. An idle ring costs
  * one load of the header slot at its consumer index. */
+/* Whether the first word of the senders bitmap changed (every rank of a node of up to 64,
+ * which is all of them in most jobs, is there): the idle poll of a blocked call runs this. */
+CORE_INLINE int senders_changed(const tp_shm_iface_t *s)
+{
+    return s->nsender_words > 1 ||
+           atomic_load_explicit(&s->senders[0], memory_order_relaxed) != s->senders_seen[0];
+}
+
 static int shm_progress(void *iface)
 {
     tp_shm_iface_t *s = tp_shm_iface(iface);
     int events = s->coop_pending ? tp_shm_coop_progress(s) : 0;
-    new_senders(s);
+    if (s->senders && senders_changed(s))
+        new_senders(s);
     for (int i = 0; i < s->nin; i++) {
         tp_shm_in_t *in = &s->in[i];
         if (tp_shm_ring_empty(&in->cons) || in->failed)
@@ -359,7 +368,8 @@ static int shm_progress(void *iface)
             events++;
         }
         s->getq.on = 0; /* the completions may start more reads: those go at once */
-        tp_shm_getq_flush(s);
+        if (s->getq.n)
+            tp_shm_getq_flush(s);
     }
     return events;
 }
