@@ -544,6 +544,25 @@ int p2p_recv_start(MPI_Request r)
         core_req_complete(r);
         return 0;
     }
+    /* What an arriving message's claimed source is checked against (p2p_src_ok), and the
+     * connection to a sender of another job (watch_peer). Connecting may leave the critical
+     * section (MPI_THREAD_MULTIPLE: a transport waits for the address the process publishes,
+     * core_cs_usleep), and another thread's progress may meanwhile take that process's next
+     * message into the unexpected queue: so it is done before the queue is searched, and
+     * the search and the posting below stay one step under the section. Were it done
+     * between them, a message landing meanwhile would be passed over and the sender's next
+     * one taken instead (MPI_Comm_spawn's leaders' 1-int swap, several threads spawning at
+     * once over verbs, would get the children's longer next message: MPI_ERR_TRUNCATE). */
+    if (r->peer != MPI_ANY_SOURCE) {
+        r->world_peer = core_comm_peer_world(r->comm, r->peer);
+        watch_peer(r->world_peer, r->ctx);
+    } else if (core_comm_is_inter(r->comm)) {
+        /* intercommunicators only: an intracommunicator's ANY_SOURCE receive is a hot path,
+         * and its own members (us) keep it alive */
+        MPI_Group g = core_comm_peers(r->comm);
+        for (int i = 0; i < g->size; i++)
+            watch_peer(g->ranks[i], r->ctx);
+    }
     p2p_mq_t *mq = p2p_mq_get(r->ctx);
     p2p_unexp_t *u = p2p_mq_find_unexp(mq, r->peer, r->tag, 1, core_comm_peers(r->comm));
     if (u) {
@@ -552,18 +571,9 @@ int p2p_recv_start(MPI_Request r)
         recv_from_unexp(r, u);
         return 0;
     }
-    /* What an arriving message's claimed source is checked against (p2p_src_ok). */
-    if (r->peer != MPI_ANY_SOURCE) {
-        r->world_peer = core_comm_peer_world(r->comm, r->peer);
-        watch_peer(r->world_peer, r->ctx);
-    } else {
+    if (r->peer == MPI_ANY_SOURCE) {
         r->any_group = core_comm_peers(r->comm);
         core_group_retain(r->any_group);
-        /* intercommunicators only: an intracommunicator's ANY_SOURCE receive is a hot path,
-         * and its own members (us) keep it alive */
-        if (core_comm_is_inter(r->comm))
-            for (int i = 0; i < r->any_group->size; i++)
-                watch_peer(r->any_group->ranks[i], r->ctx);
     }
     if (__builtin_expect(P2P->tp->nlost != 0, 0) &&
         src_lost(r->any_group, r->peer == MPI_ANY_SOURCE ? -1 : r->world_peer)) {
