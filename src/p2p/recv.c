@@ -596,7 +596,14 @@ static __attribute__((noinline, cold)) void mq_go_outside(p2p_mq_t *mq)
 static int recv_start(MPI_Request r, int outside)
 {
     /* What an arriving message's claimed source is checked against (p2p_src_ok): set
-     * before the receive is posted, read by the handler that takes it. */
+     * before the receive is posted, read by the handler that takes it. And the connection
+     * to a sender of another job (watch_peer), made before the unexpected queue is searched:
+     * connecting may leave the critical section (a transport waits for the address the
+     * process publishes, core_cs_usleep), and another thread's progress may meanwhile take
+     * that process's message into the unexpected queue. Done between the search and the
+     * posting, that message would be passed over and the sender's next one taken instead
+     * (MPI_Comm_spawn's leaders' 1-int swap, several threads spawning at once over verbs,
+     * got the children's longer next message: MPI_ERR_TRUNCATE; unit p2p_wire/connect_window). */
     if (r->peer != MPI_ANY_SOURCE) {
         r->world_peer = core_comm_peer_world(r->comm, r->peer);
         if (!outside)

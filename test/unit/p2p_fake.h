@@ -40,6 +40,11 @@ typedef struct p2p_fake {
     p2p_fake_msg_t sent[P2P_FAKE_MAX_SENT];
     int nsent;
     int busy;              /* set: every send says CORE_EBUSY (a full transport) */
+    /* Called when p2p asks for an endpoint the fake has none for (tp_ep_get_slow), then
+     * the endpoint of that rank is handed out: what another thread's progress does while
+     * a real transport, connecting to a process of another job, has left the critical
+     * section (MPI_THREAD_MULTIPLE). NULL: no endpoint (CORE_EPEER). */
+    void (*on_connect)(int peer);
     /* fatal paths */
     jmp_buf jmp;
     int armed;

@@ -864,6 +864,53 @@ static void test_lost(void)
     printf("PASS: unit/p2p_wire/lost_peer\n");
 }
 
+/* A receive from a process of another job first connects to it (watch_peer), and a
+ * transport may leave the critical section to do so (verbs and tcp wait for the address the
+ * process publishes); meanwhile another thread's progress may receive that process's first
+ * message, which no receive takes yet. The receive must still get that message, not the one
+ * after it (on the two-process communicators of dynamic processes, CORE_CTX_DYN, the
+ * leaders' 1-int swap of MPI_Comm_spawn would take the other side's longer next message and
+ * fail with MPI_ERR_TRUNCATE). Ranks 2 and 3 play the other job's processes here. */
+static const char *window_first;
+
+static void window_deliver(int peer)
+{
+    p2p_hdr_t h = { CORE_CTX_DYN, 1, 11, 0 };
+    deliver(P2P_AM_EAGER, peer, &h, sizeof(h), window_first, 4);
+}
+
+static void test_connect_window(void)
+{
+    static const int pair_ranks[2] = { 0, 3 };
+    MPI_Comm pair = p2p_fake_comm(pair_ranks, 2, CORE_CTX_DYN);
+    p2p_fake.rt->size = 2;
+    tp_ep_t *saved = p2p_fake.tp.eps[3];
+    p2p_fake.tp.eps[3] = NULL;
+    p2p_fake.on_connect = window_deliver;
+    window_first = "one!";
+    char one[4] = "", two[8] = "";
+    MPI_Request r, r2;
+    int rc = p2p_irecv(one, 4, MPI_BYTE, 1, 11, pair, CORE_CTX_DYN, &r);
+    p2p_fake.on_connect = NULL;
+    p2p_fake.tp.eps[3] = saved;
+    p2p_fake.rt->size = 4;
+    CHECK(rc == 0, "irecv");
+    p2p_hdr_t h = { CORE_CTX_DYN, 1, 11, 0 };
+    CHECK(deliver(P2P_AM_EAGER, 3, &h, sizeof(h), "twotwo!!", 8) == 0, "the second message");
+    CHECK(r->complete && r->status.MPI_ERROR == MPI_SUCCESS && r->status.rdmpi_nbytes == 4 &&
+              !memcmp(one, "one!", 4),
+          "the receive took the message after the one that came while it connected "
+          "(complete %d, error %d, %lld bytes)", r->complete, r->status.MPI_ERROR,
+          (long long)r->status.rdmpi_nbytes);
+    core_req_free(r);
+    CHECK(p2p_irecv(two, 8, MPI_BYTE, 1, 11, pair, CORE_CTX_DYN, &r2) == 0 && r2->complete &&
+              r2->status.MPI_ERROR == MPI_SUCCESS && !memcmp(two, "twotwo!!", 8),
+          "the second message did not match the next receive");
+    core_req_free(r2);
+    p2p_fake_comm_free(pair);
+    printf("PASS: unit/p2p_wire/connect_window\n");
+}
+
 int main(void)
 {
     p2p_fake_init(4, 0, 0);
@@ -880,6 +927,7 @@ int main(void)
     test_table();
     test_table_growth();
     test_lost();
+    test_connect_window();
     p2p_fake_comm_free(world);
     p2p_fake_fini();
 
