@@ -44,7 +44,7 @@ static const struct {
                      { COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING, COLL_ALG_SCATTER_RECDBL,
                        COLL_ALG_LINEAR, COLL_ALG_TWO_LEVEL } },
     [COLL_REDUCE] = { "MPI_Reduce", "RDMPI_COLL_REDUCE",
-                      { COLL_ALG_BINOMIAL, COLL_ALG_RSAG, COLL_ALG_TWO_LEVEL } },
+                      { COLL_ALG_BINOMIAL, COLL_ALG_RSAG, COLL_ALG_TWO_LEVEL, COLL_ALG_LINEAR } },
     [COLL_ALLREDUCE] = { "MPI_Allreduce", "RDMPI_COLL_ALLREDUCE",
                          { COLL_ALG_RECDBL, COLL_ALG_RABENSEIFNER, COLL_ALG_RING,
                            COLL_ALG_REDUCE_BCAST, COLL_ALG_TWO_LEVEL, COLL_ALG_LINEAR } },
@@ -145,6 +145,7 @@ static const coll_rule_t rules[] = {
     { COLL_BCAST, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
     { COLL_REDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
+    { COLL_REDUCE, 0, 64 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_REDUCE, 512 * KB, ANY, 8, 0, 0, COLL_ALG_RSAG },
     { COLL_REDUCE, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
