@@ -16,7 +16,7 @@ static const char *const bcast_algs[] = {
     "auto", "binomial", "scatter_ring", "scatter_recursive_doubling", "linear", "two_level", NULL
 };
 static const char *const reduce_algs[] = {
-    "auto", "binomial", "reduce_scatter_gather", "two_level", NULL
+    "auto", "binomial", "reduce_scatter_gather", "two_level", "linear", NULL
 };
 static const char *const allreduce_algs[] = {
     "auto", "recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "two_level", "linear",
@@ -52,7 +52,7 @@ static const core_config_row_t rows[] = {
       OFF(alg[COLL_BCAST]), 0, bcast_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_REDUCE", CORE_CFG_ENUM, "auto",
       "reduce algorithm: auto, binomial, reduce_scatter_gather, two_level (commutative ops "
-      "only)",
+      "only), linear",
       OFF(alg[COLL_REDUCE]), 0, reduce_algs, 0, 0, CORE_CFG_LIVE | CORE_CFG_SAME },
     { "RDMPI_COLL_ALLREDUCE", CORE_CFG_ENUM, "auto",
       "allreduce algorithm: auto, recursive_doubling, rabenseifner, ring (commutative ops "

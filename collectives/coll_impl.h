@@ -159,6 +159,8 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
                           int count, MPI_Datatype dt, MPI_Op op, int root);
 void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                       int count, MPI_Datatype dt, MPI_Op op, int root);
+void coll_reduce_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
+                        int count, MPI_Datatype dt, MPI_Op op, int root);
 
 void coll_allreduce_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                            int count, MPI_Datatype dt, MPI_Op op);

@@ -96,6 +96,7 @@ void coll_build_reduce(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, v
     switch (coll_select(COLL_REDUCE, &q)) {
     case COLL_ALG_TWO_LEVEL: coll_reduce_two_level(s, sbuf, rbuf, count, dt, op, root); break;
     case COLL_ALG_RSAG: coll_reduce_rsag(s, g, sbuf, rbuf, count, dt, op, root); break;
+    case COLL_ALG_LINEAR: coll_reduce_linear(s, g, sbuf, rbuf, count, dt, op, root); break;
     default: coll_reduce_binomial(s, g, sbuf, rbuf, count, dt, op, root); break;
     }
 }

@@ -6,7 +6,7 @@ librdmpi_la_SOURCES += collectives/coll.h collectives/coll_impl.h \
 	collectives/two_level.c collectives/fast.c \
 	collectives/barrier_dissemination.c collectives/barrier_linear.c \
 	collectives/bcast_binomial.c collectives/bcast_scatter_ring.c collectives/bcast_linear.c \
-	collectives/reduce_binomial.c collectives/reduce_rsag.c \
+	collectives/reduce_binomial.c collectives/reduce_rsag.c collectives/reduce_linear.c \
 	collectives/allreduce_recdbl.c collectives/allreduce_rabenseifner.c \
 	collectives/allreduce_ring.c collectives/allreduce_linear.c \
 	collectives/reduce_scatter_halving.c collectives/reduce_scatter_pairwise.c \

@@ -44,7 +44,7 @@ static const struct {
                      { COLL_ALG_BINOMIAL, COLL_ALG_SCATTER_RING, COLL_ALG_SCATTER_RECDBL,
                        COLL_ALG_LINEAR, COLL_ALG_TWO_LEVEL } },
     [COLL_REDUCE] = { "MPI_Reduce", "RDMPI_COLL_REDUCE",
-                      { COLL_ALG_BINOMIAL, COLL_ALG_RSAG, COLL_ALG_TWO_LEVEL } },
+                      { COLL_ALG_BINOMIAL, COLL_ALG_RSAG, COLL_ALG_TWO_LEVEL, COLL_ALG_LINEAR } },
     [COLL_ALLREDUCE] = { "MPI_Allreduce", "RDMPI_COLL_ALLREDUCE",
                          { COLL_ALG_RECDBL, COLL_ALG_RABENSEIFNER, COLL_ALG_RING,
                            COLL_ALG_REDUCE_BCAST, COLL_ALG_TWO_LEVEL, COLL_ALG_LINEAR } },
@@ -131,7 +131,13 @@ typedef struct coll_rule {
  * (osu_bcast 8 B: 0.3 against 78-120 us; 64 KiB: 9.8 against 455; 1 MiB:
  * 1.2 against 10.8 ms), linear gather (8 B: 13 against 84 us) and scatter
  * (1 KiB: 0.6 against 5.0 us); and allgather by direct exchange up to a
- * few ranks (1 KiB blocks: 381 against 502 us; 64 KiB: 4.6 against 5.5 ms). */
+ * few ranks (1 KiB blocks: 381 against 502 us; 64 KiB: 4.6 against 5.5 ms).
+ * So do reduce to one rank (every rank sends to the root: only the root
+ * waits) and allreduce of vectors that leave eagerly (every rank sends to
+ * all and combines: each waits for the last arrival only, not log2(p)
+ * partners in turn; OSU 4 ranks 8 B, load average 32, medians of 4: 14
+ * against 37 us for recursive doubling, with ranks that sleep after one
+ * idle yield, core/progress.c). */
 static const coll_rule_t rules[] = {
     { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BARRIER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
@@ -145,10 +151,12 @@ static const coll_rule_t rules[] = {
     { COLL_BCAST, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
     { COLL_REDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
+    { COLL_REDUCE, 0, 64 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_REDUCE, 512 * KB, ANY, 8, 0, 0, COLL_ALG_RSAG },
     { COLL_REDUCE, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
+    { COLL_ALLREDUCE, 0, 4 * KB, 3, 8, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, 0, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_FEW, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 0, ANY, 0, 2, 0, COLL_ALG_RECDBL },

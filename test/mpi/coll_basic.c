@@ -772,7 +772,7 @@ static const struct {
     { "RDMPI_COLL_BARRIER", { "dissemination", "linear", "two_level" } },
     { "RDMPI_COLL_BCAST", { "binomial", "scatter_ring", "scatter_recursive_doubling", "linear",
                               "two_level" } },
-    { "RDMPI_COLL_REDUCE", { "binomial", "reduce_scatter_gather", "two_level" } },
+    { "RDMPI_COLL_REDUCE", { "binomial", "reduce_scatter_gather", "two_level", "linear" } },
     { "RDMPI_COLL_ALLREDUCE",
       { "recursive_doubling", "rabenseifner", "ring", "reduce_bcast", "two_level", "linear" } },
     { "RDMPI_COLL_GATHER", { "binomial", "linear" } },
