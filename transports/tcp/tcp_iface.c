@@ -247,8 +247,10 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
         tp_tcp_ep_write(s, e);
         if (e->gone)
             return 0;
-        if ((queued = tp_tcp_txq_bytes(&e->txq)) >= s->queue_limit)
+        if ((queued = tp_tcp_txq_bytes(&e->txq)) >= s->queue_limit) {
+            e->blocked = 1;
             return CORE_EBUSY;
+        }
     }
     struct iovec iov[2 + TP_TCP_FRAME_IOV];
     tp_tcp_frame_hdr_t fh;
@@ -271,9 +273,12 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
             sent = (size_t)w - from_q;
         }
         if (sent == tp_tcp_frame_size(hdr_len, len) || (sent == 0 && len > TCP_COPY_MAX)) {
-            if (queued)
+            /* A full socket: large payloads wait, uncopied, and epoll watches for room. */
+            int was = e->blocked;
+            e->blocked = sent == 0;
+            if (queued || was != e->blocked)
                 tp_tcp_conn_watch(s, e->conn);
-            return sent ? 0 : CORE_EBUSY; /* a full socket: large payloads wait, uncopied */
+            return sent ? 0 : CORE_EBUSY;
         }
     }
     int rc = tp_tcp_txq_append(&e->txq, iov + nq, nf, sent);
