@@ -20,10 +20,10 @@
  *
  * An idle rank may sleep (TP_CAP_WAIT, arm): in poll() on the epoll
  * descriptor, readable once any socket has bytes, a connection or a
- * hang-up, or (a queue waiting for room) is writable again. Between namespace
- * hosts of one loaded 2-core machine a blocked call that spun kept the CPU
- * from the peer it waited for: latency was a scheduler time slice (about
- * 0.2-1 ms at 1-8 B) where a woken sleeper runs at once.
+ * hang-up, or (a send waiting for room) is writable again. Before, a tcp
+ * wait could only spin, yield or nap, whatever the node's load: a rank that
+ * spins takes the CPU from the peer it waits for when cores are shared (the
+ * progress engine's policy, core/progress.h, says when a wait sleeps).
  */
 #include <arpa/inet.h>
 #include <errno.h>
