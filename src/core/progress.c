@@ -221,7 +221,7 @@ void core_wait_policy(core_runtime_t *rt)
  * Idle for NAP_AFTER (seen at the same 1024th polls) a wait sleeps until
  * woken even where the policy above says spin (a wake-up is nothing next to
  * such a wait), and when a transport cannot wake it (verbs' RDMA-write
- * rings, tcp) it naps: nanosleep for NAP_SHARE of its idle time, at most
+ * rings) it naps: nanosleep for NAP_SHARE of its idle time, at most
  * NAP_MAX, between polls. A rank spinning in a barrier while others work
  * takes a core they could use (over Soft-RoCE in a TCG guest, a passive
  * target's spinning vCPU took host time from the origin's; an RDMA-write

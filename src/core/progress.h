@@ -9,13 +9,13 @@
  * RDMPI_WAIT_SLEEP (0.0001 s by default then), sleeps until a message
  * arrives, when every open transport can wake a sleeping rank (TP_CAP_WAIT:
  * self; shm, whose senders ring the sleeper's futex doorbell; verbs, through
- * its completion channel; not tcp). A call that finds its core taken by
- * other processes while it spins (noisy neighbours) does the same for the
- * rest of its wait. Over Soft-RoCE in a TCG guest sleeping raised 1 MiB
+ * its completion channel; tcp, through its epoll descriptor). A call that
+ * finds its core taken by other processes while it spins (noisy neighbours)
+ * does the same for the rest of its wait. Over Soft-RoCE in a TCG guest sleeping raised 1 MiB
  * bandwidth 1.6-2.5x when the host's cores were overcommitted (the spinning
  * rank's vCPU took host time from the one moving the data). A call that has
  * found nothing for 10 ms sleeps until a message arrives, whatever the node's
- * load, and where a transport cannot wake it (verbs' RDMA-write rings, tcp)
+ * load, and where a transport cannot wake it (verbs' RDMA-write rings)
  * it naps between polls, for a hundredth of the time it has been idle (at
  * most 1 ms): a rank waiting long in a barrier, e.g. the passive target of
  * one-sided operations that need no CPU of its, leaves its core to others,

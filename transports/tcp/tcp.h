@@ -91,6 +91,8 @@ struct tp_tcp_ep {
     int bye_sent, bye_rcvd;
     int gone;               /* the connection ended after BYE: drop further sends */
     int retries;            /* handshakes the peer ended in a row (TP_TCP_AUTH_RETRIES) */
+    int blocked;            /* am_send said busy: epoll watches for room, so that a rank
+                               asleep until its send can go on is woken (tcp_arm) */
 };
 
 struct tp_tcp_iface {

@@ -115,7 +115,7 @@ void tp_tcp_conn_watch(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     uint32_t want = EPOLLIN;
     if (c->state == TP_TCP_CONNECTING)
         want = EPOLLOUT;
-    else if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
+    else if (c->state == TP_TCP_UP && (tp_tcp_txq_bytes(&c->ep->txq) || c->ep->blocked))
         want |= EPOLLOUT;
     if (want == c->events || c->state == TP_TCP_DEAD)
         return;
@@ -327,6 +327,7 @@ size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     size_t total = 0;
     if (!c)
         return 0;
+    e->blocked = 0; /* the socket has room (or progress polls anyway): the sender retries */
     while (tp_tcp_txq_bytes(&e->txq)) {
         struct iovec iov[2];
         struct msghdr mh = { .msg_iov = iov };

@@ -17,6 +17,13 @@
  * a large payload) am_send says busy, so p2p keeps large messages in the
  * user's buffer until the socket drains. No get/put: p2p runs its pipelined
  * rendezvous over active messages.
+ *
+ * An idle rank may sleep (TP_CAP_WAIT, arm): in poll() on the epoll
+ * descriptor, readable once any socket has bytes, a connection or a
+ * hang-up, or (a send waiting for room) is writable again. Before, a tcp
+ * wait could only spin, yield or nap, whatever the node's load: a rank that
+ * spins takes the CPU from the peer it waits for when cores are shared (the
+ * progress engine's policy, core/progress.h, says when a wait sleeps).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -62,6 +69,7 @@ static int tcp_progress(void *iface);
 static int tcp_flush(tp_ep_t *ep);
 static int tcp_drain(tp_iface_t *iface);
 static int tcp_ctrl_send(tp_ep_t *ep, unsigned type);
+static int tcp_arm(tp_iface_t *iface, tp_arm_t *a);
 
 static const tp_ops_t tcp_ops = {
     .close = tcp_close,
@@ -77,6 +85,7 @@ static const tp_ops_t tcp_ops = {
     .flush = tcp_flush,
     .drain = tcp_drain,
     .ctrl_send = tcp_ctrl_send,
+    .arm = tcp_arm,
 };
 
 static double now(void)
@@ -105,7 +114,7 @@ static void set_caps(tp_tcp_iface_t *s)
     caps->eager_limit = cfg->tcp_eager_limit < max_am ? cfg->tcp_eager_limit : max_am;
     caps->rndv_frag = frag < max_am ? frag : max_am;
     caps->max_rkey = 0;
-    caps->flags = 0;
+    caps->flags = TP_CAP_WAIT;
 }
 
 /* A connection per peer in use, and up to max_pending that have not proven
@@ -238,8 +247,10 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
         tp_tcp_ep_write(s, e);
         if (e->gone)
             return 0;
-        if ((queued = tp_tcp_txq_bytes(&e->txq)) >= s->queue_limit)
+        if ((queued = tp_tcp_txq_bytes(&e->txq)) >= s->queue_limit) {
+            e->blocked = 1;
             return CORE_EBUSY;
+        }
     }
     struct iovec iov[2 + TP_TCP_FRAME_IOV];
     tp_tcp_frame_hdr_t fh;
@@ -262,9 +273,12 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
             sent = (size_t)w - from_q;
         }
         if (sent == tp_tcp_frame_size(hdr_len, len) || (sent == 0 && len > TCP_COPY_MAX)) {
-            if (queued)
+            /* A full socket: large payloads wait, uncopied, and epoll watches for room. */
+            int was = e->blocked;
+            e->blocked = sent == 0;
+            if (queued || was != e->blocked)
                 tp_tcp_conn_watch(s, e->conn);
-            return sent ? 0 : CORE_EBUSY; /* a full socket: large payloads wait, uncopied */
+            return sent ? 0 : CORE_EBUSY;
         }
     }
     int rc = tp_tcp_txq_append(&e->txq, iov + nq, nf, sent);
@@ -420,6 +434,19 @@ static void tcp_close(tp_iface_t *iface)
     free(s->eps);
     memset(s->auth_key, 0, sizeof(s->auth_key));
     free(s);
+}
+
+/* Every socket is registered level-triggered, with EPOLLOUT while its queue waits for room
+ * (tp_tcp_conn_watch): the epoll descriptor is readable whenever progress has something to do
+ * with a socket, including bytes a direct recv (the single-connection path) left unread.
+ * Handshake deadlines need no shorter sleep than the layer's longest (10 ms). */
+static int tcp_arm(tp_iface_t *iface, tp_arm_t *a)
+{
+    tp_tcp_iface_t *s = tp_tcp_iface(iface);
+    if (s->closing)
+        return CORE_EUNSUPPORTED;
+    a->fd = s->epfd;
+    return 0;
 }
 
 static int tcp_ctrl_send(tp_ep_t *ep, unsigned type)
