@@ -1018,10 +1018,11 @@ static void vb_close(tp_iface_t *iface)
     vb_iface_t *s = vb_iface(iface);
     if (s->ud && s->peers)
         close_peers(s);
-    core_debug("verbs: UD packets sent %llu, resent %llu, dropped on purpose %llu, duplicates "
-               "%llu, held out of order %llu; RC sends %llu (%llu inline), RDMA-written messages "
-               "%llu, RDMA %llu",
+    core_debug("verbs: UD packets sent %llu, resent %llu, standalone acks %llu, dropped on "
+               "purpose %llu, duplicates %llu, held out of order %llu; RC sends %llu (%llu "
+               "inline), RDMA-written messages %llu, RDMA %llu",
                (unsigned long long)s->stats.ud_sent, (unsigned long long)s->stats.ud_resent,
+               (unsigned long long)s->stats.ud_acks,
                (unsigned long long)s->stats.ud_dropped, (unsigned long long)s->stats.ud_dups,
                (unsigned long long)s->stats.ud_ahead, (unsigned long long)s->stats.rc_sent,
                (unsigned long long)s->stats.rc_inline, (unsigned long long)s->stats.fp_sent,
