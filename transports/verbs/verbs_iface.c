@@ -842,7 +842,9 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
         s->rel.window = need;
     if (s->rel.window > 16384)
         s->rel.window = 16384;
-    s->rel.ack_every = s->rel.window / 4 ? s->rel.window / 4 : 1;
+    /* The sender asks for an ack once half its window is out; the receiver's own count
+     * only stands in when that request is lost. */
+    s->rel.ack_every = s->rel.window / 2;
     s->rel.ack_delay = cfg->verbs_ud_rto / 10;
     s->rel.rto_min = cfg->verbs_ud_rto > 0 ? cfg->verbs_ud_rto : 0.01;
     s->rel.ack_max = s->rel.rto_min / 2; /* below the sender's smallest timeout */
