@@ -18,9 +18,9 @@
  * ack_delay (the burst ended and no reply carried the ack), or at the
  * latest ack_max after the oldest packet they acknowledge: a slow but
  * steady stream (a packet every few hundred microseconds, as on a loaded
- * Soft-RoCE guest) is then acked every ack_max rather than every ack_delay,
- * which cost a standalone ack per 3-4 data packets there; in a stream
- * the sender's requests at half the window keep it moving anyway.
+ * Soft-RoCE guest) is then acked every ack_max rather than every
+ * ack_delay; in a stream the sender's requests at half the window keep it
+ * moving anyway.
  *
  * The sender keeps at most cwnd (<= window) packets unacknowledged: a
  * congestion window that grows by one packet per acknowledged packet up to
