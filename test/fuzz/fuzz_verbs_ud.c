@@ -82,9 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s.ud_refill = refill;
     s.now = 1000.0;
     /* The parameters verbs_iface.c derives from the defaults. */
-    s.rel = (vb_rel_params_t){ .window = 256, .ack_every = 64, .ack_delay = 0.001,
+    s.rel = (vb_rel_params_t){ .window = 256, .ack_every = 128, .ack_delay = 0.001,
                                .rto_init = 0.05, .rto_min = 0.01, .rto_max = 1.0,
-                               .peer_timeout = 30 };
+                               .peer_timeout = 30, .ack_max = 0.005 };
     FUZZ_CHECK(vb_rel_ooo_init(&s.ooo, NBUF / 2) == 0);
     for (int r = 0; r < NPEERS; r++) {
         vb_peer_t *p = &peers[r];

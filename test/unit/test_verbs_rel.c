@@ -173,7 +173,7 @@ static int side_timer(side_t *s, chan_t *c, const vb_rel_params_t *p, double now
 static void run(const char *name, uint32_t nmsg, double loss, double dup, double jitter,
                 uint32_t store, int limit)
 {
-    vb_rel_params_t p = { 64, 64, 0.001, 0.01, 0.002, 0.2, 30.0 };
+    vb_rel_params_t p = { 64, 64, 0.001, 0.01, 0.002, 0.2, 30.0, 0.0015 };
     side_t a = { 0 }, b = { 0 };
     chan_t ab = { 0 }, ba = { 0 };
     ab.limit = limit;
@@ -259,6 +259,40 @@ static void rx_rules(void)
     CHECK(rx.ack_now, "ack_every did not force an ack");
     vb_rel_ooo_fini(&o);
     printf("PASS: unit/verbs_rel/rx-rules\n");
+}
+
+/* When a standalone ack falls due: ack_delay after the last packet, but at
+ * most ack_max after the oldest one it acknowledges; without ack_max (0),
+ * ack_delay after the oldest. */
+static void ack_timing(void)
+{
+    vb_rel_params_t p = { 64, 8, 0.001, 0.01, 0.002, 0.2, 1.0, 0.004 };
+    vb_rel_rx_t rx;
+    vb_rel_rx_init(&rx);
+    double t = 0;
+    for (uint16_t psn = 0; psn < 5; psn++, t += 0.0008)
+        CHECK(vb_rel_rx_accept(&rx, &p, psn, t) == VB_REL_DELIVER, "psn %u not delivered", psn);
+    /* packets at 0, 0.8, 1.6, 2.4, 3.2 ms: each pushed it on, until 4 ms after the first */
+    CHECK(!vb_rel_rx_ack_due(&rx, 0.0039), "ack due before ack_max (deadline %g)", rx.ack_deadline);
+    CHECK(vb_rel_rx_ack_due(&rx, 0.0040) && !rx.ack_now, "no ack at ack_max (deadline %g)",
+          rx.ack_deadline);
+    vb_rel_rx_acked(&rx);
+    CHECK(vb_rel_rx_accept(&rx, &p, 5, 0.0041) == VB_REL_DELIVER, "psn 5 not delivered");
+    CHECK(!vb_rel_rx_ack_due(&rx, 0.0050) && vb_rel_rx_ack_due(&rx, 0.0051),
+          "after an ack, the next one not ack_delay after the next packet (deadline %g)",
+          rx.ack_deadline);
+    CHECK(vb_rel_rx_accept(&rx, &p, 6, 0.0045) == VB_REL_DELIVER, "psn 6 not delivered");
+    CHECK(!vb_rel_rx_ack_due(&rx, 0.0054) && vb_rel_rx_ack_due(&rx, 0.0055),
+          "a packet did not push the ack on (deadline %g)", rx.ack_deadline);
+    for (uint16_t psn = 7; psn < 13; psn++)
+        vb_rel_rx_accept(&rx, &p, psn, 0.0046);
+    CHECK(rx.ack_now, "the 8th packet since the ack did not ask for one at once");
+    p.ack_max = 0; /* a fixed delay from the oldest packet */
+    vb_rel_rx_init(&rx);
+    vb_rel_rx_accept(&rx, &p, 0, 0);
+    vb_rel_rx_accept(&rx, &p, 1, 0.0008);
+    CHECK(vb_rel_rx_ack_due(&rx, 0.001), "without ack_max: not due ack_delay after the first");
+    printf("PASS: unit/verbs_rel/ack-timing\n");
 }
 
 /* The store against a plain array model, with colliding keys. */
@@ -384,6 +418,7 @@ int main(void)
     rx_rules();
     window_limit();
     ack_clocking();
+    ack_timing();
     dead_peer();
     ooo_table();
     run("clean", 20000, 0, 0, 0, 64, 0);

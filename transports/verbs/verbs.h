@@ -68,6 +68,8 @@ extern const core_config_group_t tp_verbs_config_group;
 #define VB_GRH 40              /* UD receive buffers start with the GRH */
 #define VB_POLL_BATCH 16       /* completions per ibv_poll_cq */
 #define VB_POST_BATCH 16       /* receive buffers per ibv_post_recv list */
+#define VB_UD_SEND_BATCH 64    /* UD packets per ibv_post_send list (on rxe one list is one
+                                  system call: a 64 KiB chunk at a 1 KiB MTU goes in one) */
 #define VB_SIG_EVERY 32        /* one unsignaled-capable send in this many is signaled */
 #define VB_UD_MAX_AM (64u << 10)   /* ud mode: largest active message (segmented) */
 #define VB_UD_MAX_PKTS 64          /* ud mode: ... and at most this many packets */
@@ -288,6 +290,7 @@ typedef struct vb_peer {
 
 typedef struct vb_stats {
     uint64_t ud_sent, ud_resent, ud_dropped, ud_reordered, ud_dups, ud_ahead, ud_acks;
+    uint64_t ud_acks_late;  /* of ud_acks: sent because the delay ran out, unasked */
     uint64_t rc_sent, rc_inline, rdma, fp_sent;
 } vb_stats_t;
 

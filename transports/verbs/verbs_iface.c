@@ -719,11 +719,15 @@ static void set_caps(vb_iface_t *s)
     c->max_rkey = sizeof(vb_rkey_t);
     if (s->mode == VB_MODE_UD) {
         /* At most VB_UD_MAX_PKTS packets: a lost packet then leaves no more
-         * behind it than the out-of-order store can usually hold. */
-        c->max_am = (size_t)(vb_mtu_bytes(s->mtu) - (int)sizeof(vb_ud_hdr_t)) * VB_UD_MAX_PKTS -
-                    VB_MAX_AM_HDR;
-        if (c->max_am > VB_UD_MAX_AM)
-            c->max_am = VB_UD_MAX_AM;
+         * behind it than the out-of-order store can usually hold. And whole
+         * packets: the pipelined rendezvous sends chunks of max_am, and
+         * 64 KiB at a 4 KiB MTU would take 16 full packets and a 17th of
+         * 144 bytes (6% more packets for the same data). */
+        size_t seg = (size_t)vb_mtu_bytes(s->mtu) - sizeof(vb_ud_hdr_t);
+        size_t pkts = (VB_UD_MAX_AM + VB_MAX_AM_HDR) / seg;
+        if (pkts > VB_UD_MAX_PKTS)
+            pkts = VB_UD_MAX_PKTS;
+        c->max_am = pkts * seg - VB_MAX_AM_HDR;
         if (c->eager_limit > c->max_am)
             c->eager_limit = c->max_am;
         c->max_inline = s->ud_inline > sizeof(vb_ud_hdr_t) ? s->ud_inline - sizeof(vb_ud_hdr_t) : 0;
@@ -838,9 +842,12 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
         s->rel.window = need;
     if (s->rel.window > 16384)
         s->rel.window = 16384;
-    s->rel.ack_every = s->rel.window / 4 ? s->rel.window / 4 : 1;
+    /* The sender asks for an ack once half its window is out; the receiver's own count
+     * only stands in when that request is lost. */
+    s->rel.ack_every = s->rel.window / 2;
     s->rel.ack_delay = cfg->verbs_ud_rto / 10;
     s->rel.rto_min = cfg->verbs_ud_rto > 0 ? cfg->verbs_ud_rto : 0.01;
+    s->rel.ack_max = s->rel.rto_min / 2; /* below the sender's smallest timeout */
     s->rel.rto_init = 5 * s->rel.rto_min;
     s->rel.rto_max = s->rel.rto_min > 1.0 ? s->rel.rto_min : 1.0;
     s->rel.peer_timeout = cfg->verbs_peer_timeout > 0 ? cfg->verbs_peer_timeout : 30;
@@ -1018,10 +1025,11 @@ static void vb_close(tp_iface_t *iface)
     vb_iface_t *s = vb_iface(iface);
     if (s->ud && s->peers)
         close_peers(s);
-    core_debug("verbs: UD packets sent %llu, resent %llu, dropped on purpose %llu, duplicates "
-               "%llu, held out of order %llu; RC sends %llu (%llu inline), RDMA-written messages "
-               "%llu, RDMA %llu",
+    core_debug("verbs: UD packets sent %llu, resent %llu, standalone acks %llu (%llu when "
+               "their delay ran out), dropped on purpose %llu, duplicates %llu, held out of "
+               "order %llu; RC sends %llu (%llu inline), RDMA-written messages %llu, RDMA %llu",
                (unsigned long long)s->stats.ud_sent, (unsigned long long)s->stats.ud_resent,
+               (unsigned long long)s->stats.ud_acks, (unsigned long long)s->stats.ud_acks_late,
                (unsigned long long)s->stats.ud_dropped, (unsigned long long)s->stats.ud_dups,
                (unsigned long long)s->stats.ud_ahead, (unsigned long long)s->stats.rc_sent,
                (unsigned long long)s->stats.rc_inline, (unsigned long long)s->stats.fp_sent,

@@ -158,10 +158,16 @@ int vb_rel_rx_accept(vb_rel_rx_t *rx, const vb_rel_params_t *p, uint16_t psn, do
         rx->ahead = 0;
         if (rx->dropped && (int16_t)(rx->drop_hi - rx->expected) < 0)
             rx->dropped = 0;
-        if (++rx->pending >= p->ack_every)
+        if (++rx->pending >= p->ack_every) {
             rx->ack_now = 1;
-        else if (rx->ack_deadline == 0)
-            rx->ack_deadline = now + p->ack_delay;
+        } else {
+            /* Due ack_delay after the last packet, but no later than ack_max
+             * after the first one it acknowledges. */
+            if (rx->ack_deadline == 0)
+                rx->ack_first = now;
+            double most = rx->ack_first + (p->ack_max > p->ack_delay ? p->ack_max : p->ack_delay);
+            rx->ack_deadline = now + p->ack_delay < most ? now + p->ack_delay : most;
+        }
         return VB_REL_DELIVER;
     }
     if (d < 0 || (unsigned)d >= p->window) {

@@ -14,7 +14,13 @@
  * once when a filled gap reveals the next one; the sender
  * resends a given packet for a NAK at most once per round trip.
  * Duplicates are dropped and acked at once. Otherwise acks ride on reverse
- * traffic, or go alone after ack_delay or ack_every packets.
+ * traffic, or go alone after ack_every packets, or once no packet came for
+ * ack_delay (the burst ended and no reply carried the ack), or at the
+ * latest ack_max after the oldest packet they acknowledge: a slow but
+ * steady stream (a packet every few hundred microseconds, as on a loaded
+ * Soft-RoCE guest) is then acked every ack_max rather than every
+ * ack_delay; in a stream the sender's requests at half the window keep it
+ * moving anyway.
  *
  * The sender keeps at most cwnd (<= window) packets unacknowledged: a
  * congestion window that grows by one packet per acknowledged packet up to
@@ -37,6 +43,8 @@ typedef struct vb_rel_params {
     double ack_delay;      /* longest a standalone ack waits, seconds */
     double rto_init, rto_min, rto_max;
     double peer_timeout;   /* no progress for this long: the peer is dead */
+    double ack_max;        /* longest a standalone ack waits while packets keep coming,
+                            * seconds (at most ack_delay: 0) */
 } vb_rel_params_t;
 
 typedef struct vb_rel_tx {
@@ -67,6 +75,7 @@ typedef struct vb_rel_rx {
     uint16_t drop_hi;      /* highest psn dropped past a gap (valid when dropped) */
     uint8_t dropped;       /* packets past the gap were dropped: resend all */
     double ack_deadline;   /* a delayed ack is due then, 0 when none */
+    double ack_first;      /* arrival of the oldest packet not acknowledged yet */
 } vb_rel_rx_t;
 
 enum { VB_REL_DELIVER = 0, VB_REL_DUP, VB_REL_AHEAD };         /* vb_rel_rx_accept */

@@ -332,8 +332,8 @@ static void post_list(vb_iface_t *s, struct ibv_send_wr *wr, int n)
  * psn and a fresh ack at the last moment. */
 static void push_unsent(vb_iface_t *s, vb_peer_t *p)
 {
-    struct ibv_send_wr wr[VB_POST_BATCH];
-    struct ibv_sge sge[VB_POST_BATCH];
+    struct ibv_send_wr wr[VB_UD_SEND_BATCH];
+    struct ibv_sge sge[VB_UD_SEND_BATCH];
     int nw = 0, sent = 0;
     unsigned space = vb_rel_tx_space(&p->tx, &s->rel);
     while (p->unsent && space && vb_sq_free(&s->ud_sq) > 8) {
@@ -347,7 +347,7 @@ static void push_unsent(vb_iface_t *s, vb_peer_t *p)
         p->nunsent--;
         space--;
         sent++;
-        if (prep_wr(s, p, t, &wr[nw], &sge[nw]) && ++nw == VB_POST_BATCH) {
+        if (prep_wr(s, p, t, &wr[nw], &sge[nw]) && ++nw == VB_UD_SEND_BATCH) {
             post_list(s, wr, nw);
             nw = 0;
         }
@@ -427,6 +427,7 @@ void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq)
     h.type = VB_UD_ACK | (ackreq ? VB_UD_ACKREQ : 0) |
              ((p->rx.nak & VB_REL_NAK) ? VB_UD_NAK : 0) |
              ((p->rx.nak & VB_REL_NAK_ALL) ? VB_UD_NAK_ALL : 0);
+    s->stats.ud_acks_late += !ackreq && !p->rx.ack_now;
     vb_rel_rx_acked(&p->rx);
     s->stats.ud_acks++;
     if (sizeof(h) <= s->ud_inline) {
