@@ -67,6 +67,13 @@ typedef struct tp_shm_coop_job {
     tp_comp_t *comp;
 } tp_shm_coop_job_t;
 
+/* How far one side has mapped a ring ahead of its use: bytes from the ring's start already
+ * populated, and the byte count through the ring (head or tail) at which the next piece is. */
+typedef struct tp_shm_fill {
+    uint64_t at;
+    size_t done;
+} tp_shm_fill_t;
+
 /* The endpoint to one local peer: the producer side of the my->peer ring. */
 typedef struct tp_shm_ep {
     tp_ep_t base;
@@ -74,7 +81,7 @@ typedef struct tp_shm_ep {
     _Atomic uint32_t *bell; /* the peer's doorbell */
     int lpeer;
     int ready;
-    int populated; /* tp_shm_seg_populate has run on the ring */
+    tp_shm_fill_t fill; /* how much of the ring is mapped ahead (tp_shm_seg_fill) */
 } tp_shm_ep_t;
 
 /* One incoming ring (peer->me). */
@@ -82,7 +89,7 @@ typedef struct tp_shm_in {
     tp_shm_cons_t cons;
     int src;  /* the producer's world rank */
     int lsrc; /* and its local rank */
-    int populated; /* tp_shm_seg_populate has run on the ring */
+    tp_shm_fill_t fill; /* how much of the ring is mapped ahead (tp_shm_seg_fill) */
     int failed;    /* the producer broke the protocol: the ring is read no more */
 } tp_shm_in_t;
 
@@ -222,7 +229,21 @@ int tp_shm_seg_check(const struct stat *st, uid_t uid, size_t expect, char *why,
 void tp_shm_seg_destroy(tp_shm_iface_t *s);
 void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
 /* Faults in ring (from tp_shm_seg_ring) before this rank uses it. */
-void tp_shm_seg_populate(tp_shm_iface_t *s, void *ring);
+/* Bytes through a ring after which its sides start mapping it ahead of use: a ring that only
+ * ever carries a few small records (a barrier, MPI_Init and MPI_Finalize of a job of hundreds
+ * of local ranks) keeps its one page. */
+#define TP_SHM_FILL_AFTER 4096
+/* Maps the ring's pages from f->done to a piece past pos (the bytes through the ring so far)
+ * into this process, so that its first lap takes no fault per page; called when pos passed
+ * f->at. In pieces, not the whole ring at once: mapping a ring of megabytes costs about a
+ * millisecond, which a run of a few hundred small messages (OSU's barrier, -i 200) would pay
+ * inside its timed loop. */
+void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f, uint64_t pos);
+static inline void tp_shm_fill_init(tp_shm_fill_t *f)
+{
+    f->at = TP_SHM_FILL_AFTER;
+    f->done = 0;
+}
 _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r);
 /* Local rank r's senders bitmap (nwords words), beside its doorbell; NULL if it does not fit. */
 _Atomic uint64_t *tp_shm_seg_senders(tp_shm_iface_t *s, int r, int nwords);

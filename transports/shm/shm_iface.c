@@ -28,11 +28,6 @@ typedef struct seg_card {
     char name[sizeof(((tp_shm_seg_t *)0)->name)]; /* NUL-terminated; only the string is sent */
 } seg_card_t;
 #define SHM_PROGRESS_BATCH 32 /* records per ring per progress call */
-/* Bytes through a ring after which both sides map all of it (tp_shm_seg_populate): a ring
- * that only ever carries a few small records (a barrier, MPI_Init and MPI_Finalize of a
- * job of hundreds of local ranks) keeps its one page, one that carries more is mapped once
- * rather than a fault per page on its first lap. */
-#define SHM_POPULATE_AFTER 4096
 
 static void shm_close(tp_iface_t *iface);
 static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
@@ -236,7 +231,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         if (!bits)
             return CORE_EPEER;
         atomic_fetch_or_explicit(&bits[s->me / 64], 1ull << (s->me % 64), memory_order_release);
-        ep->populated = 0;
+        tp_shm_fill_init(&ep->fill);
         ep->base.iface = iface;
         ep->base.peer = peer;
         ep->lpeer = lp;
@@ -263,10 +258,8 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     if (id >= TP_AM_MAX || hdr_len > caps->max_am_hdr || len > caps->max_am)
         return CORE_EINVAL;
     int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
-    if (!e->populated && e->prod.head > SHM_POPULATE_AFTER) {
-        tp_shm_seg_populate(tp_shm_iface(ep->iface), e->prod.ring);
-        e->populated = 1;
-    }
+    if (e->prod.head > e->fill.at)
+        tp_shm_seg_fill(tp_shm_iface(ep->iface), e->prod.ring, &e->fill, e->prod.head);
     /* Until some rank of the node has slept, no fence and no look at the bell: the first
      * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
      * very moment waits for the end of its bounded sleep, once per job. */
@@ -312,7 +305,7 @@ static void __attribute__((noinline)) new_senders(tp_shm_iface_t *s)
                 continue; /* the size was checked at ready */
             in->src = s->rt->local_ranks[lsrc];
             in->lsrc = lsrc;
-            in->populated = 0;
+            tp_shm_fill_init(&in->fill);
             in->failed = 0;
             s->nin++;
         }
@@ -339,12 +332,8 @@ static int shm_progress(void *iface)
         tp_shm_in_t *in = &s->in[i];
         if (tp_shm_ring_empty(&in->cons) || in->failed)
             continue;
-        if (!in->populated && in->cons.tail > SHM_POPULATE_AFTER) {
-            /* Past its first page: it is in use, so map all of it now
-             * rather than a fault per page on the first lap. */
-            tp_shm_seg_populate(s, tp_shm_seg_ring(s, in->lsrc, s->me));
-            in->populated = 1;
-        }
+        if (in->cons.tail > in->fill.at) /* past its first page: in use */
+            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill, in->cons.tail);
         tp_shm_rec_t rec;
         uint64_t bad = 0;
         int rc;
