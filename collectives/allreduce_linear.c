@@ -17,6 +17,32 @@
  */
 #include "collectives/coll_impl.h"
 
+char *coll_linear_gather(coll_sched_t *s, const coll_grp_t *g, const void *mine, size_t cnt,
+                         MPI_Datatype dt)
+{
+    int n = g->n, r = g->me;
+    char *all = coll_sched_tmp(s, cnt * (size_t)n, dt);
+    if (!all)
+        return NULL;
+    size_t stride = cnt * (size_t)dt->extent;
+    coll_sched_copy(s, mine, cnt, dt, all + (size_t)r * stride, cnt, dt);
+    for (int i = 1; i < n; i++) {
+        int from = (r + i) % n;
+        coll_sched_recv(s, all + (size_t)from * stride, cnt, dt, grp_peer(g, from));
+    }
+    return all;
+}
+
+void coll_linear_combine(coll_sched_t *s, int n, const char *all, void *rbuf, size_t cnt,
+                         MPI_Datatype dt, MPI_Op op)
+{
+    size_t stride = cnt * (size_t)dt->extent;
+    coll_sched_copy(s, all + (size_t)(n - 1) * stride, cnt, dt, rbuf, cnt, dt);
+    for (int i = n - 2; i >= 0; i--)
+        coll_sched_reduce(s, all + (size_t)i * stride, rbuf, cnt, dt, op);
+    coll_sched_fence(s);
+}
+
 void coll_allreduce_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                            int count, MPI_Datatype dt, MPI_Op op)
 {
@@ -29,21 +55,11 @@ void coll_allreduce_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbu
         coll_sched_fence(s);
         return;
     }
-    /* Rank i's vector goes to slot i (native layout, count items apart). */
-    char *all = coll_sched_tmp(s, cnt * (size_t)n, dt);
+    char *all = coll_linear_gather(s, g, mine, cnt, dt);
     if (!all)
         return;
-    size_t stride = cnt * (size_t)dt->extent;
-    coll_sched_copy(s, mine, cnt, dt, all + (size_t)r * stride, cnt, dt);
-    for (int i = 1; i < n; i++) {
-        int from = (r + i) % n;
-        coll_sched_recv(s, all + (size_t)from * stride, cnt, dt, grp_peer(g, from));
-    }
     for (int i = 1; i < n; i++)
         coll_sched_send(s, mine, cnt, dt, grp_peer(g, (r - i + n) % n));
     coll_sched_fence(s);
-    coll_sched_copy(s, all + (size_t)(n - 1) * stride, cnt, dt, rbuf, cnt, dt);
-    for (int i = n - 2; i >= 0; i--)
-        coll_sched_reduce(s, all + (size_t)i * stride, rbuf, cnt, dt, op);
-    coll_sched_fence(s);
+    coll_linear_combine(s, n, all, rbuf, cnt, dt, op);
 }

@@ -159,6 +159,15 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
                           int count, MPI_Datatype dt, MPI_Op op, int root);
 void coll_reduce_rsag(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                       int count, MPI_Datatype dt, MPI_Op op, int root);
+/* The linear reduce and allreduce's shared steps: the scratch buffer of n slots (rank i's
+ * vector in slot i, native layout, count items apart) with this rank's own copied in and the
+ * others' receives scheduled (NULL if it cannot be had: the schedule failed); and, after a
+ * fence, the combination v0 op (v1 op ... (vn-2 op vn-1)) into rbuf (MPI's canonical order,
+ * the same operands in the same order on every rank), then a fence. */
+char *coll_linear_gather(coll_sched_t *s, const coll_grp_t *g, const void *mine, size_t cnt,
+                         MPI_Datatype dt);
+void coll_linear_combine(coll_sched_t *s, int n, const char *all, void *rbuf, size_t cnt,
+                         MPI_Datatype dt, MPI_Op op);
 void coll_reduce_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                         int count, MPI_Datatype dt, MPI_Op op, int root);
 

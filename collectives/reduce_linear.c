@@ -32,20 +32,10 @@ void coll_reduce_linear(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, 
         coll_sched_fence(s);
         return;
     }
-    /* Rank i's vector goes to slot i (native layout, count items apart); the
-     * root's own is copied there too, as rbuf may be it (MPI_IN_PLACE). */
-    char *all = coll_sched_tmp(s, cnt * (size_t)n, dt);
+    /* the root's own vector is copied into its slot too, as rbuf may be it (MPI_IN_PLACE) */
+    char *all = coll_linear_gather(s, g, mine, cnt, dt);
     if (!all)
         return;
-    size_t stride = cnt * (size_t)dt->extent;
-    for (int i = 1; i < n; i++) {
-        int from = (r + i) % n;
-        coll_sched_recv(s, all + (size_t)from * stride, cnt, dt, grp_peer(g, from));
-    }
-    coll_sched_copy(s, mine, cnt, dt, all + (size_t)r * stride, cnt, dt);
     coll_sched_fence(s);
-    coll_sched_copy(s, all + (size_t)(n - 1) * stride, cnt, dt, rbuf, cnt, dt);
-    for (int i = n - 2; i >= 0; i--)
-        coll_sched_reduce(s, all + (size_t)i * stride, rbuf, cnt, dt, op);
-    coll_sched_fence(s);
+    coll_linear_combine(s, n, all, rbuf, cnt, dt, op);
 }
