@@ -248,8 +248,10 @@ int tp_ep_settle(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
            !tp_peer_is_lost(tp, peer))
         core_wait_idle(&w, core_progress());
     core_wait_end(&w);
+    /* A peer that left once the endpoint was made (a spawned job that finalized right after
+     * its last message) was reached over that endpoint's transport all the same. */
     *ep_p = tp->eps[peer];
-    return *ep_p && !tp_peer_is_lost(tp, peer) ? 0 : CORE_EPEER;
+    return *ep_p ? 0 : CORE_EPEER;
 }
 
 /*

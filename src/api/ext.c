@@ -27,7 +27,7 @@ int rdmpi_peer_transport(MPI_Comm comm, int rank, char *name, int *resultlen)
         return api_error(comm, rc, fn, "no transport reaches rank %d", rank);
     rc = tp_ep_settle(&rt_get()->tp, peer, &ep);
     if (rc)
-        return api_error(comm, rc, fn, "rank %d left before its transport was settled", rank);
+        return api_error(comm, rc, fn, "rank %d left before a transport reached it", rank);
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", ep->iface->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
