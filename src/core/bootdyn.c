@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/bootcall.h"
 #include "core/bootdyn.h"
 #include "core/log.h"
 #include "core/secret.h"
@@ -78,8 +79,14 @@ int core_boot_spawn(core_runtime_t *rt, const core_spawn_app_t *apps, int napps,
     }
     pmix_nspace_t ns;
     memset(ns, 0, sizeof(ns));
-    if (prc == PMIX_SUCCESS)
+    if (prc == PMIX_SUCCESS) {
+        /* A spawn lasts as long as the launcher takes to start the job (seconds under load):
+         * outside the critical section, so the rank's other threads go on meanwhile. */
+        core_boot_call_t c;
+        core_boot_call_begin(rt, 1, &c);
         prc = PMIx_Spawn(NULL, 0, pa, (size_t)napps, ns);
+        core_boot_call_end(rt, &c);
+    }
     PMIX_APP_FREE(pa, (size_t)napps);
     if (prc == PMIX_ERR_NOMEM)
         return CORE_ENOMEM;
@@ -96,12 +103,19 @@ int core_boot_spawn(core_runtime_t *rt, const core_spawn_app_t *apps, int napps,
     return 0;
 }
 
-static int get_u32(const char *nspace, const char *key, int *out)
+static int get_u32(core_runtime_t *rt, const char *nspace, const char *key, int *out)
 {
     pmix_proc_t wild;
     pmix_value_t *v = NULL;
     PMIX_PROC_LOAD(&wild, nspace, PMIX_RANK_WILDCARD);
-    if (PMIx_Get(&wild, key, NULL, 0, &v) != PMIX_SUCCESS || !v)
+    /* Its callers (spawn, connect, intercommunicator creation) hold nothing another thread
+     * could disturb: outside the critical section, so that waiting here for another thread's
+     * spawn (core/bootcall.h) does not stop the rank's progress. */
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 1, &c);
+    pmix_status_t prc = PMIx_Get(&wild, key, NULL, 0, &v);
+    core_boot_call_end(rt, &c);
+    if (prc != PMIX_SUCCESS || !v)
         return CORE_ENOTFOUND;
     int rc = 0;
     if (v->type == PMIX_UINT32 && v->data.uint32 < (1u << 30))
@@ -114,12 +128,11 @@ static int get_u32(const char *nspace, const char *key, int *out)
 
 int core_boot_job(core_runtime_t *rt, const char *nspace, int *size, int *ubase)
 {
-    (void)rt;
-    if (get_u32(nspace, PMIX_JOB_SIZE, size) || *size < 1) {
+    if (get_u32(rt, nspace, PMIX_JOB_SIZE, size) || *size < 1) {
         core_error("the launcher says nothing of job %s's size", nspace);
         return CORE_ESPAWN;
     }
-    if (get_u32(nspace, CORE_UBASE_PMIX, ubase)) {
+    if (get_u32(rt, nspace, CORE_UBASE_PMIX, ubase)) {
         core_error("the launcher does not number the processes of its jobs (%s): "
                    "processes of two jobs cannot be told apart", CORE_UBASE_PMIX);
         return CORE_ESPAWN;
@@ -134,7 +147,11 @@ int core_boot_parent(core_runtime_t *rt, char *nspace, size_t len, int *rank)
     pmix_proc_t wild;
     pmix_value_t *v = NULL;
     PMIX_PROC_LOAD(&wild, rt->nspace, PMIX_RANK_WILDCARD);
-    if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v) != PMIX_SUCCESS || !v)
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 1, &c);
+    pmix_status_t prc = PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v);
+    core_boot_call_end(rt, &c);
+    if (prc != PMIX_SUCCESS || !v)
         return CORE_ENOTFOUND;
     int rc = CORE_EINVAL;
     if (v->type == PMIX_PROC && v->data.proc && v->data.proc->rank < (1u << 30)) {
@@ -166,7 +183,11 @@ int core_boot_publish(core_runtime_t *rt, const char *service, const char *port)
     svc_key(info.key, service);
     info.value.type = PMIX_STRING;
     info.value.data.string = val;
+    /* The name service is the launcher's: outside the critical section, as a lookup. */
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 1, &c);
     pmix_status_t prc = PMIx_Publish(&info, 1);
+    core_boot_call_end(rt, &c);
     PMIX_INFO_DESTRUCT(&info); /* frees val */
     if (prc == PMIX_SUCCESS)
         return 0;
@@ -181,7 +202,10 @@ int core_boot_lookup(core_runtime_t *rt, const char *service, char *port, size_t
     pmix_pdata_t pd;
     PMIX_PDATA_CONSTRUCT(&pd);
     svc_key(pd.key, service);
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 1, &c);
     pmix_status_t prc = PMIx_Lookup(&pd, 1, NULL, 0);
+    core_boot_call_end(rt, &c);
     int rc = CORE_ENAME;
     if (prc == PMIX_SUCCESS && pd.value.type == PMIX_STRING && pd.value.data.string) {
         const char *v = pd.value.data.string, *nl = strchr(v, '\n');
@@ -202,6 +226,9 @@ int core_boot_unpublish(core_runtime_t *rt, const char *service)
     pmix_key_t key;
     svc_key(key, service);
     char *keys[2] = { key, NULL };
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 1, &c);
     pmix_status_t prc = PMIx_Unpublish(keys, NULL, 0);
+    core_boot_call_end(rt, &c);
     return prc == PMIX_SUCCESS ? 0 : CORE_ESERVICE;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/bootcall.h"
 #include "core/bootstrap.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -197,8 +198,11 @@ static void put_host(core_runtime_t *rt)
         core_debug("PMIx_Put(%s): %s", HOST_KEY, PMIx_Error_string(prc));
 }
 
+/* The PMIx calls made here need no lock (core/bootcall.h): MPI_Init's thread is the only one,
+ * and the critical section is not set up yet. */
 int core_boot_init(core_runtime_t *rt)
 {
+    core_boot_lock_init(rt);
     gethostname(rt->hostname, sizeof(rt->hostname) - 1);
     if (core_crypto_init()) {
         core_error("cannot initialize libsodium (no entropy source?)");
@@ -280,7 +284,10 @@ int core_boot_put(core_runtime_t *rt, const char *key, const void *val, size_t l
     pv.type = PMIX_BYTE_OBJECT;
     pv.data.bo.bytes = (char *)val;
     pv.data.bo.size = len;
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 0, &c);
     pmix_status_t prc = PMIx_Put(local_only ? PMIX_LOCAL : PMIX_GLOBAL, key, &pv);
+    core_boot_call_end(rt, &c);
     if (prc != PMIX_SUCCESS) {
         core_error("PMIx_Put(%s) failed: %s", key, PMIx_Error_string(prc));
         return CORE_EPEER;
@@ -292,7 +299,10 @@ int core_boot_commit(core_runtime_t *rt)
 {
     if (rt->singleton)
         return 0;
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 0, &c);
     pmix_status_t prc = PMIx_Commit();
+    core_boot_call_end(rt, &c);
     if (prc != PMIX_SUCCESS) {
         core_error("PMIx_Commit failed: %s", PMIx_Error_string(prc));
         return CORE_EPEER;
@@ -314,8 +324,11 @@ int core_boot_fence(core_runtime_t *rt)
 {
     if (rt->singleton)
         return 0;
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 0, &c);
     pmix_status_t prc = PMIx_Commit();
     if (prc != PMIX_SUCCESS) {
+        core_boot_call_end(rt, &c);
         core_error("PMIx_Commit failed: %s", PMIx_Error_string(prc));
         return CORE_EPEER;
     }
@@ -325,6 +338,7 @@ int core_boot_fence(core_runtime_t *rt)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     prc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
+    core_boot_call_end(rt, &c);
     if (prc != PMIX_SUCCESS) {
         core_error("the startup fence failed: %s", PMIx_Error_string(prc));
         return CORE_EPEER;
@@ -367,9 +381,19 @@ static int boot_get(core_runtime_t *rt, int rank, const char *key, void **val, s
     int other = wait && rank >= rt->size;
     double until = core_wtime() + BOOT_OTHER_WAIT;
     pmix_status_t prc;
-    while ((prc = PMIx_Get(&proc, key, NULL, 0, &pv)) != PMIX_SUCCESS && other &&
-           core_wtime() < until)
+    for (;;) {
+        /* For such a process, each try may wait (~2 s) in libpmix for data it has not
+         * committed yet: made outside the critical section where the caller allows it
+         * (wait: it already sleeps outside between tries), so the rank's other threads
+         * progress meanwhile (core/bootcall.h). */
+        core_boot_call_t c;
+        core_boot_call_begin(rt, other, &c);
+        prc = PMIx_Get(&proc, key, NULL, 0, &pv);
+        core_boot_call_end(rt, &c);
+        if (prc == PMIX_SUCCESS || !other || core_wtime() >= until)
+            break;
         core_cs_usleep(&rt->cs, 5000);
+    }
     if (prc != PMIX_SUCCESS || !pv) {
         if (other)
             core_debug("PMIx_Get(%s.%u, %s): %s", proc.nspace, proc.rank, key,
@@ -412,25 +436,41 @@ int core_boot_hostname(core_runtime_t *rt, int rank, char **out)
     pmix_proc_t proc;
     if (load_proc(rt, rank, &proc))
         return CORE_ENOTFOUND;
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 0, &c);
     int rc = get_string(&proc, PMIX_HOSTNAME, 0, out);
     if (rc && rank >= rt->size) /* another job's process: what it put itself (put_host) */
         rc = get_string(&proc, HOST_KEY, 0, out);
+    core_boot_call_end(rt, &c);
     return rc;
 }
 
 void core_boot_abort(core_runtime_t *rt, int code, const char *msg)
 {
-    if (rt && !rt->singleton && rt->pmix_up)
+    core_boot_call_t c;
+    /* Another thread may be inside a long PMIx call: abort without the lock after a while
+     * rather than not at all (we exit below either way). */
+    if (rt && !rt->singleton && rt->pmix_up) {
+        int locked = core_boot_call_try(rt, &c);
         PMIx_Abort(code, msg, NULL, 0);
+        if (locked)
+            core_boot_call_end(rt, &c);
+    }
     /* PMIx_Abort may return before the launcher kills us: never run on. */
     _exit(code ? code : 1);
 }
 
 int core_boot_fini(core_runtime_t *rt)
 {
-    if (!rt->pmix_up)
+    if (!rt->pmix_up) {
+        core_boot_lock_destroy(rt);
         return 0;
+    }
     rt->pmix_up = 0;
+    core_boot_call_t c;
+    core_boot_call_begin(rt, 0, &c);
     pmix_status_t prc = PMIx_Finalize(NULL, 0);
+    core_boot_call_end(rt, &c);
+    core_boot_lock_destroy(rt);
     return prc == PMIX_SUCCESS ? 0 : CORE_EPEER;
 }

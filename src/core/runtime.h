@@ -64,6 +64,7 @@ typedef struct core_runtime {
     char nspace[256];          /* the job's name ("singleton" when alone) */
     int singleton;
     int pmix_up;               /* connected to the launcher's PMIx server */
+    pthread_mutex_t boot_lock; /* every PMIx call runs inside it (core/bootcall.h) */
     int spawned;               /* started by MPI_Comm_spawn (PMIX_PARENT_ID is set) */
     int oversubscribed;        /* ranks on this node outnumber its cores */
     int appnum;                /* the launcher's application number (PMIX_APPNUM), or -1 */

@@ -88,14 +88,25 @@ void core_cs_pause(core_cs_t *cs, const volatile int *done)
     lock(cs);
 }
 
-void core_cs_usleep(core_cs_t *cs, unsigned us)
+int core_cs_leave(core_cs_t *cs)
 {
     int held = cs->on && cs_depth > 0 && !cs->progressing;
     if (held)
         pthread_mutex_unlock(&cs->lock);
-    usleep(us);
-    if (held)
+    return held;
+}
+
+void core_cs_return(core_cs_t *cs, int left)
+{
+    if (left)
         lock(cs);
+}
+
+void core_cs_usleep(core_cs_t *cs, unsigned us)
+{
+    int left = core_cs_leave(cs);
+    usleep(us);
+    core_cs_return(cs, left);
 }
 
 int core_cs_engine_claim(core_cs_t *cs)

@@ -66,6 +66,12 @@ void core_cs_pause(core_cs_t *cs, const volatile int *done);
  * engine (a handler that meets a new peer and waits for its address) it sleeps holding the
  * section: another thread's progress would run beside a pass that is half done. */
 void core_cs_usleep(core_cs_t *cs, unsigned us);
+/* For a call that blocks outside the library (a PMIx call that waits for another job): leaves
+ * the critical section as core_cs_usleep does (not inside a pass of progress, where it is
+ * kept) and returns whether it left; core_cs_return(cs, left) takes it back at the same
+ * depth. The caller must be at a point where other threads may run. */
+int core_cs_leave(core_cs_t *cs);
+void core_cs_return(core_cs_t *cs, int left);
 /* The progress engine (progress by trylock, inside the section): a thread waiting for one
  * request either drives progress for everyone (claim returns 1; it leaves with
  * core_cs_engine_leave) or, when another thread does, sleeps outside the section until its
