@@ -58,15 +58,16 @@ pt() {
 #             between them, goodbyes (a job finalizes while the
 #             other works: sends and receives to it fail, rendezvous sends it never matched too);
 #             RDMPI_TEST_PEER_TRANSPORT makes each check that the other job is reached over verbs
-#             (~50 s; thread_spawn: several threads of a rank spawn at once, their children
-#             over verbs; spawn_self, MPI_Intercomm_create across jobs, passes too but costs 20 s)
+#             (~70 s; thread_spawn: several threads of a rank spawn at once, their children
+#             over verbs; thread_spawn_stall: a thread's round trips go on while another
+#             spawns; spawn_self, MPI_Intercomm_create across jobs, passes too but costs 20 s)
 mpi_groups() {
     cat <<'EOG'
 hybrid   hybrid self,verbs 2,max algo,host RDMPI_TEST_MAX_NP=4
 ud       ud     self,verbs max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=4
 rc       rc     verbs      max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=4
 rc-awake rc     self,verbs max   algo,api,host,rdma RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
-dyn      hybrid self,verbs,tcp - - RDMPI_TEST_PEER_TRANSPORT=verbs -- spawn/2/np2 spawn_port/np2 spawn_free/early/np2 spawn_free/unmatched/np2 thread_spawn/np2
+dyn      hybrid self,verbs,tcp - - RDMPI_TEST_PEER_TRANSPORT=verbs -- spawn/2/np2 spawn_port/np2 spawn_free/early/np2 spawn_free/unmatched/np2 thread_spawn/np2 thread_spawn_stall/np2
 EOG
 }
 
