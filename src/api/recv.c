@@ -35,17 +35,24 @@ int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    API_ENTER;
+    /* Under MULTIPLE: posted as MPI_Irecv does, outside G; a receive that completed at once
+     * (the message was there) is handed out without G, any other waits inside it. */
+    API_ENTER_P2P;
     API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Recv"));
     MPI_Request r;
     int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, &r);
     if (rc)
         return api_error(comm, rc, "MPI_Recv", "%s", core_strerror(rc));
+    int enter = api_outside() && !api_req_done_plain(r);
+    if (enter)
+        core_cs_enter(&core_rt->cs);
     core_wait_req(r, "MPI_Recv");
     core_req_status(r, status);
     int err = r->status.MPI_ERROR;
     MPI_Status st = r->status;
     core_req_free(r);
+    if (enter)
+        core_cs_exit(&core_rt->cs);
     if (err != MPI_SUCCESS)
         return api_recv_error(comm, &st, (size_t)count * dt->size, "MPI_Recv");
     return MPI_SUCCESS;
