@@ -64,7 +64,7 @@ static inline void api_leave(const int *entered)
 static inline int api_outside(void)
 {
     core_runtime_t *rt = core_rt;
-    return __builtin_expect(rt && rt->cs.on, 0) && !core_cs_held();
+    return rt && core_cs_outside(&rt->cs);
 }
 
 /* A request that a thread outside G may hand out and release (MPI_Wait, MPI_Test, MPI_Recv

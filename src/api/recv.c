@@ -32,18 +32,41 @@ int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *
                      "buffer (truncated)", st->MPI_SOURCE, st->MPI_TAG, cap);
 }
 
+static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                         MPI_Status *status, int outside);
+
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    /* Under MULTIPLE: posted as MPI_Irecv does, outside G; a receive that completed at once
-     * (the message was there) is handed out without G, any other waits inside it. */
+    /* Under MULTIPLE, once two threads call point-to-point (core_cs_outside): posted
+     * as MPI_Irecv does, outside G; a receive that completed at once (the message was there)
+     * is handed out without G, any other waits inside it. With one such thread, the
+     * whole receive runs inside G as before: posting outside G makes the context's arrivals
+     * take its matching lock from then on (p2p_mq_t.outside), three lock pairs per receive
+     * instead of one in a ping-pong. */
     API_ENTER_P2P;
+    int outside = api_outside();
+    int enter = outside && !atomic_load_explicit(&core_rt->cs.others, memory_order_relaxed);
+    if (enter)
+        core_cs_enter(&core_rt->cs);
+    int rc = recv_blocking(buf, count, dt, src, tag, comm, status, outside && !enter);
+    if (enter)
+        core_cs_exit(&core_rt->cs);
+    return rc;
+}
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *status) API_ALIAS(MPI_Recv);
+
+/* MPI_Recv's work; outside: called outside G (it enters G to wait). */
+static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                         MPI_Status *status, int outside)
+{
     API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Recv"));
     MPI_Request r;
     int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, &r);
     if (rc)
         return api_error(comm, rc, "MPI_Recv", "%s", core_strerror(rc));
-    int enter = api_outside() && !api_req_done_plain(r);
+    int enter = outside && !api_req_done_plain(r);
     if (enter)
         core_cs_enter(&core_rt->cs);
     core_wait_req(r, "MPI_Recv");
@@ -57,8 +80,6 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
         return api_recv_error(comm, &st, (size_t)count * dt->size, "MPI_Recv");
     return MPI_SUCCESS;
 }
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             MPI_Status *status) API_ALIAS(MPI_Recv);
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                MPI_Request *req)

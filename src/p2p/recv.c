@@ -669,7 +669,7 @@ int p2p_recv_start(MPI_Request r)
     /* Under MULTIPLE, MPI_Irecv calls this outside the critical section G (the matching
      * lock M is what posting needs); what needs more takes G here. */
     core_cs_t *cs = &P2P->rt->cs;
-    if (__builtin_expect(!cs->on, 1) || core_cs_held())
+    if (!core_cs_outside(cs))
         return recv_start(r, 0);
     if (recv_needs_cs(r)) {
         core_cs_enter(cs);

@@ -223,8 +223,7 @@ static int send_start(MPI_Request s)
 /* Under MULTIPLE, a call from outside G (MPI_Send, MPI_Isend ...: API_ENTER_P2P). */
 static inline int outside_cs(void)
 {
-    const core_cs_t *cs = &P2P->rt->cs;
-    return __builtin_expect(cs->on, 0) && !core_cs_held();
+    return core_cs_outside(&P2P->rt->cs);
 }
 
 /*
