@@ -258,6 +258,18 @@ int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
     return CORE_EPEER;
 }
 
+int tp_am_send_shared(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
+{
+    pthread_mutex_t *m = tp_send_lock_of(ep);
+    if (!m)
+        return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
+    pthread_mutex_lock(m);
+    int rc = tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
+    pthread_mutex_unlock(m);
+    return rc;
+}
+
 int tp_ep_settle(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 {
     core_wait_ctx_t w;

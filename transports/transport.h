@@ -269,8 +269,6 @@ static inline int tp_am_dispatch(const tp_am_entry_t *am, unsigned id, int src, 
  * iface, through core_wire_fail: names the message, and an unknown id as such. */
 void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc);
 
-static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep);
-
 /* am_send with ep's send lock held (tp_send_lock) or without threads: counts the message. */
 static inline int tp_am_send_locked(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                                     const void *payload, size_t len)
@@ -286,16 +284,15 @@ static inline int tp_am_send_locked(tp_ep_t *ep, unsigned id, const void *hdr, s
 /* The send lock of ep's peer, S(peer), around the producer side of its channel: under
  * MULTIPLE a thread outside G may send to a peer of this job (TP_CAP_THREADS) while the
  * thread holding G sends to it too (an answer from a handler, a queued send). */
+int tp_am_send_shared(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len);
 static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                              const void *payload, size_t len)
 {
-    pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
-    if (!m)
-        return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
-    pthread_mutex_lock(m);
-    int rc = tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
-    pthread_mutex_unlock(m);
-    return rc;
+    /* out of line under MULTIPLE: SINGLE keeps its inlined send (a load and a branch more) */
+    if (__builtin_expect(core_handles.shared, 0))
+        return tp_am_send_shared(ep, id, hdr, hdr_len, payload, len);
+    return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
 }
 
 static inline int tp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh,
