@@ -38,15 +38,17 @@ static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    /* Under MULTIPLE, once two threads call point-to-point (core_cs_outside): posted
-     * as MPI_Irecv does, outside G; a receive that completed at once (the message was there)
-     * is handed out without G, any other waits inside it. With one such thread, the
-     * whole receive runs inside G as before: posting outside G makes the context's arrivals
-     * take its matching lock from then on (p2p_mq_t.outside), three lock pairs per receive
-     * instead of one in a ping-pong. */
+    /* Under MULTIPLE, on a communicator whose receives were posted outside G already
+     * (MPI_Irecv from threads: p2p_ctx_outside): posted as MPI_Irecv does, outside G; a
+     * receive that completed at once (the message was there) is handed out without G, any
+     * other waits inside it. On any other communicator the whole receive runs inside G as
+     * before: posting outside G makes the context's arrivals take its matching lock from then
+     * on (p2p_mq_t.outside), three lock pairs per receive instead of one in a ping-pong, and
+     * the wait takes G anyway while the progress engine runs inside it. */
     API_ENTER_P2P;
     int outside = api_outside();
-    int enter = outside && !atomic_load_explicit(&core_rt->cs.others, memory_order_relaxed);
+    int enter = outside && (comm == MPI_COMM_NULL || !core_handle_valid(&core_handles.comm, comm) ||
+                            !p2p_ctx_outside(comm->ctx));
     if (enter)
         core_cs_enter(&core_rt->cs);
     int rc = recv_blocking(buf, count, dt, src, tag, comm, status, outside && !enter);

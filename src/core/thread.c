@@ -20,8 +20,6 @@ void core_cs_init(core_cs_t *cs, int on)
     atomic_init(&cs->handovers, 0);
     atomic_init(&cs->engine, 0);
     cs->sleepers = NULL;
-    atomic_init(&cs->first, 0);
-    atomic_init(&cs->others, 0);
 }
 
 void core_cs_destroy(core_cs_t *cs)

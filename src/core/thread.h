@@ -49,9 +49,6 @@ typedef struct core_cs {
     atomic_int engine;         /* a thread drives progress for the waiters (core_wait_req):
                                 * set and cleared inside the section, read outside it */
     core_cs_sleeper_t *sleepers; /* threads asleep in core_cs_sleep (inside the section) */
-    atomic_ulong first;        /* the first thread (pthread_t) that called a point-to-point
-                                * entry point outside the section (core_cs_outside) */
-    atomic_int others;         /* ... and another thread has called one too */
 } core_cs_t;
 
 void core_cs_init(core_cs_t *cs, int on);
@@ -97,23 +94,10 @@ static inline void core_cs_wait_done(core_cs_t *cs)
 /* This thread holds the critical section. */
 int core_cs_held(void);
 /* Whether a point-to-point entry point (API_ENTER_P2P) is called under MULTIPLE from outside
- * the section; notes the first thread that does, and in `others` (one relaxed store, once)
- * that a second one did, which MPI_Recv reads: a process whose point-to-point calls come from
- * one thread keeps its blocking receives inside the section, where the matching lock is not
- * taken. (pthread_t is an unsigned long on Linux, never 0.) */
-_Static_assert(sizeof(pthread_t) == sizeof(unsigned long), "pthread_t is not an unsigned long");
-static inline int core_cs_outside(core_cs_t *cs)
+ * the section. */
+static inline int core_cs_outside(const core_cs_t *cs)
 {
-    if (__builtin_expect(!cs->on, 1) || core_cs_held())
-        return 0;
-    if (!atomic_load_explicit(&cs->others, memory_order_relaxed)) {
-        unsigned long me = (unsigned long)pthread_self(), f = 0;
-        if (atomic_load_explicit(&cs->first, memory_order_relaxed) != me &&
-            !atomic_compare_exchange_strong_explicit(&cs->first, &f, me, memory_order_relaxed,
-                                                     memory_order_relaxed))
-            atomic_store_explicit(&cs->others, 1, memory_order_relaxed);
-    }
-    return 1;
+    return __builtin_expect(cs->on, 0) && !core_cs_held();
 }
 
 #endif

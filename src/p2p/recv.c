@@ -680,6 +680,13 @@ int p2p_recv_start(MPI_Request r)
     return recv_start(r, 1);
 }
 
+int p2p_ctx_outside(uint32_t ctx)
+{
+    p2p_mq_t *mq = ctx < CORE_CTX_MAX_P2P ? __atomic_load_n(&P2P->mq[ctx], __ATOMIC_ACQUIRE)
+                                          : NULL;
+    return mq && __atomic_load_n(&mq->outside, __ATOMIC_RELAXED);
+}
+
 int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               uint32_t ctx, MPI_Request *req)
 {
