@@ -50,7 +50,22 @@ int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
         return CORE_ENOMEM;
     tp->eps = calloc((size_t)rt->proc_cap, sizeof(tp_ep_t *)); /* other jobs' processes too */
     tp->lost = calloc((size_t)rt->proc_cap ? (size_t)rt->proc_cap : 1, 1);
-    return tp->eps && tp->lost ? 0 : CORE_ENOMEM;
+    if (!tp->eps || !tp->lost)
+        return CORE_ENOMEM;
+    /* S(peer) for every rank of this job (transport.h): used only under MULTIPLE, but a
+     * mutex costs nothing until then */
+    if (rt->size > 0 && !(tp->send_locks = calloc((size_t)rt->size, sizeof(pthread_mutex_t))))
+        return CORE_ENOMEM;
+    /* recursive: a transport writing its queued bytes under S(peer) may find the connection
+     * lost and close it, which takes S(peer) again (tcp) */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    for (int i = 0; i < rt->size; i++)
+        pthread_mutex_init(&tp->send_locks[i], &attr);
+    pthread_mutexattr_destroy(&attr);
+    tp->nsend_locks = rt->size;
+    return 0;
 }
 
 /*
@@ -226,18 +241,33 @@ int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
             const tp_component_t *c = tp_components[k];
             if (strcmp(c->name, iface->name) != 0 || !c->reachable(iface, peer))
                 continue;
-            int rc = iface->ops->ep_create(iface, peer, &tp->eps[peer]);
+            tp_ep_t *ep = NULL;
+            int rc = iface->ops->ep_create(iface, peer, &ep);
             if (rc) {
                 core_error("cannot connect to rank %d on %s over %s: %s", peer,
                            core_rank_host(rt, peer), iface->name, core_strerror(rc));
                 return rc;
             }
-            *ep_p = tp->eps[peer];
+            /* release: threads outside G read it with acquire (tp_ep_get) */
+            __atomic_store_n(&tp->eps[peer], ep, __ATOMIC_RELEASE);
+            *ep_p = ep;
             return 0;
         }
     core_error("no transport reaches rank %d on host %s (RDMPI_TRANSPORTS=%s)", peer,
                core_rank_host(rt, peer), tp->cfg->transports);
     return CORE_EPEER;
+}
+
+int tp_am_send_shared(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
+{
+    pthread_mutex_t *m = tp_send_lock_of(ep);
+    if (!m)
+        return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
+    pthread_mutex_lock(m);
+    int rc = tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
+    pthread_mutex_unlock(m);
+    return rc;
 }
 
 int tp_ep_settle(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
@@ -309,6 +339,11 @@ void tp_layer_fini(tp_layer_t *tp)
     free(tp->lost);
     tp->lost = NULL;
     tp->nlost = 0;
+    for (int i = 0; i < tp->nsend_locks; i++)
+        pthread_mutex_destroy(&tp->send_locks[i]);
+    free(tp->send_locks);
+    tp->send_locks = NULL;
+    tp->nsend_locks = 0;
 }
 
 void tp_peer_lost(tp_iface_t *iface, int peer)

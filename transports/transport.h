@@ -27,6 +27,7 @@
 #ifndef RDMPI_TRANSPORT_H
 #define RDMPI_TRANSPORT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +47,10 @@ enum {
     TP_CAP_PUT = 1u << 1, /* put() writes remote registered memory */
     TP_CAP_WAIT = 1u << 2, /* arm() lets an idle rank sleep until something arrives */
     TP_CAP_ATOMIC = 1u << 3, /* atomic() on aligned 8-byte words of remote registered memory */
+    TP_CAP_THREADS = 1u << 4, /* under MULTIPLE, am_send to a peer of this job may run outside
+                                 the critical section G, holding only that peer's send lock
+                                 (tp_send_lock), while another thread's progress runs: the
+                                 producer side of the channel is the endpoint's alone */
 };
 
 /* What arm() tells the sleeping rank to wait on. */
@@ -264,8 +269,9 @@ static inline int tp_am_dispatch(const tp_am_entry_t *am, unsigned id, int src, 
  * iface, through core_wire_fail: names the message, and an unknown id as such. */
 void tp_am_refused(tp_iface_t *iface, int peer, unsigned id, int rc);
 
-static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
-                             const void *payload, size_t len)
+/* am_send with ep's send lock held (tp_send_lock) or without threads: counts the message. */
+static inline int tp_am_send_locked(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                                    const void *payload, size_t len)
 {
     int rc = ep->iface->ops->am_send(ep, id, hdr, hdr_len, payload, len);
     if (rc >= 0) {
@@ -273,6 +279,20 @@ static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
     }
     return rc;
+}
+
+/* The send lock of ep's peer, S(peer), around the producer side of its channel: under
+ * MULTIPLE a thread outside G may send to a peer of this job (TP_CAP_THREADS) while the
+ * thread holding G sends to it too (an answer from a handler, a queued send). */
+int tp_am_send_shared(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len);
+static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                             const void *payload, size_t len)
+{
+    /* out of line under MULTIPLE: SINGLE keeps its inlined send (a load and a branch more) */
+    if (__builtin_expect(core_handles.shared, 0))
+        return tp_am_send_shared(ep, id, hdr, hdr_len, payload, len);
+    return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
 }
 
 static inline int tp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh,
@@ -344,7 +364,35 @@ typedef struct tp_layer {
     void (*on_lost)(void *arg);    /* the layer above: some process was lost (may run in a
                                       handler or a send: it only notes it and wakes) */
     void *on_lost_arg;
+    /* S(peer), by world rank of this job (ARCHITECTURE.md, "Threads"): the producer side of
+     * the channel to that peer (tp_am_send; what a transport writes into that channel on its
+     * own: shm's requests for a cooperative copy). get and put run inside G only, on the
+     * transports whose am_send is safe beside them (TP_CAP_THREADS). Taken only under MULTIPLE (core_handles.shared); nothing else is taken
+     * inside it. Processes of other jobs have none: only the thread holding G reaches them. */
+    pthread_mutex_t *send_locks;
+    int nsend_locks;
 } tp_layer_t;
+
+/* S(peer) of ep's peer, or NULL (a process of another job, or an interface of no layer). */
+static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep)
+{
+    const tp_layer_t *tp = ep->iface->layer;
+    return tp && ep->peer >= 0 && ep->peer < tp->nsend_locks ? &tp->send_locks[ep->peer] : NULL;
+}
+
+/* Takes and leaves S(peer) for a caller that sends more than one message under it (p2p's
+ * check of its send queue with the send), or a transport writing its queued bytes from
+ * progress. No-ops without MULTIPLE. */
+static inline void tp_send_lock(tp_layer_t *tp, int peer)
+{
+    if (core_handles.shared && tp && peer >= 0 && peer < tp->nsend_locks)
+        pthread_mutex_lock(&tp->send_locks[peer]);
+}
+static inline void tp_send_unlock(tp_layer_t *tp, int peer)
+{
+    if (core_handles.shared && tp && peer >= 0 && peer < tp->nsend_locks)
+        pthread_mutex_unlock(&tp->send_locks[peer]);
+}
 
 int tp_layer_init(tp_layer_t *tp, struct core_runtime *rt);
 /* Before the bootstrap fence: opens the allowed transports and registers their progress
@@ -400,12 +448,19 @@ static inline int tp_peer_is_lost(const tp_layer_t *tp, int peer)
  * tools (rdmpi_peer_transport). */
 int tp_ep_settle(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
 
-/* The endpoint to a world rank, connecting on first use. */
+/* The endpoint to a world rank, connecting on first use. The connecting (tp_ep_get_slow)
+ * runs inside G: a transport's ep_create sets up state of its interface that its progress
+ * uses (tcp's connections and epoll set, shm's senders bitmap); the endpoint is then
+ * published with a release store, and tp_ep_get reads it with acquire, so a thread outside G
+ * sees a whole endpoint or none (and then enters G to connect). */
 int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
 static inline int tp_ep_get(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 {
-    if (tp->eps[peer]) {
-        *ep_p = tp->eps[peer];
+    /* acquire: what the transport set up in the endpoint was in place before it was
+     * published (tp_ep_get_slow), for a thread outside G */
+    tp_ep_t *ep = __atomic_load_n(&tp->eps[peer], __ATOMIC_ACQUIRE);
+    if (ep) {
+        *ep_p = ep;
         return 0;
     }
     return tp_ep_get_slow(tp, peer, ep_p);

@@ -59,6 +59,26 @@ static inline void api_leave(const int *entered)
  * (raise_error). Named so that test/build/entry_guard sees the choice was made. */
 #define API_ENTER_P2P ((void)0)
 
+/* An entry point of API_ENTER_P2P called under MULTIPLE from outside G (not from a callback
+ * inside the library): it takes G itself for whatever is not the point-to-point common path. */
+static inline int api_outside(void)
+{
+    core_runtime_t *rt = core_rt;
+    return rt && core_cs_outside(&rt->cs);
+}
+
+/* A request that a thread outside G may hand out and release (MPI_Wait, MPI_Test, MPI_Recv
+ * ...): a completed point-to-point one with nothing to run at its release (no binding's hook,
+ * no free function, no derived datatype whose last reference it may hold, not persistent,
+ * not a file access). Acquire: the completing thread's status and data come before the flag
+ * (core_req_complete). */
+static inline int api_req_done_plain(MPI_Request r)
+{
+    return (r->kind == CORE_REQ_SEND || r->kind == CORE_REQ_RECV) && !r->persistent &&
+           !r->hook && !r->free_fn && !r->dt_held && !r->file &&
+           __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+}
+
 /* Gives a request the application has not seen yet a binding's hook (src/api/reqhook.c);
  * an operation already complete gets CORE_REQ_HOOK_DONE at once. MPI_ERR_REQUEST: not a
  * live request, or it has a hook already (the caller keeps arg). */

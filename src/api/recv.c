@@ -32,26 +32,56 @@ int api_recv_error(MPI_Comm comm, const MPI_Status *st, size_t cap, const char *
                      "buffer (truncated)", st->MPI_SOURCE, st->MPI_TAG, cap);
 }
 
+static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                         MPI_Status *status, int outside);
+
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    API_ENTER;
+    /* Under MULTIPLE, on a communicator whose receives were posted outside G already
+     * (MPI_Irecv from threads: p2p_ctx_outside): posted as MPI_Irecv does, outside G; a
+     * receive that completed at once (the message was there) is handed out without G, any
+     * other waits inside it. On any other communicator the whole receive runs inside G as
+     * before: posting outside G makes the context's arrivals take its matching lock from then
+     * on (p2p_mq_t.outside), three lock pairs per receive instead of one in a ping-pong, and
+     * the wait takes G anyway while the progress engine runs inside it. */
+    API_ENTER_P2P;
+    int outside = api_outside();
+    int enter = outside && (comm == MPI_COMM_NULL || !core_handle_valid(&core_handles.comm, comm) ||
+                            !p2p_ctx_outside(comm->ctx));
+    if (enter)
+        core_cs_enter(&core_rt->cs);
+    int rc = recv_blocking(buf, count, dt, src, tag, comm, status, outside && !enter);
+    if (enter)
+        core_cs_exit(&core_rt->cs);
+    return rc;
+}
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *status) API_ALIAS(MPI_Recv);
+
+/* MPI_Recv's work; outside: called outside G (it enters G to wait). */
+static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                         MPI_Status *status, int outside)
+{
     API_CHECK(check_recv(buf, count, dt, src, tag, comm, "MPI_Recv"));
     MPI_Request r;
     int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, &r);
     if (rc)
         return api_error(comm, rc, "MPI_Recv", "%s", core_strerror(rc));
+    int enter = outside && !api_req_done_plain(r);
+    if (enter)
+        core_cs_enter(&core_rt->cs);
     core_wait_req(r, "MPI_Recv");
     core_req_status(r, status);
     int err = r->status.MPI_ERROR;
     MPI_Status st = r->status;
     core_req_free(r);
+    if (enter)
+        core_cs_exit(&core_rt->cs);
     if (err != MPI_SUCCESS)
         return api_recv_error(comm, &st, (size_t)count * dt->size, "MPI_Recv");
     return MPI_SUCCESS;
 }
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             MPI_Status *status) API_ALIAS(MPI_Recv);
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                MPI_Request *req)

@@ -1,5 +1,7 @@
 /*
- * The send calls: standard, synchronous and ready, blocking and not.
+ * The send calls: standard, synchronous and ready, blocking and not. Under MULTIPLE they
+ * run outside G (API_ENTER_P2P): p2p sends an eager message under the peer's send lock and
+ * enters G for every other send (p2p_isend, p2p_send).
  */
 #include "api/api.h"
 #include "core/progress.h"
@@ -42,7 +44,7 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype dt, int des
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    API_ENTER;
+    API_ENTER_P2P;
     return send_blocking(buf, count, dt, dest, tag, comm, CORE_MODE_STANDARD, "MPI_Send");
 }
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -50,7 +52,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    API_ENTER;
+    API_ENTER_P2P;
     return send_blocking(buf, count, dt, dest, tag, comm, CORE_MODE_SYNC, "MPI_Ssend");
 }
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -59,7 +61,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 /* A ready send is a standard send: correct whenever the program is. */
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    API_ENTER;
+    API_ENTER_P2P;
     return send_blocking(buf, count, dt, dest, tag, comm, CORE_MODE_READY, "MPI_Rsend");
 }
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -68,7 +70,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
-    API_ENTER;
+    API_ENTER_P2P;
     return send_nonblocking(buf, count, dt, dest, tag, comm, CORE_MODE_STANDARD, req, "MPI_Isend");
 }
 int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -77,7 +79,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
-    API_ENTER;
+    API_ENTER_P2P;
     return send_nonblocking(buf, count, dt, dest, tag, comm, CORE_MODE_SYNC, req, "MPI_Issend");
 }
 int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -86,7 +88,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
-    API_ENTER;
+    API_ENTER_P2P;
     return send_nonblocking(buf, count, dt, dest, tag, comm, CORE_MODE_READY, req, "MPI_Irsend");
 }
 int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,

@@ -132,9 +132,57 @@ static int report(owner_t o, int err, const char *fn)
     return api_raise(o.comm, err, fn, "the operation failed");
 }
 
+static int wait_one(MPI_Request *req, MPI_Status *status);
+static int test_one(MPI_Request *req, int *flag, MPI_Status *status);
+static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[]);
+
+/* Wait, Test and Waitall under MULTIPLE from outside G (API_ENTER_P2P): requests that are
+ * inert or point-to-point and complete (api_req_done_plain) are handed out without G; any
+ * other makes the call enter G and run as before (the wait polls there: core_wait_req). */
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-    API_ENTER;
+    API_ENTER_P2P;
+    if (!api_outside())
+        return wait_one(req, status);
+    API_CHECK(api_check_init("MPI_Wait"));
+    API_CHECK(check_one(req, "MPI_Wait"));
+    MPI_Request r = *req;
+    if (is_inert(r) || api_req_done_plain(r)) {
+        owner_t o = owner_of(r);
+        int err = finish(req, status);
+        return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Wait");
+    }
+    core_cs_enter(&core_rt->cs);
+    int rc = wait_one(req, status);
+    core_cs_exit(&core_rt->cs);
+    return rc;
+}
+int MPI_Wait(MPI_Request *req, MPI_Status *status) API_ALIAS(MPI_Wait);
+
+int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+    API_ENTER_P2P;
+    if (!api_outside())
+        return test_one(req, flag, status);
+    API_CHECK(api_check_init("MPI_Test"));
+    API_CHECK(check_one(req, "MPI_Test"));
+    API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Test"));
+    MPI_Request r = *req;
+    if (is_inert(r) || api_req_done_plain(r)) {
+        *flag = 1;
+        owner_t o = owner_of(r);
+        int err = finish(req, status);
+        return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Test");
+    }
+    core_cs_enter(&core_rt->cs);
+    int rc = test_one(req, flag, status);
+    core_cs_exit(&core_rt->cs);
+    return rc;
+}
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) API_ALIAS(MPI_Test);
+
+static int wait_one(MPI_Request *req, MPI_Status *status)
+{
     API_CHECK(api_check_init("MPI_Wait"));
     API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
@@ -144,11 +192,9 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     int err = finish(req, status);
     return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Wait");
 }
-int MPI_Wait(MPI_Request *req, MPI_Status *status) API_ALIAS(MPI_Wait);
 
-int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+static int test_one(MPI_Request *req, int *flag, MPI_Status *status)
 {
-    API_ENTER;
     API_CHECK(api_check_init("MPI_Test"));
     API_CHECK(check_one(req, "MPI_Test"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Test"));
@@ -165,7 +211,6 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     int err = finish(req, status);
     return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Test");
 }
-int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) API_ALIAS(MPI_Test);
 
 /* Finishes every completed request of the array into statuses; 1 if any failed. */
 static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], owner_t *failed)
@@ -193,7 +238,29 @@ static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], owner_t *fail
 
 int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    API_ENTER;
+    API_ENTER_P2P;
+    if (!api_outside())
+        return wait_all(n, reqs, sts);
+    API_CHECK(api_check_init("MPI_Waitall"));
+    API_CHECK(check_array(n, reqs, "MPI_Waitall"));
+    int i = 0;
+    while (i < n && (is_inert(reqs[i]) || api_req_done_plain(reqs[i])))
+        i++;
+    if (i < n) {
+        core_cs_enter(&core_rt->cs);
+        int rc = wait_all(n, reqs, sts);
+        core_cs_exit(&core_rt->cs);
+        return rc;
+    }
+    owner_t failed;
+    if (finish_all(n, reqs, sts, &failed))
+        return report(failed, MPI_ERR_IN_STATUS, "MPI_Waitall");
+    return MPI_SUCCESS;
+}
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) API_ALIAS(MPI_Waitall);
+
+static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
+{
     API_CHECK(api_check_init("MPI_Waitall"));
     API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     core_wait_ctx_t w;
@@ -217,7 +284,6 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
         return report(failed, MPI_ERR_IN_STATUS, "MPI_Waitall");
     return MPI_SUCCESS;
 }
-int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) API_ALIAS(MPI_Waitall);
 
 int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {

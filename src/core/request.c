@@ -172,6 +172,9 @@ void core_req_complete(MPI_Request req)
      * core_cs_sleep) and then the status and the buffer the hook wrote. */
     if (req->hook)
         req->hook(req->hook_arg, CORE_REQ_HOOK_DONE);
+    /* Read before the flag: once it is set, a thread outside G may hand the request out and
+     * release it (MPI_Wait, api_req_done_plain), and the slot may be someone else's. */
+    int freed = req->freed;
     if (!core_handles.shared) {
         __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
     } else {
@@ -182,7 +185,7 @@ void core_req_complete(MPI_Request req)
         if (__atomic_load_n(&req->sleeping, __ATOMIC_SEQ_CST))
             core_cs_ring(&req->bell);
     }
-    if (req->freed)
+    if (freed)
         core_req_free(req);
 }
 

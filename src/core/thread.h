@@ -20,10 +20,12 @@
  * per call.
  *
  * This serializes most of the library's work (one thread progresses or posts at a
- * time). Of the split of issue 21 item 3, the matching lock of each context is built:
- * MPI_Irecv posts under it without this section; the send locks and the progress engine
- * outside the section are not (ARCHITECTURE.md, "Threads": the lock order, what keeps
- * this section, what is left).
+ * time). Of the split of issue 21 item 3, the matching lock of each context and the send
+ * lock of each peer are built: MPI_Irecv posts under the first without this section,
+ * MPI_Send/MPI_Isend send eager messages under the second, and Wait/Test/Waitall/Recv hand
+ * out completed point-to-point requests without it; the progress engine outside the section
+ * is not built (ARCHITECTURE.md, "Threads": the lock order, what keeps this section, what is
+ * left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H
@@ -99,5 +101,11 @@ static inline void core_cs_wait_done(core_cs_t *cs)
 }
 /* This thread holds the critical section. */
 int core_cs_held(void);
+/* Whether a point-to-point entry point (API_ENTER_P2P) is called under MULTIPLE from outside
+ * the section. */
+static inline int core_cs_outside(const core_cs_t *cs)
+{
+    return __builtin_expect(cs->on, 0) && !core_cs_held();
+}
 
 #endif

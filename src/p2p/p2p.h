@@ -45,6 +45,10 @@ int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
 /* Blocking send: no request is allocated when the message leaves at once. */
 int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
              uint32_t ctx, int mode, const char *fn);
+/* Whether receives on ctx were posted outside G already (its arrivals take the matching lock
+ * M): MPI_Recv posts outside G only then, since posting there is what makes every later
+ * arrival take M. */
+int p2p_ctx_outside(uint32_t ctx);
 int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               uint32_t ctx, MPI_Request *req);
 /* Starts an inactive persistent request prepared by the API layer. */

@@ -669,7 +669,7 @@ int p2p_recv_start(MPI_Request r)
     /* Under MULTIPLE, MPI_Irecv calls this outside the critical section G (the matching
      * lock M is what posting needs); what needs more takes G here. */
     core_cs_t *cs = &P2P->rt->cs;
-    if (__builtin_expect(!cs->on, 1) || core_cs_held())
+    if (!core_cs_outside(cs))
         return recv_start(r, 0);
     if (recv_needs_cs(r)) {
         core_cs_enter(cs);
@@ -678,6 +678,13 @@ int p2p_recv_start(MPI_Request r)
         return rc;
     }
     return recv_start(r, 1);
+}
+
+int p2p_ctx_outside(uint32_t ctx)
+{
+    p2p_mq_t *mq = ctx < CORE_CTX_MAX_P2P ? __atomic_load_n(&P2P->mq[ctx], __ATOMIC_ACQUIRE)
+                                          : NULL;
+    return mq && __atomic_load_n(&mq->outside, __ATOMIC_RELAXED);
 }
 
 int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,

@@ -52,6 +52,20 @@ void p2p_send_done(MPI_Request s)
         core_req_complete(s);
 }
 
+/* The sends to world rank w waiting in the send queue. Written inside G only; read by a
+ * thread sending outside G under S(w) (send_outside): a count it reads as 0 was lowered
+ * after the queued message went out (release), so its own message cannot overtake one of
+ * its thread's earlier ones. */
+static inline int queued_of(int w)
+{
+    return __atomic_load_n(&P2P->queued[w], __ATOMIC_ACQUIRE);
+}
+
+static inline void queued_add(int w, int d)
+{
+    __atomic_store_n(&P2P->queued[w], P2P->queued[w] + d, __ATOMIC_RELEASE);
+}
+
 static void sendq_push(MPI_Request s)
 {
     s->next = NULL;
@@ -60,7 +74,7 @@ static void sendq_push(MPI_Request s)
     else
         P2P->sendq_head = s;
     P2P->sendq_tail = s;
-    P2P->queued[s->world_peer]++;
+    queued_add(s->world_peer, 1);
     core_progress_wake(P2P->rt, P2P->hook);
 }
 
@@ -159,13 +173,21 @@ static void count_send(size_t len, int proto)
     }
 }
 
-static int send_start(MPI_Request s)
+/* What every start of a send sets before its protocol is chosen. */
+static inline void send_reset(MPI_Request s)
 {
     s->complete = 0;
     s->wait = 0;
     s->cancelled = 0;
     s->status.MPI_ERROR = MPI_SUCCESS;
     s->status.rdmpi_cancelled = 0;
+    s->tmp = NULL;
+    s->memh = NULL;
+}
+
+static int send_start(MPI_Request s)
+{
+    send_reset(s);
     if (s->peer == MPI_PROC_NULL) {
         s->status.MPI_SOURCE = MPI_PROC_NULL;
         s->status.MPI_TAG = MPI_ANY_TAG;
@@ -174,8 +196,6 @@ static int send_start(MPI_Request s)
     }
     s->world_peer = core_comm_peer_world(s->comm, s->peer);
     s->len = msg_len(s->count, s->dt);
-    s->tmp = NULL;
-    s->memh = NULL;
     tp_ep_t *ep;
     int rc = tp_ep_get(P2P->tp, s->world_peer, &ep);
     if (rc)
@@ -184,7 +204,7 @@ static int send_start(MPI_Request s)
     if (rc)
         return rc;
     count_send(s->len, s->proto);
-    if (P2P->queued[s->world_peer] == 0) {
+    if (queued_of(s->world_peer) == 0) {
         rc = send_first(s, ep);
         if (rc == 0) {
             first_sent(s);
@@ -197,6 +217,62 @@ static int send_start(MPI_Request s)
         }
     }
     sendq_push(s);
+    return 0;
+}
+
+/* Under MULTIPLE, a call from outside G (MPI_Send, MPI_Isend ...: API_ENTER_P2P). */
+static inline int outside_cs(void)
+{
+    return core_cs_outside(&P2P->rt->cs);
+}
+
+/*
+ * A send outside G (ARCHITECTURE.md, "Threads", S(peer)): an eager message of a standard or
+ * ready send, contiguous, to a peer of this job on an intracommunicator, whose endpoint is
+ * connected over a transport that allows it (TP_CAP_THREADS), handed to the transport under
+ * S(peer) alone when no send to that peer waits in the queue. s: the request of a
+ * nonblocking send (completed here), NULL for a blocking one. Returns 0 when sent, 1 when
+ * the send needs G (anything else, or the transport busy: nothing was sent), or an error.
+ */
+static int send_outside(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
+                        MPI_Comm comm, uint32_t ctx, int mode, MPI_Request s)
+{
+    tp_layer_t *tp = P2P->tp;
+    if (mode == CORE_MODE_SYNC || dest == MPI_PROC_NULL || core_comm_is_inter(comm) ||
+        (ctx | 1) == (CORE_CTX_DYN | 1) || !core_dt_is_contig(dt))
+        return 1;
+    int world = core_comm_peer_world(comm, dest);
+    if (world < 0 || world >= P2P->rt->size)
+        return 1;
+    tp_ep_t *ep = __atomic_load_n(&tp->eps[world], __ATOMIC_ACQUIRE);
+    size_t len = msg_len(count, dt);
+    if (!ep || !(tp_ep_caps(ep)->flags & TP_CAP_THREADS) || len > tp_ep_caps(ep)->eager_limit)
+        return 1;
+    p2p_sync_hdr_t h = { { ctx, comm->rank, tag, 0 }, 0 };
+    size_t hlen = sizeof(p2p_hdr_t);
+    if (s) {
+        send_reset(s);
+        s->world_peer = world;
+        s->len = len;
+        s->proto = P2P_PROTO_EAGER;
+        if (!(ctx & 1)) { /* user context: MPI_Cancel may name it (send_first) */
+            h.m.flags = P2P_F_SREQ;
+            h.sreq = p2p_req_id(s);
+            hlen = sizeof(p2p_sync_hdr_t);
+        }
+    }
+    int rc = CORE_EBUSY;
+    tp_send_lock(tp, world);
+    if (queued_of(world) == 0)
+        rc = tp_am_send_locked(ep, P2P_AM_EAGER, &h, hlen, buf, len);
+    tp_send_unlock(tp, world);
+    if (rc == CORE_EBUSY)
+        return 1;
+    if (rc < 0)
+        return rc;
+    count_send(len, P2P_PROTO_EAGER);
+    if (s)
+        core_req_complete(s); /* p2p_send_done: nothing to release */
     return 0;
 }
 
@@ -214,7 +290,14 @@ int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
     s->comm = comm;
     s->ctx = ctx;
     s->mode = (uint8_t)mode;
-    int rc = send_start(s);
+    int rc;
+    if (__builtin_expect(!outside_cs(), 1)) {
+        rc = send_start(s);
+    } else if ((rc = send_outside(buf, count, dt, dest, tag, comm, ctx, mode, s)) == 1) {
+        core_cs_enter(&P2P->rt->cs);
+        rc = send_start(s);
+        core_cs_exit(&P2P->rt->cs);
+    }
     if (rc) {
         core_req_free(s);
         return rc;
@@ -228,11 +311,21 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
 {
     if (dest == MPI_PROC_NULL)
         return 0;
+    if (__builtin_expect(outside_cs(), 0)) {
+        /* Under MULTIPLE from the application: S(peer) alone when it can, else inside G. */
+        int rc = send_outside(buf, count, dt, dest, tag, comm, ctx, mode, NULL);
+        if (rc != 1)
+            return rc;
+        core_cs_enter(&P2P->rt->cs);
+        rc = p2p_send(buf, count, dt, dest, tag, comm, ctx, mode, fn);
+        core_cs_exit(&P2P->rt->cs);
+        return rc;
+    }
     /* Fast path: a contiguous eager message the transport takes at once. */
     int world = core_comm_peer_world(comm, dest);
     size_t len = msg_len(count, dt);
     tp_ep_t *ep = P2P->tp->eps[world];
-    if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && P2P->queued[world] == 0 &&
+    if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && queued_of(world) == 0 &&
         len <= tp_ep_caps(ep)->eager_limit) {
         p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
         int rc = tp_am_send(ep, P2P_AM_EAGER, &h, sizeof(h), buf, len);
@@ -283,7 +376,7 @@ static int sendq_progress(void)
             P2P->sendq_head = next;
         if (P2P->sendq_tail == s)
             P2P->sendq_tail = prev;
-        P2P->queued[s->world_peer]--;
+        queued_add(s->world_peer, -1); /* after its message went out (queued_of) */
         events++;
         if (rc == 0) {
             first_sent(s);
@@ -299,7 +392,7 @@ static int sendq_progress(void)
 
 int p2p_sendq_remove(MPI_Request s)
 {
-    if (!P2P->queued[s->world_peer])
+    if (!queued_of(s->world_peer))
         return 0;
     for (MPI_Request prev = NULL, q = P2P->sendq_head; q; prev = q, q = q->next) {
         if (q != s)
@@ -310,7 +403,7 @@ int p2p_sendq_remove(MPI_Request s)
             P2P->sendq_head = q->next;
         if (P2P->sendq_tail == q)
             P2P->sendq_tail = prev;
-        P2P->queued[s->world_peer]--;
+        queued_add(s->world_peer, -1);
         return 1;
     }
     return 0;

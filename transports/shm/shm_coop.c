@@ -147,8 +147,11 @@ int tp_shm_coop_get(tp_shm_ep_t *e, void *local, size_t len, uint64_t raddr, pid
     atomic_store_explicit(&sl->done, (uint64_t)gen << 32, memory_order_relaxed);
     atomic_store_explicit(&sl->claim, (uint64_t)gen << 32, memory_order_release);
     coop_help_t h = {k, gen, (int32_t)getpid(), 0, (uint64_t)(uintptr_t)local, raddr, len};
-    /* No room for the request: the copy just runs alone. */
+    /* No room for the request: the copy just runs alone. The ring's producer side is shared
+     * with threads sending outside G (S(peer), transport.h). */
+    tp_send_lock(s->base.layer, e->base.peer);
     (void)tp_shm_ring_push(&e->prod, TP_SHM_ID_COOP, &h, sizeof(h), NULL, 0);
+    tp_send_unlock(s->base.layer, e->base.peer);
     int64_t i;
     while ((i = claim(sl, gen, n)) >= 0) {
         int err = copy_chunk(pid, local, raddr, len, (uint64_t)i, 0);

@@ -66,7 +66,8 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_inline = 256;
     caps->eager_limit = tp_shm_eager_limit(s->cfg, (caps->flags & TP_CAP_GET) != 0, max_am);
     caps->max_rkey = sizeof(int32_t);
-    caps->flags |= TP_CAP_WAIT;
+    /* the producer side of a ring is the endpoint's alone (shm_am_send): S(peer) covers it */
+    caps->flags |= TP_CAP_WAIT | TP_CAP_THREADS;
 }
 
 static int local_index(tp_shm_iface_t *s, int world_rank)

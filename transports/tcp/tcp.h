@@ -185,4 +185,18 @@ void tp_tcp_hs_retry(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *why);
 /* At close: how many connections were refused or dropped, if not all were reported. */
 void tp_tcp_hs_summary(tp_tcp_iface_t *s);
 
+/* S(peer) of e's peer (transport.h): around everything that touches e's send side (its
+ * queue, `conn`, `gone`, `blocked`, the connection's socket writes and epoll watch) from
+ * progress, since under MULTIPLE a thread outside G may be in tcp_am_send for that peer.
+ * Recursive: a write under it may find the connection lost and close it. No-ops without
+ * MULTIPLE and for processes of other jobs (only the thread holding G reaches those). */
+static inline void tp_tcp_ep_lock(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
+{
+    tp_send_lock(s->base.layer, e->base.peer);
+}
+static inline void tp_tcp_ep_unlock(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
+{
+    tp_send_unlock(s->base.layer, e->base.peer);
+}
+
 #endif

@@ -72,7 +72,22 @@ tp_tcp_conn_t *tp_tcp_conn_new(tp_tcp_iface_t *s, int fd, enum tp_tcp_conn_state
     return c;
 }
 
+static void conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
+
 void tp_tcp_conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    /* the socket a sender outside G may be writing to (tcp_am_send) */
+    tp_tcp_ep_t *e = c->ep;
+    if (!e) {
+        conn_kill(s, c);
+        return;
+    }
+    tp_tcp_ep_lock(s, e);
+    conn_kill(s, c);
+    tp_tcp_ep_unlock(s, e);
+}
+
+static void conn_kill(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
     if (c->state == TP_TCP_DEAD)
         return;
@@ -173,8 +188,10 @@ static void peer_left(tp_tcp_iface_t *s, tp_tcp_ep_t *e, const char *why)
                   "messages to it are dropped", peer, why, tp_tcp_txq_bytes(&e->txq));
     else
         core_debug("tcp: rank %d left before our connection reached it (%s)", peer, why);
+    tp_tcp_ep_lock(s, e);
     e->gone = 1;
     tp_tcp_txq_free(&e->txq);
+    tp_tcp_ep_unlock(s, e);
     if (peer >= s->rt->size)
         tp_peer_lost(&s->base, peer);
 }
@@ -304,9 +321,11 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
                       core_rank_host(s->rt, c->peer), why);
         else if (!e->bye_rcvd)
             core_debug("tcp: rank %d left without saying goodbye: %s", c->peer, why);
+        tp_tcp_ep_lock(s, e);
         e->gone = 1;
         tp_tcp_txq_free(&e->txq);
         tp_tcp_conn_kill(s, c);
+        tp_tcp_ep_unlock(s, e);
         if (c->peer >= s->rt->size)
             tp_peer_lost(&s->base, c->peer);
         return;
@@ -321,7 +340,17 @@ void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err)
         tp_tcp_conn_lost(s, e->conn, err);
 }
 
+static size_t ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
+
 size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
+{
+    tp_tcp_ep_lock(s, e);
+    size_t n = ep_write(s, e);
+    tp_tcp_ep_unlock(s, e);
+    return n;
+}
+
+static size_t ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
 {
     tp_tcp_conn_t *c = e->conn;
     size_t total = 0;
@@ -354,6 +383,7 @@ void tp_tcp_conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
         c->pending = 0;
         s->npending--;
     }
+    tp_tcp_ep_lock(s, e);
     c->state = TP_TCP_UP;
     c->ep = e;
     e->conn = c;
@@ -362,7 +392,8 @@ void tp_tcp_conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
         e->attempt = NULL;
     core_debug("tcp: connected to rank %d", c->peer);
     update_single(s);
-    tp_tcp_ep_write(s, e);
+    ep_write(s, e);
+    tp_tcp_ep_unlock(s, e);
 }
 
 void tp_tcp_ep_bye(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
@@ -373,10 +404,12 @@ void tp_tcp_ep_bye(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     struct iovec iov[TP_TCP_FRAME_IOV];
     tp_tcp_frame_hdr_t fh;
     int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
-    if (tp_tcp_txq_append(&e->txq, iov, n, 0) != 0)
-        return; /* out of memory: tried again by the next close step */
-    e->bye_sent = 1;
-    tp_tcp_ep_write(s, e);
+    tp_tcp_ep_lock(s, e);
+    if (tp_tcp_txq_append(&e->txq, iov, n, 0) == 0) { /* else tried again by the next step */
+        e->bye_sent = 1;
+        ep_write(s, e);
+    }
+    tp_tcp_ep_unlock(s, e);
 }
 
 static void protocol_error(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const char *what)
@@ -410,9 +443,11 @@ int tp_tcp_ctrl_queue(tp_tcp_iface_t *s, tp_tcp_ep_t *e, unsigned type)
     struct iovec iov[TP_TCP_FRAME_IOV];
     tp_tcp_frame_hdr_t fh;
     int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
+    tp_tcp_ep_lock(s, e);
     int rc = tp_tcp_txq_append(&e->txq, iov, n, 0);
     if (rc == 0)
-        tp_tcp_ep_write(s, e); /* nothing when not up yet: tp_tcp_conn_up writes it */
+        ep_write(s, e); /* nothing when not up yet: tp_tcp_conn_up writes it */
+    tp_tcp_ep_unlock(s, e);
     return rc;
 }
 
@@ -435,7 +470,9 @@ static void handle_ctrl(tp_tcp_iface_t *s, tp_tcp_conn_t *c, const tp_tcp_frame_
             tp_ctrl_recv(&s->base, c->peer, ctrl_of_wire(type));
         return;
     }
+    tp_tcp_ep_lock(s, c->ep);
     c->ep->bye_rcvd = 1;
+    tp_tcp_ep_unlock(s, c->ep);
     /* A process of another job says goodbye in its MPI_Finalize (or it freed its last
      * connection to us) while we may go on for long: it waits for our goodbye, so it is
      * answered now, from progress, not at our own finalize. Nothing more goes to it
@@ -455,9 +492,15 @@ static void peer_malformed(tp_tcp_iface_t *s, tp_tcp_conn_t *c, unsigned id, int
                            const char *why)
 {
     int peer = c->peer;
-    if (c->ep)
-        c->ep->gone = 1;
-    tp_tcp_conn_kill(s, c);
+    tp_tcp_ep_t *e = c->ep;
+    if (e) {
+        tp_tcp_ep_lock(s, e);
+        e->gone = 1;
+        tp_tcp_conn_kill(s, c);
+        tp_tcp_ep_unlock(s, e);
+    } else {
+        tp_tcp_conn_kill(s, c);
+    }
     if (id == TP_TCP_CTRL_ID)
         core_wire_fail(s->rt, peer, "tcp", "frame", why);
     else

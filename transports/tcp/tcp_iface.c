@@ -38,6 +38,7 @@
 #include "core/bootstrap.h"
 #include "core/log.h"
 #include "core/procs.h"
+#include "core/thread.h"
 #include "transports/tcp/tcp.h"
 
 #define TCP_MAX_EVENTS 64
@@ -114,7 +115,7 @@ static void set_caps(tp_tcp_iface_t *s)
     caps->eager_limit = cfg->tcp_eager_limit < max_am ? cfg->tcp_eager_limit : max_am;
     caps->rndv_frag = frag < max_am ? frag : max_am;
     caps->max_rkey = 0;
-    caps->flags = TP_CAP_WAIT;
+    caps->flags = TP_CAP_WAIT | TP_CAP_THREADS; /* tcp_am_send_outside, tp_tcp_ep_lock */
 }
 
 /* A connection per peer in use, and up to max_pending that have not proven
@@ -224,6 +225,36 @@ static void tcp_ep_destroy(tp_ep_t *ep)
     (void)ep; /* owned by the interface: close still flushes it */
 }
 
+/* tcp_am_send from a thread outside G (MULTIPLE, S(peer) held: TP_CAP_THREADS): only on a
+ * connection that is up with nothing queued, in one sendmsg; the rest of a frame the socket
+ * took part of is queued for progress. Anything else (not connected yet, bytes queued, a
+ * full socket, an error) is CORE_EBUSY with nothing sent: p2p then sends inside G, where
+ * tcp_am_send does the rest (connection state, errors, closing) as for every other send. */
+static int am_send_outside(tp_tcp_iface_t *s, tp_tcp_ep_t *e, unsigned id, const void *hdr,
+                           size_t hdr_len, const void *payload, size_t len)
+{
+    tp_tcp_conn_t *c = e->conn;
+    if (!c || c->state != TP_TCP_UP || e->gone || e->bye_rcvd || e->blocked ||
+        tp_tcp_txq_bytes(&e->txq))
+        return CORE_EBUSY;
+    struct iovec iov[TP_TCP_FRAME_IOV];
+    tp_tcp_frame_hdr_t fh;
+    int nf = tp_tcp_frame_iov(iov, &fh, id, hdr, hdr_len, payload, len);
+    struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)nf };
+    ssize_t w;
+    do
+        w = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w <= 0)
+        return CORE_EBUSY;
+    if ((size_t)w == tp_tcp_frame_size(hdr_len, len))
+        return 0;
+    if (tp_tcp_txq_append(&e->txq, iov, nf, (size_t)w) != 0)
+        core_fatal("tcp: out of memory queueing a message to rank %d", e->base.peer);
+    tp_tcp_conn_watch(s, c);
+    return 0;
+}
+
 /* Writes the frame after whatever is queued, in one sendmsg when up, and
  * queues the part the socket did not take; a large payload the socket took
  * none of stays with the caller (busy) rather than being copied. Safe from
@@ -235,6 +266,8 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
     if (id >= TP_AM_MAX || hdr_len > TP_TCP_MAX_AM_HDR || len > ep->iface->caps.max_am)
         return CORE_EINVAL;
+    if (__builtin_expect(core_handles.shared, 0) && !core_cs_held())
+        return am_send_outside(s, e, id, hdr, hdr_len, payload, len);
     if (e->gone || (e->bye_rcvd && e->base.peer >= s->rt->size)) {
         /* The peer has finished: it reads nothing more. A process of another job may
          * finalize while we run: what the application still sends it is an error for the
@@ -355,8 +388,13 @@ static int tcp_progress(void *iface)
     tp_tcp_conn_t *c = s->quiet ? NULL : s->single;
     if (c) {
         events = tp_tcp_conn_readable(s, c);
-        if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
-            tp_tcp_ep_write(s, c->ep);
+        if (c->state == TP_TCP_UP) {
+            tp_tcp_ep_t *e = c->ep;
+            tp_tcp_ep_lock(s, e); /* a sender outside G may be queueing (am_send_outside) */
+            if (tp_tcp_txq_bytes(&e->txq))
+                tp_tcp_ep_write(s, e);
+            tp_tcp_ep_unlock(s, e);
+        }
         if (++s->poll_skip % TCP_POLL_EVERY) { /* even when busy: new peers must get in */
             tp_tcp_reap(s);
             return events;
@@ -370,7 +408,11 @@ static int tcp_progress(void *iface)
 static int tcp_flush(tp_ep_t *ep)
 {
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
-    return e->gone || tp_tcp_txq_bytes(&e->txq) == 0 ? 0 : CORE_EBUSY;
+    tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
+    tp_tcp_ep_lock(s, e);
+    int rc = e->gone || tp_tcp_txq_bytes(&e->txq) == 0 ? 0 : CORE_EBUSY;
+    tp_tcp_ep_unlock(s, e);
+    return rc;
 }
 
 /* Sends BYE where it is due; returns whether some connection is unfinished:
