@@ -266,8 +266,9 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     }
     if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
         return rc;
-    core_count_add(&P2P->counts.arrived, 1);
-    core_count_add(&P2P->counts.arrived_bytes, len);
+    int shared = core_handles.shared;
+    core_count_add_as(&P2P->counts.arrived, 1, shared);
+    core_count_add_as(&P2P->counts.arrived_bytes, len, shared);
     if (h->flags & (P2P_F_SYNC | P2P_F_SREQ))
         memcpy(&sreq, (const char *)hdr + offsetof(p2p_sync_hdr_t, sreq), sizeof(sreq));
     p2p_mq_t *mq = p2p_mq_get(h->ctx);

@@ -149,14 +149,14 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
 
 CORE_INLINE void count_send(size_t len, int proto)
 {
-    core_count_add(&P2P->counts.sent, 1);
-    core_count_add(&P2P->counts.sent_bytes, len);
-    switch (proto) {
-    case P2P_PROTO_EAGER: core_count_add(&P2P->counts.eager, 1); break;
-    case P2P_PROTO_RNDV_GET: core_count_add(&P2P->counts.rndv_get, 1); break;
-    case P2P_PROTO_RNDV_PUT: core_count_add(&P2P->counts.rndv_put, 1); break;
-    default: core_count_add(&P2P->counts.rndv_pipe, 1); break;
-    }
+    int shared = core_handles.shared;
+    core_count_add_as(&P2P->counts.sent, 1, shared);
+    core_count_add_as(&P2P->counts.sent_bytes, len, shared);
+    uint64_t *c = proto == P2P_PROTO_EAGER      ? &P2P->counts.eager
+                  : proto == P2P_PROTO_RNDV_GET ? &P2P->counts.rndv_get
+                  : proto == P2P_PROTO_RNDV_PUT ? &P2P->counts.rndv_put
+                                                : &P2P->counts.rndv_pipe;
+    core_count_add_as(c, 1, shared);
 }
 
 static int send_start(MPI_Request s)
