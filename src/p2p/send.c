@@ -232,7 +232,10 @@ CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Da
     if (rc != 0)
         return rc;
     count_send(len, P2P_PROTO_EAGER);
-    core_req_complete(s);
+    if (core_handles.shared)
+        core_req_complete(s);
+    else /* what core_req_complete does for a fresh request (no hook, not freed) */
+        __atomic_store_n(&s->complete, 1, __ATOMIC_RELEASE);
     return 0;
 }
 
