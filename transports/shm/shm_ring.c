@@ -74,70 +74,10 @@ int tp_shm_ring_drained(tp_shm_prod_t *p)
     return p->tail_cache == p->head;
 }
 
-/* Inline in peek: it runs once per message. off is the consumer's own index (in the ring,
- * 8-byte aligned); only h comes from the producer. */
-static inline __attribute__((always_inline)) int rec_decode(uint64_t h, uint64_t off,
-                                                            uint64_t size, tp_shm_rec_t *rec,
-                                                            uint64_t *rlen)
-{
-    uint64_t len = h & 0xffffffffu;
-    uint64_t type = h >> 48; /* the type byte and the top byte, which must be 0 */
-    if (__builtin_expect(type == REC_DATA, 1)) {
-        size_t hdr_len = h >> 40 & 0xff;
-        uint64_t n = tp_shm_ring_record_len(hdr_len, len); /* no overflow: len < 2^32 */
-        if (n > tp_shm_ring_max_record(size) || n > size - off)
-            return CORE_EPROTO;
-        rec->id = h >> 32 & 0xff;
-        rec->hdr_len = hdr_len;
-        rec->len = len;
-        *rlen = n;
-        return 1;
-    }
-    /* A pad fills the tail after the last record that fit, never a whole lap. */
-    if (type != REC_PAD || off == 0 || len != size - off || (h >> 32 & 0xffff) != 0)
-        return CORE_EPROTO;
-    *rlen = len;
-    return 2;
-}
-
 int tp_shm_rec_decode(uint64_t h, uint64_t off, uint64_t size, tp_shm_rec_t *rec, uint64_t *rlen)
 {
     if (off >= size || (off & (TP_SHM_RING_ALIGN - 1)) != 0)
         return CORE_EPROTO;
-    return rec_decode(h, off, size, rec, rlen);
+    return tp_shm_rec_decode_in(h, off, size, rec, rlen);
 }
 
-int tp_shm_ring_peek(tp_shm_cons_t *c, tp_shm_rec_t *rec, uint64_t *bad)
-{
-    for (;;) {
-        uint64_t off = c->tail & c->mask;
-        uint8_t *slot = c->data + off;
-        /* Read once: the producer may write the word again after we checked it. */
-        uint64_t h = atomic_load_explicit(slot_at(slot, 0), memory_order_acquire);
-        if (h == 0)
-            return 0;
-        uint64_t rlen;
-        int kind = rec_decode(h, off, c->size, rec, &rlen);
-        if (kind == 2) {
-            c->tail += rlen;
-            continue;
-        }
-        if (kind != 1) {
-            if (bad)
-                *bad = h;
-            return CORE_EPROTO;
-        }
-        rec->hdr = slot + TP_SHM_RING_REC_HDR;
-        rec->payload = slot + TP_SHM_RING_REC_HDR + ALIGN8(rec->hdr_len);
-        c->cur_len = rlen;
-        return 1;
-    }
-}
-
-void tp_shm_ring_release(tp_shm_cons_t *c)
-{
-    c->tail += c->cur_len;
-    c->cur_len = 0;
-    /* Release: our reads of the record happen before the producer reuses it. */
-    atomic_store_explicit(&c->ring->tail, c->tail, memory_order_release);
-}
