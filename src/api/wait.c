@@ -235,8 +235,21 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
             while (!r->complete)
                 core_wait_idle(&w, core_progress());
         }
-        if (done == i && !w.cs && (r == MPI_REQUEST_NULL || r->kind != CORE_REQ_GREQ))
+        if (done != i || w.cs)
+            continue;
+        if (r != MPI_REQUEST_NULL && !r->persistent && r->kind != CORE_REQ_GREQ &&
+            r->status.MPI_ERROR == MPI_SUCCESS) {
+            /* finish_one's common case: a nonpersistent request that succeeded */
+            if (sts != MPI_STATUSES_IGNORE) {
+                core_req_status(r, &sts[i]);
+                if (f.any)
+                    sts[i].MPI_ERROR = MPI_SUCCESS;
+            }
+            core_req_free(r);
+            reqs[done++] = MPI_REQUEST_NULL;
+        } else if (r == MPI_REQUEST_NULL || r->kind != CORE_REQ_GREQ) {
             finish_one(done++, reqs, sts, &f);
+        }
     }
     core_wait_end(&w);
     for (int i = done; i < n; i++)
