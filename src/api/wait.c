@@ -212,28 +212,46 @@ static int test_one(MPI_Request *req, int *flag, MPI_Status *status)
     return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Test");
 }
 
+/* The error bookkeeping of finishing an array of requests one by one (finish_one). */
+typedef struct finish_state {
+    int any, first;
+    owner_t failed;
+} finish_state_t;
+
+/* Finishes reqs[i] (completed) into its status: until something fails the codes are all
+ * MPI_SUCCESS and stay out of the statuses; from the first failure on they go into them
+ * (finish_done sets the earlier ones). */
+CORE_INLINE void finish_one(int i, MPI_Request reqs[], MPI_Status sts[], finish_state_t *f)
+{
+    owner_t r = owner_of(reqs[i]);
+    MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+    int err = finish(&reqs[i], st);
+    if (err != MPI_SUCCESS && !f->any) {
+        f->any = 1;
+        f->first = i;
+        f->failed = r;
+    }
+    if (f->any && st != MPI_STATUS_IGNORE)
+        st->MPI_ERROR = err;
+}
+
+/* 1 if any failed (the earlier statuses then get MPI_SUCCESS). */
+static int finish_done(MPI_Status sts[], const finish_state_t *f)
+{
+    if (f->any && sts != MPI_STATUSES_IGNORE)
+        for (int i = 0; i < f->first; i++)
+            sts[i].MPI_ERROR = MPI_SUCCESS;
+    return f->any;
+}
+
 /* Finishes every completed request of the array into statuses; 1 if any failed. */
 static int finish_all(int n, MPI_Request reqs[], MPI_Status sts[], owner_t *failed)
 {
-    int any = 0, first = -1;
-    for (int i = 0; i < n; i++) {
-        owner_t r = owner_of(reqs[i]);
-        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
-        int err = finish(&reqs[i], st);
-        if (err != MPI_SUCCESS && !any) {
-            any = 1;
-            first = i;
-            *failed = r;
-        }
-        /* Until something fails the codes are all MPI_SUCCESS; from then on they go
-         * straight into the statuses (the earlier ones are set below). */
-        if (any && st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = err;
-    }
-    if (any && sts != MPI_STATUSES_IGNORE)
-        for (int i = 0; i < first; i++)
-            sts[i].MPI_ERROR = MPI_SUCCESS;
-    return any;
+    finish_state_t f = { 0, -1, { MPI_COMM_NULL, MPI_FILE_NULL } };
+    for (int i = 0; i < n; i++)
+        finish_one(i, reqs, sts, &f);
+    *failed = f.failed;
+    return finish_done(sts, &f);
 }
 
 int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
@@ -265,23 +283,46 @@ static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
     API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Waitall", NULL);
+    /* Each request is finished (status out, released) as soon as it completes, while the
+     * later ones may still be on their way: a window of receives does that work between
+     * arrivals rather than all of it after the last one. Not under MULTIPLE (the wait hands
+     * the section over between requests) and not from a generalized request on (its
+     * query_fn is the user's, called after the wait as before). */
+    finish_state_t f = { 0, -1, { MPI_COMM_NULL, MPI_FILE_NULL } };
+    int done = 0; /* reqs[0 .. done-1] finished */
     for (int i = 0; i < n; i++) {
         MPI_Request r = reqs[i];
-        if (is_inert(r))
-            continue;
-        if (w.cs) { /* MULTIPLE: the engine or asleep, request by request (progress.c) */
-            core_wait_req(r, "MPI_Waitall");
-            continue;
+        if (!is_inert(r)) {
+            if (w.cs) { /* MULTIPLE: the engine or asleep, request by request (progress.c) */
+                core_wait_req(r, "MPI_Waitall");
+                continue;
+            }
+            w.req = r;
+            w.done = &r->complete; /* the caller's: nothing frees it before we return */
+            while (!r->complete)
+                core_wait_idle(&w, core_progress());
         }
-        w.req = r;
-        w.done = &r->complete; /* the caller's: nothing frees it before we return */
-        while (!r->complete)
-            core_wait_idle(&w, core_progress());
+        if (done != i || w.cs)
+            continue;
+        if (r != MPI_REQUEST_NULL && !r->persistent && r->kind != CORE_REQ_GREQ &&
+            r->status.MPI_ERROR == MPI_SUCCESS) {
+            /* finish_one's common case: a nonpersistent request that succeeded */
+            if (sts != MPI_STATUSES_IGNORE) {
+                core_req_status(r, &sts[i]);
+                if (f.any)
+                    sts[i].MPI_ERROR = MPI_SUCCESS;
+            }
+            core_req_free(r);
+            reqs[done++] = MPI_REQUEST_NULL;
+        } else if (r == MPI_REQUEST_NULL || r->kind != CORE_REQ_GREQ) {
+            finish_one(done++, reqs, sts, &f);
+        }
     }
     core_wait_end(&w);
-    owner_t failed;
-    if (finish_all(n, reqs, sts, &failed))
-        return report(failed, MPI_ERR_IN_STATUS, "MPI_Waitall");
+    for (int i = done; i < n; i++)
+        finish_one(i, reqs, sts, &f);
+    if (finish_done(sts, &f))
+        return report(f.failed, MPI_ERR_IN_STATUS, "MPI_Waitall");
     return MPI_SUCCESS;
 }
 

@@ -14,12 +14,19 @@
 #include <stdint.h>
 #include "core/handle.h"
 
-static inline void core_count_add(uint64_t *c, uint64_t n)
+/* core_count_add with core_handles.shared read once by the caller: a hot path that bumps
+ * several counters (the atomic stores keep the compiler from reusing one load of it). */
+static inline void core_count_add_as(uint64_t *c, uint64_t n, int shared)
 {
-    if (core_handles.shared)
+    if (shared)
         __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
     else
         __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+static inline void core_count_add(uint64_t *c, uint64_t n)
+{
+    core_count_add_as(c, n, core_handles.shared);
 }
 
 static inline uint64_t core_count_get(const uint64_t *c)

@@ -161,16 +161,16 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
     return 0;
 }
 
-static void count_send(size_t len, int proto)
+CORE_INLINE void count_send(size_t len, int proto)
 {
-    core_count_add(&P2P->counts.sent, 1);
-    core_count_add(&P2P->counts.sent_bytes, len);
-    switch (proto) {
-    case P2P_PROTO_EAGER: core_count_add(&P2P->counts.eager, 1); break;
-    case P2P_PROTO_RNDV_GET: core_count_add(&P2P->counts.rndv_get, 1); break;
-    case P2P_PROTO_RNDV_PUT: core_count_add(&P2P->counts.rndv_put, 1); break;
-    default: core_count_add(&P2P->counts.rndv_pipe, 1); break;
-    }
+    int shared = core_handles.shared;
+    core_count_add_as(&P2P->counts.sent, 1, shared);
+    core_count_add_as(&P2P->counts.sent_bytes, len, shared);
+    uint64_t *c = proto == P2P_PROTO_EAGER      ? &P2P->counts.eager
+                  : proto == P2P_PROTO_RNDV_GET ? &P2P->counts.rndv_get
+                  : proto == P2P_PROTO_RNDV_PUT ? &P2P->counts.rndv_put
+                                                : &P2P->counts.rndv_pipe;
+    core_count_add_as(c, 1, shared);
 }
 
 /* What every start of a send sets before its protocol is chosen. */
@@ -276,6 +276,45 @@ static int send_outside(const void *buf, size_t count, MPI_Datatype dt, int dest
     return 0;
 }
 
+/* The common case of a window of nonblocking sends (OSU's osu_bw, osu_mbw_mr): a standard
+ * send of a contiguous message the eager protocol takes, to a peer with nothing queued,
+ * which the transport accepts at once. s is fresh from core_req_alloc (complete, wait,
+ * cancelled, tmp, memh and the status's error are zero: what send_start would set), so
+ * this sends, counts and completes in one pass: the header as send_first builds it for a
+ * standard eager send (its id for MPI_Cancel on user contexts), what first_sent and
+ * p2p_send_done leave (wait 0, nothing to free). 0: done; otherwise nothing was sent and
+ * send_start takes s from the start (a busy ring queues it, an error is its to report). */
+CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Datatype dt,
+                            int dest, int tag, MPI_Comm comm, uint32_t ctx)
+{
+    if (s->mode != CORE_MODE_STANDARD || dest == MPI_PROC_NULL || !core_dt_is_contig(dt))
+        return CORE_EBUSY;
+    int world = core_comm_peer_world(comm, dest);
+    tp_ep_t *ep = P2P->tp->eps[world];
+    size_t len = msg_len(count, dt);
+    if (!ep || queued_of(world) != 0 || len > tp_ep_caps(ep)->eager_limit)
+        return CORE_EBUSY;
+    s->world_peer = world;
+    s->len = len;
+    s->proto = P2P_PROTO_EAGER;
+    p2p_sync_hdr_t h = { { ctx, comm->rank, tag, 0 }, 0 };
+    size_t hlen = sizeof(p2p_hdr_t);
+    if (!(ctx & 1)) { /* user context: MPI_Cancel may name it (cancel.c) */
+        h.m.flags = P2P_F_SREQ;
+        h.sreq = p2p_req_id(s);
+        hlen = sizeof(h);
+    }
+    int rc = tp_am_send(ep, P2P_AM_EAGER, &h, hlen, buf, len);
+    if (rc != 0)
+        return rc;
+    count_send(len, P2P_PROTO_EAGER);
+    if (core_handles.shared)
+        core_req_complete(s);
+    else /* what core_req_complete does for a fresh request (no hook, not freed) */
+        __atomic_store_n(&s->complete, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
 int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               uint32_t ctx, int mode, MPI_Request *req)
 {
@@ -292,6 +331,10 @@ int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
     s->mode = (uint8_t)mode;
     int rc;
     if (__builtin_expect(!outside_cs(), 1)) {
+        if (isend_eager(s, buf, count, dt, dest, tag, comm, ctx) == 0) {
+            *req = s;
+            return 0;
+        }
         rc = send_start(s);
     } else if ((rc = send_outside(buf, count, dt, dest, tag, comm, ctx, mode, s)) == 1) {
         core_cs_enter(&P2P->rt->cs);
