@@ -46,6 +46,7 @@ enum {
     TP_CAP_PUT = 1u << 1, /* put() writes remote registered memory */
     TP_CAP_WAIT = 1u << 2, /* arm() lets an idle rank sleep until something arrives */
     TP_CAP_ATOMIC = 1u << 3, /* atomic() on aligned 8-byte words of remote registered memory */
+    TP_CAP_AM_ZC = 1u << 4, /* am_send_zc() sends a payload from registered memory uncopied */
 };
 
 /* What arm() tells the sleeping rank to wait on. */
@@ -89,6 +90,15 @@ typedef struct tp_ops {
     void (*ep_destroy)(tp_ep_t *ep);
     int (*am_send)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                    const void *payload, size_t len);
+    /* Only with TP_CAP_AM_ZC: am_send whose payload (inside memh, from mem_reg) the device
+     * reads where it lies, packet by packet, instead of a copy: CORE_INPROGRESS, and
+     * comp->done fires once the peer has every packet and the device will read the payload
+     * no more (it must stay unchanged and registered until then; status nonzero: the peer
+     * was lost); 0 when it was copied after all (memh without a device registration, or
+     * the peer on another path), as am_send; CORE_EBUSY as am_send. comp->done never fires
+     * from inside the call. */
+    int (*am_send_zc)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp);
     int (*mem_reg)(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
     void (*mem_dereg)(tp_iface_t *iface, tp_memh_t *memh);
     /* Writes the remote key of memh into buf (at most caps.max_rkey bytes); returns its length. */
@@ -268,6 +278,18 @@ static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
                              const void *payload, size_t len)
 {
     int rc = ep->iface->ops->am_send(ep, id, hdr, hdr_len, payload, len);
+    if (rc >= 0) {
+        core_count_add(&ep->iface->stats.am_sent, 1);
+        core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
+    }
+    return rc;
+}
+
+static inline int tp_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                                const void *payload, size_t len, tp_memh_t *memh,
+                                tp_comp_t *comp)
+{
+    int rc = ep->iface->ops->am_send_zc(ep, id, hdr, hdr_len, payload, len, memh, comp);
     if (rc >= 0) {
         core_count_add(&ep->iface->stats.am_sent, 1);
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
