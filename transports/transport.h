@@ -96,9 +96,10 @@ typedef struct tp_ops {
      * no more (it must stay unchanged and registered until then; status nonzero: the peer
      * was lost); 0 when it was copied after all (memh without a device registration, or
      * the peer on another path), as am_send; CORE_EBUSY as am_send. comp->done never fires
-     * from inside the call. */
+     * from inside the call. flags: TP_ZC_* */
     int (*am_send_zc)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
-                      const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp);
+                      const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
+                      unsigned flags);
     int (*mem_reg)(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
     void (*mem_dereg)(tp_iface_t *iface, tp_memh_t *memh);
     /* Writes the remote key of memh into buf (at most caps.max_rkey bytes); returns its length. */
@@ -156,6 +157,10 @@ typedef struct tp_ops {
     int (*ctrl_send)(tp_ep_t *ep, unsigned type);
     void (*ctrl_recv)(tp_iface_t *iface, int peer, unsigned type);
 } tp_ops_t;
+
+/* am_send_zc's flags. TP_ZC_WAITED: the caller waits for this completion (a message's last
+ * chunk): the transport has the peer acknowledge it at once rather than when it suits. */
+enum { TP_ZC_WAITED = 1u << 0 };
 
 /* The control messages of ctrl_send/ctrl_recv. */
 enum {
@@ -287,9 +292,9 @@ static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
 
 static inline int tp_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                                 const void *payload, size_t len, tp_memh_t *memh,
-                                tp_comp_t *comp)
+                                tp_comp_t *comp, unsigned flags)
 {
-    int rc = ep->iface->ops->am_send_zc(ep, id, hdr, hdr_len, payload, len, memh, comp);
+    int rc = ep->iface->ops->am_send_zc(ep, id, hdr, hdr_len, payload, len, memh, comp, flags);
     if (rc >= 0) {
         core_count_add(&ep->iface->stats.am_sent, 1);
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);

@@ -142,7 +142,7 @@ int p2p_rndv_push(MPI_Request s)
         if (s->memh && (tp_ep_caps(ep)->flags & TP_CAP_AM_ZC)) {
             s->comp.done = zc_done;
             rc = tp_am_send_zc(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n, s->memh,
-                               &s->comp);
+                               &s->comp, s->offset + n == s->want ? TP_ZC_WAITED : 0);
         } else {
             rc = tp_am_send(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n);
         }

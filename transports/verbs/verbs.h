@@ -138,6 +138,7 @@ typedef struct vb_zc {
     tp_comp_t *comp;
     uint32_t left;       /* packets not freed yet */
     int status;          /* 0, or CORE_EPEER: the peer was lost */
+    int waited;          /* its sender waits for it: the last packet asks for the ack */
 } vb_zc_t;
 
 /* A registered send buffer (UD packet or RC bounce). */
@@ -545,9 +546,11 @@ int vb_ud_post_recvs(vb_iface_t *s);
 int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                const void *payload, size_t len);
 /* vb_ud_send with the payload read from memh's registration (s->ud_zc, memh->mr): comp
- * fires once every packet is acknowledged and retired (tp_ops_t.am_send_zc). */
+ * fires once every packet is acknowledged and retired (tp_ops_t.am_send_zc); waited: its
+ * last packet asks for the ack. */
 int vb_ud_send_zc(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-                  const void *payload, size_t len, const struct ibv_mr *mr, tp_comp_t *comp);
+                  const void *payload, size_t len, const struct ibv_mr *mr, tp_comp_t *comp,
+                  int waited);
 void vb_ud_recv(vb_iface_t *s, const struct ibv_wc *wc);
 void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq);
 int vb_ud_timers(vb_iface_t *s, vb_peer_t *p);

@@ -49,7 +49,8 @@ static void vb_ep_destroy(tp_ep_t *ep);
 static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len);
 static int vb_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
-                         const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp);
+                         const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
+                         unsigned flags);
 static int vb_progress(void *iface);
 static int vb_poll_comp(tp_iface_t *iface);
 static int vb_flush(tp_ep_t *ep);
@@ -324,7 +325,8 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
 /* Zero copy where the message goes on UD from a device registration that covers its
  * payload; else (the peer on RC, or the registration failed) copied, done at once. */
 static int vb_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
-                         const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp)
+                         const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
+                         unsigned flags)
 {
     vb_iface_t *s = vb_iface(ep->iface);
     vb_peer_t *p = (vb_peer_t *)ep;
@@ -337,7 +339,8 @@ static int vb_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_l
         return CORE_EINVAL;
     if (p->left || (p->gone && vb_other_job(s, p)))
         return s->closing ? 0 : CORE_EPEER;
-    return vb_ud_send_zc(s, p, id, hdr, hdr_len, payload, len, memh->mr, comp);
+    return vb_ud_send_zc(s, p, id, hdr, hdr_len, payload, len, memh->mr, comp,
+                         (flags & TP_ZC_WAITED) != 0);
 }
 
 static const char *const vb_am_names[VB_AM_END - TP_AM_MAX] = {

@@ -356,9 +356,9 @@ static void push_unsent(vb_iface_t *s, vb_peer_t *p)
         int want_ack;
         h->psn = t->psn = vb_rel_tx_send(&p->tx, &s->rel, s->now, &want_ack);
         h->ack = vb_rel_rx_ack(&p->rx);
-        /* The last packet of a zero-copy message with nothing behind it asks for its ack:
-         * the message's sender waits for it, not for a delayed ack. */
-        if (t->zc && (h->type & VB_UD_LAST) && !t->next)
+        /* The last packet of a zero-copy message its sender waits for asks for the ack
+         * (not left to the receiver's delay); other messages' acks come as usual. */
+        if (t->zc && t->zc->waited && (h->type & VB_UD_LAST))
             want_ack = 1;
         h->type = (uint8_t)((h->type & ~VB_UD_WANT_ACK) | (want_ack ? VB_UD_WANT_ACK : 0));
         p->unsent = t->next;
@@ -453,13 +453,15 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
 }
 
 int vb_ud_send_zc(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-                  const void *payload, size_t len, const struct ibv_mr *mr, tp_comp_t *comp)
+                  const void *payload, size_t len, const struct ibv_mr *mr, tp_comp_t *comp,
+                  int waited)
 {
     vb_zc_t *z = malloc(sizeof(*z));
     if (!z)
         return CORE_ENOMEM;
     z->comp = comp;
     z->status = 0;
+    z->waited = waited;
     int rc = ud_send(s, p, id, hdr, hdr_len, payload, len, mr, z);
     if (rc) {
         free(z);
