@@ -4,7 +4,9 @@
  * RDMA, single copy on shm through CMA) and answers FIN; with put
  * (RDMPI_RNDV_PROTO=write) it sends the address of its own buffer (RTR) and
  * the sender writes into it, then says PUT_FIN; otherwise it asks for the
- * data with CTS and the sender streams DATA chunks.
+ * data with CTS and the sender streams DATA chunks, from its registered
+ * buffer where the transport has TP_CAP_AM_ZC (verbs ud: no copy into send
+ * buffers; the send completes when the transport gives every chunk back).
  */
 #include <stdlib.h>
 #include <string.h>

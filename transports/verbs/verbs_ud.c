@@ -13,6 +13,12 @@
  * one in VB_SIG_EVERY and the last of every posted list that has a packet
  * the HCA reads from its buffer: that buffer is not reused (nor freed once
  * acknowledged) before a completion at or after its WQE.
+ * Zero copy (am_send_zc, the pipelined rendezvous's DATA chunks): a packet's
+ * send buffer holds only its headers and a second scatter entry points into
+ * the caller's registered payload, read again by a resend; the message's
+ * completion fires when its last packet is freed (acknowledged and retired),
+ * so the caller's buffer is never read after it has it back. The wire is the
+ * same: the receiver cannot tell.
  * RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on purpose
  * (inject()).
  */
