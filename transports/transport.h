@@ -51,6 +51,7 @@ enum {
                                  the critical section G, holding only that peer's send lock
                                  (tp_send_lock), while another thread's progress runs: the
                                  producer side of the channel is the endpoint's alone */
+    TP_CAP_AM_ZC = 1u << 5, /* am_send_zc() sends a payload from registered memory uncopied */
 };
 
 /* What arm() tells the sleeping rank to wait on. */
@@ -94,6 +95,16 @@ typedef struct tp_ops {
     void (*ep_destroy)(tp_ep_t *ep);
     int (*am_send)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                    const void *payload, size_t len);
+    /* Only with TP_CAP_AM_ZC: am_send whose payload (inside memh, from mem_reg) the device
+     * reads where it lies, packet by packet, instead of a copy: CORE_INPROGRESS, and
+     * comp->done fires once the peer has every packet and the device will read the payload
+     * no more (it must stay unchanged and registered until then; status nonzero: the peer
+     * was lost); 0 when it was copied after all (memh without a device registration, or
+     * the peer on another path), as am_send; CORE_EBUSY as am_send. comp->done never fires
+     * from inside the call. flags: TP_ZC_* */
+    int (*am_send_zc)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
+                      unsigned flags);
     int (*mem_reg)(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
     void (*mem_dereg)(tp_iface_t *iface, tp_memh_t *memh);
     /* Writes the remote key of memh into buf (at most caps.max_rkey bytes); returns its length. */
@@ -151,6 +162,10 @@ typedef struct tp_ops {
     int (*ctrl_send)(tp_ep_t *ep, unsigned type);
     void (*ctrl_recv)(tp_iface_t *iface, int peer, unsigned type);
 } tp_ops_t;
+
+/* am_send_zc's flags. TP_ZC_WAITED: the caller waits for this completion (a message's last
+ * chunk): the transport has the peer acknowledge it at once rather than when it suits. */
+enum { TP_ZC_WAITED = 1u << 0 };
 
 /* The control messages of ctrl_send/ctrl_recv. */
 enum {
@@ -294,6 +309,20 @@ static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
     if (__builtin_expect(core_handles.shared, 0))
         return tp_am_send_shared(ep, id, hdr, hdr_len, payload, len);
     return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
+}
+
+/* Only inside G: the one transport offering it (verbs, ud mode) has no TP_CAP_THREADS, so no
+ * thread sends to its peers outside G and S(peer) is not needed. */
+static inline int tp_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                                const void *payload, size_t len, tp_memh_t *memh,
+                                tp_comp_t *comp, unsigned flags)
+{
+    int rc = ep->iface->ops->am_send_zc(ep, id, hdr, hdr_len, payload, len, memh, comp, flags);
+    if (rc >= 0) {
+        core_count_add(&ep->iface->stats.am_sent, 1);
+        core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
+    }
+    return rc;
 }
 
 static inline int tp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh,

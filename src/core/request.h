@@ -91,6 +91,8 @@ struct rdmpi_request {
     int world_peer;          /* world rank of the matched peer */
     struct tp_memh *memh;
     core_comp_t comp;
+    uint32_t zc_left;        /* pipelined rendezvous sent zero copy: chunks the transport
+                                has not given back yet (their comp) */
     struct p2p_unexp *msg;   /* matched-probe message (MPI_Mrecv) */
     struct rdmpi_request *next;    /* queue link (posted, pending) */
     void *bsend_block;       /* buffered send: the attached-buffer block it holds */

@@ -4,7 +4,9 @@
  * RDMA, single copy on shm through CMA) and answers FIN; with put
  * (RDMPI_RNDV_PROTO=write) it sends the address of its own buffer (RTR) and
  * the sender writes into it, then says PUT_FIN; otherwise it asks for the
- * data with CTS and the sender streams DATA chunks.
+ * data with CTS and the sender streams DATA chunks, from its registered
+ * buffer where the transport has TP_CAP_AM_ZC (verbs ud: no copy into send
+ * buffers; the send completes when the transport gives every chunk back).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,16 @@ void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u)
         p2p_fail_if_lost(r); /* its sender left after its RTS: no DATA will come */
 }
 
+/* A DATA chunk sent zero copy has left the buffer: the send is done with its last one. */
+static void zc_done(tp_comp_t *comp, int status)
+{
+    MPI_Request s = container_of(comp, struct rdmpi_request, comp);
+    if (status != 0)
+        s->status.MPI_ERROR = MPI_ERR_OTHER; /* its receiver was lost */
+    if (--s->zc_left == 0 && s->offset == s->want)
+        p2p_send_done(s);
+}
+
 int p2p_rndv_push(MPI_Request s)
 {
     tp_ep_t *ep = P2P->tp->eps[s->world_peer];
@@ -128,15 +140,24 @@ int p2p_rndv_push(MPI_Request s)
     while (s->offset < s->want) {
         size_t n = s->want - s->offset < frag ? s->want - s->offset : frag;
         p2p_data_hdr_t h = { s->remote, s->offset };
-        int rc = tp_am_send(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n);
+        int rc;
+        if (s->memh && (tp_ep_caps(ep)->flags & TP_CAP_AM_ZC)) {
+            s->comp.done = zc_done;
+            rc = tp_am_send_zc(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n, s->memh,
+                               &s->comp, s->offset + n == s->want ? TP_ZC_WAITED : 0);
+        } else {
+            rc = tp_am_send(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n);
+        }
         if (rc == CORE_EBUSY)
             return 0;
-        if (rc)
+        if (rc == CORE_INPROGRESS)
+            s->zc_left++;
+        else if (rc)
             core_fatal("sending a message to rank %d failed: %s", s->world_peer,
                        core_strerror(rc));
         s->offset += n;
     }
-    p2p_send_done(s);
+    p2p_send_done(s); /* or, zero copy, the last chunk's comp does */
     return 1;
 }
 

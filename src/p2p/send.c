@@ -43,6 +43,8 @@ void p2p_req_dereg(MPI_Request r)
 
 void p2p_send_done(MPI_Request s)
 {
+    if (s->zc_left)
+        return; /* the transport still reads the buffer: its last chunk's comp finishes s */
     /* A CANCEL_REQ is out: its CANCEL_RESP names s, which must stay current until then. */
     s->wait = s->wait & P2P_WAIT_CANCEL ? P2P_WAIT_CANCEL | P2P_WAIT_DONE : 0;
     p2p_req_dereg(s);
@@ -150,7 +152,11 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
         return 0;
     }
     s->proto = rndv_proto(tp_ep_caps(ep)->flags);
-    if (s->proto != P2P_PROTO_RNDV_PIPE) {
+    if (s->proto == P2P_PROTO_RNDV_PIPE && (tp_ep_caps(ep)->flags & TP_CAP_AM_ZC)) {
+        /* DATA chunks sent from the buffer itself; unregistered, they are copied */
+        if (ep->iface->ops->mem_reg(ep->iface, (void *)data, s->len, &s->memh) != 0)
+            s->memh = NULL;
+    } else if (s->proto != P2P_PROTO_RNDV_PIPE) {
         rc = ep->iface->ops->mem_reg(ep->iface, (void *)data, s->len, &s->memh);
         if (rc != 0) {
             core_debug("registration of %zu bytes failed (%s): pipelined rendezvous", s->len,
@@ -183,6 +189,7 @@ static inline void send_reset(MPI_Request s)
     s->status.rdmpi_cancelled = 0;
     s->tmp = NULL;
     s->memh = NULL;
+    s->zc_left = 0;
 }
 
 static int send_start(MPI_Request s)

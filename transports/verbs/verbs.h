@@ -131,15 +131,28 @@ typedef struct vb_xfer {
     uint32_t last;     /* PUT: the last chunk */
 } vb_xfer_t;
 
+/* A message sent with am_send_zc over UD: its packets' payload is read from the caller's
+ * registered memory, which is the caller's again (comp fires) once every packet is freed,
+ * acknowledged by the peer and retired by the device. */
+typedef struct vb_zc {
+    tp_comp_t *comp;
+    uint32_t left;       /* packets not freed yet */
+    int status;          /* 0, or CORE_EPEER: the peer was lost */
+    int waited;          /* its sender waits for it: the last packet asks for the ack */
+} vb_zc_t;
+
 /* A registered send buffer (UD packet or RC bounce). */
 typedef struct vb_tx {
     struct vb_tx *next;  /* free list, or the peer's unacknowledged list */
     uint8_t *data;
-    uint32_t len;
+    uint32_t len;        /* bytes in data (the headers alone, for a zero-copy packet) */
     uint16_t psn;
     uint8_t inflight;    /* posted WQEs not yet retired */
     uint8_t acked;       /* UD: the peer has it; free once inflight is 0 */
     struct vb_pool *pool;
+    vb_zc_t *zc;         /* UD zero copy: the message whose payload follows data, else NULL */
+    const uint8_t *zdata;  /* ... that payload's zlen bytes (a second scatter entry) */
+    uint32_t zlen, zlkey;
 } vb_tx_t;
 
 typedef struct vb_pool {
@@ -289,7 +302,7 @@ typedef struct vb_peer {
 } vb_peer_t;
 
 typedef struct vb_stats {
-    uint64_t ud_sent, ud_resent, ud_dropped, ud_reordered, ud_dups, ud_ahead, ud_acks;
+    uint64_t ud_sent, ud_zc, ud_resent, ud_dropped, ud_reordered, ud_dups, ud_ahead, ud_acks;
     uint64_t ud_acks_late;  /* of ud_acks: sent because the delay ran out, unasked */
     uint64_t rc_sent, rc_inline, rdma, fp_sent;
 } vb_stats_t;
@@ -325,6 +338,7 @@ typedef struct vb_iface {
     struct ibv_qp *ud;
     vb_sq_t ud_sq;
     uint32_t ud_inline;
+    uint8_t ud_zc;             /* the UD QP takes two scatter entries: am_send_zc is zero copy */
     uint8_t *ud_rx;
     struct ibv_mr *ud_rx_mr;
     size_t ud_rx_bufsz;
@@ -489,9 +503,13 @@ static inline vb_tx_t *vb_pool_get(vb_pool_t *pl)
     }
     return t;
 }
+/* A zero-copy packet is freed: its message completes with its last packet (verbs_ud.c). */
+void vb_zc_release(vb_tx_t *t);
 static inline void vb_pool_put(vb_tx_t *t)
 {
     vb_pool_t *pl = t->pool;
+    if (t->zc)
+        vb_zc_release(t);
     t->next = pl->free;
     pl->free = t;
     pl->nfree++;
@@ -527,6 +545,12 @@ void vb_ud_close(vb_iface_t *s);
 int vb_ud_post_recvs(vb_iface_t *s);
 int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                const void *payload, size_t len);
+/* vb_ud_send with the payload read from memh's registration (s->ud_zc, memh->mr): comp
+ * fires once every packet is acknowledged and retired (tp_ops_t.am_send_zc); waited: its
+ * last packet asks for the ack. */
+int vb_ud_send_zc(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                  const void *payload, size_t len, const struct ibv_mr *mr, tp_comp_t *comp,
+                  int waited);
 void vb_ud_recv(vb_iface_t *s, const struct ibv_wc *wc);
 void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq);
 int vb_ud_timers(vb_iface_t *s, vb_peer_t *p);

@@ -48,6 +48,9 @@ static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 static void vb_ep_destroy(tp_ep_t *ep);
 static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len);
+static int vb_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
+                         unsigned flags);
 static int vb_progress(void *iface);
 static int vb_poll_comp(tp_iface_t *iface);
 static int vb_flush(tp_ep_t *ep);
@@ -59,6 +62,7 @@ static const tp_ops_t vb_ops = {
     .ep_create = vb_ep_create,
     .ep_destroy = vb_ep_destroy,
     .am_send = vb_am_send,
+    .am_send_zc = vb_am_send_zc,
     .mem_reg = vb_mem_reg,
     .mem_dereg = vb_mem_dereg,
     .rkey_pack = vb_rkey_pack,
@@ -316,6 +320,27 @@ static int vb_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
         return s->closing ? 0 : CORE_EPEER;
     }
     return vb_send(s, p, id, hdr, hdr_len, payload, len);
+}
+
+/* Zero copy where the message goes on UD from a device registration that covers its
+ * payload; else (the peer on RC, or the registration failed) copied, done at once. */
+static int vb_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
+                         unsigned flags)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    vb_peer_t *p = (vb_peer_t *)ep;
+    const uint8_t *b = payload;
+    if (!s->ud_zc || !memh || !memh->mr || p->path != VB_PATH_UD || len == 0 ||
+        b < memh->addr || len > memh->len || (size_t)(b - memh->addr) > memh->len - len ||
+        p->rc_state != VB_RC_NONE)
+        return vb_am_send(ep, id, hdr, hdr_len, payload, len);
+    if (id >= TP_AM_MAX || hdr_len > VB_MAX_AM_HDR || len > s->base.caps.max_am)
+        return CORE_EINVAL;
+    if (p->left || (p->gone && vb_other_job(s, p)))
+        return s->closing ? 0 : CORE_EPEER;
+    return vb_ud_send_zc(s, p, id, hdr, hdr_len, payload, len, memh->mr, comp,
+                         (flags & TP_ZC_WAITED) != 0);
 }
 
 static const char *const vb_am_names[VB_AM_END - TP_AM_MAX] = {
@@ -731,7 +756,7 @@ static void set_caps(vb_iface_t *s)
         if (c->eager_limit > c->max_am)
             c->eager_limit = c->max_am;
         c->max_inline = s->ud_inline > sizeof(vb_ud_hdr_t) ? s->ud_inline - sizeof(vb_ud_hdr_t) : 0;
-        c->flags = 0;
+        c->flags = s->ud_zc ? TP_CAP_AM_ZC : 0;
     } else {
         c->max_am = c->eager_limit;
         c->max_inline = s->rc_inline > sizeof(vb_rc_hdr_t) ? s->rc_inline - sizeof(vb_rc_hdr_t) : 0;
@@ -1025,10 +1050,11 @@ static void vb_close(tp_iface_t *iface)
     vb_iface_t *s = vb_iface(iface);
     if (s->ud && s->peers)
         close_peers(s);
-    core_debug("verbs: UD packets sent %llu, resent %llu, standalone acks %llu (%llu when "
+    core_debug("verbs: UD packets sent %llu (%llu zero copy), resent %llu, standalone acks %llu (%llu when "
                "their delay ran out), dropped on purpose %llu, duplicates %llu, held out of "
                "order %llu; RC sends %llu (%llu inline), RDMA-written messages %llu, RDMA %llu",
-               (unsigned long long)s->stats.ud_sent, (unsigned long long)s->stats.ud_resent,
+               (unsigned long long)s->stats.ud_sent, (unsigned long long)s->stats.ud_zc,
+               (unsigned long long)s->stats.ud_resent,
                (unsigned long long)s->stats.ud_acks, (unsigned long long)s->stats.ud_acks_late,
                (unsigned long long)s->stats.ud_dropped, (unsigned long long)s->stats.ud_dups,
                (unsigned long long)s->stats.ud_ahead, (unsigned long long)s->stats.rc_sent,

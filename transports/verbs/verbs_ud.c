@@ -13,6 +13,12 @@
  * one in VB_SIG_EVERY and the last of every posted list that has a packet
  * the HCA reads from its buffer: that buffer is not reused (nor freed once
  * acknowledged) before a completion at or after its WQE.
+ * Zero copy (am_send_zc, the pipelined rendezvous's DATA chunks): a packet's
+ * send buffer holds only its headers and a second scatter entry points into
+ * the caller's registered payload, read again by a resend; the message's
+ * completion fires when its last packet is freed (acknowledged and retired),
+ * so the caller's buffer is never read after it has it back. The wire is the
+ * same: the receiver cannot tell.
  * RDMPI_VERBS_UD_DROP drops and reorders outgoing packets on purpose
  * (inject()).
  */
@@ -45,7 +51,8 @@ static int qp_to_rts(vb_iface_t *s)
     return ibv_modify_qp(s->ud, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
-static struct ibv_qp *create_qp(vb_iface_t *s, uint32_t sq, uint32_t rq, uint32_t inl)
+static struct ibv_qp *create_qp(vb_iface_t *s, uint32_t sq, uint32_t rq, uint32_t inl,
+                                uint32_t sge)
 {
     struct ibv_qp_init_attr ia;
     memset(&ia, 0, sizeof(ia));
@@ -55,7 +62,7 @@ static struct ibv_qp *create_qp(vb_iface_t *s, uint32_t sq, uint32_t rq, uint32_
     ia.sq_sig_all = 0;
     ia.cap.max_send_wr = sq;
     ia.cap.max_recv_wr = rq;
-    ia.cap.max_send_sge = 1;
+    ia.cap.max_send_sge = sge;
     ia.cap.max_recv_sge = 1;
     ia.cap.max_inline_data = inl;
     return ibv_create_qp(s->pd, &ia);
@@ -84,17 +91,20 @@ int vb_ud_open(vb_iface_t *s)
     int rc = vb_pool_init(s, &s->ud_pool, VB_UD_POOL, mtu);
     if (rc)
         return CORE_EUNSUPPORTED;
-    s->ud = create_qp(s, sq, rq, VB_INLINE_WANT);
-    if (!s->ud)
-        s->ud = create_qp(s, sq, rq, 0); /* some devices have no inline data */
+    /* Two scatter entries for zero-copy packets (headers, then the caller's payload), where
+     * the device has them; no inline data on some devices. */
+    for (int k = 0; k < 4 && !s->ud; k++)
+        s->ud = create_qp(s, sq, rq, (k & 1) ? 0 : VB_INLINE_WANT, k < 2 ? 2 : 1);
     if (!s->ud) {
         core_warn("verbs: cannot create a UD queue pair on %s: %s", s->dev.name, strerror(errno));
         return CORE_EUNSUPPORTED;
     }
     struct ibv_qp_attr qa;
     struct ibv_qp_init_attr qia;
-    if (ibv_query_qp(s->ud, &qa, IBV_QP_CAP, &qia) == 0)
+    if (ibv_query_qp(s->ud, &qa, IBV_QP_CAP, &qia) == 0) {
         s->ud_inline = qia.cap.max_inline_data;
+        s->ud_zc = qia.cap.max_send_sge >= 2;
+    }
     if (s->ud_inline > VB_INLINE_WANT + 64)
         s->ud_inline = VB_INLINE_WANT + 64;
     if (qp_to_rts(s) != 0) {
@@ -230,10 +240,13 @@ static int inject(vb_iface_t *s, vb_peer_t *p, const vb_tx_t *t)
         return 1;
     }
     vb_tx_t *h = s->hold.t;
-    if (u >= 2 * s->drop || !h || s->hold.full || h->inflight || t->len > h->pool->bufsz)
+    if (u >= 2 * s->drop || !h || s->hold.full || h->inflight ||
+        (size_t)t->len + t->zlen > h->pool->bufsz)
         return 0;
     memcpy(h->data, t->data, t->len);
-    h->len = t->len;
+    if (t->zlen)
+        memcpy(h->data + t->len, t->zdata, t->zlen);
+    h->len = t->len + t->zlen;
     s->hold.ah = p->ah;
     s->hold.qpn = p->card.qpn;
     s->hold.full = 1;
@@ -242,25 +255,32 @@ static int inject(vb_iface_t *s, vb_peer_t *p, const vb_tx_t *t)
     return 1;
 }
 
-/* Fills wr and sge to send buf (len bytes, from a registered send buffer
- * of the pool, or inline) through ah/qpn. ent is the send-queue entry to
- * retire when the WQE completes (0 for an inline one). */
+/* Fills wr and sge[0..2) to send t (its len bytes, from a registered send
+ * buffer of the pool, or inline; then, zero copy, its zlen bytes of the
+ * caller's registered memory) through ah/qpn. t is the send-queue entry to
+ * retire when the WQE completes (none for an inline one). */
 static void fill_wr(vb_iface_t *s, struct ibv_ah *ah, uint32_t qpn, vb_tx_t *t,
                     struct ibv_send_wr *wr, struct ibv_sge *sge)
 {
-    sge->addr = (uintptr_t)t->data;
-    sge->length = t->len;
-    sge->lkey = t->pool->mr->lkey;
+    sge[0].addr = (uintptr_t)t->data;
+    sge[0].length = t->len;
+    sge[0].lkey = t->pool->mr->lkey;
     memset(wr, 0, sizeof(*wr));
     wr->sg_list = sge;
     wr->num_sge = 1;
+    if (t->zlen) {
+        sge[1].addr = (uintptr_t)t->zdata;
+        sge[1].length = t->zlen;
+        sge[1].lkey = t->zlkey;
+        wr->num_sge = 2;
+    }
     wr->opcode = IBV_WR_SEND;
     wr->wr.ud.ah = ah;
     wr->wr.ud.remote_qpn = qpn;
     wr->wr.ud.remote_qkey = s->qkey;
     int sig = 0;
     uintptr_t ent = 0;
-    if (t->len <= s->ud_inline) {
+    if (!t->zlen && t->len <= s->ud_inline) {
         wr->send_flags = IBV_SEND_INLINE; /* copied at post: the buffer is free at once */
     } else {
         ent = (uintptr_t)t | VB_SQ_TX; /* retired by its own or a later completion */
@@ -315,9 +335,9 @@ static void post_held(vb_iface_t *s, int force)
     if (!s->hold.full || (!force && !s->hold.after) || vb_sq_free(&s->ud_sq) < 1)
         return;
     struct ibv_send_wr wr;
-    struct ibv_sge sge;
+    struct ibv_sge sge[2];
     s->hold.full = 0;
-    fill_wr(s, s->hold.ah, s->hold.qpn, s->hold.t, &wr, &sge);
+    fill_wr(s, s->hold.ah, s->hold.qpn, s->hold.t, &wr, sge);
     post_raw(s, &wr, 1);
 }
 
@@ -333,7 +353,7 @@ static void post_list(vb_iface_t *s, struct ibv_send_wr *wr, int n)
 static void push_unsent(vb_iface_t *s, vb_peer_t *p)
 {
     struct ibv_send_wr wr[VB_UD_SEND_BATCH];
-    struct ibv_sge sge[VB_UD_SEND_BATCH];
+    struct ibv_sge sge[VB_UD_SEND_BATCH][2];
     int nw = 0, sent = 0;
     unsigned space = vb_rel_tx_space(&p->tx, &s->rel);
     while (p->unsent && space && vb_sq_free(&s->ud_sq) > 8) {
@@ -342,12 +362,16 @@ static void push_unsent(vb_iface_t *s, vb_peer_t *p)
         int want_ack;
         h->psn = t->psn = vb_rel_tx_send(&p->tx, &s->rel, s->now, &want_ack);
         h->ack = vb_rel_rx_ack(&p->rx);
+        /* The last packet of a zero-copy message its sender waits for asks for the ack
+         * (not left to the receiver's delay); other messages' acks come as usual. */
+        if (t->zc && t->zc->waited && (h->type & VB_UD_LAST))
+            want_ack = 1;
         h->type = (uint8_t)((h->type & ~VB_UD_WANT_ACK) | (want_ack ? VB_UD_WANT_ACK : 0));
         p->unsent = t->next;
         p->nunsent--;
         space--;
         sent++;
-        if (prep_wr(s, p, t, &wr[nw], &sge[nw]) && ++nw == VB_UD_SEND_BATCH) {
+        if (prep_wr(s, p, t, &wr[nw], sge[nw]) && ++nw == VB_UD_SEND_BATCH) {
             post_list(s, wr, nw);
             nw = 0;
         }
@@ -358,18 +382,36 @@ static void push_unsent(vb_iface_t *s, vb_peer_t *p)
         vb_rel_rx_acked(&p->rx); /* our ack rode along (a NAK needs its own packet) */
 }
 
+void vb_zc_release(vb_tx_t *t)
+{
+    vb_zc_t *z = t->zc;
+    t->zc = NULL;
+    t->zdata = NULL;
+    t->zlen = 0;
+    if (--z->left == 0) {
+        tp_comp_t *c = z->comp;
+        int status = z->status;
+        free(z);
+        c->done(c, status);
+    }
+}
+
 /* Cuts the message into packets at the tail of p's unacknowledged list and
  * posts what the window lets go now; the rest goes as acks open it. Up to
  * one message's worth waits behind the window, so the pipe stays full
- * without one peer taking every send buffer. */
-int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
-               const void *payload, size_t len)
+ * without one peer taking every send buffer. With mr (zero copy), a packet's
+ * send buffer holds only the headers, its payload being read from mr; z is
+ * then the message's completion record. */
+static int ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                   const void *payload, size_t len, const struct ibv_mr *mr, vb_zc_t *z)
 {
     size_t total = hdr_len + len;
     unsigned seg = p->seg;
     unsigned nseg = total ? (unsigned)((total + seg - 1) / seg) : 1;
     if (nseg > s->ud_pool.nfree || (p->nunsent && p->nunsent + nseg > VB_UD_MAX_PKTS))
         return CORE_EBUSY;
+    if (z)
+        z->left = nseg;
     size_t off = 0;
     s->now = core_wtime();
     for (unsigned k = 0; k < nseg; k++) {
@@ -381,8 +423,18 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
         h->id = (uint8_t)id;
         h->hdr_len = (uint16_t)hdr_len;
         h->len = (uint32_t)len;
-        gather(t->data + sizeof(*h), hdr, hdr_len, payload, off, n);
-        t->len = (uint32_t)(sizeof(*h) + n);
+        if (z) {
+            size_t hn = off < hdr_len ? (hdr_len - off < n ? hdr_len - off : n) : 0;
+            gather(t->data + sizeof(*h), hdr, hdr_len, NULL, off, hn);
+            t->len = (uint32_t)(sizeof(*h) + hn);
+            t->zc = z;
+            t->zlen = (uint32_t)(n - hn);
+            t->zdata = t->zlen ? (const uint8_t *)payload + (off + hn - hdr_len) : NULL;
+            t->zlkey = mr->lkey;
+        } else {
+            gather(t->data + sizeof(*h), hdr, hdr_len, payload, off, n);
+            t->len = (uint32_t)(sizeof(*h) + n);
+        }
         if (p->unacked_tail)
             p->unacked_tail->next = t;
         else
@@ -394,16 +446,41 @@ int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t
         off += n;
     }
     s->stats.ud_sent += nseg;
+    s->stats.ud_zc += z ? nseg : 0;
     push_unsent(s, p);
     vb_active_add(s, p);
     return 0;
+}
+
+int vb_ud_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+               const void *payload, size_t len)
+{
+    return ud_send(s, p, id, hdr, hdr_len, payload, len, NULL, NULL);
+}
+
+int vb_ud_send_zc(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                  const void *payload, size_t len, const struct ibv_mr *mr, tp_comp_t *comp,
+                  int waited)
+{
+    vb_zc_t *z = malloc(sizeof(*z));
+    if (!z)
+        return CORE_ENOMEM;
+    z->comp = comp;
+    z->status = 0;
+    z->waited = waited;
+    int rc = ud_send(s, p, id, hdr, hdr_len, payload, len, mr, z);
+    if (rc) {
+        free(z);
+        return rc;
+    }
+    return CORE_INPROGRESS;
 }
 
 /* Sends packet t again, with a fresh ack. */
 static int repost(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t)
 {
     struct ibv_send_wr wr;
-    struct ibv_sge sge;
+    struct ibv_sge sge[2];
     if (vb_sq_free(&s->ud_sq) < 8)
         return CORE_EBUSY;
     vb_ud_hdr_t *h = (vb_ud_hdr_t *)t->data;
@@ -411,7 +488,7 @@ static int repost(vb_iface_t *s, vb_peer_t *p, vb_tx_t *t)
     h->type |= VB_UD_WANT_ACK; /* a resend is answered at once */
     s->stats.ud_resent++;
     core_count_add(&s->base.stats.resent, 1);
-    if (prep_wr(s, p, t, &wr, &sge))
+    if (prep_wr(s, p, t, &wr, sge))
         post_list(s, &wr, 1);
     return 0;
 }
@@ -432,9 +509,9 @@ void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq)
     s->stats.ud_acks++;
     if (sizeof(h) <= s->ud_inline) {
         struct ibv_send_wr wr;
-        struct ibv_sge sge;
+        struct ibv_sge sge[2];
         vb_tx_t fake = { .data = (uint8_t *)&h, .len = sizeof(h), .pool = &s->ud_pool };
-        if (prep_wr(s, p, &fake, &wr, &sge))
+        if (prep_wr(s, p, &fake, &wr, sge))
             post_list(s, &wr, 1);
         return;
     }
@@ -445,8 +522,8 @@ void vb_ud_send_ack(vb_iface_t *s, vb_peer_t *p, int ackreq)
     t->len = sizeof(h);
     t->acked = 1; /* nothing to wait for: free once the HCA has read it */
     struct ibv_send_wr wr;
-    struct ibv_sge sge;
-    if (prep_wr(s, p, t, &wr, &sge))
+    struct ibv_sge sge[2];
+    if (prep_wr(s, p, t, &wr, sge))
         post_list(s, &wr, 1);
     else
         vb_pool_put(t);
@@ -521,6 +598,8 @@ int vb_ud_timers(vb_iface_t *s, vb_peer_t *p)
                 p->unacked = t->next;
                 t->next = NULL;
                 t->acked = 1;
+                if (t->zc)
+                    t->zc->status = CORE_EPEER; /* its sender is told: not delivered */
                 if (t->inflight == 0)
                     vb_pool_put(t);
             }
