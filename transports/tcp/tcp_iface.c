@@ -45,6 +45,11 @@
 #define TCP_MAX_AM_CEIL (64u << 20)
 #define TCP_CLOSE_TIMEOUT 10.0     /* seconds close waits for queues and goodbyes */
 #define TCP_COPY_MAX (16u << 10)   /* larger payloads are queued only when partly written */
+/* am_post keeps frames up to TCP_COPY_MAX in the queue until it holds this much: a socket over
+ * veth (and loopback) does the receiver's whole TCP input in the sender's write, several us a
+ * write, and tiny segments back to back meet the receiver's delayed acknowledgement; OSU bw
+ * sends 64 messages per window. */
+#define TCP_POST_BATCH (32u << 10)
 /* Rendezvous chunk: few, large writes keep a socket streaming (512 KiB gave
  * about twice the bandwidth of 64 KiB between hosts at 1 MiB and up). */
 #define TCP_RNDV_FRAG (512u << 10)
@@ -57,6 +62,11 @@ static void tcp_close(tp_iface_t *iface);
 static int tcp_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 static void tcp_ep_destroy(tp_ep_t *ep);
 static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len);
+static int tcp_am_send_hold(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len);
+static int tcp_am_held(tp_ep_t *ep, const void *buf, size_t len);
+static int tcp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                        const void *payload, size_t len);
 static int tcp_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
 static void tcp_mem_dereg(tp_iface_t *iface, tp_memh_t *memh);
@@ -76,6 +86,9 @@ static const tp_ops_t tcp_ops = {
     .ep_create = tcp_ep_create,
     .ep_destroy = tcp_ep_destroy,
     .am_send = tcp_am_send,
+    .am_send_hold = tcp_am_send_hold,
+    .am_held = tcp_am_held,
+    .am_post = tcp_am_post,
     .mem_reg = tcp_mem_reg,
     .mem_dereg = tcp_mem_dereg,
     .rkey_pack = tcp_rkey_pack,
@@ -226,10 +239,12 @@ static void tcp_ep_destroy(tp_ep_t *ep)
 
 /* Writes the frame after whatever is queued, in one sendmsg when up, and
  * queues the part the socket did not take; a large payload the socket took
- * none of stays with the caller (busy) rather than being copied. Safe from
+ * none of stays with the caller (busy) rather than being copied, and with hold
+ * (am_send_hold) one it took part of is sent on from the caller's buffer: 1.
+ * While such a payload's end is held, every send waits (busy). Safe from
  * inside a handler: it touches only e's send side. */
-static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t len)
+static int tcp_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                    const void *payload, size_t len, int hold)
 {
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
     tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
@@ -241,6 +256,16 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
          * sender (MPI_ERR_OTHER), not a silent loss; in our own finalize the protocol's
          * late messages (acknowledgements) go nowhere quietly, as to our own job's ranks. */
         return e->base.peer >= s->rt->size && !s->finishing ? CORE_EPEER : 0;
+    }
+    if (tp_tcp_ep_holds(e)) {
+        tp_tcp_ep_write(s, e);
+        if (e->gone)
+            return 0;
+        if (tp_tcp_ep_holds(e)) {
+            e->blocked = 1;
+            tp_tcp_conn_watch(s, e->conn);
+            return CORE_EBUSY;
+        }
     }
     size_t queued = tp_tcp_txq_bytes(&e->txq);
     if (queued >= s->queue_limit) {
@@ -280,6 +305,20 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
                 tp_tcp_conn_watch(s, e->conn);
             return sent ? 0 : CORE_EBUSY;
         }
+        /* Part of a large payload went: the rest goes from the caller's buffer, after the
+         * rest of the headers (queued: a few bytes), then the padding. */
+        size_t head = tp_tcp_frame_size(hdr_len, 0);
+        if (hold && sent > 0 && len > TCP_COPY_MAX && sent < head + len) {
+            size_t off = sent > head ? sent - head : 0;
+            int nh = nf - 1 - (tp_tcp_pad8(len) != len); /* the iovecs before the payload */
+            if (sent < head && tp_tcp_txq_append(&e->txq, iov + nq, nh, sent) != 0)
+                core_fatal("tcp: out of memory queueing a message to rank %d", ep->peer);
+            e->held = (const char *)payload + off;
+            e->held_len = len - off;
+            e->held_pad = tp_tcp_pad8(len) - len;
+            tp_tcp_conn_watch(s, e->conn);
+            return 1;
+        }
     }
     int rc = tp_tcp_txq_append(&e->txq, iov + nq, nf, sent);
     if (rc) {
@@ -290,6 +329,47 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     if (e->conn)
         tp_tcp_conn_watch(s, e->conn);
     return 0;
+}
+
+static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len)
+{
+    return tcp_send(ep, id, hdr, hdr_len, payload, len, 0);
+}
+
+/* Queues a small frame behind others without writing while the batch is small; progress
+ * writes the queue (tcp_progress, or epoll's EPOLLOUT that tp_tcp_conn_watch asks for). */
+static int tcp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len)
+{
+    tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
+    tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
+    size_t size = tp_tcp_frame_size(hdr_len, len);
+    if (!e->conn || e->gone || e->bye_rcvd || tp_tcp_ep_holds(e) || len > TCP_COPY_MAX ||
+        hdr_len > TP_TCP_MAX_AM_HDR || id >= TP_AM_MAX ||
+        tp_tcp_txq_bytes(&e->txq) + size > TCP_POST_BATCH)
+        return tcp_send(ep, id, hdr, hdr_len, payload, len, 0);
+    struct iovec iov[TP_TCP_FRAME_IOV];
+    tp_tcp_frame_hdr_t fh;
+    int nf = tp_tcp_frame_iov(iov, &fh, id, hdr, hdr_len, payload, len);
+    int rc = tp_tcp_txq_append(&e->txq, iov, nf, 0);
+    if (rc)
+        return rc;
+    tp_tcp_conn_watch(s, e->conn);
+    return 1; /* kept: written by the next progress */
+}
+
+static int tcp_am_send_hold(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len)
+{
+    return tcp_send(ep, id, hdr, hdr_len, payload, len, 1);
+}
+
+static int tcp_am_held(tp_ep_t *ep, const void *buf, size_t len)
+{
+    const tp_tcp_ep_t *e = (const tp_tcp_ep_t *)ep;
+    const char *b = buf;
+    return e->held_len && e->held >= b && e->held < b + len;
 }
 
 /* One epoll_wait over every socket (waiting up to timeout_ms); returns the
@@ -336,7 +416,7 @@ static int control_only(tp_tcp_iface_t *s)
             continue;
         if (c->state != TP_TCP_UP || c->peer < 0 || c->peer >= s->rt->nprocs ||
             !tp->eps[c->peer] || tp->eps[c->peer]->iface == &s->base ||
-            tp_tcp_txq_bytes(&c->ep->txq))
+            tp_tcp_ep_unsent(c->ep))
             return 0;
     }
     return 1;
@@ -355,7 +435,7 @@ static int tcp_progress(void *iface)
     tp_tcp_conn_t *c = s->quiet ? NULL : s->single;
     if (c) {
         events = tp_tcp_conn_readable(s, c);
-        if (c->state == TP_TCP_UP && tp_tcp_txq_bytes(&c->ep->txq))
+        if (c->state == TP_TCP_UP && tp_tcp_ep_unsent(c->ep))
             tp_tcp_ep_write(s, c->ep);
         if (++s->poll_skip % TCP_POLL_EVERY) { /* even when busy: new peers must get in */
             tp_tcp_reap(s);
@@ -370,7 +450,7 @@ static int tcp_progress(void *iface)
 static int tcp_flush(tp_ep_t *ep)
 {
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
-    return e->gone || tp_tcp_txq_bytes(&e->txq) == 0 ? 0 : CORE_EBUSY;
+    return e->gone || tp_tcp_ep_unsent(e) == 0 ? 0 : CORE_EBUSY;
 }
 
 /* Sends BYE where it is due; returns whether some connection is unfinished:
@@ -385,8 +465,8 @@ static int close_step(tp_tcp_iface_t *s)
         tp_tcp_ep_bye(s, e);
         if (e->gone)
             continue;
-        if (e->conn ? tp_tcp_txq_bytes(&e->txq) || !e->bye_rcvd
-                    : e->attempt || tp_tcp_txq_bytes(&e->txq))
+        if (e->conn ? tp_tcp_ep_unsent(e) || !e->bye_rcvd
+                    : e->attempt || tp_tcp_ep_unsent(e))
             busy = 1;
     }
     for (tp_tcp_conn_t *c = s->conns; c && !busy; c = c->next)
@@ -426,7 +506,7 @@ static void tcp_close(tp_iface_t *iface)
     tp_tcp_hs_summary(s);
     for (int p = 0; p < s->rt->nprocs; p++)
         if (s->eps[p]) {
-            tp_tcp_txq_free(&s->eps[p]->txq);
+            tp_tcp_ep_drop(s->eps[p]);
             free(s->eps[p]);
         }
     close(s->listen_fd);
