@@ -81,11 +81,11 @@ static size_t feed_placed(tp_tcp_rx_t *rx, const uint8_t *s, size_t pos, size_t 
             tp_tcp_rx_direct_take(rx, &f);
             FUZZ_CHECK(rx->dst == NULL);
             take_frame(res, rx, &f, place, hdr_end);
+            free(place);
             break;
         }
     }
-    free(place);
-    return pos;
+    return pos; /* a stream that ends inside the payload leaves rx->dst to feed */
 }
 
 /* Feeds the stream in reads no larger than the cut table says (0: as large
@@ -104,7 +104,8 @@ static void feed(const uint8_t *s, size_t n, const unsigned *cuts, unsigned ncut
         size_t room, got;
         tp_tcp_frame_t df;
         if (tp_tcp_rx_direct(&rx, &df, &got)) {
-            FUZZ_CHECK(df.id < 8 && got < df.len && df.len > (16u << 10));
+            FUZZ_CHECK(df.id < 8 && got < df.len &&
+                       tp_tcp_frame_size(df.hdr_len, df.len) > (16u << 10));
             tp_tcp_rx_place(&rx, asked++ % 2 ? NULL : malloc(df.len));
             if (rx.dst) {
                 pos = feed_placed(&rx, s, pos, n, cuts, ncuts, &k, res);
