@@ -105,6 +105,21 @@ typedef struct tp_ops {
     int (*am_send_zc)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
                       unsigned flags);
+    /* Like am_send, but the transport may keep reading the payload from the caller's buffer
+     * after it returns (a socket that took part of the message sends the rest from there,
+     * uncopied): then it returns 1, and the caller keeps those bytes unchanged while
+     * am_held says the transport still reads them. NULL: the transport copies what it keeps
+     * (am_send). */
+    int (*am_send_hold)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                        const void *payload, size_t len);
+    /* Whether the transport still reads bytes of [buf, buf + len) that am_send_hold left it. */
+    int (*am_held)(tp_ep_t *ep, const void *buf, size_t len);
+    /* Like am_send, for a message that others may follow at once (a nonblocking send): the
+     * transport may keep it (copied) to send it with the next ones in one write, and then
+     * returns 1; it goes at the latest in the next progress, and flush(ep) says when it has.
+     * NULL: am_send. */
+    int (*am_post)(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                   const void *payload, size_t len);
     int (*mem_reg)(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
     void (*mem_dereg)(tp_iface_t *iface, tp_memh_t *memh);
     /* Writes the remote key of memh into buf (at most caps.max_rkey bytes); returns its length. */
@@ -256,12 +271,23 @@ int tp_config_register(core_config_t *reg);
 typedef int (*tp_am_piece_t)(void *arg, int src, const void *hdr, size_t hdr_len, size_t off,
                              const void *data, size_t n, size_t len);
 
+/* A handler's optional third form, for a transport that reads messages from a byte stream
+ * (tcp): once a message's header is in, and before its len-byte payload is, where the whole
+ * payload may be read to (len bytes the handler owns until it is told), or NULL (nowhere: the
+ * transport takes the payload as usual). Given a place, the transport reads the payload there
+ * and then calls piece (off 0, n and len the payload's length) with data pointing at the
+ * place: the handler copies nothing, and the socket's bytes are copied once, not twice. It
+ * checks what it is given as piece does, and answers NULL where piece would refuse the
+ * message (piece then refuses it); a place it gave is within what piece accepts. */
+typedef void *(*tp_am_place_t)(void *arg, int src, const void *hdr, size_t hdr_len, size_t len);
+
 /* Handler table, filled by p2p before transports open. */
 typedef struct tp_am_entry {
     tp_am_handler_t cb;
     void *arg;
     tp_am_piece_t piece; /* NULL: whole messages only */
     const char *name;    /* for reports: "CTS" */
+    tp_am_place_t place; /* NULL: never read in place (needs piece) */
 } tp_am_entry_t;
 
 /* Whether id names a handler of table am (an id from the wire is checked with this first). */
@@ -322,6 +348,49 @@ static inline int tp_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_
         core_count_add(&ep->iface->stats.am_sent, 1);
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
     }
+    return rc;
+}
+
+/* am_post where the transport has it, else am_send. */
+static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep);
+static inline int tp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                             const void *payload, size_t len)
+{
+    /* under MULTIPLE with S(peer), as tp_am_send_shared: senders outside G may use the
+     * same channel (TP_CAP_THREADS) */
+    pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
+    if (m)
+        pthread_mutex_lock(m);
+    const tp_ops_t *ops = ep->iface->ops;
+    int rc = ops->am_post ? ops->am_post(ep, id, hdr, hdr_len, payload, len)
+                          : ops->am_send(ep, id, hdr, hdr_len, payload, len);
+    if (rc >= 0) {
+        core_count_add(&ep->iface->stats.am_sent, 1);
+        core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
+    }
+    if (m)
+        pthread_mutex_unlock(m);
+    return rc;
+}
+
+/* am_send_hold where the transport has it, else am_send. */
+static inline int tp_am_send_hold(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                                  const void *payload, size_t len)
+{
+    /* under MULTIPLE with S(peer), as tp_am_send_shared: senders outside G may use the
+     * same channel (TP_CAP_THREADS) */
+    pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
+    if (m)
+        pthread_mutex_lock(m);
+    const tp_ops_t *ops = ep->iface->ops;
+    int rc = ops->am_send_hold ? ops->am_send_hold(ep, id, hdr, hdr_len, payload, len)
+                               : ops->am_send(ep, id, hdr, hdr_len, payload, len);
+    if (rc >= 0) {
+        core_count_add(&ep->iface->stats.am_sent, 1);
+        core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
+    }
+    if (m)
+        pthread_mutex_unlock(m);
     return rc;
 }
 

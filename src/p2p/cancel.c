@@ -43,6 +43,9 @@ static int cancel_send(MPI_Request s)
 {
     if (s->peer == MPI_PROC_NULL || (s->wait & P2P_WAIT_CANCEL))
         return 0;
+    /* A message queued to go (the postq): completed now, asked for like one that went. */
+    if (!s->complete)
+        p2p_postq_finish(s);
     if (s->complete) {
         if (!eager_pending(s))
             return 0;

@@ -125,6 +125,8 @@ typedef struct p2p_state {
     p2p_mq_t *mq[CORE_CTX_MAX_P2P];
     MPI_Request sendq_head, sendq_tail;   /* first message not yet accepted by the transport */
     MPI_Request dataq_head, dataq_tail;   /* pipelined rendezvous with chunks left */
+    MPI_Request postq;                    /* eager sends the transport keeps to write with the
+                                             next ones (tp_am_post): done once written */
     struct p2p_ctrl *ctrlq_head, *ctrlq_tail;
     int *queued;                          /* per world rank: sends waiting in sendq */
     uint64_t *busy_pass;                  /* per world rank: sendq pass it was found busy in */
@@ -171,6 +173,9 @@ void p2p_rndv_register(void);
 void p2p_req_dereg(MPI_Request r);
 /* Its protocol finished (or failed): the send completes unless a CANCEL_RESP is awaited. */
 void p2p_send_done(MPI_Request s);
+/* Completes s now if it waits in the postq (its message is queued in the transport, in
+ * order before anything sent later); 1 if it did. */
+int p2p_postq_finish(MPI_Request s);
 /* Takes s off the send queue if its first message is still there; 1 if it was. */
 int p2p_sendq_remove(MPI_Request s);
 /* Checks the matching part of an EAGER, RTS or CANCEL_REQ header (recv.c). */

@@ -791,7 +791,7 @@ static int p2p_progress(void *arg)
     int events = ctrlq_progress() + p2p_send_progress();
     if (__builtin_expect(P2P->lost_seen != P2P->tp->nlost, 0))
         events += lost_sweep();
-    if (!P2P->ctrlq_head && !P2P->sendq_head && !P2P->dataq_head)
+    if (!P2P->ctrlq_head && !P2P->sendq_head && !P2P->dataq_head && !P2P->postq)
         core_progress_rest(P2P->rt, P2P->hook);
     return events;
 }
@@ -825,7 +825,7 @@ int p2p_drain(void)
 {
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Finalize", NULL);
-    while (P2P->sendq_head || P2P->dataq_head || P2P->ctrlq_head)
+    while (P2P->sendq_head || P2P->dataq_head || P2P->ctrlq_head || P2P->postq)
         core_wait_idle(&w, core_progress());
     core_wait_end(&w);
     return 0;

@@ -146,17 +146,23 @@ int p2p_rndv_push(MPI_Request s)
             rc = tp_am_send_zc(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n, s->memh,
                                &s->comp, s->offset + n == s->want ? TP_ZC_WAITED : 0);
         } else {
-            rc = tp_am_send(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n);
+            rc = tp_am_send_hold(ep, P2P_AM_DATA, &h, sizeof(h), data + s->offset, n);
+            if (rc == 1) /* held (1, as CORE_INPROGRESS): am_held below says when it left */
+                rc = 0;
         }
         if (rc == CORE_EBUSY)
             return 0;
         if (rc == CORE_INPROGRESS)
             s->zc_left++;
-        else if (rc)
+        else if (rc < 0)
             core_fatal("sending a message to rank %d failed: %s", s->world_peer,
                        core_strerror(rc));
         s->offset += n;
     }
+    /* A socket may still send the end of the last chunk from the buffer (am_send_hold; an
+     * earlier chunk's end kept the next one out until it had gone): done once it has. */
+    if (ep->iface->ops->am_held && ep->iface->ops->am_held(ep, data, s->want))
+        return 0;
     p2p_send_done(s); /* or, zero copy, the last chunk's comp does */
     return 1;
 }
@@ -284,8 +290,9 @@ static int data_piece(void *arg, int src, const void *hdr, size_t hdr_len, size_
         return core_wire_reject(P2P->rt, "DATA bytes %llu+%zu..+%zu (of %zu) for a receive of "
                                 "%zu bytes that has %zu", (unsigned long long)h.offset, off,
                                 n, len, r->want, r->offset);
-    char *dst = r->tmp ? r->tmp : r->buf;
-    memcpy(dst + h.offset + off, data, n);
+    char *dst = (r->tmp ? r->tmp : r->buf) + h.offset + off;
+    if (dst != data) /* else read there in place (data_place) */
+        memcpy(dst, data, n);
     r->offset += n;
     if (r->offset == r->want)
         p2p_recv_done(r, r->want, r->len);
@@ -296,6 +303,23 @@ static int data_handler(void *arg, int src, const void *hdr, size_t hdr_len,
                         const void *payload, size_t len)
 {
     return data_piece(arg, src, hdr, hdr_len, 0, payload, len, len);
+}
+
+/* Where a DATA message's len-byte payload may be read to directly (a stream transport's
+ * tp_am_place_t): its bytes of the receive's buffer, when data_piece would take them all at
+ * once; NULL otherwise (data_piece then says why it refuses them). */
+static void *data_place(void *arg, int src, const void *hdr, size_t hdr_len, size_t len)
+{
+    p2p_data_hdr_t h;
+    (void)arg;
+    if (hdr_len != sizeof(h))
+        return NULL;
+    memcpy(&h, hdr, sizeof(h));
+    MPI_Request r = core_req_lookup(&P2P->rt->reqs, h.rreq);
+    if (!r || r->kind != CORE_REQ_RECV || r->world_peer != src || !(r->wait & P2P_WAIT_DATA) ||
+        h.offset > r->want || len > r->want - h.offset || len > r->want - r->offset)
+        return NULL;
+    return (r->tmp ? r->tmp : r->buf) + h.offset;
 }
 
 static int fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, const void *payload,
@@ -317,7 +341,8 @@ static int fin_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
 void p2p_rndv_register(void)
 {
     tp_am_register(P2P->tp, P2P_AM_CTS, (tp_am_entry_t){ cts_handler, NULL, NULL, "CTS" });
-    tp_am_register(P2P->tp, P2P_AM_DATA, (tp_am_entry_t){ data_handler, NULL, data_piece, "DATA" });
+    tp_am_register(P2P->tp, P2P_AM_DATA, (tp_am_entry_t){ data_handler, NULL, data_piece, "DATA",
+                                                    data_place });
     tp_am_register(P2P->tp, P2P_AM_FIN, (tp_am_entry_t){ fin_handler, NULL, NULL, "FIN" });
     tp_am_register(P2P->tp, P2P_AM_RTR, (tp_am_entry_t){ rtr_handler, NULL, NULL, "RTR" });
     tp_am_register(P2P->tp, P2P_AM_PUT_FIN,

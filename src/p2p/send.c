@@ -80,8 +80,9 @@ static void sendq_push(MPI_Request s)
     core_progress_wake(P2P->rt, P2P->hook);
 }
 
-/* Tries to hand the first message of s (EAGER or RTS) to the transport. */
-static int send_first(MPI_Request s, tp_ep_t *ep)
+/* Tries to hand the first message of s (EAGER or RTS) to the transport; post: a nonblocking
+ * send just started, which more may follow (an eager message may wait for them: tp_am_post). */
+static int send_first(MPI_Request s, tp_ep_t *ep, int post)
 {
     const void *data = s->tmp ? s->tmp : s->buf;
     p2p_rts_hdr_t h;
@@ -100,7 +101,8 @@ static int send_first(MPI_Request s, tp_ep_t *ep)
             ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
             hlen = sizeof(p2p_sync_hdr_t);
         }
-        return tp_am_send(ep, P2P_AM_EAGER, &h, hlen, data, s->len);
+        return post ? tp_am_post(ep, P2P_AM_EAGER, &h, hlen, data, s->len)
+                    : tp_am_send(ep, P2P_AM_EAGER, &h, hlen, data, s->len);
     }
     h.len = s->len;
     h.sreq = p2p_req_id(s);
@@ -212,8 +214,16 @@ static int send_start(MPI_Request s)
         return rc;
     count_send(s->len, s->proto);
     if (queued_of(s->world_peer) == 0) {
-        rc = send_first(s, ep);
-        if (rc == 0) {
+        rc = send_first(s, ep, 1);
+        if (rc == 1 && p2p_eager_std(s)) {
+            /* Kept to go with the next ones: done once written, which the next progress
+             * does (so MPI_Wait on it sends it, and MPI_Waitall sends a window at once). */
+            s->next = P2P->postq;
+            P2P->postq = s;
+            core_progress_wake(P2P->rt, P2P->hook);
+            return 0;
+        }
+        if (rc >= 0) {
             first_sent(s);
             return 0;
         }
@@ -413,7 +423,7 @@ static int sendq_progress(void)
         MPI_Request next = s->next;
         int rc = CORE_EBUSY;
         if (P2P->busy_pass[s->world_peer] != pass)
-            rc = send_first(s, P2P->tp->eps[s->world_peer]);
+            rc = send_first(s, P2P->tp->eps[s->world_peer], 0);
         if (rc == CORE_EBUSY) {
             P2P->busy_pass[s->world_peer] = pass;
             prev = s;
@@ -488,7 +498,36 @@ static int dataq_progress(void)
     return events;
 }
 
+/* Posted eager sends whose transport has written them are done. */
+static int postq_progress(void)
+{
+    int events = 0;
+    for (MPI_Request *ps = &P2P->postq; *ps;) {
+        MPI_Request s = *ps;
+        tp_ep_t *ep = P2P->tp->eps[s->world_peer];
+        if (ep->iface->ops->flush(ep) == CORE_EBUSY) {
+            ps = &s->next;
+            continue;
+        }
+        *ps = s->next;
+        first_sent(s);
+        events++;
+    }
+    return events;
+}
+
+int p2p_postq_finish(MPI_Request s)
+{
+    for (MPI_Request *ps = &P2P->postq; *ps; ps = &(*ps)->next)
+        if (*ps == s) {
+            *ps = s->next;
+            first_sent(s);
+            return 1;
+        }
+    return 0;
+}
+
 int p2p_send_progress(void)
 {
-    return sendq_progress() + dataq_progress();
+    return sendq_progress() + dataq_progress() + (P2P->postq ? postq_progress() : 0);
 }

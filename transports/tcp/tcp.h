@@ -88,6 +88,10 @@ struct tp_tcp_ep {
     tp_tcp_conn_t *conn;    /* the connection, once up */
     tp_tcp_conn_t *attempt; /* our own connection, until accepted or superseded */
     tp_tcp_txq_t txq;       /* frames not yet written, in order */
+    /* After txq: the end of a large payload am_send_hold left in the caller's buffer, then
+     * its frame's padding (zero bytes); nothing is queued behind them (tp_tcp_ep_holds). */
+    const char *held;
+    size_t held_len, held_pad;
     int bye_sent, bye_rcvd;
     int gone;               /* the connection ended after BYE: drop further sends */
     int retries;            /* handshakes the peer ended in a row (TP_TCP_AUTH_RETRIES) */
@@ -132,6 +136,18 @@ static inline tp_tcp_iface_t *tp_tcp_iface(tp_iface_t *iface)
     return (tp_tcp_iface_t *)iface; /* base is the first member */
 }
 
+/* Whether e still sends a held payload's end (or its padding): nothing may be queued now. */
+static inline int tp_tcp_ep_holds(const tp_tcp_ep_t *e)
+{
+    return e->held_len || e->held_pad;
+}
+
+/* Bytes accepted for e's peer and not yet written. */
+static inline size_t tp_tcp_ep_unsent(const tp_tcp_ep_t *e)
+{
+    return tp_tcp_txq_bytes(&e->txq) + e->held_len + e->held_pad;
+}
+
 /* tcp_addr.c */
 /* Chooses the IPv4 address to listen on from spec (RDMPI_TCP_IF: interface
  * names, addresses or CIDRs, comma separated; empty: the first non-loopback
@@ -157,8 +173,12 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err);
 /* Handles readiness of c; returns the active messages it dispatched. */
 int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
 void tp_tcp_conn_writable(tp_tcp_iface_t *s, tp_tcp_conn_t *c);
-/* Writes what e has queued; returns how many bytes the socket took. */
+/* Writes what e has queued (and held); returns how many bytes the socket took. */
 size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
+/* Copies what e holds into its queue (something must be queued behind it). 0 or CORE_ENOMEM. */
+int tp_tcp_ep_unhold(tp_tcp_ep_t *e);
+/* Drops whatever e still had to send (its peer is gone). */
+void tp_tcp_ep_drop(tp_tcp_ep_t *e);
 /* The socket of e said a write failed with err (an errno). */
 void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err);
 /* Asks epoll for writability of an up connection exactly while it has a queue. */

@@ -24,6 +24,8 @@
 
 #define READS_PER_CALL 4 /* recv calls per connection per progress, when data keeps coming */
 
+static const char zero_pad[8]; /* a held payload's padding */
+
 static void set_sockopts(tp_tcp_iface_t *s, int fd)
 {
     int one = 1;
@@ -59,6 +61,9 @@ tp_tcp_conn_t *tp_tcp_conn_new(tp_tcp_iface_t *s, int fd, enum tp_tcp_conn_state
     c->peer = peer;
     c->events = state == TP_TCP_CONNECTING ? EPOLLOUT : EPOLLIN;
     tp_tcp_rx_init(&c->rx, TP_TCP_MAX_AM_HDR, s->base.caps.max_am);
+    for (unsigned id = 0; s->base.am && id < TP_AM_MAX; id++)
+        if (s->base.am[id].place && s->base.am[id].piece)
+            c->rx.direct_ids |= 1u << id;
     struct epoll_event ev = { .events = c->events, .data.ptr = c };
     if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
         core_error("tcp: epoll_ctl(ADD): %m");
@@ -130,7 +135,7 @@ void tp_tcp_conn_watch(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     uint32_t want = EPOLLIN;
     if (c->state == TP_TCP_CONNECTING)
         want = EPOLLOUT;
-    else if (c->state == TP_TCP_UP && (tp_tcp_txq_bytes(&c->ep->txq) || c->ep->blocked))
+    else if (c->state == TP_TCP_UP && (tp_tcp_ep_unsent(c->ep) || c->ep->blocked))
         want |= EPOLLOUT;
     if (want == c->events || c->state == TP_TCP_DEAD)
         return;
@@ -190,7 +195,7 @@ static void peer_left(tp_tcp_iface_t *s, tp_tcp_ep_t *e, const char *why)
         core_debug("tcp: rank %d left before our connection reached it (%s)", peer, why);
     tp_tcp_ep_lock(s, e);
     e->gone = 1;
-    tp_tcp_txq_free(&e->txq);
+    tp_tcp_ep_drop(e);
     tp_tcp_ep_unlock(s, e);
     if (peer >= s->rt->size)
         tp_peer_lost(&s->base, peer);
@@ -323,7 +328,7 @@ void tp_tcp_conn_lost(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int err)
             core_debug("tcp: rank %d left without saying goodbye: %s", c->peer, why);
         tp_tcp_ep_lock(s, e);
         e->gone = 1;
-        tp_tcp_txq_free(&e->txq);
+        tp_tcp_ep_drop(e);
         tp_tcp_conn_kill(s, c);
         tp_tcp_ep_unlock(s, e);
         if (c->peer >= s->rt->size)
@@ -342,6 +347,52 @@ void tp_tcp_write_failed(tp_tcp_iface_t *s, tp_tcp_ep_t *e, int err)
 
 static size_t ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e);
 
+void tp_tcp_ep_drop(tp_tcp_ep_t *e)
+{
+    tp_tcp_txq_free(&e->txq);
+    e->held = NULL;
+    e->held_len = e->held_pad = 0;
+}
+
+int tp_tcp_ep_unhold(tp_tcp_ep_t *e)
+{
+    if (!tp_tcp_ep_holds(e))
+        return 0;
+    struct iovec iov[2] = { { (void *)e->held, e->held_len }, { (void *)zero_pad, e->held_pad } };
+    int rc = tp_tcp_txq_append(&e->txq, iov, 2, 0);
+    if (rc == 0) {
+        e->held = NULL;
+        e->held_len = e->held_pad = 0;
+    }
+    return rc;
+}
+
+/* The queue's bytes, then what is held, as iovecs (at most 4); returns the count. */
+static int unsent_iov(const tp_tcp_ep_t *e, struct iovec *iov)
+{
+    int n = tp_tcp_txq_iov(&e->txq, iov);
+    if (e->held_len)
+        iov[n++] = (struct iovec){ (void *)e->held, e->held_len };
+    if (e->held_pad)
+        iov[n++] = (struct iovec){ (void *)zero_pad, e->held_pad };
+    return n;
+}
+
+/* The socket took n bytes of what unsent_iov described. */
+static void unsent_consume(tp_tcp_ep_t *e, size_t n)
+{
+    size_t k = tp_tcp_txq_bytes(&e->txq) < n ? tp_tcp_txq_bytes(&e->txq) : n;
+    tp_tcp_txq_consume(&e->txq, k);
+    n -= k;
+    k = e->held_len < n ? e->held_len : n;
+    e->held += k;
+    e->held_len -= k;
+    n -= k;
+    if (!e->held_len)
+        e->held = NULL;
+    e->held_pad -= e->held_pad < n ? e->held_pad : n;
+}
+
 size_t tp_tcp_ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
 {
     tp_tcp_ep_lock(s, e);
@@ -357,13 +408,13 @@ static size_t ep_write(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
     if (!c)
         return 0;
     e->blocked = 0; /* the socket has room (or progress polls anyway): the sender retries */
-    while (tp_tcp_txq_bytes(&e->txq)) {
-        struct iovec iov[2];
+    while (tp_tcp_ep_unsent(e)) {
+        struct iovec iov[4];
         struct msghdr mh = { .msg_iov = iov };
-        mh.msg_iovlen = (size_t)tp_tcp_txq_iov(&e->txq, iov);
+        mh.msg_iovlen = (size_t)unsent_iov(e, iov);
         ssize_t w = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (w > 0) {
-            tp_tcp_txq_consume(&e->txq, (size_t)w);
+            unsent_consume(e, (size_t)w);
             total += (size_t)w;
         } else if (errno != EINTR) {
             if (errno != EAGAIN && errno != EWOULDBLOCK) {
@@ -398,7 +449,7 @@ void tp_tcp_conn_up(tp_tcp_iface_t *s, tp_tcp_conn_t *c, tp_tcp_ep_t *e)
 
 void tp_tcp_ep_bye(tp_tcp_iface_t *s, tp_tcp_ep_t *e)
 {
-    if (e->bye_sent || !e->conn || e->gone)
+    if (e->bye_sent || !e->conn || e->gone || tp_tcp_ep_unhold(e) != 0)
         return;
     tp_tcp_ctrl_t m = { TP_TCP_BYE, core_proc_uid(s->rt, s->rt->rank) };
     struct iovec iov[TP_TCP_FRAME_IOV];
@@ -444,7 +495,9 @@ int tp_tcp_ctrl_queue(tp_tcp_iface_t *s, tp_tcp_ep_t *e, unsigned type)
     tp_tcp_frame_hdr_t fh;
     int n = tp_tcp_frame_iov(iov, &fh, TP_TCP_CTRL_ID, &m, sizeof(m), NULL, 0);
     tp_tcp_ep_lock(s, e);
-    int rc = tp_tcp_txq_append(&e->txq, iov, n, 0);
+    int rc = tp_tcp_ep_unhold(e);
+    if (rc == 0)
+        rc = tp_tcp_txq_append(&e->txq, iov, n, 0);
     if (rc == 0)
         ep_write(s, e); /* nothing when not up yet: tp_tcp_conn_up writes it */
     tp_tcp_ep_unlock(s, e);
@@ -545,6 +598,49 @@ static int parse(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     return n;
 }
 
+/* Whether the pending frame's payload is read to its handler's place (tp_am_place_t): asks
+ * the handler once the frame's headers are in. */
+static int placed(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
+{
+    tp_tcp_frame_t f;
+    size_t got;
+    if (c->rx.dst)
+        return 1;
+    if (c->state != TP_TCP_UP || s->closing || !tp_tcp_rx_direct(&c->rx, &f, &got))
+        return 0;
+    const tp_am_entry_t *e = &s->base.am[f.id];
+    tp_tcp_rx_place(&c->rx, e->place(e->arg, c->peer, f.hdr, f.hdr_len, f.len));
+    return c->rx.dst != NULL;
+}
+
+/* Reads the rest of a placed payload; returns the bytes read (0: none now, the connection
+ * may have ended), and hands the frame over once all of it is in. */
+static size_t read_placed(tp_tcp_iface_t *s, tp_tcp_conn_t *c, int *events)
+{
+    struct iovec iov[2];
+    struct msghdr mh = { .msg_iov = iov };
+    mh.msg_iovlen = (size_t)tp_tcp_rx_direct_iov(&c->rx, iov);
+    ssize_t r = recvmsg(c->fd, &mh, MSG_DONTWAIT);
+    if (r <= 0) {
+        if (r == 0)
+            tp_tcp_conn_lost(s, c, 0);
+        else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+            tp_tcp_conn_lost(s, c, errno);
+        return 0;
+    }
+    if (tp_tcp_rx_direct_commit(&c->rx, (size_t)r)) {
+        tp_tcp_frame_t f;
+        tp_tcp_rx_direct_take(&c->rx, &f);
+        const tp_am_entry_t *e = &s->base.am[f.id];
+        int hrc = s->closing ? 0 : e->piece(e->arg, c->peer, f.hdr, f.hdr_len, 0, f.payload,
+                                             f.len, f.len);
+        if (hrc)
+            peer_malformed(s, c, f.id, hrc, NULL);
+        (*events)++;
+    }
+    return (size_t)r;
+}
+
 int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
 {
     int events = 0;
@@ -555,6 +651,11 @@ int tp_tcp_conn_readable(tp_tcp_iface_t *s, tp_tcp_conn_t *c)
     for (int k = 0; k < READS_PER_CALL && c->state != TP_TCP_DEAD; k++) {
         void *p;
         size_t room;
+        if (placed(s, c)) {
+            if (read_placed(s, c, &events) == 0 || c->rx.dst)
+                break; /* the socket has no more now */
+            continue;
+        }
         int rc = tp_tcp_rx_space(&c->rx, &p, &room);
         if (rc == CORE_ENOMEM)
             core_fatal("tcp: out of memory receiving from rank %d", c->peer);

@@ -13,6 +13,10 @@
 #define RX_MIN_CAP (32u << 10)
 #define RX_BULK_FRAME (16u << 10) /* larger frames are read up to their end, never moved */
 #define RX_MIN_READ (8u << 10)    /* room offered for a read of small frames */
+/* After a large frame, the next read takes this much when payloads may go to a place: the
+ * frame header and a handler header of up to 24 bytes (DATA's 16), so that a large frame's
+ * place is asked for after one read, not two. */
+#define RX_HDR_READ 32u
 
 static const char zero_pad[8];
 
@@ -168,6 +172,20 @@ static size_t pending_size(const tp_tcp_rx_t *rx)
     return rc < 0 ? 0 : size;
 }
 
+/* Bytes of the pending large frame up to the end of its handler header when its payload may
+ * go to a place (its id is in direct_ids and no place was refused yet); else 0. Its frame
+ * header is in and well formed. */
+static size_t place_hdr_size(const tp_tcp_rx_t *rx)
+{
+    tp_tcp_frame_hdr_t fh;
+    if (!rx->direct_ids || rx->no_place)
+        return 0;
+    memcpy(&fh, rx->buf + rx->start, sizeof(fh));
+    if (fh.id >= TP_AM_MAX || !(rx->direct_ids >> fh.id & 1))
+        return 0;
+    return sizeof(fh) + tp_tcp_pad8(fh.hdr_len);
+}
+
 int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n)
 {
     size_t have = rx->end - rx->start;
@@ -202,10 +220,13 @@ int tp_tcp_rx_space(tp_tcp_rx_t *rx, void **p, size_t *n)
     }
     *p = rx->buf + rx->end;
     *n = rx->cap - rx->end;
-    if (bulk && missing)
+    size_t hsize = bulk && missing ? place_hdr_size(rx) : 0;
+    if (hsize > have)
+        *n = hsize - have; /* the handler header alone: its place is asked for next */
+    else if (bulk && missing)
         *n = missing;
     else if (rx->bulk && have < sizeof(tp_tcp_frame_hdr_t))
-        *n = sizeof(tp_tcp_frame_hdr_t) - have;
+        *n = (rx->direct_ids ? RX_HDR_READ : sizeof(tp_tcp_frame_hdr_t)) - have;
     return 0;
 }
 
@@ -218,7 +239,86 @@ int tp_tcp_rx_next(tp_tcp_rx_t *rx, tp_tcp_frame_t *f)
         return rc;
     rx->start += size;
     rx->bulk = size > RX_BULK_FRAME;
+    rx->no_place = 0;
     return 1;
+}
+
+int tp_tcp_rx_direct(const tp_tcp_rx_t *rx, tp_tcp_frame_t *f, size_t *got)
+{
+    size_t have = rx->end - rx->start, size = 0;
+    if (rx->dst || have < sizeof(tp_tcp_frame_hdr_t))
+        return 0;
+    /* Complete (1) or malformed (< 0) frames take the usual way. */
+    if (tp_tcp_frame_decode(rx->buf + rx->start, have, rx->max_hdr, rx->max_len, f, &size) != 0)
+        return 0;
+    size_t hsize = place_hdr_size(rx);
+    if (size <= RX_BULK_FRAME || hsize == 0 || have < hsize)
+        return 0;
+    tp_tcp_frame_hdr_t fh;
+    memcpy(&fh, rx->buf + rx->start, sizeof(fh));
+    if (have - hsize >= fh.len) /* only padding is missing */
+        return 0;
+    f->id = fh.id;
+    f->hdr = rx->buf + rx->start + sizeof(fh);
+    f->hdr_len = fh.hdr_len;
+    f->payload = rx->buf + rx->start + hsize;
+    f->len = fh.len;
+    *got = have - hsize;
+    return 1;
+}
+
+void tp_tcp_rx_place(tp_tcp_rx_t *rx, void *dst)
+{
+    tp_tcp_frame_t f;
+    size_t got;
+    if (!tp_tcp_rx_direct(rx, &f, &got))
+        return;
+    if (!dst) {
+        rx->no_place = 1;
+        return;
+    }
+    memcpy(dst, f.payload, got);
+    rx->dst = dst;
+    rx->dst_have = got;
+    rx->dst_len = f.len;
+    rx->pad_have = 0;
+    rx->end -= got; /* the buffer keeps the headers only */
+}
+
+int tp_tcp_rx_direct_iov(tp_tcp_rx_t *rx, struct iovec *iov)
+{
+    int n = 0;
+    size_t pad = tp_tcp_pad8(rx->dst_len) - rx->dst_len;
+    if (rx->dst_have < rx->dst_len)
+        iov[n++] = (struct iovec){ rx->dst + rx->dst_have, rx->dst_len - rx->dst_have };
+    if (rx->pad_have < pad)
+        iov[n++] = (struct iovec){ rx->pad + rx->pad_have, pad - rx->pad_have };
+    return n;
+}
+
+int tp_tcp_rx_direct_commit(tp_tcp_rx_t *rx, size_t n)
+{
+    size_t k = rx->dst_len - rx->dst_have < n ? rx->dst_len - rx->dst_have : n;
+    rx->dst_have += k;
+    rx->pad_have += n - k;
+    return rx->dst_have == rx->dst_len &&
+           rx->pad_have == tp_tcp_pad8(rx->dst_len) - rx->dst_len;
+}
+
+void tp_tcp_rx_direct_take(tp_tcp_rx_t *rx, tp_tcp_frame_t *f)
+{
+    tp_tcp_frame_hdr_t fh;
+    memcpy(&fh, rx->buf + rx->start, sizeof(fh));
+    f->id = fh.id;
+    f->hdr = rx->buf + rx->start + sizeof(fh); /* valid until the next tp_tcp_rx_space */
+    f->hdr_len = fh.hdr_len;
+    f->payload = rx->dst;
+    f->len = rx->dst_len;
+    rx->start = rx->end = 0;
+    rx->dst = NULL;
+    rx->dst_have = rx->dst_len = rx->pad_have = 0;
+    rx->bulk = 1;
+    rx->no_place = 0;
 }
 
 int tp_tcp_ctrl_decode(const void *hdr, size_t hdr_len, size_t len, int32_t from, int32_t to)

@@ -102,12 +102,19 @@ int tp_tcp_txq_append(tp_tcp_txq_t *q, const struct iovec *iov, int n, size_t sk
 void tp_tcp_txq_consume(tp_tcp_txq_t *q, size_t n);
 void tp_tcp_txq_free(tp_tcp_txq_t *q);
 
-/* Reassembly of frames from a byte stream. */
+/* Reassembly of frames from a byte stream. A large frame whose handler id is in direct_ids
+ * may have its payload read to a place of the handler's (tp_tcp_rx_direct), not into buf. */
 typedef struct tp_tcp_rx {
     char *buf;
     size_t cap, start, end; /* unparsed bytes are buf[start, end) */
     size_t max_hdr, max_len; /* larger frames are a protocol error */
     int bulk;                /* the last frame was large: read the next header alone */
+    unsigned direct_ids;     /* bit per handler id whose large payloads may go to a place */
+    int no_place;            /* the pending frame's handler gave no place: buffer it */
+    char *dst;               /* the place the pending frame's payload is read to (NULL: none) */
+    size_t dst_have, dst_len; /* payload bytes there so far, of dst_len */
+    size_t pad_have;         /* padding bytes after the payload read so far (into pad) */
+    char pad[8];
 } tp_tcp_rx_t;
 
 void tp_tcp_rx_init(tp_tcp_rx_t *rx, size_t max_hdr, size_t max_len);
@@ -126,5 +133,20 @@ static inline void tp_tcp_rx_commit(tp_tcp_rx_t *rx, size_t n)
 /* The next complete frame: 1 (f filled), 0 (more bytes needed) or CORE_EPROTO
  * (malformed header: see tp_tcp_frame_decode). */
 int tp_tcp_rx_next(tp_tcp_rx_t *rx, tp_tcp_frame_t *f);
+
+/* Reading a payload in place. tp_tcp_rx_direct: 1 when the pending frame may have its payload
+ * read to a place: a large frame of an id in direct_ids whose header and handler header are
+ * in, but not all of its payload (f filled: payload and len describe the whole payload, of
+ * which *got bytes are in the buffer); else 0. The caller then asks the handler and says
+ * where with tp_tcp_rx_place (NULL: nowhere, the frame is buffered as any other). While
+ * rx->dst is set, the stream's bytes go to tp_tcp_rx_direct_iov's iovecs (the rest of the
+ * payload, then its padding), tp_tcp_rx_direct_commit counts them, and once it returns 1 the
+ * frame is complete: tp_tcp_rx_direct_take gives it (payload at the place) and the buffer
+ * starts afresh. */
+int tp_tcp_rx_direct(const tp_tcp_rx_t *rx, tp_tcp_frame_t *f, size_t *got);
+void tp_tcp_rx_place(tp_tcp_rx_t *rx, void *dst);
+int tp_tcp_rx_direct_iov(tp_tcp_rx_t *rx, struct iovec *iov);
+int tp_tcp_rx_direct_commit(tp_tcp_rx_t *rx, size_t n);
+void tp_tcp_rx_direct_take(tp_tcp_rx_t *rx, tp_tcp_frame_t *f);
 
 #endif

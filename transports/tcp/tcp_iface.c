@@ -16,7 +16,16 @@
  * queue holds RDMPI_TCP_QUEUE_LIMIT bytes (or a full socket took nothing of
  * a large payload) am_send says busy, so p2p keeps large messages in the
  * user's buffer until the socket drains. No get/put: p2p runs its pipelined
- * rendezvous over active messages.
+ * rendezvous over active messages, whose chunks move with one copy each way:
+ * am_send_hold sends the end of a chunk the socket took part of from the
+ * user's buffer (not copied into the queue; the send completes once it has
+ * gone), and the receiver reads a chunk's payload straight into the posted
+ * receive (tp_am_place_t, tcp_frame.h: tp_tcp_rx_direct). am_post (a
+ * nonblocking eager send) queues small frames without writing, so that a
+ * window of Isends leaves in one write at the next progress: over veth each
+ * write runs the receiver's TCP input too, and tiny segments back to back
+ * met delayed acknowledgements (OSU bibw 8 B: 0.1-0.3 MB/s before, 40-60
+ * when not stalled, at load 13-20).
  *
  * An idle rank may sleep (TP_CAP_WAIT, arm): in poll() on the epoll
  * descriptor, readable once any socket has bytes, a connection or a
@@ -46,6 +55,11 @@
 #define TCP_MAX_AM_CEIL (64u << 20)
 #define TCP_CLOSE_TIMEOUT 10.0     /* seconds close waits for queues and goodbyes */
 #define TCP_COPY_MAX (16u << 10)   /* larger payloads are queued only when partly written */
+/* am_post keeps frames up to TCP_COPY_MAX in the queue until it holds this much: a socket over
+ * veth (and loopback) does the receiver's whole TCP input in the sender's write, several us a
+ * write, and tiny segments back to back meet the receiver's delayed acknowledgement; OSU bw
+ * sends 64 messages per window. */
+#define TCP_POST_BATCH (32u << 10)
 /* Rendezvous chunk: few, large writes keep a socket streaming (512 KiB gave
  * about twice the bandwidth of 64 KiB between hosts at 1 MiB and up). */
 #define TCP_RNDV_FRAG (512u << 10)
@@ -58,6 +72,11 @@ static void tcp_close(tp_iface_t *iface);
 static int tcp_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p);
 static void tcp_ep_destroy(tp_ep_t *ep);
 static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len);
+static int tcp_am_send_hold(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len);
+static int tcp_am_held(tp_ep_t *ep, const void *buf, size_t len);
+static int tcp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                        const void *payload, size_t len);
 static int tcp_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p);
 static void tcp_mem_dereg(tp_iface_t *iface, tp_memh_t *memh);
@@ -77,6 +96,9 @@ static const tp_ops_t tcp_ops = {
     .ep_create = tcp_ep_create,
     .ep_destroy = tcp_ep_destroy,
     .am_send = tcp_am_send,
+    .am_send_hold = tcp_am_send_hold,
+    .am_held = tcp_am_held,
+    .am_post = tcp_am_post,
     .mem_reg = tcp_mem_reg,
     .mem_dereg = tcp_mem_dereg,
     .rkey_pack = tcp_rkey_pack,
@@ -235,7 +257,7 @@ static int am_send_outside(tp_tcp_iface_t *s, tp_tcp_ep_t *e, unsigned id, const
 {
     tp_tcp_conn_t *c = e->conn;
     if (!c || c->state != TP_TCP_UP || e->gone || e->bye_rcvd || e->blocked ||
-        tp_tcp_txq_bytes(&e->txq))
+        tp_tcp_ep_unsent(e))
         return CORE_EBUSY;
     struct iovec iov[TP_TCP_FRAME_IOV];
     tp_tcp_frame_hdr_t fh;
@@ -257,10 +279,12 @@ static int am_send_outside(tp_tcp_iface_t *s, tp_tcp_ep_t *e, unsigned id, const
 
 /* Writes the frame after whatever is queued, in one sendmsg when up, and
  * queues the part the socket did not take; a large payload the socket took
- * none of stays with the caller (busy) rather than being copied. Safe from
+ * none of stays with the caller (busy) rather than being copied, and with hold
+ * (am_send_hold) one it took part of is sent on from the caller's buffer: 1.
+ * While such a payload's end is held, every send waits (busy). Safe from
  * inside a handler: it touches only e's send side. */
-static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
-                       const void *payload, size_t len)
+static int tcp_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                    const void *payload, size_t len, int hold)
 {
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
     tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
@@ -274,6 +298,16 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
          * sender (MPI_ERR_OTHER), not a silent loss; in our own finalize the protocol's
          * late messages (acknowledgements) go nowhere quietly, as to our own job's ranks. */
         return e->base.peer >= s->rt->size && !s->finishing ? CORE_EPEER : 0;
+    }
+    if (tp_tcp_ep_holds(e)) {
+        tp_tcp_ep_write(s, e);
+        if (e->gone)
+            return 0;
+        if (tp_tcp_ep_holds(e)) {
+            e->blocked = 1;
+            tp_tcp_conn_watch(s, e->conn);
+            return CORE_EBUSY;
+        }
     }
     size_t queued = tp_tcp_txq_bytes(&e->txq);
     if (queued >= s->queue_limit) {
@@ -313,6 +347,20 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
                 tp_tcp_conn_watch(s, e->conn);
             return sent ? 0 : CORE_EBUSY;
         }
+        /* Part of a large payload went: the rest goes from the caller's buffer, after the
+         * rest of the headers (queued: a few bytes), then the padding. */
+        size_t head = tp_tcp_frame_size(hdr_len, 0);
+        if (hold && sent > 0 && len > TCP_COPY_MAX && sent < head + len) {
+            size_t off = sent > head ? sent - head : 0;
+            int nh = nf - 1 - (tp_tcp_pad8(len) != len); /* the iovecs before the payload */
+            if (sent < head && tp_tcp_txq_append(&e->txq, iov + nq, nh, sent) != 0)
+                core_fatal("tcp: out of memory queueing a message to rank %d", ep->peer);
+            e->held = (const char *)payload + off;
+            e->held_len = len - off;
+            e->held_pad = tp_tcp_pad8(len) - len;
+            tp_tcp_conn_watch(s, e->conn);
+            return 1;
+        }
     }
     int rc = tp_tcp_txq_append(&e->txq, iov + nq, nf, sent);
     if (rc) {
@@ -323,6 +371,47 @@ static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     if (e->conn)
         tp_tcp_conn_watch(s, e->conn);
     return 0;
+}
+
+static int tcp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len)
+{
+    return tcp_send(ep, id, hdr, hdr_len, payload, len, 0);
+}
+
+/* Queues a small frame behind others without writing while the batch is small; progress
+ * writes the queue (tcp_progress, or epoll's EPOLLOUT that tp_tcp_conn_watch asks for). */
+static int tcp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                       const void *payload, size_t len)
+{
+    tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
+    tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
+    size_t size = tp_tcp_frame_size(hdr_len, len);
+    if (!e->conn || e->gone || e->bye_rcvd || tp_tcp_ep_holds(e) || len > TCP_COPY_MAX ||
+        hdr_len > TP_TCP_MAX_AM_HDR || id >= TP_AM_MAX ||
+        tp_tcp_txq_bytes(&e->txq) + size > TCP_POST_BATCH)
+        return tcp_send(ep, id, hdr, hdr_len, payload, len, 0);
+    struct iovec iov[TP_TCP_FRAME_IOV];
+    tp_tcp_frame_hdr_t fh;
+    int nf = tp_tcp_frame_iov(iov, &fh, id, hdr, hdr_len, payload, len);
+    int rc = tp_tcp_txq_append(&e->txq, iov, nf, 0);
+    if (rc)
+        return rc;
+    tp_tcp_conn_watch(s, e->conn);
+    return 1; /* kept: written by the next progress */
+}
+
+static int tcp_am_send_hold(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len)
+{
+    return tcp_send(ep, id, hdr, hdr_len, payload, len, 1);
+}
+
+static int tcp_am_held(tp_ep_t *ep, const void *buf, size_t len)
+{
+    const tp_tcp_ep_t *e = (const tp_tcp_ep_t *)ep;
+    const char *b = buf;
+    return e->held_len && e->held >= b && e->held < b + len;
 }
 
 /* One epoll_wait over every socket (waiting up to timeout_ms); returns the
@@ -369,7 +458,7 @@ static int control_only(tp_tcp_iface_t *s)
             continue;
         if (c->state != TP_TCP_UP || c->peer < 0 || c->peer >= s->rt->nprocs ||
             !tp->eps[c->peer] || tp->eps[c->peer]->iface == &s->base ||
-            tp_tcp_txq_bytes(&c->ep->txq))
+            tp_tcp_ep_unsent(c->ep))
             return 0;
     }
     return 1;
@@ -391,7 +480,7 @@ static int tcp_progress(void *iface)
         if (c->state == TP_TCP_UP) {
             tp_tcp_ep_t *e = c->ep;
             tp_tcp_ep_lock(s, e); /* a sender outside G may be queueing (am_send_outside) */
-            if (tp_tcp_txq_bytes(&e->txq))
+            if (tp_tcp_ep_unsent(e))
                 tp_tcp_ep_write(s, e);
             tp_tcp_ep_unlock(s, e);
         }
@@ -410,7 +499,7 @@ static int tcp_flush(tp_ep_t *ep)
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
     tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
     tp_tcp_ep_lock(s, e);
-    int rc = e->gone || tp_tcp_txq_bytes(&e->txq) == 0 ? 0 : CORE_EBUSY;
+    int rc = e->gone || tp_tcp_ep_unsent(e) == 0 ? 0 : CORE_EBUSY;
     tp_tcp_ep_unlock(s, e);
     return rc;
 }
@@ -427,8 +516,8 @@ static int close_step(tp_tcp_iface_t *s)
         tp_tcp_ep_bye(s, e);
         if (e->gone)
             continue;
-        if (e->conn ? tp_tcp_txq_bytes(&e->txq) || !e->bye_rcvd
-                    : e->attempt || tp_tcp_txq_bytes(&e->txq))
+        if (e->conn ? tp_tcp_ep_unsent(e) || !e->bye_rcvd
+                    : e->attempt || tp_tcp_ep_unsent(e))
             busy = 1;
     }
     for (tp_tcp_conn_t *c = s->conns; c && !busy; c = c->next)
@@ -468,7 +557,7 @@ static void tcp_close(tp_iface_t *iface)
     tp_tcp_hs_summary(s);
     for (int p = 0; p < s->rt->nprocs; p++)
         if (s->eps[p]) {
-            tp_tcp_txq_free(&s->eps[p]->txq);
+            tp_tcp_ep_drop(s->eps[p]);
             free(s->eps[p]);
         }
     close(s->listen_fd);
