@@ -58,7 +58,13 @@ int tp_shm_prod_init(tp_shm_prod_t *p, void *mem, size_t size)
     p->mask = size - 1;
     p->tail_cache = atomic_load_explicit(&p->ring->tail, memory_order_acquire);
     p->head = p->tail_cache;
+    p->keep = UINT64_MAX;
     return 0;
+}
+
+void tp_shm_prod_keep(tp_shm_prod_t *p, size_t bytes)
+{
+    p->keep = bytes >= p->size ? UINT64_MAX : bytes < 64 ? 64 : bytes;
 }
 
 int tp_shm_cons_init(tp_shm_cons_t *c, void *mem, size_t size)
@@ -132,6 +138,16 @@ int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hdr, size_t hdr_
     uint64_t off = p->head & p->mask;
     uint64_t to_end = p->size - off;
     int wrap = rlen > to_end;
+    if (__builtin_expect(!wrap && off + rlen + TP_SHM_RING_REC_HDR > p->keep, 0)) {
+        /* Back to the start if the consumer has left it (a pad at off is valid: off > 0
+         * here unless the record alone is larger than what is kept); else on, with room
+         * kept for the backlog. */
+        if (off != 0 && has_room(p, to_end + rlen + TP_SHM_RING_REC_HDR))
+            wrap = 1;
+        else
+            while (off + rlen + TP_SHM_RING_REC_HDR > p->keep)
+                p->keep = p->keep >= p->size / 2 ? UINT64_MAX : p->keep * 2;
+    }
     if (!has_room(p, (wrap ? to_end : 0) + rlen + TP_SHM_RING_REC_HDR))
         return CORE_EBUSY;
 

@@ -65,6 +65,8 @@ typedef struct tp_shm_prod {
     uint64_t size, mask;
     uint64_t head;       /* bytes ever written, pads included */
     uint64_t tail_cache; /* last consumer index seen */
+    uint64_t keep;       /* offset past which a record goes back to 0 if it can (prod_keep);
+                          * UINT64_MAX: none */
 } tp_shm_prod_t;
 
 /* Consumer side, private to the receiving process. */
@@ -116,6 +118,15 @@ int tp_shm_ring_init(void *mem, size_t size);
  * state must start where the ring's index is (both 0 for a fresh ring). */
 int tp_shm_prod_init(tp_shm_prod_t *p, void *mem, size_t size);
 int tp_shm_cons_init(tp_shm_cons_t *c, void *mem, size_t size);
+
+/* Keeps the producer's records in the ring's first `bytes` while the consumer keeps up: a
+ * record that would end past them goes to offset 0 (after a pad to the end, as at the end
+ * of a lap) when the consumer has left that place, so a ring that never holds a backlog
+ * touches only its first pages, whatever its size (each first touch of a page costs a
+ * fault, each page kept warm a cache footprint). When the consumer has not left it, the
+ * record goes on past, and the kept part doubles (up to the whole ring): a backlog gets
+ * the room it needs. The default (prod_init) is the whole ring. */
+void tp_shm_prod_keep(tp_shm_prod_t *p, size_t bytes);
 
 /* Copies one record into the ring. Returns 0 (buffers reusable),
  * CORE_EBUSY when there is no room now, CORE_EINVAL when the record can
