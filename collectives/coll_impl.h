@@ -280,6 +280,8 @@ int coll_fast_gather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
                             const coll_layout_t *rl, int root, int id, MPI_Comm comm);
 int coll_fast_scatter_linear(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
                              int root, int id, MPI_Comm comm);
+int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, MPI_Comm comm);
 
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {

@@ -385,3 +385,20 @@ int coll_fast_scatter_linear(const coll_layout_t *sl, void *rbuf, int rcount, MP
                        (size_t)rcount, rdt);
     return rc;
 }
+
+/* Conditions: 2 ranks, a commutative operation, and at the root a send buffer (not
+ * MPI_IN_PLACE). The other rank's part is the same message whichever path the root takes. */
+int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, MPI_Comm comm)
+{
+    /* coll_reduce_binomial on 2 ranks: the leaf sends its vector to the root, which receives
+     * it straight into rbuf and combines its own into it. */
+    fast_t f = fast_begin(comm, COLL_REDUCE);
+    if (comm->rank != root)
+        return send(&f, sbuf, (size_t)count, dt, root);
+    MPI_Request r;
+    int rc = post(&f, rbuf, (size_t)count, dt, root ^ 1, &r);
+    if (rc || (rc = wait(&f, r)))
+        return rc;
+    return core_op_apply(op, sbuf, rbuf, count, dt);
+}
