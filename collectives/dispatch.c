@@ -179,6 +179,10 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
 {
     if (comm->remote)
         return coll_inter_reduce(sbuf, rbuf, count, dt, op, root, comm, req);
+    if (!req && comm->size == 2 && op->commute &&
+        (comm->rank != root || sbuf != MPI_IN_PLACE) &&
+        pick(COLL_REDUCE, comm, nbytes(count, dt), count, 1) == COLL_ALG_BINOMIAL)
+        return coll_fast_reduce2(sbuf, rbuf, count, dt, op, root, comm);
     coll_sched_t *s = create(comm, COLL_REDUCE, req, dt, op);
     if (!s)
         return CORE_ENOMEM;

@@ -43,14 +43,17 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     if (comm->remote)
         return coll_inter_gather(COLL_GATHER, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
                                  root, comm, req);
+    /* One block's size, the same on every rank (the root may pass MPI_IN_PLACE). */
+    size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
+    enum coll_alg alg = pick(COLL_GATHER, blk, comm);
+    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    if (!req && comm->size == 2 && alg == COLL_ALG_LINEAR)
+        return coll_fast_gather_linear(sbuf, scount, sdt, &rl, root, COLL_GATHER, comm);
     coll_sched_t *s = create(comm, COLL_GATHER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    /* One block's size, the same on every rank (the root may pass MPI_IN_PLACE). */
-    size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
-    if (pick(COLL_GATHER, blk, comm) == COLL_ALG_LINEAR) {
-        coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    if (alg == COLL_ALG_LINEAR) {
         coll_gather_linear(s, &g, sbuf, scount, sdt, &rl, root);
     } else {
         coll_gather_binomial(s, &g, sbuf, scount, sdt, rbuf, rcount, rdt, root);
@@ -75,12 +78,14 @@ static int gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     if (comm->remote)
         return coll_inter_gather(COLL_GATHERV, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
                                  root, comm, req);
+    (void)pick(COLL_GATHERV, 0, comm);
+    coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
+    if (!req && comm->size == 2)
+        return coll_fast_gather_linear(sbuf, scount, sdt, &rl, root, COLL_GATHERV, comm);
     coll_sched_t *s = create(comm, COLL_GATHERV, req, sdt, comm->rank == root ? rdt : NULL);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    (void)pick(COLL_GATHERV, 0, comm);
-    coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
     coll_gather_linear(s, &g, sbuf, scount, sdt, &rl, root);
     return go(s, req);
 }
@@ -102,13 +107,16 @@ static int scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     if (comm->remote)
         return coll_inter_scatter(COLL_SCATTER, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt,
                                   root, comm, req);
+    size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
+    enum coll_alg alg = pick(COLL_SCATTER, blk, comm);
+    coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+    if (!req && comm->size == 2 && alg == COLL_ALG_LINEAR)
+        return coll_fast_scatter_linear(&sl, rbuf, rcount, rdt, root, COLL_SCATTER, comm);
     coll_sched_t *s = create(comm, COLL_SCATTER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
-    if (pick(COLL_SCATTER, blk, comm) == COLL_ALG_LINEAR) {
-        coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+    if (alg == COLL_ALG_LINEAR) {
         coll_scatter_linear(s, &g, &sl, rbuf, rcount, rdt, root);
     } else {
         coll_scatter_binomial(s, &g, sbuf, scount, sdt, rbuf, rcount, rdt, root);
@@ -133,12 +141,14 @@ static int scatterv(const void *sbuf, const int *scounts, const int *displs, MPI
     if (comm->remote)
         return coll_inter_scatter(COLL_SCATTERV, sbuf, 0, scounts, displs, sdt, rbuf, rcount,
                                   rdt, root, comm, req);
+    (void)pick(COLL_SCATTERV, 0, comm);
+    coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs, NULL, NULL };
+    if (!req && comm->size == 2)
+        return coll_fast_scatter_linear(&sl, rbuf, rcount, rdt, root, COLL_SCATTERV, comm);
     coll_sched_t *s = create(comm, COLL_SCATTERV, req, comm->rank == root ? sdt : NULL, rdt);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    (void)pick(COLL_SCATTERV, 0, comm);
-    coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs, NULL, NULL };
     coll_scatter_linear(s, &g, &sl, rbuf, rcount, rdt, root);
     return go(s, req);
 }
@@ -166,6 +176,9 @@ static int allgather_any(enum coll_id id, const void *sbuf, int scount, MPI_Data
     /* Each step sends to one peer: the fast path suits any size. */
     if (!req && id == COLL_ALLGATHER && alg == COLL_ALG_RECDBL && coll_is_pof2(comm->size))
         return coll_fast_allgather(sbuf, scount, sdt, rl->buf, rl->count, rl->dt, comm);
+    /* On 2 ranks one message each way (allgatherv's choice there). */
+    if (!req && comm->size == 2 && alg == COLL_ALG_LINEAR)
+        return coll_fast_allgather_linear(sbuf, scount, sdt, rl, id, comm);
     coll_sched_t *s = create(comm, id, req, sbuf == MPI_IN_PLACE ? NULL : sdt, rl->dt);
     if (!s)
         return CORE_ENOMEM;
@@ -286,6 +299,10 @@ int coll_ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MP
                                    rdispls, NULL, rdt, comm, req);
     coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, sdispls, NULL, NULL };
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, rdispls, NULL, NULL };
+    /* On 2 ranks the one send cannot wait on a partner that has not posted. */
+    if (!req && comm->size == 2 && sbuf != MPI_IN_PLACE &&
+        pick(COLL_ALLTOALLV, 0, comm) == COLL_ALG_LINEAR)
+        return coll_fast_alltoallv(&sl, &rl, COLL_ALLTOALLV, comm);
     return alltoall_any(COLL_ALLTOALLV, 0, &sl, &rl, comm, req);
 }
 

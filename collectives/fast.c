@@ -272,3 +272,133 @@ int coll_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     }
     return rc;
 }
+
+/* Waits for the first n receives of r, or takes them back once rc is an error: the first
+ * error. */
+static int wait_all(const fast_t *f, MPI_Request *r, int n, int rc)
+{
+    for (int i = 0; i < n; i++) {
+        if (rc)
+            drop(f, r[i]);
+        else
+            rc = wait(f, r[i]);
+    }
+    return rc;
+}
+
+/* Conditions: at most COLL_FAST_A2A_MAX ranks, not MPI_IN_PLACE, and blocks the transport
+ * takes at once or one peer (the sends go one after the other). Any layouts (v forms). */
+int coll_fast_alltoallv(const coll_layout_t *sl, const coll_layout_t *rl, int id, MPI_Comm comm)
+{
+    /* coll_alltoall_linear, one window, as coll_fast_alltoall */
+    int n = comm->size, me = comm->rank, rc = 0, posted = 0;
+    fast_t f = fast_begin(comm, id);
+    MPI_Request r[COLL_FAST_A2A_MAX];
+    for (int i = 1; i < n && rc == 0; i++) {
+        int from = (me + i) % n;
+        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
+                  &r[posted]);
+        if (rc == 0)
+            posted++;
+    }
+    for (int i = 1; i < n && rc == 0; i++) {
+        int to = (me - i + n) % n;
+        rc = send(&f, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to), to);
+    }
+    if (rc == 0)
+        rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me),
+                       lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me));
+    return wait_all(&f, r, posted, rc);
+}
+
+/* Conditions: as coll_fast_alltoallv (MPI_IN_PLACE allowed). */
+int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
+                               const coll_layout_t *rl, int id, MPI_Comm comm)
+{
+    /* coll_allgather_linear: every receive straight into place, then the own block to each */
+    int n = comm->size, me = comm->rank, rc = 0, posted = 0;
+    int inplace = sbuf == MPI_IN_PLACE;
+    fast_t f = fast_begin(comm, id);
+    MPI_Request r[COLL_FAST_A2A_MAX];
+    for (int i = 1; i < n && rc == 0; i++) {
+        int from = (me + i) % n;
+        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
+                  &r[posted]);
+        if (rc == 0)
+            posted++;
+    }
+    for (int i = 1; i < n && rc == 0; i++) {
+        int to = (me - i + n) % n;
+        if (inplace)
+            rc = send(&f, lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me), to);
+        else
+            rc = send(&f, sbuf, (size_t)scount, sdt, to);
+    }
+    if (rc == 0 && !inplace)
+        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, me), (size_t)lay_count(rl, me),
+                       lay_dt(rl, me));
+    return wait_all(&f, r, posted, rc);
+}
+
+/* Conditions: at most COLL_FAST_A2A_MAX ranks. */
+int coll_fast_gather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
+                            const coll_layout_t *rl, int root, int id, MPI_Comm comm)
+{
+    /* coll_gather_linear */
+    int n = comm->size, rc = 0, posted = 0;
+    fast_t f = fast_begin(comm, id);
+    if (comm->rank != root)
+        return send(&f, sbuf, (size_t)scount, sdt, root);
+    MPI_Request r[COLL_FAST_A2A_MAX];
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (i == root)
+            continue;
+        rc = post(&f, lay_ptr(rl, i), (size_t)lay_count(rl, i), lay_dt(rl, i), i, &r[posted]);
+        if (rc == 0)
+            posted++;
+    }
+    if (rc == 0 && sbuf != MPI_IN_PLACE)
+        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
+                       lay_dt(rl, root));
+    return wait_all(&f, r, posted, rc);
+}
+
+/* Conditions: blocks the transport takes at once or one peer (the root's sends go one after
+ * the other). */
+int coll_fast_scatter_linear(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                             int root, int id, MPI_Comm comm)
+{
+    /* coll_scatter_linear */
+    int n = comm->size, rc = 0;
+    fast_t f = fast_begin(comm, id);
+    if (comm->rank != root) {
+        MPI_Request r;
+        if ((rc = post(&f, rbuf, (size_t)rcount, rdt, root, &r)))
+            return rc;
+        return wait(&f, r);
+    }
+    for (int i = 0; i < n && rc == 0; i++)
+        if (i != root)
+            rc = send(&f, lay_ptr(sl, i), (size_t)lay_count(sl, i), lay_dt(sl, i), i);
+    if (rc == 0 && rbuf != MPI_IN_PLACE)
+        rc = coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                       (size_t)rcount, rdt);
+    return rc;
+}
+
+/* Conditions: 2 ranks, a commutative operation, and at the root a send buffer (not
+ * MPI_IN_PLACE). The other rank's part is the same message whichever path the root takes. */
+int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, MPI_Comm comm)
+{
+    /* coll_reduce_binomial on 2 ranks: the leaf sends its vector to the root, which receives
+     * it straight into rbuf and combines its own into it. */
+    fast_t f = fast_begin(comm, COLL_REDUCE);
+    if (comm->rank != root)
+        return send(&f, sbuf, (size_t)count, dt, root);
+    MPI_Request r;
+    int rc = post(&f, rbuf, (size_t)count, dt, root ^ 1, &r);
+    if (rc || (rc = wait(&f, r)))
+        return rc;
+    return core_op_apply(op, sbuf, rbuf, count, dt);
+}

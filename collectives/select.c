@@ -115,8 +115,13 @@ typedef struct coll_rule {
  * ranks: eager pieces, where Rabenseifner's larger messages wait for
  * rendezvous partners; 624 against 650 at 1 MiB). Gather
  * and scatter: linear above 2 KiB (the binomial tree's forwarding copies
- * cost more than the messages saved: 6.9 against 8.2 us at 64 KiB).
- * Alltoall: all messages at once (linear) except on many ranks with large
+ * cost more than the messages saved: 6.9 against 8.2 us at 64 KiB); on 2
+ * ranks linear always (one message either way, no tree bookkeeping), which
+ * the dispatchers run as direct p2p calls (coll_fast_gather_linear).
+ * Allgatherv on 2 ranks: the direct exchange, which receives into place
+ * (recursive doubling's v form goes through a packed buffer: 2 copies more
+ * and an allocation of the whole result per call; OSU 64 KiB: 20 against 8
+ * us for Open MPI). Alltoall: all messages at once (linear) except on many ranks with large
  * blocks, where pairwise keeps a network from flooding (60 against 99 us at
  * 64 KiB, 4 ranks).
  *
@@ -163,11 +168,13 @@ static const coll_rule_t rules[] = {
     { COLL_ALLREDUCE, 0, ANY, 4, 0, W_COMMUTE | W_CHUNKS, COLL_ALG_RING },
     { COLL_ALLREDUCE, 0, ANY, 0, 0, 0, COLL_ALG_RABENSEIFNER },
 
+    { COLL_GATHER, 0, ANY, 2, 2, 0, COLL_ALG_LINEAR },
     { COLL_GATHER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_GATHER, 0, 32 * KB, 16, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_GATHER, 0, 2 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_GATHER, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
     { COLL_GATHERV, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
+    { COLL_SCATTER, 0, ANY, 2, 2, 0, COLL_ALG_LINEAR },
     { COLL_SCATTER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_SCATTER, 0, 32 * KB, 16, 0, 0, COLL_ALG_BINOMIAL },
     { COLL_SCATTER, 0, 2 * KB, 0, 0, 0, COLL_ALG_BINOMIAL },
@@ -178,6 +185,7 @@ static const coll_rule_t rules[] = {
     { COLL_ALLGATHER, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
     { COLL_ALLGATHER, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
     { COLL_ALLGATHER, 0, ANY, 0, 0, 0, COLL_ALG_RING },
+    { COLL_ALLGATHERV, 0, ANY, 2, 2, 0, COLL_ALG_LINEAR },
     { COLL_ALLGATHERV, 0, 512 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_ALLGATHERV, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
     { COLL_ALLGATHERV, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },

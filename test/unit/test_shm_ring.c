@@ -212,25 +212,45 @@ static void test_full_and_wrap(void)
 /* Random interleaving of pushes and pops against a model that tracks byte
  * positions: a push must succeed exactly when the record (behind a pad if it
  * would cross the end) plus 8 bytes of slack fits in the free space. */
-static void test_model(void)
+/* keep: 0, or the producer's tp_shm_prod_keep, modelled too (records go back to offset 0
+ * early when they can, the kept part doubles when they cannot, and nothing is written past
+ * it); pct: percent of steps that push. */
+static void test_model(size_t keep, unsigned pct)
 {
     enum { SIZE = 4096, MAXQ = SIZE / 8 };
     static uint64_t mem[(TP_SHM_RING_CTRL + SIZE) / 8] __attribute__((aligned(64)));
     tp_shm_prod_t p;
     tp_shm_cons_t c;
     tp_shm_rec_t rec;
+    memset(mem, 0, sizeof(mem));
     tp_shm_ring_init(mem, SIZE);
     tp_shm_prod_init(&p, mem, SIZE);
     tp_shm_cons_init(&c, mem, SIZE);
+    uint64_t kept = UINT64_MAX, early = 0, grown = 0;
+    size_t spec_size = keep ? 1024 : SIZE; /* records of up to half of that */
+    if (keep) {
+        tp_shm_prod_keep(&p, keep);
+        kept = keep;
+    }
     uint64_t pushed = 0, popped = 0, busy = 0, pads = 0, head = 0, tail = 0;
     uint64_t ends[MAXQ]; /* position after each queued record */
     for (uint64_t step = 0; step < 400000; step++) {
-        uint64_t r = mix(step * 7 + 1);
-        if (r % 100 < 55) {
-            spec_t s = make_spec(42, pushed, SIZE);
+        uint64_t r = mix(step * 7 + 1 + keep);
+        if (r % 100 < pct) {
+            spec_t s = make_spec(42, pushed, spec_size);
             uint64_t rlen = tp_shm_ring_record_len(s.hlen, s.plen);
-            uint64_t to_end = SIZE - head % SIZE;
+            uint64_t off = head % SIZE, to_end = SIZE - off;
             uint64_t pad = rlen > to_end ? to_end : 0;
+            if (!pad && off + rlen + 8 > kept) {
+                if (off != 0 && head + to_end + rlen + 8 - tail <= SIZE) {
+                    pad = to_end;
+                    early++;
+                } else {
+                    while (off + rlen + 8 > kept)
+                        kept = kept >= SIZE / 2 ? UINT64_MAX : kept * 2;
+                    grown++;
+                }
+            }
             int fits = head + pad + rlen + 8 - tail <= SIZE;
             fill_spec(&s);
             int rc = push_filled(&p, &s);
@@ -240,6 +260,10 @@ static void test_model(void)
                 busy++;
                 continue;
             }
+            uint64_t end = (pad ? 0 : off) + rlen + 8; /* the zeroed slot after the record */
+            CHECK(kept == UINT64_MAX || end <= kept, "record %llu ends at %llu, past %llu kept",
+                  (unsigned long long)pushed, (unsigned long long)end,
+                  (unsigned long long)kept);
             pads += pad != 0;
             head += pad + rlen;
             ends[pushed % MAXQ] = head;
@@ -252,7 +276,7 @@ static void test_model(void)
                   "empty() disagrees with peek");
             if (!got)
                 continue;
-            spec_t s = make_spec(42, popped, SIZE);
+            spec_t s = make_spec(42, popped, spec_size);
             check_rec(&rec, &s, popped);
             tp_shm_ring_release(&c);
             tail = ends[popped % MAXQ];
@@ -260,9 +284,14 @@ static void test_model(void)
             CHECK(tp_shm_ring_drained(&p) == (popped == pushed), "drained() disagrees");
         }
     }
-    CHECK(busy > 1000 && pads > 1000 && popped > 100000,
-          "model test too weak (busy %llu, pads %llu, popped %llu)", (unsigned long long)busy,
-          (unsigned long long)pads, (unsigned long long)popped);
+    CHECK(popped > 100000 && pads > 1000 && (keep == 0 || grown > 0) &&
+              (pct < 50 ? early > 1000 : busy > 1000),
+          "model test too weak (busy %llu, pads %llu, early %llu, popped %llu)",
+          (unsigned long long)busy, (unsigned long long)pads, (unsigned long long)early,
+          (unsigned long long)popped);
+    printf("PASS: unit/shm_ring model, keep %zu, %u%% pushes (busy %llu, pads %llu, early %llu, "
+           "grown %llu)\n", keep, pct, (unsigned long long)busy, (unsigned long long)pads,
+           (unsigned long long)early, (unsigned long long)grown);
 }
 
 /* Producer in a child, consumer here; returns the number of EBUSY pushes. */
@@ -514,7 +543,9 @@ int main(int argc, char **argv)
     double t0 = now();
     test_args();
     test_full_and_wrap();
-    test_model();
+    test_model(0, 55);
+    test_model(1000, 35); /* a consumer that keeps up: the kept part stays small */
+    test_model(512, 55);  /* a backlog: it grows */
     test_malformed();
     uint64_t busy_small = stream(1024, 1000000, 1);
     uint64_t busy_big = stream(64 << 10, 2000000, 2);

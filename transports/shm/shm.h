@@ -68,7 +68,7 @@ typedef struct tp_shm_coop_job {
 } tp_shm_coop_job_t;
 
 /* How far one side has mapped a ring ahead of its use: bytes from the ring's start already
- * populated, and the byte count through the ring (head or tail) at which the next piece is. */
+ * populated, and the offset in the ring (of head or tail) at which the next piece is. */
 typedef struct tp_shm_fill {
     uint64_t at;
     size_t done;
@@ -228,16 +228,20 @@ int tp_shm_seg_attach(tp_shm_iface_t *s, size_t expect);
 int tp_shm_seg_check(const struct stat *st, uid_t uid, size_t expect, char *why, size_t len);
 void tp_shm_seg_destroy(tp_shm_iface_t *s);
 void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
-/* Faults in ring (from tp_shm_seg_ring) before this rank uses it. */
-/* Bytes through a ring after which its sides start mapping it ahead of use: a ring that only
- * ever carries a few small records (a barrier, MPI_Init and MPI_Finalize of a job of hundreds
- * of local ranks) keeps its one page. */
+/* The part of a ring its producer keeps to while the consumer keeps up (tp_shm_prod_keep):
+ * the ring's first page. Records of a few bytes to a few KiB exchanged back and forth (a
+ * barrier, the 2-rank collectives, a ping-pong) then never touch the rest: mapping it, in
+ * pieces or whole, cost 0.2 us per 2-rank OSU barrier and ~1 us per 1 KiB allgather at
+ * -i 200 (a page fault is ~4 us on a VM), and cycling through a ring of 1 MiB evicts the
+ * caches that the first page stays in. */
+#define TP_SHM_RING_KEEP (4096 - TP_SHM_RING_CTRL)
+/* Offset in a ring after which its sides start mapping it ahead of use: only a ring whose
+ * producer left its first page (TP_SHM_RING_KEEP: a backlog) is mapped further. */
 #define TP_SHM_FILL_AFTER 4096
-/* Maps the ring's pages from f->done to a piece past pos (the bytes through the ring so far)
+/* Maps the ring's pages from f->done to a piece past pos (the offset in the ring reached)
  * into this process, so that its first lap takes no fault per page; called when pos passed
  * f->at. In pieces, not the whole ring at once: mapping a ring of megabytes costs about a
- * millisecond, which a run of a few hundred small messages (OSU's barrier, -i 200) would pay
- * inside its timed loop. */
+ * millisecond, which a run of a few hundred small messages would pay inside its timed loop. */
 void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f, uint64_t pos);
 static inline void tp_shm_fill_init(tp_shm_fill_t *f)
 {

@@ -228,6 +228,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         int rc = tp_shm_prod_init(&ep->prod, ring, s->ring_size);
         if (rc)
             return rc;
+        tp_shm_prod_keep(&ep->prod, TP_SHM_RING_KEEP);
         _Atomic uint64_t *bits = tp_shm_seg_senders(s, lp, s->nsender_words);
         if (!bits)
             return CORE_EPEER;
@@ -259,8 +260,9 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     if (id >= TP_AM_MAX || hdr_len > caps->max_am_hdr || len > caps->max_am)
         return CORE_EINVAL;
     int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
-    if (e->prod.head > e->fill.at)
-        tp_shm_seg_fill(tp_shm_iface(ep->iface), e->prod.ring, &e->fill, e->prod.head);
+    uint64_t off = e->prod.head & e->prod.mask;
+    if (off > e->fill.at)
+        tp_shm_seg_fill(tp_shm_iface(ep->iface), e->prod.ring, &e->fill, off);
     /* Until some rank of the node has slept, no fence and no look at the bell: the first
      * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
      * very moment waits for the end of its bounded sleep, once per job. */
@@ -333,8 +335,9 @@ static int shm_progress(void *iface)
         tp_shm_in_t *in = &s->in[i];
         if (tp_shm_ring_empty(&in->cons) || in->failed)
             continue;
-        if (in->cons.tail > in->fill.at) /* past its first page: in use */
-            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill, in->cons.tail);
+        uint64_t off = in->cons.tail & in->cons.mask;
+        if (off > in->fill.at) /* past its first page: a backlog made the producer go on */
+            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill, off);
         tp_shm_rec_t rec;
         uint64_t bad = 0;
         int rc;

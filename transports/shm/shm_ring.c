@@ -50,7 +50,13 @@ int tp_shm_prod_init(tp_shm_prod_t *p, void *mem, size_t size)
     p->mask = size - 1;
     p->tail_cache = atomic_load_explicit(&p->ring->tail, memory_order_acquire);
     p->head = p->tail_cache;
+    p->keep = UINT64_MAX;
     return 0;
+}
+
+void tp_shm_prod_keep(tp_shm_prod_t *p, size_t bytes)
+{
+    p->keep = bytes >= p->size ? UINT64_MAX : bytes < 64 ? 64 : bytes;
 }
 
 int tp_shm_cons_init(tp_shm_cons_t *c, void *mem, size_t size)

@@ -66,6 +66,8 @@ typedef struct tp_shm_prod {
     uint64_t size, mask;
     uint64_t head;       /* bytes ever written, pads included */
     uint64_t tail_cache; /* last consumer index seen */
+    uint64_t keep;       /* offset past which a record goes back to 0 if it can (prod_keep);
+                          * UINT64_MAX: none */
 } tp_shm_prod_t;
 
 /* Consumer side, private to the receiving process. */
@@ -180,6 +182,15 @@ static inline int tp_shm_ring_has_room(tp_shm_prod_t *p, uint64_t need)
     return p->head + need - p->tail_cache <= p->size;
 }
 
+/* Keeps the producer's records in the ring's first `bytes` while the consumer keeps up: a
+ * record that would end past them goes to offset 0 (after a pad to the end, as at the end
+ * of a lap) when the consumer has left that place, so a ring that never holds a backlog
+ * touches only its first pages, whatever its size (each first touch of a page costs a
+ * fault, each page kept warm a cache footprint). When the consumer has not left it, the
+ * record goes on past, and the kept part doubles (up to the whole ring): a backlog gets
+ * the room it needs. The default (prod_init) is the whole ring. */
+void tp_shm_prod_keep(tp_shm_prod_t *p, size_t bytes);
+
 /* Copies one record into the ring. Returns 0 (buffers reusable),
  * CORE_EBUSY when there is no room now, CORE_EINVAL when the record can
  * never fit (hdr_len > 255, id > 255, or larger than max_record). Inline: the
@@ -197,6 +208,16 @@ static inline int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hd
     uint64_t off = p->head & p->mask;
     uint64_t to_end = p->size - off;
     int wrap = rlen > to_end;
+    if (__builtin_expect(!wrap && off + rlen + TP_SHM_RING_REC_HDR > p->keep, 0)) {
+        /* Back to the start if the consumer has left it (a pad at off is valid: off > 0
+         * here unless the record alone is larger than what is kept); else on, with room
+         * kept for the backlog. */
+        if (off != 0 && tp_shm_ring_has_room(p, to_end + rlen + TP_SHM_RING_REC_HDR))
+            wrap = 1;
+        else
+            while (off + rlen + TP_SHM_RING_REC_HDR > p->keep)
+                p->keep = p->keep >= p->size / 2 ? UINT64_MAX : p->keep * 2;
+    }
     if (!tp_shm_ring_has_room(p, (wrap ? to_end : 0) + rlen + TP_SHM_RING_REC_HDR))
         return CORE_EBUSY;
 

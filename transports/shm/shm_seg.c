@@ -250,10 +250,10 @@ err_unlink:
 void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f, uint64_t pos)
 {
     size_t len = ring_stride(s->ring_size);
-    /* pos counts ring data, the ring's memory starts with its header: a piece ahead covers it */
+    /* pos is an offset in the ring's data, which follows its header: a piece ahead covers it */
     uint64_t to = (pos + 2 * (uint64_t)SHM_FILL_PIECE) & ~(uint64_t)(SHM_FILL_PIECE - 1);
-    if (pos >= s->ring_size || to >= len)
-        to = len; /* a lap done (or a piece from the end): the rest at once */
+    if (to >= len)
+        to = len; /* a piece from the end: the rest at once */
 #ifdef MADV_POPULATE_WRITE
     if (to > f->done &&
         madvise((char *)ring + f->done, (size_t)to - f->done, MADV_POPULATE_WRITE) != 0)
