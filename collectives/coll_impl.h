@@ -269,8 +269,11 @@ int coll_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                         MPI_Comm comm);
 int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                         MPI_Datatype rdt, MPI_Comm comm);
-int coll_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                       MPI_Datatype rdt, MPI_Comm comm);
+int coll_fast_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id);
+int coll_fast_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                      int root, MPI_Comm comm, int id);
+int coll_fast_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                     int root, MPI_Comm comm, int id);
 
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {

@@ -35,6 +35,18 @@ static enum coll_alg pick(enum coll_id id, size_t bytes, MPI_Comm comm)
     return coll_select(id, &q);
 }
 
+/* Whether a rank that sends the blocks of l to its peers one after the other
+ * (fast.c) has them leave at once: one peer, or blocks below
+ * COLL_FAST_SERIAL_BYTES. Each rank decides for itself: the fast paths send
+ * the messages of the schedules. */
+static int serial_ok(const coll_layout_t *l, MPI_Comm comm)
+{
+    for (int i = 0; comm->size > 2 && i < comm->size; i++)
+        if (i != comm->rank && lay_bytes(l, i) > COLL_FAST_SERIAL_BYTES)
+            return 0;
+    return 1;
+}
+
 /* ---- gather and scatter ----------------------------------------------------- */
 
 static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
@@ -43,14 +55,17 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     if (comm->remote)
         return coll_inter_gather(COLL_GATHER, sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
                                  root, comm, req);
+    /* One block's size, the same on every rank (the root may pass MPI_IN_PLACE). */
+    size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
+    enum coll_alg alg = pick(COLL_GATHER, blk, comm);
+    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    if (!req && alg == COLL_ALG_LINEAR && comm->size <= COLL_FAST_A2A_MAX)
+        return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHER);
     coll_sched_t *s = create(comm, COLL_GATHER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    /* One block's size, the same on every rank (the root may pass MPI_IN_PLACE). */
-    size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
-    if (pick(COLL_GATHER, blk, comm) == COLL_ALG_LINEAR) {
-        coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    if (alg == COLL_ALG_LINEAR) {
         coll_gather_linear(s, &g, sbuf, scount, sdt, &rl, root);
     } else {
         coll_gather_binomial(s, &g, sbuf, scount, sdt, rbuf, rcount, rdt, root);
@@ -75,12 +90,14 @@ static int gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     if (comm->remote)
         return coll_inter_gather(COLL_GATHERV, sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
                                  root, comm, req);
+    (void)pick(COLL_GATHERV, 0, comm);
+    coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
+    if (!req && comm->size <= COLL_FAST_A2A_MAX)
+        return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHERV);
     coll_sched_t *s = create(comm, COLL_GATHERV, req, sdt, comm->rank == root ? rdt : NULL);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    (void)pick(COLL_GATHERV, 0, comm);
-    coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
     coll_gather_linear(s, &g, sbuf, scount, sdt, &rl, root);
     return go(s, req);
 }
@@ -102,13 +119,16 @@ static int scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     if (comm->remote)
         return coll_inter_scatter(COLL_SCATTER, sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt,
                                   root, comm, req);
+    size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
+    enum coll_alg alg = pick(COLL_SCATTER, blk, comm);
+    coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+    if (!req && alg == COLL_ALG_LINEAR && (comm->rank != root || serial_ok(&sl, comm)))
+        return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTER);
     coll_sched_t *s = create(comm, COLL_SCATTER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
-    if (pick(COLL_SCATTER, blk, comm) == COLL_ALG_LINEAR) {
-        coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+    if (alg == COLL_ALG_LINEAR) {
         coll_scatter_linear(s, &g, &sl, rbuf, rcount, rdt, root);
     } else {
         coll_scatter_binomial(s, &g, sbuf, scount, sdt, rbuf, rcount, rdt, root);
@@ -133,12 +153,14 @@ static int scatterv(const void *sbuf, const int *scounts, const int *displs, MPI
     if (comm->remote)
         return coll_inter_scatter(COLL_SCATTERV, sbuf, 0, scounts, displs, sdt, rbuf, rcount,
                                   rdt, root, comm, req);
+    (void)pick(COLL_SCATTERV, 0, comm);
+    coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs, NULL, NULL };
+    if (!req && (comm->rank != root || serial_ok(&sl, comm)))
+        return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTERV);
     coll_sched_t *s = create(comm, COLL_SCATTERV, req, comm->rank == root ? sdt : NULL, rdt);
     if (!s)
         return CORE_ENOMEM;
     coll_grp_t g = { comm->size, comm->rank, NULL };
-    (void)pick(COLL_SCATTERV, 0, comm);
-    coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs, NULL, NULL };
     coll_scatter_linear(s, &g, &sl, rbuf, rcount, rdt, root);
     return go(s, req);
 }
@@ -217,6 +239,12 @@ int coll_iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
                         const coll_layout_t *rl, MPI_Comm comm, MPI_Request *req)
 {
+    enum coll_alg alg = pick(id, bytes, comm);
+    /* The fast path sends one block after the other: fine for one peer or
+     * short blocks. */
+    if (!req && alg == COLL_ALG_LINEAR && sl->buf != MPI_IN_PLACE &&
+        comm->size <= COLL_FAST_A2A_MAX && serial_ok(sl, comm))
+        return coll_fast_alltoall(sl, rl, comm, id);
     coll_sched_t *s = coll_sched_create(comm, id);
     if (!s)
         return CORE_ENOMEM;
@@ -230,7 +258,6 @@ static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
             coll_sched_hold_dt(s, rl->dts[i]);
         }
     }
-    enum coll_alg alg = pick(id, bytes, comm);
     if (sl->buf == MPI_IN_PLACE && !rl->dts)
         sl->dt = rl->dt;
     if (alg == COLL_ALG_BRUCK && id != COLL_ALLTOALL)
@@ -250,12 +277,6 @@ static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
         return coll_inter_alltoall(sbuf, scount, NULL, NULL, NULL, sdt, rbuf, rcount, NULL, NULL,
                                    NULL, rdt, comm, req);
     size_t blk = nbytes(rcount, rdt);
-    /* The fast path sends one block after the other: fine for one peer or
-     * short blocks. */
-    if (!req && sbuf != MPI_IN_PLACE && comm->size <= COLL_FAST_A2A_MAX &&
-        (comm->size <= 2 || blk <= COLL_FAST_SERIAL_BYTES) &&
-        pick(COLL_ALLTOALL, blk, comm) == COLL_ALG_LINEAR)
-        return coll_fast_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
     return alltoall_any(COLL_ALLTOALL, blk, &sl, &rl, comm, req);

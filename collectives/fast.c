@@ -239,30 +239,86 @@ int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
 }
 
 /* Conditions: at most COLL_FAST_A2A_MAX ranks, not MPI_IN_PLACE, and
- * blocks the transport takes at once (the sends go one after the other). */
-int coll_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                       MPI_Datatype rdt, MPI_Comm comm)
+ * blocks the transport takes at once (the sends go one after the other).
+ * sl and rl: the alltoall's uniform blocks or the v and w layouts. */
+int coll_fast_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id)
 {
     /* coll_alltoall_linear, one window: every receive, then every send,
      * then the own block's copy, then the waits. */
     int n = comm->size, me = comm->rank, rc = 0, posted = 0;
-    fast_t f = fast_begin(comm, COLL_ALLTOALL);
-    coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
-    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    fast_t f = fast_begin(comm, id);
     MPI_Request r[COLL_FAST_A2A_MAX];
     for (int i = 1; i < n && rc == 0; i++) {
         int from = (me + i) % n;
-        rc = post(&f, lay_ptr(&rl, from), (size_t)rcount, rdt, from, &r[posted]);
+        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
+                  &r[posted]);
         if (rc == 0)
             posted++;
     }
     for (int i = 1; i < n && rc == 0; i++) {
         int to = (me - i + n) % n;
-        rc = send(&f, lay_ptr(&sl, to), (size_t)scount, sdt, to);
+        rc = send(&f, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to), to);
     }
     if (rc == 0)
-        rc = coll_copy(lay_ptr(&sl, me), (size_t)scount, sdt, lay_ptr(&rl, me), (size_t)rcount,
-                       rdt);
+        rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me),
+                       lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me));
+    for (int i = 0; i < posted; i++) {
+        if (rc) {
+            drop(&f, r[i]);
+        } else {
+            rc = wait(&f, r[i]);
+        }
+    }
+    return rc;
+}
+
+/* Conditions: at the root, blocks the transport takes at once (its sends
+ * go one after the other); elsewhere none (one receive). sl: the root's
+ * uniform blocks or scatterv's layout. */
+int coll_fast_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                      int root, MPI_Comm comm, int id)
+{
+    /* coll_scatter_linear */
+    int n = comm->size;
+    fast_t f = fast_begin(comm, id);
+    if (comm->rank != root) {
+        MPI_Request r;
+        int rc = post(&f, rbuf, (size_t)rcount, rdt, root, &r);
+        return rc ? rc : wait(&f, r);
+    }
+    for (int i = 1; i < n; i++) {
+        int to = (root + i) % n;
+        int rc = send(&f, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to), to);
+        if (rc)
+            return rc;
+    }
+    if (rbuf == MPI_IN_PLACE)
+        return 0;
+    return coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                     (size_t)rcount, rdt);
+}
+
+/* Conditions: at most COLL_FAST_A2A_MAX ranks. rl: the root's uniform
+ * blocks or gatherv's layout. */
+int coll_fast_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                     int root, MPI_Comm comm, int id)
+{
+    /* coll_gather_linear: the root posts every receive before its own copy */
+    int n = comm->size, rc = 0, posted = 0;
+    fast_t f = fast_begin(comm, id);
+    if (comm->rank != root)
+        return send(&f, sbuf, (size_t)scount, sdt, root);
+    MPI_Request r[COLL_FAST_A2A_MAX];
+    for (int i = 1; i < n && rc == 0; i++) {
+        int from = (root + i) % n;
+        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
+                  &r[posted]);
+        if (rc == 0)
+            posted++;
+    }
+    if (rc == 0 && sbuf != MPI_IN_PLACE)
+        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
+                       lay_dt(rl, root));
     for (int i = 0; i < posted; i++) {
         if (rc) {
             drop(&f, r[i]);
