@@ -1,7 +1,8 @@
 /*
- * Blocking fast paths: the barrier, broadcast, allreduce, allgather and
- * alltoall algorithms the selector picks for short messages and small
- * communicators, run as direct p2p calls instead of a schedule.
+ * Blocking fast paths: the barrier, broadcast, allreduce, allgather,
+ * alltoall(v,w), gather(v) and scatter(v) algorithms the selector picks for
+ * short messages and small communicators, run as direct p2p calls instead
+ * of a schedule.
  *
  * Why: at 2 and 4 ranks on shared memory a message costs a fraction of a
  * microsecond, and building, selecting, running and releasing a schedule
