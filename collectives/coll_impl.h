@@ -269,17 +269,15 @@ int coll_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                         MPI_Comm comm);
 int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                         MPI_Datatype rdt, MPI_Comm comm);
-int coll_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                       MPI_Datatype rdt, MPI_Comm comm);
-/* The linear algorithms over layouts (v forms too) of collective id (its sequence number
- * and name); the dispatchers use them on 2 ranks, where each is one message. */
-int coll_fast_alltoallv(const coll_layout_t *sl, const coll_layout_t *rl, int id, MPI_Comm comm);
+int coll_fast_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id);
+int coll_fast_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                      int root, MPI_Comm comm, int id);
+int coll_fast_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                     int root, MPI_Comm comm, int id);
+/* The linear allgather over a layout (v form too) of collective id, and the reduce of 2
+ * ranks (coll4: on 2 ranks each is one message). */
 int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
                                const coll_layout_t *rl, int id, MPI_Comm comm);
-int coll_fast_gather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
-                            const coll_layout_t *rl, int root, int id, MPI_Comm comm);
-int coll_fast_scatter_linear(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
-                             int root, int id, MPI_Comm comm);
 int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm);
 

@@ -35,6 +35,18 @@ static enum coll_alg pick(enum coll_id id, size_t bytes, MPI_Comm comm)
     return coll_select(id, &q);
 }
 
+/* Whether a rank that sends the blocks of l to its peers one after the other
+ * (fast.c) has them leave at once: one peer, or blocks below
+ * COLL_FAST_SERIAL_BYTES. Each rank decides for itself: the fast paths send
+ * the messages of the schedules. */
+static int serial_ok(const coll_layout_t *l, MPI_Comm comm)
+{
+    for (int i = 0; comm->size > 2 && i < comm->size; i++)
+        if (i != comm->rank && lay_bytes(l, i) > COLL_FAST_SERIAL_BYTES)
+            return 0;
+    return 1;
+}
+
 /* ---- gather and scatter ----------------------------------------------------- */
 
 static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
@@ -47,8 +59,8 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
     enum coll_alg alg = pick(COLL_GATHER, blk, comm);
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
-    if (!req && comm->size == 2 && alg == COLL_ALG_LINEAR)
-        return coll_fast_gather_linear(sbuf, scount, sdt, &rl, root, COLL_GATHER, comm);
+    if (!req && alg == COLL_ALG_LINEAR && comm->size <= COLL_FAST_A2A_MAX)
+        return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHER);
     coll_sched_t *s = create(comm, COLL_GATHER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -80,8 +92,8 @@ static int gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                  root, comm, req);
     (void)pick(COLL_GATHERV, 0, comm);
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
-    if (!req && comm->size == 2)
-        return coll_fast_gather_linear(sbuf, scount, sdt, &rl, root, COLL_GATHERV, comm);
+    if (!req && comm->size <= COLL_FAST_A2A_MAX)
+        return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHERV);
     coll_sched_t *s = create(comm, COLL_GATHERV, req, sdt, comm->rank == root ? rdt : NULL);
     if (!s)
         return CORE_ENOMEM;
@@ -110,8 +122,8 @@ static int scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
     enum coll_alg alg = pick(COLL_SCATTER, blk, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
-    if (!req && comm->size == 2 && alg == COLL_ALG_LINEAR)
-        return coll_fast_scatter_linear(&sl, rbuf, rcount, rdt, root, COLL_SCATTER, comm);
+    if (!req && alg == COLL_ALG_LINEAR && (comm->rank != root || serial_ok(&sl, comm)))
+        return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTER);
     coll_sched_t *s = create(comm, COLL_SCATTER, req, sdt, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -143,8 +155,8 @@ static int scatterv(const void *sbuf, const int *scounts, const int *displs, MPI
                                   rdt, root, comm, req);
     (void)pick(COLL_SCATTERV, 0, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs, NULL, NULL };
-    if (!req && comm->size == 2)
-        return coll_fast_scatter_linear(&sl, rbuf, rcount, rdt, root, COLL_SCATTERV, comm);
+    if (!req && (comm->rank != root || serial_ok(&sl, comm)))
+        return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTERV);
     coll_sched_t *s = create(comm, COLL_SCATTERV, req, comm->rank == root ? sdt : NULL, rdt);
     if (!s)
         return CORE_ENOMEM;
@@ -230,6 +242,12 @@ int coll_iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
                         const coll_layout_t *rl, MPI_Comm comm, MPI_Request *req)
 {
+    enum coll_alg alg = pick(id, bytes, comm);
+    /* The fast path sends one block after the other: fine for one peer or
+     * short blocks. */
+    if (!req && alg == COLL_ALG_LINEAR && sl->buf != MPI_IN_PLACE &&
+        comm->size <= COLL_FAST_A2A_MAX && serial_ok(sl, comm))
+        return coll_fast_alltoall(sl, rl, comm, id);
     coll_sched_t *s = coll_sched_create(comm, id);
     if (!s)
         return CORE_ENOMEM;
@@ -243,7 +261,6 @@ static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
             coll_sched_hold_dt(s, rl->dts[i]);
         }
     }
-    enum coll_alg alg = pick(id, bytes, comm);
     if (sl->buf == MPI_IN_PLACE && !rl->dts)
         sl->dt = rl->dt;
     if (alg == COLL_ALG_BRUCK && id != COLL_ALLTOALL)
@@ -263,12 +280,6 @@ static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
         return coll_inter_alltoall(sbuf, scount, NULL, NULL, NULL, sdt, rbuf, rcount, NULL, NULL,
                                    NULL, rdt, comm, req);
     size_t blk = nbytes(rcount, rdt);
-    /* The fast path sends one block after the other: fine for one peer or
-     * short blocks. */
-    if (!req && sbuf != MPI_IN_PLACE && comm->size <= COLL_FAST_A2A_MAX &&
-        (comm->size <= 2 || blk <= COLL_FAST_SERIAL_BYTES) &&
-        pick(COLL_ALLTOALL, blk, comm) == COLL_ALG_LINEAR)
-        return coll_fast_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
     return alltoall_any(COLL_ALLTOALL, blk, &sl, &rl, comm, req);
@@ -299,10 +310,6 @@ int coll_ialltoallv(const void *sbuf, const int *scounts, const int *sdispls, MP
                                    rdispls, NULL, rdt, comm, req);
     coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, sdispls, NULL, NULL };
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, rdispls, NULL, NULL };
-    /* On 2 ranks the one send cannot wait on a partner that has not posted. */
-    if (!req && comm->size == 2 && sbuf != MPI_IN_PLACE &&
-        pick(COLL_ALLTOALLV, 0, comm) == COLL_ALG_LINEAR)
-        return coll_fast_alltoallv(&sl, &rl, COLL_ALLTOALLV, comm);
     return alltoall_any(COLL_ALLTOALLV, 0, &sl, &rl, comm, req);
 }
 

@@ -1,7 +1,8 @@
 /*
- * Blocking fast paths: the barrier, broadcast, allreduce, allgather and
- * alltoall algorithms the selector picks for short messages and small
- * communicators, run as direct p2p calls instead of a schedule.
+ * Blocking fast paths: the barrier, broadcast, allreduce, allgather,
+ * alltoall(v,w), gather(v) and scatter(v) algorithms the selector picks for
+ * short messages and small communicators, run as direct p2p calls instead
+ * of a schedule.
  *
  * Why: at 2 and 4 ranks on shared memory a message costs a fraction of a
  * microsecond, and building, selecting, running and releasing a schedule
@@ -239,30 +240,86 @@ int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
 }
 
 /* Conditions: at most COLL_FAST_A2A_MAX ranks, not MPI_IN_PLACE, and
- * blocks the transport takes at once (the sends go one after the other). */
-int coll_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                       MPI_Datatype rdt, MPI_Comm comm)
+ * blocks the transport takes at once (the sends go one after the other).
+ * sl and rl: the alltoall's uniform blocks or the v and w layouts. */
+int coll_fast_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id)
 {
     /* coll_alltoall_linear, one window: every receive, then every send,
      * then the own block's copy, then the waits. */
     int n = comm->size, me = comm->rank, rc = 0, posted = 0;
-    fast_t f = fast_begin(comm, COLL_ALLTOALL);
-    coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
-    coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    fast_t f = fast_begin(comm, id);
     MPI_Request r[COLL_FAST_A2A_MAX];
     for (int i = 1; i < n && rc == 0; i++) {
         int from = (me + i) % n;
-        rc = post(&f, lay_ptr(&rl, from), (size_t)rcount, rdt, from, &r[posted]);
+        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
+                  &r[posted]);
         if (rc == 0)
             posted++;
     }
     for (int i = 1; i < n && rc == 0; i++) {
         int to = (me - i + n) % n;
-        rc = send(&f, lay_ptr(&sl, to), (size_t)scount, sdt, to);
+        rc = send(&f, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to), to);
     }
     if (rc == 0)
-        rc = coll_copy(lay_ptr(&sl, me), (size_t)scount, sdt, lay_ptr(&rl, me), (size_t)rcount,
-                       rdt);
+        rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me),
+                       lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me));
+    for (int i = 0; i < posted; i++) {
+        if (rc) {
+            drop(&f, r[i]);
+        } else {
+            rc = wait(&f, r[i]);
+        }
+    }
+    return rc;
+}
+
+/* Conditions: at the root, blocks the transport takes at once (its sends
+ * go one after the other); elsewhere none (one receive). sl: the root's
+ * uniform blocks or scatterv's layout. */
+int coll_fast_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                      int root, MPI_Comm comm, int id)
+{
+    /* coll_scatter_linear */
+    int n = comm->size;
+    fast_t f = fast_begin(comm, id);
+    if (comm->rank != root) {
+        MPI_Request r;
+        int rc = post(&f, rbuf, (size_t)rcount, rdt, root, &r);
+        return rc ? rc : wait(&f, r);
+    }
+    for (int i = 1; i < n; i++) {
+        int to = (root + i) % n;
+        int rc = send(&f, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to), to);
+        if (rc)
+            return rc;
+    }
+    if (rbuf == MPI_IN_PLACE)
+        return 0;
+    return coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                     (size_t)rcount, rdt);
+}
+
+/* Conditions: at most COLL_FAST_A2A_MAX ranks. rl: the root's uniform
+ * blocks or gatherv's layout. */
+int coll_fast_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                     int root, MPI_Comm comm, int id)
+{
+    /* coll_gather_linear: the root posts every receive before its own copy */
+    int n = comm->size, rc = 0, posted = 0;
+    fast_t f = fast_begin(comm, id);
+    if (comm->rank != root)
+        return send(&f, sbuf, (size_t)scount, sdt, root);
+    MPI_Request r[COLL_FAST_A2A_MAX];
+    for (int i = 1; i < n && rc == 0; i++) {
+        int from = (root + i) % n;
+        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
+                  &r[posted]);
+        if (rc == 0)
+            posted++;
+    }
+    if (rc == 0 && sbuf != MPI_IN_PLACE)
+        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
+                       lay_dt(rl, root));
     for (int i = 0; i < posted; i++) {
         if (rc) {
             drop(&f, r[i]);
@@ -286,32 +343,8 @@ static int wait_all(const fast_t *f, MPI_Request *r, int n, int rc)
     return rc;
 }
 
-/* Conditions: at most COLL_FAST_A2A_MAX ranks, not MPI_IN_PLACE, and blocks the transport
- * takes at once or one peer (the sends go one after the other). Any layouts (v forms). */
-int coll_fast_alltoallv(const coll_layout_t *sl, const coll_layout_t *rl, int id, MPI_Comm comm)
-{
-    /* coll_alltoall_linear, one window, as coll_fast_alltoall */
-    int n = comm->size, me = comm->rank, rc = 0, posted = 0;
-    fast_t f = fast_begin(comm, id);
-    MPI_Request r[COLL_FAST_A2A_MAX];
-    for (int i = 1; i < n && rc == 0; i++) {
-        int from = (me + i) % n;
-        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
-                  &r[posted]);
-        if (rc == 0)
-            posted++;
-    }
-    for (int i = 1; i < n && rc == 0; i++) {
-        int to = (me - i + n) % n;
-        rc = send(&f, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to), to);
-    }
-    if (rc == 0)
-        rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me),
-                       lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me));
-    return wait_all(&f, r, posted, rc);
-}
-
-/* Conditions: as coll_fast_alltoallv (MPI_IN_PLACE allowed). */
+/* Conditions: at most COLL_FAST_A2A_MAX ranks, blocks the transport takes at once or one
+ * peer (the sends go one after the other); MPI_IN_PLACE allowed. Any layout (v forms). */
 int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
                                const coll_layout_t *rl, int id, MPI_Comm comm)
 {
@@ -338,52 +371,6 @@ int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
         rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, me), (size_t)lay_count(rl, me),
                        lay_dt(rl, me));
     return wait_all(&f, r, posted, rc);
-}
-
-/* Conditions: at most COLL_FAST_A2A_MAX ranks. */
-int coll_fast_gather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
-                            const coll_layout_t *rl, int root, int id, MPI_Comm comm)
-{
-    /* coll_gather_linear */
-    int n = comm->size, rc = 0, posted = 0;
-    fast_t f = fast_begin(comm, id);
-    if (comm->rank != root)
-        return send(&f, sbuf, (size_t)scount, sdt, root);
-    MPI_Request r[COLL_FAST_A2A_MAX];
-    for (int i = 0; i < n && rc == 0; i++) {
-        if (i == root)
-            continue;
-        rc = post(&f, lay_ptr(rl, i), (size_t)lay_count(rl, i), lay_dt(rl, i), i, &r[posted]);
-        if (rc == 0)
-            posted++;
-    }
-    if (rc == 0 && sbuf != MPI_IN_PLACE)
-        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
-                       lay_dt(rl, root));
-    return wait_all(&f, r, posted, rc);
-}
-
-/* Conditions: blocks the transport takes at once or one peer (the root's sends go one after
- * the other). */
-int coll_fast_scatter_linear(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
-                             int root, int id, MPI_Comm comm)
-{
-    /* coll_scatter_linear */
-    int n = comm->size, rc = 0;
-    fast_t f = fast_begin(comm, id);
-    if (comm->rank != root) {
-        MPI_Request r;
-        if ((rc = post(&f, rbuf, (size_t)rcount, rdt, root, &r)))
-            return rc;
-        return wait(&f, r);
-    }
-    for (int i = 0; i < n && rc == 0; i++)
-        if (i != root)
-            rc = send(&f, lay_ptr(sl, i), (size_t)lay_count(sl, i), lay_dt(sl, i), i);
-    if (rc == 0 && rbuf != MPI_IN_PLACE)
-        rc = coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
-                       (size_t)rcount, rdt);
-    return rc;
 }
 
 /* Conditions: 2 ranks, a commutative operation, and at the root a send buffer (not

@@ -142,7 +142,16 @@ typedef struct coll_rule {
  * all and combines: each waits for the last arrival only, not log2(p)
  * partners in turn; OSU 4 ranks 8 B, load average 32, medians of 4: 14
  * against 37 us for recursive doubling, with ranks that sleep after one
- * idle yield, core/progress.c). */
+ * idle yield, core/progress.c). Longer vectors: the reduction to rank 0
+ * and its broadcast (linear up to 64 KiB), not the ring, whose 2(p-1)
+ * steps each wait for a neighbour to be scheduled (OSU 7.4, medians of 3-4,
+ * load average 13-28, 2026-12-06: 64 KiB 133 against 1078 us on 8 ranks,
+ * 101 against 155 on 4; 1 MiB 5.5 against 6.3 ms on 8, 1.1 against 1.8 on
+ * 4). Alltoall, crowded: all at once for short blocks (8 ranks, 8 B: 32
+ * against 398 us for Bruck's log2(p) rounds, each waiting for a partner);
+ * pairwise for 64 KiB blocks on 4 ranks (128 against 332 us: one
+ * rendezvous partner at a time instead of three ranks' transfers at once
+ * for two cores). */
 static const coll_rule_t rules[] = {
     { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BARRIER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
@@ -162,6 +171,7 @@ static const coll_rule_t rules[] = {
 
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
     { COLL_ALLREDUCE, 0, 4 * KB, 3, 8, W_CROWDED, COLL_ALG_LINEAR },
+    { COLL_ALLREDUCE, 0, ANY, 3, 16, W_CROWDED | W_COMMUTE, COLL_ALG_REDUCE_BCAST },
     { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, 0, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_FEW, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 0, ANY, 0, 2, 0, COLL_ALG_RECDBL },
@@ -191,6 +201,8 @@ static const coll_rule_t rules[] = {
     { COLL_ALLGATHERV, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
     { COLL_ALLGATHERV, 0, ANY, 0, 0, 0, COLL_ALG_RING },
 
+    { COLL_ALLTOALL, 0, 8 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
+    { COLL_ALLTOALL, 0, 256 * KB, 3, 4, W_CROWDED, COLL_ALG_PAIRWISE },
     { COLL_ALLTOALL, 0, 256, 8, 0, 0, COLL_ALG_BRUCK },
     { COLL_ALLTOALL, 0, 256 * KB, 0, 0, 0, COLL_ALG_LINEAR },
     { COLL_ALLTOALL, 0, ANY, 0, 15, 0, COLL_ALG_LINEAR },

@@ -38,8 +38,9 @@ static const core_config_row_t core_rows[] = {
     { "RDMPI_WAIT_SLEEP", CORE_CFG_DOUBLE, "-1",
       "seconds a blocked call polls without result before it sleeps until a message arrives "
       "(only when every transport in use can wake it: self, shm, verbs, tcp); 0: never sleep; "
-      "-1: 0.000001 when the node has more ranks than cores, 0.0001 in a wait that finds its "
-      "core taken by other processes (and RDMPI_YIELD is not never), else 0.01; not 0: a wait "
+      "-1: 0.00003 when the node has more ranks than cores, 0.000001 with over two per core "
+      "or while yields last 0.5 ms, 0.0001 in a wait that finds its core taken by others (and "
+      "RDMPI_YIELD is not never), else 0.01; not 0: a wait "
       "idle for 0.01 s that cannot sleep so (verbs RDMA-write rings) naps 1% of its idle time "
       "between polls",
       OFF(wait_sleep), 0, NULL, -1, 1e9 },

@@ -137,6 +137,7 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->nosleep = 0;
     w->contended = 0;
     w->last_check = 0;
+    w->last_poll = 0;
     w->warned = 0;
     w->quiet = core_rt->wait_quiet;
     w->cs = core_rt->cs.on;
@@ -144,7 +145,10 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     core_rt->current_wait = w;
 }
 
-#define AUTO_SLEEP 0.000001 /* idle seconds before sleeping, oversubscribed (see below) */
+#define AUTO_SLEEP 0.00003  /* idle seconds before sleeping, oversubscribed (see below) */
+#define AUTO_SLEEP_MANY 0.000001 /* the same with more than two ranks per core (see below) */
+#define SLOW_YIELD 0.0005   /* a yield this long gave the core to another's time slice ... */
+#define SLOW_SPELL 0.05     /* ... and for this long after one, waits sleep after one yield */
 #define BUSY_SLEEP 0.0001  /* the same in a wait that found its core taken (see below) */
 #define CONTENDED 0.002    /* 1024 idle polls this long: our core is shared (see below) */
 #define NAP_AFTER 0.01     /* idle seconds before napping (see below) */
@@ -158,7 +162,8 @@ void core_wait_policy(core_runtime_t *rt)
      * work and, over Soft-RoCE, from the kernel's packet processing: sleeping soon after going
      * idle made 4-8 ranks on 2 cores 1.1-1.6x faster there. */
     double ws = rt->settings->wait_sleep;
-    double auto_ws = rt->settings->yield_mode != CORE_YIELD_NEVER ? AUTO_SLEEP : 0;
+    double auto_ws = rt->settings->yield_mode == CORE_YIELD_NEVER ? 0
+                     : rt->local_size <= 2 * rt->ncores ? AUTO_SLEEP : AUTO_SLEEP_MANY;
     if (ws < 0)
         ws = rt->oversubscribed ? auto_ws : 0;
     rt->wait_sleep = all && ws > 0 ? ws : 0;
@@ -203,11 +208,24 @@ void core_wait_policy(core_runtime_t *rt)
  * Hence: oversubscribed, a blocked call yields at every idle poll and sleeps
  * once it has been idle AUTO_SLEEP, the clock read at every poll then (a
  * yield may have lasted a time slice); the scheduler runs a woken sleeper
- * ahead of a busy loop, while a yielding rank queues behind it. AUTO_SLEEP
- * is one yield: ranks that wait in turn for each other's yields take the
- * core from the one rank that has work (OSU allreduce 8 B by direct
- * exchange, 8 ranks on 2 cores, load average 35, medians of 3: 474 us
- * sleeping after 100 us idle, 243 after 10, 183 after 1). A wait that
+ * ahead of a busy loop, while a yielding rank queues behind it. While only
+ * the job's ranks share the cores, a yield hands the core to a rank of ours
+ * and comes back within microseconds, and a partner's message then costs no
+ * wake-up: a sleeper costs its sender a FUTEX_WAKE and itself a wake-up hop
+ * (and an idle core's, on a VM), each more than a message (OSU 7.4, 4 ranks
+ * on 2 cores, under the measurement lock: barrier 7 against 10-21 us
+ * sleeping after one yield, scatterv 8 B 0.65 against 3-4 us). But a yield
+ * that lasted SLOW_YIELD gave the core to another process's time slice (a
+ * busy neighbour, other jobs): ranks that then wait in turn for each
+ * other's yields take the core from the one rank that has work (OSU
+ * allreduce 8 B by direct exchange, 8 ranks on 2 cores, load average 35,
+ * medians of 3: 474 us sleeping after 100 us idle, 243 after 10, 183 after
+ * 1), so for SLOW_SPELL after such a yield every wait sleeps after one
+ * yield, as a sleeper woken runs ahead of the busy process. With more than
+ * two ranks per core the ranks that yield to each other take the core from
+ * the ones with work as well (OSU, 8 ranks on 2 cores, load 8-15, medians
+ * of 3: alltoallv 1 KiB 171 against 72 us, allgather 8 B 71 against 36
+ * with 30 us of yields): AUTO_SLEEP_MANY, one yield, there. A wait that
  * found its core taken (below) keeps BUSY_SLEEP: no more ranks than cores,
  * its partner is likely running, not waiting for a yield.
  *
@@ -252,10 +270,17 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
                     (over || w->spins > rt->settings->spin_count));
     if (!w->sleeping && ws > 0 && (yielding || (w->spins & 63) == 0)) {
         double now = core_wtime();
-        if (w->idle_since == 0)
+        if (w->idle_since == 0) {
             w->idle_since = now;
-        else if (now - w->idle_since >= ws)
-            w->sleeping = 1;
+        } else {
+            /* Two idle polls in a row: what lay between them was our yield. */
+            if (yielding && now - w->last_poll > SLOW_YIELD)
+                rt->wait_slow_yield = now;
+            if (now - w->idle_since >= ws ||
+                (rt->wait_slow_yield > 0 && now - rt->wait_slow_yield < SLOW_SPELL))
+                w->sleeping = 1;
+        }
+        w->last_poll = now;
     }
     /* The sleep returns 1 at once when there is work, 2 when a transport cannot wake a
      * sleeper now (then nap when the wait is that long, else yield, as a rank that may not

@@ -82,6 +82,7 @@ typedef struct core_wait_ctx {
                               and sleeping for it costs a wake-up on the critical path */
     int contended;         /* polls found descheduled: waits as if oversubscribed */
     double last_check;     /* when the last 1024th idle poll looked at the clock */
+    double last_poll;      /* when the last idle poll that may lead to a sleep looked at it */
     int warned;
     int quiet;             /* the runtime's wait_quiet, copied at core_wait_begin */
     int cs;                /* MULTIPLE: hand the critical section over between polls */

@@ -76,6 +76,8 @@ typedef struct core_runtime {
                                   waits on other processes' stores: core_progress_awake) */
     double wait_nap;           /* idle seconds before a blocked call that cannot sleep naps
                                   (core_wait_idle_slow); 0: never */
+    double wait_slow_yield;    /* when a yield last gave the core to another process's time
+                                  slice (core_wait_idle_slow); 0: never */
     int ncores;
     char **rank_hosts;         /* lazily looked-up hostnames, by process (core_rank_host) */
 
