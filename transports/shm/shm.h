@@ -228,8 +228,8 @@ int tp_shm_seg_attach(tp_shm_iface_t *s, size_t expect);
 int tp_shm_seg_check(const struct stat *st, uid_t uid, size_t expect, char *why, size_t len);
 void tp_shm_seg_destroy(tp_shm_iface_t *s);
 void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
-/* The part of a ring its producer keeps to while the consumer keeps up (tp_shm_prod_keep):
- * the ring's first page. Records of a few bytes to a few KiB exchanged back and forth (a
+/* The part of a ring its producer would keep to while the consumer keeps up
+ * (tp_shm_prod_keep; not used: shm_ep_create says why): the ring's first page. Records of a few bytes to a few KiB exchanged back and forth (a
  * barrier, the 2-rank collectives, a ping-pong) then never touch the rest: mapping it, in
  * pieces or whole, cost 0.2 us per 2-rank OSU barrier and ~1 us per 1 KiB allgather at
  * -i 200 (a page fault is ~4 us on a VM), and cycling through a ring of 1 MiB evicts the

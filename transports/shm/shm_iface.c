@@ -228,7 +228,11 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         int rc = tp_shm_prod_init(&ep->prod, ring, s->ring_size);
         if (rc)
             return rc;
-        tp_shm_prod_keep(&ep->prod, TP_SHM_RING_KEEP);
+        /* Not tp_shm_prod_keep(&ep->prod, TP_SHM_RING_KEEP): keeping to the first page while
+         * the consumer keeps up made the 2-rank collectives' 1 KiB cells cheaper, but halved
+         * osu_bw at 1-2 KiB (2.5 against 5.1 GB/s; with a 64 KiB part too, and with the
+         * part grown on every full ring or for large records): early wraps in a window of
+         * messages cost more than the first lap's faults. Off until that is understood. */
         _Atomic uint64_t *bits = tp_shm_seg_senders(s, lp, s->nsender_words);
         if (!bits)
             return CORE_EPEER;
