@@ -239,6 +239,36 @@ int coll_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     return own ? coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(&rl, me), blk, rdt) : 0;
 }
 
+/* Waits for the first n receives of r, or takes them back once rc is an error: the first
+ * error. */
+static int wait_all(const fast_t *f, MPI_Request *r, int n, int rc)
+{
+    for (int i = 0; i < n; i++) {
+        if (rc)
+            drop(f, r[i]);
+        else
+            rc = wait(f, r[i]);
+    }
+    return rc;
+}
+
+/* Posts the receives of the linear alltoall and allgather: from every other rank, in the
+ * order (me + i) % n, each straight into its block of rl. Returns the first error; *posted
+ * counts the receives in r. */
+static int post_from_all(const fast_t *f, const coll_layout_t *rl, MPI_Request *r, int *posted)
+{
+    int n = f->comm->size, me = f->comm->rank, rc = 0;
+    *posted = 0;
+    for (int i = 1; i < n && rc == 0; i++) {
+        int from = (me + i) % n;
+        rc = post(f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
+                  &r[*posted]);
+        if (rc == 0)
+            (*posted)++;
+    }
+    return rc;
+}
+
 /* Conditions: at most COLL_FAST_A2A_MAX ranks, not MPI_IN_PLACE, and
  * blocks the transport takes at once (the sends go one after the other).
  * sl and rl: the alltoall's uniform blocks or the v and w layouts. */
@@ -246,16 +276,10 @@ int coll_fast_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Com
 {
     /* coll_alltoall_linear, one window: every receive, then every send,
      * then the own block's copy, then the waits. */
-    int n = comm->size, me = comm->rank, rc = 0, posted = 0;
+    int n = comm->size, me = comm->rank, posted;
     fast_t f = fast_begin(comm, id);
     MPI_Request r[COLL_FAST_A2A_MAX];
-    for (int i = 1; i < n && rc == 0; i++) {
-        int from = (me + i) % n;
-        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
-                  &r[posted]);
-        if (rc == 0)
-            posted++;
-    }
+    int rc = post_from_all(&f, rl, r, &posted);
     for (int i = 1; i < n && rc == 0; i++) {
         int to = (me - i + n) % n;
         rc = send(&f, lay_ptr(sl, to), (size_t)lay_count(sl, to), lay_dt(sl, to), to);
@@ -263,14 +287,7 @@ int coll_fast_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Com
     if (rc == 0)
         rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me),
                        lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me));
-    for (int i = 0; i < posted; i++) {
-        if (rc) {
-            drop(&f, r[i]);
-        } else {
-            rc = wait(&f, r[i]);
-        }
-    }
-    return rc;
+    return wait_all(&f, r, posted, rc);
 }
 
 /* Conditions: at the root, blocks the transport takes at once (its sends
@@ -320,27 +337,7 @@ int coll_fast_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_
     if (rc == 0 && sbuf != MPI_IN_PLACE)
         rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
                        lay_dt(rl, root));
-    for (int i = 0; i < posted; i++) {
-        if (rc) {
-            drop(&f, r[i]);
-        } else {
-            rc = wait(&f, r[i]);
-        }
-    }
-    return rc;
-}
-
-/* Waits for the first n receives of r, or takes them back once rc is an error: the first
- * error. */
-static int wait_all(const fast_t *f, MPI_Request *r, int n, int rc)
-{
-    for (int i = 0; i < n; i++) {
-        if (rc)
-            drop(f, r[i]);
-        else
-            rc = wait(f, r[i]);
-    }
-    return rc;
+    return wait_all(&f, r, posted, rc);
 }
 
 /* Conditions: at most COLL_FAST_A2A_MAX ranks, blocks the transport takes at once or one
@@ -349,17 +346,11 @@ int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
                                const coll_layout_t *rl, int id, MPI_Comm comm)
 {
     /* coll_allgather_linear: every receive straight into place, then the own block to each */
-    int n = comm->size, me = comm->rank, rc = 0, posted = 0;
+    int n = comm->size, me = comm->rank, posted;
     int inplace = sbuf == MPI_IN_PLACE;
     fast_t f = fast_begin(comm, id);
     MPI_Request r[COLL_FAST_A2A_MAX];
-    for (int i = 1; i < n && rc == 0; i++) {
-        int from = (me + i) % n;
-        rc = post(&f, lay_ptr(rl, from), (size_t)lay_count(rl, from), lay_dt(rl, from), from,
-                  &r[posted]);
-        if (rc == 0)
-            posted++;
-    }
+    int rc = post_from_all(&f, rl, r, &posted);
     for (int i = 1; i < n && rc == 0; i++) {
         int to = (me - i + n) % n;
         if (inplace)

@@ -351,19 +351,21 @@ static inline int tp_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_
     return rc;
 }
 
-/* am_post where the transport has it, else am_send. */
 static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep);
-static inline int tp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
-                             const void *payload, size_t len)
+
+/* A send by op (one of ep's optional variants of am_send), or am_send where the transport has
+ * no such op: counted, and under MULTIPLE with S(peer) held, as tp_am_send_shared (senders
+ * outside G may use the same channel: TP_CAP_THREADS). */
+static inline int tp_am_send_by(tp_ep_t *ep,
+                                int (*op)(tp_ep_t *, unsigned, const void *, size_t,
+                                          const void *, size_t),
+                                unsigned id, const void *hdr, size_t hdr_len, const void *payload,
+                                size_t len)
 {
-    /* under MULTIPLE with S(peer), as tp_am_send_shared: senders outside G may use the
-     * same channel (TP_CAP_THREADS) */
     pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
     if (m)
         pthread_mutex_lock(m);
-    const tp_ops_t *ops = ep->iface->ops;
-    int rc = ops->am_post ? ops->am_post(ep, id, hdr, hdr_len, payload, len)
-                          : ops->am_send(ep, id, hdr, hdr_len, payload, len);
+    int rc = (op ? op : ep->iface->ops->am_send)(ep, id, hdr, hdr_len, payload, len);
     if (rc >= 0) {
         core_count_add(&ep->iface->stats.am_sent, 1);
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
@@ -373,25 +375,18 @@ static inline int tp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
     return rc;
 }
 
+/* am_post where the transport has it, else am_send. */
+static inline int tp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                             const void *payload, size_t len)
+{
+    return tp_am_send_by(ep, ep->iface->ops->am_post, id, hdr, hdr_len, payload, len);
+}
+
 /* am_send_hold where the transport has it, else am_send. */
 static inline int tp_am_send_hold(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                                   const void *payload, size_t len)
 {
-    /* under MULTIPLE with S(peer), as tp_am_send_shared: senders outside G may use the
-     * same channel (TP_CAP_THREADS) */
-    pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
-    if (m)
-        pthread_mutex_lock(m);
-    const tp_ops_t *ops = ep->iface->ops;
-    int rc = ops->am_send_hold ? ops->am_send_hold(ep, id, hdr, hdr_len, payload, len)
-                               : ops->am_send(ep, id, hdr, hdr_len, payload, len);
-    if (rc >= 0) {
-        core_count_add(&ep->iface->stats.am_sent, 1);
-        core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
-    }
-    if (m)
-        pthread_mutex_unlock(m);
-    return rc;
+    return tp_am_send_by(ep, ep->iface->ops->am_send_hold, id, hdr, hdr_len, payload, len);
 }
 
 static inline int tp_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh,
