@@ -222,7 +222,10 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
     if (lp < 0 || lp == s->me || !s->seg.base)
         return CORE_EPEER;
     tp_shm_ep_t *ep = &s->eps[lp];
-    s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers; /* local rank 0: before ready */
+    /* local rank 0: before ready. Written once: under MULTIPLE a thread outside G reads it
+     * in shm_am_send while the thread in G creates the endpoint of another peer (TSan). */
+    if (!s->sleepers)
+        s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers;
     if (!ep->ready) {
         void *ring = tp_shm_seg_ring(s, s->me, lp);
         int rc = tp_shm_prod_init(&ep->prod, ring, s->ring_size);
