@@ -136,6 +136,15 @@ static int wait_one(MPI_Request *req, MPI_Status *status);
 static int test_one(MPI_Request *req, int *flag, MPI_Status *status);
 static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[]);
 
+/* Finishes the completed request *rp into st, reporting its error (to the handler of the
+ * request's owner, which finish may release) as fn's. */
+static int finish_one_call(MPI_Request *rp, MPI_Status *st, const char *fn)
+{
+    owner_t o = owner_of(*rp);
+    int err = finish(rp, st);
+    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, fn);
+}
+
 /* Wait, Test and Waitall under MULTIPLE from outside G (API_ENTER_P2P): requests that are
  * inert or point-to-point and complete (api_req_done_plain) are handed out without G; any
  * other makes the call enter G and run as before (the wait polls there: core_wait_req). */
@@ -147,11 +156,8 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     API_CHECK(api_check_init("MPI_Wait"));
     API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
-    if (is_inert(r) || api_req_done_plain(r)) {
-        owner_t o = owner_of(r);
-        int err = finish(req, status);
-        return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Wait");
-    }
+    if (is_inert(r) || api_req_done_plain(r))
+        return finish_one_call(req, status, "MPI_Wait");
     core_cs_enter(&core_rt->cs);
     int rc = wait_one(req, status);
     core_cs_exit(&core_rt->cs);
@@ -170,9 +176,7 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     MPI_Request r = *req;
     if (is_inert(r) || api_req_done_plain(r)) {
         *flag = 1;
-        owner_t o = owner_of(r);
-        int err = finish(req, status);
-        return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Test");
+        return finish_one_call(req, status, "MPI_Test");
     }
     core_cs_enter(&core_rt->cs);
     int rc = test_one(req, flag, status);
@@ -188,9 +192,7 @@ static int wait_one(MPI_Request *req, MPI_Status *status)
     MPI_Request r = *req;
     if (!is_inert(r))
         core_wait_req(r, "MPI_Wait");
-    owner_t o = owner_of(r);
-    int err = finish(req, status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Wait");
+    return finish_one_call(req, status, "MPI_Wait");
 }
 
 static int test_one(MPI_Request *req, int *flag, MPI_Status *status)
@@ -207,9 +209,7 @@ static int test_one(MPI_Request *req, int *flag, MPI_Status *status)
         }
     }
     *flag = 1;
-    owner_t o = owner_of(r);
-    int err = finish(req, status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Test");
+    return finish_one_call(req, status, "MPI_Test");
 }
 
 /* The error bookkeeping of finishing an array of requests one by one (finish_one). */
@@ -378,9 +378,7 @@ int PMPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    owner_t o = owner_of(reqs[i]);
-    int err = finish(&reqs[i], status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Waitany");
+    return finish_one_call(&reqs[i], status, "MPI_Waitany");
 }
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) API_ALIAS(MPI_Waitany);
 
@@ -400,9 +398,7 @@ int PMPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *s
             empty_status(status);
         return MPI_SUCCESS;
     }
-    owner_t o = owner_of(reqs[i]);
-    int err = finish(&reqs[i], status);
-    return err == MPI_SUCCESS ? MPI_SUCCESS : report(o, err, "MPI_Testany");
+    return finish_one_call(&reqs[i], status, "MPI_Testany");
 }
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
     API_ALIAS(MPI_Testany);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/copy.h"
 #include "core/datatype.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -222,34 +223,6 @@ CORE_INLINE void drop_any_group(MPI_Request r)
     }
 }
 
-/* memcpy, with a message of up to 16 bytes moved inline in overlapping words (no call): a
- * stream of small messages delivers one per arrival. */
-CORE_INLINE void copy_small(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    if (n >= 8 && n <= 16) { /* [0,8) and [n-8,n) */
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &b, 4);
-    } else if (n && n < 4) { /* bytes 0, n/2 and n-1 cover 1-3 */
-        char a = s[0], b = s[n / 2], c = s[n - 1];
-        d[0] = a;
-        d[n / 2] = b;
-        d[n - 1] = c;
-    } else if (n) {
-        memcpy(d, s, n);
-    }
-}
-
 /* Delivers an eager payload into the matched receive r. */
 CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
                                const void *payload, size_t len, uint64_t sreq)
@@ -260,7 +233,7 @@ CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
     r->status.MPI_TAG = h->tag;
     r->world_peer = world_src;
     if (core_dt_is_contig(r->dt))
-        copy_small(r->buf, payload, n);
+        core_copy_small(r->buf, payload, n);
     else
         core_dt_unpack(r->buf, r->count, r->dt, payload, n);
     if (h->flags & P2P_F_SYNC) {

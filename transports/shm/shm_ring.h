@@ -46,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "core/copy.h"
 #include "core/errors.h"
 
 #define TP_SHM_RING_CTRL 128  /* bytes of control block before the data */
@@ -136,38 +137,6 @@ static inline uint64_t tp_shm_ring_rec_header(uint64_t len, unsigned id, size_t 
     return len | (uint64_t)id << 32 | (uint64_t)hdr_len << 40 | (uint64_t)type << 48;
 }
 
-/* Copies n bytes; the few bytes of a small message's header and payload without a call to
- * memcpy (a quarter of the instructions of a 1-8 byte send went to two such calls). */
-static inline __attribute__((always_inline)) void tp_shm_ring_copy_in(uint8_t *dst,
-                                                                      const void *src, size_t n)
-{
-    const uint8_t *p = src;
-    uint64_t a, b, c, d;
-    if (n >= 8 && n <= 32) { /* overlapping words: [0,8) [n-8,n), and [8,16) [n-16,n-8) */
-        memcpy(&a, p, 8);
-        memcpy(&b, p + n - 8, 8);
-        if (n > 16) {
-            memcpy(&c, p + 8, 8);
-            memcpy(&d, p + n - 16, 8);
-            memcpy(dst + 8, &c, 8);
-            memcpy(dst + n - 16, &d, 8);
-        }
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t x, y;
-        memcpy(&x, p, 4);
-        memcpy(&y, p + n - 4, 4);
-        memcpy(dst, &x, 4);
-        memcpy(dst + n - 4, &y, 4);
-    } else if (n < 4) {
-        for (size_t i = 0; i < n; i++)
-            dst[i] = p[i];
-    } else {
-        memcpy(dst, src, n);
-    }
-}
-
 /*
  * Room check: `need` bytes past head must be free, where need covers the
  * pad (if the record wraps), the record and the zeroed slot after it. The
@@ -223,8 +192,8 @@ static inline int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hd
 
     uint64_t roff = wrap ? 0 : off;
     uint8_t *rec = p->data + roff;
-    tp_shm_ring_copy_in(rec + TP_SHM_RING_REC_HDR, hdr, hdr_len);
-    tp_shm_ring_copy_in(rec + TP_SHM_RING_REC_HDR + hpad, payload, len);
+    core_copy_small(rec + TP_SHM_RING_REC_HDR, hdr, hdr_len);
+    core_copy_small(rec + TP_SHM_RING_REC_HDR + hpad, payload, len);
     /* Keep "the slot at head is zero" true for the index after this record. */
     atomic_store_explicit(tp_shm_ring_slot(p->data, (roff + rlen) & p->mask), 0,
                           memory_order_relaxed);
