@@ -337,21 +337,26 @@ static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
     return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
 }
 
-/* Only inside G: the one transport offering it (verbs, ud mode) has no TP_CAP_THREADS, so no
- * thread sends to its peers outside G and S(peer) is not needed. */
+static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep);
+
+/* Called inside G; under MULTIPLE with S(peer) held: the one transport offering it (verbs, ud
+ * mode) has TP_CAP_THREADS, so threads outside G may send to the same peer meanwhile. */
 static inline int tp_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                                 const void *payload, size_t len, tp_memh_t *memh,
                                 tp_comp_t *comp, unsigned flags)
 {
+    pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
+    if (m)
+        pthread_mutex_lock(m);
     int rc = ep->iface->ops->am_send_zc(ep, id, hdr, hdr_len, payload, len, memh, comp, flags);
     if (rc >= 0) {
         core_count_add(&ep->iface->stats.am_sent, 1);
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
     }
+    if (m)
+        pthread_mutex_unlock(m);
     return rc;
 }
-
-static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep);
 
 /* A send by op (one of ep's optional variants of am_send), or am_send where the transport has
  * no such op: counted, and under MULTIPLE with S(peer) held, as tp_am_send_shared (senders

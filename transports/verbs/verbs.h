@@ -30,6 +30,7 @@
 #define RDMPI_TP_VERBS_H
 
 #include <infiniband/verbs.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/itree.h"
@@ -131,11 +132,14 @@ typedef struct vb_xfer {
     uint32_t last;     /* PUT: the last chunk */
 } vb_xfer_t;
 
+typedef struct vb_iface vb_iface_t;
+
 /* A message sent with am_send_zc over UD: its packets' payload is read from the caller's
  * registered memory, which is the caller's again (comp fires) once every packet is freed,
  * acknowledged by the peer and retired by the device. */
 typedef struct vb_zc {
     tp_comp_t *comp;
+    struct vb_iface *s;  /* its interface (the completion is fired through it) */
     uint32_t left;       /* packets not freed yet */
     int status;          /* 0, or CORE_EPEER: the peer was lost */
     int waited;          /* its sender waits for it: the last packet asks for the ack */
@@ -318,7 +322,7 @@ typedef struct vb_dev {
     struct ibv_port_attr pattr;
 } vb_dev_t;
 
-typedef struct vb_iface {
+struct vb_iface {
     tp_iface_t base;
     core_runtime_t *rt;
     const vb_config_t *cfg;
@@ -390,12 +394,67 @@ typedef struct vb_iface {
     uint64_t rng;
     int closing;
     vb_stats_t stats;
-} vb_iface_t;
+    /* V, the interface's lock (MPI_THREAD_MULTIPLE only; ARCHITECTURE.md, "Threads"): the
+     * owner of everything above that a send touches and progress touches too (the peers'
+     * UD windows, unacknowledged and unsent lists, RC send queues, credits and ring heads,
+     * the send buffer pools, the UD send queue and its held packet, the active list, the
+     * ops and handles kept for reuse, the counters, the clock). Every operation of the
+     * interface runs under it: am_send from a thread outside G (with S(peer) held above
+     * it), the other operations inside G, and progress, which leaves it around every call
+     * into the layer above (a handler, which may send: S(peer) is taken before V, never
+     * after) and fires completions only after leaving it (defer). A leaf: nothing is taken
+     * inside it. Without MULTIPLE it is never taken (held stays 0). */
+    pthread_mutex_t lock;
+    int held;                /* V is held (set and read by its holder only) */
+    struct vb_defer {        /* completions to fire once V is left */
+        tp_comp_t *comp;
+        int status;
+    } *defer;
+    unsigned ndefer, defer_cap;
+};
 
 static inline vb_iface_t *vb_iface(tp_iface_t *iface)
 {
     return (vb_iface_t *)iface;
 }
+
+/* Takes V under MULTIPLE (core_handles.shared): returns whether it did, for vb_unlock. */
+static inline int vb_lock(vb_iface_t *s)
+{
+    if (__builtin_expect(!core_handles.shared, 1))
+        return 0;
+    pthread_mutex_lock(&s->lock);
+    s->held = 1;
+    return 1;
+}
+static inline void vb_unlock(vb_iface_t *s, int locked)
+{
+    if (__builtin_expect(locked, 0)) {
+        s->held = 0;
+        pthread_mutex_unlock(&s->lock);
+    }
+}
+/* Leaves V for a call into the layer above (from progress, which holds it under MULTIPLE);
+ * returns whether it did, for vb_return, which takes it back. */
+static inline int vb_leave(vb_iface_t *s)
+{
+    if (__builtin_expect(!s->held, 1))
+        return 0;
+    s->held = 0;
+    pthread_mutex_unlock(&s->lock);
+    return 1;
+}
+static inline void vb_return(vb_iface_t *s, int left)
+{
+    if (__builtin_expect(left, 0)) {
+        pthread_mutex_lock(&s->lock);
+        s->held = 1;
+    }
+}
+/* Fires comp now, or once V is left when it is held (the completion may send: S(peer)). */
+void vb_comp_fire(vb_iface_t *s, tp_comp_t *comp, int status);
+/* Fires the completions deferred while V was held; called without V. */
+void vb_defer_run(vb_iface_t *s);
 
 /* wr_id: kind in the low 3 bits; UD/RC sends carry (owner << 32 | slot << 3). */
 enum { VB_WR_UD_RECV = 1, VB_WR_SRQ_RECV, VB_WR_UD_SEND, VB_WR_RC_SEND };
@@ -448,11 +507,17 @@ int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
 /* Hands an arrived message to its handler: an upper layer's (inline, the
  * common case) or the transport's own. 0, or the handler's refusal (the
  * caller gives up on the peer: vb_peer_malformed). */
+/* An upper layer's handler with V left around it (it may send, taking S(peer) then V). */
+int vb_dispatch_up(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                   const void *payload, size_t len);
 static inline int vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
                               size_t hdr_len, const void *payload, size_t len)
 {
-    if (tp_am_valid(s->base.am, id))
+    if (tp_am_valid(s->base.am, id)) {
+        if (__builtin_expect(s->held, 0))
+            return vb_dispatch_up(s, p, id, hdr, hdr_len, payload, len);
         return s->base.am[id].cb(s->base.am[id].arg, p->ep.peer, hdr, hdr_len, payload, len);
+    }
     return vb_dispatch_other(s, p, id, hdr, hdr_len, payload, len);
 }
 /* Peer p sent something malformed: marks it failed (its packets, sends and ring writes are

@@ -57,24 +57,161 @@ static int vb_flush(tp_ep_t *ep);
 static int vb_drain(tp_iface_t *iface);
 static int vb_arm(tp_iface_t *iface, tp_arm_t *a);
 
+/* The operations the layer above calls, each under V (verbs.h: vb_iface_t.lock): the
+ * functions they wrap assume it held. progress, poll_comp and arm take it themselves. */
+static int op_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                      const void *payload, size_t len)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    int l = vb_lock(s);
+    int rc = vb_am_send(ep, id, hdr, hdr_len, payload, len);
+    vb_unlock(s, l);
+    return rc;
+}
+
+static int op_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len, tp_memh_t *memh, tp_comp_t *comp,
+                         unsigned flags)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    int l = vb_lock(s);
+    int rc = vb_am_send_zc(ep, id, hdr, hdr_len, payload, len, memh, comp, flags);
+    vb_unlock(s, l);
+    return rc;
+}
+
+static int op_mem_reg(tp_iface_t *iface, void *addr, size_t len, tp_memh_t **memh_p)
+{
+    vb_iface_t *s = vb_iface(iface);
+    int l = vb_lock(s);
+    int rc = vb_mem_reg(iface, addr, len, memh_p);
+    vb_unlock(s, l);
+    return rc;
+}
+
+static void op_mem_dereg(tp_iface_t *iface, tp_memh_t *memh)
+{
+    vb_iface_t *s = vb_iface(iface);
+    int l = vb_lock(s);
+    vb_mem_dereg(iface, memh);
+    vb_unlock(s, l);
+}
+
+static int op_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+                  const void *rkey, tp_comp_t *comp)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    int l = vb_lock(s);
+    int rc = vb_get(ep, local, len, lmemh, raddr, rkey, comp);
+    vb_unlock(s, l);
+    return rc;
+}
+
+static int op_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+                  const void *rkey, tp_comp_t *comp)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    int l = vb_lock(s);
+    int rc = vb_put(ep, local, len, lmemh, raddr, rkey, comp);
+    vb_unlock(s, l);
+    return rc;
+}
+
+static int op_atomic(tp_ep_t *ep, int op, uint64_t operand, uint64_t compare, uint64_t *result,
+                     tp_memh_t *lmemh, uint64_t raddr, const void *rkey, tp_comp_t *comp)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    int l = vb_lock(s);
+    int rc = vb_atomic(ep, op, operand, compare, result, lmemh, raddr, rkey, comp);
+    vb_unlock(s, l);
+    return rc;
+}
+
+static int op_flush(tp_ep_t *ep)
+{
+    vb_iface_t *s = vb_iface(ep->iface);
+    int l = vb_lock(s);
+    int rc = vb_flush(ep);
+    vb_unlock(s, l);
+    return rc;
+}
+
+static int op_drain(tp_iface_t *iface)
+{
+    vb_iface_t *s = vb_iface(iface);
+    int l = vb_lock(s);
+    int rc = vb_drain(iface);
+    vb_unlock(s, l);
+    return rc;
+}
+
+/* rkey_pack reads only the handle, which its owner (a message inside G) holds: no V. */
 static const tp_ops_t vb_ops = {
     .close = vb_close,
     .ep_create = vb_ep_create,
     .ep_destroy = vb_ep_destroy,
-    .am_send = vb_am_send,
-    .am_send_zc = vb_am_send_zc,
-    .mem_reg = vb_mem_reg,
-    .mem_dereg = vb_mem_dereg,
+    .am_send = op_am_send,
+    .am_send_zc = op_am_send_zc,
+    .mem_reg = op_mem_reg,
+    .mem_dereg = op_mem_dereg,
     .rkey_pack = vb_rkey_pack,
-    .get = vb_get,
-    .put = vb_put,
-    .atomic = vb_atomic,
+    .get = op_get,
+    .put = op_put,
+    .atomic = op_atomic,
     .progress = vb_progress,
     .poll_comp = vb_poll_comp,
-    .flush = vb_flush,
-    .drain = vb_drain,
+    .flush = op_flush,
+    .drain = op_drain,
     .arm = vb_arm,
 };
+
+/* ---- V: the interface's lock (verbs.h) ---- */
+
+void vb_comp_fire(vb_iface_t *s, tp_comp_t *comp, int status)
+{
+    if (!s->held) {
+        comp->done(comp, status);
+        return;
+    }
+    if (s->ndefer == s->defer_cap) {
+        unsigned cap = s->defer_cap ? 2 * s->defer_cap : 16;
+        struct vb_defer *d = realloc(s->defer, cap * sizeof(*d));
+        if (!d)
+            core_fatal("verbs: out of memory deferring a completion");
+        s->defer = d;
+        s->defer_cap = cap;
+    }
+    s->defer[s->ndefer++] = (struct vb_defer){ comp, status };
+}
+
+void vb_defer_run(vb_iface_t *s)
+{
+    /* under V, a few at a time: a completion fired may defer more (its send's progress) */
+    for (;;) {
+        struct vb_defer d[VB_POLL_BATCH];
+        int l = vb_lock(s);
+        unsigned n = s->ndefer < VB_POLL_BATCH ? s->ndefer : VB_POLL_BATCH;
+        memcpy(d, s->defer, n * sizeof(d[0]));
+        s->ndefer -= n;
+        memmove(s->defer, s->defer + n, s->ndefer * sizeof(d[0]));
+        vb_unlock(s, l);
+        if (!n)
+            return;
+        for (unsigned i = 0; i < n; i++)
+            d[i].comp->done(d[i].comp, d[i].status);
+    }
+}
+
+int vb_dispatch_up(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
+                   const void *payload, size_t len)
+{
+    /* The state is whole here: a handler may send to any peer (inside G it always could),
+     * and now a thread outside G may too while V is left. */
+    int left = vb_leave(s);
+    int rc = s->base.am[id].cb(s->base.am[id].arg, p->ep.peer, hdr, hdr_len, payload, len);
+    vb_return(s, left);
+    return rc;
+}
 
 uint64_t vb_rand(vb_iface_t *s)
 {
@@ -275,7 +412,11 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
 
 static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
 {
-    vb_peer_t *p = vb_peer_get(vb_iface(iface), peer);
+    /* under V: progress (under V too) may be creating the same peer from its packet */
+    vb_iface_t *s = vb_iface(iface);
+    int l = vb_lock(s);
+    vb_peer_t *p = vb_peer_get(s, peer);
+    vb_unlock(s, l);
     if (!p)
         return CORE_EPEER;
     *ep_p = &p->ep;
@@ -679,12 +820,20 @@ static int cq_poll(vb_iface_t *s)
  * copied transfers or timers; tp_poll_comp runs the whole progress now and then). */
 static int vb_poll_comp(tp_iface_t *iface)
 {
-    return cq_poll(vb_iface(iface));
+    vb_iface_t *s = vb_iface(iface);
+    int l = vb_lock(s);
+    int ev = cq_poll(s);
+    vb_unlock(s, l);
+    if (__builtin_expect(l, 0))
+        vb_defer_run(s);
+    return ev;
 }
 
+/* Under V but around the calls into the layer above (vb_dispatch, deferred completions). */
 static int vb_progress(void *iface)
 {
     vb_iface_t *s = vb_iface(iface);
+    int l = vb_lock(s);
     int ev = s->nfp ? vb_fp_poll(s) : 0;
     ev += cq_poll(s);
     if (s->jobs)
@@ -692,6 +841,9 @@ static int vb_progress(void *iface)
     /* Timers need the clock: look at it on every 8th call. */
     if ((++s->tick & 7) == 0)
         ev += timers(s);
+    vb_unlock(s, l);
+    if (__builtin_expect(l, 0))
+        vb_defer_run(s);
     return ev;
 }
 
@@ -721,13 +873,16 @@ static int vb_arm(tp_iface_t *iface, tp_arm_t *a)
     if (s->nfp_silent > 0)
         return CORE_EUNSUPPORTED;
     chan_drain(s);
-    if (s->jobs || s->hold.full)
-        return CORE_EBUSY;
-    if (!core_list_empty(&s->active)) {
+    int l = vb_lock(s);
+    int busy = s->jobs || s->hold.full;
+    if (!busy && !core_list_empty(&s->active)) {
         double t = s->next_timer - core_wtime();
         if (t < a->max_sleep)
             a->max_sleep = t > 0 ? t : 0;
     }
+    vb_unlock(s, l);
+    if (busy)
+        return CORE_EBUSY;
     if (ibv_req_notify_cq(s->cq, 0) != 0 || vb_progress(iface) > 0)
         return CORE_EBUSY;
     a->fd = s->chan->fd;
@@ -770,6 +925,8 @@ static void set_caps(vb_iface_t *s)
     }
     if (s->chan)
         c->flags |= TP_CAP_WAIT;
+    /* every operation runs under V (vb_ops): an eager send may come from outside G */
+    c->flags |= TP_CAP_THREADS;
 }
 
 static void check_memlock(vb_iface_t *s)
@@ -816,6 +973,7 @@ static int vb_open(core_runtime_t *rt, tp_iface_t **iface_p)
     vb_iface_t *s = calloc(1, sizeof(*s));
     if (!s)
         return CORE_ENOMEM;
+    pthread_mutex_init(&s->lock, NULL);
     const vb_config_t *cfg = core_config_add(&rt->cfg, &tp_verbs_config_group);
     if (!cfg) {
         free(s);
@@ -1083,6 +1241,8 @@ static void vb_close(tp_iface_t *iface)
         ibv_dealloc_pd(s->pd);
     vb_dev_close(&s->dev);
     free(s->peers);
+    free(s->defer);
+    pthread_mutex_destroy(&s->lock);
     free(s);
 }
 

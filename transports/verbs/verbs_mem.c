@@ -163,7 +163,7 @@ static void op_done(vb_iface_t *s, vb_op_t *op, int status)
 {
     tp_comp_t *comp = op->comp;
     vb_op_release(s, op);
-    comp->done(comp, status);
+    vb_comp_fire(s, comp, status);
 }
 
 /* The copied op a GET_RESP or PUT_ACK from peer is for, taken off the list

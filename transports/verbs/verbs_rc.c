@@ -569,7 +569,7 @@ void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc)
     for (unsigned i = 0; i < n; i++) {
         tp_comp_t *comp = done[i]->comp;
         vb_op_release(s, done[i]);
-        comp->done(comp, 0);
+        vb_comp_fire(s, comp, 0);
     }
     if (p->pending)
         vb_ops_start(s, p);

@@ -391,8 +391,9 @@ void vb_zc_release(vb_tx_t *t)
     if (--z->left == 0) {
         tp_comp_t *c = z->comp;
         int status = z->status;
+        vb_iface_t *s = z->s;
         free(z);
-        c->done(c, status);
+        vb_comp_fire(s, c, status);
     }
 }
 
@@ -466,6 +467,7 @@ int vb_ud_send_zc(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, siz
     if (!z)
         return CORE_ENOMEM;
     z->comp = comp;
+    z->s = s;
     z->status = 0;
     z->waited = waited;
     int rc = ud_send(s, p, id, hdr, hdr_len, payload, len, mr, z);
@@ -663,8 +665,10 @@ static int deliver(vb_iface_t *s, vb_peer_t *p, const vb_ud_pkt_t *k)
             skip = h->hdr_len;
         }
         const tp_am_entry_t *e = &s->base.am[h->id];
+        int left = vb_leave(s); /* the layer above's handler: as vb_dispatch */
         rc = e->piece(e->arg, p->ep.peer, r->buf, h->hdr_len, before + skip - h->hdr_len,
                       k->data + skip, k->dn - skip, h->len);
+        vb_return(s, left);
     } else {
         memcpy(r->buf + before, k->data, k->dn);
         if (fl & VB_UD_LAST)
