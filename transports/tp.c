@@ -6,6 +6,7 @@
  * finalize's drain and close.
  */
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@
 #define DRAIN_TIMEOUT 10.0 /* seconds finalize waits for the transports' goodbyes */
 #define SLEEP_MAX 0.01     /* longest sleep: a missed wake-up costs no more */
 #define MIXED_SLICE 0.001  /* longest futex sleep while descriptors wait too */
+
+static int ep_choose(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
 
 static const tp_component_t *component_of(const tp_iface_t *iface)
 {
@@ -65,6 +68,8 @@ int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
         pthread_mutex_init(&tp->send_locks[i], &attr);
     pthread_mutexattr_destroy(&attr);
     tp->nsend_locks = rt->size;
+    if (rt->size > 0 && !(tp->making = calloc((size_t)rt->size, 1)))
+        return CORE_ENOMEM;
     return 0;
 }
 
@@ -143,7 +148,10 @@ static int open_one(tp_layer_t *tp, const tp_component_t *c, int dynamic)
         return rc;
     iface->am = tp->am;
     iface->layer = tp;
-    tp->ifaces[tp->niface++] = iface;
+    tp->ifaces[tp->niface] = iface;
+    /* release: a thread creating an endpoint outside G reads the interfaces up to niface
+     * (tp_ep_get_outside) */
+    __atomic_store_n(&tp->niface, tp->niface + 1, __ATOMIC_RELEASE);
     if (iface->ops->progress &&
         (rc = core_progress_add_poller(tp->rt, iface->ops->progress, iface)) != 0)
         return rc;
@@ -164,6 +172,9 @@ int tp_layer_open_dynamic(tp_layer_t *tp)
         if (!open) {
             if (tp->niface >= TP_MAX_IFACES)
                 continue;
+            /* before niface grows: no endpoint is created outside G from now on (a bridge's
+             * reachable and ep_create are its progress's) */
+            __atomic_store_n(&tp->dynamic, 1, __ATOMIC_RELAXED);
             int rc = open_one(tp, c, 1);
             if (rc == CORE_EUNSUPPORTED)
                 continue;
@@ -230,7 +241,94 @@ int tp_layer_ready(tp_layer_t *tp)
     return 0;
 }
 
+/* Inside G, the latch of peer (a rank of this job, under MULTIPLE): waits while a thread
+ * outside G creates its endpoint (that thread needs neither G nor anything G's holder has),
+ * then takes it. Returns 1 when the caller then creates the endpoint (and clears the latch),
+ * 0 when nothing is to be done with the latch (no MULTIPLE, another job's process, or this
+ * thread creates it already, further up its stack: a transport's ep_create that got here). */
+static int making_enter(tp_layer_t *tp, int peer)
+{
+    if (!core_handles.shared || !tp->making || peer < 0 || peer >= tp->nsend_locks)
+        return 0;
+    for (;;) {
+        unsigned char v = TP_MAKING_NONE;
+        if (__atomic_compare_exchange_n(&tp->making[peer], &v, TP_MAKING_INSIDE, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return 1;
+        if (v == TP_MAKING_INSIDE)
+            return 0;
+        sched_yield();
+    }
+}
+
+static void making_leave(tp_layer_t *tp, int peer, int entered)
+{
+    if (entered)
+        __atomic_store_n(&tp->making[peer], TP_MAKING_NONE, __ATOMIC_RELEASE);
+}
+
 int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
+{
+    int entered = making_enter(tp, peer);
+    /* acquire: a thread outside G may have created it meanwhile */
+    tp_ep_t *made = __atomic_load_n(&tp->eps[peer], __ATOMIC_ACQUIRE);
+    if (made) {
+        making_leave(tp, peer, entered);
+        *ep_p = made;
+        return 0;
+    }
+    int rc = ep_choose(tp, peer, ep_p);
+    making_leave(tp, peer, entered);
+    return rc;
+}
+
+int tp_ep_get_outside(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
+{
+    if (!tp->making || peer < 0 || peer >= tp->nsend_locks)
+        return 1;
+    unsigned char v = TP_MAKING_NONE;
+    if (!__atomic_compare_exchange_n(&tp->making[peer], &v, TP_MAKING_OUTSIDE, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 1; /* another thread creates it: G's path waits for it */
+    int rc = 1;
+    tp_ep_t *ep = __atomic_load_n(&tp->eps[peer], __ATOMIC_ACQUIRE);
+    if (ep) {
+        *ep_p = ep;
+        rc = 0;
+        goto out;
+    }
+    /* acquire: the interfaces below niface are whole; read before dynamic (open_dynamic
+     * sets it before niface grows) */
+    int n = __atomic_load_n(&tp->niface, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&tp->dynamic, __ATOMIC_RELAXED))
+        goto out;
+    /* tp_ep_get_slow's choice, over the same interfaces in the same order: the first
+     * transport that reaches the peer; one that may not be asked outside G first ends it */
+    for (int k = 0; tp_components[k]; k++)
+        for (int i = 0; i < n; i++) {
+            tp_iface_t *iface = tp->ifaces[i];
+            const tp_component_t *c = tp_components[k];
+            if (strcmp(c->name, iface->name) != 0)
+                continue;
+            if (!c->create_outside)
+                goto out;
+            if (!c->reachable(iface, peer))
+                continue;
+            if (iface->ops->ep_create(iface, peer, &ep) != 0)
+                goto out; /* G's path tries again, and reports it */
+            __atomic_store_n(&tp->eps[peer], ep, __ATOMIC_RELEASE);
+            *ep_p = ep;
+            rc = 0;
+            goto out;
+        }
+out:
+    __atomic_store_n(&tp->making[peer], TP_MAKING_NONE, __ATOMIC_RELEASE);
+    return rc;
+}
+
+/* The first transport, in order of preference, that reaches peer: its endpoint, created and
+ * published. Inside G. */
+static int ep_choose(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 {
     core_runtime_t *rt = tp->rt;
     /* In order of preference, whatever the order of opening: shm's bridges, opened for
@@ -344,6 +442,8 @@ void tp_layer_fini(tp_layer_t *tp)
     free(tp->send_locks);
     tp->send_locks = NULL;
     tp->nsend_locks = 0;
+    free(tp->making);
+    tp->making = NULL;
 }
 
 void tp_peer_lost(tp_iface_t *iface, int peer)

@@ -249,6 +249,10 @@ typedef struct tp_component {
     /* Opens an interface (ready at once) for processes of other jobs only, where one that
      * serves the job's own ranks is separate (shm: bridges). NULL: open is used. */
     int (*open_dynamic)(struct core_runtime *rt, tp_iface_t **iface_p);
+    /* reachable and ep_create may run for a rank of this job in a thread outside G (first
+     * contact from a send outside G: tp_ep_get_outside), beside the transport's progress and
+     * sends inside G and other threads' creations of other peers' endpoints. */
+    int create_outside;
 } tp_component_t;
 
 /* Components in order of preference for a peer: self, shm, verbs, tcp. */
@@ -470,7 +474,14 @@ typedef struct tp_layer {
      * inside it. Processes of other jobs have none: only the thread holding G reaches them. */
     pthread_mutex_t *send_locks;
     int nsend_locks;
+    /* The endpoint creation latch of each rank of this job (tp_ep_get_outside): TP_MAKING_*,
+     * changed by compare-and-swap and stores with release, read with acquire; so one thread
+     * at a time creates a peer's endpoint, inside G or out. */
+    unsigned char *making;
+    int dynamic;                   /* interfaces for other jobs were opened (inside G, before
+                                      niface grew): endpoints are created inside G only */
 } tp_layer_t;
+enum { TP_MAKING_NONE = 0, TP_MAKING_OUTSIDE, TP_MAKING_INSIDE };
 
 /* S(peer) of ep's peer, or NULL (a process of another job, or an interface of no layer). */
 static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep)
@@ -548,11 +559,16 @@ static inline int tp_peer_is_lost(const tp_layer_t *tp, int peer)
 int tp_ep_settle(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
 
 /* The endpoint to a world rank, connecting on first use. The connecting (tp_ep_get_slow)
- * runs inside G: a transport's ep_create sets up state of its interface that its progress
- * uses (tcp's connections and epoll set, shm's senders bitmap); the endpoint is then
- * published with a release store, and tp_ep_get reads it with acquire, so a thread outside G
- * sees a whole endpoint or none (and then enters G to connect). */
+ * runs inside G, or outside it (tp_ep_get_outside) where the transports allow it; the
+ * endpoint is then published with a release store, and tp_ep_get reads it with acquire, so a
+ * thread outside G sees a whole endpoint or none. */
 int tp_ep_get_slow(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
+/* Under MULTIPLE, from a thread outside G: creates the endpoint to peer, a rank of this job,
+ * when every transport tried before the one that reaches it, and that one, may be asked
+ * outside G (tp_component_t.create_outside: self, shm, verbs; not tcp, whose connections
+ * and epoll set are its progress's), no interface for other jobs was opened, and no other
+ * thread is creating it now. 0 with *ep_p set, or 1: create it inside G (tp_ep_get). */
+int tp_ep_get_outside(tp_layer_t *tp, int peer, tp_ep_t **ep_p);
 static inline int tp_ep_get(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 {
     /* acquire: what the transport set up in the endpoint was in place before it was

@@ -263,7 +263,10 @@ static int send_outside(const void *buf, size_t count, MPI_Datatype dt, int dest
         return 1;
     tp_ep_t *ep = __atomic_load_n(&tp->eps[world], __ATOMIC_ACQUIRE);
     size_t len = msg_len(count, dt);
-    if (!ep || !(tp_ep_caps(ep)->flags & TP_CAP_THREADS) || len > tp_ep_caps(ep)->eager_limit)
+    /* first contact (thr9): created here where the transports allow it, else inside G */
+    if (!ep && tp_ep_get_outside(tp, world, &ep) != 0)
+        return 1;
+    if (!(tp_ep_caps(ep)->flags & TP_CAP_THREADS) || len > tp_ep_caps(ep)->eager_limit)
         return 1;
     p2p_sync_hdr_t h = { { ctx, comm->rank, tag, 0 }, 0 };
     size_t hlen = sizeof(p2p_hdr_t);

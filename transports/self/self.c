@@ -186,4 +186,5 @@ const tp_component_t tp_self_component = {
     .open = self_open,
     .ready = NULL,
     .reachable = self_reachable,
+    .create_outside = 1, /* its one endpoint, made at open */
 };

@@ -414,4 +414,6 @@ const tp_component_t tp_shm_component = {
     .reachable = shm_reachable,
     .other_jobs = 1, /* through bridges (shm_bridge.c), an interface of their own */
     .open_dynamic = tp_shm_bridge_open,
+    .create_outside = 1, /* shm_ep_create sets up only that peer's ring producer (its
+                          * senders bit atomically); bridges are opened for other jobs */
 };

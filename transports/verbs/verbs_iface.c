@@ -412,7 +412,8 @@ vb_peer_t *vb_peer_get(vb_iface_t *s, int rank)
 
 static int vb_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
 {
-    /* under V: progress (under V too) may be creating the same peer from its packet */
+    /* under V: progress (under V too) may be creating the same peer from its packet; not
+     * needed for a process of another job (inside G only: vb_reachable found it) */
     vb_iface_t *s = vb_iface(iface);
     int l = vb_lock(s);
     vb_peer_t *p = vb_peer_get(s, peer);
@@ -1113,7 +1114,17 @@ static int vb_ready(tp_iface_t *iface)
 
 static int vb_reachable(tp_iface_t *iface, int peer)
 {
-    return peer_find(vb_iface(iface), peer, 1) != NULL;
+    vb_iface_t *s = vb_iface(iface);
+    /* A process of another job: inside G only, and not under V, since looking for its card
+     * may leave G (core_boot_get waits for it): a thread holding V there would keep the
+     * progress that G's next holder runs waiting for V while it waits for G. */
+    if (peer >= s->size)
+        return peer_find(s, peer, 1) != NULL;
+    /* a rank of ours: under V, from inside G or a thread outside it (create_outside) */
+    int l = vb_lock(s);
+    int ok = peer_find(s, peer, 1) != NULL;
+    vb_unlock(s, l);
+    return ok;
 }
 
 /* Peers who must hear our BYE: those that exchanged anything with us, and every process of
@@ -1252,4 +1263,5 @@ const tp_component_t tp_verbs_component = {
     .ready = vb_ready,
     .reachable = vb_reachable,
     .other_jobs = 1,
+    .create_outside = 1, /* under V (vb_reachable, vb_ep_create) */
 };
