@@ -310,7 +310,8 @@ CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Da
     if (s->mode != CORE_MODE_STANDARD || dest == MPI_PROC_NULL || !core_dt_is_contig(dt))
         return CORE_EBUSY;
     int world = core_comm_peer_world(comm, dest);
-    tp_ep_t *ep = P2P->tp->eps[world];
+    /* acquire: a sender outside G may have created it (tp_ep_get_outside) */
+    tp_ep_t *ep = __atomic_load_n(&P2P->tp->eps[world], __ATOMIC_ACQUIRE);
     size_t len = msg_len(count, dt);
     if (!ep || queued_of(world) != 0 || len > tp_ep_caps(ep)->eager_limit)
         return CORE_EBUSY;
@@ -387,7 +388,7 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
     /* Fast path: a contiguous eager message the transport takes at once. */
     int world = core_comm_peer_world(comm, dest);
     size_t len = msg_len(count, dt);
-    tp_ep_t *ep = P2P->tp->eps[world];
+    tp_ep_t *ep = __atomic_load_n(&P2P->tp->eps[world], __ATOMIC_ACQUIRE); /* as isend_eager */
     if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && queued_of(world) == 0 &&
         len <= tp_ep_caps(ep)->eager_limit) {
         p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
