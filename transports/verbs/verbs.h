@@ -139,7 +139,7 @@ typedef struct vb_iface vb_iface_t;
  * acknowledged by the peer and retired by the device. */
 typedef struct vb_zc {
     tp_comp_t *comp;
-    struct vb_iface *s;  /* its interface (the completion is fired through it) */
+    vb_iface_t *s;       /* its interface (the completion is fired through it) */
     uint32_t left;       /* packets not freed yet */
     int status;          /* 0, or CORE_EPEER: the peer was lost */
     int waited;          /* its sender waits for it: the last packet asks for the ack */
@@ -504,12 +504,13 @@ static inline int vb_send(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *
 }
 int vb_dispatch_other(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len);
-/* Hands an arrived message to its handler: an upper layer's (inline, the
- * common case) or the transport's own. 0, or the handler's refusal (the
- * caller gives up on the peer: vb_peer_malformed). */
 /* An upper layer's handler with V left around it (it may send, taking S(peer) then V). */
 int vb_dispatch_up(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, size_t hdr_len,
                    const void *payload, size_t len);
+/* Hands an arrived message to its handler: an upper layer's (inline, the
+ * common case) or the transport's own. 0, or the handler's refusal (the
+ * caller gives up on the peer: vb_peer_malformed). Under MULTIPLE (V held by progress) the
+ * upper layer's handler runs with V left (vb_dispatch_up). */
 static inline int vb_dispatch(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr,
                               size_t hdr_len, const void *payload, size_t len)
 {
