@@ -280,6 +280,9 @@ int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
                                const coll_layout_t *rl, int id, MPI_Comm comm);
 int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm);
+/* The allreduce by exchange of every vector (crowded nodes: coll_allreduce_linear). */
+int coll_fast_allreduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                               MPI_Op op, MPI_Comm comm);
 
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {

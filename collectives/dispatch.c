@@ -216,6 +216,9 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
         return coll_inter_allreduce(sbuf, rbuf, count, dt, op, comm, req);
     if (!req && allreduce_fast(count, dt, op, comm))
         return coll_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
+    if (!req && comm->size <= COLL_FAST_A2A_MAX && nbytes(count, dt) <= COLL_FAST_SERIAL_BYTES &&
+        pick(COLL_ALLREDUCE, comm, nbytes(count, dt), count, op->commute) == COLL_ALG_LINEAR)
+        return coll_fast_allreduce_linear(sbuf, rbuf, count, dt, op, comm);
     coll_sched_t *s = create(comm, COLL_ALLREDUCE, req, dt, op);
     if (!s)
         return CORE_ENOMEM;

@@ -188,8 +188,10 @@ static int allgather_any(enum coll_id id, const void *sbuf, int scount, MPI_Data
     /* Each step sends to one peer: the fast path suits any size. */
     if (!req && id == COLL_ALLGATHER && alg == COLL_ALG_RECDBL && coll_is_pof2(comm->size))
         return coll_fast_allgather(sbuf, scount, sdt, rl->buf, rl->count, rl->dt, comm);
-    /* On 2 ranks one message each way (allgatherv's choice there). */
-    if (!req && comm->size == 2 && alg == COLL_ALG_LINEAR)
+    /* On 2 ranks one message each way (allgatherv's choice there); crowded, blocks the
+     * transport takes at once. */
+    if (!req && alg == COLL_ALG_LINEAR && comm->size <= COLL_FAST_A2A_MAX &&
+        serial_ok(rl, comm))
         return coll_fast_allgather_linear(sbuf, scount, sdt, rl, id, comm);
     coll_sched_t *s = create(comm, id, req, sbuf == MPI_IN_PLACE ? NULL : sdt, rl->dt);
     if (!s)

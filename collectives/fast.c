@@ -364,6 +364,56 @@ int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
     return wait_all(&f, r, posted, rc);
 }
 
+/* Conditions: at most COLL_FAST_A2A_MAX ranks and a vector the transport takes at once (the
+ * sends go one after the other); any operation and datatype. */
+int coll_fast_allreduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                               MPI_Op op, MPI_Comm comm)
+{
+    /* coll_allreduce_linear: every vector from every rank into scratch (slot i for rank i),
+     * the own one to each, then rbuf = v0 op (v1 op ... (vp-2 op vp-1)), the same operands
+     * in the same order on every rank. The own vector is read where it is, unless it is rbuf
+     * (MPI_IN_PLACE) and combining would overwrite it before its turn. */
+    int n = comm->size, me = comm->rank, rc = 0, posted = 0;
+    fast_t f = fast_begin(comm, COLL_ALLREDUCE);
+    size_t cnt = (size_t)count;
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    if (n == 1 || count == 0)
+        return mine == rbuf ? 0 : coll_copy(mine, cnt, dt, rbuf, cnt, dt);
+    /* Slot i starts at i * stride; items span [true_lb, true_lb + true_extent) from there. */
+    MPI_Aint stride = (MPI_Aint)cnt * dt->extent;
+    MPI_Aint last = (MPI_Aint)(cnt * (size_t)n - 1) * dt->extent;
+    MPI_Aint lo = (last < 0 ? last : 0) + dt->true_lb;
+    MPI_Aint hi = (last > 0 ? last : 0) + dt->true_lb + dt->true_extent;
+    char local[2048];
+    size_t tmp_bytes = (size_t)(hi - lo);
+    void *tmp = local;
+    if (tmp_bytes > sizeof(local) && !(tmp = coll_scratch_get(&tmp_bytes)))
+        return CORE_ENOMEM;
+    char *all = (char *)tmp - lo;
+    MPI_Request r[COLL_FAST_A2A_MAX];
+    for (int i = 1; i < n && rc == 0; i++) {
+        int from = (me + i) % n;
+        if ((rc = post(&f, all + from * stride, cnt, dt, from, &r[posted])) == 0)
+            posted++;
+    }
+    for (int i = 1; i < n && rc == 0; i++)
+        rc = send(&f, mine, cnt, dt, (me - i + n) % n);
+    const char *own = mine;
+    if (rc == 0 && mine == rbuf && me != n - 1) {
+        own = all + me * stride;
+        rc = coll_copy(mine, cnt, dt, all + me * stride, cnt, dt);
+    }
+    rc = wait_all(&f, r, posted, rc);
+    for (int i = n - 1; i >= 0 && rc == 0; i--) {
+        const void *v = i == me ? own : all + i * stride;
+        rc = i == n - 1 ? coll_copy(v, cnt, dt, rbuf, cnt, dt)
+                        : core_op_apply(op, v, rbuf, count, dt);
+    }
+    if (tmp != local)
+        coll_scratch_put(tmp, tmp_bytes);
+    return rc;
+}
+
 /* Conditions: 2 ranks, a commutative operation, and at the root a send buffer (not
  * MPI_IN_PLACE). The other rank's part is the same message whichever path the root takes. */
 int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,

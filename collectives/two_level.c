@@ -10,9 +10,11 @@
  * The node layout of a communicator is computed once, locally and alike on
  * every rank, from the job map (the host of every rank, from the
  * bootstrap) and kept in comm->node_of: node_of[i] is the node of rank i
- * (nodes numbered by their lowest rank, in rank order) and node_of[size]
- * the number of nodes. RDMPI_COLL_SIM_PPN=k pretends every k consecutive
- * world ranks form a node, to test these algorithms on one machine. The
+ * (nodes numbered by their lowest rank, in rank order), node_of[size]
+ * the number of nodes and node_of[size + 1] whether the communicator is
+ * crowded (coll_comm_crowded, which every collective call asks).
+ * RDMPI_COLL_SIM_PPN=k pretends every k consecutive world ranks form a
+ * node, to test these algorithms on one machine. The
  * rooted collectives make the root its node's leader, which saves a hop.
  */
 #include <stdlib.h>
@@ -40,13 +42,26 @@ static int same_node(MPI_Comm comm, int ppn, int local, int a, int b)
     return !strcmp(core_rank_host(core_rt, wa), core_rank_host(core_rt, wb));
 }
 
+/* Whether comm, of nodes nodes, is crowded (coll_comm_crowded). The launcher says whether a
+ * node is oversubscribed to each job on it: the ranks of one job on one node agree, those of
+ * two jobs (spawned, connected) may not. */
+static int crowded(MPI_Comm comm, int nodes)
+{
+    if (!core_rt->oversubscribed || nodes != 1)
+        return 0;
+    for (int i = 0; i < comm->size; i++)
+        if (core_comm_world_rank(comm, i) >= core_rt->size)
+            return 0;
+    return 1;
+}
+
 /* comm->node_of, computed on first use (NULL when out of memory). */
 static const int *comm_node_of(MPI_Comm comm)
 {
     if (comm->node_of)
         return comm->node_of;
     int n = comm->size, ppn = coll_sim_ppn(), nn = 0;
-    int *no = malloc(sizeof(int) * ((size_t)n + 1));
+    int *no = malloc(sizeof(int) * ((size_t)n + 2));
     int *first = malloc(sizeof(int) * (size_t)n);   /* first[k]: node k's lowest rank */
     if (!no || !first) {
         free(no);
@@ -65,6 +80,7 @@ static const int *comm_node_of(MPI_Comm comm)
             no[i] = i;
         free(first);
         no[n] = n;
+        no[n + 1] = 0;
         comm->node_of = no;
         return no;
     }
@@ -82,6 +98,7 @@ static const int *comm_node_of(MPI_Comm comm)
     }
     free(first);
     no[n] = nn;
+    no[n + 1] = crowded(comm, nn);
     comm->node_of = no;
     return no;
 }
@@ -96,18 +113,8 @@ void coll_comm_nodes(MPI_Comm comm, int *nodes, int *shared)
 
 int coll_comm_crowded(MPI_Comm comm)
 {
-    /* The launcher says whether a node is oversubscribed to each job on it: the ranks of
-     * one job on one node agree, those of two jobs (spawned, connected) may not. */
-    if (!core_rt->oversubscribed)
-        return 0;
-    int nodes, shared;
-    coll_comm_nodes(comm, &nodes, &shared);
-    if (nodes != 1)
-        return 0;
-    for (int i = 0; i < comm->size; i++)
-        if (core_comm_world_rank(comm, i) >= core_rt->size)
-            return 0;
-    return 1;
+    const int *no = comm_node_of(comm);
+    return no ? no[comm->size + 1] : 0;
 }
 
 typedef struct tl {

@@ -7,7 +7,9 @@
  * datatype, in place and not. Bcast (every root) and alltoall at sizes on
  * both sides of the fast paths' limits. Blocking collectives (fast) while
  * nonblocking ones (schedules) on the same communicator are outstanding,
- * which works only if both number their collectives alike. A barrier may
+ * which works only if both number their collectives alike. Allreduce with an
+ * operation that does not commute (order checked), in place, and of a
+ * strided datatype (gaps left alone). A barrier may
  * not let a rank leave before a late one entered. Results are checked
  * element by element. Runs at any number of ranks; exit 0 on success.
  */
@@ -61,6 +63,96 @@ static void allreduce_mixed(int count, int inplace)
     free(s);
     free(r);
     MPI_Op_free(&user);
+}
+
+/* 2x2 integer matrices (4 ints each), multiplied modulo 1009: inout = in x inout, so the
+ * allreduce gives M0 x M1 x ... x Mp-1, which differs from any other order. */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const int *a = in;
+    int *b = inout;
+    for (int k = 0; k < *len; k++, a += 4, b += 4) {
+        int c[4] = { (a[0] * b[0] + a[1] * b[2]) % 1009, (a[0] * b[1] + a[1] * b[3]) % 1009,
+                     (a[2] * b[0] + a[3] * b[2]) % 1009, (a[2] * b[1] + a[3] * b[3]) % 1009 };
+        memcpy(b, c, sizeof(c));
+    }
+}
+
+static void matrix_of(int r, int k, int m[4])
+{
+    m[0] = r + 1;
+    m[1] = (k + 2 * r) % 7;
+    m[2] = (3 * r + k) % 5;
+    m[3] = k % 3 + r;
+}
+
+/* Allreduce of count matrices with an operation that does not commute: every rank must get
+ * the product in rank order. The matrix is one datatype (4 contiguous ints). */
+static void allreduce_noncommute(int count, int inplace)
+{
+    snprintf(cur, sizeof(cur), "allreduce of %d matrices, not commutative%s", count,
+             inplace ? " (some in place)" : "");
+    MPI_Op op;
+    MPI_Datatype mat;
+    CHECK_MPI(MPI_Op_create(matmul, 0, &op));
+    CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &mat));
+    CHECK_MPI(MPI_Type_commit(&mat));
+    int me_inplace = inplace && rank % 2 == 0;
+    int *s = xmalloc(sizeof(int) * 4 * (size_t)count);
+    int *r = xmalloc(sizeof(int) * 4 * (size_t)count);
+    for (int k = 0; k < count; k++) {
+        matrix_of(rank, k, (me_inplace ? r : s) + 4 * k);
+        if (!me_inplace)
+            r[4 * k] = r[4 * k + 1] = r[4 * k + 2] = r[4 * k + 3] = -1;
+    }
+    CHECK_MPI(MPI_Allreduce(me_inplace ? MPI_IN_PLACE : s, r, count, mat, op, MPI_COMM_WORLD));
+    for (int k = 0; k < count; k++) {
+        int want[4], m[4], one = 1;
+        matrix_of(size - 1, k, want);
+        for (int q = size - 2; q >= 0; q--) {
+            matrix_of(q, k, m);
+            matmul(m, want, &one, NULL);
+        }
+        for (int e = 0; e < 4; e++)
+            if (r[4 * k + e] != want[e])
+                FAIL("matrix %d element %d is %d, expected %d", k, e, r[4 * k + e], want[e]);
+    }
+    free(s);
+    free(r);
+    MPI_Type_free(&mat);
+    MPI_Op_free(&op);
+}
+
+/* Allreduce (MPI_SUM) of count items of a strided type (every other int): the gaps of the
+ * receive buffer must stay as they were. */
+static void allreduce_strided(int count, int inplace)
+{
+    snprintf(cur, sizeof(cur), "allreduce of %d strided ints%s", count,
+             inplace ? " in place" : "");
+    MPI_Datatype vec, item;
+    CHECK_MPI(MPI_Type_vector(1, 1, 2, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_create_resized(vec, 0, 2 * (MPI_Aint)sizeof(int), &item));
+    CHECK_MPI(MPI_Type_commit(&item));
+    int *s = xmalloc(sizeof(int) * 2 * (size_t)count);
+    int *r = xmalloc(sizeof(int) * 2 * (size_t)count);
+    for (int i = 0; i < count; i++) {
+        s[2 * i] = rank * 3 + i;
+        s[2 * i + 1] = -7;
+        r[2 * i] = inplace ? rank * 3 + i : -1;
+        r[2 * i + 1] = -5;
+    }
+    CHECK_MPI(MPI_Allreduce(inplace ? MPI_IN_PLACE : s, r, count, item, MPI_SUM, MPI_COMM_WORLD));
+    for (int i = 0; i < count; i++) {
+        int want = 3 * size * (size - 1) / 2 + size * i;
+        if (r[2 * i] != want || r[2 * i + 1] != -5)
+            FAIL("item %d is %d (want %d), gap after it %d (want -5)", i, r[2 * i], want,
+                 r[2 * i + 1]);
+    }
+    free(s);
+    free(r);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&item);
 }
 
 static void bcast_all_roots(int bytes)
@@ -189,6 +281,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
         allreduce_mixed(counts[i], 0);
         allreduce_mixed(counts[i], 1);
+        allreduce_noncommute(counts[i] > 16384 ? 16384 : counts[i], i % 2);
+        allreduce_strided(counts[i], i % 2);
     }
     static const int bytes[] = { 1, 8, 1024, 8192, 8193, 65536, 1 << 20 };
     for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++)
