@@ -108,6 +108,29 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Get(&word, 8, MPI_BYTE, 0, (MPI_Aint)offer, 8, MPI_BYTE, win));
         MPI_OK(MPI_Win_flush(0, win));
         CHECK(memcmp(&word, back, 8) == 0, "8-byte get differs");
+        /* more small Gets in flight than the bounce slots they land in (rdma.c), of every
+         * size up to past the bounce size, completed by one flush; then one by its request */
+        enum { NGET = 80 };
+        static uint8_t many[NGET * (NGET + 1) / 2];
+        size_t at = 0;
+        memset(many, 0xee, sizeof(many));
+        for (int k = 1; k <= NGET; k++) {
+            MPI_OK(MPI_Get(many + at, k, MPI_BYTE, 0, (MPI_Aint)(offer + (size_t)k * 5), k,
+                           MPI_BYTE, win));
+            at += (size_t)k;
+        }
+        MPI_OK(MPI_Win_flush(0, win));
+        at = 0;
+        for (int k = 1; k <= NGET; k++) {
+            CHECK(memcmp(many + at, back + (size_t)k * 5, (size_t)k) == 0,
+                  "%d-byte get among %d in flight differs", k, NGET);
+            at += (size_t)k;
+        }
+        MPI_Request rq;
+        uint64_t rword = 0;
+        MPI_OK(MPI_Rget(&rword, 8, MPI_BYTE, 0, (MPI_Aint)(offer + 16), 8, MPI_BYTE, win, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        CHECK(memcmp(&rword, back + 16, 8) == 0, "8-byte Rget differs");
         MPI_OK(MPI_Put(&mark, 1, MPI_UINT64_T, 0, (MPI_Aint)me * 8, 1, MPI_UINT64_T, win));
         MPI_OK(MPI_Win_flush(0, win));
         MPI_OK(MPI_Win_unlock(0, win));
