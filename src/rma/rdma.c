@@ -28,9 +28,9 @@
  *
  * A small Get (at most RMA_GB_SIZE bytes) reads into a slot of a bounce
  * area the window registered at its first one and is copied out when it
- * completes: the origin buffer needs no registration (a cache lookup and a
- * release per operation, a sixth of the instructions of the Get and its
- * flush over rxe), as a small Put travels inline.
+ * completes: the origin buffer needs no registration (the cache's lookup
+ * and release, with their locks, list and counters, on every Get), as a
+ * small Put travels inline and needs none either.
  *
  * Device atomics and the RDMA lock words are devatom.c's: a choice for the
  * whole window, made at creation, because a NIC atomic is not atomic with a
@@ -99,7 +99,7 @@ void rma_rdma_dereg(MPI_Win win)
 static int gb_take(MPI_Win win, tp_iface_t *f)
 {
     if (!win->gbounce) {
-        if (win->gbmemh || win->rdma != f)   /* failed before, or not the window's transport */
+        if (win->rdma != f)   /* the area is registered with the window's transport only */
             return -1;
         if (posix_memalign((void **)&win->gbounce, 64, RMA_GB_SIZE * RMA_GB_SLOTS))
             return -1;
