@@ -150,6 +150,7 @@ static void rdma_done(tp_comp_t *comp, int status)
     }
     p->pending--;
     p->rdma_pending--;
+    p->rdma_bytes -= o->len;
     if (o->req) {
         o->req->status.MPI_ERROR = MPI_SUCCESS;
         core_req_complete(o->req);
@@ -187,6 +188,7 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
     o->req = req;
     o->lmemh = NULL;
     o->slot = -1;
+    o->len = n;
     int rc = 0;
     /* a write small enough to travel inside the work request reads no registration, a
      * small read lands in the bounce area */
@@ -194,7 +196,6 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
     void *at = local;
     if (kind == RMA_GET && n <= RMA_GB_SIZE && (o->slot = gb_take(win, ep->iface)) >= 0) {
         o->dest = local;
-        o->len = n;
         at = win->gbounce + o->slot * RMA_GB_SIZE;
         lm = win->gbmemh;
     } else if (kind != RMA_PUT || n > ep->iface->caps.put_inline) {
@@ -209,6 +210,7 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
     o->comp.done = rdma_done;
     p->pending++;
     p->rdma_pending++;
+    p->rdma_bytes += n;
     for (;;) {
         rc = kind == RMA_PUT ? tp_put(ep, local, n, lm, raddr, p->rkey, &o->comp)
                              : tp_get(ep, at, n, lm, raddr, p->rkey, &o->comp);
@@ -227,6 +229,7 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
             win->gbfree |= 1u << o->slot;
         p->pending--;
         p->rdma_pending--;
+        p->rdma_bytes -= n;
         o->next = st->rop_free;
         st->rop_free = o;
         return rc;

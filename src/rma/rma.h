@@ -99,6 +99,7 @@ typedef struct rma_peer {
     int pending;             /* OP pieces sent to it and not yet answered, and RDMA
                                 operations on it not yet complete */
     int rdma_pending;        /* of those, the RDMA operations (complete without its CPU) */
+    size_t rdma_bytes;       /* their bytes (rma_wait_peer) */
     uint8_t lock;            /* origin: 0, or MPI_LOCK_SHARED/EXCLUSIVE held or asked */
     uint8_t granted;         /* origin: the lock was granted (or NOCHECK) */
     uint8_t nocheck;         /* origin: locked with MPI_MODE_NOCHECK: no messages */
