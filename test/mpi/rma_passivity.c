@@ -18,6 +18,7 @@
 #include "check.h"
 
 #define BLOCK 512              /* bytes per origin (a multiple of 8) */
+#define BIG (1u << 20)         /* bytes per origin of the large Put and Get */
 #define MARK 0x5a5a5a5a00000000ull
 #define DEADLINE 60.0
 
@@ -29,7 +30,7 @@ static double now(void)
 }
 
 /* Window layout: [0, n*8) markers, then n blocks the origins put, then the block rank 0
- * offers to be read. */
+ * offers to be read, then n large areas the origins put and read back. */
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
     if (n < 2)
         t_skip("needs 2 or more ranks");
     size_t marks = (size_t)n * 8, blocks = marks, offer = blocks + (size_t)n * BLOCK;
-    size_t len = offer + BLOCK;
+    size_t large = offer + BLOCK, len = large + (size_t)n * BIG;
     uint8_t *mem = calloc(1, len);
     CHECK(mem, "out of memory");
     MPI_Win win;
@@ -126,6 +127,20 @@ int main(int argc, char **argv)
                   "%d-byte get among %d in flight differs", k, NGET);
             at += (size_t)k;
         }
+        /* a large Put and Get (their wait yields the core between polls, rma_wait_peer) */
+        uint8_t *bo = malloc(BIG), *bb = malloc(BIG);
+        CHECK(bo && bb, "out of memory");
+        t_fill(bo, me + 7, BIG);
+        memset(bb, 0, BIG);
+        MPI_Aint bdisp = (MPI_Aint)(large + (size_t)me * BIG);
+        MPI_OK(MPI_Put(bo, BIG, MPI_BYTE, 0, bdisp, BIG, MPI_BYTE, win));
+        MPI_OK(MPI_Win_flush(0, win));
+        MPI_OK(MPI_Get(bb, BIG, MPI_BYTE, 0, bdisp, BIG, MPI_BYTE, win));
+        MPI_OK(MPI_Win_flush(0, win));
+        bad = t_verify(bb, me + 7, BIG);
+        CHECK(bad == BIG, "the large block read back differs at byte %zu", bad);
+        free(bo);
+        free(bb);
         MPI_Request rq;
         uint64_t rword = 0;
         MPI_OK(MPI_Rget(&rword, 8, MPI_BYTE, 0, (MPI_Aint)(offer + 16), 8, MPI_BYTE, win, &rq));
