@@ -253,8 +253,10 @@ void rma_wait_peer(MPI_Win win, int r, const char *fn)
          * kernel's softirq thread on this core) or another rank here may need this core to
          * move them: give it up between idle polls instead of spinning against them. A
          * small operation's completion is polled for without a system call, as perftest
-         * does. */
-        int yield = p->rdma_bytes >= RMA_WAIT_YIELD_BYTES;
+         * does. RDMPI_YIELD=never: never. */
+        const core_settings_t *cs = core_rt->settings;
+        int yield = p->rdma_bytes >= RMA_WAIT_YIELD_BYTES &&
+                    !(cs && cs->yield_mode == CORE_YIELD_NEVER);
         while (p->rdma_pending) {
             int ev = tp_poll_comp(f, &tick);
             if (!ev && yield)
