@@ -26,6 +26,12 @@
  * UD mode) the transport copies through its own active messages, which the
  * target serves from its progress: correct, but then not passive.
  *
+ * A small Get (at most RMA_GB_SIZE bytes) reads into a slot of a bounce
+ * area the window registered at its first one and is copied out when it
+ * completes: the origin buffer needs no registration (the cache's lookup
+ * and release, with their locks, list and counters, on every Get), as a
+ * small Put travels inline and needs none either.
+ *
  * Device atomics and the RDMA lock words are devatom.c's: a choice for the
  * whole window, made at creation, because a NIC atomic is not atomic with a
  * CPU atomic on the same word (the rule is stated there).
@@ -39,6 +45,8 @@
 #include "core/progress.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+enum { RMA_GB_SIZE = 64, RMA_GB_SLOTS = 16 };   /* a bounced Get's bytes; Gets in flight */
 
 /* The open transport that reaches other nodes with remote memory access, if any. */
 static tp_iface_t *rdma_iface(void)
@@ -80,6 +88,33 @@ void rma_rdma_dereg(MPI_Win win)
     if (win->memh)
         win->rdma->ops->mem_dereg(win->rdma, win->memh);
     win->memh = NULL;
+    if (win->gbmemh)
+        win->rdma->ops->mem_dereg(win->rdma, win->gbmemh);
+    win->gbmemh = NULL;
+    free(win->gbounce);
+    win->gbounce = NULL;
+}
+
+/* A free bounce slot for a small Get (registering the area at the first), or -1. */
+static int gb_take(MPI_Win win, tp_iface_t *f)
+{
+    if (!win->gbounce) {
+        if (win->rdma != f)   /* the area is registered with the window's transport only */
+            return -1;
+        if (posix_memalign((void **)&win->gbounce, 64, RMA_GB_SIZE * RMA_GB_SLOTS))
+            return -1;
+        if (f->ops->mem_reg(f, win->gbounce, RMA_GB_SIZE * RMA_GB_SLOTS, &win->gbmemh) != 0) {
+            free(win->gbounce);
+            win->gbounce = NULL;
+            return -1;
+        }
+        win->gbfree = (1u << RMA_GB_SLOTS) - 1;
+    }
+    if (!win->gbfree)
+        return -1;
+    int k = __builtin_ctz(win->gbfree);
+    win->gbfree &= ~(1u << k);
+    return k;
 }
 
 int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len)
@@ -109,8 +144,13 @@ static void rdma_done(tp_comp_t *comp, int status)
                    core_strerror(status));
     if (o->lmemh)
         p->ep->iface->ops->mem_dereg(p->ep->iface, o->lmemh);
+    if (o->slot >= 0) {
+        memcpy(o->dest, win->gbounce + o->slot * RMA_GB_SIZE, o->len);
+        win->gbfree |= 1u << o->slot;
+    }
     p->pending--;
     p->rdma_pending--;
+    p->rdma_bytes -= o->len;
     if (o->req) {
         o->req->status.MPI_ERROR = MPI_SUCCESS;
         core_req_complete(o->req);
@@ -147,10 +187,21 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
     o->kind = kind;
     o->req = req;
     o->lmemh = NULL;
+    o->slot = -1;
+    o->len = n;
     int rc = 0;
-    /* a write small enough to travel inside the work request reads no registration */
-    if (kind != RMA_PUT || n > ep->iface->caps.put_inline)
+    /* a write small enough to travel inside the work request reads no registration, a
+     * small read lands in the bounce area */
+    tp_memh_t *lm = NULL;
+    void *at = local;
+    if (kind == RMA_GET && n <= RMA_GB_SIZE && (o->slot = gb_take(win, ep->iface)) >= 0) {
+        o->dest = local;
+        at = win->gbounce + o->slot * RMA_GB_SIZE;
+        lm = win->gbmemh;
+    } else if (kind != RMA_PUT || n > ep->iface->caps.put_inline) {
         rc = ep->iface->ops->mem_reg(ep->iface, local, n, &o->lmemh);
+        lm = o->lmemh;
+    }
     if (rc) {
         o->next = st->rop_free;
         st->rop_free = o;
@@ -159,9 +210,10 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
     o->comp.done = rdma_done;
     p->pending++;
     p->rdma_pending++;
+    p->rdma_bytes += n;
     for (;;) {
-        rc = kind == RMA_PUT ? tp_put(ep, local, n, o->lmemh, raddr, p->rkey, &o->comp)
-                             : tp_get(ep, local, n, o->lmemh, raddr, p->rkey, &o->comp);
+        rc = kind == RMA_PUT ? tp_put(ep, local, n, lm, raddr, p->rkey, &o->comp)
+                             : tp_get(ep, at, n, lm, raddr, p->rkey, &o->comp);
         if (rc != CORE_EBUSY)
             break;
         core_progress();
@@ -173,8 +225,11 @@ static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, 
     if (rc != CORE_INPROGRESS) {
         if (o->lmemh)
             ep->iface->ops->mem_dereg(ep->iface, o->lmemh);
+        if (o->slot >= 0)
+            win->gbfree |= 1u << o->slot;
         p->pending--;
         p->rdma_pending--;
+        p->rdma_bytes -= n;
         o->next = st->rop_free;
         st->rop_free = o;
         return rc;

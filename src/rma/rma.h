@@ -99,6 +99,7 @@ typedef struct rma_peer {
     int pending;             /* OP pieces sent to it and not yet answered, and RDMA
                                 operations on it not yet complete */
     int rdma_pending;        /* of those, the RDMA operations (complete without its CPU) */
+    size_t rdma_bytes;       /* their bytes (rma_wait_peer) */
     uint8_t lock;            /* origin: 0, or MPI_LOCK_SHARED/EXCLUSIVE held or asked */
     uint8_t granted;         /* origin: the lock was granted (or NOCHECK) */
     uint8_t nocheck;         /* origin: locked with MPI_MODE_NOCHECK: no messages */
@@ -125,6 +126,9 @@ struct rdmpi_win {
     rma_ctl_t *ctl;          /* this rank's control block in it (NULL: no segment) */
     tp_iface_t *rdma;        /* the transport whose RDMA reaches this window (NULL: none) */
     tp_memh_t *memh;         /* this rank's window memory registered with it */
+    uint8_t *gbounce;        /* small Gets land here first (rdma.c), made at the first one */
+    tp_memh_t *gbmemh;       /* its registration */
+    uint32_t gbfree;         /* its free slots, one bit each */
     int force_msg;           /* info rdmpi_rma_path=message: this rank uses messages only */
     int dev_atomics;         /* atomics on 8-byte integers and passive locks go through the
                                 device, on every rank (devatom.c) */
@@ -187,7 +191,11 @@ typedef struct rma_rop {
     MPI_Win win;
     int target;              /* window rank */
     int kind;                /* RMA_PUT or RMA_GET */
-    tp_memh_t *lmemh;        /* the origin buffer's registration (NULL: an inline write) */
+    tp_memh_t *lmemh;        /* the origin buffer's registration (NULL: an inline write or
+                                a bounced Get) */
+    void *dest;              /* a bounced Get: where its bytes go at completion ... */
+    int slot;                /* ... from this slot of win->gbounce (-1: not bounced) */
+    size_t len;
     MPI_Request req;         /* R* forms: completed with the operation */
     struct rma_rop *next;    /* free list */
 } rma_rop_t;

@@ -18,6 +18,7 @@
 #include "check.h"
 
 #define BLOCK 512              /* bytes per origin (a multiple of 8) */
+#define BIG (1u << 20)         /* bytes per origin of the large Put and Get */
 #define MARK 0x5a5a5a5a00000000ull
 #define DEADLINE 60.0
 
@@ -29,7 +30,7 @@ static double now(void)
 }
 
 /* Window layout: [0, n*8) markers, then n blocks the origins put, then the block rank 0
- * offers to be read. */
+ * offers to be read, then n large areas the origins put and read back. */
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
     if (n < 2)
         t_skip("needs 2 or more ranks");
     size_t marks = (size_t)n * 8, blocks = marks, offer = blocks + (size_t)n * BLOCK;
-    size_t len = offer + BLOCK;
+    size_t large = offer + BLOCK, len = large + (size_t)n * BIG;
     uint8_t *mem = calloc(1, len);
     CHECK(mem, "out of memory");
     MPI_Win win;
@@ -108,6 +109,43 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Get(&word, 8, MPI_BYTE, 0, (MPI_Aint)offer, 8, MPI_BYTE, win));
         MPI_OK(MPI_Win_flush(0, win));
         CHECK(memcmp(&word, back, 8) == 0, "8-byte get differs");
+        /* more small Gets in flight than the bounce slots they land in (rdma.c), of every
+         * size up to past the bounce size, completed by one flush; then one by its request */
+        enum { NGET = 80 };
+        static uint8_t many[NGET * (NGET + 1) / 2];
+        size_t at = 0;
+        memset(many, 0xee, sizeof(many));
+        for (int k = 1; k <= NGET; k++) {
+            MPI_OK(MPI_Get(many + at, k, MPI_BYTE, 0, (MPI_Aint)(offer + (size_t)k * 5), k,
+                           MPI_BYTE, win));
+            at += (size_t)k;
+        }
+        MPI_OK(MPI_Win_flush(0, win));
+        at = 0;
+        for (int k = 1; k <= NGET; k++) {
+            CHECK(memcmp(many + at, back + (size_t)k * 5, (size_t)k) == 0,
+                  "%d-byte get among %d in flight differs", k, NGET);
+            at += (size_t)k;
+        }
+        /* a large Put and Get (their wait yields the core between polls, rma_wait_peer) */
+        uint8_t *bo = malloc(BIG), *bb = malloc(BIG);
+        CHECK(bo && bb, "out of memory");
+        t_fill(bo, me + 7, BIG);
+        memset(bb, 0, BIG);
+        MPI_Aint bdisp = (MPI_Aint)(large + (size_t)me * BIG);
+        MPI_OK(MPI_Put(bo, BIG, MPI_BYTE, 0, bdisp, BIG, MPI_BYTE, win));
+        MPI_OK(MPI_Win_flush(0, win));
+        MPI_OK(MPI_Get(bb, BIG, MPI_BYTE, 0, bdisp, BIG, MPI_BYTE, win));
+        MPI_OK(MPI_Win_flush(0, win));
+        bad = t_verify(bb, me + 7, BIG);
+        CHECK(bad == BIG, "the large block read back differs at byte %zu", bad);
+        free(bo);
+        free(bb);
+        MPI_Request rq;
+        uint64_t rword = 0;
+        MPI_OK(MPI_Rget(&rword, 8, MPI_BYTE, 0, (MPI_Aint)(offer + 16), 8, MPI_BYTE, win, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        CHECK(memcmp(&rword, back + 16, 8) == 0, "8-byte Rget differs");
         MPI_OK(MPI_Put(&mark, 1, MPI_UINT64_T, 0, (MPI_Aint)me * 8, 1, MPI_UINT64_T, win));
         MPI_OK(MPI_Win_flush(0, win));
         MPI_OK(MPI_Win_unlock(0, win));
