@@ -295,6 +295,51 @@ static void test_bridge(void)
     pass("bridge", before);
 }
 
+/* tp_shm_seg_fill maps a whole ring at once, the first time a side passes its first record
+ * (fill.at), and never again: every page of the ring is resident afterwards (mincore), and
+ * the rings next to it are left alone. Where MADV_POPULATE_WRITE is missing it is a no-op
+ * that still marks the ring done. */
+static void test_fill(void)
+{
+    int before = failures;
+    tp_shm_iface_t a;
+    iface_init(&a);
+    int rc = tp_shm_seg_create(&a, 64u << 10);
+    check(rc == 0, "fill", "creating failed: %d", rc);
+    if (rc)
+        return;
+    tp_shm_fill_t f;
+    tp_shm_fill_init(&f);
+    check(f.at == 0, "fill", "a fresh ring is mapped after its first record (at %llu)",
+          (unsigned long long)f.at);
+    void *ring = tp_shm_seg_ring(&a, 0, 1);
+    void *next = tp_shm_seg_ring(&a, 1, 0);
+    size_t span = (size_t)((char *)next - (char *)ring); /* the ring's stride */
+    tp_shm_seg_fill(&a, ring, &f);
+    check(f.at == UINT64_MAX, "fill", "the ring is not marked done (at %llu)",
+          (unsigned long long)f.at);
+#ifdef MADV_POPULATE_WRITE
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t npages = span / (size_t)pg;
+    unsigned char *vec = calloc(npages + 1, 1);
+    /* the ring starts on a page (the segment's header is one) */
+    if (vec && mincore(ring, span, vec) == 0) {
+        size_t in = 0;
+        for (size_t i = 0; i < npages; i++)
+            in += vec[i] & 1;
+        check(in == npages, "fill", "%zu of the ring's %zu pages resident", in, npages);
+        /* the next ring (another pair's) is not touched */
+        check(mincore(next, span, vec) == 0 && !(vec[0] & 1) && !(vec[npages - 1] & 1), "fill",
+              "the next ring was mapped too");
+    } else {
+        check(0, "fill", "mincore failed: %s", strerror(errno));
+    }
+    free(vec);
+#endif
+    tp_shm_seg_destroy(&a);
+    pass("fill", before);
+}
+
 int main(void)
 {
     if (core_crypto_init()) {
@@ -309,5 +354,6 @@ int main(void)
     test_create_attach();
     test_squatter();
     test_bridge();
+    test_fill();
     return failures ? 1 : 0;
 }

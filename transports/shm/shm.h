@@ -67,11 +67,10 @@ typedef struct tp_shm_coop_job {
     tp_comp_t *comp;
 } tp_shm_coop_job_t;
 
-/* How far one side has mapped a ring ahead of its use: bytes from the ring's start already
- * populated, and the offset in the ring (of head or tail) at which the next piece is. */
+/* Whether one side has mapped a ring yet (tp_shm_seg_fill): the offset in the ring (of head
+ * or tail) past which it maps it, UINT64_MAX once done. */
 typedef struct tp_shm_fill {
     uint64_t at;
-    size_t done;
 } tp_shm_fill_t;
 
 /* The endpoint to one local peer: the producer side of the my->peer ring. */
@@ -235,18 +234,18 @@ void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
  * -i 200 (a page fault is ~4 us on a VM), and cycling through a ring of 1 MiB evicts the
  * caches that the first page stays in. */
 #define TP_SHM_RING_KEEP (4096 - TP_SHM_RING_CTRL)
-/* Offset in a ring after which its sides start mapping it ahead of use: only a ring whose
- * producer left its first page (TP_SHM_RING_KEEP: a backlog) is mapped further. */
-#define TP_SHM_FILL_AFTER 4096
-/* Maps the ring's pages from f->done to a piece past pos (the offset in the ring reached)
- * into this process, so that its first lap takes no fault per page; called when pos passed
- * f->at. In pieces, not the whole ring at once: mapping a ring of megabytes costs about a
- * millisecond, which a run of a few hundred small messages would pay inside its timed loop. */
-void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f, uint64_t pos);
+/* Maps the whole ring into this process (both sides call it once, at their first record), so
+ * that its first lap takes no fault per page. The whole ring, not pieces ahead of use as
+ * before: the first lap of the 1 MiB ring of 2 ranks is osu_bw's and osu_bibw's 1-8 B (each
+ * size moves ~280 KB), which paid a page fault or a 16 KiB populate every few hundred
+ * messages inside their timed loops (osu_bw 1-4 B ran 5-14% faster with a 16-64 KiB ring,
+ * mapped in its first messages, than on the first lap of the 1 MiB one).
+ * The cost, about a millisecond for a ring of a megabyte (a page fault is ~4 us on a VM),
+ * goes to the first message to or from a peer: the warm-up of a benchmark. */
+void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f);
 static inline void tp_shm_fill_init(tp_shm_fill_t *f)
 {
-    f->at = TP_SHM_FILL_AFTER;
-    f->done = 0;
+    f->at = 0;
 }
 _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r);
 /* Local rank r's senders bitmap (nwords words), beside its doorbell; NULL if it does not fit. */

@@ -236,32 +236,20 @@ err_unlink:
     return rc;
 }
 
-/* Faults in the pages of a ring this rank uses, the producer's side when
- * it connects, the consumer's at the first message (Linux >= 5.14;
- * elsewhere a no-op). Without it the first lap around a ring takes a page
- * fault every 4 KiB on both sides (the first one also clears the page): at
- * 1 KiB messages that costs more than the messages (1.5 against 0.4 us for
- * a 2-rank allreduce of 1 KiB in a run shorter than one lap of the 1 MiB
- * ring). POPULATE_WRITE maps the pages writable without changing them. */
-/* The piece mapped at a time: 4 pages, a few us, once per 16 KiB through the ring on
- * its first lap. */
-#define SHM_FILL_PIECE (16u << 10)
-
-void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f, uint64_t pos)
+/* Faults in the pages of a ring this rank uses, the producer's side after its first record,
+ * the consumer's at its first message (Linux >= 5.14; elsewhere a no-op). Without it the
+ * first lap around a ring takes a page fault every 4 KiB on both sides (the first one also
+ * clears the page): at 1 KiB messages that costs more than the messages (1.5 against 0.4 us
+ * for a 2-rank allreduce of 1 KiB in a run shorter than one lap of the 1 MiB ring).
+ * POPULATE_WRITE maps the pages writable without changing them. */
+void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f)
 {
     size_t len = ring_stride(s->ring_size);
-    /* pos is an offset in the ring's data, which follows its header: a piece ahead covers it */
-    uint64_t to = (pos + 2 * (uint64_t)SHM_FILL_PIECE) & ~(uint64_t)(SHM_FILL_PIECE - 1);
-    if (to >= len)
-        to = len; /* a piece from the end: the rest at once */
 #ifdef MADV_POPULATE_WRITE
-    if (to > f->done &&
-        madvise((char *)ring + f->done, (size_t)to - f->done, MADV_POPULATE_WRITE) != 0)
-        core_debug("shm: cannot populate %zu bytes of a ring: %s", (size_t)to - f->done,
-                   strerror(errno));
+    if (madvise(ring, len, MADV_POPULATE_WRITE) != 0)
+        core_debug("shm: cannot populate %zu bytes of a ring: %s", len, strerror(errno));
 #endif
-    f->done = (size_t)to;
-    f->at = to >= len ? UINT64_MAX : to - SHM_FILL_PIECE;
+    f->at = UINT64_MAX;
 }
 
 static void unlink_once(tp_shm_iface_t *s)
