@@ -295,7 +295,7 @@ static void test_bridge(void)
     pass("bridge", before);
 }
 
-/* tp_shm_seg_fill maps a whole ring at once, the first time a side passes its first record
+/* tp_shm_seg_fill maps a whole ring at once, the first time a side passes its first page
  * (fill.at), and never again: every page of the ring is resident afterwards (mincore), and
  * the rings next to it are left alone. Where MADV_POPULATE_WRITE is missing it is a no-op
  * that still marks the ring done. */
@@ -310,7 +310,7 @@ static void test_fill(void)
         return;
     tp_shm_fill_t f;
     tp_shm_fill_init(&f);
-    check(f.at == 0, "fill", "a fresh ring is mapped after its first record (at %llu)",
+    check(f.at == TP_SHM_FILL_AFTER, "fill", "a fresh ring is mapped past its first page (at %llu)",
           (unsigned long long)f.at);
     void *ring = tp_shm_seg_ring(&a, 0, 1);
     void *next = tp_shm_seg_ring(&a, 1, 0);

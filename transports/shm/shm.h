@@ -234,18 +234,22 @@ void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
  * -i 200 (a page fault is ~4 us on a VM), and cycling through a ring of 1 MiB evicts the
  * caches that the first page stays in. */
 #define TP_SHM_RING_KEEP (4096 - TP_SHM_RING_CTRL)
-/* Maps the whole ring into this process (both sides call it once, at their first record), so
- * that its first lap takes no fault per page. The whole ring, not pieces ahead of use as
- * before: the first lap of the 1 MiB ring of 2 ranks is osu_bw's and osu_bibw's 1-8 B (each
- * size moves ~280 KB), which paid a page fault or a 16 KiB populate every few hundred
- * messages inside their timed loops (osu_bw 1-4 B ran 5-14% faster with a 16-64 KiB ring,
- * mapped in its first messages, than on the first lap of the 1 MiB one).
- * The cost, about a millisecond for a ring of a megabyte (a page fault is ~4 us on a VM),
- * goes to the first message to or from a peer: the warm-up of a benchmark. */
+/* Offset in a ring past which its sides map it: a ring that only ever carried a few small
+ * records (a peer met in a tree collective, a barrier) stays at its first page, the memory
+ * model of docs/scale.md (one 4 KiB page per peer met with small messages). */
+#define TP_SHM_FILL_AFTER 4096
+/* Maps the whole ring into this process (each side once, when its offset first passes
+ * TP_SHM_FILL_AFTER), so that the rest of its first lap takes no fault per page. The whole
+ * ring, not pieces ahead of use as before: the first lap of the 1 MiB ring of 2 ranks is
+ * osu_bw's and osu_bibw's 1-8 B (each size moves ~280 KB), which paid a page fault or a
+ * 16 KiB populate every few hundred messages inside their timed loops (osu_bw 1-4 B ran
+ * 5-14% faster with a 16-64 KiB ring, mapped in its first messages, than on the first lap of
+ * the 1 MiB one). The cost, about a millisecond for a ring of a megabyte (a page fault is
+ * ~4 us on a VM), falls after the first 4 KiB to or from a peer: a benchmark's warm-up. */
 void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f);
 static inline void tp_shm_fill_init(tp_shm_fill_t *f)
 {
-    f->at = 0;
+    f->at = TP_SHM_FILL_AFTER;
 }
 _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r);
 /* Local rank r's senders bitmap (nwords words), beside its doorbell; NULL if it does not fit. */

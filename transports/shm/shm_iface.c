@@ -268,7 +268,7 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
         return CORE_EINVAL;
     int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
     uint64_t off = e->prod.head & e->prod.mask;
-    if (off > e->fill.at) /* once, after the first record */
+    if (off > e->fill.at) /* once, past its first page */
         tp_shm_seg_fill(tp_shm_iface(ep->iface), e->prod.ring, &e->fill);
     /* Until some rank of the node has slept, no fence and no look at the bell: the first
      * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
@@ -343,7 +343,7 @@ static int shm_progress(void *iface)
         if (tp_shm_ring_empty(&in->cons) || in->failed)
             continue;
         uint64_t off = in->cons.tail & in->cons.mask;
-        if (off > in->fill.at) /* once, after the first record */
+        if (off > in->fill.at) /* once, past its first page */
             tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill);
         tp_shm_rec_t rec;
         uint64_t bad = 0;
