@@ -281,6 +281,24 @@ int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
 int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm);
 
+/* ---- blocking fast paths of 2 ranks (fast2.c) ------------------------------ */
+/* The exchange paths send the messages of fast.c's (same conditions), sending first when the
+ * message leaves at once. */
+int coll_fast2_barrier(MPI_Comm comm);
+int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm);
+int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                         int id, MPI_Comm comm);
+int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id);
+/* The reduce with the vector's halves combined one on each rank: from this many bytes (each
+ * half then moves by rendezvous, single copy, where the reduction costs as much as the
+ * move). Its messages are its own: only where coll_fast2_reduce_split holds (on every rank
+ * alike). */
+#define COLL_FAST2_SPLIT_BYTES ((size_t)32768)
+int coll_fast2_reduce_split(int count, MPI_Datatype dt, MPI_Op op);
+int coll_fast2_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, MPI_Comm comm);
+
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {
     COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_GATHER, COLL_GATHERV,

@@ -131,7 +131,7 @@ static int barrier(MPI_Comm comm, MPI_Request *req)
         return coll_inter_barrier(comm, req);
     enum coll_alg alg = req ? COLL_ALG_AUTO : pick(COLL_BARRIER, comm, 0, 0, 1);
     if (alg == COLL_ALG_DISSEMINATION)
-        return coll_fast_barrier(comm);
+        return comm->size == 2 ? coll_fast2_barrier(comm) : coll_fast_barrier(comm);
     if (alg == COLL_ALG_LINEAR)
         return coll_fast_barrier_linear(comm);
     coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL);
@@ -180,9 +180,12 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     if (comm->remote)
         return coll_inter_reduce(sbuf, rbuf, count, dt, op, root, comm, req);
     if (!req && comm->size == 2 && op->commute &&
-        (comm->rank != root || sbuf != MPI_IN_PLACE) &&
-        pick(COLL_REDUCE, comm, nbytes(count, dt), count, 1) == COLL_ALG_BINOMIAL)
-        return coll_fast_reduce2(sbuf, rbuf, count, dt, op, root, comm);
+        pick(COLL_REDUCE, comm, nbytes(count, dt), count, 1) == COLL_ALG_BINOMIAL) {
+        if (coll_fast2_reduce_split(count, dt, op))
+            return coll_fast2_reduce(sbuf, rbuf, count, dt, op, root, comm);
+        if (comm->rank != root || sbuf != MPI_IN_PLACE)
+            return coll_fast_reduce2(sbuf, rbuf, count, dt, op, root, comm);
+    }
     coll_sched_t *s = create(comm, COLL_REDUCE, req, dt, op);
     if (!s)
         return CORE_ENOMEM;
@@ -215,7 +218,8 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     if (comm->remote)
         return coll_inter_allreduce(sbuf, rbuf, count, dt, op, comm, req);
     if (!req && allreduce_fast(count, dt, op, comm))
-        return coll_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
+        return comm->size == 2 ? coll_fast2_allreduce(sbuf, rbuf, count, dt, op, comm)
+                               : coll_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
     coll_sched_t *s = create(comm, COLL_ALLREDUCE, req, dt, op);
     if (!s)
         return CORE_ENOMEM;

@@ -185,6 +185,10 @@ static int allgather_any(enum coll_id id, const void *sbuf, int scount, MPI_Data
     for (int i = 0; i < comm->size; i++)
         total += lay_bytes(rl, i);
     enum coll_alg alg = pick(id, total, comm);
+    /* On 2 ranks both are one message each way. */
+    if (!req && comm->size == 2 &&
+        (alg == COLL_ALG_LINEAR || (id == COLL_ALLGATHER && alg == COLL_ALG_RECDBL)))
+        return coll_fast2_allgather(sbuf, scount, sdt, rl, id, comm);
     /* Each step sends to one peer: the fast path suits any size. */
     if (!req && id == COLL_ALLGATHER && alg == COLL_ALG_RECDBL && coll_is_pof2(comm->size))
         return coll_fast_allgather(sbuf, scount, sdt, rl->buf, rl->count, rl->dt, comm);
@@ -247,7 +251,8 @@ static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
      * short blocks. */
     if (!req && alg == COLL_ALG_LINEAR && sl->buf != MPI_IN_PLACE &&
         comm->size <= COLL_FAST_A2A_MAX && serial_ok(sl, comm))
-        return coll_fast_alltoall(sl, rl, comm, id);
+        return comm->size == 2 ? coll_fast2_alltoall(sl, rl, comm, id)
+                               : coll_fast_alltoall(sl, rl, comm, id);
     coll_sched_t *s = coll_sched_create(comm, id);
     if (!s)
         return CORE_ENOMEM;

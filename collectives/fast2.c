@@ -1,0 +1,232 @@
+/*
+ * Blocking fast paths of 2-rank communicators: the barrier, allreduce,
+ * allgather(v) and alltoall(v,w) as one exchange with the partner, and the
+ * reduce of long vectors with the work split between the two ranks.
+ *
+ * Why a file of their own: fast.c's paths post every receive before any
+ * send, since a blocking send above the eager limit waits for its partner's
+ * receive. On 2 ranks the exchange is the whole collective, and the time
+ * from one rank's arrival to the partner's release is what OSU measures
+ * (the barrier is nothing else): posting the receive first puts its cost
+ * (a request, the unexpected queue's search) on that path. Here the send
+ * leaves first when p2p_send_eager can take it at once (no request, no
+ * wait), and only then is the receive posted; a send that cannot leave at
+ * once falls back to fast.c's order, so two rendezvous sends never wait on
+ * each other.
+ *
+ * The exchange paths send exactly the messages of fast.c's (and so of the
+ * schedule builders they stand for) and take the sequence number the same
+ * way, so a rank here and a rank on another path still pair up. The split
+ * reduce sends other messages: the dispatcher takes it only where every
+ * rank does (see coll_fast2_reduce_split).
+ */
+#include <string.h>
+#include "collectives/coll_impl.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+
+/* One call in progress: its messages' tag and context, the partner, the name for errors. */
+typedef struct pair {
+    MPI_Comm comm;
+    uint32_t ctx;
+    int tag, peer;
+    const char *fn;
+} pair_t;
+
+static pair_t pair_begin(MPI_Comm comm, int id)
+{
+    return (pair_t){ comm, comm->ctx + 1, coll_sched_tag(comm, id), comm->rank ^ 1,
+                     coll_name(id) };
+}
+
+static int post(const pair_t *p, void *buf, size_t count, MPI_Datatype dt, MPI_Request *r)
+{
+    return p2p_irecv(buf, count, dt, p->peer, p->tag, p->comm, p->ctx, r);
+}
+
+static int send(const pair_t *p, const void *buf, size_t count, MPI_Datatype dt)
+{
+    return p2p_send(buf, count, dt, p->peer, p->tag, p->comm, p->ctx, CORE_MODE_STANDARD,
+                    p->fn);
+}
+
+/* Waits for a posted receive and frees it: its error as a CORE_* code. */
+static int wait(const pair_t *p, MPI_Request r)
+{
+    core_wait_req(r, p->fn);
+    int rc = coll_req_err(r);
+    core_req_free(r);
+    return rc;
+}
+
+/* Takes back a receive after a local error (or waits for it if it matched). */
+static void drop(const pair_t *p, MPI_Request r)
+{
+    p2p_cancel(r);
+    (void)wait(p, r);
+}
+
+/* Sends sbuf to the partner and posts the receive of its message into rbuf: the send first
+ * when it leaves at once, else the receive first (the partner may be in a blocking
+ * rendezvous send too). *r is the posted receive when this returns 0. */
+static int swap_start(const pair_t *p, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                      void *rbuf, size_t rcount, MPI_Datatype rdt, MPI_Request *r)
+{
+    int rc = p2p_send_eager(sbuf, scount, sdt, p->peer, p->tag, p->comm, p->ctx);
+    if (rc != 1)
+        return rc ? rc : post(p, rbuf, rcount, rdt, r);
+    if ((rc = post(p, rbuf, rcount, rdt, r)))
+        return rc;
+    if ((rc = send(p, sbuf, scount, sdt)))
+        drop(p, *r);
+    return rc;
+}
+
+/* Waits for the receive swap_start posted, or takes it back when rc (local work done
+ * meanwhile) failed. */
+static int swap_end(const pair_t *p, MPI_Request r, int rc)
+{
+    if (rc) {
+        drop(p, r);
+        return rc;
+    }
+    return wait(p, r);
+}
+
+int coll_fast2_barrier(MPI_Comm comm)
+{
+    /* coll_barrier_dissemination on 2 ranks: one empty message each way */
+    pair_t p = pair_begin(comm, COLL_BARRIER);
+    MPI_Request r;
+    int rc = swap_start(&p, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, &r);
+    return rc ? rc : swap_end(&p, r, 0);
+}
+
+/* Conditions: those of coll_fast_allreduce (a predefined operation, items back to back). */
+int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm)
+{
+    /* coll_allreduce_recdbl on 2 ranks: the inputs cross, each rank combines the two (a
+     * predefined operation gives bitwise the same result in either order). The partner's
+     * vector lands in rbuf, or with MPI_IN_PLACE (rbuf holds the input) in scratch. */
+    pair_t p = pair_begin(comm, COLL_ALLREDUCE);
+    size_t cnt = (size_t)count, bytes = cnt * dt->size;
+    if (count == 0)
+        return 0;
+    char local[2048];
+    void *tmp = rbuf, *scratch = NULL;
+    size_t tmp_bytes = bytes;
+    if (sbuf == MPI_IN_PLACE) {
+        if (bytes <= sizeof(local))
+            tmp = local;
+        else if (!(tmp = scratch = coll_scratch_get(&tmp_bytes)))
+            return CORE_ENOMEM;
+    }
+    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    MPI_Request r;
+    int rc = swap_start(&p, in, cnt, dt, tmp, cnt, dt, &r);
+    if (rc == 0 && (rc = swap_end(&p, r, 0)) == 0)
+        rc = tmp == rbuf ? core_op_apply(op, in, rbuf, count, dt)
+                         : core_op_apply(op, tmp, rbuf, count, dt);
+    if (scratch)
+        coll_scratch_put(scratch, tmp_bytes);
+    return rc;
+}
+
+/* No conditions (MPI_IN_PLACE allowed, any layout: the v form too). */
+int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                         int id, MPI_Comm comm)
+{
+    /* coll_allgather_recdbl and _linear on 2 ranks: the own block to the partner, its block
+     * straight into place; the own block's copy while the messages travel */
+    pair_t p = pair_begin(comm, id);
+    int me = comm->rank, inplace = sbuf == MPI_IN_PLACE;
+    MPI_Request r;
+    int rc = inplace ? swap_start(&p, lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me),
+                                  lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer),
+                                  lay_dt(rl, p.peer), &r)
+                     : swap_start(&p, sbuf, (size_t)scount, sdt, lay_ptr(rl, p.peer),
+                                  (size_t)lay_count(rl, p.peer), lay_dt(rl, p.peer), &r);
+    if (rc)
+        return rc;
+    if (!inplace)
+        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, me), (size_t)lay_count(rl, me),
+                       lay_dt(rl, me));
+    return swap_end(&p, r, rc);
+}
+
+/* Conditions: not MPI_IN_PLACE. sl and rl: the alltoall's uniform blocks or the v and w
+ * layouts. */
+int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id)
+{
+    /* coll_alltoall_linear on 2 ranks: one block each way, the own block copied meanwhile */
+    pair_t p = pair_begin(comm, id);
+    int me = comm->rank, peer = p.peer;
+    MPI_Request r;
+    int rc = swap_start(&p, lay_ptr(sl, peer), (size_t)lay_count(sl, peer), lay_dt(sl, peer),
+                        lay_ptr(rl, peer), (size_t)lay_count(rl, peer), lay_dt(rl, peer), &r);
+    if (rc)
+        return rc;
+    rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me), lay_ptr(rl, me),
+                   (size_t)lay_count(rl, me), lay_dt(rl, me));
+    return swap_end(&p, r, rc);
+}
+
+int coll_fast2_reduce_split(int count, MPI_Datatype dt, MPI_Op op)
+{
+    /* Every condition is one all ranks share (MPI_Reduce's count, datatype and operation
+     * are the same everywhere), so they all take coll_fast2_reduce or none does. */
+    return coll_op_symmetric(op) && op->commute && count >= 2 && core_dt_is_contig(dt) &&
+           dt->true_lb == 0 && dt->extent == (MPI_Aint)dt->size &&
+           (size_t)count * dt->size >= COLL_FAST2_SPLIT_BYTES;
+}
+
+/* Conditions: coll_fast2_reduce_split, on every rank. */
+int coll_fast2_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, MPI_Comm comm)
+{
+    /* The vector's halves: the leaf sends its low half to the root and the root its high
+     * half to the leaf, both at once; each combines one half, at once too; the leaf sends
+     * the combined high half into the root's rbuf. Against the leaf's whole vector to the
+     * root and the root's combining all of it, each half moves and combines in parallel
+     * (the root is the bottleneck on 2 ranks: OSU 64 KiB, MPI_CHAR sums, the root's single
+     * copy and its reduction of 64 KiB made 12 us against Open MPI's 8). */
+    pair_t p = pair_begin(comm, COLL_REDUCE);
+    size_t lo = (size_t)count / 2, hi = (size_t)count - lo, isz = dt->size;
+    size_t tmp_bytes = (comm->rank == root ? lo : hi) * isz;
+    int inplace = comm->rank == root && sbuf == MPI_IN_PLACE;
+    void *tmp = NULL;
+    if ((comm->rank != root || inplace) && !(tmp = coll_scratch_get(&tmp_bytes)))
+        return CORE_ENOMEM;
+    MPI_Request r[2];
+    int rc;
+    if (comm->rank == root) {
+        const char *in = inplace ? rbuf : sbuf;
+        void *got = inplace ? tmp : rbuf;
+        /* The second receive is matched only by the leaf's second message, which it sends
+         * after it has the high half: rbuf's high half (the input with MPI_IN_PLACE) is
+         * read by then. */
+        if ((rc = post(&p, got, lo, dt, &r[0])))
+            goto out;
+        if ((rc = post(&p, (char *)rbuf + lo * isz, hi, dt, &r[1]))) {
+            drop(&p, r[0]);
+            goto out;
+        }
+        if ((rc = send(&p, in + lo * isz, hi, dt)))
+            drop(&p, r[0]);
+        else if ((rc = wait(&p, r[0])) == 0)
+            rc = core_op_apply(op, inplace ? tmp : sbuf, rbuf, (int)lo, dt);
+        rc = swap_end(&p, r[1], rc);
+    } else {
+        if ((rc = post(&p, tmp, hi, dt, &r[0])))
+            goto out;
+        rc = send(&p, sbuf, lo, dt);
+        if ((rc = swap_end(&p, r[0], rc)) == 0 &&
+            (rc = core_op_apply(op, (const char *)sbuf + lo * isz, tmp, (int)hi, dt)) == 0)
+            rc = send(&p, tmp, hi, dt);
+    }
+out:
+    if (tmp)
+        coll_scratch_put(tmp, tmp_bytes);
+    return rc;
+}
