@@ -122,6 +122,8 @@ static int scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
     enum coll_alg alg = pick(COLL_SCATTER, blk, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+    if (!req && alg == COLL_ALG_LINEAR && comm->size == 2)
+        return coll_fast2_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTER);
     if (!req && alg == COLL_ALG_LINEAR && (comm->rank != root || serial_ok(&sl, comm)))
         return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTER);
     coll_sched_t *s = create(comm, COLL_SCATTER, req, sdt, rdt);
@@ -155,6 +157,8 @@ static int scatterv(const void *sbuf, const int *scounts, const int *displs, MPI
                                   rdt, root, comm, req);
     (void)pick(COLL_SCATTERV, 0, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs, NULL, NULL };
+    if (!req && comm->size == 2)
+        return coll_fast2_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTERV);
     if (!req && (comm->rank != root || serial_ok(&sl, comm)))
         return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTERV);
     coll_sched_t *s = create(comm, COLL_SCATTERV, req, comm->rank == root ? sdt : NULL, rdt);

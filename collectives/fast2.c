@@ -1,7 +1,8 @@
 /*
  * Blocking fast paths of 2-rank communicators: the barrier, allreduce,
- * allgather(v) and alltoall(v,w) as one exchange with the partner, and the
- * reduce of long vectors with the work split between the two ranks.
+ * allgather(v) and alltoall(v,w) as one exchange with the partner, the
+ * scatter(v) with the root's own copy beside its send, and the reduce of
+ * long vectors with the work split between the two ranks.
  *
  * Why a file of their own: fast.c's paths post every receive before any
  * send, since a blocking send above the eager limit waits for its partner's
@@ -170,6 +171,43 @@ int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Co
     rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me), lay_ptr(rl, me),
                    (size_t)lay_count(rl, me), lay_dt(rl, me));
     return swap_end(&p, r, rc);
+}
+
+/* No conditions (the root's MPI_IN_PLACE allowed). sl: the root's uniform blocks or
+ * scatterv's layout. */
+int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                       int root, MPI_Comm comm, int id)
+{
+    /* coll_scatter_linear on 2 ranks. A block above the eager limit leaves by rendezvous:
+     * the leaf copies it (a single copy, CMA, on its core) while the root copies its own
+     * block, instead of the root's copy after the send (OSU 1 MiB: the two in a row). */
+    pair_t p = pair_begin(comm, id);
+    if (comm->rank != root) {
+        MPI_Request r;
+        int rc = post(&p, rbuf, (size_t)rcount, rdt, &r);
+        return rc ? rc : wait(&p, r);
+    }
+    const void *b = lay_ptr(sl, p.peer);
+    size_t c = (size_t)lay_count(sl, p.peer);
+    MPI_Datatype dt = lay_dt(sl, p.peer);
+    if (rbuf == MPI_IN_PLACE)
+        return send(&p, b, c, dt);
+    MPI_Request s = NULL;
+    int rc = p2p_send_eager(b, c, dt, p.peer, p.tag, p.comm, p.ctx);
+    if (rc == 1)
+        rc = p2p_isend(b, c, dt, p.peer, p.tag, p.comm, p.ctx, CORE_MODE_STANDARD, &s);
+    if (rc)
+        return rc;
+    rc = coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                   (size_t)rcount, rdt);
+    if (s) {
+        /* A send's error is the peer's (CORE_EPEER, as p2p_send says it) */
+        core_wait_req(s, p.fn);
+        if (rc == 0 && s->status.MPI_ERROR != MPI_SUCCESS)
+            rc = CORE_EPEER;
+        core_req_free(s);
+    }
+    return rc;
 }
 
 int coll_fast2_reduce_split(int count, MPI_Datatype dt, MPI_Op op)

@@ -8,8 +8,9 @@
  * a0 op a1 too). Allreduce in place and not, short and long (scratch),
  * a non-commuting user operation. Allgather(v) and alltoall(v) with the
  * ranks describing a block differently (one contiguous datatype against
- * items), in place, short and rendezvous-sized. The barrier may not let a
- * rank leave before the late one entered. Runs on 2 ranks (other sizes: on
+ * items), in place, short and rendezvous-sized; scatter(v) from either root, in
+ * place at the root or not. The barrier may not let a rank leave before the
+ * late one entered. Runs on 2 ranks (other sizes: on
  * the pairs of MPI_Comm_split, the odd rank out sits out); exit 0 on success.
  */
 #include <stdio.h>
@@ -234,6 +235,39 @@ static void alltoall(int count, int v)
     free(r);
 }
 
+/* Scatter, or scatterv with the blocks swapped in memory, of count ints per rank from root;
+ * rank 1 receives one contiguous datatype; the root may keep its block in place. */
+static void scatter(int count, int root, int v, int inplace)
+{
+    snprintf(cur, sizeof(cur), "scatter%s count=%d root=%d inplace=%d", v ? "v" : "", count,
+             root, inplace);
+    MPI_Datatype blk;
+    CHECK_MPI(MPI_Type_contiguous(count, MPI_INT, &blk));
+    CHECK_MPI(MPI_Type_commit(&blk));
+    int *s = xmalloc(sizeof(int) * 2 * (size_t)count), *r = xmalloc(sizeof(int) * (size_t)count);
+    int counts[2] = { count, count }, displs[2] = { count, 0 };
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < count; i++)
+            s[(v ? displs[k] : k * count) + i] = val(root, i) * 5 + k;
+    for (int i = 0; i < count; i++)
+        r[i] = -3;
+    int ip = inplace && me == root;
+    void *rb = ip ? MPI_IN_PLACE : r;
+    int rc = me == 1 ? 1 : count;
+    MPI_Datatype rt = me == 1 ? blk : MPI_INT;
+    if (v)
+        CHECK_MPI(MPI_Scatterv(s, counts, displs, MPI_INT, rb, rc, rt, root, pc));
+    else
+        CHECK_MPI(MPI_Scatter(s, count, MPI_INT, rb, rc, rt, root, pc));
+    const int *got = ip ? s + (v ? displs[me] : me * count) : r;
+    for (int i = 0; i < count; i++)
+        if (got[i] != val(root, i) * 5 + me)
+            FAIL("item %d: %d, want %d", i, got[i], val(root, i) * 5 + me);
+    CHECK_MPI(MPI_Type_free(&blk));
+    free(s);
+    free(r);
+}
+
 static void barrier(void)
 {
     /* rank 0 arrives 50 ms late: rank 1 may not leave before */
@@ -287,6 +321,9 @@ int main(int argc, char **argv)
                 allgather(n, 1, 1);
                 alltoall(n, 0);
                 alltoall(n, 1);
+                for (int root = 0; root < 2; root++)
+                    for (int k = 0; k < 4; k++)
+                        scatter(n, root, k & 1, k >> 1);
             }
         }
         barrier();
