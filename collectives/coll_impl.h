@@ -290,6 +290,8 @@ int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
 int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
                          int id, MPI_Comm comm);
 int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id);
+int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                      int root, MPI_Comm comm, int id);
 int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
                        int root, MPI_Comm comm, int id);
 /* The reduce with the vector's halves combined one on each rank: from this many bytes (each

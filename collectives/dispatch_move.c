@@ -59,6 +59,8 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
     enum coll_alg alg = pick(COLL_GATHER, blk, comm);
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    if (!req && alg == COLL_ALG_LINEAR && comm->size == 2)
+        return coll_fast2_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHER);
     if (!req && alg == COLL_ALG_LINEAR && comm->size <= COLL_FAST_A2A_MAX)
         return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHER);
     coll_sched_t *s = create(comm, COLL_GATHER, req, sdt, rdt);
@@ -92,6 +94,8 @@ static int gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                  root, comm, req);
     (void)pick(COLL_GATHERV, 0, comm);
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
+    if (!req && comm->size == 2)
+        return coll_fast2_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHERV);
     if (!req && comm->size <= COLL_FAST_A2A_MAX)
         return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHERV);
     coll_sched_t *s = create(comm, COLL_GATHERV, req, sdt, comm->rank == root ? rdt : NULL);

@@ -1,7 +1,8 @@
 /*
  * Blocking fast paths of 2-rank communicators: the barrier, allreduce,
  * allgather(v) and alltoall(v,w) as one exchange with the partner, the
- * scatter(v) with the root's own copy beside its send, and the reduce of
+ * scatter(v) with the root's own copy beside its send, the gather(v) with
+ * the leaf's long block taken first, and the reduce of
  * long vectors with the work split between the two ranks.
  *
  * Why a file of their own: fast.c's paths post every receive before any
@@ -208,6 +209,30 @@ int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Data
         core_req_free(s);
     }
     return rc;
+}
+
+/* No conditions (the root's MPI_IN_PLACE allowed). rl: the root's uniform blocks or
+ * gatherv's layout. */
+int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                      int root, MPI_Comm comm, int id)
+{
+    /* coll_gather_linear on 2 ranks. The root moves both blocks, the leaf's too (its
+     * rendezvous block by single copy, CMA, on the root's core): a long one first, which
+     * lets the leaf go one copy earlier (OSU averages the ranks' times); a short one is in
+     * the ring already or on its way, and the own block's copy goes first. */
+    pair_t p = pair_begin(comm, id);
+    if (comm->rank != root)
+        return send(&p, sbuf, (size_t)scount, sdt);
+    MPI_Request r;
+    int rc = post(&p, lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer), lay_dt(rl, p.peer), &r);
+    if (rc || sbuf == MPI_IN_PLACE)
+        return rc ? rc : wait(&p, r);
+    int late = lay_bytes(rl, p.peer) > COLL_FAST_SERIAL_BYTES;
+    if (late && (rc = wait(&p, r)))
+        return rc;
+    rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
+                   lay_dt(rl, root));
+    return late ? rc : swap_end(&p, r, rc);
 }
 
 int coll_fast2_reduce_split(int count, MPI_Datatype dt, MPI_Op op)

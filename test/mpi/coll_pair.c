@@ -8,8 +8,8 @@
  * a0 op a1 too). Allreduce in place and not, short and long (scratch),
  * a non-commuting user operation. Allgather(v) and alltoall(v) with the
  * ranks describing a block differently (one contiguous datatype against
- * items), in place, short and rendezvous-sized; scatter(v) from either root, in
- * place at the root or not. The barrier may not let a rank leave before the
+ * items), in place, short and rendezvous-sized; scatter(v) and gather(v)
+ * with either root, in place at the root or not. The barrier may not let a rank leave before the
  * late one entered. Runs on 2 ranks (other sizes: on
  * the pairs of MPI_Comm_split, the odd rank out sits out); exit 0 on success.
  */
@@ -268,6 +268,42 @@ static void scatter(int count, int root, int v, int inplace)
     free(r);
 }
 
+/* Gather, or gatherv with the blocks swapped in memory, of count ints per rank to root;
+ * rank 1 sends one contiguous datatype; the root's block may be in place. */
+static void gather(int count, int root, int v, int inplace)
+{
+    snprintf(cur, sizeof(cur), "gather%s count=%d root=%d inplace=%d", v ? "v" : "", count,
+             root, inplace);
+    MPI_Datatype blk;
+    CHECK_MPI(MPI_Type_contiguous(count, MPI_INT, &blk));
+    CHECK_MPI(MPI_Type_commit(&blk));
+    int *s = xmalloc(sizeof(int) * (size_t)count), *r = xmalloc(sizeof(int) * 2 * (size_t)count);
+    int counts[2] = { count, count }, displs[2] = { count, 0 };
+    for (int i = 0; i < count; i++)
+        s[i] = val(me, i) * 7 + root;
+    for (int i = 0; i < 2 * count; i++)
+        r[i] = -4;
+    int ip = inplace && me == root;
+    if (ip)
+        memcpy(r + (v ? displs[me] : me * count), s, sizeof(int) * (size_t)count);
+    const void *sb = ip ? MPI_IN_PLACE : s;
+    int sc = me == 1 ? 1 : count;
+    MPI_Datatype st = me == 1 ? blk : MPI_INT;
+    if (v)
+        CHECK_MPI(MPI_Gatherv(sb, sc, st, r, counts, displs, MPI_INT, root, pc));
+    else
+        CHECK_MPI(MPI_Gather(sb, sc, st, r, count, MPI_INT, root, pc));
+    for (int k = 0; me == root && k < 2; k++) {
+        const int *b = r + (v ? displs[k] : k * count);
+        for (int i = 0; i < count; i++)
+            if (b[i] != val(k, i) * 7 + root)
+                FAIL("from %d item %d: %d, want %d", k, i, b[i], val(k, i) * 7 + root);
+    }
+    CHECK_MPI(MPI_Type_free(&blk));
+    free(s);
+    free(r);
+}
+
 static void barrier(void)
 {
     /* rank 0 arrives 50 ms late: rank 1 may not leave before */
@@ -323,7 +359,7 @@ int main(int argc, char **argv)
                 alltoall(n, 1);
                 for (int root = 0; root < 2; root++)
                     for (int k = 0; k < 4; k++)
-                        scatter(n, root, k & 1, k >> 1);
+                        scatter(n, root, k & 1, k >> 1), gather(n, root, k & 1, k >> 1);
             }
         }
         barrier();
