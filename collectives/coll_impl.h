@@ -294,14 +294,6 @@ int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll
                       int root, MPI_Comm comm, int id);
 int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
                        int root, MPI_Comm comm, int id);
-/* The reduce with the vector's halves combined one on each rank: from this many bytes (each
- * half then moves by rendezvous, single copy, where the reduction costs as much as the
- * move). Its messages are its own: only where coll_fast2_reduce_split holds (on every rank
- * alike). */
-#define COLL_FAST2_SPLIT_BYTES ((size_t)32768)
-int coll_fast2_reduce_split(int count, MPI_Datatype dt, MPI_Op op);
-int coll_fast2_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                      int root, MPI_Comm comm);
 
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {

@@ -180,12 +180,9 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     if (comm->remote)
         return coll_inter_reduce(sbuf, rbuf, count, dt, op, root, comm, req);
     if (!req && comm->size == 2 && op->commute &&
-        pick(COLL_REDUCE, comm, nbytes(count, dt), count, 1) == COLL_ALG_BINOMIAL) {
-        if (coll_fast2_reduce_split(count, dt, op))
-            return coll_fast2_reduce(sbuf, rbuf, count, dt, op, root, comm);
-        if (comm->rank != root || sbuf != MPI_IN_PLACE)
-            return coll_fast_reduce2(sbuf, rbuf, count, dt, op, root, comm);
-    }
+        (comm->rank != root || sbuf != MPI_IN_PLACE) &&
+        pick(COLL_REDUCE, comm, nbytes(count, dt), count, 1) == COLL_ALG_BINOMIAL)
+        return coll_fast_reduce2(sbuf, rbuf, count, dt, op, root, comm);
     coll_sched_t *s = create(comm, COLL_REDUCE, req, dt, op);
     if (!s)
         return CORE_ENOMEM;

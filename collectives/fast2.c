@@ -1,9 +1,8 @@
 /*
  * Blocking fast paths of 2-rank communicators: the barrier, allreduce,
  * allgather(v) and alltoall(v,w) as one exchange with the partner, the
- * scatter(v) with the root's own copy beside its send, the gather(v) with
- * the leaf's long block taken first, and the reduce of
- * long vectors with the work split between the two ranks.
+ * scatter(v) with the root's own copy beside its send, and the gather(v)
+ * with the leaf's long block taken first.
  *
  * Why a file of their own: fast.c's paths post every receive before any
  * send, since a blocking send above the eager limit waits for its partner's
@@ -18,9 +17,11 @@
  *
  * The exchange paths send exactly the messages of fast.c's (and so of the
  * schedule builders they stand for) and take the sequence number the same
- * way, so a rank here and a rank on another path still pair up. The split
- * reduce sends other messages: the dispatcher takes it only where every
- * rank does (see coll_fast2_reduce_split).
+ * way, so a rank here and a rank on another path still pair up. (A reduce
+ * of 32 KiB or more with each rank combining one half, the halves crossing,
+ * was slower in OSU's back-to-back loop: 64 KiB MPI_CHAR sums 10.4-12.1 us
+ * against 8.3-8.9, load average 15: three rendezvous handshakes per call
+ * instead of one.)
  */
 #include <string.h>
 #include "collectives/coll_impl.h"
@@ -233,63 +234,4 @@ int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll
     rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
                    lay_dt(rl, root));
     return late ? rc : swap_end(&p, r, rc);
-}
-
-int coll_fast2_reduce_split(int count, MPI_Datatype dt, MPI_Op op)
-{
-    /* Every condition is one all ranks share (MPI_Reduce's count, datatype and operation
-     * are the same everywhere), so they all take coll_fast2_reduce or none does. */
-    return coll_op_symmetric(op) && op->commute && count >= 2 && core_dt_is_contig(dt) &&
-           dt->true_lb == 0 && dt->extent == (MPI_Aint)dt->size &&
-           (size_t)count * dt->size >= COLL_FAST2_SPLIT_BYTES;
-}
-
-/* Conditions: coll_fast2_reduce_split, on every rank. */
-int coll_fast2_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                      int root, MPI_Comm comm)
-{
-    /* The vector's halves: the leaf sends its low half to the root and the root its high
-     * half to the leaf, both at once; each combines one half, at once too; the leaf sends
-     * the combined high half into the root's rbuf. Against the leaf's whole vector to the
-     * root and the root's combining all of it, each half moves and combines in parallel
-     * (the root is the bottleneck on 2 ranks: OSU 64 KiB, MPI_CHAR sums, the root's single
-     * copy and its reduction of 64 KiB made 12 us against Open MPI's 8). */
-    pair_t p = pair_begin(comm, COLL_REDUCE);
-    size_t lo = (size_t)count / 2, hi = (size_t)count - lo, isz = dt->size;
-    size_t tmp_bytes = (comm->rank == root ? lo : hi) * isz;
-    int inplace = comm->rank == root && sbuf == MPI_IN_PLACE;
-    void *tmp = NULL;
-    if ((comm->rank != root || inplace) && !(tmp = coll_scratch_get(&tmp_bytes)))
-        return CORE_ENOMEM;
-    MPI_Request r[2];
-    int rc;
-    if (comm->rank == root) {
-        const char *in = inplace ? rbuf : sbuf;
-        void *got = inplace ? tmp : rbuf;
-        /* The second receive is matched only by the leaf's second message, which it sends
-         * after it has the high half: rbuf's high half (the input with MPI_IN_PLACE) is
-         * read by then. */
-        if ((rc = post(&p, got, lo, dt, &r[0])))
-            goto out;
-        if ((rc = post(&p, (char *)rbuf + lo * isz, hi, dt, &r[1]))) {
-            drop(&p, r[0]);
-            goto out;
-        }
-        if ((rc = send(&p, in + lo * isz, hi, dt)))
-            drop(&p, r[0]);
-        else if ((rc = wait(&p, r[0])) == 0)
-            rc = core_op_apply(op, inplace ? tmp : sbuf, rbuf, (int)lo, dt);
-        rc = swap_end(&p, r[1], rc);
-    } else {
-        if ((rc = post(&p, tmp, hi, dt, &r[0])))
-            goto out;
-        rc = send(&p, sbuf, lo, dt);
-        if ((rc = swap_end(&p, r[0], rc)) == 0 &&
-            (rc = core_op_apply(op, (const char *)sbuf + lo * isz, tmp, (int)hi, dt)) == 0)
-            rc = send(&p, tmp, hi, dt);
-    }
-out:
-    if (tmp)
-        coll_scratch_put(tmp, tmp_bytes);
-    return rc;
 }

@@ -1,17 +1,17 @@
 /*
  * coll_pair: the blocking paths of 2-rank communicators (collectives/fast2.c)
- * against values computed locally. Reduce at sizes on both sides of the
- * split (32 KiB: the halves combined one on each rank), odd counts, either
- * root, in place at the root, MPI_SUM on ints, MPI_MAX on doubles, MINLOC on
- * MPI_2INT, a contiguous derived type (split) and a vector type (not), and
- * a user operation that does not commute (MPI's order: root 1 gets
- * a0 op a1 too). Allreduce in place and not, short and long (scratch),
- * a non-commuting user operation. Allgather(v) and alltoall(v) with the
- * ranks describing a block differently (one contiguous datatype against
- * items), in place, short and rendezvous-sized; scatter(v) and gather(v)
- * with either root, in place at the root or not. The barrier may not let a rank leave before the
- * late one entered. Runs on 2 ranks (other sizes: on
- * the pairs of MPI_Comm_split, the odd rank out sits out); exit 0 on success.
+ * and the 2-rank reduce (fast.c) against values computed locally. Reduce
+ * at eager and rendezvous sizes, odd counts, either root, in place at the
+ * root, MPI_SUM on ints, MPI_MAX on doubles, MINLOC on MPI_2INT, a
+ * contiguous derived type and a vector type, and a user operation that does
+ * not commute (MPI's order: root 1 gets a0 op a1 too). Allreduce in place
+ * and not, short and long (scratch), a non-commuting user operation.
+ * Allgather(v) and alltoall(v) with the ranks describing a block differently
+ * (one contiguous datatype against items), in place, short and
+ * rendezvous-sized; scatter(v) and gather(v) with either root, in place at
+ * the root or not. The barrier may not let a rank leave before the late one
+ * entered. Runs on 2 ranks (other sizes: on the pairs of MPI_Comm_split, the
+ * odd rank out sits out); exit 0 on success.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,8 +103,7 @@ static void reduce_minloc(int count, int root)
     free(r);
 }
 
-/* Reduce through a derived type: 4 ints contiguous (the split takes it), or every other
- * int of a vector (it does not). */
+/* Reduce through a derived type: 4 ints contiguous, or every other int of a vector. */
 static void reduce_derived(int count, int root, int vector)
 {
     snprintf(cur, sizeof(cur), "reduce derived %s count=%d root=%d", vector ? "vector" : "contig",
