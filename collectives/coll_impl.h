@@ -284,6 +284,20 @@ int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
 int coll_fast_allreduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm);
 
+/* ---- blocking fast paths of 2 ranks (fast2.c) ------------------------------ */
+/* The exchange paths send the messages of fast.c's (same conditions), sending first when the
+ * message leaves at once. */
+int coll_fast2_barrier(MPI_Comm comm);
+int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm);
+int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                         int id, MPI_Comm comm);
+int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id);
+int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                      int root, MPI_Comm comm, int id);
+int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                       int root, MPI_Comm comm, int id);
+
 /* ---- selection (select.c) ------------------------------------------------ */
 enum coll_id {
     COLL_BARRIER, COLL_BCAST, COLL_REDUCE, COLL_ALLREDUCE, COLL_GATHER, COLL_GATHERV,

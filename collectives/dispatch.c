@@ -131,7 +131,7 @@ static int barrier(MPI_Comm comm, MPI_Request *req)
         return coll_inter_barrier(comm, req);
     enum coll_alg alg = req ? COLL_ALG_AUTO : pick(COLL_BARRIER, comm, 0, 0, 1);
     if (alg == COLL_ALG_DISSEMINATION)
-        return coll_fast_barrier(comm);
+        return comm->size == 2 ? coll_fast2_barrier(comm) : coll_fast_barrier(comm);
     if (alg == COLL_ALG_LINEAR)
         return coll_fast_barrier_linear(comm);
     coll_sched_t *s = create(comm, COLL_BARRIER, req, NULL, NULL);
@@ -215,7 +215,8 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     if (comm->remote)
         return coll_inter_allreduce(sbuf, rbuf, count, dt, op, comm, req);
     if (!req && allreduce_fast(count, dt, op, comm))
-        return coll_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
+        return comm->size == 2 ? coll_fast2_allreduce(sbuf, rbuf, count, dt, op, comm)
+                               : coll_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
     if (!req && comm->size <= COLL_FAST_A2A_MAX && nbytes(count, dt) <= COLL_FAST_SERIAL_BYTES &&
         pick(COLL_ALLREDUCE, comm, nbytes(count, dt), count, op->commute) == COLL_ALG_LINEAR)
         return coll_fast_allreduce_linear(sbuf, rbuf, count, dt, op, comm);

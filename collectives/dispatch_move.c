@@ -59,6 +59,8 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     size_t blk = comm->rank == root ? nbytes(rcount, rdt) : nbytes(scount, sdt);
     enum coll_alg alg = pick(COLL_GATHER, blk, comm);
     coll_layout_t rl = { rbuf, rdt, rcount, NULL, NULL, NULL, NULL };
+    if (!req && alg == COLL_ALG_LINEAR && comm->size == 2)
+        return coll_fast2_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHER);
     if (!req && alg == COLL_ALG_LINEAR && comm->size <= COLL_FAST_A2A_MAX)
         return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHER);
     coll_sched_t *s = create(comm, COLL_GATHER, req, sdt, rdt);
@@ -92,6 +94,8 @@ static int gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                                  root, comm, req);
     (void)pick(COLL_GATHERV, 0, comm);
     coll_layout_t rl = { rbuf, rdt, 0, rcounts, displs, NULL, NULL };
+    if (!req && comm->size == 2)
+        return coll_fast2_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHERV);
     if (!req && comm->size <= COLL_FAST_A2A_MAX)
         return coll_fast_gather(sbuf, scount, sdt, &rl, root, comm, COLL_GATHERV);
     coll_sched_t *s = create(comm, COLL_GATHERV, req, sdt, comm->rank == root ? rdt : NULL);
@@ -122,6 +126,8 @@ static int scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     size_t blk = comm->rank == root ? nbytes(scount, sdt) : nbytes(rcount, rdt);
     enum coll_alg alg = pick(COLL_SCATTER, blk, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, scount, NULL, NULL, NULL, NULL };
+    if (!req && alg == COLL_ALG_LINEAR && comm->size == 2)
+        return coll_fast2_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTER);
     if (!req && alg == COLL_ALG_LINEAR && (comm->rank != root || serial_ok(&sl, comm)))
         return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTER);
     coll_sched_t *s = create(comm, COLL_SCATTER, req, sdt, rdt);
@@ -155,6 +161,8 @@ static int scatterv(const void *sbuf, const int *scounts, const int *displs, MPI
                                   rdt, root, comm, req);
     (void)pick(COLL_SCATTERV, 0, comm);
     coll_layout_t sl = { (void *)sbuf, sdt, 0, scounts, displs, NULL, NULL };
+    if (!req && comm->size == 2)
+        return coll_fast2_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTERV);
     if (!req && (comm->rank != root || serial_ok(&sl, comm)))
         return coll_fast_scatter(&sl, rbuf, rcount, rdt, root, comm, COLL_SCATTERV);
     coll_sched_t *s = create(comm, COLL_SCATTERV, req, comm->rank == root ? sdt : NULL, rdt);
@@ -185,6 +193,10 @@ static int allgather_any(enum coll_id id, const void *sbuf, int scount, MPI_Data
     for (int i = 0; i < comm->size; i++)
         total += lay_bytes(rl, i);
     enum coll_alg alg = pick(id, total, comm);
+    /* On 2 ranks both are one message each way. */
+    if (!req && comm->size == 2 &&
+        (alg == COLL_ALG_LINEAR || (id == COLL_ALLGATHER && alg == COLL_ALG_RECDBL)))
+        return coll_fast2_allgather(sbuf, scount, sdt, rl, id, comm);
     /* Each step sends to one peer: the fast path suits any size. */
     if (!req && id == COLL_ALLGATHER && alg == COLL_ALG_RECDBL && coll_is_pof2(comm->size))
         return coll_fast_allgather(sbuf, scount, sdt, rl->buf, rl->count, rl->dt, comm);
@@ -249,7 +261,8 @@ static int alltoall_any(enum coll_id id, size_t bytes, coll_layout_t *sl,
      * short blocks. */
     if (!req && alg == COLL_ALG_LINEAR && sl->buf != MPI_IN_PLACE &&
         comm->size <= COLL_FAST_A2A_MAX && serial_ok(sl, comm))
-        return coll_fast_alltoall(sl, rl, comm, id);
+        return comm->size == 2 ? coll_fast2_alltoall(sl, rl, comm, id)
+                               : coll_fast_alltoall(sl, rl, comm, id);
     coll_sched_t *s = coll_sched_create(comm, id);
     if (!s)
         return CORE_ENOMEM;

@@ -3,7 +3,7 @@
 librdmpi_la_SOURCES += collectives/coll.h collectives/coll_impl.h \
 	collectives/sched.h collectives/sched.c collectives/buffer.c collectives/halving.c \
 	collectives/select.c collectives/coll_config.c collectives/dispatch.c collectives/dispatch_move.c \
-	collectives/two_level.c collectives/fast.c \
+	collectives/two_level.c collectives/fast.c collectives/fast2.c \
 	collectives/barrier_dissemination.c collectives/barrier_linear.c \
 	collectives/bcast_binomial.c collectives/bcast_scatter_ring.c collectives/bcast_linear.c \
 	collectives/reduce_binomial.c collectives/reduce_rsag.c collectives/reduce_linear.c \

@@ -45,6 +45,13 @@ int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
 /* Blocking send: no request is allocated when the message leaves at once. */
 int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
              uint32_t ctx, int mode, const char *fn);
+/* A standard send only if it leaves at once without a request (eager, contiguous, the
+ * transport takes it now): 0 when sent, 1 when nothing was sent (send another way), or an
+ * error. Lets a caller send before it posts its receive from the same peer (a collective's
+ * exchange: the partner's wait ends one receive-posting earlier) without the risk of two
+ * blocking rendezvous sends waiting for receives neither side has posted. */
+int p2p_send_eager(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm, uint32_t ctx);
 /* Whether receives on ctx were posted outside G already (its arrivals take the matching lock
  * M): MPI_Recv posts outside G only then, since posting there is what makes every later
  * arrival take M. */

@@ -370,6 +370,37 @@ int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
     return 0;
 }
 
+/* The fast path of a blocking send: a contiguous eager message the transport takes at once,
+ * no request. 0 when sent, 1 when not (nothing left), or an error. Inside G. */
+static inline int send_now(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
+                           MPI_Comm comm, uint32_t ctx)
+{
+    int world = core_comm_peer_world(comm, dest);
+    size_t len = msg_len(count, dt);
+    tp_ep_t *ep = __atomic_load_n(&P2P->tp->eps[world], __ATOMIC_ACQUIRE); /* as isend_eager */
+    if (!ep || !core_dt_is_contig(dt) || queued_of(world) != 0 ||
+        len > tp_ep_caps(ep)->eager_limit)
+        return 1;
+    p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
+    int rc = tp_am_send(ep, P2P_AM_EAGER, &h, sizeof(h), buf, len);
+    if (rc == CORE_EBUSY)
+        return 1;
+    if (rc < 0)
+        return rc;
+    count_send(len, P2P_PROTO_EAGER);
+    return 0;
+}
+
+int p2p_send_eager(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm, uint32_t ctx)
+{
+    if (dest == MPI_PROC_NULL)
+        return 0;
+    if (__builtin_expect(outside_cs(), 0))
+        return 1;
+    return send_now(buf, count, dt, dest, tag, comm, ctx);
+}
+
 int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
              uint32_t ctx, int mode, const char *fn)
 {
@@ -385,17 +416,9 @@ int p2p_send(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, 
         core_cs_exit(&P2P->rt->cs);
         return rc;
     }
-    /* Fast path: a contiguous eager message the transport takes at once. */
-    int world = core_comm_peer_world(comm, dest);
-    size_t len = msg_len(count, dt);
-    tp_ep_t *ep = __atomic_load_n(&P2P->tp->eps[world], __ATOMIC_ACQUIRE); /* as isend_eager */
-    if (ep && mode != CORE_MODE_SYNC && core_dt_is_contig(dt) && queued_of(world) == 0 &&
-        len <= tp_ep_caps(ep)->eager_limit) {
-        p2p_hdr_t h = { ctx, comm->rank, tag, 0 };
-        int rc = tp_am_send(ep, P2P_AM_EAGER, &h, sizeof(h), buf, len);
-        if (rc >= 0)
-            count_send(len, P2P_PROTO_EAGER);
-        if (rc != CORE_EBUSY)
+    if (mode != CORE_MODE_SYNC) {
+        int rc = send_now(buf, count, dt, dest, tag, comm, ctx);
+        if (rc != 1)
             return rc;
     }
     MPI_Request s;

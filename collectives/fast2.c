@@ -1,0 +1,237 @@
+/*
+ * Blocking fast paths of 2-rank communicators: the barrier, allreduce,
+ * allgather(v) and alltoall(v,w) as one exchange with the partner, the
+ * scatter(v) with the root's own copy beside its send, and the gather(v)
+ * with the leaf's long block taken first.
+ *
+ * Why a file of their own: fast.c's paths post every receive before any
+ * send, since a blocking send above the eager limit waits for its partner's
+ * receive. On 2 ranks the exchange is the whole collective, and the time
+ * from one rank's arrival to the partner's release is what OSU measures
+ * (the barrier is nothing else): posting the receive first puts its cost
+ * (a request, the unexpected queue's search) on that path. Here the send
+ * leaves first when p2p_send_eager can take it at once (no request, no
+ * wait), and only then is the receive posted; a send that cannot leave at
+ * once falls back to fast.c's order, so two rendezvous sends never wait on
+ * each other.
+ *
+ * The exchange paths send exactly the messages of fast.c's (and so of the
+ * schedule builders they stand for) and take the sequence number the same
+ * way, so a rank here and a rank on another path still pair up. (A reduce
+ * of 32 KiB or more with each rank combining one half, the halves crossing,
+ * was slower in OSU's back-to-back loop: 64 KiB MPI_CHAR sums 10.4-12.1 us
+ * against 8.3-8.9, load average 15: three rendezvous handshakes per call
+ * instead of one.)
+ */
+#include <string.h>
+#include "collectives/coll_impl.h"
+#include "core/progress.h"
+#include "p2p/p2p.h"
+
+/* One call in progress: its messages' tag and context, the partner, the name for errors. */
+typedef struct pair {
+    MPI_Comm comm;
+    uint32_t ctx;
+    int tag, peer;
+    const char *fn;
+} pair_t;
+
+static pair_t pair_begin(MPI_Comm comm, int id)
+{
+    return (pair_t){ comm, comm->ctx + 1, coll_sched_tag(comm, id), comm->rank ^ 1,
+                     coll_name(id) };
+}
+
+static int post(const pair_t *p, void *buf, size_t count, MPI_Datatype dt, MPI_Request *r)
+{
+    return p2p_irecv(buf, count, dt, p->peer, p->tag, p->comm, p->ctx, r);
+}
+
+static int send(const pair_t *p, const void *buf, size_t count, MPI_Datatype dt)
+{
+    return p2p_send(buf, count, dt, p->peer, p->tag, p->comm, p->ctx, CORE_MODE_STANDARD,
+                    p->fn);
+}
+
+/* Waits for a posted receive and frees it: its error as a CORE_* code. */
+static int wait(const pair_t *p, MPI_Request r)
+{
+    core_wait_req(r, p->fn);
+    int rc = coll_req_err(r);
+    core_req_free(r);
+    return rc;
+}
+
+/* Takes back a receive after a local error (or waits for it if it matched). */
+static void drop(const pair_t *p, MPI_Request r)
+{
+    p2p_cancel(r);
+    (void)wait(p, r);
+}
+
+/* Sends sbuf to the partner and posts the receive of its message into rbuf: the send first
+ * when it leaves at once, else the receive first (the partner may be in a blocking
+ * rendezvous send too). *r is the posted receive when this returns 0. */
+static int swap_start(const pair_t *p, const void *sbuf, size_t scount, MPI_Datatype sdt,
+                      void *rbuf, size_t rcount, MPI_Datatype rdt, MPI_Request *r)
+{
+    int rc = p2p_send_eager(sbuf, scount, sdt, p->peer, p->tag, p->comm, p->ctx);
+    if (rc != 1)
+        return rc ? rc : post(p, rbuf, rcount, rdt, r);
+    if ((rc = post(p, rbuf, rcount, rdt, r)))
+        return rc;
+    if ((rc = send(p, sbuf, scount, sdt)))
+        drop(p, *r);
+    return rc;
+}
+
+/* Waits for the receive swap_start posted, or takes it back when rc (local work done
+ * meanwhile) failed. */
+static int swap_end(const pair_t *p, MPI_Request r, int rc)
+{
+    if (rc) {
+        drop(p, r);
+        return rc;
+    }
+    return wait(p, r);
+}
+
+int coll_fast2_barrier(MPI_Comm comm)
+{
+    /* coll_barrier_dissemination on 2 ranks: one empty message each way */
+    pair_t p = pair_begin(comm, COLL_BARRIER);
+    MPI_Request r;
+    int rc = swap_start(&p, NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, &r);
+    return rc ? rc : swap_end(&p, r, 0);
+}
+
+/* Conditions: those of coll_fast_allreduce (a predefined operation, items back to back). */
+int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         MPI_Comm comm)
+{
+    /* coll_allreduce_recdbl on 2 ranks: the inputs cross, each rank combines the two (a
+     * predefined operation gives bitwise the same result in either order). The partner's
+     * vector lands in rbuf, or with MPI_IN_PLACE (rbuf holds the input) in scratch. */
+    pair_t p = pair_begin(comm, COLL_ALLREDUCE);
+    size_t cnt = (size_t)count, bytes = cnt * dt->size;
+    if (count == 0)
+        return 0;
+    char local[2048];
+    void *tmp = rbuf, *scratch = NULL;
+    size_t tmp_bytes = bytes;
+    if (sbuf == MPI_IN_PLACE) {
+        if (bytes <= sizeof(local))
+            tmp = local;
+        else if (!(tmp = scratch = coll_scratch_get(&tmp_bytes)))
+            return CORE_ENOMEM;
+    }
+    const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    MPI_Request r;
+    int rc = swap_start(&p, in, cnt, dt, tmp, cnt, dt, &r);
+    if (rc == 0 && (rc = swap_end(&p, r, 0)) == 0)
+        rc = tmp == rbuf ? core_op_apply(op, in, rbuf, count, dt)
+                         : core_op_apply(op, tmp, rbuf, count, dt);
+    if (scratch)
+        coll_scratch_put(scratch, tmp_bytes);
+    return rc;
+}
+
+/* No conditions (MPI_IN_PLACE allowed, any layout: the v form too). */
+int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                         int id, MPI_Comm comm)
+{
+    /* coll_allgather_recdbl and _linear on 2 ranks: the own block to the partner, its block
+     * straight into place; the own block's copy while the messages travel */
+    pair_t p = pair_begin(comm, id);
+    int me = comm->rank, inplace = sbuf == MPI_IN_PLACE;
+    MPI_Request r;
+    int rc = inplace ? swap_start(&p, lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me),
+                                  lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer),
+                                  lay_dt(rl, p.peer), &r)
+                     : swap_start(&p, sbuf, (size_t)scount, sdt, lay_ptr(rl, p.peer),
+                                  (size_t)lay_count(rl, p.peer), lay_dt(rl, p.peer), &r);
+    if (rc)
+        return rc;
+    if (!inplace)
+        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, me), (size_t)lay_count(rl, me),
+                       lay_dt(rl, me));
+    return swap_end(&p, r, rc);
+}
+
+/* Conditions: not MPI_IN_PLACE. sl and rl: the alltoall's uniform blocks or the v and w
+ * layouts. */
+int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id)
+{
+    /* coll_alltoall_linear on 2 ranks: one block each way, the own block copied meanwhile */
+    pair_t p = pair_begin(comm, id);
+    int me = comm->rank, peer = p.peer;
+    MPI_Request r;
+    int rc = swap_start(&p, lay_ptr(sl, peer), (size_t)lay_count(sl, peer), lay_dt(sl, peer),
+                        lay_ptr(rl, peer), (size_t)lay_count(rl, peer), lay_dt(rl, peer), &r);
+    if (rc)
+        return rc;
+    rc = coll_copy(lay_ptr(sl, me), (size_t)lay_count(sl, me), lay_dt(sl, me), lay_ptr(rl, me),
+                   (size_t)lay_count(rl, me), lay_dt(rl, me));
+    return swap_end(&p, r, rc);
+}
+
+/* No conditions (the root's MPI_IN_PLACE allowed). sl: the root's uniform blocks or
+ * scatterv's layout. */
+int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Datatype rdt,
+                       int root, MPI_Comm comm, int id)
+{
+    /* coll_scatter_linear on 2 ranks. A block above the eager limit leaves by rendezvous:
+     * the leaf copies it (a single copy, CMA, on its core) while the root copies its own
+     * block, instead of the root's copy after the send (OSU 1 MiB: the two in a row). */
+    pair_t p = pair_begin(comm, id);
+    if (comm->rank != root) {
+        MPI_Request r;
+        int rc = post(&p, rbuf, (size_t)rcount, rdt, &r);
+        return rc ? rc : wait(&p, r);
+    }
+    const void *b = lay_ptr(sl, p.peer);
+    size_t c = (size_t)lay_count(sl, p.peer);
+    MPI_Datatype dt = lay_dt(sl, p.peer);
+    if (rbuf == MPI_IN_PLACE)
+        return send(&p, b, c, dt);
+    MPI_Request s = NULL;
+    int rc = p2p_send_eager(b, c, dt, p.peer, p.tag, p.comm, p.ctx);
+    if (rc == 1)
+        rc = p2p_isend(b, c, dt, p.peer, p.tag, p.comm, p.ctx, CORE_MODE_STANDARD, &s);
+    if (rc)
+        return rc;
+    rc = coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                   (size_t)rcount, rdt);
+    if (s) {
+        /* A send's error is the peer's (CORE_EPEER, as p2p_send says it) */
+        core_wait_req(s, p.fn);
+        if (rc == 0 && s->status.MPI_ERROR != MPI_SUCCESS)
+            rc = CORE_EPEER;
+        core_req_free(s);
+    }
+    return rc;
+}
+
+/* No conditions (the root's MPI_IN_PLACE allowed). rl: the root's uniform blocks or
+ * gatherv's layout. */
+int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
+                      int root, MPI_Comm comm, int id)
+{
+    /* coll_gather_linear on 2 ranks. The root moves both blocks, the leaf's too (its
+     * rendezvous block by single copy, CMA, on the root's core): a long one first, which
+     * lets the leaf go one copy earlier (OSU averages the ranks' times); a short one is in
+     * the ring already or on its way, and the own block's copy goes first. */
+    pair_t p = pair_begin(comm, id);
+    if (comm->rank != root)
+        return send(&p, sbuf, (size_t)scount, sdt);
+    MPI_Request r;
+    int rc = post(&p, lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer), lay_dt(rl, p.peer), &r);
+    if (rc || sbuf == MPI_IN_PLACE)
+        return rc ? rc : wait(&p, r);
+    int late = lay_bytes(rl, p.peer) > COLL_FAST_SERIAL_BYTES;
+    if (late && (rc = wait(&p, r)))
+        return rc;
+    rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
+                   lay_dt(rl, root));
+    return late ? rc : swap_end(&p, r, rc);
+}
