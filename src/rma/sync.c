@@ -110,6 +110,7 @@ int rma_start(MPI_Win win, MPI_Group group, int assert)
     int *r, rc = group_ranks(win, group, &r);
     if (rc)
         return rc;
+    win->fence_open = 0;
     for (int i = 0; i < group->size; i++) {
         rma_peer_t *p = &win->peers[r[i]];
         if (p->posts == 0) {
@@ -231,6 +232,7 @@ int rma_lock(MPI_Win win, int type, int rank, int assert)
     rma_peer_t *p = &win->peers[rank];
     if (p->lock || win->lock_all || win->access)
         return CORE_ERMA_SYNC;
+    win->fence_open = 0;   /* another epoch between fences: the fence opened none */
     int rc = lock_send(win, type, rank, assert);
     if (rc)
         return rc;
@@ -281,6 +283,7 @@ int rma_lock_all(MPI_Win win, int assert)
 {
     if (win->lock_all || win->nlocks || win->access)
         return CORE_ERMA_SYNC;
+    win->fence_open = 0;
     int rc = 0;
     for (int r = 0; r < win->size && rc == 0; r++)
         rc = lock_send(win, MPI_LOCK_SHARED, r, assert);

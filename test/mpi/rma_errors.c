@@ -128,6 +128,19 @@ int main(int argc, char **argv)
                  "Compare_and_swap on MPI_2INT");
     MPI_OK(MPI_Put(&x, 1, MPI_INT, peer, 15, 1, MPI_INT, win));   /* the last int: fine */
     MPI_OK(MPI_Win_unlock(peer, win));
+    /* a passive epoch between two fences ends the fence's epoch (MPICH's
+     * errors/rma/win_sync_lock_fence): an operation after it has no epoch */
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, MPI_MODE_NOCHECK, win));
+    MPI_OK(MPI_Get(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_unlock(peer, win));
+    expect_class(MPI_Get(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC,
+                 "Get after a lock epoch that followed a fence");
+    MPI_OK(MPI_Win_lock_all(0, win));
+    MPI_OK(MPI_Win_unlock_all(win));
+    expect_class(MPI_Put(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC,
+                 "Put after a lock_all epoch that followed a fence");
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     MPI_Aint qs;
     int qu;
     void *qb;
