@@ -119,7 +119,7 @@ int rma_self_usable(MPI_Win win, int target)
 
 int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
 {
-    return direct_op(a, v, tbytes, win->base, win->ctl ? &win->ctl->acc : NULL);
+    return direct_op(a, v, tbytes, win->base, rma_acc_lock(win));
 }
 
 int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,

@@ -85,7 +85,8 @@ typedef struct rma_peer {
     int disp_unit;
     uint8_t path;            /* enum rma_path */
     uint8_t *mem;            /* SHM: its window memory, mapped here */
-    rma_ctl_t *ctl;          /* SHM: its control block */
+    rma_ctl_t *ctl;          /* SHM, and node ranks of create and dynamic windows: its
+                                control block (lock word) */
     int32_t pid;             /* CMA: its process */
     uint64_t addr;           /* CMA, RDMA: its window's base address there (RDMA: used
                                 only as the remote address of RDMA, never dereferenced) */
@@ -122,7 +123,8 @@ struct rdmpi_win {
     void *owned;             /* memory the window allocated (MPI_Win_allocate) */
     void *shm;               /* allocate(_shared): the node's segment, mapped here */
     size_t shm_len;
-    rma_ctl_t *ctl;          /* this rank's control block in it (NULL: no segment) */
+    rma_ctl_t *ctl;          /* this rank's control block in it (NULL: no segment; create
+                                and dynamic windows: a segment of control blocks alone) */
     tp_iface_t *rdma;        /* the transport whose RDMA reaches this window (NULL: none) */
     tp_memh_t *memh;         /* this rank's window memory registered with it */
     int force_msg;           /* info rdmpi_rma_path=message: this rank uses messages only */
@@ -257,7 +259,19 @@ int rma_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
  * flavor: every member must be on this node (CORE_ERMA_SHARED otherwise). Returns
  * CORE_EUNSUPPORTED (on every rank alike) when the allocate flavor gets no segment. */
 int rma_seg_create(MPI_Win win, MPI_Aint size);
+/* The control blocks alone (lock words) of a create or dynamic window, collective over the
+ * window: sets win->ctl and the node peers' ctl, not their paths. No segment (shm does not
+ * serve the node, or it could not be made, on every rank alike) is not an error. */
+int rma_seg_ctl_create(MPI_Win win);
 void rma_seg_destroy(MPI_Win win);
+/* The spin lock of this rank's window memory for accumulates without a CPU atomic: NULL when
+ * only this rank updates it (not in a segment: messages applied one at a time, and its own
+ * operations), so whole runs need no per-element atomics. */
+static inline uint32_t *rma_acc_lock(MPI_Win win)
+{
+    return win->ctl && (win->flavor == MPI_WIN_FLAVOR_ALLOCATE ||
+                        win->flavor == MPI_WIN_FLAVOR_SHARED) ? &win->ctl->acc : NULL;
+}
 /* Whether window rank r shares this rank's node and the shm transport serves the node. */
 int rma_on_node(MPI_Win win, int r);
 /* The window's MPI_Info (accumulate_ordering, no_locks, ...). */

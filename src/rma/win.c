@@ -166,6 +166,8 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
     }
     if (flavor == MPI_WIN_FLAVOR_SHARED || flavor == MPI_WIN_FLAVOR_ALLOCATE)
         rc = rma_seg_create(win, size);
+    else
+        rc = rma_seg_ctl_create(win);
     if (rc == CORE_EUNSUPPORTED && flavor == MPI_WIN_FLAVOR_ALLOCATE) {
         /* 64-byte aligned, like MPI_Alloc_mem: elements of any type, cache lines */
         rc = posix_memalign(&win->owned, 64, size > 0 ? (size_t)size : 1) ? CORE_ENOMEM : 0;
