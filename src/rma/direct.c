@@ -8,9 +8,9 @@
  * SELF: a rank's operations on its own window memory (not in a segment, not
  * dynamic) are the same copies and atomics, on the memory itself, once no
  * message to itself is pending (accumulates stay in order).
- * rma_shm_fast is the SHM (and SELF) path of the commonest operation, a Put
- * or Get of one run to one run, taken straight from the MPI call: no
- * argument record, no segment list, one memcpy.
+ * rma_shm_fast is the SHM, SELF and CMA path of the commonest operation, a
+ * Put or Get of one run to one run, taken straight from the MPI call: no
+ * argument record, no segment list, one memcpy (CMA: one system call).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -129,11 +129,14 @@ int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, in
         return CORE_EUNSUPPORTED;
     const rma_peer_t *p = &win->peers[target];
     uint8_t *mem = p->mem;
+    int cma = 0;
     if (p->path != RMA_PATH_SHM) {
-        /* another rank off the node segment (RDMA, messages): not here, and cheaply so */
-        if (target != win->rank || !rma_self_usable(win, target))
+        if (target == win->rank && rma_self_usable(win, target))
+            mem = win->base;
+        else if (p->path == RMA_PATH_CMA)
+            cma = 1;
+        else   /* RDMA, messages: not here, and cheaply so */
             return CORE_EUNSUPPORTED;
-        mem = win->base;
     }
     if (!core_dt_is_contig(dt) || !core_dt_is_contig(tdt) || !rma_access_ok(win, target))
         return CORE_EUNSUPPORTED;
@@ -148,6 +151,14 @@ int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, in
     if (bytes == 0)
         return 0;
     uint8_t *o = (uint8_t *)buf + dt->blocks[0].off;
+    if (cma) {
+        /* one run each side: one system call; anything short of all of it (refused, a
+         * partial move) is redone by rma_cma_op, which knows what to do about it */
+        struct iovec loc = { o, bytes }, rem = { (void *)(uintptr_t)(p->addr + (uint64_t)d), bytes };
+        ssize_t got = put ? process_vm_writev(p->pid, &loc, 1, &rem, 1, 0)
+                          : process_vm_readv(p->pid, &loc, 1, &rem, 1, 0);
+        return got == (ssize_t)bytes ? 0 : CORE_EUNSUPPORTED;
+    }
     if (put)
         memcpy(mem + d, o, bytes);
     else

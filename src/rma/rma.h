@@ -326,8 +326,9 @@ int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
 int rma_self_usable(MPI_Win win, int target);
 int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
 /* MPI_Put (put) or MPI_Get of count dt at buf to/from tcount tdt at tdisp of window rank
- * target (the arguments checked by the API), done here when the target is on the SHM path,
- * an epoch gives access to it and both types are one run: 0, complete. CORE_EUNSUPPORTED:
+ * target (the arguments checked by the API), done here when the target is on the SHM path
+ * (or is this rank, or on the CMA path: one process_vm_writev/readv), an epoch gives access
+ * to it and both types are one run: 0, complete. CORE_EUNSUPPORTED:
  * anything else (nothing done; the general path takes it and reports any error). */
 int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
                  MPI_Aint tdisp, int tcount, MPI_Datatype tdt);
