@@ -10,7 +10,10 @@
  * message to itself is pending (accumulates stay in order).
  * rma_shm_fast is the SHM, SELF and CMA path of the commonest operation, a
  * Put or Get of one run to one run, taken straight from the MPI call: no
- * argument record, no segment list, one memcpy (CMA: one system call).
+ * argument record, no segment list, one memcpy (CMA: one system call). A
+ * dynamic window's node ranks are reached by CMA too once the target's region
+ * table (published in its control block, read by CMA when it changed) says
+ * the memory is attached; otherwise the target checks, as with messages.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -122,6 +125,72 @@ int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tb
     return direct_op(a, v, tbytes, win->base, rma_acc_lock(win));
 }
 
+/* Whether [addr, addr + len) lies in one region rank r of dynamic window win has attached,
+ * by the table it publishes in its control block (read here by CMA when it changed). 0: not
+ * known to (the general path asks the target, which reports MPI_ERR_RMA_RANGE). */
+static int dyn_attached(rma_peer_t *p, uint64_t addr, size_t len)
+{
+    uint64_t gen = __atomic_load_n(&p->ctl->regions_gen, __ATOMIC_ACQUIRE);
+    if (gen & 1)
+        return 0;   /* being changed now */
+    if (gen != p->rcache_gen) {
+        uint64_t n = __atomic_load_n(&p->ctl->nregions, __ATOMIC_RELAXED);
+        uint64_t at = __atomic_load_n(&p->ctl->regions_addr, __ATOMIC_RELAXED);
+        if (n > (1u << 20))
+            return 0;
+        rma_region_t *t = n ? malloc((size_t)n * sizeof(*t)) : NULL;
+        if (n && !t)
+            return 0;
+        struct iovec loc = { t, (size_t)n * sizeof(*t) };
+        struct iovec rem = { (void *)(uintptr_t)at, loc.iov_len };
+        if (n && process_vm_readv(p->pid, &loc, 1, &rem, 1, 0) != (ssize_t)loc.iov_len) {
+            free(t);
+            return 0;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&p->ctl->regions_gen, __ATOMIC_RELAXED) != gen) {
+            free(t);   /* changed while read: maybe torn */
+            return 0;
+        }
+        free(p->rcache);
+        p->rcache = t;
+        p->nrcache = (size_t)n;
+        p->rcache_gen = gen;
+    }
+    for (size_t i = 0; i < p->nrcache; i++) {
+        const rma_region_t *g = &p->rcache[i];
+        if (addr >= g->base && addr - g->base <= g->len && len <= g->len - (addr - g->base))
+            return 1;
+    }
+    return 0;
+}
+
+/* A contiguous Put or Get to a node rank's attached memory of a dynamic window: one
+ * process_vm_writev/readv. CORE_EUNSUPPORTED: not known attached, or not moved whole (the
+ * general path takes it). */
+static int dyn_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+                    MPI_Aint tdisp, int tcount, MPI_Datatype tdt)
+{
+    rma_peer_t *p = &win->peers[target];
+    if (!p->ctl || win->force_msg || !core_dt_is_contig(dt) || !core_dt_is_contig(tdt) ||
+        !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    size_t bytes = (size_t)count * dt->size;
+    MPI_Aint d;
+    if (bytes != (size_t)tcount * tdt->size ||
+        __builtin_add_overflow(tdisp, tdt->blocks[0].off, &d))
+        return CORE_EUNSUPPORTED;
+    if (bytes == 0)
+        return 0;
+    if (!dyn_attached(p, (uint64_t)d, bytes))
+        return CORE_EUNSUPPORTED;
+    uint8_t *o = (uint8_t *)buf + dt->blocks[0].off;
+    struct iovec loc = { o, bytes }, rem = { (void *)(uintptr_t)(uint64_t)d, bytes };
+    ssize_t got = put ? process_vm_writev(p->pid, &loc, 1, &rem, 1, 0)
+                      : process_vm_readv(p->pid, &loc, 1, &rem, 1, 0);
+    return got == (ssize_t)bytes ? 0 : CORE_EUNSUPPORTED;
+}
+
 int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
                  MPI_Aint tdisp, int tcount, MPI_Datatype tdt)
 {
@@ -135,6 +204,8 @@ int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, in
             mem = win->base;
         else if (p->path == RMA_PATH_CMA)
             cma = 1;
+        else if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC && p->pid)
+            return dyn_fast(win, put, buf, count, dt, target, tdisp, tcount, tdt);
         else   /* RDMA, messages: not here, and cheaply so */
             return CORE_EUNSUPPORTED;
     }

@@ -74,7 +74,12 @@ typedef struct rma_card {
 typedef struct rma_ctl {
     uint64_t lock;
     uint32_t acc;
-    uint8_t pad[64 - sizeof(uint64_t) - sizeof(uint32_t)];
+    uint32_t pad0;
+    /* dynamic windows: the owner's table of attached regions (its address there and length),
+     * published for the node's ranks to read by CMA; gen is odd while the owner changes it
+     * and moves on every change (a sequence lock: a reader that saw it move rereads) */
+    uint64_t regions_gen, regions_addr, nregions;
+    uint8_t pad[64 - 5 * sizeof(uint64_t)];
 } rma_ctl_t;
 #define RMA_LW_EXCL ((uint64_t)1 << 62)
 
@@ -87,7 +92,10 @@ typedef struct rma_peer {
     uint8_t *mem;            /* SHM: its window memory, mapped here */
     rma_ctl_t *ctl;          /* SHM, and node ranks of create and dynamic windows: its
                                 control block (lock word) */
-    int32_t pid;             /* CMA: its process */
+    int32_t pid;             /* CMA, and node ranks of dynamic windows: its process */
+    rma_region_t *rcache;    /* dynamic, node rank: its attached regions as last read */
+    size_t nrcache;
+    uint64_t rcache_gen;     /* ... at this regions_gen (0: never read) */
     uint64_t addr;           /* CMA, RDMA: its window's base address there (RDMA: used
                                 only as the remote address of RDMA, never dereferenced) */
     tp_ep_t *ep;             /* RDMA: the endpoint to it */
