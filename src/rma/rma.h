@@ -81,6 +81,7 @@ typedef struct rma_ctl {
     uint64_t regions_gen, regions_addr, nregions;
     uint8_t pad[64 - 5 * sizeof(uint64_t)];
 } rma_ctl_t;
+_Static_assert(sizeof(rma_ctl_t) == 64, "one control block per cache line");
 #define RMA_LW_EXCL ((uint64_t)1 << 62)
 
 /* What this rank knows of the window at one target rank (and the epochs with it). */
