@@ -309,8 +309,8 @@ int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
     return rc;
 }
 
-int rma_shm_fop_fast(MPI_Win win, const void *obuf, void *rbuf, MPI_Datatype dt, int target,
-                     MPI_Aint tdisp, MPI_Op op)
+int rma_shm_fop_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf,
+                     MPI_Datatype dt, int target, MPI_Aint tdisp, MPI_Op op)
 {
     if (target < 0 || win->dev_atomics)
         return CORE_EUNSUPPORTED;
@@ -320,13 +320,17 @@ int rma_shm_fop_fast(MPI_Win win, const void *obuf, void *rbuf, MPI_Datatype dt,
     MPI_Datatype elem = rma_wire_elem_type(dt->basic);
     /* one element of a type the op is defined on (the general path reports the rest) */
     if (!elem || elem->size != dt->size || dt->size > 8 || dt->nblocks != 1 ||
-        !core_op_valid(op, elem))
+        (cbuf ? !rma_wire_cas_kind(dt->basic) : !core_op_valid(op, elem)))
         return CORE_EUNSUPPORTED;
     MPI_Aint d;
     if (__builtin_mul_overflow(tdisp, p->disp_unit, &d) ||
         __builtin_add_overflow(d, dt->blocks[0].off, &d) || d < 0 || (uint64_t)d > p->size ||
         dt->size > p->size - (uint64_t)d)
         return CORE_EUNSUPPORTED;
+    if (cbuf) {
+        rma_atomic_cas(p->mem + d, obuf, cbuf, rbuf, dt->size, &p->ctl->acc);
+        return 0;
+    }
     const uint8_t *src = op == MPI_NO_OP ? NULL : (const uint8_t *)obuf + dt->blocks[0].off;
     return rma_atomic_acc(p->mem + d, src, (uint8_t *)rbuf + dt->blocks[0].off, dt->size, elem,
                           op, &p->ctl->acc);

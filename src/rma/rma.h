@@ -339,11 +339,12 @@ int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tb
  * (or is this rank, or on the CMA path: one process_vm_writev/readv), an epoch gives access
  * to it and both types are one run: 0, complete. CORE_EUNSUPPORTED:
  * anything else (nothing done; the general path takes it and reports any error). */
-/* MPI_Fetch_and_op of one element of predefined dt to a target on the SHM path (no device
- * atomics, an epoch open, the op defined on the type, the element in the target's part): the
+/* MPI_Fetch_and_op (cbuf NULL) or MPI_Compare_and_swap (compare value at cbuf; op unused) of
+ * one element of predefined dt to a target on the SHM path (no device atomics, an epoch open,
+ * the op (or compare-and-swap) defined on the type, the element in the target's part): the
  * CPU atomic, complete, 0. CORE_EUNSUPPORTED: anything else (nothing done). */
-int rma_shm_fop_fast(MPI_Win win, const void *obuf, void *rbuf, MPI_Datatype dt, int target,
-                     MPI_Aint tdisp, MPI_Op op);
+int rma_shm_fop_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf,
+                     MPI_Datatype dt, int target, MPI_Aint tdisp, MPI_Op op);
 int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
                  MPI_Aint tdisp, int tcount, MPI_Datatype tdt);
 
