@@ -198,8 +198,10 @@ int PMPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt, int target,
      * little more (under Soft-RoCE ~100 of its ~1300 instructions were acc's checks) */
     if (api_initialized && !api_finalized && core_handle_valid(&core_handles.win, win) &&
         target >= 0 && target < win->size && core_handle_valid(&core_handles.dt, dt) &&
-        (dt->flags & CORE_DT_PREDEFINED) && (op == MPI_SUM || op == MPI_NO_OP) &&
-        rma_dev_fast(win, obuf, NULL, rbuf, dt, target, tdisp, op) == 0)
+        (dt->flags & CORE_DT_PREDEFINED) &&
+        (op == MPI_SUM || op == MPI_NO_OP || op == MPI_REPLACE) &&
+        ((op != MPI_REPLACE && rma_dev_fast(win, obuf, NULL, rbuf, dt, target, tdisp, op) == 0) ||
+         rma_shm_fop_fast(win, obuf, NULL, rbuf, dt, target, tdisp, op) == 0))
         return MPI_SUCCESS;
     return acc(obuf, 1, dt, rbuf, 1, dt, target, tdisp, 1, dt, op, win, 1, NOREQ,
                "MPI_Fetch_and_op");
@@ -215,7 +217,8 @@ int PMPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Da
     API_CHECK(op_checks(win, obuf, 1, dt, target, 1, dt, fn));
     if (!(dt->flags & CORE_DT_PREDEFINED))
         return api_win_error(win, CORE_ETYPE, fn, "the datatype must be predefined");
-    if (rma_dev_fast(win, obuf, cbuf, rbuf, dt, target, tdisp, MPI_OP_NULL) == 0)
+    if (rma_dev_fast(win, obuf, cbuf, rbuf, dt, target, tdisp, MPI_OP_NULL) == 0 ||
+        rma_shm_fop_fast(win, obuf, cbuf, rbuf, dt, target, tdisp, MPI_OP_NULL) == 0)
         return MPI_SUCCESS;
     rma_args_t a = { .kind = RMA_CAS, .obuf = obuf, .ocount = 1, .odt = dt, .cbuf = cbuf,
                      .rbuf = rbuf, .rcount = 1, .rdt = dt, .target = target, .tdisp = tdisp,

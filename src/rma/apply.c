@@ -34,7 +34,7 @@ int rma_apply(MPI_Win win, const rma_op_msg_t *m, uint8_t *out)
     size_t esz = m->elem ? m->elem->size : 1;
     /* A window in a node segment is also updated in place by the node's ranks: the same
      * per-element atomics (and lock) as theirs. */
-    uint32_t *acc = win->ctl ? &win->ctl->acc : NULL;
+    uint32_t *acc = rma_acc_lock(win);
     size_t off = 0;
     int rc = 0;
     for (uint32_t i = 0; i < m->h.nseg && rc == 0; i++) {

@@ -8,9 +8,12 @@
  * SELF: a rank's operations on its own window memory (not in a segment, not
  * dynamic) are the same copies and atomics, on the memory itself, once no
  * message to itself is pending (accumulates stay in order).
- * rma_shm_fast is the SHM (and SELF) path of the commonest operation, a Put
- * or Get of one run to one run, taken straight from the MPI call: no
- * argument record, no segment list, one memcpy.
+ * rma_shm_fast is the SHM, SELF and CMA path of the commonest operation, a
+ * Put or Get of one run to one run, taken straight from the MPI call: no
+ * argument record, no segment list, one memcpy (CMA: one system call). A
+ * dynamic window's node ranks are reached by CMA too once the target's region
+ * table (published in its control block, read by CMA when it changed) says
+ * the memory is attached; otherwise the target checks, as with messages.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include "rma/rma.h"
 #include "core/datatype.h"
 #include "core/log.h"
+#include "core/op.h"
 
 /* The packed bytes of count items of dt in buf, without a copy when they are one run. */
 static const uint8_t *origin_bytes(const void *buf, int count, MPI_Datatype dt, size_t tbytes,
@@ -119,7 +123,73 @@ int rma_self_usable(MPI_Win win, int target)
 
 int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes)
 {
-    return direct_op(a, v, tbytes, win->base, win->ctl ? &win->ctl->acc : NULL);
+    return direct_op(a, v, tbytes, win->base, rma_acc_lock(win));
+}
+
+/* Whether [addr, addr + len) lies in one region rank r of dynamic window win has attached,
+ * by the table it publishes in its control block (read here by CMA when it changed). 0: not
+ * known to (the general path asks the target, which reports MPI_ERR_RMA_RANGE). */
+static int dyn_attached(rma_peer_t *p, uint64_t addr, size_t len)
+{
+    uint64_t gen = __atomic_load_n(&p->ctl->regions_gen, __ATOMIC_ACQUIRE);
+    if (gen & 1)
+        return 0;   /* being changed now */
+    if (gen != p->rcache_gen) {
+        uint64_t n = __atomic_load_n(&p->ctl->nregions, __ATOMIC_RELAXED);
+        uint64_t at = __atomic_load_n(&p->ctl->regions_addr, __ATOMIC_RELAXED);
+        if (n > (1u << 20))
+            return 0;
+        rma_region_t *t = n ? malloc((size_t)n * sizeof(*t)) : NULL;
+        if (n && !t)
+            return 0;
+        struct iovec loc = { t, (size_t)n * sizeof(*t) };
+        struct iovec rem = { (void *)(uintptr_t)at, loc.iov_len };
+        if (n && process_vm_readv(p->pid, &loc, 1, &rem, 1, 0) != (ssize_t)loc.iov_len) {
+            free(t);
+            return 0;
+        }
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&p->ctl->regions_gen, __ATOMIC_RELAXED) != gen) {
+            free(t);   /* changed while read: maybe torn */
+            return 0;
+        }
+        free(p->rcache);
+        p->rcache = t;
+        p->nrcache = (size_t)n;
+        p->rcache_gen = gen;
+    }
+    for (size_t i = 0; i < p->nrcache; i++) {
+        const rma_region_t *g = &p->rcache[i];
+        if (addr >= g->base && addr - g->base <= g->len && len <= g->len - (addr - g->base))
+            return 1;
+    }
+    return 0;
+}
+
+/* A contiguous Put or Get to a node rank's attached memory of a dynamic window: one
+ * process_vm_writev/readv. CORE_EUNSUPPORTED: not known attached, or not moved whole (the
+ * general path takes it). */
+static int dyn_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+                    MPI_Aint tdisp, int tcount, MPI_Datatype tdt)
+{
+    rma_peer_t *p = &win->peers[target];
+    if (!p->ctl || win->force_msg || !core_dt_is_contig(dt) || !core_dt_is_contig(tdt) ||
+        !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    size_t bytes = (size_t)count * dt->size;
+    MPI_Aint d;
+    if (bytes != (size_t)tcount * tdt->size ||
+        __builtin_add_overflow(tdisp, tdt->blocks[0].off, &d))
+        return CORE_EUNSUPPORTED;
+    if (bytes == 0)
+        return 0;
+    if (!dyn_attached(p, (uint64_t)d, bytes))
+        return CORE_EUNSUPPORTED;
+    uint8_t *o = (uint8_t *)buf + dt->blocks[0].off;
+    struct iovec loc = { o, bytes }, rem = { (void *)(uintptr_t)(uint64_t)d, bytes };
+    ssize_t got = put ? process_vm_writev(p->pid, &loc, 1, &rem, 1, 0)
+                      : process_vm_readv(p->pid, &loc, 1, &rem, 1, 0);
+    return got == (ssize_t)bytes ? 0 : CORE_EUNSUPPORTED;
 }
 
 int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
@@ -129,11 +199,16 @@ int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, in
         return CORE_EUNSUPPORTED;
     const rma_peer_t *p = &win->peers[target];
     uint8_t *mem = p->mem;
+    int cma = 0;
     if (p->path != RMA_PATH_SHM) {
-        /* another rank off the node segment (RDMA, messages): not here, and cheaply so */
-        if (target != win->rank || !rma_self_usable(win, target))
+        if (target == win->rank && rma_self_usable(win, target))
+            mem = win->base;
+        else if (p->path == RMA_PATH_CMA)
+            cma = 1;
+        else if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC && p->pid)
+            return dyn_fast(win, put, buf, count, dt, target, tdisp, tcount, tdt);
+        else   /* RDMA, messages: not here, and cheaply so */
             return CORE_EUNSUPPORTED;
-        mem = win->base;
     }
     if (!core_dt_is_contig(dt) || !core_dt_is_contig(tdt) || !rma_access_ok(win, target))
         return CORE_EUNSUPPORTED;
@@ -148,6 +223,14 @@ int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, in
     if (bytes == 0)
         return 0;
     uint8_t *o = (uint8_t *)buf + dt->blocks[0].off;
+    if (cma) {
+        /* one run each side: one system call; anything short of all of it (refused, a
+         * partial move) is redone by rma_cma_op, which knows what to do about it */
+        struct iovec loc = { o, bytes }, rem = { (void *)(uintptr_t)(p->addr + (uint64_t)d), bytes };
+        ssize_t got = put ? process_vm_writev(p->pid, &loc, 1, &rem, 1, 0)
+                          : process_vm_readv(p->pid, &loc, 1, &rem, 1, 0);
+        return got == (ssize_t)bytes ? 0 : CORE_EUNSUPPORTED;
+    }
     if (put)
         memcpy(mem + d, o, bytes);
     else
@@ -224,4 +307,31 @@ int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
     else
         free(tmp);
     return rc;
+}
+
+int rma_shm_fop_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf,
+                     MPI_Datatype dt, int target, MPI_Aint tdisp, MPI_Op op)
+{
+    if (target < 0 || win->dev_atomics)
+        return CORE_EUNSUPPORTED;
+    rma_peer_t *p = &win->peers[target];
+    if (p->path != RMA_PATH_SHM || !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    MPI_Datatype elem = rma_wire_elem_type(dt->basic);
+    /* one element of a type the op is defined on (the general path reports the rest) */
+    if (!elem || elem->size != dt->size || dt->size > 8 || dt->nblocks != 1 ||
+        (cbuf ? !rma_wire_cas_kind(dt->basic) : !core_op_valid(op, elem)))
+        return CORE_EUNSUPPORTED;
+    MPI_Aint d;
+    if (__builtin_mul_overflow(tdisp, p->disp_unit, &d) ||
+        __builtin_add_overflow(d, dt->blocks[0].off, &d) || d < 0 || (uint64_t)d > p->size ||
+        dt->size > p->size - (uint64_t)d)
+        return CORE_EUNSUPPORTED;
+    if (cbuf) {
+        rma_atomic_cas(p->mem + d, obuf, cbuf, rbuf, dt->size, &p->ctl->acc);
+        return 0;
+    }
+    const uint8_t *src = op == MPI_NO_OP ? NULL : (const uint8_t *)obuf + dt->blocks[0].off;
+    return rma_atomic_acc(p->mem + d, src, (uint8_t *)rbuf + dt->blocks[0].off, dt->size, elem,
+                          op, &p->ctl->acc);
 }

@@ -74,8 +74,14 @@ typedef struct rma_card {
 typedef struct rma_ctl {
     uint64_t lock;
     uint32_t acc;
-    uint8_t pad[64 - sizeof(uint64_t) - sizeof(uint32_t)];
+    uint32_t pad0;
+    /* dynamic windows: the owner's table of attached regions (its address there and length),
+     * published for the node's ranks to read by CMA; gen is odd while the owner changes it
+     * and moves on every change (a sequence lock: a reader that saw it move rereads) */
+    uint64_t regions_gen, regions_addr, nregions;
+    uint8_t pad[64 - 5 * sizeof(uint64_t)];
 } rma_ctl_t;
+_Static_assert(sizeof(rma_ctl_t) == 64, "one control block per cache line");
 #define RMA_LW_EXCL ((uint64_t)1 << 62)
 
 /* What this rank knows of the window at one target rank (and the epochs with it). */
@@ -85,8 +91,12 @@ typedef struct rma_peer {
     int disp_unit;
     uint8_t path;            /* enum rma_path */
     uint8_t *mem;            /* SHM: its window memory, mapped here */
-    rma_ctl_t *ctl;          /* SHM: its control block */
-    int32_t pid;             /* CMA: its process */
+    rma_ctl_t *ctl;          /* SHM, and node ranks of create and dynamic windows: its
+                                control block (lock word) */
+    int32_t pid;             /* CMA, and node ranks of dynamic windows: its process */
+    rma_region_t *rcache;    /* dynamic, node rank: its attached regions as last read */
+    size_t nrcache;
+    uint64_t rcache_gen;     /* ... at this regions_gen (0: never read) */
     uint64_t addr;           /* CMA, RDMA: its window's base address there (RDMA: used
                                 only as the remote address of RDMA, never dereferenced) */
     tp_ep_t *ep;             /* RDMA: the endpoint to it */
@@ -123,7 +133,8 @@ struct rdmpi_win {
     void *owned;             /* memory the window allocated (MPI_Win_allocate) */
     void *shm;               /* allocate(_shared): the node's segment, mapped here */
     size_t shm_len;
-    rma_ctl_t *ctl;          /* this rank's control block in it (NULL: no segment) */
+    rma_ctl_t *ctl;          /* this rank's control block in it (NULL: no segment; create
+                                and dynamic windows: a segment of control blocks alone) */
     tp_iface_t *rdma;        /* the transport whose RDMA reaches this window (NULL: none) */
     tp_memh_t *memh;         /* this rank's window memory registered with it */
     uint8_t *gbounce;        /* small Gets land here first (rdma.c), made at the first one */
@@ -265,7 +276,19 @@ int rma_win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
  * flavor: every member must be on this node (CORE_ERMA_SHARED otherwise). Returns
  * CORE_EUNSUPPORTED (on every rank alike) when the allocate flavor gets no segment. */
 int rma_seg_create(MPI_Win win, MPI_Aint size);
+/* The control blocks alone (lock words) of a create or dynamic window, collective over the
+ * window: sets win->ctl and the node peers' ctl, not their paths. No segment (shm does not
+ * serve the node, or it could not be made, on every rank alike) is not an error. */
+int rma_seg_ctl_create(MPI_Win win);
 void rma_seg_destroy(MPI_Win win);
+/* The spin lock of this rank's window memory for accumulates without a CPU atomic: NULL when
+ * only this rank updates it (not in a segment: messages applied one at a time, and its own
+ * operations), so whole runs need no per-element atomics. */
+static inline uint32_t *rma_acc_lock(MPI_Win win)
+{
+    return win->ctl && (win->flavor == MPI_WIN_FLAVOR_ALLOCATE ||
+                        win->flavor == MPI_WIN_FLAVOR_SHARED) ? &win->ctl->acc : NULL;
+}
 /* Whether window rank r shares this rank's node and the shm transport serves the node. */
 int rma_on_node(MPI_Win win, int r);
 /* The window's MPI_Info (accumulate_ordering, no_locks, ...). */
@@ -320,9 +343,16 @@ int rma_cma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tby
 int rma_self_usable(MPI_Win win, int target);
 int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tbytes);
 /* MPI_Put (put) or MPI_Get of count dt at buf to/from tcount tdt at tdisp of window rank
- * target (the arguments checked by the API), done here when the target is on the SHM path,
- * an epoch gives access to it and both types are one run: 0, complete. CORE_EUNSUPPORTED:
+ * target (the arguments checked by the API), done here when the target is on the SHM path
+ * (or is this rank, or on the CMA path: one process_vm_writev/readv), an epoch gives access
+ * to it and both types are one run: 0, complete. CORE_EUNSUPPORTED:
  * anything else (nothing done; the general path takes it and reports any error). */
+/* MPI_Fetch_and_op (cbuf NULL) or MPI_Compare_and_swap (compare value at cbuf; op unused) of
+ * one element of predefined dt to a target on the SHM path (no device atomics, an epoch open,
+ * the op (or compare-and-swap) defined on the type, the element in the target's part): the
+ * CPU atomic, complete, 0. CORE_EUNSUPPORTED: anything else (nothing done). */
+int rma_shm_fop_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf,
+                     MPI_Datatype dt, int target, MPI_Aint tdisp, MPI_Op op);
 int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
                  MPI_Aint tdisp, int tcount, MPI_Datatype tdt);
 

@@ -21,6 +21,13 @@
  * regular object of this user, mode 0600, of the size the leader made; it is
  * unlinked once every rank mapped it (or failed to), so a rank dying later
  * leaves nothing behind.
+ *
+ * MPI_Win_create and dynamic windows get a segment of the control blocks
+ * alone (rma_seg_ctl_create): their memory stays the user's (CMA, messages),
+ * but the node's ranks take each other's passive-target locks on the lock
+ * words, as in allocated windows, instead of a LOCK/GRANT and an
+ * UNLOCK/UNLOCKED round trip each (the target grants message requests on the
+ * same word).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -134,7 +141,8 @@ static int map_segment(MPI_Win win, int leader, char *names, size_t total, void 
     return rc;
 }
 
-int rma_seg_create(MPI_Win win, MPI_Aint size)
+/* ctl_only: the control blocks alone (rma_seg_ctl_create), the paths left as they are. */
+static int seg_make(MPI_Win win, MPI_Aint size, int ctl_only)
 {
     core_runtime_t *rt = win->st->rt;
     int shared = win->flavor == MPI_WIN_FLAVOR_SHARED;
@@ -156,7 +164,9 @@ int rma_seg_create(MPI_Win win, MPI_Aint size)
         rc = CORE_ERMA_SHARED;
     else if (!shared && !shm_served())
         rc = CORE_EUNSUPPORTED;
-    if (rc == 0)
+    if (rc == 0 && ctl_only)
+        memset(sizes, 0, (size_t)win->size * sizeof(MPI_Aint));
+    else if (rc == 0)
         rc = coll_allgather(&size, 1, MPI_AINT, sizes, 1, MPI_AINT, win->comm);
     if (rc) {
         free(node);
@@ -192,7 +202,8 @@ int rma_seg_create(MPI_Win win, MPI_Aint size)
         win->shm = map;
         win->shm_len = total;
         win->ctl = (rma_ctl_t *)map + me_idx;
-        win->base = size > 0 ? (uint8_t *)map + off[me_idx] : NULL;
+        if (!ctl_only)
+            win->base = size > 0 ? (uint8_t *)map + off[me_idx] : NULL;
     }
     /* Everyone mapped it or failed (all fail together): the names can go. */
     int bad = rc != 0, any = 1;
@@ -202,13 +213,16 @@ int rma_seg_create(MPI_Win win, MPI_Aint size)
     if (brc == 0 && !any) {
         for (int i = 0; i < nnode; i++) {
             rma_peer_t *p = &win->peers[node[i]];
-            p->path = RMA_PATH_SHM;
-            p->mem = (uint8_t *)map + off[i];
             p->ctl = (rma_ctl_t *)map + i;
+            if (!ctl_only) {
+                p->path = RMA_PATH_SHM;
+                p->mem = (uint8_t *)map + off[i];
+            }
         }
     } else {
         rma_seg_destroy(win);
-        win->base = NULL;
+        if (!ctl_only)
+            win->base = NULL;
         rc = brc ? brc : shared ? (rc ? rc : CORE_ERMA_SHARED) : CORE_EUNSUPPORTED;
         if (rc == 0)
             rc = CORE_EUNSUPPORTED;
@@ -220,16 +234,30 @@ int rma_seg_create(MPI_Win win, MPI_Aint size)
     return brc == 0 && !any ? 0 : rc;
 }
 
+int rma_seg_create(MPI_Win win, MPI_Aint size)
+{
+    return seg_make(win, size, 0);
+}
+
+int rma_seg_ctl_create(MPI_Win win)
+{
+    if (!shm_served())   /* the same on every rank: nobody makes one */
+        return 0;
+    int rc = seg_make(win, 0, 1);
+    return rc == CORE_EUNSUPPORTED ? 0 : rc;   /* no segment: locks by messages */
+}
+
 void rma_seg_destroy(MPI_Win win)
 {
     if (win->shm)
         munmap(win->shm, win->shm_len);
     win->shm = NULL;
     win->ctl = NULL;
-    for (int r = 0; win->peers && r < win->size; r++)
+    for (int r = 0; win->peers && r < win->size; r++) {
         if (win->peers[r].path == RMA_PATH_SHM) {
             win->peers[r].path = RMA_PATH_MSG;
             win->peers[r].mem = NULL;
-            win->peers[r].ctl = NULL;
         }
+        win->peers[r].ctl = NULL;
+    }
 }

@@ -110,6 +110,7 @@ int rma_start(MPI_Win win, MPI_Group group, int assert)
     int *r, rc = group_ranks(win, group, &r);
     if (rc)
         return rc;
+    win->fence_open = 0;
     for (int i = 0; i < group->size; i++) {
         rma_peer_t *p = &win->peers[r[i]];
         if (p->posts == 0) {
@@ -165,6 +166,13 @@ int rma_wait(MPI_Win win, int *flag)
     return 0;
 }
 
+/* Whether this rank takes the target's lock on its lock word: a rank of the node with a
+ * segment (in place, or its control blocks alone), unless rdmpi_rma_path=message. */
+static int lw_usable(MPI_Win win, const rma_peer_t *p)
+{
+    return p->ctl && !win->force_msg;
+}
+
 static int lock_send(MPI_Win win, int type, int rank, int assert)
 {
     rma_peer_t *p = &win->peers[rank];
@@ -182,7 +190,7 @@ static int lock_send(MPI_Win win, int type, int rank, int assert)
         p->granted = (uint8_t)g;
         return 0;
     }
-    if (p->path == RMA_PATH_SHM) {
+    if (lw_usable(win, p)) {
         p->granted = (uint8_t)rma_lw_try(p->ctl, type);
         return 0;
     }
@@ -212,7 +220,7 @@ static void wait_granted(MPI_Win win, int rank, const char *fn)
                            core_strerror(g));
             p->granted = (uint8_t)g;
             n = 1;   /* each try was a round trip: never sleep between them */
-        } else if (p->path == RMA_PATH_SHM && !p->nocheck) {
+        } else if (lw_usable(win, p) && !p->nocheck) {
             if (rma_lw_try(p->ctl, p->lock))
                 p->granted = 1;
             /* A lock word wakes nobody: never sleep on the transports; let the holder
@@ -231,6 +239,7 @@ int rma_lock(MPI_Win win, int type, int rank, int assert)
     rma_peer_t *p = &win->peers[rank];
     if (p->lock || win->lock_all || win->access)
         return CORE_ERMA_SYNC;
+    win->fence_open = 0;   /* another epoch between fences: the fence opened none */
     int rc = lock_send(win, type, rank, assert);
     if (rc)
         return rc;
@@ -246,7 +255,7 @@ static int unlock_one(MPI_Win win, int rank, const char *fn)
     int rc = 0;
     if (!p->nocheck && win->dev_atomics) {
         rc = rma_dev_lock_release(win, rank, p->lock);
-    } else if (!p->nocheck && p->path == RMA_PATH_SHM) {
+    } else if (!p->nocheck && lw_usable(win, p)) {
         rma_lw_release(p->ctl, p->lock);
     } else if (!p->nocheck) {
         p->unlocking = 1;
@@ -281,6 +290,7 @@ int rma_lock_all(MPI_Win win, int assert)
 {
     if (win->lock_all || win->nlocks || win->access)
         return CORE_ERMA_SYNC;
+    win->fence_open = 0;
     int rc = 0;
     for (int r = 0; r < win->size && rc == 0; r++)
         rc = lock_send(win, MPI_LOCK_SHARED, r, assert);

@@ -32,6 +32,8 @@ static int cma_usable(void)
 
 static void win_release(MPI_Win win)
 {
+    for (int r = 0; win->peers && r < win->size; r++)
+        free(win->peers[r].rcache);
     free(win->peers);
     free(win->rank_of_world);
     free(win->lockq);
@@ -166,6 +168,8 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
     }
     if (flavor == MPI_WIN_FLAVOR_SHARED || flavor == MPI_WIN_FLAVOR_ALLOCATE)
         rc = rma_seg_create(win, size);
+    else
+        rc = rma_seg_ctl_create(win);
     if (rc == CORE_EUNSUPPORTED && flavor == MPI_WIN_FLAVOR_ALLOCATE) {
         /* 64-byte aligned, like MPI_Alloc_mem: elements of any type, cache lines */
         rc = posix_memalign(&win->owned, 64, size > 0 ? (size_t)size : 1) ? CORE_ENOMEM : 0;
@@ -205,6 +209,10 @@ int rma_win_create(MPI_Comm comm, void *base, MPI_Aint size, int disp_unit, int 
             p->pid = (int32_t)all[r].pid;
             p->addr = all[r].base;
         }
+        /* dynamic: Put and Get to a node rank's attached memory by CMA (rma_shm_fast), once
+         * its published region table says the memory is attached */
+        if (flavor == MPI_WIN_FLAVOR_DYNAMIC && p->ctl && r != win->rank && cma_usable())
+            p->pid = (int32_t)all[r].pid;
         if (win->force_msg && p->path != RMA_PATH_MSG)
             p->path = RMA_PATH_MSG;
         /* a rank of another node (or of this one when shm does not serve it) reached by
@@ -240,6 +248,23 @@ int rma_win_free(MPI_Win win)
     return rc;
 }
 
+/* The region table as the node's ranks read it (rma_ctl_t): gen odd around a change. */
+static void regions_begin(MPI_Win win)
+{
+    if (win->ctl)
+        __atomic_store_n(&win->ctl->regions_gen, win->ctl->regions_gen + 1, __ATOMIC_SEQ_CST);
+}
+
+static void regions_end(MPI_Win win)
+{
+    if (!win->ctl)
+        return;
+    __atomic_store_n(&win->ctl->regions_addr, (uint64_t)(uintptr_t)win->regions,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&win->ctl->nregions, (uint64_t)win->nregions, __ATOMIC_RELAXED);
+    __atomic_store_n(&win->ctl->regions_gen, win->ctl->regions_gen + 1, __ATOMIC_RELEASE);
+}
+
 int rma_win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
@@ -256,15 +281,19 @@ int rma_win_attach(MPI_Win win, void *base, MPI_Aint size)
         if (b < r->base + r->len && r->base < b + l)
             return CORE_ERMA_ATTACH;   /* overlapping attachments are erroneous */
     }
+    regions_begin(win);   /* before realloc frees the table a reader may be reading */
     if (win->nregions == win->capregions) {
         size_t cap = win->capregions ? 2 * win->capregions : 4;
         void *p = realloc(win->regions, cap * sizeof(*win->regions));
-        if (!p)
+        if (!p) {
+            regions_end(win);
             return CORE_ENOMEM;
+        }
         win->regions = p;
         win->capregions = cap;
     }
     win->regions[win->nregions++] = (rma_region_t){ b, l };
+    regions_end(win);
     return 0;
 }
 
@@ -275,7 +304,9 @@ int rma_win_detach(MPI_Win win, const void *base)
     uint64_t b = (uint64_t)(uintptr_t)base;
     for (size_t i = 0; i < win->nregions; i++)
         if (win->regions[i].base == b) {
+            regions_begin(win);
             win->regions[i] = win->regions[--win->nregions];
+            regions_end(win);
             return 0;
         }
     return CORE_ERMA_ATTACH;

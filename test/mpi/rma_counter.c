@@ -10,7 +10,13 @@
  *  - shared locks held by several ranks at once (the target's counter of
  *    simultaneous holders goes above 1 when n > 2 at some point is not
  *    required, but every shared epoch must succeed).
+ * "-- create": the window is MPI_Win_create memory (the node's ranks take its
+ * locks on the lock words of a segment of control blocks); "-- mixed": that,
+ * and the odd ranks reach every target by messages (rdmpi_rma_path=message),
+ * so lock-word holders and message requests granted on the word must exclude
+ * each other.
  */
+#include <string.h>
 #include "check.h"
 
 #define ITER 1000
@@ -23,8 +29,21 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     long *mem;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate(4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
-                            &win));
+    int create = argc > 1 && (strcmp(argv[1], "create") == 0 || strcmp(argv[1], "mixed") == 0);
+    if (create) {
+        MPI_Info info = MPI_INFO_NULL;
+        if (strcmp(argv[1], "mixed") == 0 && me % 2 == 1) {
+            MPI_OK(MPI_Info_create(&info));
+            MPI_OK(MPI_Info_set(info, "rdmpi_rma_path", "message"));
+        }
+        mem = malloc(4 * sizeof(long));
+        MPI_OK(MPI_Win_create(mem, 4 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &win));
+        if (info != MPI_INFO_NULL)
+            MPI_OK(MPI_Info_free(&info));
+    } else {
+        MPI_OK(MPI_Win_allocate(4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                &mem, &win));
+    }
     MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win));
     for (int i = 0; i < 4; i++)
         mem[i] = 0;
@@ -105,6 +124,8 @@ int main(int argc, char **argv)
         CHECK(v == (long)n * ITER, "shared read %ld", v);
     }
     MPI_OK(MPI_Win_free(&win));
+    if (create)
+        free(mem);
     free(got);
     t_finish();
     return 0;

@@ -128,6 +128,19 @@ int main(int argc, char **argv)
                  "Compare_and_swap on MPI_2INT");
     MPI_OK(MPI_Put(&x, 1, MPI_INT, peer, 15, 1, MPI_INT, win));   /* the last int: fine */
     MPI_OK(MPI_Win_unlock(peer, win));
+    /* a passive epoch between two fences ends the fence's epoch (MPICH's
+     * errors/rma/win_sync_lock_fence): an operation after it has no epoch */
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, MPI_MODE_NOCHECK, win));
+    MPI_OK(MPI_Get(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, win));
+    MPI_OK(MPI_Win_unlock(peer, win));
+    expect_class(MPI_Get(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC,
+                 "Get after a lock epoch that followed a fence");
+    MPI_OK(MPI_Win_lock_all(0, win));
+    MPI_OK(MPI_Win_unlock_all(win));
+    expect_class(MPI_Put(&x, 1, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_RMA_SYNC,
+                 "Put after a lock_all epoch that followed a fence");
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     MPI_Aint qs;
     int qu;
     void *qb;
@@ -179,7 +192,43 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Put(&x, 1, MPI_INT, peer, addrs[peer] + (MPI_Aint)sizeof(buf), 1, MPI_INT, win));
     expect_class(MPI_Win_unlock(peer, win), MPI_ERR_RMA_RANGE, "Put outside attached memory");
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* attached memory, then the same memory detached: origins on the node put by CMA once the
+     * target's published table says it is attached, and must see the detach */
+    int seven = 7 + me, from = (me + n - 1) % n;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win));
+    MPI_OK(MPI_Put(&seven, 1, MPI_INT, peer, addrs[peer], 1, MPI_INT, win));
+    MPI_OK(MPI_Win_unlock(peer, win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(buf[0] == 7 + from, "Put into attached memory: %d, expected %d", buf[0], 7 + from);
     MPI_OK(MPI_Win_detach(win, buf));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, win));
+    MPI_OK(MPI_Put(&x, 1, MPI_INT, peer, addrs[peer], 1, MPI_INT, win));
+    expect_class(MPI_Win_unlock(peer, win), MPI_ERR_RMA_RANGE, "Put into detached memory");
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(buf[0] == 7 + from, "detached memory written: %d", buf[0]);
+    /* more regions than the table first holds (it grows while published) */
+    enum { NREG = 9 };
+    int regs[NREG][4] = { { 0 } };
+    for (int i = 0; i < NREG; i++)
+        MPI_OK(MPI_Win_attach(win, regs[i], sizeof(regs[i])));
+    MPI_Get_address(regs[NREG - 1], &addr);
+    MPI_OK(MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+    MPI_OK(MPI_Put(&seven, 1, MPI_INT, peer, addrs[peer] + 3 * (MPI_Aint)sizeof(int), 1, MPI_INT,
+                   win));
+    MPI_OK(MPI_Get(&x, 1, MPI_INT, peer, addrs[peer] + 3 * (MPI_Aint)sizeof(int), 1, MPI_INT,
+                   win));
+    MPI_OK(MPI_Win_unlock(peer, win));
+    CHECK(x == seven, "Get after Put in the last region: %d", x);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(regs[NREG - 1][3] == 7 + from, "last region: %d", regs[NREG - 1][3]);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+    MPI_OK(MPI_Put(&x, 2, MPI_INT, peer, addrs[peer] + 3 * (MPI_Aint)sizeof(int), 2, MPI_INT, win));
+    expect_class(MPI_Win_unlock(peer, win), MPI_ERR_RMA_RANGE, "Put across a region's end");
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < NREG; i++)
+        MPI_OK(MPI_Win_detach(win, regs[i]));
     MPI_OK(MPI_Win_free(&win));
     free(addrs);
     t_finish();
