@@ -68,7 +68,8 @@ static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag
     int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, &r);
     if (rc)
         return api_error(comm, rc, "MPI_Recv", "%s", core_strerror(rc));
-    int enter = outside && !api_req_done_plain(r);
+    int enter = outside && !api_req_done_plain(r) &&
+                !(core_wait_req_outside(r) && api_req_done_plain(r));
     if (enter)
         core_cs_enter(&core_rt->cs);
     core_wait_req(r, "MPI_Recv");

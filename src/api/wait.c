@@ -146,8 +146,11 @@ static int finish_one_call(MPI_Request *rp, MPI_Status *st, const char *fn)
 }
 
 /* Wait, Test and Waitall under MULTIPLE from outside G (API_ENTER_P2P): requests that are
- * inert or point-to-point and complete (api_req_done_plain) are handed out without G; any
- * other makes the call enter G and run as before (the wait polls there: core_wait_req). */
+ * inert or point-to-point and complete (api_req_done_plain) are handed out without G; Wait
+ * and Waitall wait for a point-to-point one without G too, driving the progress engine P
+ * outside it (core_wait_req_outside); any other request, or a wait that needs G after all
+ * (a message only a pass inside G may handle), makes the call enter G and run as before
+ * (the wait polls there: core_wait_req). */
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 {
     API_ENTER_P2P;
@@ -156,7 +159,8 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     API_CHECK(api_check_init("MPI_Wait"));
     API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
-    if (is_inert(r) || api_req_done_plain(r))
+    if (is_inert(r) || api_req_done_plain(r) ||
+        (api_req_plain(r) && core_wait_req_outside(r) && api_req_done_plain(r)))
         return finish_one_call(req, status, "MPI_Wait");
     core_cs_enter(&core_rt->cs);
     int rc = wait_one(req, status);
@@ -262,7 +266,9 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     API_CHECK(api_check_init("MPI_Waitall"));
     API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     int i = 0;
-    while (i < n && (is_inert(reqs[i]) || api_req_done_plain(reqs[i])))
+    while (i < n && (is_inert(reqs[i]) || api_req_done_plain(reqs[i]) ||
+                     (api_req_plain(reqs[i]) && core_wait_req_outside(reqs[i]) &&
+                      api_req_done_plain(reqs[i]))))
         i++;
     if (i < n) {
         core_cs_enter(&core_rt->cs);

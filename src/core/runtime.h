@@ -36,6 +36,8 @@ struct api_state;
 typedef struct core_poller {
     int (*fn)(void *arg);
     void *arg;
+    int (*outside)(void *arg); /* its pass outside the critical section, or NULL: polled in
+                                  passes inside it only (core_progress_add_poller) */
 } core_poller_t;
 
 /* The keyvals (core/attr.c): user keyvals by index, the predefined attributes' values. */
