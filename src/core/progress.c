@@ -38,6 +38,8 @@ int core_progress_add_poller(core_runtime_t *rt, int (*fn)(void *arg), void *arg
     if (rt->npollers >= CORE_MAX_POLLERS)
         return CORE_ENOMEM;
     rt->pollers[rt->npollers] = (core_poller_t){ fn, arg, outside };
+    if (outside)
+        __atomic_store_n(&rt->npollers_outside, rt->npollers_outside + 1, __ATOMIC_RELAXED);
     /* release: the engine's holder outside the section reads the count with acquire (an
      * interface opened for another job adds a poller while it polls) */
     __atomic_store_n(&rt->npollers, rt->npollers + 1, __ATOMIC_RELEASE);
@@ -414,10 +416,8 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
 /* Idle passes of a waiter outside the section before it yields the CPU between passes
  * (at once when the node is oversubscribed). */
 #define OUTSIDE_QUIET 1024
-/* Looks of a waiter outside the section at an engine another thread holds before it enters
- * the section to sleep there (core_cs_sleep): the first SPIN_RELAX with a pause of the CPU,
- * the rest with a yield (the holder may want our core). */
-#define OUTSIDE_SPINS 256
+/* Looks of a waiter outside the section at an engine another thread holds, with a pause of
+ * the CPU, before it sleeps outside the section (core_cs_sleep_outside). */
 #define OUTSIDE_RELAX 64
 /* A pass of the engine outside the section looks at the pollers that need the section, and
  * runs the hooks, every this many passes (by trylock of the section). */
@@ -449,15 +449,20 @@ int core_wait_req_outside(MPI_Request req)
 {
     core_runtime_t *rt = core_rt;
     core_cs_t *cs = &rt->cs;
+    if (!core_progress_outside_ok(rt))
+        return 0;
+    /* Another thread drives the engine: watch the request for a while, then sleep on it
+     * outside the section until it completes or the engine is free (the leaving holder
+     * rings the first sleeper). */
     for (int spins = 0; !core_cs_engine_claim(cs); spins++) {
-        if (__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE))
+        if (__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE)) {
+            core_cs_wait_done_outside(cs);
             return 1;
-        if (spins >= OUTSIDE_SPINS)
-            return 0;
+        }
         if (spins < OUTSIDE_RELAX)
             relax();
         else
-            sched_yield();
+            core_cs_sleep_outside(cs, &req->bell, &req->complete, &req->sleeping);
     }
     int done = 0, idle = 0, quiet = rt->oversubscribed ? 1 : OUTSIDE_QUIET;
     unsigned pass = 0;
@@ -484,6 +489,8 @@ int core_wait_req_outside(MPI_Request req)
             idle = 0;
         else if (++idle >= quiet)
             sched_yield();
+        /* Threads asleep outside wait for their requests, which our passes complete (and
+         * ring); ours may come after theirs, so nothing to hand over here. */
     }
     core_cs_pass_set_outside(0);
     core_cs_engine_leave_outside(cs);

@@ -136,6 +136,15 @@ void core_wait_req(MPI_Request req, const char *fn);
  * hooks have work and the section is busy. Whoever completes req publishes it with release
  * (core_req_complete). No wait diagnostics (core_wait_ctx_t) here: they are the section's. */
 int core_wait_req_outside(MPI_Request req);
+/* Whether every poller has a pass outside the critical section (a job over shm alone): only
+ * then do waits drive the engine outside it. With a poller that needs the section (tcp,
+ * verbs, another job's bridge) an engine outside would reach that one only now and then,
+ * by trylock of the section, and a waiter for its messages would wait for that. */
+static inline int core_progress_outside_ok(const struct core_runtime *rt)
+{
+    return __atomic_load_n(&rt->npollers_outside, __ATOMIC_RELAXED) ==
+           __atomic_load_n(&rt->npollers, __ATOMIC_ACQUIRE);
+}
 
 /* Decides rt->wait_sleep from RDMPI_WAIT_SLEEP and the open transports. */
 void core_wait_policy(struct core_runtime *rt);

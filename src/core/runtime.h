@@ -109,6 +109,7 @@ typedef struct core_runtime {
      * layer that can put an idle rank to sleep. */
     core_poller_t pollers[CORE_MAX_POLLERS];
     int npollers;
+    int npollers_outside;    /* of them, those with a pass outside the critical section */
     int (*hooks[CORE_MAX_HOOKS])(void *arg);
     void *hook_args[CORE_MAX_HOOKS];
     int nhooks;

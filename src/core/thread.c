@@ -17,6 +17,8 @@ static _Thread_local int cs_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local int engine_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local int pass_outside __attribute__((tls_model("initial-exec")));
 static _Thread_local int pass_deferred __attribute__((tls_model("initial-exec")));
+/* This thread was counted by core_cs_note_thread (in the section instance of that epoch). */
+static _Thread_local const core_cs_t *noted __attribute__((tls_model("initial-exec")));
 
 void core_cs_init(core_cs_t *cs, int on)
 {
@@ -28,12 +30,17 @@ void core_cs_init(core_cs_t *cs, int on)
     atomic_init(&cs->g_wants, 0);
     atomic_init(&cs->nsleepers, 0);
     cs->sleepers = NULL;
+    pthread_mutex_init(&cs->osleep_lock, NULL);
+    cs->osleepers = NULL;
+    atomic_init(&cs->nosleepers, 0);
+    atomic_init(&cs->nthreads, 0);
 }
 
 void core_cs_destroy(core_cs_t *cs)
 {
     if (cs->on)
         pthread_mutex_destroy(&cs->lock);
+    pthread_mutex_destroy(&cs->osleep_lock);
     cs->on = 0;
 }
 
@@ -146,10 +153,25 @@ int core_cs_engine_claim(core_cs_t *cs)
     return 1;
 }
 
+/* After P was left (seq_cst store): the first thread asleep outside the section takes it
+ * over. Q is held across the ring: the sleeper unlinks itself (its record is on its stack)
+ * under Q. seq_cst read against core_cs_sleep_outside's count and then its read of P. */
+static void ring_outside(core_cs_t *cs)
+{
+    if (atomic_load_explicit(&cs->nosleepers, memory_order_seq_cst) == 0)
+        return;
+    pthread_mutex_lock(&cs->osleep_lock);
+    if (cs->osleepers)
+        core_cs_ring(cs->osleepers->bell);
+    pthread_mutex_unlock(&cs->osleep_lock);
+}
+
 void core_cs_engine_drop(core_cs_t *cs)
 {
-    if (--engine_depth == 0)
-        atomic_store_explicit(&cs->engine, 0, memory_order_release);
+    if (--engine_depth == 0) {
+        atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
+        ring_outside(cs);
+    }
 }
 
 void core_cs_engine_leave(core_cs_t *cs)
@@ -163,6 +185,7 @@ void core_cs_engine_leave(core_cs_t *cs)
     atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
     if (cs->sleepers)
         core_cs_ring(cs->sleepers->bell);
+    ring_outside(cs);
 }
 
 void core_cs_engine_leave_outside(core_cs_t *cs)
@@ -173,6 +196,7 @@ void core_cs_engine_leave_outside(core_cs_t *cs)
      * either it sees the engine free or we see it counted and ring it, inside the section
      * (the list is the section's). P is left before the section is taken (G -> P). */
     atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
+    ring_outside(cs);
     if (atomic_load_explicit(&cs->nsleepers, memory_order_seq_cst) == 0)
         return;
     core_cs_enter(cs);
@@ -263,6 +287,52 @@ unlink:;
     while (*p != &me)
         p = &(*p)->next;
     *p = me.next;
+}
+
+void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                           uint8_t *flag)
+{
+    core_cs_sleeper_t me = { bell, NULL };
+    pthread_mutex_lock(&cs->osleep_lock);
+    me.next = cs->osleepers;
+    cs->osleepers = &me;
+    pthread_mutex_unlock(&cs->osleep_lock);
+    /* seq_cst: against ring_outside (count, then P) and core_req_complete (flag, then the
+     * completion), as in core_cs_sleep */
+    atomic_fetch_add_explicit(&cs->nosleepers, 1, memory_order_seq_cst);
+    __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0;; i++) {
+        uint32_t rung = atomic_load(bell);
+        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
+            !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
+            break;
+        if (i < SLEEP_SPINS)
+            cpu_relax();
+        else
+            core_futex_wait(bell, rung, SLEEP_MAX);
+    }
+    __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&cs->osleep_lock);
+    core_cs_sleeper_t **p = &cs->osleepers;
+    while (*p != &me)
+        p = &(*p)->next;
+    *p = me.next;
+    atomic_fetch_sub_explicit(&cs->nosleepers, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&cs->osleep_lock);
+}
+
+void core_cs_wait_done_outside(core_cs_t *cs)
+{
+    if (!atomic_load_explicit(&cs->engine, memory_order_seq_cst))
+        ring_outside(cs);
+}
+
+int core_cs_note_thread(core_cs_t *cs)
+{
+    if (noted == cs)
+        return atomic_load_explicit(&cs->nthreads, memory_order_relaxed);
+    noted = cs;
+    return atomic_fetch_add_explicit(&cs->nthreads, 1, memory_order_relaxed) + 1;
 }
 
 void core_cs_let_sleepers(core_cs_t *cs)

@@ -64,6 +64,15 @@ typedef struct core_cs {
     atomic_int g_wants;
     core_cs_sleeper_t *sleepers; /* threads asleep in core_cs_sleep (inside the section) */
     atomic_int nsleepers;      /* how many: read by the engine's holder outside the section */
+    /* Threads waiting outside the section for a request while another holds P
+     * (core_cs_sleep_outside), under their own lock Q (a leaf: nothing is taken inside it);
+     * whoever leaves P rings the first of them to take the engine over. */
+    pthread_mutex_t osleep_lock;
+    core_cs_sleeper_t *osleepers;
+    atomic_int nosleepers;
+    /* Threads that made point-to-point calls from outside the section (core_cs_note_thread):
+     * from 2 on, MPI_Recv posts and waits outside it on any communicator. */
+    atomic_int nthreads;
 } core_cs_t;
 
 void core_cs_init(core_cs_t *cs, int on);
@@ -107,6 +116,16 @@ int core_cs_engine_mine(void);
  * in the channel: core_cs_pass_defer), and the pass ends. Set and read by the same thread. */
 int core_cs_pass_outside(void);
 void core_cs_pass_set_outside(int on);
+/* Outside the section, while another thread holds P: sleeps on *bell (rung when the request
+ * completes, *flag saying "asleep" as for core_cs_sleep) until *done is set or P is free. */
+void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                           uint8_t *flag);
+/* Leaving a wait outside the section without P: rings the first sleeper outside when P is
+ * free (the one rung for it may have found its own request complete and left). */
+void core_cs_wait_done_outside(core_cs_t *cs);
+/* Counts this thread once among those calling point-to-point operations from outside the
+ * section; returns how many have. */
+int core_cs_note_thread(core_cs_t *cs);
 /* A handler in an outside pass leaves its message for a pass that holds the section; the
  * waiter reads (and clears) it with core_cs_pass_deferred. */
 void core_cs_pass_defer(void);
