@@ -22,10 +22,11 @@
  * This serializes most of the library's work (one thread progresses or posts at a
  * time). Of the split of issue 21 item 3, the matching lock of each context and the send
  * lock of each peer are built: MPI_Irecv posts under the first without this section,
- * MPI_Send/MPI_Isend send eager messages under the second, and Wait/Test/Waitall/Recv hand
- * out completed point-to-point requests without it; the progress engine outside the section
- * is not built (ARCHITECTURE.md, "Threads": the lock order, what keeps this section, what is
- * left).
+ * MPI_Send/MPI_Isend send eager messages under the second, Wait/Test/Waitall/Recv hand
+ * out completed point-to-point requests without it, and Wait/Waitall/Recv wait for
+ * point-to-point requests without it over shm, driving the progress engine P outside the
+ * section or asleep outside it (core_wait_req_outside; ARCHITECTURE.md, "Threads": the lock
+ * order, what keeps this section, what is left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H
