@@ -71,6 +71,23 @@ static inline int progress_single(core_runtime_t *rt)
     return events;
 }
 
+/* MULTIPLE, inside the section, by the holder of P (a wait's engine): progress_single but
+ * for the hooks' bits, which the engine outside the section reads too. */
+static inline int progress_held(core_runtime_t *rt)
+{
+    int events = 0;
+    rt->cs.progressing++;
+    for (int i = 0; i < rt->npollers; i++)
+        events += rt->pollers[i].fn(rt->pollers[i].arg);
+    unsigned pending = core_progress_pending(rt);
+    if (pending)
+        for (int i = 0; i < rt->nhooks; i++)
+            if (pending & (1u << i))
+                events += rt->hooks[i](rt->hook_args[i]);
+    rt->cs.progressing--;
+    return events;
+}
+
 /* MULTIPLE, inside the section: the transports are polled only by the holder of P (the
  * progress engine, ARCHITECTURE.md "Threads"), claimed by trylock for this pass unless this
  * thread holds it already (a wait's engine, a handler waiting inside a pass). A thread that
@@ -402,7 +419,9 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
             core_cs_sleep(cs, &req->bell, &req->complete, &req->sleeping);
             continue;
         }
-        int events = progress_once();
+        if (__builtin_expect(atomic_load_explicit(&cs->g_wants, memory_order_relaxed), 0))
+            atomic_store_explicit(&cs->g_wants, 0, memory_order_relaxed); /* we have it */
+        int events = progress_held(core_rt); /* P is ours for the whole wait */
         if (!req->complete)
             core_cs_let_sleepers(cs);
         core_wait_idle(w, events);
