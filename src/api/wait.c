@@ -205,9 +205,9 @@ static int test_one(MPI_Request *req, int *flag, MPI_Status *status)
     API_CHECK(check_one(req, "MPI_Test"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Test"));
     MPI_Request r = *req;
-    if (!is_inert(r) && !r->complete) {
+    if (!is_inert(r) && !core_req_is_complete(r)) {
         core_progress();
-        if (!r->complete) {
+        if (!core_req_is_complete(r)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -305,7 +305,7 @@ static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
             }
             w.req = r;
             w.done = &r->complete; /* the caller's: nothing frees it before we return */
-            while (!r->complete)
+            while (!core_req_is_complete(r))
                 core_wait_idle(&w, core_progress());
         }
         if (done != i || w.cs)
@@ -340,7 +340,7 @@ int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Testall"));
     core_progress();
     for (int i = 0; i < n; i++)
-        if (!is_inert(reqs[i]) && !reqs[i]->complete) {
+        if (!is_inert(reqs[i]) && !core_req_is_complete(reqs[i])) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -361,7 +361,7 @@ static int find_done(int n, MPI_Request reqs[])
         if (is_inert(reqs[i]))
             continue;
         active = 1;
-        if (reqs[i]->complete)
+        if (core_req_is_complete(reqs[i]))
             return i;
     }
     return active ? -1 : MPI_UNDEFINED;
@@ -419,7 +419,7 @@ static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI
         if (is_inert(reqs[i]))
             continue;
         active = 1;
-        if (!reqs[i]->complete)
+        if (!core_req_is_complete(reqs[i]))
             continue;
         owner_t r = owner_of(reqs[i]);
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
@@ -485,7 +485,7 @@ int PMPI_Request_free(MPI_Request *req)
     API_CHECK(api_check_req(*req, 0, "MPI_Request_free"));
     MPI_Request r = *req;
     *req = MPI_REQUEST_NULL;
-    if (r->complete || (r->persistent && !r->active))
+    if (core_req_is_complete(r) || (r->persistent && !r->active))
         core_req_free(r);
     else
         r->freed = 1;   /* released when it completes */
@@ -504,16 +504,16 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    if (!req->complete)
+    if (!core_req_is_complete(req))
         core_progress();
-    *flag = req->complete;
-    if (req->complete && req->kind == CORE_REQ_GREQ) {
+    *flag = core_req_is_complete(req) != 0;
+    if (core_req_is_complete(req) && req->kind == CORE_REQ_GREQ) {
         int err = api_greq_status(req, status);
         return err == MPI_SUCCESS ? err
                                   : api_raise(MPI_COMM_NULL, err, "MPI_Request_get_status",
                                               "the generalized request's query_fn failed");
     }
-    if (req->complete)
+    if (core_req_is_complete(req))
         core_req_status(req, status);
     return MPI_SUCCESS;
 }

@@ -407,11 +407,11 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
     core_cs_t *cs = &core_rt->cs;
     int engine = 0;
     if (cs->progressing || !core_cs_held()) {
-        while (!req->complete)
+        while (!core_req_is_complete(req))
             core_wait_idle(w, progress_once());
         return;
     }
-    while (!req->complete) {
+    while (!core_req_is_complete(req)) {
         if (!engine && !(engine = core_cs_engine_claim(cs))) {
             /* The engine may be held by a waiter outside the section, which leaves it for
              * us once it sees this (it defers what needs the section). */
@@ -422,7 +422,7 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
         if (__builtin_expect(atomic_load_explicit(&cs->g_wants, memory_order_relaxed), 0))
             atomic_store_explicit(&cs->g_wants, 0, memory_order_relaxed); /* we have it */
         int events = progress_held(core_rt); /* P is ours for the whole wait */
-        if (!req->complete)
+        if (!core_req_is_complete(req))
             core_cs_let_sleepers(cs);
         core_wait_idle(w, events);
     }
@@ -518,7 +518,7 @@ int core_wait_req_outside(MPI_Request req)
 
 void core_wait_req(MPI_Request req, const char *fn)
 {
-    if (req->complete)
+    if (core_req_is_complete(req))
         return;
     core_wait_ctx_t w;
     core_wait_begin(&w, fn, req);
@@ -526,7 +526,7 @@ void core_wait_req(MPI_Request req, const char *fn)
     if (w.cs)
         wait_req_mt(req, &w);
     else
-        while (!req->complete)
+        while (!core_req_is_complete(req))
             core_wait_idle(&w, progress_single(core_rt));
     core_wait_end(&w);
 }
