@@ -153,7 +153,9 @@ static int open_one(tp_layer_t *tp, const tp_component_t *c, int dynamic)
      * (tp_ep_get_outside) */
     __atomic_store_n(&tp->niface, tp->niface + 1, __ATOMIC_RELEASE);
     if (iface->ops->progress &&
-        (rc = core_progress_add_poller(tp->rt, iface->ops->progress, iface)) != 0)
+        (rc = core_progress_add_poller(tp->rt, iface->ops->progress, iface,
+                                       iface->caps.flags & TP_CAP_POLL_OUTSIDE
+                                           ? iface->ops->progress_outside : NULL)) != 0)
         return rc;
     core_debug("transport %s open", c->name);
     return 0;

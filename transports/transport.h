@@ -35,6 +35,7 @@
 #include "core/count.h"
 #include "core/errors.h"
 #include "core/request.h"
+#include "core/thread.h"
 
 struct core_runtime;
 typedef struct tp_iface tp_iface_t;
@@ -52,6 +53,12 @@ enum {
                                  (tp_send_lock), while another thread's progress runs: the
                                  producer side of the channel is the endpoint's alone */
     TP_CAP_AM_ZC = 1u << 5, /* am_send_zc() sends a payload from registered memory uncopied */
+    TP_CAP_POLL_OUTSIDE = 1u << 6, /* under MULTIPLE, progress_outside() runs in passes of
+                                 the engine P outside G (core_wait_req_outside): it touches
+                                 only its channels' consumer side, calls only the handlers
+                                 marked `outside` (tp_am_outside_ok), and leaves in the
+                                 channel a message it may not handle there (CORE_EBUSY from
+                                 the handler after core_cs_pass_defer) for a pass inside G */
 };
 
 /* What arm() tells the sleeping rank to wait on. */
@@ -145,6 +152,8 @@ typedef struct tp_ops {
      * transport whose work can only come from this process (self): it runs from a progress
      * hook it wakes itself, and idle polls skip it. */
     int (*progress)(void *iface);   /* a tp_iface_t (the progress engine's poller type) */
+    /* Only with TP_CAP_POLL_OUTSIDE: progress in a pass of the engine outside G (see there). */
+    int (*progress_outside)(void *iface);
     /* The part of progress that finds completed gets, puts and atomics (and handles what
      * shares their queue), none of the rest (rings, timers, queued sends): the cheap poll of
      * a caller that busy-waits for such a completion; it must still call progress now and
@@ -292,6 +301,9 @@ typedef struct tp_am_entry {
     tp_am_piece_t piece; /* NULL: whole messages only */
     const char *name;    /* for reports: "CTS" */
     tp_am_place_t place; /* NULL: never read in place (needs piece) */
+    int outside;         /* cb may run in a pass outside G (TP_CAP_POLL_OUTSIDE); it answers
+                            CORE_EBUSY after core_cs_pass_defer for a message it cannot
+                            handle there. 0: every message of this id waits for a pass in G */
 } tp_am_entry_t;
 
 /* Whether id names a handler of table am (an id from the wire is checked with this first). */
@@ -308,6 +320,17 @@ static inline int tp_am_dispatch(const tp_am_entry_t *am, unsigned id, int src, 
     if (!tp_am_valid(am, id))
         return CORE_EPROTO;
     return am[id].cb(am[id].arg, src, hdr, hdr_len, payload, len);
+}
+
+/* In a pass outside G (core_cs_pass_outside): whether id's handler may run there; if not,
+ * the pass is told to end (core_cs_pass_defer) and the caller leaves the message in its
+ * channel. */
+static inline int tp_am_outside_ok(const tp_am_entry_t *am, unsigned id)
+{
+    if (id < TP_AM_MAX && am[id].outside)
+        return 1;
+    core_cs_pass_defer();
+    return 0;
 }
 
 /* Reports the message (id) a handler or tp_am_dispatch refused (rc), from peer over

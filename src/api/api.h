@@ -67,16 +67,21 @@ static inline int api_outside(void)
     return rt && core_cs_outside(&rt->cs);
 }
 
-/* A request that a thread outside G may hand out and release (MPI_Wait, MPI_Test, MPI_Recv
+/* api_req_plain: a point-to-point request a thread outside G may wait for and then hand out
+ * (api_req_done_plain).
+ * A request that a thread outside G may hand out and release (MPI_Wait, MPI_Test, MPI_Recv
  * ...): a completed point-to-point one with nothing to run at its release (no binding's hook,
  * no free function, no derived datatype whose last reference it may hold, not persistent,
  * not a file access). Acquire: the completing thread's status and data come before the flag
  * (core_req_complete). */
-static inline int api_req_done_plain(MPI_Request r)
+static inline int api_req_plain(MPI_Request r)
 {
     return (r->kind == CORE_REQ_SEND || r->kind == CORE_REQ_RECV) && !r->persistent &&
-           !r->hook && !r->free_fn && !r->dt_held && !r->file &&
-           __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+           !r->hook && !r->free_fn && !r->dt_held && !r->file;
+}
+static inline int api_req_done_plain(MPI_Request r)
+{
+    return api_req_plain(r) && __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
 }
 
 /* Gives a request the application has not seen yet a binding's hook (src/api/reqhook.c);

@@ -88,7 +88,7 @@ int api_greq_status(MPI_Request r, MPI_Status *st)
 int api_greq_cancel(MPI_Request r)
 {
     greq_t *g = r->sched;
-    return g->cancel ? g->cancel(g->extra, r->complete != 0) : MPI_SUCCESS;
+    return g->cancel ? g->cancel(g->extra, core_req_is_complete(r) != 0) : MPI_SUCCESS;
 }
 
 RDMPI_API int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
@@ -124,7 +124,7 @@ RDMPI_API int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 static int greq_pending(MPI_Request r)
 {
     return core_handle_in_slabs(&core_handles.req, (uintptr_t)r) &&
-           (r->id & CORE_REQ_GEN_ONE) && r->kind == CORE_REQ_GREQ && !r->complete;
+           (r->id & CORE_REQ_GEN_ONE) && r->kind == CORE_REQ_GREQ && !core_req_is_complete(r);
 }
 
 RDMPI_API int PMPI_Grequest_complete(MPI_Request request)

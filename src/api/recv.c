@@ -43,12 +43,16 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
      * receive that completed at once (the message was there) is handed out without G, any
      * other waits inside it. On any other communicator the whole receive runs inside G as
      * before: posting outside G makes the context's arrivals take its matching lock from then
-     * on (p2p_mq_t.outside), three lock pairs per receive instead of one in a ping-pong, and
-     * the wait takes G anyway while the progress engine runs inside it. */
+     * on (p2p_mq_t.outside), two lock pairs per receive instead of one in a ping-pong. Once a
+     * second thread made such a call (core_cs_note_thread), every communicator's receives
+     * post outside G, and the wait drives the engine outside it too (core_wait_req_outside):
+     * threads on different communicators no longer serialize on G. */
     API_ENTER_P2P;
     int outside = api_outside();
     int enter = outside && (comm == MPI_COMM_NULL || !core_handle_valid(&core_handles.comm, comm) ||
-                            !p2p_ctx_outside(comm->ctx));
+                            (!p2p_ctx_outside(comm->ctx) &&
+                             (!core_progress_outside_ok(core_rt) ||
+                              core_cs_note_thread(&core_rt->cs) < 2)));
     if (enter)
         core_cs_enter(&core_rt->cs);
     int rc = recv_blocking(buf, count, dt, src, tag, comm, status, outside && !enter);
@@ -68,7 +72,8 @@ static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag
     int rc = p2p_irecv(buf, (size_t)count, dt, src, tag, comm, comm->ctx, &r);
     if (rc)
         return api_error(comm, rc, "MPI_Recv", "%s", core_strerror(rc));
-    int enter = outside && !api_req_done_plain(r);
+    int enter = outside && !api_req_done_plain(r) &&
+                !(core_wait_req_outside(r) && api_req_done_plain(r));
     if (enter)
         core_cs_enter(&core_rt->cs);
     core_wait_req(r, "MPI_Recv");

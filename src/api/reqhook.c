@@ -15,7 +15,7 @@ int api_req_hook(MPI_Request req, core_req_hook_fn fn, void *arg)
     req->hook_arg = arg;
     /* done before the hook came (a collective of one rank, or another thread's progress):
      * the caller has not handed the request out yet, so the data goes back now */
-    if (!req->persistent && req->complete)
+    if (!req->persistent && core_req_is_complete(req))
         fn(arg, CORE_REQ_HOOK_DONE);
     return MPI_SUCCESS;
 }

@@ -146,8 +146,11 @@ static int finish_one_call(MPI_Request *rp, MPI_Status *st, const char *fn)
 }
 
 /* Wait, Test and Waitall under MULTIPLE from outside G (API_ENTER_P2P): requests that are
- * inert or point-to-point and complete (api_req_done_plain) are handed out without G; any
- * other makes the call enter G and run as before (the wait polls there: core_wait_req). */
+ * inert or point-to-point and complete (api_req_done_plain) are handed out without G; Wait
+ * and Waitall wait for a point-to-point one without G too, driving the progress engine P
+ * outside it (core_wait_req_outside); any other request, or a wait that needs G after all
+ * (a message only a pass inside G may handle), makes the call enter G and run as before
+ * (the wait polls there: core_wait_req). */
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
 {
     API_ENTER_P2P;
@@ -156,7 +159,8 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     API_CHECK(api_check_init("MPI_Wait"));
     API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
-    if (is_inert(r) || api_req_done_plain(r))
+    if (is_inert(r) || api_req_done_plain(r) ||
+        (api_req_plain(r) && core_wait_req_outside(r) && api_req_done_plain(r)))
         return finish_one_call(req, status, "MPI_Wait");
     core_cs_enter(&core_rt->cs);
     int rc = wait_one(req, status);
@@ -201,9 +205,9 @@ static int test_one(MPI_Request *req, int *flag, MPI_Status *status)
     API_CHECK(check_one(req, "MPI_Test"));
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Test"));
     MPI_Request r = *req;
-    if (!is_inert(r) && !r->complete) {
+    if (!is_inert(r) && !core_req_is_complete(r)) {
         core_progress();
-        if (!r->complete) {
+        if (!core_req_is_complete(r)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -262,7 +266,9 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     API_CHECK(api_check_init("MPI_Waitall"));
     API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     int i = 0;
-    while (i < n && (is_inert(reqs[i]) || api_req_done_plain(reqs[i])))
+    while (i < n && (is_inert(reqs[i]) || api_req_done_plain(reqs[i]) ||
+                     (api_req_plain(reqs[i]) && core_wait_req_outside(reqs[i]) &&
+                      api_req_done_plain(reqs[i]))))
         i++;
     if (i < n) {
         core_cs_enter(&core_rt->cs);
@@ -299,7 +305,7 @@ static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
             }
             w.req = r;
             w.done = &r->complete; /* the caller's: nothing frees it before we return */
-            while (!r->complete)
+            while (!core_req_is_complete(r))
                 core_wait_idle(&w, core_progress());
         }
         if (done != i || w.cs)
@@ -334,7 +340,7 @@ int PMPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
     API_CHECK(api_check_ptr(MPI_COMM_NULL, flag, "flag", "MPI_Testall"));
     core_progress();
     for (int i = 0; i < n; i++)
-        if (!is_inert(reqs[i]) && !reqs[i]->complete) {
+        if (!is_inert(reqs[i]) && !core_req_is_complete(reqs[i])) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -355,7 +361,7 @@ static int find_done(int n, MPI_Request reqs[])
         if (is_inert(reqs[i]))
             continue;
         active = 1;
-        if (reqs[i]->complete)
+        if (core_req_is_complete(reqs[i]))
             return i;
     }
     return active ? -1 : MPI_UNDEFINED;
@@ -413,7 +419,7 @@ static int collect_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI
         if (is_inert(reqs[i]))
             continue;
         active = 1;
-        if (!reqs[i]->complete)
+        if (!core_req_is_complete(reqs[i]))
             continue;
         owner_t r = owner_of(reqs[i]);
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[k];
@@ -479,7 +485,7 @@ int PMPI_Request_free(MPI_Request *req)
     API_CHECK(api_check_req(*req, 0, "MPI_Request_free"));
     MPI_Request r = *req;
     *req = MPI_REQUEST_NULL;
-    if (r->complete || (r->persistent && !r->active))
+    if (core_req_is_complete(r) || (r->persistent && !r->active))
         core_req_free(r);
     else
         r->freed = 1;   /* released when it completes */
@@ -498,16 +504,16 @@ int PMPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    if (!req->complete)
+    if (!core_req_is_complete(req))
         core_progress();
-    *flag = req->complete;
-    if (req->complete && req->kind == CORE_REQ_GREQ) {
+    *flag = core_req_is_complete(req) != 0;
+    if (core_req_is_complete(req) && req->kind == CORE_REQ_GREQ) {
         int err = api_greq_status(req, status);
         return err == MPI_SUCCESS ? err
                                   : api_raise(MPI_COMM_NULL, err, "MPI_Request_get_status",
                                               "the generalized request's query_fn failed");
     }
-    if (req->complete)
+    if (core_req_is_complete(req))
         core_req_status(req, status);
     return MPI_SUCCESS;
 }

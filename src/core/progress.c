@@ -32,11 +32,17 @@ int core_progress_add_hook(core_runtime_t *rt, core_progress_hook_t fn, void *ar
     return rt->nhooks++;
 }
 
-int core_progress_add_poller(core_runtime_t *rt, int (*fn)(void *arg), void *arg)
+int core_progress_add_poller(core_runtime_t *rt, int (*fn)(void *arg), void *arg,
+                             int (*outside)(void *arg))
 {
     if (rt->npollers >= CORE_MAX_POLLERS)
         return CORE_ENOMEM;
-    rt->pollers[rt->npollers++] = (core_poller_t){ fn, arg };
+    rt->pollers[rt->npollers] = (core_poller_t){ fn, arg, outside };
+    if (outside)
+        __atomic_store_n(&rt->npollers_outside, rt->npollers_outside + 1, __ATOMIC_RELAXED);
+    /* release: the engine's holder outside the section reads the count with acquire (an
+     * interface opened for another job adds a poller while it polls) */
+    __atomic_store_n(&rt->npollers, rt->npollers + 1, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -49,10 +55,9 @@ void core_progress_set_sleep(core_runtime_t *rt, int (*fn)(void *arg), void *arg
         core_wait_policy(rt);
 }
 
-/* Inline in core_wait_req: a blocked call polls in a loop. */
-static inline int progress_once(void)
+/* Inline in core_wait_req: a blocked call polls in a loop. Without MULTIPLE. */
+static inline int progress_single(core_runtime_t *rt)
 {
-    core_runtime_t *rt = core_rt;
     int events = 0;
     rt->cs.progressing++;
     for (int i = 0; i < rt->npollers; i++)
@@ -64,6 +69,62 @@ static inline int progress_once(void)
                 events += rt->hooks[i](rt->hook_args[i]);
     rt->cs.progressing--;
     return events;
+}
+
+/* MULTIPLE, inside the section, by the holder of P (a wait's engine): progress_single but
+ * for the hooks' bits, which the engine outside the section reads too. */
+static inline int progress_held(core_runtime_t *rt)
+{
+    int events = 0;
+    rt->cs.progressing++;
+    for (int i = 0; i < rt->npollers; i++)
+        events += rt->pollers[i].fn(rt->pollers[i].arg);
+    unsigned pending = core_progress_pending(rt);
+    if (pending)
+        for (int i = 0; i < rt->nhooks; i++)
+            if (pending & (1u << i))
+                events += rt->hooks[i](rt->hook_args[i]);
+    rt->cs.progressing--;
+    return events;
+}
+
+/* MULTIPLE, inside the section: the transports are polled only by the holder of P (the
+ * progress engine, ARCHITECTURE.md "Threads"), claimed by trylock for this pass unless this
+ * thread holds it already (a wait's engine, a handler waiting inside a pass). A thread that
+ * finds it taken (by a waiter outside the section, which polls for everyone) runs the hooks
+ * only (they are the section's: queued sends, schedules, messages to self) and says so
+ * (g_wants): the holder outside leaves P at its next look, so what it defers to the section
+ * (core_cs_pass_defer) is handled by a pass here soon. */
+static int progress_mt(core_runtime_t *rt)
+{
+    core_cs_t *cs = &rt->cs;
+    int events = 0;
+    int mine = core_cs_engine_claim(cs);
+    if (!mine)
+        atomic_store_explicit(&cs->g_wants, 1, memory_order_relaxed);
+    else if (atomic_load_explicit(&cs->g_wants, memory_order_relaxed))
+        atomic_store_explicit(&cs->g_wants, 0, memory_order_relaxed);
+    cs->progressing++;
+    if (mine)
+        for (int i = 0; i < rt->npollers; i++)
+            events += rt->pollers[i].fn(rt->pollers[i].arg);
+    unsigned pending = core_progress_pending(rt);
+    if (pending)
+        for (int i = 0; i < rt->nhooks; i++)
+            if (pending & (1u << i))
+                events += rt->hooks[i](rt->hook_args[i]);
+    cs->progressing--;
+    if (mine)
+        core_cs_engine_drop(cs);
+    return events;
+}
+
+static inline int progress_once(void)
+{
+    core_runtime_t *rt = core_rt;
+    if (__builtin_expect(rt->cs.on, 0))
+        return progress_mt(rt);
+    return progress_single(rt);
 }
 
 int core_progress(void)
@@ -346,17 +407,22 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
     core_cs_t *cs = &core_rt->cs;
     int engine = 0;
     if (cs->progressing || !core_cs_held()) {
-        while (!req->complete)
+        while (!core_req_is_complete(req))
             core_wait_idle(w, progress_once());
         return;
     }
-    while (!req->complete) {
+    while (!core_req_is_complete(req)) {
         if (!engine && !(engine = core_cs_engine_claim(cs))) {
+            /* The engine may be held by a waiter outside the section, which leaves it for
+             * us once it sees this (it defers what needs the section). */
+            atomic_store_explicit(&cs->g_wants, 1, memory_order_relaxed);
             core_cs_sleep(cs, &req->bell, &req->complete, &req->sleeping);
             continue;
         }
-        int events = progress_once();
-        if (!req->complete)
+        if (__builtin_expect(atomic_load_explicit(&cs->g_wants, memory_order_relaxed), 0))
+            atomic_store_explicit(&cs->g_wants, 0, memory_order_relaxed); /* we have it */
+        int events = progress_held(core_rt); /* P is ours for the whole wait */
+        if (!core_req_is_complete(req))
             core_cs_let_sleepers(cs);
         core_wait_idle(w, events);
     }
@@ -366,9 +432,93 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
         core_cs_wait_done(cs);
 }
 
+/* Idle passes of a waiter outside the section before it yields the CPU between passes
+ * (at once when the node is oversubscribed). */
+#define OUTSIDE_QUIET 1024
+/* Looks of a waiter outside the section at an engine another thread holds, with a pause of
+ * the CPU, before it sleeps outside the section (core_cs_sleep_outside). */
+#define OUTSIDE_RELAX 64
+/* A pass of the engine outside the section looks at the pollers that need the section, and
+ * runs the hooks, every this many passes (by trylock of the section). */
+#define OUTSIDE_FULL_EVERY 64
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    sched_yield();
+#endif
+}
+
+/* One pass inside the section, by trylock, for the holder of P outside it: the pollers that
+ * need the section and the hooks. 0 when the section was taken. */
+static int full_pass_try(core_runtime_t *rt, int *events)
+{
+    if (!core_cs_try_enter(&rt->cs))
+        return 0;
+    core_cs_pass_set_outside(0);
+    *events += progress_mt(rt);
+    core_cs_pass_set_outside(1);
+    core_cs_exit(&rt->cs);
+    return 1;
+}
+
+int core_wait_req_outside(MPI_Request req)
+{
+    core_runtime_t *rt = core_rt;
+    core_cs_t *cs = &rt->cs;
+    if (!core_progress_outside_ok(rt))
+        return 0;
+    /* Another thread drives the engine: watch the request for a while, then sleep on it
+     * outside the section until it completes or the engine is free (the leaving holder
+     * rings the first sleeper). */
+    for (int spins = 0; !core_cs_engine_claim(cs); spins++) {
+        if (__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE)) {
+            core_cs_wait_done_outside(cs);
+            return 1;
+        }
+        if (spins < OUTSIDE_RELAX)
+            relax();
+        else
+            core_cs_sleep_outside(cs, &req->bell, &req->complete, &req->sleeping);
+    }
+    int done = 0, idle = 0, quiet = rt->oversubscribed ? 1 : OUTSIDE_QUIET;
+    unsigned pass = 0;
+    core_cs_pass_set_outside(1);
+    for (;;) {
+        if (__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE)) {
+            done = 1;
+            break;
+        }
+        if (atomic_load_explicit(&cs->g_wants, memory_order_relaxed))
+            break;
+        int events = 0;
+        if (++pass % OUTSIDE_FULL_EVERY == 0 || core_progress_pending(rt)) {
+            if (!full_pass_try(rt, &events) && core_progress_pending(rt))
+                break; /* the section is busy and has work for us: wait there */
+        }
+        int np = __atomic_load_n(&rt->npollers, __ATOMIC_ACQUIRE);
+        for (int i = 0; i < np; i++)
+            if (rt->pollers[i].outside)
+                events += rt->pollers[i].outside(rt->pollers[i].arg);
+        if (core_cs_pass_deferred())
+            break;
+        if (events)
+            idle = 0;
+        else if (++idle >= quiet)
+            sched_yield();
+        /* Threads asleep outside wait for their requests, which our passes complete (and
+         * ring); ours may come after theirs, so nothing to hand over here. */
+    }
+    core_cs_pass_set_outside(0);
+    core_cs_engine_leave_outside(cs);
+    return done || __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE);
+}
+
 void core_wait_req(MPI_Request req, const char *fn)
 {
-    if (req->complete)
+    if (core_req_is_complete(req))
         return;
     core_wait_ctx_t w;
     core_wait_begin(&w, fn, req);
@@ -376,7 +526,7 @@ void core_wait_req(MPI_Request req, const char *fn)
     if (w.cs)
         wait_req_mt(req, &w);
     else
-        while (!req->complete)
-            core_wait_idle(&w, progress_once());
+        while (!core_req_is_complete(req))
+            core_wait_idle(&w, progress_single(core_rt));
     core_wait_end(&w);
 }

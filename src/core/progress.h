@@ -43,16 +43,31 @@ int core_progress(void);
 typedef int (*core_progress_hook_t)(void *arg);
 /* Returns the hook's id for core_progress_wake/rest. */
 int core_progress_add_hook(struct core_runtime *rt, core_progress_hook_t fn, void *arg);
+/* Written inside the critical section only (or without threads); read by the engine's
+ * holder outside it too (core_wait_req_outside): relaxed atomic accesses, plain moves. */
 static inline void core_progress_wake(struct core_runtime *rt, int id)
 {
-    rt->progress_pending |= 1u << id;
+    __atomic_store_n(&rt->progress_pending,
+                     __atomic_load_n(&rt->progress_pending, __ATOMIC_RELAXED) | 1u << id,
+                     __ATOMIC_RELAXED);
 }
 static inline void core_progress_rest(struct core_runtime *rt, int id)
 {
-    rt->progress_pending &= ~(1u << id);
+    __atomic_store_n(&rt->progress_pending,
+                     __atomic_load_n(&rt->progress_pending, __ATOMIC_RELAXED) & ~(1u << id),
+                     __ATOMIC_RELAXED);
 }
-/* Adds fn(arg) to what every pass polls (a transport interface's progress). */
-int core_progress_add_poller(struct core_runtime *rt, int (*fn)(void *arg), void *arg);
+static inline unsigned core_progress_pending(const struct core_runtime *rt)
+{
+    return __atomic_load_n(&rt->progress_pending, __ATOMIC_RELAXED);
+}
+/* Adds fn(arg) to what every pass polls (a transport interface's progress). outside, if not
+ * NULL, is what a pass of the engine outside the critical section calls instead (MULTIPLE:
+ * core_wait_req_outside): it touches only its channels' consumer side and leaves a message
+ * it may not handle there in the channel for a pass inside (core_cs_pass_defer). Pollers
+ * without it run only in passes inside the section. */
+int core_progress_add_poller(struct core_runtime *rt, int (*fn)(void *arg), void *arg,
+                             int (*outside)(void *arg));
 /* fn(arg) puts an idle rank to sleep until something arrives (the transports layer sets it
  * when every interface can wake the rank; NULL: never sleep); it returns 0 after a sleep, 1
  * without sleeping when there is work, 2 when an interface cannot wake the rank now. */
@@ -113,6 +128,23 @@ void core_wait_end(core_wait_ctx_t *w);
 
 /* Waits until req completes. */
 void core_wait_req(MPI_Request req, const char *fn);
+/* MULTIPLE, outside the critical section (the point-to-point waits of MPI_Wait, MPI_Recv,
+ * MPI_Waitall): waits for req by driving the progress engine P without the section, or, while
+ * another thread drives it, by watching req for a while. 1 when req completed; 0 when the
+ * caller must enter the section and wait there (core_wait_req): P stayed busy, a message
+ * needs the section (core_cs_pass_defer), a thread inside the section wants P, or the
+ * hooks have work and the section is busy. Whoever completes req publishes it with release
+ * (core_req_complete). No wait diagnostics (core_wait_ctx_t) here: they are the section's. */
+int core_wait_req_outside(MPI_Request req);
+/* Whether every poller has a pass outside the critical section (a job over shm alone): only
+ * then do waits drive the engine outside it. With a poller that needs the section (tcp,
+ * verbs, another job's bridge) an engine outside would reach that one only now and then,
+ * by trylock of the section, and a waiter for its messages would wait for that. */
+static inline int core_progress_outside_ok(const struct core_runtime *rt)
+{
+    return __atomic_load_n(&rt->npollers_outside, __ATOMIC_RELAXED) ==
+           __atomic_load_n(&rt->npollers, __ATOMIC_ACQUIRE);
+}
 
 /* Decides rt->wait_sleep from RDMPI_WAIT_SLEEP and the open transports. */
 void core_wait_policy(struct core_runtime *rt);

@@ -3,6 +3,7 @@
  * list so the hot path of a nonblocking call never reaches malloc after
  * warm-up; the table only grows when the free list is empty.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -170,6 +171,10 @@ void core_req_free(MPI_Request req)
     /* even: free; every id of it is stale now */
     __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED);
     if (t->shared) {
+        /* its completer may still be ringing its waiter (core_req_complete) */
+        while (__builtin_expect(__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE) ==
+                                    CORE_REQ_COMPLETING, 0))
+            sched_yield();
         req_cache_t *c = &req_cache;
         if (c->n < CACHE_MAX && c->epoch == t->epoch) {
             req->next = c->head;
@@ -201,9 +206,13 @@ void core_req_complete(MPI_Request req)
         /* Its waiter may sleep outside the section (core_cs_sleep): seq_cst against the
          * waiter's store of `sleeping` and then its read of the flag, so either it sees the
          * request complete or we see it asleep and ring it. */
-        __atomic_store_n(&req->complete, 1, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&req->complete, CORE_REQ_COMPLETING, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&req->sleeping, __ATOMIC_SEQ_CST))
             core_cs_ring(&req->bell);
+        /* Done with req: a waiter that saw it complete (nonzero) may hand it out at once,
+         * but releases it only after this store (core_req_free), since with the progress
+         * engine outside G the completer and the waiter hold no lock in common. */
+        __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
     }
     if (freed)
         core_req_free(req);

@@ -172,8 +172,19 @@ static inline void core_req_hold_dt(MPI_Request req, MPI_Datatype dt)
 }
 /* Returns a request to the pool (releases its comm/datatype references). */
 void core_req_free(MPI_Request req);
-/* Marks req complete; a freed (MPI_Request_free'd) request is released here. */
+/* Marks req complete; a freed (MPI_Request_free'd) request is released here. Under
+ * MULTIPLE, `complete` is CORE_REQ_COMPLETING (nonzero: complete to its waiters) while the
+ * completer may still ring the waiter, then 1; core_req_free waits out the first. */
+#define CORE_REQ_COMPLETING 2
 void core_req_complete(MPI_Request req);
+
+/* Whether req completed (nonzero: CORE_REQ_COMPLETING or 1). Acquire: under MULTIPLE a
+ * completer may be the progress engine outside G, holding no lock the reader holds; the
+ * status and the data come before the flag (core_req_complete). A plain load on x86. */
+static inline int core_req_is_complete(MPI_Request req)
+{
+    return __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE);
+}
 
 /* How many slots the table has made (0 .. n-1 are readable with core_req_at). */
 static inline uint32_t core_req_count(const core_req_table_t *t)

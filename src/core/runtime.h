@@ -36,6 +36,8 @@ struct api_state;
 typedef struct core_poller {
     int (*fn)(void *arg);
     void *arg;
+    int (*outside)(void *arg); /* its pass outside the critical section, or NULL: polled in
+                                  passes inside it only (core_progress_add_poller) */
 } core_poller_t;
 
 /* The keyvals (core/attr.c): user keyvals by index, the predefined attributes' values. */
@@ -107,6 +109,7 @@ typedef struct core_runtime {
      * layer that can put an idle rank to sleep. */
     core_poller_t pollers[CORE_MAX_POLLERS];
     int npollers;
+    int npollers_outside;    /* of them, those with a pass outside the critical section */
     int (*hooks[CORE_MAX_HOOKS])(void *arg);
     void *hook_args[CORE_MAX_HOOKS];
     int nhooks;

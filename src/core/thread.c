@@ -11,6 +11,14 @@
  * instead of a call to __tls_get_addr (5% of a 2-thread message-rate profile); the cost is 4
  * bytes of the static TLS block, which glibc keeps spare room in for libraries dlopened later. */
 static _Thread_local int cs_depth __attribute__((tls_model("initial-exec")));
+/* How deeply this thread holds P, the progress engine (a handler that waits polls again), and
+ * whether its pass runs outside the section (what a handler there had to leave for a pass
+ * inside it: pass_deferred). Per thread by nature, as cs_depth. */
+static _Thread_local int engine_depth __attribute__((tls_model("initial-exec")));
+static _Thread_local int pass_outside __attribute__((tls_model("initial-exec")));
+static _Thread_local int pass_deferred __attribute__((tls_model("initial-exec")));
+/* This thread was counted by core_cs_note_thread (in the section instance of that epoch). */
+static _Thread_local const core_cs_t *noted __attribute__((tls_model("initial-exec")));
 
 void core_cs_init(core_cs_t *cs, int on)
 {
@@ -19,13 +27,20 @@ void core_cs_init(core_cs_t *cs, int on)
     atomic_init(&cs->waiters, 0);
     atomic_init(&cs->handovers, 0);
     atomic_init(&cs->engine, 0);
+    atomic_init(&cs->g_wants, 0);
+    atomic_init(&cs->nsleepers, 0);
     cs->sleepers = NULL;
+    pthread_mutex_init(&cs->osleep_lock, NULL);
+    cs->osleepers = NULL;
+    atomic_init(&cs->nosleepers, 0);
+    atomic_init(&cs->nthreads, 0);
 }
 
 void core_cs_destroy(core_cs_t *cs)
 {
     if (cs->on)
         pthread_mutex_destroy(&cs->lock);
+    pthread_mutex_destroy(&cs->osleep_lock);
     cs->on = 0;
 }
 
@@ -63,6 +78,18 @@ void core_cs_exit(core_cs_t *cs)
 int core_cs_held(void)
 {
     return cs_depth > 0;
+}
+
+int core_cs_try_enter(core_cs_t *cs)
+{
+    if (cs_depth > 0) {
+        cs_depth++;
+        return 1;
+    }
+    if (pthread_mutex_trylock(&cs->lock) != 0)
+        return 0;
+    cs_depth = 1;
+    return 1;
 }
 
 /* Between two polls of a blocked call (see thread.h). The other thread sleeps in the mutex:
@@ -111,21 +138,103 @@ void core_cs_usleep(core_cs_t *cs, unsigned us)
 
 int core_cs_engine_claim(core_cs_t *cs)
 {
-    if (atomic_load_explicit(&cs->engine, memory_order_relaxed))
+    if (engine_depth > 0) {
+        engine_depth++;
+        return 1;
+    }
+    /* Acquire, against the last holder's release: the consumer side of every channel (the
+     * shm rings' tails, the sockets' buffers) is P's, whichever thread held it last. */
+    int free_ = 0;
+    if (atomic_load_explicit(&cs->engine, memory_order_relaxed) != 0 ||
+        !atomic_compare_exchange_strong_explicit(&cs->engine, &free_, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
         return 0;
-    atomic_store_explicit(&cs->engine, 1, memory_order_relaxed);
+    engine_depth = 1;
     return 1;
+}
+
+/* After P was left (seq_cst store): the first thread asleep outside the section takes it
+ * over. Q is held across the ring: the sleeper unlinks itself (its record is on its stack)
+ * under Q. seq_cst read against core_cs_sleep_outside's count and then its read of P. */
+static void ring_outside(core_cs_t *cs)
+{
+    if (atomic_load_explicit(&cs->nosleepers, memory_order_seq_cst) == 0)
+        return;
+    pthread_mutex_lock(&cs->osleep_lock);
+    if (cs->osleepers)
+        core_cs_ring(cs->osleepers->bell);
+    pthread_mutex_unlock(&cs->osleep_lock);
+}
+
+void core_cs_engine_drop(core_cs_t *cs)
+{
+    if (--engine_depth == 0) {
+        atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
+        ring_outside(cs);
+    }
 }
 
 void core_cs_engine_leave(core_cs_t *cs)
 {
-    /* Relaxed: a sleeper (registered inside the section, so in the list below) reads the
-     * bell and then the engine; the ring's increment is a release after this store, so a
-     * sleeper that reads the rung bell sees the engine free, and one that read it before
-     * sleeps on a value the ring has changed. No sleeper: nobody to order against. */
-    atomic_store_explicit(&cs->engine, 0, memory_order_relaxed);
+    if (--engine_depth > 0)
+        return;
+    /* seq_cst (a release at least: P's data): a sleeper registered inside the section (so in
+     * the list below) reads the bell and then the engine; the ring's increment comes after
+     * this store, so a sleeper that reads the rung bell sees the engine free, and one that
+     * read it before sleeps on a value the ring has changed. */
+    atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
     if (cs->sleepers)
         core_cs_ring(cs->sleepers->bell);
+    ring_outside(cs);
+}
+
+void core_cs_engine_leave_outside(core_cs_t *cs)
+{
+    if (--engine_depth > 0)
+        return;
+    /* seq_cst, against core_cs_sleep's count of sleepers and then its read of the engine:
+     * either it sees the engine free or we see it counted and ring it, inside the section
+     * (the list is the section's). P is left before the section is taken (G -> P). */
+    atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
+    ring_outside(cs);
+    if (atomic_load_explicit(&cs->nsleepers, memory_order_seq_cst) == 0)
+        return;
+    core_cs_enter(cs);
+    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
+        core_cs_ring(cs->sleepers->bell);
+    core_cs_exit(cs);
+}
+
+int core_cs_engine_mine(void)
+{
+    return engine_depth > 0;
+}
+
+int core_cs_pass_outside(void)
+{
+    return pass_outside;
+}
+
+void core_cs_pass_set_outside(int on)
+{
+    pass_outside = on;
+}
+
+void core_cs_pass_defer(void)
+{
+    pass_deferred = 1;
+}
+
+int core_cs_pass_deferring(void)
+{
+    return pass_deferred;
+}
+
+int core_cs_pass_deferred(void)
+{
+    int d = pass_deferred;
+    pass_deferred = 0;
+    return d;
 }
 
 void core_cs_ring(_Atomic uint32_t *bell)
@@ -146,13 +255,17 @@ void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *do
 {
     core_cs_sleeper_t me = { bell, cs->sleepers };
     cs->sleepers = &me;
+    /* seq_cst, against core_cs_engine_leave_outside's store of the engine and then its read
+     * of this count (the engine's holder outside the section rings us through it). */
+    atomic_fetch_add_explicit(&cs->nsleepers, 1, memory_order_seq_cst);
     /* seq_cst, against core_req_complete's store of the flag and then its read of ours:
      * either it sees us asleep and rings, or we see the request complete. */
     __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&cs->lock);
     for (int i = 0;; i++) {
         uint32_t rung = atomic_load(bell);
-        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) || !atomic_load(&cs->engine))
+        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
+            !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
             break;
         if (i < SLEEP_SPINS)
             cpu_relax();
@@ -169,10 +282,57 @@ void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *do
     }
     lock(cs);
 unlink:;
+    atomic_fetch_sub_explicit(&cs->nsleepers, 1, memory_order_relaxed);
     core_cs_sleeper_t **p = &cs->sleepers;
     while (*p != &me)
         p = &(*p)->next;
     *p = me.next;
+}
+
+void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                           uint8_t *flag)
+{
+    core_cs_sleeper_t me = { bell, NULL };
+    pthread_mutex_lock(&cs->osleep_lock);
+    me.next = cs->osleepers;
+    cs->osleepers = &me;
+    pthread_mutex_unlock(&cs->osleep_lock);
+    /* seq_cst: against ring_outside (count, then P) and core_req_complete (flag, then the
+     * completion), as in core_cs_sleep */
+    atomic_fetch_add_explicit(&cs->nosleepers, 1, memory_order_seq_cst);
+    __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0;; i++) {
+        uint32_t rung = atomic_load(bell);
+        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
+            !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
+            break;
+        if (i < SLEEP_SPINS)
+            cpu_relax();
+        else
+            core_futex_wait(bell, rung, SLEEP_MAX);
+    }
+    __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&cs->osleep_lock);
+    core_cs_sleeper_t **p = &cs->osleepers;
+    while (*p != &me)
+        p = &(*p)->next;
+    *p = me.next;
+    atomic_fetch_sub_explicit(&cs->nosleepers, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&cs->osleep_lock);
+}
+
+void core_cs_wait_done_outside(core_cs_t *cs)
+{
+    if (!atomic_load_explicit(&cs->engine, memory_order_seq_cst))
+        ring_outside(cs);
+}
+
+int core_cs_note_thread(core_cs_t *cs)
+{
+    if (noted == cs)
+        return atomic_load_explicit(&cs->nthreads, memory_order_relaxed);
+    noted = cs;
+    return atomic_fetch_add_explicit(&cs->nthreads, 1, memory_order_relaxed) + 1;
 }
 
 void core_cs_let_sleepers(core_cs_t *cs)

@@ -22,10 +22,11 @@
  * This serializes most of the library's work (one thread progresses or posts at a
  * time). Of the split of issue 21 item 3, the matching lock of each context and the send
  * lock of each peer are built: MPI_Irecv posts under the first without this section,
- * MPI_Send/MPI_Isend send eager messages under the second, and Wait/Test/Waitall/Recv hand
- * out completed point-to-point requests without it; the progress engine outside the section
- * is not built (ARCHITECTURE.md, "Threads": the lock order, what keeps this section, what is
- * left).
+ * MPI_Send/MPI_Isend send eager messages under the second, Wait/Test/Waitall/Recv hand
+ * out completed point-to-point requests without it, and Wait/Waitall/Recv wait for
+ * point-to-point requests without it over shm, driving the progress engine P outside the
+ * section or asleep outside it (core_wait_req_outside; ARCHITECTURE.md, "Threads": the lock
+ * order, what keeps this section, what is left).
  */
 #ifndef RDMPI_CORE_THREAD_H
 #define RDMPI_CORE_THREAD_H
@@ -48,9 +49,31 @@ typedef struct core_cs {
     pthread_mutex_t lock;
     atomic_int waiters;        /* threads asleep in the lock (core_cs_pause hands over) */
     atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
-    atomic_int engine;         /* a thread drives progress for the waiters (core_wait_req):
-                                * set and cleared inside the section, read outside it */
+    /* P, the progress engine (ARCHITECTURE.md, "Threads"): the thread that polls the
+     * transports' consumer side, one at a time. Taken only by trylock (compare-and-swap),
+     * recursively by its holder (a handler that waits polls again: a per-thread depth), with
+     * or without the section: a thread outside the section drives it for the point-to-point
+     * waits (core_wait_req_outside), a thread inside for every other wait and pass. A thread
+     * that holds P never blocks on anything (the section included): it leaves P before it
+     * takes the section, so the order is G -> P and no thread holding the section waits for
+     * P either (it skips the poll or sleeps outside the section). */
+    atomic_int engine;
+    /* A thread inside the section found P taken by another (a poll it skipped, a wait that
+     * sleeps): the holder outside the section leaves P at its next look, so that work only
+     * the section may do (the handlers of the layers that keep it, the hooks) is not held
+     * up by a pass that defers it. Relaxed: a stale value costs one more look. */
+    atomic_int g_wants;
     core_cs_sleeper_t *sleepers; /* threads asleep in core_cs_sleep (inside the section) */
+    atomic_int nsleepers;      /* how many: read by the engine's holder outside the section */
+    /* Threads waiting outside the section for a request while another holds P
+     * (core_cs_sleep_outside), under their own lock Q (a leaf: nothing is taken inside it);
+     * whoever leaves P rings the first of them to take the engine over. */
+    pthread_mutex_t osleep_lock;
+    core_cs_sleeper_t *osleepers;
+    atomic_int nosleepers;
+    /* Threads that made point-to-point calls from outside the section (core_cs_note_thread):
+     * from 2 on, MPI_Recv posts and waits outside it on any communicator. */
+    atomic_int nthreads;
 } core_cs_t;
 
 void core_cs_init(core_cs_t *cs, int on);
@@ -74,13 +97,42 @@ void core_cs_usleep(core_cs_t *cs, unsigned us);
  * depth. The caller must be at a point where other threads may run. */
 int core_cs_leave(core_cs_t *cs);
 void core_cs_return(core_cs_t *cs, int left);
-/* The progress engine (progress by trylock, inside the section): a thread waiting for one
- * request either drives progress for everyone (claim returns 1; it leaves with
- * core_cs_engine_leave) or, when another thread does, sleeps outside the section until its
- * request completes or the engine is free (core_cs_sleep). So N waiting threads do not
- * queue for the section after every poll. */
+/* The progress engine P (progress by trylock): a thread waiting for one request either
+ * drives progress for everyone (claim returns 1; it leaves with core_cs_engine_leave) or,
+ * when another thread does, sleeps outside the section until its request completes or the
+ * engine is free (core_cs_sleep). So N waiting threads do not queue for the section after
+ * every poll. Claimed by compare-and-swap, inside the section or outside it; recursive for
+ * its holder. core_cs_engine_leave called inside the section rings a sleeper to take the
+ * engine over; outside it (core_cs_engine_leave_outside) the section is entered for that
+ * only when threads sleep. core_cs_engine_drop leaves one level of a single pass's claim
+ * (core_progress inside the section) without ringing anyone. */
 int core_cs_engine_claim(core_cs_t *cs);
 void core_cs_engine_leave(core_cs_t *cs);
+void core_cs_engine_leave_outside(core_cs_t *cs);
+void core_cs_engine_drop(core_cs_t *cs);
+/* Whether this thread holds P. */
+int core_cs_engine_mine(void);
+/* A pass of the progress engine without the section (core_wait_req_outside) is under way in
+ * this thread: handlers that need the section refuse the message for now (CORE_EBUSY, left
+ * in the channel: core_cs_pass_defer), and the pass ends. Set and read by the same thread. */
+int core_cs_pass_outside(void);
+void core_cs_pass_set_outside(int on);
+/* Outside the section, while another thread holds P: sleeps on *bell (rung when the request
+ * completes, *flag saying "asleep" as for core_cs_sleep) until *done is set or P is free. */
+void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                           uint8_t *flag);
+/* Leaving a wait outside the section without P: rings the first sleeper outside when P is
+ * free (the one rung for it may have found its own request complete and left). */
+void core_cs_wait_done_outside(core_cs_t *cs);
+/* Counts this thread once among those calling point-to-point operations from outside the
+ * section; returns how many have. */
+int core_cs_note_thread(core_cs_t *cs);
+/* A handler in an outside pass leaves its message for a pass that holds the section; the
+ * waiter reads (and clears) it with core_cs_pass_deferred. */
+void core_cs_pass_defer(void);
+int core_cs_pass_deferred(void);
+/* The same without clearing it (the poller ending its pass). */
+int core_cs_pass_deferring(void);
 /* Inside the section, with another thread holding the engine: leaves the section and sleeps
  * on *bell (the request's, rung by core_cs_ring when it completes) until *done is set or
  * the engine is free, then takes the section back. *flag says "asleep" to the completer. */
@@ -96,11 +148,14 @@ void core_cs_ring(_Atomic uint32_t *bell);
  * that may have found its own request complete and left instead). */
 static inline void core_cs_wait_done(core_cs_t *cs)
 {
-    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
+    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
         core_cs_ring(cs->sleepers->bell);
 }
 /* This thread holds the critical section. */
 int core_cs_held(void);
+/* Enters (or nests in) the section only if it is free: 1 when entered (leave with
+ * core_cs_exit). For the holder of P outside the section, which may not block on it. */
+int core_cs_try_enter(core_cs_t *cs);
 /* Whether a point-to-point entry point (API_ENTER_P2P) is called under MULTIPLE from outside
  * the section. */
 static inline int core_cs_outside(const core_cs_t *cs)

@@ -44,9 +44,9 @@ static int cancel_send(MPI_Request s)
     if (s->peer == MPI_PROC_NULL || (s->wait & P2P_WAIT_CANCEL))
         return 0;
     /* A message queued to go (the postq): completed now, asked for like one that went. */
-    if (!s->complete)
+    if (!core_req_is_complete(s))
         p2p_postq_finish(s);
-    if (s->complete) {
+    if (core_req_is_complete(s)) {
         if (!eager_pending(s))
             return 0;
         /* complete again with the receiver's answer (MPI_Wait must wait for it) */
@@ -72,7 +72,7 @@ static int cancel_send(MPI_Request s)
 
 static int cancel_recv(MPI_Request req)
 {
-    if (req->complete)
+    if (core_req_is_complete(req))
         return 0;
     p2p_mq_t *mq = p2p_mq_get(req->ctx);
     int locked = p2p_mq_lock(mq);

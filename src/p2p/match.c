@@ -45,6 +45,21 @@ MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
     return NULL;
 }
 
+MPI_Request p2p_mq_find_posted(p2p_mq_t *mq, int src, int tag, int world_src)
+{
+    for (MPI_Request r = mq->posted_head; r; r = r->next) {
+        if (!p2p_match(r->peer, r->tag, src, tag))
+            continue;
+        if (world_src >= 0 && !p2p_src_ok(r, src, world_src)) {
+            if (mq->by_world)
+                continue;
+            return P2P_MQ_FORGED;
+        }
+        return r;
+    }
+    return NULL;
+}
+
 void p2p_mq_post(p2p_mq_t *mq, MPI_Request req)
 {
     req->next = NULL;

@@ -92,6 +92,8 @@ static inline int p2p_src_ok(MPI_Request r, int src, int world_src)
  * that rank (p2p_src_ok), it stays posted and P2P_MQ_FORGED is returned; on a by_world
  * queue such a receive belongs to another communicator and the search goes on. */
 MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src);
+/* The receive p2p_mq_take_posted would take (or P2P_MQ_FORGED), left posted. */
+MPI_Request p2p_mq_find_posted(p2p_mq_t *mq, int src, int tag, int world_src);
 void p2p_mq_post(p2p_mq_t *mq, MPI_Request req);
 /* Removes req from the posted queue; 1 if it was there. */
 int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req);

@@ -243,6 +243,65 @@ CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
     p2p_recv_done(r, n, len);
 }
 
+/* Whether a posted receive may be delivered by a pass outside G: nothing to run at its
+ * completion but the completion (no binding's hook, not freed by the user, which would
+ * release it and its references there, no derived datatype to unpack into or release, not
+ * persistent). */
+static inline int plain_recv(MPI_Request r)
+{
+    return !r->persistent && !r->hook && !r->dt_held && !r->file &&
+           !__atomic_load_n(&r->freed, __ATOMIC_RELAXED);
+}
+
+/* EAGER in a pass of the engine outside G (core_wait_req_outside, ARCHITECTURE.md
+ * "Threads"): only a standard message (no ACK owed: p2p's control queue is G's) on a
+ * context whose queues are used outside G already (its arrivals take M: p2p_mq_t.outside),
+ * matched by a plain receive or queued as unexpected; anything else is left in the channel
+ * for a pass inside G (CORE_EBUSY after core_cs_pass_defer), before anything is counted. */
+static int __attribute__((noinline)) eager_outside(const p2p_hdr_t *h, int src,
+                                                   const void *payload, size_t len)
+{
+    p2p_mq_t *mq;
+    if ((h->flags & (P2P_F_SYNC | P2P_F_SREQ)) || !(mq = p2p_mq_get(h->ctx)) ||
+        !__atomic_load_n(&mq->outside, __ATOMIC_RELAXED))
+        goto defer;
+    pthread_mutex_lock(&mq->lock);
+    MPI_Request r = p2p_mq_find_posted(mq, h->src, h->tag, src);
+    if (r == P2P_MQ_FORGED || (r && !plain_recv(r))) {
+        pthread_mutex_unlock(&mq->lock); /* a forged source is reported inside G */
+        goto defer;
+    }
+    core_count_add(&P2P->counts.arrived, 1);
+    core_count_add(&P2P->counts.arrived_bytes, len);
+    if (r) {
+        p2p_mq_take_posted(mq, h->src, h->tag, src); /* r: the first match, as found */
+        pthread_mutex_unlock(&mq->lock);
+        drop_any_group(r);
+        deliver_eager(r, h, src, payload, len, 0);
+        return 0;
+    }
+    p2p_unexp_t *u = malloc(sizeof(*u) + len);
+    if (!u)
+        core_fatal("out of memory receiving a message");
+    u->src = h->src;
+    u->tag = h->tag;
+    u->world_src = src;
+    u->proto = P2P_PROTO_EAGER;
+    u->flags = h->flags;
+    u->len = len;
+    u->sreq = 0;
+    u->data = u + 1;
+    if (len)
+        memcpy(u->data, payload, len);
+    p2p_mq_push_unexp(mq, u);
+    pthread_mutex_unlock(&mq->lock);
+    p2p_count_unexp(1);
+    return 0;
+defer:
+    core_cs_pass_defer();
+    return CORE_EBUSY;
+}
+
 static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len)
 {
@@ -267,6 +326,8 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     }
     if ((rc = check_match_hdr(h, P2P_EAGER_FLAGS, "EAGER")) != 0)
         return rc;
+    if (__builtin_expect(core_cs_pass_outside(), 0))
+        return eager_outside(h, src, payload, len);
     int shared = core_handles.shared;
     core_count_add_as(&P2P->counts.arrived, 1, shared);
     core_count_add_as(&P2P->counts.arrived_bytes, len, shared);
@@ -783,7 +844,9 @@ int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
     P2P->busy_pass = calloc((size_t)n, sizeof(uint64_t));
     if (!P2P->queued || !P2P->busy_pass)
         return CORE_ENOMEM;
-    tp_am_register(P2P->tp, P2P_AM_EAGER, (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER" });
+    /* EAGER may run in a pass outside G (eager_outside); the others wait for one inside */
+    tp_am_register(P2P->tp, P2P_AM_EAGER,
+                   (tp_am_entry_t){ eager_handler, NULL, NULL, "EAGER", NULL, 1 });
     tp_am_register(P2P->tp, P2P_AM_RTS, (tp_am_entry_t){ rts_handler, NULL, NULL, "RTS" });
     tp_am_register(P2P->tp, P2P_AM_ACK, (tp_am_entry_t){ ack_handler, NULL, NULL, "ACK" });
     p2p_rndv_register();

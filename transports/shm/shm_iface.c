@@ -35,6 +35,7 @@ static void shm_ep_destroy(tp_ep_t *ep);
 static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                        const void *payload, size_t len);
 static int shm_progress(void *iface);
+static int shm_progress_outside(void *iface);
 static int shm_flush(tp_ep_t *ep);
 static int shm_arm(tp_iface_t *iface, tp_arm_t *a);
 
@@ -49,6 +50,7 @@ static const tp_ops_t shm_ops = {
     .get = tp_shm_get,
     .put = tp_shm_put,
     .progress = shm_progress,
+    .progress_outside = shm_progress_outside,
     .flush = shm_flush,
     .arm = shm_arm,
     /* no drain: nothing is owed at finalize (see below) */
@@ -66,8 +68,9 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_inline = 256;
     caps->eager_limit = tp_shm_eager_limit(s->cfg, (caps->flags & TP_CAP_GET) != 0, max_am);
     caps->max_rkey = sizeof(int32_t);
-    /* the producer side of a ring is the endpoint's alone (shm_am_send): S(peer) covers it */
-    caps->flags |= TP_CAP_WAIT | TP_CAP_THREADS;
+    /* the producer side of a ring is the endpoint's alone (shm_am_send): S(peer) covers it;
+     * the consumer side is the engine's, P (shm_progress_outside) */
+    caps->flags |= TP_CAP_WAIT | TP_CAP_THREADS | TP_CAP_POLL_OUTSIDE;
 }
 
 static int local_index(tp_shm_iface_t *s, int world_rank)
@@ -330,6 +333,56 @@ CORE_INLINE int senders_changed(const tp_shm_iface_t *s)
 {
     return s->nsender_words > 1 ||
            atomic_load_explicit(&s->senders[0], memory_order_relaxed) != s->senders_seen[0];
+}
+
+/* A pass of the engine P outside G (MULTIPLE, core_wait_req_outside): the incoming rings
+ * only, and only the records whose handler may run there (tp_am_outside_ok: p2p's eager
+ * messages); the first other record (a cooperative copy's request, a rendezvous, RMA ...)
+ * stays at its ring's tail for a pass inside G, and the pass ends (its waiter then enters G).
+ * Nothing of the cooperative copies nor of the batched reads (getq) is touched: a thread
+ * inside G starts those without P (a rendezvous' get from an MPI_Irecv), so they are G's
+ * and move in passes that hold it. The senders bitmap and the rings' consumer ends are P's. */
+static int shm_progress_outside(void *iface)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    int events = 0;
+    if (s->senders && senders_changed(s))
+        new_senders(s);
+    for (int i = 0; i < s->nin; i++) {
+        tp_shm_in_t *in = &s->in[i];
+        if (tp_shm_ring_empty(&in->cons) || in->failed)
+            continue;
+        uint64_t off = in->cons.tail & in->cons.mask;
+        if (off > in->fill.at)
+            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill, off);
+        tp_shm_rec_t rec;
+        uint64_t bad = 0;
+        int rc;
+        for (int k = 0;
+             k < SHM_PROGRESS_BATCH && (rc = tp_shm_ring_peek(&in->cons, &rec, &bad)) != 0; k++) {
+            if (rc < 0) {
+                in_failed(s, in, TP_AM_MAX, rc, bad);
+                break;
+            }
+            if (rec.id == TP_SHM_ID_COOP) {
+                core_cs_pass_defer();
+                return events;
+            }
+            if (!tp_am_outside_ok(s->base.am, rec.id))
+                return events;
+            rc = tp_am_dispatch(s->base.am, rec.id, in->src, rec.hdr, rec.hdr_len, rec.payload,
+                                rec.len);
+            if (rc == CORE_EBUSY && core_cs_pass_deferring())
+                return events; /* its handler left it for a pass inside G */
+            if (rc) {
+                in_failed(s, in, rec.id, rc, 0);
+                break;
+            }
+            tp_shm_ring_release(&in->cons);
+            events++;
+        }
+    }
+    return events;
 }
 
 static int shm_progress(void *iface)
