@@ -353,8 +353,8 @@ static int shm_progress_outside(void *iface)
         if (tp_shm_ring_empty(&in->cons) || in->failed)
             continue;
         uint64_t off = in->cons.tail & in->cons.mask;
-        if (off > in->fill.at)
-            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill, off);
+        if (off > in->fill.at) /* once, past its first page */
+            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill);
         tp_shm_rec_t rec;
         uint64_t bad = 0;
         int rc;
