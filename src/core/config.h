@@ -105,6 +105,8 @@ typedef struct core_settings {
     int yield_mode;             /* RDMPI_YIELD: auto, always, never */
     double wait_warn;           /* RDMPI_WAIT_WARN: seconds before a blocked call says so */
     double wait_sleep;          /* RDMPI_WAIT_SLEEP: idle seconds before sleeping (0: never) */
+    double wait_slice;          /* RDMPI_WAIT_SLICE: the scheduler slice asked for once others'
+                                   processes share our cores (-1: auto, 0: never ask) */
     double connect_timeout;     /* RDMPI_CONNECT_TIMEOUT: connect to another run's port */
     double accept_timeout;      /* RDMPI_ACCEPT_TIMEOUT: one connector's handshake */
     int test_xrun_fail;         /* RDMPI_TEST_XRUN_FAIL: test only, -1 or a world rank */

@@ -3,9 +3,13 @@
  */
 #include <sched.h>
 #include <poll.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +219,7 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
 #define NAP_AFTER 0.01     /* idle seconds before napping (see below) */
 #define NAP_SHARE 0.01     /* a nap lasts this share of the time idle so far ... */
 #define NAP_MAX 0.001      /* ... and at most this long (seconds) */
+#define AUTO_SLICE 0.0001  /* the scheduler slice asked for among others' processes (below) */
 
 void core_wait_policy(core_runtime_t *rt)
 {
@@ -239,6 +244,10 @@ void core_wait_policy(core_runtime_t *rt)
                        ? NAP_AFTER : 0;
     if (rt->cs.on)
         rt->wait_sleep = rt->wait_sleep_busy = rt->wait_nap = 0;
+    double slice = rt->settings->wait_slice;
+    if (slice < 0)
+        slice = rt->settings->yield_mode != CORE_YIELD_NEVER ? AUTO_SLICE : 0;
+    rt->wait_slice = slice;
     if (rt->wait_sleep > 0)
         core_debug("blocked calls sleep after %g s without progress", rt->wait_sleep);
     /* The first idle poll at which core_wait_idle_slow can do something:
@@ -290,6 +299,13 @@ void core_wait_policy(core_runtime_t *rt)
  * found its core taken (below) keeps BUSY_SLEEP: no more ranks than cores,
  * its partner is likely running, not waiting for a yield.
  *
+ * Among others' busy processes, though, sleeping and yielding cost a time
+ * slice: Linux's scheduler (EEVDF, 6.6 and later) lets the running task
+ * finish its protected slice (1.4 ms here) before a woken rank runs, and a
+ * yield pushes the yielder's deadline a whole slice back. So the first slow
+ * yield or contended wait asks for AUTO_SLICE slices (ask_short_slice): a
+ * woken task with a shorter slice than the running one preempts it at once.
+ *
  * Not oversubscribed, a rank spins; every 1024th idle poll looks at the
  * clock. 1024 idle polls take ~50 us on a core of our own: when they took
  * more than CONTENDED, something else ran on our core meanwhile (a noisy
@@ -308,6 +324,39 @@ void core_wait_policy(core_runtime_t *rt)
  * wait so far adds at most that much to it. A wait that must not sleep
  * (nosleep: an RDMA completion is due) never naps.
  */
+/* sched_attr as sched_setattr(2) takes it (its header clashes with glibc's sched.h). */
+struct slice_attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+#define SLICE_KEEP_POLICY 0x08 /* SCHED_FLAG_KEEP_POLICY */
+#define SLICE_BATCH 3          /* SCHED_BATCH (glibc shows it only with _GNU_SOURCE) */
+
+/* Others' processes share our cores (see above): ask the scheduler for short slices, once.
+ * Since Linux 6.12 (EEVDF) a fair task's sched_runtime is its slice, and a task woken with a
+ * shorter slice than the running one's preempts it at once (PREEMPT_SHORT): a rank woken
+ * by its partner's message runs then, not when a busy neighbour's slice (0.75-3 ms) ends,
+ * and a yield puts it behind the others for its own short slice only. Its share of the CPU
+ * is the same. Older kernels ignore the field; any error leaves the slice as it was. */
+static void ask_short_slice(core_runtime_t *rt)
+{
+    rt->wait_slice_asked = 1;
+    int policy = sched_getscheduler(0);
+    if (rt->wait_slice <= 0 || (policy != SCHED_OTHER && policy != SLICE_BATCH))
+        return;
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0); /* kept: the call sets it too */
+    if (errno)
+        return;
+    struct slice_attr a = { .size = sizeof(a), .flags = SLICE_KEEP_POLICY, .nice = nice,
+                            .runtime = (uint64_t)(rt->wait_slice * 1e9) };
+    if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+        core_debug("sched_setattr (a %g s slice): %s", rt->wait_slice, strerror(errno));
+}
+
 /* One nap of a long idle wait (see above). */
 static void nap(const core_wait_ctx_t *w)
 {
@@ -335,8 +384,11 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
             w->idle_since = now;
         } else {
             /* Two idle polls in a row: what lay between them was our yield. */
-            if (yielding && now - w->last_poll > SLOW_YIELD)
+            if (yielding && now - w->last_poll > SLOW_YIELD) {
                 rt->wait_slow_yield = now;
+                if (!rt->wait_slice_asked)
+                    ask_short_slice(rt);
+            }
             if (now - w->idle_since >= ws ||
                 (rt->wait_slow_yield > 0 && now - rt->wait_slow_yield < SLOW_SPELL))
                 w->sleeping = 1;
@@ -373,6 +425,8 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
         rt->wait_sleep_busy > 0) {
         w->contended = 1;
         w->idle_since = 0;
+        if (!rt->wait_slice_asked)
+            ask_short_slice(rt);
         w->quiet = 1; /* every idle poll now yields and may sleep */
     }
     w->last_check = now;

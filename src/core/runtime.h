@@ -80,6 +80,9 @@ typedef struct core_runtime {
                                   (core_wait_idle_slow); 0: never */
     double wait_slow_yield;    /* when a yield last gave the core to another process's time
                                   slice (core_wait_idle_slow); 0: never */
+    double wait_slice;         /* scheduler slice to ask for once others share our cores; 0:
+                                  none (core_wait_policy) */
+    int wait_slice_asked;      /* asked for it (once per process) */
     int ncores;
     char **rank_hosts;         /* lazily looked-up hostnames, by process (core_rank_host) */
 
