@@ -213,8 +213,12 @@ int core_op_valid(MPI_Op op, MPI_Datatype dt)
  * (an ifunc) where the CPU has it: twice the vector width. OSU's reduce of 64 KiB of
  * MPI_CHAR sums on 2 ranks: the root's reduction was 28,700 instructions with SSE2 (the
  * copy of the partner's vector took less time). Elementwise, one operation per item and no
- * FMA (not in the avx2 target): the same bits either way. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute)
+ * FMA (not in the avx2 target): the same bits either way.
+ * Not in sanitizer builds: an ifunc's resolver runs while the dynamic linker relocates the
+ * library, before the sanitizer's runtime is set up, and the instrumented resolver crashes
+ * there (every TSan-built program died in _dl_relocate_object). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__has_attribute) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #if __has_attribute(target_clones)
 #define OP_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
