@@ -253,6 +253,27 @@ static inline int plain_recv(MPI_Request r)
            !__atomic_load_n(&r->freed, __ATOMIC_RELAXED);
 }
 
+/* An eager message no receive matched, copied out of the transport's buffer for the
+ * unexpected queue (both eager handlers, inside and outside G). */
+static p2p_unexp_t *unexp_eager(const p2p_hdr_t *h, int src, const void *payload, size_t len,
+                                uint64_t sreq)
+{
+    p2p_unexp_t *u = malloc(sizeof(*u) + len);
+    if (!u)
+        core_fatal("out of memory receiving a message");
+    u->src = h->src;
+    u->tag = h->tag;
+    u->world_src = src;
+    u->proto = P2P_PROTO_EAGER;
+    u->flags = h->flags;
+    u->len = len;
+    u->sreq = sreq;
+    u->data = u + 1;
+    if (len) /* a zero-byte message may come with no payload pointer at all */
+        memcpy(u->data, payload, len);
+    return u;
+}
+
 /* EAGER in a pass of the engine outside G (core_wait_req_outside, ARCHITECTURE.md
  * "Threads"): only a standard message (no ACK owed: p2p's control queue is G's) on a
  * context whose queues are used outside G already (its arrivals take M: p2p_mq_t.outside),
@@ -280,20 +301,7 @@ static int __attribute__((noinline)) eager_outside(const p2p_hdr_t *h, int src,
         deliver_eager(r, h, src, payload, len, 0);
         return 0;
     }
-    p2p_unexp_t *u = malloc(sizeof(*u) + len);
-    if (!u)
-        core_fatal("out of memory receiving a message");
-    u->src = h->src;
-    u->tag = h->tag;
-    u->world_src = src;
-    u->proto = P2P_PROTO_EAGER;
-    u->flags = h->flags;
-    u->len = len;
-    u->sreq = 0;
-    u->data = u + 1;
-    if (len)
-        memcpy(u->data, payload, len);
-    p2p_mq_push_unexp(mq, u);
+    p2p_mq_push_unexp(mq, unexp_eager(h, src, payload, len, 0));
     pthread_mutex_unlock(&mq->lock);
     p2p_count_unexp(1);
     return 0;
@@ -346,20 +354,7 @@ static int eager_handler(void *arg, int src, const void *hdr, size_t hdr_len,
         deliver_eager(r, h, src, payload, len, sreq);
         return 0;
     }
-    p2p_unexp_t *u = malloc(sizeof(*u) + len);
-    if (!u)
-        core_fatal("out of memory receiving a message");
-    u->src = h->src;
-    u->tag = h->tag;
-    u->world_src = src;
-    u->proto = P2P_PROTO_EAGER;
-    u->flags = h->flags;
-    u->len = len;
-    u->sreq = sreq;
-    u->data = u + 1;
-    if (len) /* a zero-byte message may come with no payload pointer at all */
-        memcpy(u->data, payload, len);
-    p2p_mq_push_unexp(mq, u);
+    p2p_mq_push_unexp(mq, unexp_eager(h, src, payload, len, sreq));
     p2p_mq_unlock(mq, locked);
     p2p_count_unexp(1);
     return 0;

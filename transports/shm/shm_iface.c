@@ -335,6 +335,18 @@ CORE_INLINE int senders_changed(const tp_shm_iface_t *s)
            atomic_load_explicit(&s->senders[0], memory_order_relaxed) != s->senders_seen[0];
 }
 
+/* Whether an incoming ring has a record to read (and is not failed); maps the ring whole
+ * the first time its consumer passes the first page (tp_shm_seg_fill). */
+static inline int in_ready(tp_shm_iface_t *s, tp_shm_in_t *in)
+{
+    if (tp_shm_ring_empty(&in->cons) || in->failed)
+        return 0;
+    uint64_t off = in->cons.tail & in->cons.mask;
+    if (off > in->fill.at) /* once, past its first page */
+        tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill);
+    return 1;
+}
+
 /* A pass of the engine P outside G (MULTIPLE, core_wait_req_outside): the incoming rings
  * only, and only the records whose handler may run there (tp_am_outside_ok: p2p's eager
  * messages); the first other record (a cooperative copy's request, a rendezvous, RMA ...)
@@ -350,11 +362,8 @@ static int shm_progress_outside(void *iface)
         new_senders(s);
     for (int i = 0; i < s->nin; i++) {
         tp_shm_in_t *in = &s->in[i];
-        if (tp_shm_ring_empty(&in->cons) || in->failed)
+        if (!in_ready(s, in))
             continue;
-        uint64_t off = in->cons.tail & in->cons.mask;
-        if (off > in->fill.at) /* once, past its first page */
-            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill);
         tp_shm_rec_t rec;
         uint64_t bad = 0;
         int rc;
@@ -393,11 +402,8 @@ static int shm_progress(void *iface)
         new_senders(s);
     for (int i = 0; i < s->nin; i++) {
         tp_shm_in_t *in = &s->in[i];
-        if (tp_shm_ring_empty(&in->cons) || in->failed)
+        if (!in_ready(s, in))
             continue;
-        uint64_t off = in->cons.tail & in->cons.mask;
-        if (off > in->fill.at) /* once, past its first page */
-            tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill);
         tp_shm_rec_t rec;
         uint64_t bad = 0;
         int rc;
