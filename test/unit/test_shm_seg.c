@@ -295,8 +295,8 @@ static void test_bridge(void)
     pass("bridge", before);
 }
 
-/* tp_shm_seg_fill maps a whole ring at once, the first time a side passes its first page
- * (fill.at), and never again: every page of the ring is resident afterwards (mincore), and
+/* tp_shm_seg_fill maps a whole ring at once, the first time a side passes fill.at (its
+ * first record in a large ring, its first page in a small one), and never again: every page of the ring is resident afterwards (mincore), and
  * the rings next to it are left alone. Where MADV_POPULATE_WRITE is missing it is a no-op
  * that still marks the ring done. */
 static void test_fill(void)
@@ -309,8 +309,12 @@ static void test_fill(void)
     if (rc)
         return;
     tp_shm_fill_t f;
-    tp_shm_fill_init(&f);
-    check(f.at == TP_SHM_FILL_AFTER, "fill", "a fresh ring is mapped past its first page (at %llu)",
+    tp_shm_fill_init(&f, 1u << 20);
+    check(f.at == 0, "fill", "a fresh ring of 1 MiB is not mapped at its first record (at %llu)",
+          (unsigned long long)f.at);
+    tp_shm_fill_init(&f, 64u << 10);
+    check(f.at == TP_SHM_FILL_AFTER, "fill",
+          "a fresh ring of 64 KiB is not mapped past its first page (at %llu)",
           (unsigned long long)f.at);
     void *ring = tp_shm_seg_ring(&a, 0, 1);
     void *next = tp_shm_seg_ring(&a, 1, 0);

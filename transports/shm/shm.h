@@ -234,22 +234,27 @@ void *tp_shm_seg_ring(tp_shm_iface_t *s, int src, int dst);
  * -i 200 (a page fault is ~4 us on a VM), and cycling through a ring of 1 MiB evicts the
  * caches that the first page stays in. */
 #define TP_SHM_RING_KEEP (4096 - TP_SHM_RING_CTRL)
-/* Offset in a ring past which its sides map it: a ring that only ever carried a few small
- * records (a peer met in a tree collective, a barrier) stays at its first page, the memory
- * model of docs/scale.md (one 4 KiB page per peer met with small messages). */
+/* Offset in a small ring (below TP_SHM_FILL_EARLY bytes: a node of 12 or more ranks) past
+ * which its sides map it: a ring that only ever carried a few small records (a peer met in a
+ * tree collective, a barrier) stays at its first page, the memory model of docs/scale.md
+ * (one 4 KiB page per peer met with small messages, where a node has hundreds of peers). */
 #define TP_SHM_FILL_AFTER 4096
-/* Maps the whole ring into this process (each side once, when its offset first passes
- * TP_SHM_FILL_AFTER), so that the rest of its first lap takes no fault per page. The whole
- * ring, not pieces ahead of use as before: the first lap of the 1 MiB ring of 2 ranks is
- * osu_bw's and osu_bibw's 1-8 B (each size moves ~280 KB), which paid a page fault or a
- * 16 KiB populate every few hundred messages inside their timed loops (osu_bw 1-4 B ran
- * 5-14% faster with a 16-64 KiB ring, mapped in its first messages, than on the first lap of
- * the 1 MiB one). The cost, about a millisecond for a ring of a megabyte (a page fault is
- * ~4 us on a VM), falls after the first 4 KiB to or from a peer: a benchmark's warm-up. */
+/* Rings of this size or more (nodes of up to 11 ranks, a few peers each) are mapped at their
+ * first record: mapping 256 KiB-1 MiB costs 0.3-1 ms, which a short timed loop must not
+ * meet (a 2-rank OSU barrier of -i 200 took 3.1 us instead of 0.3 when its ring crossed the
+ * 4 KiB mark inside the loop), and it is at most a few MiB per process there. */
+#define TP_SHM_FILL_EARLY (256u << 10)
+/* Maps the whole ring into this process (each side once: at its first record, or once its
+ * offset first passes TP_SHM_FILL_AFTER in a small ring), so that the rest of its first lap
+ * takes no fault per page. The whole ring, not pieces ahead of use as before: the first lap
+ * of the 1 MiB ring of 2 ranks is osu_bw's and osu_bibw's 1-8 B (each size moves ~280 KB),
+ * which paid a page fault or a 16 KiB populate every few hundred messages inside their timed
+ * loops (osu_bw 1-4 B ran 5-14% faster with a 16-64 KiB ring, mapped in its first messages,
+ * than on the first lap of the 1 MiB one). */
 void tp_shm_seg_fill(tp_shm_iface_t *s, void *ring, tp_shm_fill_t *f);
-static inline void tp_shm_fill_init(tp_shm_fill_t *f)
+static inline void tp_shm_fill_init(tp_shm_fill_t *f, uint64_t ring_size)
 {
-    f->at = TP_SHM_FILL_AFTER;
+    f->at = ring_size >= TP_SHM_FILL_EARLY ? 0 : TP_SHM_FILL_AFTER;
 }
 _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r);
 /* Local rank r's senders bitmap (nwords words), beside its doorbell; NULL if it does not fit. */

@@ -243,7 +243,7 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         if (!bits)
             return CORE_EPEER;
         atomic_fetch_or_explicit(&bits[s->me / 64], 1ull << (s->me % 64), memory_order_release);
-        tp_shm_fill_init(&ep->fill);
+        tp_shm_fill_init(&ep->fill, s->ring_size);
         ep->base.iface = iface;
         ep->base.peer = peer;
         ep->lpeer = lp;
@@ -271,7 +271,7 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
         return CORE_EINVAL;
     int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
     uint64_t off = e->prod.head & e->prod.mask;
-    if (off > e->fill.at) /* once, past its first page */
+    if (off > e->fill.at) /* once (tp_shm_fill_init says when) */
         tp_shm_seg_fill(tp_shm_iface(ep->iface), e->prod.ring, &e->fill);
     /* Until some rank of the node has slept, no fence and no look at the bell: the first
      * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
@@ -318,7 +318,7 @@ static void __attribute__((noinline)) new_senders(tp_shm_iface_t *s)
                 continue; /* the size was checked at ready */
             in->src = s->rt->local_ranks[lsrc];
             in->lsrc = lsrc;
-            tp_shm_fill_init(&in->fill);
+            tp_shm_fill_init(&in->fill, s->ring_size);
             in->failed = 0;
             s->nin++;
         }
@@ -342,7 +342,7 @@ static inline int in_ready(tp_shm_iface_t *s, tp_shm_in_t *in)
     if (tp_shm_ring_empty(&in->cons) || in->failed)
         return 0;
     uint64_t off = in->cons.tail & in->cons.mask;
-    if (off > in->fill.at) /* once, past its first page */
+    if (off > in->fill.at) /* once (tp_shm_fill_init says when) */
         tp_shm_seg_fill(s, tp_shm_seg_ring(s, in->lsrc, s->me), &in->fill);
     return 1;
 }
