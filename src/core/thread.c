@@ -250,6 +250,22 @@ void core_cs_ring(_Atomic uint32_t *bell)
 /* A sleep is bounded all the same (a missed ring would cost this much, not a hang). */
 #define SLEEP_MAX 0.01
 
+/* The sleep of core_cs_sleep and core_cs_sleep_outside: spins a little, then sleeps on the
+ * bell (each sleep bounded) until the request is done or the engine is free. */
+static void sleep_on_bell(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done)
+{
+    for (int i = 0;; i++) {
+        uint32_t rung = atomic_load(bell);
+        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
+            !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
+            break;
+        if (i < SLEEP_SPINS)
+            cpu_relax();
+        else
+            core_futex_wait(bell, rung, SLEEP_MAX);
+    }
+}
+
 void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                    uint8_t *flag)
 {
@@ -262,16 +278,7 @@ void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *do
      * either it sees us asleep and rings, or we see the request complete. */
     __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&cs->lock);
-    for (int i = 0;; i++) {
-        uint32_t rung = atomic_load(bell);
-        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
-            !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
-            break;
-        if (i < SLEEP_SPINS)
-            cpu_relax();
-        else
-            core_futex_wait(bell, rung, SLEEP_MAX);
-    }
+    sleep_on_bell(cs, bell, done);
     __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
     /* Woken with the request complete, the engine has just rung us and yields the section
      * (core_cs_let_sleepers): a few trylocks spare a second sleep, in the mutex. */
@@ -301,16 +308,7 @@ void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile
      * completion), as in core_cs_sleep */
     atomic_fetch_add_explicit(&cs->nosleepers, 1, memory_order_seq_cst);
     __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
-    for (int i = 0;; i++) {
-        uint32_t rung = atomic_load(bell);
-        if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
-            !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
-            break;
-        if (i < SLEEP_SPINS)
-            cpu_relax();
-        else
-            core_futex_wait(bell, rung, SLEEP_MAX);
-    }
+    sleep_on_bell(cs, bell, done);
     __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
     pthread_mutex_lock(&cs->osleep_lock);
     core_cs_sleeper_t **p = &cs->osleepers;
