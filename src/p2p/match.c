@@ -28,7 +28,9 @@ static void unlink_unexp(p2p_mq_t *mq, p2p_unexp_t *prev, p2p_unexp_t *u)
     u->next = NULL;
 }
 
-MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
+/* The first posted receive that matches (src, tag), with the one before it in *prevp;
+ * P2P_MQ_FORGED when it is claimed from a world rank that cannot send it (p2p_src_ok). */
+static MPI_Request scan_posted(p2p_mq_t *mq, int src, int tag, int world_src, MPI_Request *prevp)
 {
     MPI_Request prev = NULL;
     for (MPI_Request r = mq->posted_head; r; prev = r, r = r->next) {
@@ -39,25 +41,25 @@ MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
                 continue;
             return P2P_MQ_FORGED;
         }
-        unlink_posted(mq, prev, r);
+        *prevp = prev;
         return r;
     }
     return NULL;
 }
 
+MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
+{
+    MPI_Request prev = NULL;
+    MPI_Request r = scan_posted(mq, src, tag, world_src, &prev);
+    if (r && r != P2P_MQ_FORGED)
+        unlink_posted(mq, prev, r);
+    return r;
+}
+
 MPI_Request p2p_mq_find_posted(p2p_mq_t *mq, int src, int tag, int world_src)
 {
-    for (MPI_Request r = mq->posted_head; r; r = r->next) {
-        if (!p2p_match(r->peer, r->tag, src, tag))
-            continue;
-        if (world_src >= 0 && !p2p_src_ok(r, src, world_src)) {
-            if (mq->by_world)
-                continue;
-            return P2P_MQ_FORGED;
-        }
-        return r;
-    }
-    return NULL;
+    MPI_Request prev;
+    return scan_posted(mq, src, tag, world_src, &prev);
 }
 
 void p2p_mq_post(p2p_mq_t *mq, MPI_Request req)
