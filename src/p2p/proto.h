@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include "p2p/match.h"
 #include "p2p/p2p.h"
+#include "p2p/peerq.h"
 #include "core/comm.h"
 #include "core/count.h"
 
@@ -123,14 +124,15 @@ typedef struct p2p_state {
     tp_layer_t *tp;                       /* the endpoints and the handler table */
     const p2p_config_t *cfg;
     p2p_mq_t *mq[CORE_CTX_MAX_P2P];
-    MPI_Request sendq_head, sendq_tail;   /* first message not yet accepted by the transport */
+    p2p_peerq_t sendq;                    /* first message not yet accepted by the transport */
     MPI_Request dataq_head, dataq_tail;   /* pipelined rendezvous with chunks left */
-    MPI_Request postq;                    /* eager sends the transport keeps to write with the
+    p2p_peerq_t postq;                    /* eager sends the transport keeps to write with the
                                              next ones (tp_am_post): done once written */
     struct p2p_ctrl *ctrlq_head, *ctrlq_tail;
-    int *queued;                          /* per world rank: sends waiting in sendq */
-    uint64_t *busy_pass;                  /* per world rank: sendq pass it was found busy in */
-    uint64_t sendq_pass;
+    int *queued;                          /* per world rank: sends waiting in sendq (read
+                                             outside G: send_outside) */
+    uint64_t *busy_pass;                  /* per world rank: dataq pass it was found full in */
+    uint64_t dataq_pass;
     int hook;                             /* progress hook id: woken when a queue gets work */
     int lost_seen;                        /* tp->nlost the posted receives were swept for */
     p2p_counters_t counts;                /* p2p_counters_read */
@@ -166,7 +168,8 @@ p2p_mq_t *p2p_mq_get(uint32_t ctx);
 void p2p_send_ctrl(int world_dest, unsigned id, const void *hdr, size_t len);
 /* Moves the matched receive r onto the rendezvous path described by u. */
 void p2p_rndv_recv_start(MPI_Request r, const p2p_unexp_t *u);
-/* Streams DATA chunks of a pipelined send; returns 1 when all are out. */
+/* Streams DATA chunks of a pipelined send; returns 1 when all are out, CORE_EBUSY when the
+ * transport took no more, 0 when the last chunk is still leaving. */
 int p2p_rndv_push(MPI_Request s);
 void p2p_rndv_register(void);
 /* Finishes a send request (buffers no longer needed). */
@@ -178,6 +181,8 @@ void p2p_send_done(MPI_Request s);
 int p2p_postq_finish(MPI_Request s);
 /* Takes s off the send queue if its first message is still there; 1 if it was. */
 int p2p_sendq_remove(MPI_Request s);
+/* Whether s is still in the send queue (its first message not out). */
+int p2p_sendq_holds(MPI_Request s);
 /* Checks the matching part of an EAGER, RTS or CANCEL_REQ header (recv.c). */
 int p2p_check_match_hdr(const p2p_hdr_t *h, uint32_t flags_ok, const char *what);
 void p2p_cancel_register(void);

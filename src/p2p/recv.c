@@ -545,18 +545,6 @@ static void fail_underway(MPI_Request r)
     core_req_complete(r);
 }
 
-/* Whether s is still in the send queue (its first message not out): that queue fails it
- * itself when the transport refuses the message to a process that has left. */
-static int queued_send(MPI_Request s)
-{
-    if (!P2P->queued[s->world_peer])
-        return 0;
-    for (MPI_Request q = P2P->sendq_head; q; q = q->next)
-        if (q == s)
-            return 1;
-    return 0;
-}
-
 void p2p_fail_if_lost(MPI_Request r)
 {
     if (r->wait && r->world_peer >= P2P->rt->size && P2P->tp->nlost &&
@@ -575,7 +563,8 @@ static int underway_sweep(void)
         MPI_Request r = core_req_at(t, i);
         if (!r || !(r->id & CORE_REQ_GEN_ONE) || !r->wait || r->world_peer < P2P->rt->size ||
             !tp_peer_is_lost(P2P->tp, r->world_peer) ||
-            (r->kind == CORE_REQ_SEND && queued_send(r)))
+            /* the send queue fails its own when the transport refuses the message */
+            (r->kind == CORE_REQ_SEND && p2p_sendq_holds(r)))
             continue;
         fail_underway(r);
         events++;
@@ -820,7 +809,8 @@ static int p2p_progress(void *arg)
     int events = ctrlq_progress() + p2p_send_progress();
     if (__builtin_expect(P2P->lost_seen != P2P->tp->nlost, 0))
         events += lost_sweep();
-    if (!P2P->ctrlq_head && !P2P->sendq_head && !P2P->dataq_head && !P2P->postq)
+    if (!P2P->ctrlq_head && p2p_peerq_empty(&P2P->sendq) && !P2P->dataq_head &&
+        p2p_peerq_empty(&P2P->postq))
         core_progress_rest(P2P->rt, P2P->hook);
     return events;
 }
@@ -837,7 +827,8 @@ int p2p_init(core_runtime_t *rt, tp_layer_t *tp)
     int n = rt->proc_cap > rt->size ? rt->proc_cap : rt->size;
     P2P->queued = calloc((size_t)n, sizeof(int));
     P2P->busy_pass = calloc((size_t)n, sizeof(uint64_t));
-    if (!P2P->queued || !P2P->busy_pass)
+    if (!P2P->queued || !P2P->busy_pass || p2p_peerq_init(&P2P->sendq, n) ||
+        p2p_peerq_init(&P2P->postq, n))
         return CORE_ENOMEM;
     /* EAGER may run in a pass outside G (eager_outside); the others wait for one inside */
     tp_am_register(P2P->tp, P2P_AM_EAGER,
@@ -856,7 +847,8 @@ int p2p_drain(void)
 {
     core_wait_ctx_t w;
     core_wait_begin(&w, "MPI_Finalize", NULL);
-    while (P2P->sendq_head || P2P->dataq_head || P2P->ctrlq_head || P2P->postq)
+    while (!p2p_peerq_empty(&P2P->sendq) || P2P->dataq_head || P2P->ctrlq_head ||
+           !p2p_peerq_empty(&P2P->postq))
         core_wait_idle(&w, core_progress());
     core_wait_end(&w);
     return 0;
@@ -885,6 +877,8 @@ void p2p_fini(void)
     }
     free(P2P->queued);
     free(P2P->busy_pass);
+    p2p_peerq_fini(&P2P->sendq);
+    p2p_peerq_fini(&P2P->postq);
     free(P2P);
     core_rt->p2p = NULL;
 }

@@ -151,7 +151,7 @@ int p2p_rndv_push(MPI_Request s)
                 rc = 0;
         }
         if (rc == CORE_EBUSY)
-            return 0;
+            return CORE_EBUSY;
         if (rc == CORE_INPROGRESS)
             s->zc_left++;
         else if (rc < 0)
@@ -199,7 +199,7 @@ static int cts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     s->remote = h.rreq;
     s->want = h.want;
     s->offset = 0;
-    if (!p2p_rndv_push(s))
+    if (p2p_rndv_push(s) != 1)
         p2p_queue_data(s);
     return 0;
 }

@@ -70,12 +70,7 @@ static inline void queued_add(int w, int d)
 
 static void sendq_push(MPI_Request s)
 {
-    s->next = NULL;
-    if (P2P->sendq_tail)
-        P2P->sendq_tail->next = s;
-    else
-        P2P->sendq_head = s;
-    P2P->sendq_tail = s;
+    p2p_peerq_push(&P2P->sendq, s->world_peer, s);
     queued_add(s->world_peer, 1);
     core_progress_wake(P2P->rt, P2P->hook);
 }
@@ -218,8 +213,7 @@ static int send_start(MPI_Request s)
         if (rc == 1 && p2p_eager_std(s)) {
             /* Kept to go with the next ones: done once written, which the next progress
              * does (so MPI_Wait on it sends it, and MPI_Waitall sends a window at once). */
-            s->next = P2P->postq;
-            P2P->postq = s;
+            p2p_peerq_push(&P2P->postq, s->world_peer, s);
             core_progress_wake(P2P->rt, P2P->hook);
             return 0;
         }
@@ -441,58 +435,47 @@ int p2p_start(MPI_Request req)
 /* Retries queued first messages in order; a busy peer blocks only itself. */
 static int sendq_progress(void)
 {
+    p2p_peerq_t *q = &P2P->sendq;
     int events = 0;
-    MPI_Request prev = NULL, s = P2P->sendq_head;
-    if (!s)
-        return 0;
-    uint64_t pass = ++P2P->sendq_pass;
-    while (s) {
-        MPI_Request next = s->next;
-        int rc = CORE_EBUSY;
-        if (P2P->busy_pass[s->world_peer] != pass)
-            rc = send_first(s, P2P->tp->eps[s->world_peer], 0);
-        if (rc == CORE_EBUSY) {
-            P2P->busy_pass[s->world_peer] = pass;
-            prev = s;
-            s = next;
+    for (int i = q->nactive; i-- > 0;) {
+        int w = p2p_peerq_rank(q, i);
+        if (w < 0)
             continue;
+        tp_ep_t *ep = P2P->tp->eps[w];
+        for (MPI_Request s; (s = p2p_peerq_first(q, w));) {
+            int rc = send_first(s, ep, 0);
+            if (rc == CORE_EBUSY)
+                break;
+            p2p_peerq_pop(q, w);
+            queued_add(w, -1); /* after its message went out (queued_of) */
+            events++;
+            if (rc == 0) {
+                first_sent(s);
+            } else {
+                core_error("sending to rank %d failed: %s", w, core_strerror(rc));
+                s->status.MPI_ERROR = MPI_ERR_OTHER;
+                p2p_send_done(s);
+            }
         }
-        if (prev)
-            prev->next = next;
-        else
-            P2P->sendq_head = next;
-        if (P2P->sendq_tail == s)
-            P2P->sendq_tail = prev;
-        queued_add(s->world_peer, -1); /* after its message went out (queued_of) */
-        events++;
-        if (rc == 0) {
-            first_sent(s);
-        } else {
-            core_error("sending to rank %d failed: %s", s->world_peer, core_strerror(rc));
-            s->status.MPI_ERROR = MPI_ERR_OTHER;
-            p2p_send_done(s);
-        }
-        s = next;
     }
     return events;
 }
 
 int p2p_sendq_remove(MPI_Request s)
 {
+    if (!queued_of(s->world_peer) || !p2p_peerq_remove(&P2P->sendq, s->world_peer, s))
+        return 0;
+    queued_add(s->world_peer, -1);
+    return 1;
+}
+
+int p2p_sendq_holds(MPI_Request s)
+{
     if (!queued_of(s->world_peer))
         return 0;
-    for (MPI_Request prev = NULL, q = P2P->sendq_head; q; prev = q, q = q->next) {
-        if (q != s)
-            continue;
-        if (prev)
-            prev->next = q->next;
-        else
-            P2P->sendq_head = q->next;
-        if (P2P->sendq_tail == q)
-            P2P->sendq_tail = prev;
-        queued_add(s->world_peer, -1);
-        return 1;
-    }
+    for (MPI_Request q = p2p_peerq_first(&P2P->sendq, s->world_peer); q; q = q->next)
+        if (q == s)
+            return 1;
     return 0;
 }
 
@@ -507,54 +490,64 @@ void p2p_queue_data(MPI_Request s)
     core_progress_wake(P2P->rt, P2P->hook);
 }
 
+/* Pushes the pipelined sends with chunks left; a peer whose transport was full in this pass
+ * is not asked again for the sends behind. */
 static int dataq_progress(void)
 {
     MPI_Request s = P2P->dataq_head;
     if (!s)
         return 0;
     P2P->dataq_head = P2P->dataq_tail = NULL;
+    uint64_t pass = ++P2P->dataq_pass;
     int events = 0;
     while (s) {
         MPI_Request next = s->next;
-        if (p2p_rndv_push(s))
+        int rc = 0;
+        if (P2P->busy_pass[s->world_peer] != pass)
+            rc = p2p_rndv_push(s);
+        if (rc == 1) {
             events++;
-        else
+        } else {
+            if (rc == CORE_EBUSY)
+                P2P->busy_pass[s->world_peer] = pass;
             p2p_queue_data(s);
+        }
         s = next;
     }
     return events;
 }
 
-/* Posted eager sends whose transport has written them are done. */
+/* Posted eager sends are done once their transport has written everything it kept for the
+ * peer: one flush per peer, however many sends wait on it. */
 static int postq_progress(void)
 {
+    p2p_peerq_t *q = &P2P->postq;
     int events = 0;
-    for (MPI_Request *ps = &P2P->postq; *ps;) {
-        MPI_Request s = *ps;
-        tp_ep_t *ep = P2P->tp->eps[s->world_peer];
-        if (ep->iface->ops->flush(ep) == CORE_EBUSY) {
-            ps = &s->next;
+    for (int i = q->nactive; i-- > 0;) {
+        int w = p2p_peerq_rank(q, i);
+        if (w < 0)
             continue;
+        tp_ep_t *ep = P2P->tp->eps[w];
+        if (ep->iface->ops->flush(ep) == CORE_EBUSY)
+            continue;
+        for (MPI_Request s; (s = p2p_peerq_pop(q, w));) {
+            first_sent(s);
+            events++;
         }
-        *ps = s->next;
-        first_sent(s);
-        events++;
     }
     return events;
 }
 
 int p2p_postq_finish(MPI_Request s)
 {
-    for (MPI_Request *ps = &P2P->postq; *ps; ps = &(*ps)->next)
-        if (*ps == s) {
-            *ps = s->next;
-            first_sent(s);
-            return 1;
-        }
-    return 0;
+    if (!p2p_peerq_remove(&P2P->postq, s->world_peer, s))
+        return 0;
+    first_sent(s);
+    return 1;
 }
 
 int p2p_send_progress(void)
 {
-    return sendq_progress() + dataq_progress() + (P2P->postq ? postq_progress() : 0);
+    return sendq_progress() + dataq_progress() +
+           (p2p_peerq_empty(&P2P->postq) ? 0 : postq_progress());
 }

@@ -573,7 +573,7 @@ static void test_cancel_send(void)
     CHECK(p2p_isend(q, 8, MPI_BYTE, 3, 6, world, 0, CORE_MODE_STANDARD, &s) == 0 && !s->complete,
           "isend to a busy transport");
     CHECK(p2p_cancel(s) == 0 && s->complete && s->status.rdmpi_cancelled &&
-              P2P->queued[3] == 0 && !P2P->sendq_head && p2p_fake.nsent == 0,
+              P2P->queued[3] == 0 && p2p_peerq_empty(&P2P->sendq) && p2p_fake.nsent == 0,
           "a queued send was not cancelled locally");
     CHECK(p2p_cancel(s) == 0 && s->complete && p2p_fake.nsent == 0,
           "a second cancel of a queued send asked the receiver");
