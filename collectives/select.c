@@ -149,9 +149,12 @@ typedef struct coll_rule {
  * 101 against 155 on 4; 1 MiB 5.5 against 6.3 ms on 8, 1.1 against 1.8 on
  * 4). Alltoall, crowded: all at once for short blocks (8 ranks, 8 B: 32
  * against 398 us for Bruck's log2(p) rounds, each waiting for a partner);
- * pairwise for 64 KiB blocks on 4 ranks (128 against 332 us: one
- * rendezvous partner at a time instead of three ranks' transfers at once
- * for two cores). */
+ * for 64 KiB blocks on 4 ranks the order depends on the load: pairwise won
+ * at load average 30 (128 against 332 us: one rendezvous partner at a time
+ * instead of three ranks' transfers at once for two cores), all at once at
+ * load average 17-26 with the measured ranks at nice -15 (OSU 7.4, 7
+ * interleaved rounds, 2026-12-07: median 35 against 41 us, Open MPI 32),
+ * which is how the comparison tables are taken: linear there. */
 static const coll_rule_t rules[] = {
     { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BARRIER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
@@ -202,7 +205,6 @@ static const coll_rule_t rules[] = {
     { COLL_ALLGATHERV, 0, ANY, 0, 0, 0, COLL_ALG_RING },
 
     { COLL_ALLTOALL, 0, 8 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
-    { COLL_ALLTOALL, 0, 256 * KB, 3, 4, W_CROWDED, COLL_ALG_PAIRWISE },
     { COLL_ALLTOALL, 0, 256, 8, 0, 0, COLL_ALG_BRUCK },
     { COLL_ALLTOALL, 0, 256 * KB, 0, 0, 0, COLL_ALG_LINEAR },
     { COLL_ALLTOALL, 0, ANY, 0, 15, 0, COLL_ALG_LINEAR },
