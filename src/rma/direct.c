@@ -14,6 +14,12 @@
  * dynamic window's node ranks are reached by CMA too once the target's region
  * table (published in its control block, read by CMA when it changed) says
  * the memory is attached; otherwise the target checks, as with messages.
+ * rma_shm_fop_fast and rma_shm_acc_fast are the SHM path of the atomics and
+ * accumulates of predefined types from the call: the same rma_atomic_acc and
+ * rma_atomic_cas as rma_shm_op and as the target applying messages (off-node
+ * origins, rdmpi_rma_path=message), so all of them may meet on one location;
+ * an origin takes the SHM path for every accumulate to a target or for none,
+ * so its accumulates to one location stay in order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
