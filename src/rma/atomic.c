@@ -149,26 +149,29 @@ static int elem_update(uint8_t *p, const uint8_t *in, uint8_t *old, size_t esz,
 }
 
 /* A run of aligned elements of one size whose op is one CPU instruction (a load, an
- * exchange, an integer fetch-add/and/or/xor): one loop without elem_update's copies and
- * switches per element. The origin's bytes may be unaligned (copied with a constant size). */
+ * exchange, an integer fetch-add/and/or/xor): one loop per op without elem_update's copies
+ * and switches per element. The origin's bytes may be unaligned (copied with a constant
+ * size). */
+#define RUN_EACH(T, expr)                                                                 \
+    for (size_t i = 0; i < n / sizeof(T); i++) {                                          \
+        T v = 0, o;                                                                       \
+        if (src)                                                                          \
+            memcpy(&v, src + i * sizeof(T), sizeof(T));                                   \
+        o = (expr);                                                                       \
+        if (old)                                                                          \
+            memcpy(old + i * sizeof(T), &o, sizeof(T));                                   \
+    }
 #define RUN_OPS(name, T)                                                                  \
     static void name(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n, int kind)  \
     {                                                                                     \
         T *d = (T *)(void *)dst;                                                          \
-        for (size_t i = 0; i < n / sizeof(T); i++) {                                      \
-            T v = 0, o;                                                                   \
-            if (src)                                                                      \
-                memcpy(&v, src + i * sizeof(T), sizeof(T));                               \
-            switch (src ? kind : CORE_OP_NO_OP) {                                         \
-            case CORE_OP_REPLACE: o = __atomic_exchange_n(d + i, v, __ATOMIC_ACQ_REL); break; \
-            case CORE_OP_SUM: o = __atomic_fetch_add(d + i, v, __ATOMIC_ACQ_REL); break;  \
-            case CORE_OP_BAND: o = __atomic_fetch_and(d + i, v, __ATOMIC_ACQ_REL); break; \
-            case CORE_OP_BOR: o = __atomic_fetch_or(d + i, v, __ATOMIC_ACQ_REL); break;   \
-            case CORE_OP_BXOR: o = __atomic_fetch_xor(d + i, v, __ATOMIC_ACQ_REL); break; \
-            default: o = __atomic_load_n(d + i, __ATOMIC_ACQUIRE); break;                 \
-            }                                                                             \
-            if (old)                                                                      \
-                memcpy(old + i * sizeof(T), &o, sizeof(T));                               \
+        switch (src ? kind : CORE_OP_NO_OP) {                                             \
+        case CORE_OP_REPLACE: RUN_EACH(T, __atomic_exchange_n(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_SUM: RUN_EACH(T, __atomic_fetch_add(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_BAND: RUN_EACH(T, __atomic_fetch_and(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_BOR: RUN_EACH(T, __atomic_fetch_or(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_BXOR: RUN_EACH(T, __atomic_fetch_xor(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        default: RUN_EACH(T, __atomic_load_n(d + i, __ATOMIC_ACQUIRE)); break;            \
         }                                                                                 \
     }
 RUN_OPS(run_ops8, uint8_t)
