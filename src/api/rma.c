@@ -129,6 +129,10 @@ static int acc(const void *obuf, int ocount, MPI_Datatype odt, void *rbuf, int r
         (no_op || odt == tdt) &&
         rma_dev_fast(win, obuf, NULL, rbuf, tdt, target, tdisp, op) == 0)
         return MPI_SUCCESS;
+    /* ... or done in place on a node rank's shared window memory, complete now */
+    if (req == NOREQ && rma_shm_acc_fast(win, obuf, ocount, odt, rbuf, rcount, rdt, target,
+                                         tdisp, tcount, tdt, op) == 0)
+        return MPI_SUCCESS;
     if (req == NOREQ)
         req = NULL;
     else if (!req)

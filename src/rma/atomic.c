@@ -148,6 +148,49 @@ static int elem_update(uint8_t *p, const uint8_t *in, uint8_t *old, size_t esz,
     return 0;
 }
 
+/* A run of aligned elements of one size whose op is one CPU instruction (a load, an
+ * exchange, an integer fetch-add/and/or/xor): one loop per op without elem_update's copies
+ * and switches per element. The origin's bytes may be unaligned (copied with a constant
+ * size). */
+#define RUN_EACH(T, expr)                                                                 \
+    for (size_t i = 0; i < n / sizeof(T); i++) {                                          \
+        T v = 0, o;                                                                       \
+        if (src)                                                                          \
+            memcpy(&v, src + i * sizeof(T), sizeof(T));                                   \
+        o = (expr);                                                                       \
+        if (old)                                                                          \
+            memcpy(old + i * sizeof(T), &o, sizeof(T));                                   \
+    }
+#define RUN_OPS(name, T)                                                                  \
+    static void name(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n, int kind)  \
+    {                                                                                     \
+        T *d = (T *)(void *)dst;                                                          \
+        switch (src ? kind : CORE_OP_NO_OP) {                                             \
+        case CORE_OP_REPLACE: RUN_EACH(T, __atomic_exchange_n(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_SUM: RUN_EACH(T, __atomic_fetch_add(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_BAND: RUN_EACH(T, __atomic_fetch_and(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_BOR: RUN_EACH(T, __atomic_fetch_or(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        case CORE_OP_BXOR: RUN_EACH(T, __atomic_fetch_xor(d + i, v, __ATOMIC_ACQ_REL)); break; \
+        default: RUN_EACH(T, __atomic_load_n(d + i, __ATOMIC_ACQUIRE)); break;            \
+        }                                                                                 \
+    }
+RUN_OPS(run_ops8, uint8_t)
+RUN_OPS(run_ops16, uint16_t)
+RUN_OPS(run_ops32, uint32_t)
+RUN_OPS(run_ops64, uint64_t)
+
+/* Whether every element of a lock-free run of elem is one instruction under op (src NULL:
+ * MPI_NO_OP): a load or exchange of any type (bits, as elem_update does), the bitwise and
+ * additive ops of integers. */
+static int one_instruction(MPI_Datatype elem, MPI_Op op, const uint8_t *src)
+{
+    int k = op->kind;
+    if (!src || k == CORE_OP_NO_OP || k == CORE_OP_REPLACE)
+        return 1;
+    return is_integer(elem->kind) &&
+           (k == CORE_OP_SUM || k == CORE_OP_BAND || k == CORE_OP_BOR || k == CORE_OP_BXOR);
+}
+
 static void spin_lock(uint32_t *l)
 {
     if (!l)
@@ -268,6 +311,16 @@ int rma_atomic_acc(uint8_t *dst, const uint8_t *src, uint8_t *old, size_t n,
     if (!acc)
         return plain_update(dst, src, old, n, elem, op);
     if (lock_free(dst, esz)) {
+        if (one_instruction(elem, op, src)) {
+            int k = src ? op->kind : CORE_OP_NO_OP;
+            switch (esz) {
+            case 1: run_ops8(dst, src, old, n, k); break;
+            case 2: run_ops16(dst, src, old, n, k); break;
+            case 4: run_ops32(dst, src, old, n, k); break;
+            default: run_ops64(dst, src, old, n, k); break;
+            }
+            return 0;
+        }
         for (size_t off = 0; off < n; off += esz) {
             int rc = elem_update(dst + off, src ? src + off : NULL, old ? old + off : NULL,
                                  esz, elem, op);

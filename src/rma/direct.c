@@ -14,6 +14,12 @@
  * dynamic window's node ranks are reached by CMA too once the target's region
  * table (published in its control block, read by CMA when it changed) says
  * the memory is attached; otherwise the target checks, as with messages.
+ * rma_shm_fop_fast and rma_shm_acc_fast are the SHM path of the atomics and
+ * accumulates of predefined types from the call: the same rma_atomic_acc and
+ * rma_atomic_cas as rma_shm_op and as the target applying messages (off-node
+ * origins, rdmpi_rma_path=message), so all of them may meet on one location;
+ * an origin takes the SHM path for every accumulate to a target or for none,
+ * so its accumulates to one location stay in order.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -334,4 +340,39 @@ int rma_shm_fop_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf
     const uint8_t *src = op == MPI_NO_OP ? NULL : (const uint8_t *)obuf + dt->blocks[0].off;
     return rma_atomic_acc(p->mem + d, src, (uint8_t *)rbuf + dt->blocks[0].off, dt->size, elem,
                           op, &p->ctl->acc);
+}
+
+int rma_shm_acc_fast(MPI_Win win, const void *obuf, int ocount, MPI_Datatype odt, void *rbuf,
+                     int rcount, MPI_Datatype rdt, int target, MPI_Aint tdisp, int tcount,
+                     MPI_Datatype tdt, MPI_Op op)
+{
+    if (target < 0 || win->dev_atomics)
+        return CORE_EUNSUPPORTED;
+    rma_peer_t *p = &win->peers[target];
+    if (p->path != RMA_PATH_SHM || !rma_access_ok(win, target))
+        return CORE_EUNSUPPORTED;
+    /* one predefined type without holes on every side (pair types with holes, derived
+     * types, mismatches: the general path, which also reports what is wrong) */
+    MPI_Datatype elem = rma_wire_elem_type(tdt->basic);
+    int fetch = rdt != NULL, reads_origin = !fetch || op != MPI_NO_OP;
+    if (!(tdt->flags & CORE_DT_PREDEFINED) || !elem || elem->size != tdt->size ||
+        tdt->nblocks != 1 || tdt->extent != (MPI_Aint)tdt->size ||
+        (reads_origin && (odt != tdt || ocount != tcount)) ||
+        (fetch && (rdt != tdt || rcount != tcount)) || !op->predefined ||
+        op->kind == CORE_OP_USER || !core_op_valid(op, elem))
+        return CORE_EUNSUPPORTED;
+    size_t bytes;
+    MPI_Aint d;
+    if (__builtin_mul_overflow((size_t)tcount, tdt->size, &bytes) ||
+        __builtin_mul_overflow(tdisp, p->disp_unit, &d) ||
+        __builtin_add_overflow(d, tdt->blocks[0].off, &d) || d < 0 || (uint64_t)d > p->size ||
+        bytes > p->size - (uint64_t)d)
+        return CORE_EUNSUPPORTED;
+    if (bytes == 0)
+        return 0;
+    /* the same per-element atomics (and lock for the rest) as rma_shm_op and the target's
+     * message path: the three may update one location at once */
+    const uint8_t *src = reads_origin ? (const uint8_t *)obuf + tdt->blocks[0].off : NULL;
+    uint8_t *old = fetch ? (uint8_t *)rbuf + tdt->blocks[0].off : NULL;
+    return rma_atomic_acc(p->mem + d, src, old, bytes, elem, op, &p->ctl->acc);
 }

@@ -353,6 +353,15 @@ int rma_self_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tb
  * CPU atomic, complete, 0. CORE_EUNSUPPORTED: anything else (nothing done). */
 int rma_shm_fop_fast(MPI_Win win, const void *obuf, const void *cbuf, void *rbuf,
                      MPI_Datatype dt, int target, MPI_Aint tdisp, MPI_Op op);
+/* MPI_Accumulate (rdt NULL) or MPI_Get_accumulate of tcount items of one predefined type
+ * without holes (origin, result and target alike; the origin is not read for MPI_NO_OP)
+ * with a predefined op defined on it, to a target on the SHM path (no device atomics, an
+ * epoch open, the run in the target's part): rma_shm_op's per-element CPU atomics (the
+ * target's accumulate lock for elements without one) straight from the call, complete, 0.
+ * CORE_EUNSUPPORTED: anything else (nothing done). */
+int rma_shm_acc_fast(MPI_Win win, const void *obuf, int ocount, MPI_Datatype odt, void *rbuf,
+                     int rcount, MPI_Datatype rdt, int target, MPI_Aint tdisp, int tcount,
+                     MPI_Datatype tdt, MPI_Op op);
 int rma_shm_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
                  MPI_Aint tdisp, int tcount, MPI_Datatype tdt);
 
