@@ -311,9 +311,10 @@ void core_wait_policy(core_runtime_t *rt)
  * yield pushes the yielder's deadline a whole slice back. So the first slow
  * yields or contended waits ask for AUTO_SLICE slices (ask_short_slice): a
  * woken task with a shorter slice than the running one preempts it at once.
- * Not the first one, though: those must come often (core/waitslice.c), as
- * only neighbours that take a fair share of our cores do; the short slice
- * weakens yields among the job's own ranks.
+ * When the job's ranks outnumber the cores, not the first one, though: those
+ * must come often (core/waitslice.c), as only neighbours that take a fair
+ * share of our cores make them, and the short slice weakens the yields
+ * among the job's own ranks.
  *
  * Not oversubscribed, a rank spins; every 1024th idle poll looks at the
  * clock. 1024 idle polls take ~50 us on a core of our own: when they took
@@ -403,7 +404,8 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
                 rt->wait_slow_yield = now;
                 if (w->contended)
                     rt->wait_busy_at = now;
-                if (!rt->wait_slice_asked && core_crowd_note(&rt->wait_crowd, now))
+                if (!rt->wait_slice_asked &&
+                    core_crowd_note(&rt->wait_crowd, now, rt->oversubscribed))
                     ask_short_slice(rt);
             }
             if (now - w->idle_since >= ws ||
@@ -445,7 +447,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
         w->contended = 1;
         rt->wait_busy_at = now;
         w->idle_since = 0;
-        if (!rt->wait_slice_asked && core_crowd_note(&rt->wait_crowd, now))
+        if (!rt->wait_slice_asked && core_crowd_note(&rt->wait_crowd, now, rt->oversubscribed))
             ask_short_slice(rt);
         w->quiet = 1; /* every idle poll now yields and may sleep */
     }

@@ -9,18 +9,23 @@
  * one slice of its own only, so with short slices the yields among the job's own ranks,
  * when they outnumber the cores, no longer hand the core to the rank that has work (OSU,
  * 8 ranks on 2 cores, a host whose other processes ran at nice 10: allgather 8 B 17-26 us
- * against 7-11 with the kernel's slice). Such low-weight neighbours get a core for a slice
- * now and then, and one slow yield used to make the rank ask for short slices for good;
- * a busy neighbour of the ranks' weight takes the core at nearly every yield. So the slice
- * is asked for at the CROWD_SIGNS-th sign within CROWD_WINDOW.
+ * against 7-11 with the kernel's slice). There a sign is no proof of others: a yield may
+ * last while the job's own ranks run, and low-weight neighbours get a core for a slice now
+ * and then, yet one slow yield used to make the rank ask for short slices for good; a busy
+ * neighbour of the ranks' weight takes the core at nearly every yield. So a crowded job's
+ * rank asks at the CROWD_SIGNS-th sign within CROWD_WINDOW. A job whose ranks fit the cores
+ * asks at the first: its ranks spin, so signs are rare (a wait found descheduled for 2 ms;
+ * 2 ranks among busy loops saw none in some 50 ms spells), and each is someone else's.
  */
 #include "core/waitslice.h"
 
 #define CROWD_SIGNS 4
 #define CROWD_WINDOW 0.05 /* seconds */
 
-int core_crowd_note(core_crowd_t *c, double now)
+int core_crowd_note(core_crowd_t *c, double now, int crowded)
 {
+    if (!crowded)
+        return 1;
     if (c->count == 0 || now - c->first > CROWD_WINDOW || now < c->first) {
         c->first = now;
         c->count = 0;

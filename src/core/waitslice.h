@@ -12,7 +12,9 @@ typedef struct core_crowd {
     int count;     /* signs since then */
 } core_crowd_t;    /* zeroed: no signs */
 
-/* Notes one sign at time now; 1 when CROWD_SIGNS of them came within CROWD_WINDOW. */
-int core_crowd_note(core_crowd_t *c, double now);
+/* Notes one sign at time now; 1 when the rank should ask for the short slice: at once when
+ * the job's ranks on this node fit its cores (crowded 0: the others are not ours), else when
+ * CROWD_SIGNS of them came within CROWD_WINDOW. */
+int core_crowd_note(core_crowd_t *c, double now, int crowded);
 
 #endif
