@@ -309,12 +309,12 @@ void core_wait_policy(core_runtime_t *rt)
  * slice: Linux's scheduler (EEVDF, 6.6 and later) lets the running task
  * finish its protected slice (1.4 ms here) before a woken rank runs, and a
  * yield pushes the yielder's deadline a whole slice back. So the first slow
- * yields or contended waits ask for AUTO_SLICE slices (ask_short_slice): a
+ * yield or contended wait asks for AUTO_SLICE slices (ask_short_slice): a
  * woken task with a shorter slice than the running one preempts it at once.
- * When the job's ranks outnumber the cores, not the first one, though: those
- * must come often (core/waitslice.c), as only neighbours that take a fair
- * share of our cores make them, and the short slice weakens the yields
- * among the job's own ranks.
+ * When the job's ranks outnumber the cores, not the first one, though: such
+ * signs must come often (core/waitslice.c), as only neighbours that take a
+ * fair share of our cores make them so, and the short slice weakens the
+ * yields among the job's own ranks.
  *
  * Not oversubscribed, a rank spins; every 1024th idle poll looks at the
  * clock. 1024 idle polls take ~50 us on a core of our own: when they took
@@ -324,8 +324,8 @@ void core_wait_policy(core_runtime_t *rt)
  * waits that begin within BUSY_SPELL of that (or of a slow yield in such a
  * wait): a busy neighbour stays, and a call that spins until its 1024th poll
  * to find it out again loses up to a time slice to it each time (2 ranks
- * among busy loops, OSU 7.4: gather 8 B 2x, reduce 64 KiB 1.8x Open MPI's
- * time with every call starting to spin). The first wait after the spell
+ * among busy loops, OSU 7.4: gather 8 B took 2x Open MPI's time with every
+ * call starting to spin, 0.7x with the spell). The first wait after the spell
  * spins again, so a job whose neighbours left is back to spinning within
  * 0.1 s; finding a neighbour that stayed again costs one call 2 ms a spell.
  *
