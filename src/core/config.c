@@ -39,17 +39,17 @@ static const core_config_row_t core_rows[] = {
       "seconds a blocked call polls without result before it sleeps until a message arrives "
       "(only when every transport in use can wake it: self, shm, verbs, tcp); 0: never sleep; "
       "-1: 0.00003 when the node has more ranks than cores, 0.000001 with over two per core "
-      "or while yields last 0.5 ms, 0.0001 in a wait that finds its core taken by others and "
-      "for 0.1 s after (and RDMPI_YIELD is not never), else 0.01; not 0: a wait idle for "
-      "0.01 s that cannot sleep so (verbs RDMA-write rings) naps 1% of its idle time "
+      "or while yields last 0.5 ms, 0.0001 in a wait that finds its core taken by others (and "
+      "RDMPI_YIELD is not never), else 0.01; not 0: a wait "
+      "idle for 0.01 s that cannot sleep so (verbs RDMA-write rings) naps 1% of its idle time "
       "between polls",
       OFF(wait_sleep), 0, NULL, -1, 1e9 },
     { "RDMPI_WAIT_SLICE", CORE_CFG_DOUBLE, "-1",
       "seconds of the scheduler time slice (Linux 6.12 or later, EEVDF) a rank asks for once "
       "a blocked call finds other processes on its cores (a yield that lasted 0.5 ms, or "
       "polls descheduled; with more ranks than cores 4 times in 50 ms): a rank woken from "
-      "its sleep then runs at once instead of after their slice; -1: 0.0001 (RDMPI_YIELD is not never), 0: keep the "
-      "kernel's; the kernel takes 0.0001-0.1",
+      "its sleep then runs at once instead of after their slice; -1: 0.0001 (RDMPI_YIELD is "
+      "not never), 0: keep the kernel's; the kernel takes 0.0001-0.1",
       OFF(wait_slice), 0, NULL, -1, 0.1 },
     { "RDMPI_CONNECT_TIMEOUT", CORE_CFG_DOUBLE, "60",
       "seconds MPI_Comm_connect to a port of another rdmpirun run waits for its acceptor "

@@ -206,10 +206,6 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->last_poll = 0;
     w->warned = 0;
     w->quiet = core_rt->wait_quiet;
-    if (core_rt->wait_busy_at > 0) { /* others took our core lately: see BUSY_SPELL */
-        w->contended = 1;
-        w->quiet = 1;
-    }
     w->cs = core_rt->cs.on;
     w->done = NULL;
     core_rt->current_wait = w;
@@ -221,7 +217,6 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
 #define SLOW_SPELL 0.05     /* ... and for this long after one, waits sleep after one yield */
 #define BUSY_SLEEP 0.0001  /* the same in a wait that found its core taken (see below) */
 #define CONTENDED 0.002    /* 1024 idle polls this long: our core is shared (see below) */
-#define BUSY_SPELL 0.1     /* ... and for this long after, waits start as contended (below) */
 #define NAP_AFTER 0.01     /* idle seconds before napping (see below) */
 #define NAP_SHARE 0.01     /* a nap lasts this share of the time idle so far ... */
 #define NAP_MAX 0.001      /* ... and at most this long (seconds) */
@@ -320,14 +315,11 @@ void core_wait_policy(core_runtime_t *rt)
  * clock. 1024 idle polls take ~50 us on a core of our own: when they took
  * more than CONTENDED, something else ran on our core meanwhile (a noisy
  * neighbour, or more runnable ranks than the node count says), and the
- * rest of this wait yields and sleeps as if oversubscribed, and so do the
- * waits that begin within BUSY_SPELL of that (or of a slow yield in such a
- * wait): a busy neighbour stays, and a call that spins until its 1024th poll
- * to find it out again loses up to a time slice to it each time (2 ranks
- * among busy loops, OSU 7.4: gather 8 B took 2x Open MPI's time with every
- * call starting to spin, 0.7x with the spell). The first wait after the spell
- * spins again, so a job whose neighbours left is back to spinning within
- * 0.1 s; finding a neighbour that stayed again costs one call 2 ms a spell.
+ * rest of this wait yields and sleeps as if oversubscribed. The next
+ * blocked call starts spinning again: making the waits of the next 0.1 s
+ * start as contended too left 2 ranks among busy loops (one per core, OSU
+ * 7.4, 2 rounds) as fast on small messages and made gather 1 MiB 1.6-2x
+ * slower (a sleeping root).
  *
  * Idle for NAP_AFTER (seen at the same 1024th polls) a wait sleeps until
  * woken even where the policy above says spin (a wake-up is nothing next to
@@ -402,8 +394,6 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
             /* Two idle polls in a row: what lay between them was our yield. */
             if (yielding && now - w->last_poll > SLOW_YIELD) {
                 rt->wait_slow_yield = now;
-                if (w->contended)
-                    rt->wait_busy_at = now;
                 if (!rt->wait_slice_asked &&
                     core_crowd_note(&rt->wait_crowd, now, rt->oversubscribed))
                     ask_short_slice(rt);
@@ -413,8 +403,6 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
                 w->sleeping = 1;
         }
         w->last_poll = now;
-        if (rt->wait_busy_at > 0 && now - rt->wait_busy_at > BUSY_SPELL)
-            rt->wait_busy_at = 0; /* this wait stays contended, the next one spins */
     }
     /* The sleep returns 1 at once when there is work, 2 when a transport cannot wake a
      * sleeper now (then nap when the wait is that long, else yield, as a rank that may not
@@ -445,7 +433,6 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
     if (!over && w->last_check > 0 && now - w->last_check > CONTENDED &&
         rt->wait_sleep_busy > 0) {
         w->contended = 1;
-        rt->wait_busy_at = now;
         w->idle_since = 0;
         if (!rt->wait_slice_asked && core_crowd_note(&rt->wait_crowd, now, rt->oversubscribed))
             ask_short_slice(rt);

@@ -81,9 +81,6 @@ typedef struct core_runtime {
                                   (core_wait_idle_slow); 0: never */
     double wait_slow_yield;    /* when a yield last gave the core to another process's time
                                   slice (core_wait_idle_slow); 0: never */
-    double wait_busy_at;       /* when a wait last found its core taken by others, or such a
-                                  wait's yield lasted a time slice; 0: not lately (waits begin
-                                  as contended until then: core_wait_idle_slow) */
     core_crowd_t wait_crowd;   /* how often others took our cores lately (core/waitslice.h) */
     double wait_slice;         /* scheduler slice to ask for once others share our cores; 0:
                                   none (core_wait_policy) */
