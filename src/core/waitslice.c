@@ -19,8 +19,13 @@
  */
 #include "core/waitslice.h"
 
-#define CROWD_SIGNS 4
-#define CROWD_WINDOW 0.05 /* seconds */
+/* 4 signs in 50 ms (3 rounds of OSU 7.4, 8 ranks on 2 cores): as fast as the kernel's slice
+ * without neighbours, but among busy loops the ranks took the short slice late and most
+ * collectives took ~2x main's time (still under Open MPI's). 2 in 0.1 s, one round: about
+ * main's time among busy loops at 8 ranks, some cells 1.5-5x at 4; quiet allreduce 8 B
+ * 2.5x the kernel slice's. A first setting, not a tuned one. */
+#define CROWD_SIGNS 2
+#define CROWD_WINDOW 0.1 /* seconds */
 
 int core_crowd_note(core_crowd_t *c, double now, int crowded)
 {

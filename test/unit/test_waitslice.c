@@ -45,7 +45,7 @@ int main(void)
     c = (core_crowd_t){ 0 };
     CHECK("signs a second apart never ask", signs_to_ask(&c, 1000.0, 1.0, 1000) == 0);
     c = (core_crowd_t){ 0 };
-    CHECK("signs 0.1 s apart never ask", signs_to_ask(&c, 1000.0, 0.1, 1000) == 0);
+    CHECK("signs 0.25 s apart never ask", signs_to_ask(&c, 1000.0, 0.25, 1000) == 0);
     /* A burst interrupted by a long pause starts again. */
     c = (core_crowd_t){ 0 };
     for (int i = 0; i < burst - 1; i++)
