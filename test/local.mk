@@ -2,7 +2,8 @@
 UNIT_CPPFLAGS = $(AM_CPPFLAGS) -DCORE_UNIT_TEST
 check_PROGRAMS += test/unit/test_datatype test/unit/test_op test/unit/test_group \
 	test/unit/test_info test/unit/test_config test/unit/test_match test/unit/test_memhooks \
-	test/unit/test_list test/unit/test_itree test/unit/test_handle test/unit/test_peerq
+	test/unit/test_list test/unit/test_itree test/unit/test_handle test/unit/test_peerq \
+	test/unit/test_waitslice
 test_unit_test_datatype_SOURCES = test/unit/test_datatype.c test/unit/core_rt_stub.c src/core/datatype.c src/core/dtsig.c src/core/attr.c \
 	src/core/handle.c
 test_unit_test_datatype_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -30,6 +31,8 @@ test_unit_test_peerq_SOURCES = test/unit/test_peerq.c src/p2p/peerq.c
 test_unit_test_peerq_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_list_SOURCES = test/unit/test_list.c
 test_unit_test_list_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_waitslice_SOURCES = test/unit/test_waitslice.c src/core/waitslice.c
+test_unit_test_waitslice_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_itree_SOURCES = test/unit/test_itree.c src/core/itree.c
 test_unit_test_itree_CPPFLAGS = $(UNIT_CPPFLAGS)
 # Handle pools: slabs, live slots, the predefined objects' hash (core/handle.h).
@@ -54,7 +57,7 @@ check_PROGRAMS += test/unit/test_p2p_wire
 test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c \
 	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c src/p2p/peerq.c \
 	src/p2p/cancel.c src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
-	src/core/log.c src/core/wire.c src/core/progress.c src/core/thread.c src/core/handle.c src/core/config.c \
+	src/core/log.c src/core/wire.c src/core/progress.c src/core/waitslice.c src/core/thread.c src/core/handle.c src/core/config.c \
 	src/p2p/p2p_config.c
 test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)
 # The RMA OP decoder's segment forms and the target's pair types with holes (a fake window).

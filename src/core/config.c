@@ -47,9 +47,9 @@ static const core_config_row_t core_rows[] = {
     { "RDMPI_WAIT_SLICE", CORE_CFG_DOUBLE, "-1",
       "seconds of the scheduler time slice (Linux 6.12 or later, EEVDF) a rank asks for once "
       "a blocked call finds other processes on its cores (a yield that lasted 0.5 ms, or "
-      "polls descheduled): a rank woken from its sleep then runs at once instead of after "
-      "their slice; -1: 0.0001 (RDMPI_YIELD is not never), 0: keep the kernel's; the kernel "
-      "takes 0.0001-0.1",
+      "polls descheduled; with more ranks than cores twice in 0.1 s): a rank woken from "
+      "its sleep then runs at once instead of after their slice; -1: 0.0001 (RDMPI_YIELD is "
+      "not never), 0: keep the kernel's; the kernel takes 0.0001-0.1",
       OFF(wait_slice), 0, NULL, -1, 0.1 },
     { "RDMPI_CONNECT_TIMEOUT", CORE_CFG_DOUBLE, "60",
       "seconds MPI_Comm_connect to a port of another rdmpirun run waits for its acceptor "

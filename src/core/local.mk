@@ -10,6 +10,7 @@ librdmpi_la_SOURCES += \
 	src/core/wire.c src/core/progress.c src/core/comm.c src/core/attr.c src/core/request.c \
 	src/core/group.c src/core/info.c src/core/datatype.c src/core/dtsig.c \
 	src/core/procs.h src/core/procs.c src/core/bootdyn.h src/core/bootdyn.c src/core/bootcall.h src/core/bootcall.c src/core/portname.h src/core/portname.c \
+	src/core/waitslice.h src/core/waitslice.c \
 	src/core/jobid.h src/core/jobid.c src/core/xwire.h src/core/xwire.c src/core/namedir.h src/core/namedir.c
 # The reduction kernels: a convenience library of their own, built with
 # OP_CFLAGS (configure.ac) so their loops are vectorized.

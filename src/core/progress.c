@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/request.h"
 #include "core/runtime.h"
+#include "core/waitslice.h"
 
 
 double core_wtime(void)
@@ -305,13 +306,20 @@ void core_wait_policy(core_runtime_t *rt)
  * yield pushes the yielder's deadline a whole slice back. So the first slow
  * yield or contended wait asks for AUTO_SLICE slices (ask_short_slice): a
  * woken task with a shorter slice than the running one preempts it at once.
+ * When the job's ranks outnumber the cores, not the first one, though: such
+ * signs must come often (core/waitslice.c), as only neighbours that take a
+ * fair share of our cores make them so, and the short slice weakens the
+ * yields among the job's own ranks.
  *
  * Not oversubscribed, a rank spins; every 1024th idle poll looks at the
  * clock. 1024 idle polls take ~50 us on a core of our own: when they took
  * more than CONTENDED, something else ran on our core meanwhile (a noisy
  * neighbour, or more runnable ranks than the node count says), and the
  * rest of this wait yields and sleeps as if oversubscribed. The next
- * blocked call starts spinning again.
+ * blocked call starts spinning again: making the waits of the next 0.1 s
+ * start as contended too left 2 ranks among busy loops (one per core, OSU
+ * 7.4, 2 rounds) as fast on small messages and made gather 1 MiB 1.6-2x
+ * slower (a sleeping root).
  *
  * Idle for NAP_AFTER (seen at the same 1024th polls) a wait sleeps until
  * woken even where the policy above says spin (a wake-up is nothing next to
@@ -386,7 +394,8 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
             /* Two idle polls in a row: what lay between them was our yield. */
             if (yielding && now - w->last_poll > SLOW_YIELD) {
                 rt->wait_slow_yield = now;
-                if (!rt->wait_slice_asked)
+                if (!rt->wait_slice_asked &&
+                    core_crowd_note(&rt->wait_crowd, now, rt->oversubscribed))
                     ask_short_slice(rt);
             }
             if (now - w->idle_since >= ws ||
@@ -425,7 +434,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
         rt->wait_sleep_busy > 0) {
         w->contended = 1;
         w->idle_since = 0;
-        if (!rt->wait_slice_asked)
+        if (!rt->wait_slice_asked && core_crowd_note(&rt->wait_crowd, now, rt->oversubscribed))
             ask_short_slice(rt);
         w->quiet = 1; /* every idle poll now yields and may sleep */
     }

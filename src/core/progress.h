@@ -11,9 +11,11 @@
  * self; shm, whose senders ring the sleeper's futex doorbell; verbs, through
  * its completion channel; tcp, through its epoll descriptor). A call that
  * finds its core taken by other processes while it spins (noisy neighbours)
- * does the same for the rest of its wait, and the rank then asks the scheduler
- * for short time slices (RDMPI_WAIT_SLICE), so that a rank woken by a message
- * runs at once instead of after a neighbour's slice. Over Soft-RoCE in a TCG guest sleeping raised 1 MiB
+ * does the same for the rest of its wait; then (or after a yield that lasted
+ * a time slice; with more ranks than cores, once such signs come often) the
+ * rank asks the scheduler for short time slices (RDMPI_WAIT_SLICE), so that a
+ * rank woken by a message runs at once instead of after a neighbour's slice.
+ * Over Soft-RoCE in a TCG guest sleeping raised 1 MiB
  * bandwidth 1.6-2.5x when the host's cores were overcommitted (the spinning
  * rank's vCPU took host time from the one moving the data). A call that has
  * found nothing for 10 ms sleeps until a message arrives, whatever the node's

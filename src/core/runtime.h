@@ -11,6 +11,7 @@
 #define RDMPI_CORE_RUNTIME_H
 
 #include <stdint.h>
+#include "core/waitslice.h"
 #include "core/config.h"
 #include "core/errors.h"
 #include "core/secret.h"
@@ -80,6 +81,7 @@ typedef struct core_runtime {
                                   (core_wait_idle_slow); 0: never */
     double wait_slow_yield;    /* when a yield last gave the core to another process's time
                                   slice (core_wait_idle_slow); 0: never */
+    core_crowd_t wait_crowd;   /* how often others took our cores lately (core/waitslice.h) */
     double wait_slice;         /* scheduler slice to ask for once others share our cores; 0:
                                   none (core_wait_policy) */
     int wait_slice_asked;      /* asked for it (once per process) */
