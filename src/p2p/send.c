@@ -319,7 +319,16 @@ CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Da
         h.sreq = p2p_req_id(s);
         hlen = sizeof(h);
     }
-    int rc = tp_am_send(ep, P2P_AM_EAGER, &h, hlen, buf, len);
+    /* A transport that batches a window's frames (tcp: tp_am_post) keeps this one to write
+     * with the next: s is done once written (the postq, as send_start). */
+    int rc = ep->iface->ops->am_post ? tp_am_post(ep, P2P_AM_EAGER, &h, hlen, buf, len)
+                                     : tp_am_send(ep, P2P_AM_EAGER, &h, hlen, buf, len);
+    if (rc == 1) {
+        count_send(len, P2P_PROTO_EAGER);
+        p2p_peerq_push(&P2P->postq, world, s);
+        core_progress_wake(P2P->rt, P2P->hook);
+        return 0;
+    }
     if (rc != 0)
         return rc;
     count_send(len, P2P_PROTO_EAGER);
