@@ -296,8 +296,10 @@ static int send_outside(const void *buf, size_t count, MPI_Datatype dt, int dest
  * cancelled, tmp, memh and the status's error are zero: what send_start would set), so
  * this sends, counts and completes in one pass: the header as send_first builds it for a
  * standard eager send (its id for MPI_Cancel on user contexts), what first_sent and
- * p2p_send_done leave (wait 0, nothing to free). 0: done; otherwise nothing was sent and
- * send_start takes s from the start (a busy ring queues it, an error is its to report). */
+ * p2p_send_done leave (wait 0, nothing to free); over tcp the frame waits to leave with the
+ * window's next ones and s in the postq until then. 0: done or posted; otherwise nothing was
+ * sent and send_start takes s from the start (a busy ring queues it, an error is its to
+ * report). */
 CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Datatype dt,
                             int dest, int tag, MPI_Comm comm, uint32_t ctx)
 {
@@ -319,7 +321,16 @@ CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Da
         h.sreq = p2p_req_id(s);
         hlen = sizeof(h);
     }
-    int rc = tp_am_send(ep, P2P_AM_EAGER, &h, hlen, buf, len);
+    /* A transport that batches a window's frames (tcp: tp_am_post) keeps this one to write
+     * with the next: s is done once written (the postq, as send_start). */
+    int rc = ep->iface->ops->am_post ? tp_am_post(ep, P2P_AM_EAGER, &h, hlen, buf, len)
+                                     : tp_am_send(ep, P2P_AM_EAGER, &h, hlen, buf, len);
+    if (rc == 1) {
+        count_send(len, P2P_PROTO_EAGER);
+        p2p_peerq_push(&P2P->postq, world, s);
+        core_progress_wake(P2P->rt, P2P->hook);
+        return 0;
+    }
     if (rc != 0)
         return rc;
     count_send(len, P2P_PROTO_EAGER);
