@@ -50,7 +50,7 @@ static int cancel_send(MPI_Request s)
         if (!eager_pending(s))
             return 0;
         /* complete again with the receiver's answer (MPI_Wait must wait for it) */
-        __atomic_store_n(&s->complete, 0, __ATOMIC_RELAXED);
+        core_req_restart(s);
     } else if (p2p_sendq_remove(s)) {
         send_cancelled(s);
         return 0;
