@@ -160,7 +160,7 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
     if (is_inert(r) || api_req_done_plain(r) ||
-        (api_req_plain(r) && core_wait_req_outside(r) && api_req_done_plain(r)))
+        (api_req_plain(r) && core_wait_req_outside(r, "MPI_Wait") && api_req_done_plain(r)))
         return finish_one_call(req, status, "MPI_Wait");
     core_cs_enter(&core_rt->cs);
     int rc = wait_one(req, status);
@@ -267,7 +267,7 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     int i = 0;
     while (i < n && (is_inert(reqs[i]) || api_req_done_plain(reqs[i]) ||
-                     (api_req_plain(reqs[i]) && core_wait_req_outside(reqs[i]) &&
+                     (api_req_plain(reqs[i]) && core_wait_req_outside(reqs[i], "MPI_Waitall") &&
                       api_req_done_plain(reqs[i]))))
         i++;
     if (i < n) {

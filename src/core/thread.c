@@ -249,12 +249,16 @@ void core_cs_ring(_Atomic uint32_t *bell)
 #define SLEEP_SPINS 64
 /* A sleep is bounded all the same (a missed ring would cost this much, not a hang). */
 #define SLEEP_MAX 0.01
+/* Sleeps of SLEEP_MAX before the sleeper returns to its caller whatever happened (about a
+ * second): a waiter long asleep looks at its stuck-call diagnostics then (RDMPI_WAIT_WARN,
+ * core_wait_asleep) and sleeps again. */
+#define SLEEP_ROUNDS 100
 
 /* The sleep of core_cs_sleep and core_cs_sleep_outside: spins a little, then sleeps on the
  * bell (each sleep bounded) until the request is done or the engine is free. */
 static void sleep_on_bell(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done)
 {
-    for (int i = 0;; i++) {
+    for (int i = 0; i < SLEEP_SPINS + SLEEP_ROUNDS; i++) {
         uint32_t rung = atomic_load(bell);
         if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
             !atomic_load_explicit(&cs->engine, memory_order_seq_cst))

@@ -118,7 +118,8 @@ int core_cs_engine_mine(void);
 int core_cs_pass_outside(void);
 void core_cs_pass_set_outside(int on);
 /* Outside the section, while another thread holds P: sleeps on *bell (rung when the request
- * completes, *flag saying "asleep" as for core_cs_sleep) until *done is set or P is free. */
+ * completes, *flag saying "asleep" as for core_cs_sleep) until *done is set or P is free,
+ * or about a second went by (the caller looks at its diagnostics and sleeps again). */
 void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                            uint8_t *flag);
 /* Leaving a wait outside the section without P: rings the first sleeper outside when P is
@@ -135,7 +136,8 @@ int core_cs_pass_deferred(void);
 int core_cs_pass_deferring(void);
 /* Inside the section, with another thread holding the engine: leaves the section and sleeps
  * on *bell (the request's, rung by core_cs_ring when it completes) until *done is set or
- * the engine is free, then takes the section back. *flag says "asleep" to the completer. */
+ * the engine is free (or about a second went by, as core_cs_sleep_outside), then takes the
+ * section back. *flag says "asleep" to the completer. */
 void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                    uint8_t *flag);
 /* The engine, after a poll that handled something: when threads sleep (one of them may have
