@@ -98,6 +98,7 @@ struct rdmpi_request {
     void *bsend_block;       /* buffered send: the attached-buffer block it holds */
 
     uint8_t wait;            /* the peer's message it waits for (P2P_WAIT_*, src/p2p) */
+    uint8_t underway;        /* in p2p's list of exchanges with other jobs (p2p_underway) */
     MPI_Group any_group;     /* posted MPI_ANY_SOURCE receive: its communicator's group,
                                 held while posted, to check who a message claims to be from */
 

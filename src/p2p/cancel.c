@@ -159,8 +159,10 @@ static int cancel_resp_handler(void *arg, int src, const void *hdr, size_t hdr_l
     }
     int done = (s->wait & P2P_WAIT_DONE) || eager;
     s->wait &= ~(unsigned)(P2P_WAIT_CANCEL | P2P_WAIT_DONE);
-    if (done) /* its protocol finished while the answer was on its way */
+    if (done) { /* its protocol finished while the answer was on its way */
+        p2p_underway_done(s);
         core_req_complete(s);
+    }
     /* else it goes on: waiting for the receiver's answer, or pushing its data */
     return 0;
 }
