@@ -674,6 +674,25 @@ out:
     return done;
 }
 
+int core_test_req_outside(void)
+{
+    core_runtime_t *rt = core_rt;
+    core_cs_t *cs = &rt->cs;
+    if (!core_progress_outside_ok(rt) || core_progress_pending(rt) ||
+        atomic_load_explicit(&cs->g_wants, memory_order_relaxed) || !core_cs_engine_claim(cs))
+        return 0;
+    core_cs_pass_set_outside(1);
+    int np = __atomic_load_n(&rt->npollers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < np; i++)
+        if (rt->pollers[i].outside)
+            rt->pollers[i].outside(rt->pollers[i].arg);
+    int clean = !core_cs_pass_deferred();
+    core_cs_pass_set_outside(0);
+    clean = clean && !atomic_load_explicit(&cs->g_wants, memory_order_relaxed);
+    core_cs_engine_leave_outside(cs);
+    return clean && !core_progress_pending(rt);
+}
+
 void core_wait_req(MPI_Request req, const char *fn)
 {
     if (core_req_is_complete(req))

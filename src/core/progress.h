@@ -146,6 +146,13 @@ void core_wait_req(MPI_Request req, const char *fn);
  * (core_req_complete). fn names the call for the stuck-call diagnostics (SIGRTMIN+3,
  * RDMPI_WAIT_WARN), which list the wait once it is slow (a sleep, or 1024 passes). */
 int core_wait_req_outside(MPI_Request req, const char *fn);
+/* MULTIPLE, outside the critical section (MPI_Test of a point-to-point request): one pass of
+ * the engine outside it, as core_wait_req_outside's, when P is free and no hook has work.
+ * 1 when the pass ran and left nothing for the section (no message deferred to it, no hook
+ * with work, no thread inside it wanting P): the caller may say the request is not complete
+ * yet without entering the section. 0 when it must test inside the section as before (P
+ * busy, or work that only a pass inside may do). */
+int core_test_req_outside(void);
 /* Whether every poller has a pass outside the critical section (a job over shm alone): only
  * then do waits drive the engine outside it. With a poller that needs the section (tcp,
  * verbs, another job's bridge) an engine outside would reach that one only now and then,
