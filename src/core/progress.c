@@ -678,8 +678,13 @@ int core_test_req_outside(void)
 {
     core_runtime_t *rt = core_rt;
     core_cs_t *cs = &rt->cs;
+    /* Every OUTSIDE_FULL_EVERY-th test of a thread polls inside G, as the wait's engine
+     * does a whole pass inside every so many: the outside pass stops at a record it may not
+     * handle without always saying so, and the cooperative copies and batched reads move in
+     * passes inside G only. */
     if (!core_progress_outside_ok(rt) || core_progress_pending(rt) ||
-        atomic_load_explicit(&cs->g_wants, memory_order_relaxed) || !core_cs_engine_claim(cs))
+        atomic_load_explicit(&cs->g_wants, memory_order_relaxed) ||
+        !core_cs_test_turn(OUTSIDE_FULL_EVERY) || !core_cs_engine_claim(cs))
         return 0;
     core_cs_pass_set_outside(1);
     int np = __atomic_load_n(&rt->npollers, __ATOMIC_ACQUIRE);

@@ -151,7 +151,8 @@ int core_wait_req_outside(MPI_Request req, const char *fn);
  * 1 when the pass ran and left nothing for the section (no message deferred to it, no hook
  * with work, no thread inside it wanting P): the caller may say the request is not complete
  * yet without entering the section. 0 when it must test inside the section as before (P
- * busy, or work that only a pass inside may do). */
+ * busy, work that only a pass inside may do, or the thread's every 64th test: the outside
+ * pass stops at some records without deferring them, which a pass inside then handles). */
 int core_test_req_outside(void);
 /* Whether every poller has a pass outside the critical section (a job over shm alone): only
  * then do waits drive the engine outside it. With a poller that needs the section (tcp,

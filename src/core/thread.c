@@ -17,6 +17,8 @@ static _Thread_local int cs_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local int engine_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local int pass_outside __attribute__((tls_model("initial-exec")));
 static _Thread_local int pass_deferred __attribute__((tls_model("initial-exec")));
+/* MPI_Test calls of this thread that asked for a pass outside the section (core_cs_test_turn). */
+static _Thread_local unsigned test_turns __attribute__((tls_model("initial-exec")));
 /* This thread was counted by core_cs_note_thread (in the section instance of that epoch). */
 static _Thread_local const core_cs_t *noted __attribute__((tls_model("initial-exec")));
 
@@ -327,6 +329,11 @@ void core_cs_wait_done_outside(core_cs_t *cs)
 {
     if (!atomic_load_explicit(&cs->engine, memory_order_seq_cst))
         ring_outside(cs);
+}
+
+int core_cs_test_turn(unsigned every)
+{
+    return ++test_turns % every != 0;
 }
 
 int core_cs_note_thread(core_cs_t *cs)

@@ -125,6 +125,9 @@ void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile
 /* Leaving a wait outside the section without P: rings the first sleeper outside when P is
  * free (the one rung for it may have found its own request complete and left). */
 void core_cs_wait_done_outside(core_cs_t *cs);
+/* Counts this thread's MPI_Test calls that would poll outside the section: 0 on every
+ * every-th (that one polls inside it, where what only a pass inside may do moves on). */
+int core_cs_test_turn(unsigned every);
 /* Counts this thread once among those calling point-to-point operations from outside the
  * section; returns how many have. */
 int core_cs_note_thread(core_cs_t *cs);
