@@ -70,6 +70,7 @@ static int start(MPI_Request r, const char *fn)
         return api_error(MPI_COMM_NULL, CORE_EREQUEST, fn, "not a persistent request");
     if (r->active)
         return api_error(r->comm, CORE_EREQUEST, fn, "the request is already active");
+    core_req_restart(r); /* its last round's completer may still be ringing its waiter */
     if (r->hook)
         r->hook(r->hook_arg, CORE_REQ_HOOK_START);
     if (r->mode == CORE_MODE_BUFFERED && r->kind == CORE_REQ_SEND) {

@@ -73,7 +73,7 @@ static int recv_blocking(void *buf, int count, MPI_Datatype dt, int src, int tag
     if (rc)
         return api_error(comm, rc, "MPI_Recv", "%s", core_strerror(rc));
     int enter = outside && !api_req_done_plain(r) &&
-                !(core_wait_req_outside(r) && api_req_done_plain(r));
+                !(core_wait_req_outside(r, "MPI_Recv") && api_req_done_plain(r));
     if (enter)
         core_cs_enter(&core_rt->cs);
     core_wait_req(r, "MPI_Recv");

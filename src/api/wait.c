@@ -148,7 +148,7 @@ static int finish_one_call(MPI_Request *rp, MPI_Status *st, const char *fn)
 /* Wait, Test and Waitall under MULTIPLE from outside G (API_ENTER_P2P): requests that are
  * inert or point-to-point and complete (api_req_done_plain) are handed out without G; Wait
  * and Waitall wait for a point-to-point one without G too, driving the progress engine P
- * outside it (core_wait_req_outside); any other request, or a wait that needs G after all
+ * outside it (core_wait_req_outside), and Test polls once outside it (core_test_req_outside); any other request, or a wait that needs G after all
  * (a message only a pass inside G may handle), makes the call enter G and run as before
  * (the wait polls there: core_wait_req). */
 int PMPI_Wait(MPI_Request *req, MPI_Status *status)
@@ -160,7 +160,7 @@ int PMPI_Wait(MPI_Request *req, MPI_Status *status)
     API_CHECK(check_one(req, "MPI_Wait"));
     MPI_Request r = *req;
     if (is_inert(r) || api_req_done_plain(r) ||
-        (api_req_plain(r) && core_wait_req_outside(r) && api_req_done_plain(r)))
+        (api_req_plain(r) && core_wait_req_outside(r, "MPI_Wait") && api_req_done_plain(r)))
         return finish_one_call(req, status, "MPI_Wait");
     core_cs_enter(&core_rt->cs);
     int rc = wait_one(req, status);
@@ -181,6 +181,16 @@ int PMPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
     if (is_inert(r) || api_req_done_plain(r)) {
         *flag = 1;
         return finish_one_call(req, status, "MPI_Test");
+    }
+    /* A pass of the engine outside G, as MPI_Wait's, when P is free and the pass leaves
+     * nothing for G (core_test_req_outside); else the test polls inside G as before. */
+    if (api_req_plain(r) && core_test_req_outside()) {
+        if (api_req_done_plain(r)) {
+            *flag = 1;
+            return finish_one_call(req, status, "MPI_Test");
+        }
+        *flag = 0;
+        return MPI_SUCCESS;
     }
     core_cs_enter(&core_rt->cs);
     int rc = test_one(req, flag, status);
@@ -267,7 +277,7 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     API_CHECK(check_array(n, reqs, "MPI_Waitall"));
     int i = 0;
     while (i < n && (is_inert(reqs[i]) || api_req_done_plain(reqs[i]) ||
-                     (api_req_plain(reqs[i]) && core_wait_req_outside(reqs[i]) &&
+                     (api_req_plain(reqs[i]) && core_wait_req_outside(reqs[i], "MPI_Waitall") &&
                       api_req_done_plain(reqs[i]))))
         i++;
     if (i < n) {

@@ -137,12 +137,12 @@ int core_progress(void)
     return progress_once();
 }
 
-/* Formats what w waits for: "MPI_Recv(source=0, tag=5, comm=MPI_COMM_WORLD)". */
-static int describe_wait(const core_wait_ctx_t *w, char *buf, size_t len)
+/* Formats what call fn waits for (req: its request, or NULL):
+ * "MPI_Recv(source=0, tag=5, comm=MPI_COMM_WORLD)". */
+static int describe_wait(const char *fn, MPI_Request r, char *buf, size_t len)
 {
-    MPI_Request r = w->req;
     if (!r || (r->kind != CORE_REQ_SEND && r->kind != CORE_REQ_RECV) || !r->comm)
-        return snprintf(buf, len, "%s", w->fn);
+        return snprintf(buf, len, "%s", fn);
     const char *who = r->kind == CORE_REQ_SEND ? "dest" : "source";
     char peer[32], tag[32];
     if (r->peer == MPI_ANY_SOURCE)
@@ -153,32 +153,109 @@ static int describe_wait(const core_wait_ctx_t *w, char *buf, size_t len)
         snprintf(tag, sizeof(tag), "MPI_ANY_TAG");
     else
         snprintf(tag, sizeof(tag), "%d", r->tag);
-    return snprintf(buf, len, "%s(%s=%s, tag=%s, comm=%s, %zu bytes)", w->fn, who, peer, tag,
+    return snprintf(buf, len, "%s(%s=%s, tag=%s, comm=%s, %zu bytes)", fn, who, peer, tag,
                     core_comm_label(r->comm), r->kind == CORE_REQ_SEND ? r->len : r->len);
 }
 
-/* SIGRTMIN+3: the launcher asks where we are (it is about to kill the job). */
-static void diag_handler(int sig)
+/* A slot of rt->waits being filled in by its new owner. */
+#define WAIT_CLAIMING ((const char *)1)
+
+/* MULTIPLE: lists a blocked call for the report (one slot per call, claimed by
+ * compare-and-swap: the report runs in a signal handler, which may not take a lock). Returns
+ * the slot + 1, or 0 when every slot is taken (that call goes unreported, and the next look
+ * tries again). */
+static int wait_register(core_runtime_t *rt, const char *fn, MPI_Request req, double start)
+{
+    for (int i = 0; i < CORE_WAIT_SLOTS; i++) {
+        core_wait_slot_t *s = &rt->waits[i];
+        const char *none = NULL;
+        if (__atomic_load_n(&s->fn, __ATOMIC_RELAXED) ||
+            !__atomic_compare_exchange_n(&s->fn, &none, WAIT_CLAIMING, 0, __ATOMIC_ACQUIRE,
+                                         __ATOMIC_RELAXED))
+            continue;
+        __atomic_store_n(&s->req, req, __ATOMIC_RELAXED);
+        __atomic_store(&s->start, &start, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);
+        return i + 1;
+    }
+    return 0;
+}
+
+static void wait_unregister(core_runtime_t *rt, int slot)
+{
+    __atomic_store_n(&rt->waits[slot - 1].fn, NULL, __ATOMIC_RELEASE);
+}
+
+/* One line of the report: fn blocked on req (or NULL) since start (0: not known). */
+static void diag_line(const core_runtime_t *rt, const char *fn, MPI_Request req, double start)
 {
     char line[512], what[384];
+    describe_wait(fn, req, what, sizeof(what));
+    int n = snprintf(line, sizeof(line), "rdmpi: rank %d on %s (pid %d) is blocked in %s for %.1f s\n",
+                     rt->rank, rt->hostname, (int)getpid(), what,
+                     start > 0 ? core_wtime() - start : 0.0); /* start: once the wait is slow */
+    ssize_t wr = write(STDERR_FILENO, line, (size_t)n);
+    (void)wr;
+}
+
+/* SIGRTMIN+3: the launcher asks where we are (it is about to kill the job). A line per
+ * blocked call: the one of the process (but MULTIPLE), and every thread's under MULTIPLE,
+ * inside the critical section or outside it. */
+static void diag_handler(int sig)
+{
     core_runtime_t *rt = core_rt;
-    int n;
+    int blocked = 0;
     (void)sig;
     if (!rt)
         return;
     core_wait_ctx_t *w = rt->current_wait;
     if (w) {
-        describe_wait(w, what, sizeof(what));
-        n = snprintf(line, sizeof(line), "rdmpi: rank %d on %s (pid %d) is blocked in %s for %.1f s\n",
-                     rt->rank, rt->hostname, (int)getpid(), what,
-                     w->start > 0 ? core_wtime() - w->start : 0.0); /* start: after 1024 polls */
-    } else {
-        n = snprintf(line, sizeof(line),
-                     "rdmpi: rank %d on %s (pid %d) is not inside a blocking MPI call\n", rt->rank,
-                     rt->hostname, (int)getpid());
+        diag_line(rt, w->fn, w->req, w->start);
+        blocked++;
     }
-    ssize_t wr = write(STDERR_FILENO, line, (size_t)n);
-    (void)wr;
+    for (int i = 0; i < CORE_WAIT_SLOTS; i++) {
+        core_wait_slot_t *s = &rt->waits[i];
+        const char *fn = __atomic_load_n(&s->fn, __ATOMIC_ACQUIRE);
+        if (!fn || fn == WAIT_CLAIMING)
+            continue;
+        double start;
+        __atomic_load(&s->start, &start, __ATOMIC_RELAXED);
+        diag_line(rt, fn, __atomic_load_n(&s->req, __ATOMIC_RELAXED), start);
+        blocked++;
+    }
+    if (!blocked) {
+        char line[256];
+        int n = snprintf(line, sizeof(line),
+                         "rdmpi: rank %d on %s (pid %d) is not inside a blocking MPI call\n",
+                         rt->rank, rt->hostname, (int)getpid());
+        ssize_t wr = write(STDERR_FILENO, line, (size_t)n);
+        (void)wr;
+    }
+}
+
+/* The stuck-call diagnostics of a wait once it is slow (core_wait_idle_slow, a sleep on its
+ * request): its start, its place in MULTIPLE's report, and after RDMPI_WAIT_WARN seconds a
+ * warning saying where it is stuck. */
+static void wait_diag(core_wait_ctx_t *w, double now)
+{
+    core_runtime_t *rt = core_rt;
+    if (w->start == 0)
+        w->start = now;
+    if (w->cs && !w->slot)
+        w->slot = wait_register(rt, w->fn, w->req, w->start);
+    if (!w->warned && rt->settings && rt->settings->wait_warn > 0 &&
+        now - w->start > rt->settings->wait_warn) {
+        char what[384];
+        describe_wait(w->fn, w->req, what, sizeof(what));
+        core_warn("%s has been waiting for %.0f s (RDMPI_WAIT_WARN=%g)", what, now - w->start,
+                  rt->settings->wait_warn);
+        w->warned = 1;
+    }
+}
+
+void core_wait_asleep(core_wait_ctx_t *w)
+{
+    wait_diag(w, core_wtime());
 }
 
 void core_progress_init(void)
@@ -208,7 +285,11 @@ void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
     w->quiet = core_rt->wait_quiet;
     w->cs = core_rt->cs.on;
     w->done = NULL;
-    core_rt->current_wait = w;
+    w->slot = 0;
+    /* MULTIPLE: listed in rt->waits once slow (wait_diag), not here: the wait of an 8-byte
+     * ping-pong would pay a locked instruction for it. */
+    if (!w->cs)
+        core_rt->current_wait = w;
 }
 
 #define AUTO_SLEEP 0.00003  /* idle seconds before sleeping, oversubscribed (see below) */
@@ -262,9 +343,9 @@ void core_wait_policy(core_runtime_t *rt)
         quiet = rt->settings->spin_count + 1;
     if (rt->wait_sleep > 0 && quiet > 64)
         quiet = 64;
-    if ((rt->settings->wait_warn > 0 || rt->wait_sleep_busy > 0 || rt->wait_nap > 0) &&
-        quiet > 1023)
-        quiet = 1023;
+    if ((rt->settings->wait_warn > 0 || rt->wait_sleep_busy > 0 || rt->wait_nap > 0 ||
+         rt->cs.on) && quiet > 1023)
+        quiet = 1023; /* MULTIPLE: a slow wait lists itself for the report (wait_diag) */
     rt->wait_quiet = quiet > 1 ? quiet : 1;
 }
 
@@ -379,6 +460,8 @@ static void nap(const core_wait_ctx_t *w)
 void core_wait_idle_slow(core_wait_ctx_t *w)
 {
     core_runtime_t *rt = core_rt;
+    if (__builtin_expect(w->cs && !w->slot, 0))
+        wait_diag(w, core_wtime());
     if (!rt->settings) /* a runtime without settings (test harnesses): spin */
         return;
     int over = rt->oversubscribed || w->contended;
@@ -439,23 +522,15 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
         w->quiet = 1; /* every idle poll now yields and may sleep */
     }
     w->last_check = now;
-    if (w->start == 0) {
-        w->start = now;
-        return;
-    }
-    if (!w->warned && rt->settings->wait_warn > 0 && now - w->start > rt->settings->wait_warn) {
-        char what[384];
-        describe_wait(w, what, sizeof(what));
-        core_warn("%s has been waiting for %.0f s (RDMPI_WAIT_WARN=%g)", what, now - w->start,
-                  rt->settings->wait_warn);
-        w->warned = 1;
-    }
+    wait_diag(w, now);
 }
 
 void core_wait_end(core_wait_ctx_t *w)
 {
-    (void)w;
-    core_rt->current_wait = NULL;
+    if (w->slot)
+        wait_unregister(core_rt, w->slot);
+    else if (!w->cs)
+        core_rt->current_wait = NULL;
 }
 
 /* MULTIPLE: progress by trylock. The first waiting thread claims the engine and polls for
@@ -479,6 +554,7 @@ static void wait_req_mt(MPI_Request req, core_wait_ctx_t *w)
             /* The engine may be held by a waiter outside the section, which leaves it for
              * us once it sees this (it defers what needs the section). */
             atomic_store_explicit(&cs->g_wants, 1, memory_order_relaxed);
+            core_wait_asleep(w);
             core_cs_sleep(cs, &req->bell, &req->complete, &req->sleeping);
             continue;
         }
@@ -527,26 +603,48 @@ static int full_pass_try(core_runtime_t *rt, int *events)
     return 1;
 }
 
-int core_wait_req_outside(MPI_Request req)
+/* The diagnostics of a wait outside the section, once it is slow (a sleep, or every 1024
+ * passes of the engine): listed for the report, warned about after RDMPI_WAIT_WARN. Its
+ * record is set up only then, so a wait that is not slow costs nothing for them. */
+static void outside_diag(core_wait_ctx_t *w, const char *fn, MPI_Request req)
+{
+    if (!w->fn) {
+        w->fn = fn;
+        w->req = req;
+        w->start = 0;
+        w->warned = 0;
+        w->cs = 1;
+        w->slot = 0;
+    }
+    wait_diag(w, core_wtime());
+}
+
+int core_wait_req_outside(MPI_Request req, const char *fn)
 {
     core_runtime_t *rt = core_rt;
     core_cs_t *cs = &rt->cs;
     if (!core_progress_outside_ok(rt))
         return 0;
+    core_wait_ctx_t w;
+    w.fn = NULL; /* set up by outside_diag once the wait is slow */
+    int done = 0;
     /* Another thread drives the engine: watch the request for a while, then sleep on it
      * outside the section until it completes or the engine is free (the leaving holder
      * rings the first sleeper). */
     for (int spins = 0; !core_cs_engine_claim(cs); spins++) {
         if (__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE)) {
             core_cs_wait_done_outside(cs);
-            return 1;
+            done = 1;
+            goto out;
         }
-        if (spins < OUTSIDE_RELAX)
+        if (spins < OUTSIDE_RELAX) {
             relax();
-        else
+        } else {
+            outside_diag(&w, fn, req);
             core_cs_sleep_outside(cs, &req->bell, &req->complete, &req->sleeping);
+        }
     }
-    int done = 0, idle = 0, quiet = rt->oversubscribed ? 1 : OUTSIDE_QUIET;
+    int idle = 0, quiet = rt->oversubscribed ? 1 : OUTSIDE_QUIET;
     unsigned pass = 0;
     core_cs_pass_set_outside(1);
     for (;;) {
@@ -560,6 +658,8 @@ int core_wait_req_outside(MPI_Request req)
         if (++pass % OUTSIDE_FULL_EVERY == 0 || core_progress_pending(rt)) {
             if (!full_pass_try(rt, &events) && core_progress_pending(rt))
                 break; /* the section is busy and has work for us: wait there */
+            if (__builtin_expect(pass % 1024 == 0, 0))
+                outside_diag(&w, fn, req);
         }
         int np = __atomic_load_n(&rt->npollers, __ATOMIC_ACQUIRE);
         for (int i = 0; i < np; i++)
@@ -576,7 +676,35 @@ int core_wait_req_outside(MPI_Request req)
     }
     core_cs_pass_set_outside(0);
     core_cs_engine_leave_outside(cs);
-    return done || __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE);
+    done = done || __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE);
+out:
+    if (w.fn && w.slot)
+        wait_unregister(rt, w.slot);
+    return done;
+}
+
+int core_test_req_outside(void)
+{
+    core_runtime_t *rt = core_rt;
+    core_cs_t *cs = &rt->cs;
+    /* Every OUTSIDE_FULL_EVERY-th test of a thread polls inside G, as the wait's engine
+     * does a whole pass inside every so many: the outside pass stops at a record it may not
+     * handle without always saying so, and the cooperative copies and batched reads move in
+     * passes inside G only. */
+    if (!core_progress_outside_ok(rt) || core_progress_pending(rt) ||
+        atomic_load_explicit(&cs->g_wants, memory_order_relaxed) ||
+        !core_cs_test_turn(OUTSIDE_FULL_EVERY) || !core_cs_engine_claim(cs))
+        return 0;
+    core_cs_pass_set_outside(1);
+    int np = __atomic_load_n(&rt->npollers, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < np; i++)
+        if (rt->pollers[i].outside)
+            rt->pollers[i].outside(rt->pollers[i].arg);
+    int clean = !core_cs_pass_deferred();
+    core_cs_pass_set_outside(0);
+    clean = clean && !atomic_load_explicit(&cs->g_wants, memory_order_relaxed);
+    core_cs_engine_leave_outside(cs);
+    return clean && !core_progress_pending(rt);
 }
 
 void core_wait_req(MPI_Request req, const char *fn)

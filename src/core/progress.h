@@ -107,6 +107,8 @@ typedef struct core_wait_ctx {
     int cs;                /* MULTIPLE: hand the critical section over between polls */
     const volatile int *done;  /* MULTIPLE: the completion flag of the request core_wait_req
                                   waits for, read outside the section (NULL: none) */
+    int slot;              /* MULTIPLE: its place in the report's list (rt->waits) + 1, taken
+                              once the wait is slow (0: not listed) */
 } core_wait_ctx_t;
 
 void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req);
@@ -129,6 +131,11 @@ static inline void core_wait_idle(core_wait_ctx_t *w, int events)
     }
 }
 void core_wait_end(core_wait_ctx_t *w);
+/* MULTIPLE, a blocked thread about to sleep outside the section on its request (a waiter of
+ * core_wait_req while another thread drives the engine): lists w for the report and says
+ * where it is stuck after RDMPI_WAIT_WARN seconds, as core_wait_idle does for a polling wait
+ * (the sleep is bounded, so this runs again now and then). */
+void core_wait_asleep(core_wait_ctx_t *w);
 
 /* Waits until req completes. */
 void core_wait_req(MPI_Request req, const char *fn);
@@ -138,8 +145,17 @@ void core_wait_req(MPI_Request req, const char *fn);
  * caller must enter the section and wait there (core_wait_req): P stayed busy, a message
  * needs the section (core_cs_pass_defer), a thread inside the section wants P, or the
  * hooks have work and the section is busy. Whoever completes req publishes it with release
- * (core_req_complete). No wait diagnostics (core_wait_ctx_t) here: they are the section's. */
-int core_wait_req_outside(MPI_Request req);
+ * (core_req_complete). fn names the call for the stuck-call diagnostics (SIGRTMIN+3,
+ * RDMPI_WAIT_WARN), which list the wait once it is slow (a sleep, or 1024 passes). */
+int core_wait_req_outside(MPI_Request req, const char *fn);
+/* MULTIPLE, outside the critical section (MPI_Test of a point-to-point request): one pass of
+ * the engine outside it, as core_wait_req_outside's, when P is free and no hook has work.
+ * 1 when the pass ran and left nothing for the section (no message deferred to it, no hook
+ * with work, no thread inside it wanting P): the caller may say the request is not complete
+ * yet without entering the section. 0 when it must test inside the section as before (P
+ * busy, work that only a pass inside may do, or the thread's every 64th test: the outside
+ * pass stops at some records without deferring them, which a pass inside then handles). */
+int core_test_req_outside(void);
 /* Whether every poller has a pass outside the critical section (a job over shm alone): only
  * then do waits drive the engine outside it. With a poller that needs the section (tcp,
  * verbs, another job's bridge) an engine outside would reach that one only now and then,

@@ -155,6 +155,22 @@ MPI_Request core_req_alloc(int kind)
     return req;
 }
 
+/* Under MULTIPLE: until req's completer is done with it (core_req_complete: it may still be
+ * ringing the waiter). Acquire: what it wrote comes before what the caller writes next. */
+static inline void settle(MPI_Request req)
+{
+    while (__builtin_expect(__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE) ==
+                                CORE_REQ_COMPLETING, 0))
+        sched_yield();
+}
+
+void core_req_restart(MPI_Request req)
+{
+    if (core_rt->reqs.shared)
+        settle(req);
+    __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
+}
+
 void core_req_free(MPI_Request req)
 {
     core_req_table_t *t = &core_rt->reqs;
@@ -171,10 +187,7 @@ void core_req_free(MPI_Request req)
     /* even: free; every id of it is stale now */
     __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED);
     if (t->shared) {
-        /* its completer may still be ringing its waiter (core_req_complete) */
-        while (__builtin_expect(__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE) ==
-                                    CORE_REQ_COMPLETING, 0))
-            sched_yield();
+        settle(req);
         req_cache_t *c = &req_cache;
         if (c->n < CACHE_MAX && c->epoch == t->epoch) {
             req->next = c->head;

@@ -98,6 +98,7 @@ struct rdmpi_request {
     void *bsend_block;       /* buffered send: the attached-buffer block it holds */
 
     uint8_t wait;            /* the peer's message it waits for (P2P_WAIT_*, src/p2p) */
+    uint8_t underway;        /* in p2p's list of exchanges with other jobs (p2p_underway) */
     MPI_Group any_group;     /* posted MPI_ANY_SOURCE receive: its communicator's group,
                                 held while posted, to check who a message claims to be from */
 
@@ -177,6 +178,12 @@ void core_req_free(MPI_Request req);
  * completer may still ring the waiter, then 1; core_req_free waits out the first. */
 #define CORE_REQ_COMPLETING 2
 void core_req_complete(MPI_Request req);
+/* A persistent request started again (MPI_Start), or a completed send made to wait again
+ * (MPI_Cancel's question): its flag cleared, once the completer of its last round is done
+ * with it. Under MULTIPLE the waiter may see it complete (CORE_REQ_COMPLETING) while the
+ * completer still rings it, and the completer's store of 1 would land on the new round:
+ * the restarted request would show complete before its operation did anything. */
+void core_req_restart(MPI_Request req);
 
 /* Whether req completed (nonzero: CORE_REQ_COMPLETING or 1). Acquire: under MULTIPLE a
  * completer may be the progress engine outside G, holding no lock the reader holds; the

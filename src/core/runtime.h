@@ -26,6 +26,16 @@
 #define CORE_CTX_MAX 4096   /* context ids; each communicator takes two */
 #define CORE_CTX_WORDS (CORE_CTX_MAX / 2 / 32)
 #define CORE_MAX_HOOKS 8
+/* MULTIPLE: blocked calls the SIGRTMIN+3 report can list at once (one per thread). */
+#define CORE_WAIT_SLOTS 64
+/* One blocked call of a thread (core_wait_register): fn is the slot's claim (NULL: free,
+ * CORE_WAIT_CLAIMING while the owner fills it in), the others are read after it (acquire);
+ * every field is read and written with atomic accesses. */
+typedef struct core_wait_slot {
+    const char *fn;
+    MPI_Request req;
+    double start;
+} core_wait_slot_t;
 
 struct core_wait_ctx;
 struct rt_runtime;   /* the runtime layer's instance (src/rt/rt.h), opaque here */
@@ -122,7 +132,11 @@ typedef struct core_runtime {
     int (*sleep)(void *arg);   /* NULL: some poller cannot wake a sleeping rank */
     void *sleep_arg;
     int wait_quiet;            /* idle polls before core_wait_idle needs its slow path */
-    struct core_wait_ctx *volatile current_wait; /* for the SIGRTMIN+3 report */
+    struct core_wait_ctx *volatile current_wait; /* for the SIGRTMIN+3 report (but MULTIPLE) */
+    /* MULTIPLE: the blocked calls of every thread, inside the critical section or outside it,
+     * for the SIGRTMIN+3 report (core_wait_register): a copy of what describes each, since
+     * the report is written by whichever thread the signal interrupts. */
+    core_wait_slot_t waits[CORE_WAIT_SLOTS];
 
     /* Every request of the process (core/request.h): peers name them by id. */
     core_req_table_t reqs;

@@ -17,6 +17,8 @@ static _Thread_local int cs_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local int engine_depth __attribute__((tls_model("initial-exec")));
 static _Thread_local int pass_outside __attribute__((tls_model("initial-exec")));
 static _Thread_local int pass_deferred __attribute__((tls_model("initial-exec")));
+/* MPI_Test calls of this thread that asked for a pass outside the section (core_cs_test_turn). */
+static _Thread_local unsigned test_turns __attribute__((tls_model("initial-exec")));
 /* This thread was counted by core_cs_note_thread (in the section instance of that epoch). */
 static _Thread_local const core_cs_t *noted __attribute__((tls_model("initial-exec")));
 
@@ -249,12 +251,16 @@ void core_cs_ring(_Atomic uint32_t *bell)
 #define SLEEP_SPINS 64
 /* A sleep is bounded all the same (a missed ring would cost this much, not a hang). */
 #define SLEEP_MAX 0.01
+/* Sleeps of SLEEP_MAX before the sleeper returns to its caller whatever happened (about a
+ * second): a waiter long asleep looks at its stuck-call diagnostics then (RDMPI_WAIT_WARN,
+ * core_wait_asleep) and sleeps again. */
+#define SLEEP_ROUNDS 100
 
 /* The sleep of core_cs_sleep and core_cs_sleep_outside: spins a little, then sleeps on the
  * bell (each sleep bounded) until the request is done or the engine is free. */
 static void sleep_on_bell(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done)
 {
-    for (int i = 0;; i++) {
+    for (int i = 0; i < SLEEP_SPINS + SLEEP_ROUNDS; i++) {
         uint32_t rung = atomic_load(bell);
         if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
             !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
@@ -323,6 +329,11 @@ void core_cs_wait_done_outside(core_cs_t *cs)
 {
     if (!atomic_load_explicit(&cs->engine, memory_order_seq_cst))
         ring_outside(cs);
+}
+
+int core_cs_test_turn(unsigned every)
+{
+    return ++test_turns % every != 0;
 }
 
 int core_cs_note_thread(core_cs_t *cs)

@@ -118,12 +118,16 @@ int core_cs_engine_mine(void);
 int core_cs_pass_outside(void);
 void core_cs_pass_set_outside(int on);
 /* Outside the section, while another thread holds P: sleeps on *bell (rung when the request
- * completes, *flag saying "asleep" as for core_cs_sleep) until *done is set or P is free. */
+ * completes, *flag saying "asleep" as for core_cs_sleep) until *done is set or P is free,
+ * or about a second went by (the caller looks at its diagnostics and sleeps again). */
 void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                            uint8_t *flag);
 /* Leaving a wait outside the section without P: rings the first sleeper outside when P is
  * free (the one rung for it may have found its own request complete and left). */
 void core_cs_wait_done_outside(core_cs_t *cs);
+/* Counts this thread's MPI_Test calls that would poll outside the section: 0 on every
+ * every-th (that one polls inside it, where what only a pass inside may do moves on). */
+int core_cs_test_turn(unsigned every);
 /* Counts this thread once among those calling point-to-point operations from outside the
  * section; returns how many have. */
 int core_cs_note_thread(core_cs_t *cs);
@@ -135,7 +139,8 @@ int core_cs_pass_deferred(void);
 int core_cs_pass_deferring(void);
 /* Inside the section, with another thread holding the engine: leaves the section and sleeps
  * on *bell (the request's, rung by core_cs_ring when it completes) until *done is set or
- * the engine is free, then takes the section back. *flag says "asleep" to the completer. */
+ * the engine is free (or about a second went by, as core_cs_sleep_outside), then takes the
+ * section back. *flag says "asleep" to the completer. */
 void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                    uint8_t *flag);
 /* The engine, after a poll that handled something: when threads sleep (one of them may have

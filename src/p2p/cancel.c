@@ -50,7 +50,7 @@ static int cancel_send(MPI_Request s)
         if (!eager_pending(s))
             return 0;
         /* complete again with the receiver's answer (MPI_Wait must wait for it) */
-        __atomic_store_n(&s->complete, 0, __ATOMIC_RELAXED);
+        core_req_restart(s);
     } else if (p2p_sendq_remove(s)) {
         send_cancelled(s);
         return 0;
@@ -159,8 +159,10 @@ static int cancel_resp_handler(void *arg, int src, const void *hdr, size_t hdr_l
     }
     int done = (s->wait & P2P_WAIT_DONE) || eager;
     s->wait &= ~(unsigned)(P2P_WAIT_CANCEL | P2P_WAIT_DONE);
-    if (done) /* its protocol finished while the answer was on its way */
+    if (done) { /* its protocol finished while the answer was on its way */
+        p2p_underway_done(s);
         core_req_complete(s);
+    }
     /* else it goes on: waiting for the receiver's answer, or pushing its data */
     return 0;
 }

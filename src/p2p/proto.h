@@ -135,6 +135,14 @@ typedef struct p2p_state {
     uint64_t dataq_pass;
     int hook;                             /* progress hook id: woken when a queue gets work */
     int lost_seen;                        /* tp->nlost the posted receives were swept for */
+    /* Exchanges under way with processes of other jobs (requests whose `wait` was set for
+     * one: p2p_underway), which the lost-peer sweep fails when their peer leaves. Inside G
+     * only, as those exchanges are; a request leaves the list when it completes
+     * (p2p_underway_done), before any thread may release it, so the sweep reads no request
+     * a thread outside G may be allocating, handing out or freeing (it used to read the
+     * whole request table). */
+    MPI_Request *underway;
+    int nunderway, capunderway;
     p2p_counters_t counts;                /* p2p_counters_read */
 } p2p_state_t;
 
@@ -189,8 +197,19 @@ void p2p_cancel_register(void);
 /* Finishes a receive: unpacks staging, sets status, completes. */
 void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len);
 /* Fails r (MPI_ERR_OTHER) if it waits for an answer from a process of another job that has
- * left: a receive matched to a message it sent before leaving, which no sweep saw. */
+ * left: a receive matched to a message it sent before leaving, which no sweep saw; else
+ * lists it for the sweep as p2p_underway does. */
 void p2p_fail_if_lost(MPI_Request r);
+/* r waits for an answer (its `wait` set, inside G): when its peer is a process of another
+ * job, r goes into the list of exchanges the lost-peer sweep looks at. */
+void p2p_underway(MPI_Request r);
+void p2p_underway_drop(MPI_Request r);
+/* r completes: out of that list (before core_req_complete, after which it may be released). */
+static inline void p2p_underway_done(MPI_Request r)
+{
+    if (__builtin_expect(r->underway, 0))
+        p2p_underway_drop(r);
+}
 /* The transport that carries traffic with world rank peer (for caps checks), or NULL. */
 tp_ep_t *p2p_ep_of(int peer);
 void p2p_queue_data(MPI_Request s);

@@ -110,6 +110,7 @@ void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
     p2p_req_dereg(r);
     r->status.rdmpi_nbytes = (long long)received;
     r->status.MPI_ERROR = msg_len > received ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    p2p_underway_done(r);
     core_req_complete(r);
 }
 
@@ -542,6 +543,7 @@ static void fail_underway(MPI_Request r)
     r->tmp = NULL;
     p2p_req_dereg(r);
     r->status.MPI_ERROR = MPI_ERR_OTHER;
+    p2p_underway_done(r);
     core_req_complete(r);
 }
 
@@ -550,19 +552,49 @@ void p2p_fail_if_lost(MPI_Request r)
     if (r->wait && r->world_peer >= P2P->rt->size && P2P->tp->nlost &&
         tp_peer_is_lost(P2P->tp, r->world_peer))
         fail_underway(r);
+    else
+        p2p_underway(r);
+}
+
+void p2p_underway(MPI_Request r)
+{
+    if (!r->wait || r->world_peer < P2P->rt->size || r->underway)
+        return;
+    if (P2P->nunderway == P2P->capunderway) {
+        int cap = P2P->capunderway ? 2 * P2P->capunderway : 16;
+        MPI_Request *u = realloc(P2P->underway, (size_t)cap * sizeof(*u));
+        if (!u) /* not swept: a wait for a peer that leaves then hangs, as rdmpi did before */
+            return;
+        P2P->underway = u;
+        P2P->capunderway = cap;
+    }
+    P2P->underway[P2P->nunderway++] = r;
+    r->underway = 1;
+}
+
+void p2p_underway_drop(MPI_Request r)
+{
+    for (int i = P2P->nunderway; i-- > 0;)
+        if (P2P->underway[i] == r) {
+            P2P->underway[i] = P2P->underway[--P2P->nunderway];
+            break;
+        }
+    r->underway = 0;
 }
 
 /* Exchanges already under way with processes that have left, which no receive queue
  * holds: a matched rendezvous receive waiting for its data, a synchronous send waiting for
- * its acknowledgement, a rendezvous send waiting for the receiver's answer. */
+ * its acknowledgement, a rendezvous send waiting for the receiver's answer. From the list
+ * of those with other jobs' processes (p2p_underway), backwards: failing one takes it out
+ * (its place gets the last one, looked at already). */
 static int underway_sweep(void)
 {
-    const core_req_table_t *t = &P2P->rt->reqs;
     int events = 0;
-    for (uint32_t i = 0, n = core_req_count(t); i < n; i++) {
-        MPI_Request r = core_req_at(t, i);
-        if (!r || !(r->id & CORE_REQ_GEN_ONE) || !r->wait || r->world_peer < P2P->rt->size ||
-            !tp_peer_is_lost(P2P->tp, r->world_peer) ||
+    for (int i = P2P->nunderway; i-- > 0;) {
+        if (i >= P2P->nunderway)
+            continue; /* the completion of the last one failed took more than itself out */
+        MPI_Request r = P2P->underway[i];
+        if (!r->wait || !tp_peer_is_lost(P2P->tp, r->world_peer) ||
             /* the send queue fails its own when the transport refuses the message */
             (r->kind == CORE_REQ_SEND && p2p_sendq_holds(r)))
             continue;
@@ -877,6 +909,7 @@ void p2p_fini(void)
     }
     free(P2P->queued);
     free(P2P->busy_pass);
+    free(P2P->underway);
     p2p_peerq_fini(&P2P->sendq);
     p2p_peerq_fini(&P2P->postq);
     free(P2P);

@@ -50,8 +50,10 @@ void p2p_send_done(MPI_Request s)
     p2p_req_dereg(s);
     free(s->tmp);
     s->tmp = NULL;
-    if (!s->wait)
+    if (!s->wait) {
+        p2p_underway_done(s);
         core_req_complete(s);
+    }
 }
 
 /* The sends to world rank w waiting in the send queue. Written inside G only; read by a
@@ -96,6 +98,8 @@ static int send_first(MPI_Request s, tp_ep_t *ep, int post)
             ((p2p_sync_hdr_t *)&h)->sreq = p2p_req_id(s);
             hlen = sizeof(p2p_sync_hdr_t);
         }
+        if (s->wait)
+            p2p_underway(s);
         return post ? tp_am_post(ep, P2P_AM_EAGER, &h, hlen, data, s->len)
                     : tp_am_send(ep, P2P_AM_EAGER, &h, hlen, data, s->len);
     }
@@ -113,6 +117,7 @@ static int send_first(MPI_Request s, tp_ep_t *ep, int post)
     } else {
         s->wait = P2P_WAIT_CTS;
     }
+    p2p_underway(s);
     return tp_am_send(ep, P2P_AM_RTS, &h, offsetof(p2p_rts_hdr_t, rkey) + h.rkey_len, NULL, 0);
 }
 
@@ -224,6 +229,7 @@ static int send_start(MPI_Request s)
         if (rc != CORE_EBUSY) {
             free(s->tmp);
             s->tmp = NULL;
+            p2p_underway_done(s); /* the caller releases it */
             return rc;
         }
     }

@@ -9,16 +9,32 @@
  *   segv         a write through a null pointer
  *   no-finalize  return from main without MPI_Finalize
  *   deadlock     every rank receives from its right neighbour; nobody sends
+ *   deadlock-threads  the same under MPI_THREAD_MULTIPLE, from two threads of each rank: one
+ *                in MPI_Recv (tag 99), one in MPI_Irecv + MPI_Wait (tag 98), waits that run
+ *                outside the library's critical section (or asleep outside it)
  *   errfatal     MPI_Send to rank = size under MPI_ERRORS_ARE_FATAL
  * Every rank prints "rank R waiting" just before it blocks.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+static int right;
+
+static void *waiter(void *arg)
+{
+    int buf = 0;
+    MPI_Request req;
+    (void)arg;
+    MPI_Irecv(&buf, 1, MPI_INT, right, 98, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -28,6 +44,21 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *mode = argv[1];
+    if (!strcmp(mode, "deadlock-threads")) {
+        int provided = 0;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        right = (rank + 1) % size;
+        pthread_t t;
+        pthread_create(&t, NULL, waiter, NULL);
+        printf("rank %d waiting\n", rank);
+        fflush(stdout);
+        MPI_Recv(&buf, 1, MPI_INT, right, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        pthread_join(t, NULL);
+        MPI_Finalize();
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

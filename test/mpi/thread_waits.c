@@ -11,7 +11,9 @@
  * 3. a window of W receives with MPI_ANY_TAG completed by MPI_Waitall, against W sends
  *    with increasing tags, mixing eager and rendezvous sizes: the order per sender
  *    (non-overtaking) shows in the tags and in the data;
- * 4. MPI_Ssend / MPI_Recv (synchronous: its ACK is handled inside G).
+ * 4. MPI_Ssend / MPI_Recv (synchronous: its ACK is handled inside G);
+ * 5. a receive posted with MPI_Irecv and completed by polling MPI_Test (a pass of the engine
+ *    outside G when it is free), against a blocking MPI_Send.
  * Every payload encodes (sender rank, thread, round, index); counts are summed over all
  * ranks and threads at the end and checked against what was sent.
  */
@@ -126,6 +128,19 @@ static void *run(void *p)
             atomic_fetch_add(&sent, 1);
             atomic_fetch_add(&received, 1);
         }
+
+        /* 5. Irecv, Send, Test until complete */
+        MPI_OK(MPI_Irecv(in, 4, MPI_INT, left, 4, c, &rq));
+        fill(out, 4, t_rank, t, i, 20);
+        MPI_OK(MPI_Send(out, 4, MPI_INT, right, 4, c));
+        atomic_fetch_add(&sent, 1);
+        for (int flag = 0; !flag;)
+            MPI_OK(MPI_Test(&rq, &flag, &st));
+        CHECK(rq == MPI_REQUEST_NULL, "MPI_Test left the request live");
+        CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 4, "Test status (%d, %d)", st.MPI_SOURCE,
+              st.MPI_TAG);
+        check_buf(in, 4, left, t, i, 20, "Irecv/Test");
+        atomic_fetch_add(&received, 1);
     }
     free(rbuf);
     free(sbuf);
@@ -149,7 +164,7 @@ int main(int argc, char **argv)
     mt_run(nt, run, NULL);
     long counts[2] = { atomic_load(&sent), atomic_load(&received) }, total[2];
     MPI_OK(MPI_Allreduce(counts, total, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
-    long want = (long)t_size * nt * (R * (2 + W) + (R + 9) / 10);
+    long want = (long)t_size * nt * (R * (3 + W) + (R + 9) / 10);
     CHECK(counts[0] == counts[1], "rank %d sent %ld and received %ld", t_rank, counts[0],
           counts[1]);
     CHECK(total[0] == want && total[1] == want, "%ld sent and %ld received over all ranks, not "
