@@ -65,7 +65,7 @@ check_PROGRAMS += test/unit/test_req_restart
 test_unit_test_req_restart_SOURCES = test/unit/test_req_restart.c test/unit/p2p_fake.c \
 	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c src/p2p/peerq.c \
 	src/p2p/cancel.c src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
-	src/core/log.c src/core/wire.c src/core/progress.c src/core/thread.c src/core/handle.c src/core/config.c \
+	src/core/log.c src/core/wire.c src/core/progress.c src/core/waitslice.c src/core/thread.c src/core/handle.c src/core/config.c \
 	src/p2p/p2p_config.c
 test_unit_test_req_restart_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_req_restart_LDADD = -lpthread
