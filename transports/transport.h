@@ -35,7 +35,7 @@
 #include "core/count.h"
 #include "core/errors.h"
 #include "core/request.h"
-#include "core/rlock.h"
+#include "core/lock.h"
 #include "core/thread.h"
 
 struct core_runtime;
