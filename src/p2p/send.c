@@ -244,10 +244,8 @@ static inline int outside_cs(void)
  * S(peer) alone when no send to that peer waits in the queue. s: the request of a
  * nonblocking send (completed here), NULL for a blocking one. Returns 0 when sent, 1 when
  * the send needs G (anything else, or the transport busy: nothing was sent), or an error.
- * Inlined: a call with its nine arguments and saved registers was ~30 of the ~110
- * instructions an 8-byte MPI_Send under MULTIPLE paid more than under SINGLE (callgrind).
  */
-CORE_INLINE int send_outside(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
+static int send_outside(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag,
                         MPI_Comm comm, uint32_t ctx, int mode, MPI_Request s)
 {
     tp_layer_t *tp = P2P->tp;
