@@ -55,18 +55,11 @@ int tp_layer_init(tp_layer_t *tp, core_runtime_t *rt)
     tp->lost = calloc((size_t)rt->proc_cap ? (size_t)rt->proc_cap : 1, 1);
     if (!tp->eps || !tp->lost)
         return CORE_ENOMEM;
-    /* S(peer) for every rank of this job (transport.h): used only under MULTIPLE, but a
-     * mutex costs nothing until then */
-    if (rt->size > 0 && !(tp->send_locks = calloc((size_t)rt->size, sizeof(pthread_mutex_t))))
+    /* S(peer) for every rank of this job (transport.h): used only under MULTIPLE; zeroed
+     * is free. Recursive: a transport writing its queued bytes under S(peer) may find the
+     * connection lost and close it, which takes S(peer) again (tcp). */
+    if (rt->size > 0 && !(tp->send_locks = calloc((size_t)rt->size, sizeof(core_rlock_t))))
         return CORE_ENOMEM;
-    /* recursive: a transport writing its queued bytes under S(peer) may find the connection
-     * lost and close it, which takes S(peer) again (tcp) */
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    for (int i = 0; i < rt->size; i++)
-        pthread_mutex_init(&tp->send_locks[i], &attr);
-    pthread_mutexattr_destroy(&attr);
     tp->nsend_locks = rt->size;
     if (rt->size > 0 && !(tp->making = calloc((size_t)rt->size, 1)))
         return CORE_ENOMEM;
@@ -361,12 +354,12 @@ static int ep_choose(tp_layer_t *tp, int peer, tp_ep_t **ep_p)
 int tp_am_send_shared(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len,
                       const void *payload, size_t len)
 {
-    pthread_mutex_t *m = tp_send_lock_of(ep);
+    core_rlock_t *m = tp_send_lock_of(ep);
     if (!m)
         return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
-    pthread_mutex_lock(m);
+    core_rlock_lock(m);
     int rc = tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
-    pthread_mutex_unlock(m);
+    core_rlock_unlock(m);
     return rc;
 }
 
@@ -439,8 +432,6 @@ void tp_layer_fini(tp_layer_t *tp)
     free(tp->lost);
     tp->lost = NULL;
     tp->nlost = 0;
-    for (int i = 0; i < tp->nsend_locks; i++)
-        pthread_mutex_destroy(&tp->send_locks[i]);
     free(tp->send_locks);
     tp->send_locks = NULL;
     tp->nsend_locks = 0;

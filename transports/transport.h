@@ -35,6 +35,7 @@
 #include "core/count.h"
 #include "core/errors.h"
 #include "core/request.h"
+#include "core/lock.h"
 #include "core/thread.h"
 
 struct core_runtime;
@@ -364,7 +365,7 @@ static inline int tp_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t h
     return tp_am_send_locked(ep, id, hdr, hdr_len, payload, len);
 }
 
-static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep);
+static inline core_rlock_t *tp_send_lock_of(const tp_ep_t *ep);
 
 /* Called inside G; under MULTIPLE with S(peer) held: the one transport offering it (verbs, ud
  * mode) has TP_CAP_THREADS, so threads outside G may send to the same peer meanwhile. */
@@ -372,16 +373,16 @@ static inline int tp_am_send_zc(tp_ep_t *ep, unsigned id, const void *hdr, size_
                                 const void *payload, size_t len, tp_memh_t *memh,
                                 tp_comp_t *comp, unsigned flags)
 {
-    pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
+    core_rlock_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
     if (m)
-        pthread_mutex_lock(m);
+        core_rlock_lock(m);
     int rc = ep->iface->ops->am_send_zc(ep, id, hdr, hdr_len, payload, len, memh, comp, flags);
     if (rc >= 0) {
         core_count_add(&ep->iface->stats.am_sent, 1);
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
     }
     if (m)
-        pthread_mutex_unlock(m);
+        core_rlock_unlock(m);
     return rc;
 }
 
@@ -394,16 +395,16 @@ static inline int tp_am_send_by(tp_ep_t *ep,
                                 unsigned id, const void *hdr, size_t hdr_len, const void *payload,
                                 size_t len)
 {
-    pthread_mutex_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
+    core_rlock_t *m = core_handles.shared ? tp_send_lock_of(ep) : NULL;
     if (m)
-        pthread_mutex_lock(m);
+        core_rlock_lock(m);
     int rc = (op ? op : ep->iface->ops->am_send)(ep, id, hdr, hdr_len, payload, len);
     if (rc >= 0) {
         core_count_add(&ep->iface->stats.am_sent, 1);
         core_count_add(&ep->iface->stats.am_bytes, hdr_len + len);
     }
     if (m)
-        pthread_mutex_unlock(m);
+        core_rlock_unlock(m);
     return rc;
 }
 
@@ -495,7 +496,7 @@ typedef struct tp_layer {
      * own: shm's requests for a cooperative copy). get and put run inside G only, on the
      * transports whose am_send is safe beside them (TP_CAP_THREADS). Taken only under MULTIPLE (core_handles.shared); nothing else is taken
      * inside it. Processes of other jobs have none: only the thread holding G reaches them. */
-    pthread_mutex_t *send_locks;
+    core_rlock_t *send_locks;
     int nsend_locks;
     /* The endpoint creation latch of each rank of this job (tp_ep_get_outside): TP_MAKING_*,
      * changed by compare-and-swap and stores with release, read with acquire; so one thread
@@ -507,7 +508,7 @@ typedef struct tp_layer {
 enum { TP_MAKING_NONE = 0, TP_MAKING_OUTSIDE, TP_MAKING_INSIDE };
 
 /* S(peer) of ep's peer, or NULL (a process of another job, or an interface of no layer). */
-static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep)
+static inline core_rlock_t *tp_send_lock_of(const tp_ep_t *ep)
 {
     const tp_layer_t *tp = ep->iface->layer;
     return tp && ep->peer >= 0 && ep->peer < tp->nsend_locks ? &tp->send_locks[ep->peer] : NULL;
@@ -519,12 +520,12 @@ static inline pthread_mutex_t *tp_send_lock_of(const tp_ep_t *ep)
 static inline void tp_send_lock(tp_layer_t *tp, int peer)
 {
     if (core_handles.shared && tp && peer >= 0 && peer < tp->nsend_locks)
-        pthread_mutex_lock(&tp->send_locks[peer]);
+        core_rlock_lock(&tp->send_locks[peer]);
 }
 static inline void tp_send_unlock(tp_layer_t *tp, int peer)
 {
     if (core_handles.shared && tp && peer >= 0 && peer < tp->nsend_locks)
-        pthread_mutex_unlock(&tp->send_locks[peer]);
+        core_rlock_unlock(&tp->send_locks[peer]);
 }
 
 int tp_layer_init(tp_layer_t *tp, struct core_runtime *rt);

@@ -25,7 +25,7 @@ static _Thread_local const core_cs_t *noted __attribute__((tls_model("initial-ex
 void core_cs_init(core_cs_t *cs, int on)
 {
     cs->on = on;
-    pthread_mutex_init(&cs->lock, NULL);
+    atomic_init(&cs->lock.word, 0);
     atomic_init(&cs->waiters, 0);
     atomic_init(&cs->handovers, 0);
     atomic_init(&cs->engine, 0);
@@ -40,8 +40,6 @@ void core_cs_init(core_cs_t *cs, int on)
 
 void core_cs_destroy(core_cs_t *cs)
 {
-    if (cs->on)
-        pthread_mutex_destroy(&cs->lock);
     pthread_mutex_destroy(&cs->osleep_lock);
     cs->on = 0;
 }
@@ -57,10 +55,10 @@ static inline void cpu_relax(void)
 
 static void lock(core_cs_t *cs)
 {
-    if (pthread_mutex_trylock(&cs->lock) == 0)
+    if (core_lock_try(&cs->lock))
         return;
     atomic_fetch_add(&cs->waiters, 1);
-    pthread_mutex_lock(&cs->lock);
+    core_lock_lock(&cs->lock);
     atomic_fetch_sub(&cs->waiters, 1);
     atomic_fetch_add(&cs->handovers, 1);
 }
@@ -74,7 +72,7 @@ void core_cs_enter(core_cs_t *cs)
 void core_cs_exit(core_cs_t *cs)
 {
     if (--cs_depth == 0)
-        pthread_mutex_unlock(&cs->lock);
+        core_lock_unlock(&cs->lock);
 }
 
 int core_cs_held(void)
@@ -88,7 +86,7 @@ int core_cs_try_enter(core_cs_t *cs)
         cs_depth++;
         return 1;
     }
-    if (pthread_mutex_trylock(&cs->lock) != 0)
+    if (!core_lock_try(&cs->lock))
         return 0;
     cs_depth = 1;
     return 1;
@@ -104,7 +102,7 @@ void core_cs_pause(core_cs_t *cs, const volatile int *done)
     if (cs_depth == 0 || atomic_load_explicit(&cs->waiters, memory_order_relaxed) == 0)
         return;
     unsigned seen = atomic_load(&cs->handovers);
-    pthread_mutex_unlock(&cs->lock);
+    core_lock_unlock(&cs->lock);
     /* The mutex is not fair: without waiting for the other thread to get it, this one
      * would usually take it straight back. Bounded, in case the waiter was leaving; cut
      * short once the caller's request completed (published with release by whoever
@@ -121,7 +119,7 @@ int core_cs_leave(core_cs_t *cs)
 {
     int held = cs->on && cs_depth > 0 && !cs->progressing;
     if (held)
-        pthread_mutex_unlock(&cs->lock);
+        core_lock_unlock(&cs->lock);
     return held;
 }
 
@@ -283,13 +281,13 @@ void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *do
     /* seq_cst, against core_req_complete's store of the flag and then its read of ours:
      * either it sees us asleep and rings, or we see the request complete. */
     __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
-    pthread_mutex_unlock(&cs->lock);
+    core_lock_unlock(&cs->lock);
     sleep_on_bell(cs, bell, done);
     __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
     /* Woken with the request complete, the engine has just rung us and yields the section
      * (core_cs_let_sleepers): a few trylocks spare a second sleep, in the mutex. */
     for (int i = 0; i < 4; i++) {
-        if (pthread_mutex_trylock(&cs->lock) == 0)
+        if (core_lock_try(&cs->lock))
             goto unlink;
         sched_yield();
     }
@@ -348,7 +346,7 @@ void core_cs_let_sleepers(core_cs_t *cs)
 {
     if (!cs->sleepers)
         return;
-    pthread_mutex_unlock(&cs->lock);
+    core_lock_unlock(&cs->lock);
     sched_yield();
     lock(cs);
 }

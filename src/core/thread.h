@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "core/lock.h"
 
 /* A thread asleep outside the section until its request completes or the progress engine is
  * free (core_cs_sleep): on its own stack, linked into the section's list while it sleeps. */
@@ -46,7 +47,7 @@ typedef struct core_cs {
     int on;                    /* MULTIPLE granted: set by MPI_Init, read-only afterwards */
     int progressing;           /* a pass of the progress engine is under way (under the
                                 * section): core_cs_usleep keeps the section then */
-    pthread_mutex_t lock;
+    core_lock_t lock;          /* G (core/lock.h: a futex word, cheaper than a mutex) */
     atomic_int waiters;        /* threads asleep in the lock (core_cs_pause hands over) */
     atomic_uint handovers;     /* acquisitions after a wait (core_cs_pause waits for one) */
     /* P, the progress engine (ARCHITECTURE.md, "Threads"): the thread that polls the
