@@ -12,6 +12,7 @@
 #include <string.h>
 #include "core/datatype.h"
 #include "core/log.h"
+#include "core/memcheck.h"
 #include "p2p/proto.h"
 
 #define P2P_RNDV_FRAG (64u << 10) /* pipelined chunk when the transport has no preference */
@@ -23,6 +24,8 @@ static void get_done(tp_comp_t *comp, int status)
     if (status != 0)
         core_fatal("reading a %zu-byte message from rank %d failed: %s", r->want, r->world_peer,
                    core_strerror(status));
+    /* a NIC's RDMA read (or a peer's share of a copy) wrote it, unseen by valgrind */
+    CORE_MEM_DEFINED(r->tmp ? r->tmp : r->buf, r->want);
     p2p_req_hdr_t fin = { r->remote };
     p2p_send_ctrl(r->world_peer, P2P_AM_FIN, &fin, sizeof(fin));
     p2p_recv_done(r, r->want, r->offset);
@@ -265,6 +268,7 @@ static int put_fin_handler(void *arg, int src, const void *hdr, size_t hdr_len,
     MPI_Request r = p2p_req_find(h.req, src, P2P_WAIT_PUT_FIN, "PUT_FIN");
     if (!r)
         return CORE_EPROTO;
+    CORE_MEM_DEFINED(r->tmp ? r->tmp : r->buf, r->want); /* the sender wrote it (RDMA, CMA) */
     p2p_recv_done(r, r->want, r->offset);
     return 0;
 }

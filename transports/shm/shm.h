@@ -65,6 +65,8 @@ typedef struct tp_shm_coop_job {
     uint32_t gen;
     uint64_t nchunks;
     tp_comp_t *comp;
+    void *local;   /* the requester's buffer, which the helper writes a part of */
+    size_t len;
 } tp_shm_coop_job_t;
 
 /* Whether one side has mapped a ring yet (tp_shm_seg_fill): the offset in the ring (of head

@@ -19,6 +19,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "core/log.h"
+#include "core/memcheck.h"
 #include "transports/shm/shm.h"
 
 #define COOP_CHUNK ((uint64_t)256 << 10) /* process_vm_* peaks near this size */
@@ -162,13 +163,17 @@ int tp_shm_coop_get(tp_shm_ep_t *e, void *local, size_t len, uint64_t raddr, pid
         }
         atomic_fetch_add_explicit(&sl->done, 1, memory_order_release);
     }
-    if (slot_finished(sl, gen, n))
+    if (slot_finished(sl, gen, n)) {
+        CORE_MEM_DEFINED(local, len); /* the helper's chunks came by its process_vm_writev */
         return 0;
+    }
     /* The helper still copies its last chunks: finish from progress. */
     job->busy = 1;
     job->gen = gen;
     job->nchunks = n;
     job->comp = comp;
+    job->local = local;
+    job->len = len;
     s->coop_pending++;
     return CORE_INPROGRESS;
 }
@@ -185,6 +190,7 @@ int tp_shm_coop_progress(tp_shm_iface_t *s)
             job->busy = 0;
             s->coop_pending--;
             events++;
+            CORE_MEM_DEFINED(job->local, job->len);
             job->comp->done(job->comp, 0);
         }
     return events;
