@@ -52,21 +52,18 @@ test_unit_test_memhooks_dlopen_CPPFLAGS = $(UNIT_CPPFLAGS) \
 test_unit_test_memhooks_dlopen_LDADD = -ldl -lpthread
 EXTRA_test_unit_test_memhooks_dlopen_DEPENDENCIES = librdmpi.la
 # p2p's message handlers fed malformed messages through a fake runtime (test/unit/p2p_fake.h,
-# also the endpoint for fuzzing them).
-check_PROGRAMS += test/unit/test_p2p_wire
-test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c test/unit/p2p_fake.c \
+# also the endpoint for fuzzing them); the fake runtime with p2p's sources, for every such test
+P2P_FAKE_SOURCES = test/unit/p2p_fake.c \
 	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c src/p2p/peerq.c \
 	src/p2p/cancel.c src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
 	src/core/log.c src/core/wire.c src/core/progress.c src/core/waitslice.c src/core/thread.c src/core/handle.c src/core/config.c \
 	src/p2p/p2p_config.c
+check_PROGRAMS += test/unit/test_p2p_wire
+test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c $(P2P_FAKE_SOURCES)
 test_unit_test_p2p_wire_CPPFLAGS = $(UNIT_CPPFLAGS)
 # A persistent request restarted while its completer still rings its waiter (MULTIPLE).
 check_PROGRAMS += test/unit/test_req_restart
-test_unit_test_req_restart_SOURCES = test/unit/test_req_restart.c test/unit/p2p_fake.c \
-	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c src/p2p/peerq.c \
-	src/p2p/cancel.c src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
-	src/core/log.c src/core/wire.c src/core/progress.c src/core/waitslice.c src/core/thread.c src/core/handle.c src/core/config.c \
-	src/p2p/p2p_config.c
+test_unit_test_req_restart_SOURCES = test/unit/test_req_restart.c $(P2P_FAKE_SOURCES)
 test_unit_test_req_restart_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_req_restart_LDADD = -lpthread
 # The RMA OP decoder's segment forms and the target's pair types with holes (a fake window).
