@@ -154,7 +154,15 @@ typedef struct coll_rule {
  * instead of three ranks' transfers at once for two cores), all at once at
  * load average 17-26 with the measured ranks at nice -15 (OSU 7.4, 7
  * interleaved rounds, 2026-12-07: median 35 against 41 us, Open MPI 32),
- * which is how the comparison tables are taken: linear there. */
+ * which is how the comparison tables are taken: linear there. Crowded
+ * broadcast of 64 KiB, where Open MPI (basic linear too) is faster (OSU 7.4,
+ * load average 21-30, 15 interleaved rounds, 2026-12-07: 4 ranks 28 against
+ * 16.6 us, 8 ranks 85 against 62): linear still beats the other algorithms
+ * here (4 ranks, medians of 5: binomial 38, scatter + recursive doubling 98,
+ * scatter + ring 131 against 34), and so does its rendezvous the root's copy
+ * of each message out at once (every message eager, coded and measured: 35
+ * against 28 at 4 ranks, 105 against 85 at 8). The loss is the rendezvous
+ * and the wake-ups, not the order of the messages. */
 static const coll_rule_t rules[] = {
     { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BARRIER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },

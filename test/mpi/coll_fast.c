@@ -5,7 +5,8 @@
  * ones with MPI_SUM (the fast path on power-of-two communicators), some in
  * place. Allgather: half the ranks describe a block as one contiguous
  * datatype, in place and not. Bcast (every root) and alltoall at sizes on
- * both sides of the fast paths' limits. Blocking collectives (fast) while
+ * both sides of the fast paths' limits, also of ints strided on some ranks.
+ * Blocking collectives (fast) while
  * nonblocking ones (schedules) on the same communicator are outstanding,
  * which works only if both number their collectives alike. Allreduce with an
  * operation that does not commute (order checked), in place, and of a
@@ -170,6 +171,34 @@ static void bcast_all_roots(int bytes)
     free(b);
 }
 
+/* Bcast of n ints from every root: odd ranks describe them as a strided vector (every
+ * other int: the gaps must stay as they were), even ones as contiguous ints, on both sides
+ * of the fast paths' limit (COLL_FAST_SERIAL_BYTES: 8 KiB) and of the eager limits, so
+ * packed and contiguous messages of either protocol meet receivers of either kind. */
+static void bcast_typed(int n)
+{
+    snprintf(cur, sizeof(cur), "bcast of %d ints, strided on odd ranks", n);
+    MPI_Datatype vec;
+    CHECK_MPI(MPI_Type_vector(n, 1, 2, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
+    int strided = rank % 2, *b = xmalloc(sizeof(int) * 2 * (size_t)n);
+    for (int root = 0; root < size; root++) {
+        for (int i = 0; i < 2 * n; i++)
+            b[i] = -7;
+        for (int i = 0; rank == root && i < n; i++)
+            b[strided ? 2 * i : i] = i * 5 + root;
+        CHECK_MPI(MPI_Bcast(b, strided ? 1 : n, strided ? vec : MPI_INT, root, MPI_COMM_WORLD));
+        for (int i = 0; i < n; i++)
+            if (b[strided ? 2 * i : i] != i * 5 + root)
+                FAIL("root %d: int %d is %d", root, i, b[strided ? 2 * i : i]);
+        for (int i = 0; i < n; i++)
+            if (b[strided ? 2 * i + 1 : n + i] != -7)
+                FAIL("root %d: gap %d was written (%d)", root, i, b[strided ? 2 * i + 1 : n + i]);
+    }
+    free(b);
+    MPI_Type_free(&vec);
+}
+
 /* Allgather of n ints per rank; odd ranks send one contiguous type of n ints. */
 static void allgather_mixed(int n, int inplace)
 {
@@ -287,6 +316,9 @@ int main(int argc, char **argv)
     static const int bytes[] = { 1, 8, 1024, 8192, 8193, 65536, 1 << 20 };
     for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++)
         bcast_all_roots(bytes[i]);
+    static const int bints[] = { 2048, 16384, 16385 };
+    for (size_t i = 0; i < sizeof(bints) / sizeof(bints[0]); i++)
+        bcast_typed(bints[i]);
     static const int ints[] = { 1, 2, 256, 2048, 2049, 16384 };
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
         allgather_mixed(ints[i], 0);
