@@ -414,13 +414,14 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 int MPI_Win_flush_local_all(MPI_Win win) API_ALIAS(MPI_Win_flush_local_all);
 
 /* The window memory is the one copy (MPI_WIN_UNIFIED): a full memory barrier orders this
- * process's loads and stores against the other ranks' (shared windows). */
+ * process's loads and stores against the other ranks' (shared windows); rma_win_sync also
+ * serves peers' messages now and then, for ranks that poll their memory with it. */
 int PMPI_Win_sync(MPI_Win win)
 {
     API_ENTER;
     static const char fn[] = "MPI_Win_sync";
     WIN_ENTRY(fn);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    rma_win_sync(win);
     return MPI_SUCCESS;
 }
 int MPI_Win_sync(MPI_Win win) API_ALIAS(MPI_Win_sync);
