@@ -44,8 +44,11 @@ static int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int
 {
     API_CHECK(op_checks(win, obuf, ocount, odt, target, tcount, tdt, fn));
     if (req == (MPI_Request *)-1) {
-        /* a Put or Get of one run within the node: one copy, no argument record */
-        if (rma_shm_fast(win, kind == RMA_PUT, (void *)obuf, ocount, odt, target, tdisp, tcount,
+        /* a Put or Get of one run within the node: one copy, no argument record (not tried
+         * for an RDMA target: its fast path is next, and under Soft-RoCE every instruction
+         * of the origin's is in the latency) */
+        if ((target < 0 || win->peers[target].path != RMA_PATH_RDMA) &&
+            rma_shm_fast(win, kind == RMA_PUT, (void *)obuf, ocount, odt, target, tdisp, tcount,
                          tdt) == 0)
             return MPI_SUCCESS;
         /* ... or one RDMA write or read started (complete at the next flush) */

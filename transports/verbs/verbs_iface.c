@@ -241,15 +241,18 @@ void vb_sq_fini(vb_sq_t *q)
 
 unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
 {
-    uint32_t n = (slot + q->size - q->tail % q->size) % q->size + 1;
+    /* one division per call, not per entry (each is a helper call under TCG) */
+    uint32_t i = q->tail % q->size;
+    uint32_t n = (slot >= i ? slot - i : slot + q->size - i) + 1;
     unsigned nd = 0;
     if (n > q->head - q->tail)
         n = q->head - q->tail; /* cannot happen: a completion for nothing posted */
     while (n--) {
-        uint32_t i = q->tail % q->size;
         uintptr_t e = q->ent[i];
         q->ent[i] = 0;
         q->tail++;
+        if (++i == q->size)
+            i = 0;
         if (e & VB_SQ_TX)
             vb_tx_retired((vb_tx_t *)(e & ~(uintptr_t)3));
         else if ((e & VB_SQ_OP) && nd < max)
