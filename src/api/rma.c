@@ -4,8 +4,9 @@
  */
 #include <string.h>
 #include "api/win.h"
+#include "core/hot.h"
 
-static int op_checks(MPI_Win win, const void *buf, int count, MPI_Datatype dt, int target,
+static CORE_HOT int op_checks(MPI_Win win, const void *buf, int count, MPI_Datatype dt, int target,
                      int tcount, MPI_Datatype tdt, const char *fn)
 {
     API_CHECK(api_check_init(fn));
@@ -38,7 +39,7 @@ static int run(MPI_Win win, const rma_args_t *a, MPI_Request *req, const char *f
     return MPI_SUCCESS;
 }
 
-static int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int target,
+static CORE_HOT int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int target,
                    MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req,
                    const char *fn)
 {
@@ -237,7 +238,7 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
 
 /* ---- synchronization ---------------------------------------------------------------- */
 
-static int sync_result(MPI_Win win, int rc, const char *fn)
+static CORE_HOT int sync_result(MPI_Win win, int rc, const char *fn)
 {
     if (rc == CORE_ERMA_SYNC)
         return api_win_error(win, rc, fn, "not allowed in the window's current epoch");
@@ -368,7 +369,7 @@ int MPI_Win_unlock_all(MPI_Win win) API_ALIAS(MPI_Win_unlock_all);
 
 /* Flushes need a passive-target epoch with the rank (or any, for the _all forms). The
  * local forms wait for the same answers: remote completion implies local completion. */
-static int flush(MPI_Win win, int rank, const char *fn)
+static CORE_HOT int flush(MPI_Win win, int rank, const char *fn)
 {
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;

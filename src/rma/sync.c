@@ -20,15 +20,16 @@
 #include "core/group.h"
 #include "core/group_ops.h"
 #include "core/progress.h"
+#include "core/hot.h"
 
-int rma_access_ok(MPI_Win win, int r)
+CORE_HOT int rma_access_ok(MPI_Win win, int r)
 {
     const rma_peer_t *p = &win->peers[r];
     return win->fence_open || win->lock_all || (p->lock && p->granted) ||
            (win->access && p->in_access);
 }
 
-int rma_flush(MPI_Win win, int rank)
+CORE_HOT int rma_flush(MPI_Win win, int rank)
 {
     /* Progress even when nothing is pending: a rank whose targets are all in
      * place (SHM path) or device atomics and that spins on flush, as a

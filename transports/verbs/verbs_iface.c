@@ -39,6 +39,7 @@
 #include "core/progress.h"
 #include "core/secret.h"
 #include "transports/verbs/verbs.h"
+#include "core/hot.h"
 
 #define TIMER_PERIOD 0.0002
 #define LINGER 0.02         /* after close is agreed: still answer resends */
@@ -97,7 +98,7 @@ static void op_mem_dereg(tp_iface_t *iface, tp_memh_t *memh)
     vb_unlock(s, l);
 }
 
-static int op_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+static CORE_HOT int op_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                   const void *rkey, tp_comp_t *comp)
 {
     vb_iface_t *s = vb_iface(ep->iface);
@@ -107,7 +108,7 @@ static int op_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64
     return rc;
 }
 
-static int op_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+static CORE_HOT int op_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                   const void *rkey, tp_comp_t *comp)
 {
     vb_iface_t *s = vb_iface(ep->iface);
@@ -167,7 +168,7 @@ static const tp_ops_t vb_ops = {
 
 /* ---- V: the interface's lock (verbs.h) ---- */
 
-void vb_comp_fire(vb_iface_t *s, tp_comp_t *comp, int status)
+CORE_HOT void vb_comp_fire(vb_iface_t *s, tp_comp_t *comp, int status)
 {
     if (!s->held) {
         comp->done(comp, status);
@@ -239,7 +240,7 @@ void vb_sq_fini(vb_sq_t *q)
     q->ent = NULL;
 }
 
-unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
+CORE_HOT unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
 {
     /* one division per call, not per entry (each is a helper call under TCG) */
     uint32_t i = q->tail % q->size;
@@ -670,7 +671,7 @@ static void async_events(vb_iface_t *s)
 
 /* ---- progress ---- */
 
-static void handle_wc(vb_iface_t *s, const struct ibv_wc *wc)
+static CORE_HOT void handle_wc(vb_iface_t *s, const struct ibv_wc *wc)
 {
     switch (VB_WR_KIND(wc->wr_id)) {
     case VB_WR_UD_RECV:
@@ -785,7 +786,7 @@ static int timers(vb_iface_t *s)
 }
 
 /* One poll of the completion queue (sends, receives, RDMA and atomics share it). */
-static int cq_poll(vb_iface_t *s)
+static CORE_HOT int cq_poll(vb_iface_t *s)
 {
     struct ibv_wc wc[VB_POLL_BATCH];
     int ev = 0;
@@ -822,7 +823,7 @@ static int cq_poll(vb_iface_t *s)
 
 /* A busy wait for an RDMA or atomic completion: the completion queue alone (no rings,
  * copied transfers or timers; tp_poll_comp runs the whole progress now and then). */
-static int vb_poll_comp(tp_iface_t *iface)
+static CORE_HOT int vb_poll_comp(tp_iface_t *iface)
 {
     vb_iface_t *s = vb_iface(iface);
     int l = vb_lock(s);
