@@ -39,6 +39,8 @@ static void usage(const struct bench_spec *spec)
         printf("  -t            also print the median of the per-iteration times (perftest's\n"
                "                t_typical), which the host's scheduling noise moves less than the mean\n");
     printf("  -h            this help\n");
+    if (spec->usage)
+        fputs(spec->usage, stdout);
     if (spec->ranks == BENCH_RANKS_TWO)
         printf("Runs on exactly 2 ranks.\n");
     else

@@ -30,6 +30,7 @@ struct bench_spec {
     int from_zero;  /* the default sizes start at 0 (osu_latency's do), else at 1 */
     int iters_small, warmup_small;
     int iters_large, warmup_large;
+    const char *usage;   /* the program's own options for -h (NULL: none) */
 };
 
 /* What this run does: the spec's defaults, overridden by the command line. */

@@ -7,6 +7,15 @@
  *                     target for everything holds its epoch)
  *              fence  op + MPI_Win_fence on both ranks
  *              pscw   origin: start + op + complete; target: post + wait
+ *              pingpong  (put only) one-way Put latency as perftest's ib_write_lat measures
+ *                     it: both ranks in MPI_Win_lock_all; rank 0 Puts the size (at least 8
+ *                     bytes, its last 8 a value new in each iteration) into rank 1's window and
+ *                     flushes; rank 1 polls its own window memory (MPI_Win_sync between loads,
+ *                     as the unified model has it) until the value is there, then Puts the
+ *                     next value back the same way; the figure is half the round trip. Over
+ *                     RDMA the poll sees the write land without MPI progress at the target.
+ *                     The last 8 bytes arriving last is what ib_write_lat assumes as well
+ *                     (a NIC writes a message in order); with MPI it holds for 8 bytes only.
  *   acc        MPI_Accumulate of size/8 longs with MPI_SUM + flush
  *   fop        MPI_Fetch_and_op of one long with MPI_SUM + flush (size 8 only)
  *   cas        MPI_Compare_and_swap of one long + flush (size 8 only)
@@ -31,10 +40,21 @@ static const struct bench_spec spec = {
     .has_median = 1,
     .iters_small = 10000, .warmup_small = 100,
     .iters_large = 1000, .warmup_large = 10,
+    .usage =
+        "  --op=OP[,OP...]  put (default), get, acc (MPI_SUM of longs), fop (Fetch_and_op),\n"
+        "                cas (Compare_and_swap): each in turn, its rows after \"# op: OP\"\n"
+        "  --sync=SYNC   how each operation completes:\n"
+        "                flush (default)  op + MPI_Win_flush inside MPI_Win_lock of the target\n"
+        "                lockall  op + MPI_Win_flush inside MPI_Win_lock_all\n"
+        "                fence    op + MPI_Win_fence on both ranks\n"
+        "                pscw     start + op + complete; the target post + wait\n"
+        "                pingpong (put only) one-way latency as ib_write_lat's: rank 0 Puts\n"
+        "                         and flushes, rank 1 polls its window (MPI_Win_sync between\n"
+        "                         loads) for the new value and Puts back; half the round trip\n",
 };
 
 enum op { OP_PUT, OP_GET, OP_ACC, OP_FOP, OP_CAS };
-enum sync { SYNC_FLUSH, SYNC_FENCE, SYNC_PSCW, SYNC_LOCKALL };
+enum sync { SYNC_FLUSH, SYNC_FENCE, SYNC_PSCW, SYNC_LOCKALL, SYNC_PINGPONG };
 
 static const char *op_names[] = { "put", "get", "acc", "fop", "cas" };
 #define MAX_OPS 16
@@ -59,7 +79,7 @@ static int parse_ops(const char *list, enum op *ops)
 /* Takes --op=X[,Y...] and --sync=Y out of argv (bench_start parses the rest). */
 static void own_args(int *argc, char **argv, enum op *op, int *nops, enum sync *sync)
 {
-    static const char *syncs[] = { "flush", "fence", "pscw", "lockall" };
+    static const char *syncs[] = { "flush", "fence", "pscw", "lockall", "pingpong" };
     int out = 1;
     op[0] = OP_PUT;
     *nops = 1;
@@ -68,12 +88,12 @@ static void own_args(int *argc, char **argv, enum op *op, int *nops, enum sync *
         int found = 0;
         if (!strncmp(argv[i], "--op=", 5) && (*nops = parse_ops(argv[i] + 5, op)) > 0)
             found = 1;
-        for (int k = 0; k < 4 && !strncmp(argv[i], "--sync=", 7); k++)
+        for (int k = 0; k < 5 && !strncmp(argv[i], "--sync=", 7); k++)
             if (!strcmp(argv[i] + 7, syncs[k]))
                 *sync = (enum sync)k, found = 1;
         if (!found && (!strncmp(argv[i], "--op=", 5) || !strncmp(argv[i], "--sync=", 7))) {
             fprintf(stderr, "rdmpi_rma_lat: unknown %s (ops: put get acc fop cas; syncs: flush "
-                    "fence pscw lockall)\n", argv[i]);
+                    "fence pscw lockall pingpong)\n", argv[i]);
             exit(1);
         }
         if (!found)
@@ -81,6 +101,74 @@ static void own_args(int *argc, char **argv, enum op *op, int *nops, enum sync *
     }
     *argc = out;
     argv[out] = NULL;
+    if (*sync == SYNC_PINGPONG && (*nops != 1 || op[0] != OP_PUT)) {
+        fprintf(stderr, "rdmpi_rma_lat: --sync=pingpong measures --op=put only\n");
+        exit(1);
+    }
+}
+
+/* The stamp of iteration i's message from rank r, in the last 8 bytes of a ping-pong's
+ * size (never 0, the window's initial contents). */
+static long stamp(int i, int r)
+{
+    return 2L * i + r + 1;
+}
+
+/* Waits until the last 8 bytes of the window memory mem of size bytes hold want: loads of
+ * the window's own copy, each after an MPI_Win_sync (unified model: the sync makes the
+ * target's view of its memory current). */
+static void await_stamp(const char *mem, size_t size, long want, MPI_Win win)
+{
+    for (;;) {
+        long v;
+        MPI_Win_sync(win);
+        memcpy(&v, (const void *)(mem + size - 8), 8);   /* the call above: a fresh load */
+        if (v == want)
+            return;
+    }
+}
+
+/* One-way Put latency, half a ping-pong's round trip (see the header): the time per
+ * iteration at rank 0, the median of the per-iteration times in *median with lap. */
+static double pingpong(const struct bench_opts *o, char *buf, char *mem, size_t size,
+                       MPI_Win win, double *lap, double *median)
+{
+    int iters = bench_iters(o, size), warmup = bench_warmup(o, size), peer = 1 - o->rank;
+    double t0 = 0, t = 0;
+    /* no stamp of an earlier size where this one polls */
+    memset(mem, 0, size);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < warmup + iters; i++) {
+        if (o->rank == 0) {
+            if (i == warmup)
+                t0 = t = MPI_Wtime();
+            if (lap && i > warmup) {
+                double now = MPI_Wtime();
+                lap[i - warmup - 1] = now - t;
+                t = now;
+            }
+        } else {
+            await_stamp(mem, size, stamp(i, 0), win);
+        }
+        long v = stamp(i, o->rank);
+        memcpy(buf + size - 8, &v, 8);
+        MPI_Put(buf, (int)size, MPI_CHAR, peer, 0, (int)size, MPI_CHAR, win);
+        MPI_Win_flush(peer, win);
+        if (o->rank == 0)
+            await_stamp(mem, size, stamp(i, 1), win);
+    }
+    if (o->rank == 0) {
+        double end = MPI_Wtime();
+        t0 = end - t0;
+        if (lap) {
+            lap[iters - 1] = end - t;
+            *median = bench_median(lap, iters) * 1e6 / 2;
+        }
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return t0 * 1e6 / iters / 2;
 }
 
 static void issue(enum op op, char *buf, char *res, size_t size, MPI_Win win)
@@ -113,6 +201,8 @@ static double run(const struct bench_opts *o, enum op op, enum sync sync, char *
 {
     int iters = bench_iters(o, size), warmup = bench_warmup(o, size);
     double t0 = 0;
+    if (sync == SYNC_PINGPONG)
+        return pingpong(o, buf, res, size, win, lap, median);
     if (sync == SYNC_FLUSH || sync == SYNC_LOCKALL) {
         if (o->rank == 0) {
             double t = 0;
@@ -198,7 +288,8 @@ int main(int argc, char **argv)
 
     for (int k = 0; k < nops; k++) {
         enum op op = ops[k];
-        o.min_size = op == OP_FOP || op == OP_CAS ? 8 : op == OP_ACC && min_size < 8 ? 8 : min_size;
+        o.min_size = op == OP_FOP || op == OP_CAS ? 8
+                     : (op == OP_ACC || sync == SYNC_PINGPONG) && min_size < 8 ? 8 : min_size;
         o.max_size = op == OP_FOP || op == OP_CAS ? 8 : max_size;
         if (nops > 1 && o.rank == 0)
             printf("# op: %s\n", op_names[op]);
@@ -207,12 +298,13 @@ int main(int argc, char **argv)
                 continue;
             MPI_Barrier(MPI_COMM_WORLD);
             double *lap = NULL, median = 0;
-            if (o.median && o.rank == 0 && (sync == SYNC_FLUSH || sync == SYNC_LOCKALL)) {
+            if (o.median && o.rank == 0 && sync != SYNC_FENCE && sync != SYNC_PSCW) {
                 lap = malloc((size_t)bench_iters(&o, size) * sizeof(*lap));
                 if (!lap)
                     MPI_Abort(MPI_COMM_WORLD, 1);
             }
-            double mean = run(&o, op, sync, buf, (char *)&res, size, win, peer, lap, &median);
+            double mean = run(&o, op, sync, buf, sync == SYNC_PINGPONG ? mem : (char *)&res,
+                              size, win, peer, lap, &median);
             if (lap)
                 bench_row2(&o, size, mean, median);
             else

@@ -4,8 +4,9 @@
  */
 #include <string.h>
 #include "api/win.h"
+#include "core/hot.h"
 
-static int op_checks(MPI_Win win, const void *buf, int count, MPI_Datatype dt, int target,
+static CORE_HOT int op_checks(MPI_Win win, const void *buf, int count, MPI_Datatype dt, int target,
                      int tcount, MPI_Datatype tdt, const char *fn)
 {
     API_CHECK(api_check_init(fn));
@@ -38,14 +39,17 @@ static int run(MPI_Win win, const rma_args_t *a, MPI_Request *req, const char *f
     return MPI_SUCCESS;
 }
 
-static int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int target,
+static CORE_HOT int put_get(int kind, const void *obuf, int ocount, MPI_Datatype odt, int target,
                    MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req,
                    const char *fn)
 {
     API_CHECK(op_checks(win, obuf, ocount, odt, target, tcount, tdt, fn));
     if (req == (MPI_Request *)-1) {
-        /* a Put or Get of one run within the node: one copy, no argument record */
-        if (rma_shm_fast(win, kind == RMA_PUT, (void *)obuf, ocount, odt, target, tdisp, tcount,
+        /* a Put or Get of one run within the node: one copy, no argument record (not tried
+         * for an RDMA target: its fast path is next, and under Soft-RoCE every instruction
+         * of the origin's is in the latency) */
+        if ((target < 0 || win->peers[target].path != RMA_PATH_RDMA) &&
+            rma_shm_fast(win, kind == RMA_PUT, (void *)obuf, ocount, odt, target, tdisp, tcount,
                          tdt) == 0)
             return MPI_SUCCESS;
         /* ... or one RDMA write or read started (complete at the next flush) */
@@ -234,7 +238,7 @@ int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Dat
 
 /* ---- synchronization ---------------------------------------------------------------- */
 
-static int sync_result(MPI_Win win, int rc, const char *fn)
+static CORE_HOT int sync_result(MPI_Win win, int rc, const char *fn)
 {
     if (rc == CORE_ERMA_SYNC)
         return api_win_error(win, rc, fn, "not allowed in the window's current epoch");
@@ -365,7 +369,7 @@ int MPI_Win_unlock_all(MPI_Win win) API_ALIAS(MPI_Win_unlock_all);
 
 /* Flushes need a passive-target epoch with the rank (or any, for the _all forms). The
  * local forms wait for the same answers: remote completion implies local completion. */
-static int flush(MPI_Win win, int rank, const char *fn)
+static CORE_HOT int flush(MPI_Win win, int rank, const char *fn)
 {
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
@@ -414,13 +418,14 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 int MPI_Win_flush_local_all(MPI_Win win) API_ALIAS(MPI_Win_flush_local_all);
 
 /* The window memory is the one copy (MPI_WIN_UNIFIED): a full memory barrier orders this
- * process's loads and stores against the other ranks' (shared windows). */
+ * process's loads and stores against the other ranks' (shared windows); rma_win_sync also
+ * serves peers' messages now and then, for ranks that poll their memory with it. */
 int PMPI_Win_sync(MPI_Win win)
 {
     API_ENTER;
     static const char fn[] = "MPI_Win_sync";
     WIN_ENTRY(fn);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    rma_win_sync(win);
     return MPI_SUCCESS;
 }
 int MPI_Win_sync(MPI_Win win) API_ALIAS(MPI_Win_sync);

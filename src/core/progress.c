@@ -19,6 +19,7 @@
 #include "core/request.h"
 #include "core/runtime.h"
 #include "core/waitslice.h"
+#include "core/hot.h"
 
 
 double core_wtime(void)
@@ -268,7 +269,7 @@ void core_progress_init(void)
     sigaction(SIGRTMIN + 3, &sa, NULL);
 }
 
-void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
+CORE_HOT void core_wait_begin(core_wait_ctx_t *w, const char *fn, MPI_Request req)
 {
     w->fn = fn;
     w->req = req;
@@ -525,7 +526,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
     wait_diag(w, now);
 }
 
-void core_wait_end(core_wait_ctx_t *w)
+CORE_HOT void core_wait_end(core_wait_ctx_t *w)
 {
     if (w->slot)
         wait_unregister(core_rt, w->slot);

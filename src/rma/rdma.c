@@ -43,6 +43,7 @@
 #include "core/datatype.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/hot.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
@@ -96,7 +97,7 @@ void rma_rdma_dereg(MPI_Win win)
 }
 
 /* A free bounce slot for a small Get (registering the area at the first), or -1. */
-static int gb_take(MPI_Win win, tp_iface_t *f)
+static CORE_HOT int gb_take(MPI_Win win, tp_iface_t *f)
 {
     if (!win->gbounce) {
         if (win->rdma != f)   /* the area is registered with the window's transport only */
@@ -133,7 +134,7 @@ int rma_rdma_usable(MPI_Win win, int r, size_t rkey_len)
     return 1;
 }
 
-static void rdma_done(tp_comp_t *comp, int status)
+static CORE_HOT void rdma_done(tp_comp_t *comp, int status)
 {
     rma_rop_t *o = container_of(comp, rma_rop_t, comp);
     MPI_Win win = o->win;
@@ -171,7 +172,7 @@ void rma_rdma_free_records(rma_state_t *st)
 
 /* Starts the RDMA write (put) or read of n > 0 bytes at local to the checked remote address
  * raddr of window rank target (req: completed with it). */
-static int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, uint64_t raddr,
+static CORE_HOT int rdma_start(MPI_Win win, int kind, void *local, size_t n, int target, uint64_t raddr,
                       MPI_Request req)
 {
     rma_peer_t *p = &win->peers[target];
@@ -260,7 +261,7 @@ int rma_rdma_op(MPI_Win win, const rma_args_t *a, const rma_segs_t *v, size_t tb
     return rdma_start(win, a->kind, local, tbytes, a->target, p->addr + v->s[0].disp, req);
 }
 
-int rma_rdma_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
+CORE_HOT int rma_rdma_fast(MPI_Win win, int put, void *buf, int count, MPI_Datatype dt, int target,
                   MPI_Aint tdisp, int tcount, MPI_Datatype tdt)
 {
     if (target < 0)

@@ -228,6 +228,7 @@ struct rma_state {
     rma_opr_t *opr_free;
     rma_rop_t *rop_free;     /* RDMA records (rdma.c) */
     unsigned flushes;        /* flush calls, for their progress pass (sync.c) */
+    unsigned syncs;          /* MPI_Win_sync calls, for theirs (sync.c) */
     rma_qmsg_t *q_head, *q_tail;
     int lock_waiters;        /* message lock requests queued on busy lock words */
     int hook;
@@ -446,6 +447,8 @@ int rma_unlock(MPI_Win win, int rank);
 int rma_lock_all(MPI_Win win, int assert);
 int rma_unlock_all(MPI_Win win);
 int rma_flush(MPI_Win win, int rank);   /* rank -1: every target */
+/* MPI_Win_sync: a full memory barrier, and now and then a progress pass (sync.c). */
+void rma_win_sync(MPI_Win win);
 /* Whether an operation to window rank r is allowed now (an epoch gives access to r). */
 int rma_access_ok(MPI_Win win, int r);
 

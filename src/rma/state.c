@@ -10,6 +10,7 @@
 #include "rt/rt.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/hot.h"
 
 #define GEN_ONE ((uint64_t)1 << 32)
 
@@ -220,7 +221,7 @@ void rma_wait_flag(volatile int *flag, const char *fn)
     core_wait_end(&w);
 }
 
-void rma_wait_zero(volatile int *count, const char *fn)
+CORE_HOT void rma_wait_zero(volatile int *count, const char *fn)
 {
     if (*count == 0)
         return;
@@ -235,7 +236,7 @@ void rma_wait_zero(volatile int *count, const char *fn)
  * quarter of a millisecond at 1 GB/s, ~20 us at a 100 Gb/s link (the yield costs <1 us). */
 #define RMA_WAIT_YIELD_BYTES (256 * 1024)
 
-void rma_wait_peer(MPI_Win win, int r, const char *fn)
+CORE_HOT void rma_wait_peer(MPI_Win win, int r, const char *fn)
 {
     rma_peer_t *p = &win->peers[r];
     if (p->pending == 0)

@@ -10,6 +10,11 @@
  * [n] accumulate counter, [n+1] fetch-and-op counter, [n+2] CAS word,
  * [n+3, 2n+3) Get area (filled by the owner), [2n+3, 3n+3) Rput area,
  * [3n+3] Raccumulate/Rget_accumulate counter.
+ *
+ * sync_poll: each rank Puts into the next rank's window inside lock_all and flushes, while
+ * the next rank waits for the value by loading its own window memory with MPI_Win_sync
+ * between loads (the unified model's ping-pong, as rdmpi_rma_lat --sync=pingpong does): a
+ * Put that the target must serve (tcp, verbs UD) completes only if MPI_Win_sync lets it.
  */
 #include "check.h"
 
@@ -201,6 +206,55 @@ static void run(int flavor, int sync)
     free(rget);
 }
 
+static void sync_poll(int flavor, int msg)
+{
+    t_begin(flavor == F_CREATE ? "sync_poll create" : msg ? "sync_poll allocate message"
+                                                          : "sync_poll allocate");
+    /* messages for every target: what other nodes over tcp take */
+    MPI_Info info = MPI_INFO_NULL;
+    if (msg) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "rdmpi_rma_path", "message");
+    }
+    long *mem, *own = NULL;
+    MPI_Win win;
+    if (flavor == F_CREATE) {
+        own = calloc(2, sizeof(long));
+        CHECK(own, "out of memory");
+        mem = own;
+        MPI_OK(MPI_Win_create(mem, 2 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD,
+                              &win));
+    } else {
+        MPI_OK(MPI_Win_allocate(2 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &mem,
+                                &win));
+        mem[0] = mem[1] = 0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock_all(0, win));
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    for (long round = 1; round <= 3; round++) {
+        long v = round * 1000 + me;
+        MPI_OK(MPI_Put(&v, 1, MPI_LONG, next, 1, 1, MPI_LONG, win));
+        MPI_OK(MPI_Win_flush(next, win));
+        double t0 = MPI_Wtime();
+        for (;;) {
+            MPI_OK(MPI_Win_sync(win));
+            volatile long *w = &mem[1];
+            if (*w == round * 1000 + prev)
+                break;
+            CHECK(MPI_Wtime() - t0 < 30, "round %ld: rank %d's Put never showed in the window "
+                  "(holds %ld)", round, prev, *w);
+        }
+        /* everyone saw this round before the next overwrites it */
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Win_free(&win));
+    free(own);
+    if (msg)
+        MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -219,6 +273,9 @@ int main(int argc, char **argv)
         for (int s = 0; s < NSYNC; s++)
             run(f, s);
     }
+    sync_poll(F_CREATE, 0);
+    sync_poll(F_ALLOCATE, 0);
+    sync_poll(F_ALLOCATE, 1);
     MPI_Group_free(&world_group);
     t_finish();
     return 0;

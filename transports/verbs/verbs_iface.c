@@ -39,6 +39,7 @@
 #include "core/progress.h"
 #include "core/secret.h"
 #include "transports/verbs/verbs.h"
+#include "core/hot.h"
 
 #define TIMER_PERIOD 0.0002
 #define LINGER 0.02         /* after close is agreed: still answer resends */
@@ -97,7 +98,7 @@ static void op_mem_dereg(tp_iface_t *iface, tp_memh_t *memh)
     vb_unlock(s, l);
 }
 
-static int op_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+static CORE_HOT int op_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                   const void *rkey, tp_comp_t *comp)
 {
     vb_iface_t *s = vb_iface(ep->iface);
@@ -107,7 +108,7 @@ static int op_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64
     return rc;
 }
 
-static int op_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+static CORE_HOT int op_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
                   const void *rkey, tp_comp_t *comp)
 {
     vb_iface_t *s = vb_iface(ep->iface);
@@ -167,7 +168,7 @@ static const tp_ops_t vb_ops = {
 
 /* ---- V: the interface's lock (verbs.h) ---- */
 
-void vb_comp_fire(vb_iface_t *s, tp_comp_t *comp, int status)
+CORE_HOT void vb_comp_fire(vb_iface_t *s, tp_comp_t *comp, int status)
 {
     if (!s->held) {
         comp->done(comp, status);
@@ -239,17 +240,20 @@ void vb_sq_fini(vb_sq_t *q)
     q->ent = NULL;
 }
 
-unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
+CORE_HOT unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
 {
-    uint32_t n = (slot + q->size - q->tail % q->size) % q->size + 1;
+    /* one division per call, not per entry (each is a helper call under TCG) */
+    uint32_t i = q->tail % q->size;
+    uint32_t n = (slot >= i ? slot - i : slot + q->size - i) + 1;
     unsigned nd = 0;
     if (n > q->head - q->tail)
         n = q->head - q->tail; /* cannot happen: a completion for nothing posted */
     while (n--) {
-        uint32_t i = q->tail % q->size;
         uintptr_t e = q->ent[i];
         q->ent[i] = 0;
         q->tail++;
+        if (++i == q->size)
+            i = 0;
         if (e & VB_SQ_TX)
             vb_tx_retired((vb_tx_t *)(e & ~(uintptr_t)3));
         else if ((e & VB_SQ_OP) && nd < max)
@@ -667,7 +671,7 @@ static void async_events(vb_iface_t *s)
 
 /* ---- progress ---- */
 
-static void handle_wc(vb_iface_t *s, const struct ibv_wc *wc)
+static CORE_HOT void handle_wc(vb_iface_t *s, const struct ibv_wc *wc)
 {
     switch (VB_WR_KIND(wc->wr_id)) {
     case VB_WR_UD_RECV:
@@ -782,7 +786,7 @@ static int timers(vb_iface_t *s)
 }
 
 /* One poll of the completion queue (sends, receives, RDMA and atomics share it). */
-static int cq_poll(vb_iface_t *s)
+static CORE_HOT int cq_poll(vb_iface_t *s)
 {
     struct ibv_wc wc[VB_POLL_BATCH];
     int ev = 0;
@@ -819,7 +823,7 @@ static int cq_poll(vb_iface_t *s)
 
 /* A busy wait for an RDMA or atomic completion: the completion queue alone (no rings,
  * copied transfers or timers; tp_poll_comp runs the whole progress now and then). */
-static int vb_poll_comp(tp_iface_t *iface)
+static CORE_HOT int vb_poll_comp(tp_iface_t *iface)
 {
     vb_iface_t *s = vb_iface(iface);
     int l = vb_lock(s);

@@ -27,6 +27,7 @@
 #include <sys/resource.h>
 #include "core/log.h"
 #include "transports/verbs/verbs.h"
+#include "core/hot.h"
 
 #define VB_KEY_SOFT 0x80000000u /* key.id flag: no hardware key */
 #define VB_KEEP_FREE 256        /* retired ops and handles kept for reuse, at most */
@@ -376,7 +377,7 @@ void vb_ops_start(vb_iface_t *s, vb_peer_t *p)
         p->pending_tail = NULL;
 }
 
-static int op_submit(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
+static CORE_HOT int op_submit(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
 {
     /* an inline write (lmemh NULL, vb_put checked the size) needs no local key */
     int hw = (op->lmemh ? op->lmemh->mr != NULL : op->kind == VB_OP_PUT) &&
@@ -404,7 +405,7 @@ static int op_submit(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
     return CORE_INPROGRESS;
 }
 
-static int op_new(tp_ep_t *ep, int kind, void *local, size_t len, tp_memh_t *lmemh,
+static CORE_HOT int op_new(tp_ep_t *ep, int kind, void *local, size_t len, tp_memh_t *lmemh,
                   uint64_t raddr, const void *rkey, tp_comp_t *comp)
 {
     vb_iface_t *s = vb_iface(ep->iface);
@@ -420,13 +421,13 @@ static int op_new(tp_ep_t *ep, int kind, void *local, size_t len, tp_memh_t *lme
     return op_submit(s, (vb_peer_t *)ep, op);
 }
 
-int vb_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+CORE_HOT int vb_get(tp_ep_t *ep, void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
            const void *rkey, tp_comp_t *comp)
 {
     return op_new(ep, VB_OP_GET, local, len, lmemh, raddr, rkey, comp);
 }
 
-int vb_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
+CORE_HOT int vb_put(tp_ep_t *ep, const void *local, size_t len, tp_memh_t *lmemh, uint64_t raddr,
            const void *rkey, tp_comp_t *comp)
 {
     if (!lmemh && len > ep->iface->caps.put_inline)
