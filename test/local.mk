@@ -33,6 +33,11 @@ test_unit_test_list_SOURCES = test/unit/test_list.c
 test_unit_test_list_CPPFLAGS = $(UNIT_CPPFLAGS)
 test_unit_test_waitslice_SOURCES = test/unit/test_waitslice.c src/core/waitslice.c
 test_unit_test_waitslice_CPPFLAGS = $(UNIT_CPPFLAGS)
+# The counters' per-thread shards (core/count.h).
+check_PROGRAMS += test/unit/test_count
+test_unit_test_count_SOURCES = test/unit/test_count.c src/core/count.c
+test_unit_test_count_CPPFLAGS = $(UNIT_CPPFLAGS)
+test_unit_test_count_LDADD = -lpthread
 test_unit_test_itree_SOURCES = test/unit/test_itree.c src/core/itree.c
 test_unit_test_itree_CPPFLAGS = $(UNIT_CPPFLAGS)
 # Handle pools: slabs, live slots, the predefined objects' hash (core/handle.h).
@@ -56,7 +61,7 @@ EXTRA_test_unit_test_memhooks_dlopen_DEPENDENCIES = librdmpi.la
 P2P_FAKE_SOURCES = test/unit/p2p_fake.c \
 	test/unit/p2p_fake.h src/p2p/match.c src/p2p/recv.c src/p2p/rndv.c src/p2p/send.c src/p2p/peerq.c \
 	src/p2p/cancel.c src/core/request.c src/core/datatype.c src/core/dtsig.c src/core/attr.c src/core/group.c src/core/errors.c \
-	src/core/log.c src/core/wire.c src/core/progress.c src/core/waitslice.c src/core/thread.c src/core/handle.c src/core/config.c \
+	src/core/log.c src/core/wire.c src/core/progress.c src/core/waitslice.c src/core/thread.c src/core/handle.c src/core/count.c src/core/config.c \
 	src/p2p/p2p_config.c
 check_PROGRAMS += test/unit/test_p2p_wire
 test_unit_test_p2p_wire_SOURCES = test/unit/test_p2p_wire.c $(P2P_FAKE_SOURCES)

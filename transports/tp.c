@@ -141,6 +141,9 @@ static int open_one(tp_layer_t *tp, const tp_component_t *c, int dynamic)
         return rc;
     iface->am = tp->am;
     iface->layer = tp;
+    /* its counters go to the threads' shards under MULTIPLE (core/count.h); without room in
+     * them they stay locked increments */
+    (void)core_count_register((uint64_t *)&iface->stats, sizeof(iface->stats) / sizeof(uint64_t));
     tp->ifaces[tp->niface] = iface;
     /* release: a thread creating an endpoint outside G reads the interfaces up to niface
      * (tp_ep_get_outside) */
@@ -421,8 +424,10 @@ void tp_layer_fini(tp_layer_t *tp)
             tp->eps[i]->iface->ops->ep_destroy(tp->eps[i]);
             tp->eps[i] = NULL; /* a transport closing after another may still report peers */
         }
-    for (int i = tp->niface - 1; i >= 0; i--)
+    for (int i = tp->niface - 1; i >= 0; i--) {
+        core_count_unregister((uint64_t *)&tp->ifaces[i]->stats);
         tp->ifaces[i]->ops->close(tp->ifaces[i]);
+    }
     tp->niface = 0;
     /* The pollers pointed at the closed interfaces. */
     rt->npollers = 0;
@@ -468,7 +473,7 @@ int tp_layer_stats(const tp_layer_t *tp, const char *name, tp_stats_t *out)
             const uint64_t *from = (const uint64_t *)&tp->ifaces[i]->stats;
             uint64_t *to = (uint64_t *)out;
             for (size_t k = 0; k < sizeof(*out) / sizeof(uint64_t); k++) /* only uint64_t */
-                to[k] = core_count_get(&from[k]);
+                to[k] = core_count_read(&from[k]);
             return 1;
         }
     return 0;

@@ -343,11 +343,9 @@ static inline int tp_am_send_locked(tp_ep_t *ep, unsigned id, const void *hdr, s
                                     const void *payload, size_t len)
 {
     int rc = ep->iface->ops->am_send(ep, id, hdr, hdr_len, payload, len);
-    if (rc >= 0) {
-        int shared = core_handles.shared;
-        core_count_add_as(&ep->iface->stats.am_sent, 1, shared);
-        core_count_add_as(&ep->iface->stats.am_bytes, hdr_len + len, shared);
-    }
+    if (rc >= 0)
+        core_count_add2_as(&ep->iface->stats.am_sent, 1, &ep->iface->stats.am_bytes,
+                           hdr_len + len, core_handles.shared);
     return rc;
 }
 

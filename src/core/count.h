@@ -3,25 +3,126 @@
  * transports' tp_stats_t). They are bumped by whichever thread sends or
  * progresses and read by MPI_T in any thread, so every access is a relaxed
  * atomic: a reader sees a value some writer stored, never a torn one, and
- * orders nothing else. When objects are shared between threads
- * (core_handles.shared: MPI_THREAD_MULTIPLE) an increment is a
- * read-modify-write, so two threads bumping one counter lose nothing; otherwise
- * it is a load and a store (no locked instruction on THREAD_SINGLE's path).
+ * orders nothing else. Without threads sharing objects (core_handles.shared
+ * clear: every level but MPI_THREAD_MULTIPLE) an increment is a load and a store
+ * of the counter itself.
+ *
+ * Under MULTIPLE an increment is still a load and a store, of the bumping thread's
+ * own copy of the counter (its shard), not a locked read-modify-write of the shared
+ * one: five or six locked increments per 8-byte ping-pong trip were what MULTIPLE with
+ * one thread paid beyond SINGLE besides its locks (callgrind, issue 21). A block of
+ * counters (a struct of uint64_t fields) is registered once (core_count_register, by its
+ * owner at init); each thread that bumps one gets a shard of CORE_COUNT_WORDS words at
+ * its first increment, where every registered block has the same words at its offset.
+ * A reader adds the block's own value and every shard's (core_count_read). A shard
+ * outlives its thread: at the thread's exit it is marked free, with its counts, and the
+ * next new thread adopts it (so the memory is bounded by the most threads that counted at
+ * once, and nothing counted is lost). A counter outside any registered block (a block
+ * registered when the shards' words ran out) takes the locked increment, as before.
+ * The registry and the shards are the process's, as the threads are (one table,
+ * core_counts): a block of a runtime that ended is unregistered by its owner, and its
+ * words are zeroed in every shard before another block takes them.
  */
 #ifndef RDMPI_CORE_COUNT_H
 #define RDMPI_CORE_COUNT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "core/handle.h"
+
+#define CORE_COUNT_WORDS 256   /* words of a shard: every block registered at once */
+#define CORE_COUNT_BLOCKS 16   /* blocks registered at once */
+
+typedef struct core_count_block {
+    uint64_t *_Atomic base; /* the block's counters; NULL: a free entry (relaxed: set before
+                               the block is used by any thread, cleared after) */
+    uint32_t words;         /* its size, and */
+    uint32_t off;           /* its words in every shard: set once, when the entry is made
+                               (a free entry is reused by a block of the same size) */
+} core_count_block_t;
+
+typedef struct core_count_shard {
+    uint64_t w[CORE_COUNT_WORDS];     /* written by its thread, read by any (relaxed) */
+    struct core_count_shard *next;    /* the list of every shard (never unlinked) */
+    _Atomic int free_;                /* its thread exited: another may adopt it */
+} core_count_shard_t;
+
+typedef struct core_counts {
+    core_count_block_t blk[CORE_COUNT_BLOCKS];
+    _Atomic int nblk;                         /* entries in use or used once */
+    core_count_shard_t *_Atomic shards;       /* pushed by compare-and-swap */
+    uint32_t used;                            /* shard words given out (under the lock) */
+} core_counts_t;
+extern core_counts_t core_counts;
+/* This thread's shard (NULL until its first increment under MULTIPLE). */
+extern _Thread_local core_count_shard_t *core_count_mine
+    __attribute__((tls_model("initial-exec")));
+
+/* Registers a block of n counters (n uint64_t words at base), zeroed in every shard: its
+ * increments under MULTIPLE go to the shards from then on. 0, or -1 when the shards have no
+ * room (its increments stay locked read-modify-writes). */
+int core_count_register(uint64_t *base, size_t n);
+/* Before the block's memory is freed or reused (no thread may bump it any more). */
+void core_count_unregister(uint64_t *base);
+/* The slow path of an increment: this thread's first (its shard made or adopted). */
+core_count_shard_t *core_count_shard_get(void);
+/* The value of a counter: its block's own plus every shard's. */
+uint64_t core_count_read(const uint64_t *c);
+
+/* The word of c in this thread's shard, or NULL (c in no registered block). */
+static inline uint64_t *core_count_slot(uint64_t *c)
+{
+    int n = __atomic_load_n(&core_counts.nblk, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++) {
+        const core_count_block_t *b = &core_counts.blk[i];
+        uint64_t *base = __atomic_load_n(&b->base, __ATOMIC_RELAXED);
+        if (base && c >= base && c < base + b->words) {
+            core_count_shard_t *s = core_count_mine;
+            if (__builtin_expect(!s, 0) && !(s = core_count_shard_get()))
+                return NULL;
+            return &s->w[b->off + (size_t)(c - base)];
+        }
+    }
+    return NULL;
+}
+
+static inline void core_count_bump(uint64_t *c, uint64_t n)
+{
+    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
 
 /* core_count_add with core_handles.shared read once by the caller: a hot path that bumps
  * several counters (the atomic stores keep the compiler from reusing one load of it). */
 static inline void core_count_add_as(uint64_t *c, uint64_t n, int shared)
 {
-    if (shared)
-        __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+    if (!shared) {
+        core_count_bump(c, n);
+        return;
+    }
+    uint64_t *mine = core_count_slot(c);
+    if (mine)
+        core_count_bump(mine, n);
     else
-        __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+        __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+/* Two counters of one block (a message and its bytes): the block is looked up once. */
+static inline void core_count_add2_as(uint64_t *c, uint64_t n, uint64_t *d, uint64_t m,
+                                      int shared)
+{
+    if (!shared) {
+        core_count_bump(c, n);
+        core_count_bump(d, m);
+        return;
+    }
+    uint64_t *mine = core_count_slot(c);
+    if (mine) {
+        core_count_bump(mine, n);
+        core_count_bump(mine + (d - c), m);
+    } else {
+        __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+        __atomic_fetch_add(d, m, __ATOMIC_RELAXED);
+    }
 }
 
 static inline void core_count_add(uint64_t *c, uint64_t n)
@@ -29,6 +130,8 @@ static inline void core_count_add(uint64_t *c, uint64_t n)
     core_count_add_as(c, n, core_handles.shared);
 }
 
+/* The block's own word (a level, or a counter without shards); core_count_read for a
+ * counter's value. */
 static inline uint64_t core_count_get(const uint64_t *c)
 {
     return __atomic_load_n(c, __ATOMIC_RELAXED);
@@ -40,7 +143,8 @@ static inline void core_count_set(uint64_t *c, uint64_t v)
 }
 
 /* Adds n to *c and raises *max to the new value if it is higher (a level and its high-water
- * mark); n may be negative. */
+ * mark); n may be negative. Not sharded (the mark is of the sum): a locked update under
+ * MULTIPLE, kept in the block's own words. */
 static inline void core_count_level(uint64_t *c, uint64_t *max, int64_t n)
 {
     if (!core_handles.shared) {

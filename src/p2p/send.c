@@ -171,14 +171,12 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
 
 CORE_INLINE void count_send(size_t len, int proto)
 {
-    int shared = core_handles.shared;
-    core_count_add_as(&P2P->counts.sent, 1, shared);
-    core_count_add_as(&P2P->counts.sent_bytes, len, shared);
     uint64_t *c = proto == P2P_PROTO_EAGER      ? &P2P->counts.eager
                   : proto == P2P_PROTO_RNDV_GET ? &P2P->counts.rndv_get
                   : proto == P2P_PROTO_RNDV_PUT ? &P2P->counts.rndv_put
                                                 : &P2P->counts.rndv_pipe;
-    core_count_add_as(c, 1, shared);
+    core_count_add2_as(&P2P->counts.sent, 1, &P2P->counts.sent_bytes, len, core_handles.shared);
+    core_count_add(c, 1);
 }
 
 /* What every start of a send sets before its protocol is chosen. */

@@ -42,7 +42,7 @@ test_unit_test_verbs_iface_SOURCES = test/unit/test_verbs_iface.c transports/ver
 	transports/verbs/verbs_rc.c transports/verbs/verbs_fp.c transports/verbs/verbs_mem.c \
 	transports/verbs/verbs_rcache.c transports/verbs/verbs_config.c \
 	src/core/memhooks.c src/core/patch.c src/core/itree.c src/core/config.c src/core/errors.c src/core/secret.c \
-	src/core/handle.c
+	src/core/handle.c src/core/count.c
 test_unit_test_verbs_iface_CPPFLAGS = $(AM_CPPFLAGS) $(HWLOC_CFLAGS) $(VERBS_CFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_verbs_iface_LDADD = $(VERBS_LIBS) $(HWLOC_LIBS) $(SODIUM_LIBS) -lpthread
 
