@@ -280,6 +280,22 @@ int coll_fast_allgather_linear(const void *sbuf, int scount, MPI_Datatype sdt,
                                const coll_layout_t *rl, int id, MPI_Comm comm);
 int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm);
+/* The reduce of 2 ranks (reduce_binomial.c, fast.c): on one node, with a commutative
+ * operation, a vector of more than COLL_REDUCE2_MIN and at most COLL_REDUCE2_MAX bytes goes
+ * from the leaf to the root as packed bytes in chunks of COLL_REDUCE2_CHUNK (the last one
+ * shorter), each below the shm eager limit: the leaf copies chunk k + 1 into the ring while
+ * the root takes chunk k out and combines it. One such message above the eager limit is a
+ * rendezvous (a handshake and the root's own CMA read, then the whole reduction): OSU's
+ * reduce of 64 KiB MPI_CHAR sums on 2 ranks took 13.9 us as one message, 6.8 as 4 KiB
+ * chunks, 15 as two halves (two rendezvous). The chunk is a multiple of every predefined
+ * element's size (pairs included: 6, 12, 20 bytes), so no chunk ends inside an element
+ * whatever type either rank describes its vector with. Returns the number of chunks, 0
+ * for one plain message; the same on both ranks (bytes, the operation and the node layout
+ * are). */
+#define COLL_REDUCE2_CHUNK ((size_t)3840)
+#define COLL_REDUCE2_MIN ((size_t)4096)
+#define COLL_REDUCE2_MAX ((size_t)256 << 10)
+size_t coll_reduce2_chunks(MPI_Comm comm, const coll_grp_t *g, size_t bytes, MPI_Op op);
 /* The allreduce by exchange of every vector (crowded nodes: coll_allreduce_linear). */
 int coll_fast_allreduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm);

@@ -414,14 +414,97 @@ int coll_fast_allreduce_linear(const void *sbuf, void *rbuf, int count, MPI_Data
     return rc;
 }
 
+/* The leaf's vector in chunks of packed bytes (coll_reduce2_chunks), each sent when the
+ * previous one has left. */
+static int reduce2_send_chunks(const fast_t *f, const void *sbuf, size_t cnt, MPI_Datatype dt,
+                               int root)
+{
+    size_t bytes = cnt * dt->size, pbytes = bytes;
+    const char *p = sbuf;
+    void *packed = NULL;
+    if (!core_dt_is_contig(dt)) {
+        if (!(packed = coll_scratch_get(&pbytes)))
+            return CORE_ENOMEM;
+        core_dt_pack(packed, sbuf, cnt, dt);
+        p = packed;
+    }
+    int rc = 0;
+    for (size_t off = 0; off < bytes && rc == 0; off += COLL_REDUCE2_CHUNK) {
+        size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+        rc = send(f, p + off, len, MPI_BYTE, root);
+    }
+    if (packed)
+        coll_scratch_put(packed, pbytes);
+    return rc;
+}
+
+/* The root's side: every chunk's receive posted, then each combined as it arrives when the
+ * chunks are whole items in place (a contiguous type whose item size divides the chunk),
+ * else the whole vector once all are in (unpacked first when the type has holes). */
+static int reduce2_recv_chunks(const fast_t *f, const void *sbuf, void *rbuf, size_t cnt,
+                               MPI_Datatype dt, MPI_Op op, int peer, size_t n)
+{
+    MPI_Request r[COLL_REDUCE2_MAX / COLL_REDUCE2_CHUNK + 1];
+    size_t bytes = cnt * dt->size, pbytes = bytes;
+    int contig = core_dt_is_contig(dt);
+    int each = contig && COLL_REDUCE2_CHUNK % dt->size == 0;
+    char *p = rbuf;
+    void *packed = NULL;
+    if (n > sizeof(r) / sizeof(r[0]))
+        return CORE_EINVAL;   /* not a size coll_reduce2_chunks chunks */
+    if (!contig) {
+        if (!(packed = coll_scratch_get(&pbytes)))
+            return CORE_ENOMEM;
+        p = packed;
+    }
+    int rc = 0;
+    size_t posted = 0;
+    for (; posted < n && rc == 0; posted++) {
+        size_t off = posted * COLL_REDUCE2_CHUNK;
+        size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+        if ((rc = post(f, p + off, len, MPI_BYTE, peer, &r[posted])))
+            break;
+    }
+    /* After a local failure to post, the posted receives are taken back; after a failed
+     * combination the rest still arrives (no chunk of this call is left unexpected). */
+    int posting = rc;
+    for (size_t k = 0; k < posted; k++) {
+        if (posting) {
+            drop(f, r[k]);
+            continue;
+        }
+        int wrc = wait(f, r[k]);
+        rc = rc ? rc : wrc;
+        if (rc == 0 && each) {
+            size_t off = k * COLL_REDUCE2_CHUNK;
+            size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+            rc = core_op_apply(op, (const char *)sbuf + off, p + off, (int)(len / dt->size), dt);
+        }
+    }
+    if (rc == 0 && !each) {
+        if (packed)
+            core_dt_unpack(rbuf, cnt, dt, packed, bytes);
+        rc = core_op_apply(op, sbuf, rbuf, (int)cnt, dt);
+    }
+    if (packed)
+        coll_scratch_put(packed, pbytes);
+    return rc;
+}
+
 /* Conditions: 2 ranks, a commutative operation, and at the root a send buffer (not
  * MPI_IN_PLACE). The other rank's part is the same message whichever path the root takes. */
 int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                       int root, MPI_Comm comm)
 {
     /* coll_reduce_binomial on 2 ranks: the leaf sends its vector to the root, which receives
-     * it straight into rbuf and combines its own into it. */
+     * it straight into rbuf and combines its own into it; one message, or chunks. */
     fast_t f = fast_begin(comm, COLL_REDUCE);
+    coll_grp_t g = { comm->size, comm->rank, NULL };
+    size_t chunks = coll_reduce2_chunks(comm, &g, (size_t)count * dt->size, op);
+    if (chunks)
+        return comm->rank != root
+                   ? reduce2_send_chunks(&f, sbuf, (size_t)count, dt, root)
+                   : reduce2_recv_chunks(&f, sbuf, rbuf, (size_t)count, dt, op, root ^ 1, chunks);
     if (comm->rank != root)
         return send(&f, sbuf, (size_t)count, dt, root);
     MPI_Request r;

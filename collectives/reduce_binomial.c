@@ -14,6 +14,66 @@
 #include "collectives/coll_impl.h"
 #include "core/op.h"
 
+size_t coll_reduce2_chunks(MPI_Comm comm, const coll_grp_t *g, size_t bytes, MPI_Op op)
+{
+    if (g->n != 2 || !op->commute || bytes <= COLL_REDUCE2_MIN || bytes > COLL_REDUCE2_MAX)
+        return 0;
+    /* The selector's view of the node layout (dispatch.c): known for the whole communicator
+     * only, so a group's phases (two_level.c) send one message on both of its ranks. */
+    int nodes = 0, shared = 0;
+    if (!g->map && g->n == comm->size)
+        coll_comm_nodes(comm, &nodes, &shared);
+    return nodes == 1 ? (bytes + COLL_REDUCE2_CHUNK - 1) / COLL_REDUCE2_CHUNK : 0;
+}
+
+/* The leaf's vector to the root: one message, or (chunked) its packed bytes in chunks, all
+ * sent in one round (coll_reduce2_chunks). */
+static void send_vector(coll_sched_t *s, const void *mine, size_t cnt, MPI_Datatype dt, int peer,
+                        size_t chunks)
+{
+    if (!chunks) {
+        coll_sched_send(s, mine, cnt, dt, peer);
+        return;
+    }
+    size_t bytes = cnt * dt->size;
+    const char *p = mine;
+    if (!core_dt_is_contig(dt)) {
+        char *packed = coll_sched_alloc(s, bytes);
+        if (!packed)
+            return;   /* the schedule has failed */
+        coll_sched_copy(s, mine, cnt, dt, packed, bytes, MPI_BYTE);
+        p = packed;
+    }
+    for (size_t off = 0; off < bytes; off += COLL_REDUCE2_CHUNK) {
+        size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+        coll_sched_send(s, p + off, len, MPI_BYTE, peer);
+    }
+}
+
+/* The root's side of send_vector: the vector in dst (cnt items of dt) by the start of the
+ * next round. */
+static void recv_vector(coll_sched_t *s, void *dst, size_t cnt, MPI_Datatype dt, int peer,
+                        size_t chunks)
+{
+    if (!chunks) {
+        coll_sched_recv(s, dst, cnt, dt, peer);
+        coll_sched_fence(s);
+        return;
+    }
+    size_t bytes = cnt * dt->size;
+    int contig = core_dt_is_contig(dt);
+    char *p = contig ? dst : coll_sched_alloc(s, bytes);
+    if (!p)
+        return;   /* the schedule has failed */
+    for (size_t off = 0; off < bytes; off += COLL_REDUCE2_CHUNK) {
+        size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+        coll_sched_recv(s, p + off, len, MPI_BYTE, peer);
+    }
+    coll_sched_fence(s);
+    if (!contig)
+        coll_sched_copy(s, p, bytes, MPI_BYTE, dst, cnt, dt);
+}
+
 void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf, void *rbuf,
                           int count, MPI_Datatype dt, MPI_Op op, int root)
 {
@@ -22,6 +82,7 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
     int vr = (r - tree_root + n) % n;
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     size_t cnt = (size_t)count;
+    size_t chunks = coll_reduce2_chunks(coll_sched_comm(s), g, cnt * dt->size, op);
 
     /* Leaves (odd relative ranks, or a lone rank) combine nothing. */
     int has_child = (vr % 2 == 0) && vr + 1 < n;
@@ -33,7 +94,7 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
             return;
         }
         int parent = ((vr & (vr - 1)) + tree_root) % n;   /* clears the lowest set bit */
-        coll_sched_send(s, mine, cnt, dt, grp_peer(g, parent));
+        send_vector(s, mine, cnt, dt, grp_peer(g, parent), chunks);
         coll_sched_fence(s);
         if (r == root) {   /* not commutative, root != 0: the result comes from 0 */
             coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, 0));
@@ -58,14 +119,13 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
             continue;
         int child = grp_peer(g, (vr + mask + tree_root) % n);
         if (op->commute && acc == mine && mine != abuf) {
-            /* First child: straight into abuf, then abuf = mine op child. */
-            coll_sched_recv(s, abuf, cnt, dt, child);
-            coll_sched_fence(s);
+            /* First child: straight into abuf, then abuf = mine op child. (Chunked only
+             * here and below: 2 ranks, commutative.) */
+            recv_vector(s, abuf, cnt, dt, child, chunks);
             coll_sched_reduce(s, mine, abuf, cnt, dt, op);
             acc = abuf;
         } else if (op->commute) {
-            coll_sched_recv(s, in, cnt, dt, child);
-            coll_sched_fence(s);
+            recv_vector(s, in, cnt, dt, child, chunks);
             coll_sched_reduce(s, in, abuf, cnt, dt, op);
             acc = abuf;
         } else {
