@@ -22,7 +22,7 @@ check_PROGRAMS += test/unit/test_shm_iface
 test_unit_test_shm_iface_SOURCES = test/unit/test_shm_iface.c transports/shm/shm_ring.c \
 	transports/shm/shm_seg.c transports/shm/shm_iface.c transports/shm/shm_cma.c \
 	transports/shm/shm_coop.c transports/shm/shm_config.c src/core/config.c src/core/secret.c \
-	src/core/handle.c src/core/thread.c
+	src/core/handle.c src/core/thread.c src/core/count.c
 test_unit_test_shm_iface_CPPFLAGS = $(AM_CPPFLAGS) $(SODIUM_CFLAGS)
 test_unit_test_shm_iface_LDADD = $(SODIUM_LIBS)
 
