@@ -21,7 +21,8 @@
  * registered when the shards' words ran out) takes the locked increment, as before.
  * The registry and the shards are the process's, as the threads are (one table,
  * core_counts): a block of a runtime that ended is unregistered by its owner, and its
- * words are zeroed in every shard before another block takes them.
+ * words are zeroed in every shard before another block takes them. Shared fields are
+ * plain types accessed only through __atomic builtins (clang refuses those on _Atomic).
  */
 #ifndef RDMPI_CORE_COUNT_H
 #define RDMPI_CORE_COUNT_H
@@ -34,7 +35,7 @@
 #define CORE_COUNT_BLOCKS 16   /* blocks registered at once */
 
 typedef struct core_count_block {
-    uint64_t *_Atomic base; /* the block's counters; NULL: a free entry (relaxed: set before
+    uint64_t *base;         /* the block's counters; NULL: a free entry (relaxed: set before
                                the block is used by any thread, cleared after) */
     uint32_t words;         /* its size, and */
     uint32_t off;           /* its words in every shard: set once, when the entry is made
@@ -44,13 +45,13 @@ typedef struct core_count_block {
 typedef struct core_count_shard {
     uint64_t w[CORE_COUNT_WORDS];     /* written by its thread, read by any (relaxed) */
     struct core_count_shard *next;    /* the list of every shard (never unlinked) */
-    _Atomic int free_;                /* its thread exited: another may adopt it */
+    int free_;                        /* its thread exited: another may adopt it */
 } core_count_shard_t;
 
 typedef struct core_counts {
     core_count_block_t blk[CORE_COUNT_BLOCKS];
-    _Atomic int nblk;                         /* entries in use or used once */
-    core_count_shard_t *_Atomic shards;       /* pushed by compare-and-swap */
+    int nblk;                                 /* entries in use or used once */
+    core_count_shard_t *shards;               /* pushed by compare-and-swap */
     uint32_t used;                            /* shard words given out (under the lock) */
 } core_counts_t;
 extern core_counts_t core_counts;
