@@ -437,10 +437,14 @@ static void rank_main(int local_rank, int cma, size_t ring_size)
     CHECK(caps->eager_limit == (8192 < caps->max_am ? 8192 : caps->max_am), "eager_limit");
     tp_shm_config_t auto_cfg = *cfg;
     auto_cfg.shm_eager_limit = 0; /* auto: smaller when single copy takes over */
-    CHECK(tp_shm_eager_limit(&auto_cfg, 1, 1u << 20) == 4096 &&
-              tp_shm_eager_limit(&auto_cfg, 0, 1u << 20) == 16384 &&
-              tp_shm_eager_limit(&auto_cfg, 0, 4096) == 4096 &&
-              tp_shm_eager_limit(cfg, 0, 1u << 20) == 8192,
+    /* single copy: a 32nd of a ring of 256 KiB or more (few local ranks), else 4 KiB */
+    CHECK(tp_shm_eager_limit(&auto_cfg, 1, 1u << 20, 1u << 20) == 32768 &&
+              tp_shm_eager_limit(&auto_cfg, 1, 256u << 10, 1u << 20) == 8192 &&
+              tp_shm_eager_limit(&auto_cfg, 1, 128u << 10, 1u << 20) == 4096 &&
+              tp_shm_eager_limit(&auto_cfg, 1, 1u << 20, 16384) == 16384 &&
+              tp_shm_eager_limit(&auto_cfg, 0, 1u << 20, 1u << 20) == 16384 &&
+              tp_shm_eager_limit(&auto_cfg, 0, 1u << 20, 4096) == 4096 &&
+              tp_shm_eager_limit(cfg, 0, 1u << 20, 1u << 20) == 8192,
           "auto eager limit");
     CHECK(!!(caps->flags & TP_CAP_GET) == !!(caps->flags & TP_CAP_PUT), "GET without PUT");
     CHECK(cma || !(caps->flags & TP_CAP_GET), "CMA on with RDMPI_SHM_CMA=0");

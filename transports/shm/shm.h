@@ -104,8 +104,9 @@ typedef struct tp_shm_config {
 } tp_shm_config_t;
 enum { TP_SHM_TEST_FAIL_NONE, TP_SHM_TEST_FAIL_CREATE, TP_SHM_TEST_FAIL_ATTACH };
 /* The eager limit of an interface or bridge whose messages are at most max_am bytes: the
- * setting, or when it is 0 the default for whether single copy (cma) works. */
-size_t tp_shm_eager_limit(const tp_shm_config_t *cfg, int cma, size_t max_am);
+ * setting, or when it is 0 the default for whether single copy (cma) works and the size of
+ * its rings (ring_size). */
+size_t tp_shm_eager_limit(const tp_shm_config_t *cfg, int cma, size_t ring_size, size_t max_am);
 
 /*
  * Bridges (shm_bridge.c, shm_bseg.c; docs/dynamic.md design a): a segment of its own per

@@ -220,7 +220,7 @@ static void set_cma(biface_t *s, bridge_t *b, int on)
     if (on) {
         b->caps.flags |= TP_CAP_GET | TP_CAP_PUT;
         b->caps.max_rkey = sizeof(int32_t);
-        b->caps.eager_limit = tp_shm_eager_limit(s->cfg, 1, b->caps.max_am);
+        b->caps.eager_limit = tp_shm_eager_limit(s->cfg, 1, s->ring_size, b->caps.max_am);
     }
     core_debug("shm: bridge to process %d up, single copy %s", b->base.peer, on ? "on" : "off");
 }
@@ -620,7 +620,7 @@ int tp_shm_bridge_open(core_runtime_t *rt, tp_iface_t **iface_p)
     caps->max_am_hdr = TP_SHM_MAX_AM_HDR;
     caps->max_am = max_am;
     caps->max_inline = 256;
-    caps->eager_limit = tp_shm_eager_limit(s->cfg, 0, max_am);
+    caps->eager_limit = tp_shm_eager_limit(s->cfg, 0, s->ring_size, max_am);
     caps->flags = TP_CAP_WAIT; /* get/put per pair, in the endpoint's caps */
     if (s->cfg->shm_cma)
         tp_shm_cma_allow(&s->cma_magic);

@@ -11,8 +11,9 @@ static const char *const fail_points[] = { "none", "create", "attach", NULL };
 
 static const core_config_row_t rows[] = {
     { "RDMPI_SHM_EAGER_LIMIT", CORE_CFG_SIZE, "0",
-      "largest message sent eagerly (copied through the ring) within a node (0: 4k when "
-      "large messages move by single copy (CMA), else 16k)",
+      "largest message sent eagerly (copied through the ring) within a node (0: with single "
+      "copy (CMA), a 32nd of a ring when rings are 256k or more (few local ranks), else 4k; "
+      "without CMA 16k)",
       OFF(shm_eager_limit), 0, NULL },
     { "RDMPI_SHM_RING_SIZE", CORE_CFG_SIZE, "0",
       "bytes per ring between two ranks of a node (0: sized from the rank count)",
@@ -40,12 +41,25 @@ static const core_config_row_t rows[] = {
  * at 4 KiB eager is faster (0.9-1.1 us against 1.15). */
 #define SHM_EAGER_CMA (4u << 10)
 #define SHM_EAGER_COPY (16u << 10)
+/* ... but a rendezvous pays a round trip and both processes must run for it: with the other
+ * cores busy (2-core VM, OSU 7.4, medians of 3 interleaved rounds, 2 ranks) 8 KiB by CMA took
+ * 4.7 us one way against 1.3 eager, 16 KiB 5.3 against 1.75, 32 KiB 6.0 against 2.65
+ * (Open MPI 4.5, 4.8, 5.3), and osu_bw/osu_bibw 8-32 KiB went 2-7x up. So with CMA and rings
+ * of at least SHM_EAGER_BIG_RING bytes, messages up to a 32nd of a ring go eager (32 KiB with
+ * the 1 MiB rings of 2-4 ranks, 16 KiB at 8). Not more: with a 64 or 128 KiB limit osu_bibw
+ * at 64-128 KiB fell from 37-50 to 3-7 GB/s in most rounds (both sides' rings full, the
+ * window of 64 sends queued), though osu_latency gained there (64 KiB 4.5 us against 8.7).
+ * The ring size falls with the square of the node's rank count (tp_shm_ring_size_pick), so
+ * this is only with few local ranks (up to 11 at the default sizes) and costs no memory
+ * beyond the rings already there; with more ranks the limit stays SHM_EAGER_CMA. */
+#define SHM_EAGER_BIG_RING (256u << 10)
 
-size_t tp_shm_eager_limit(const tp_shm_config_t *cfg, int cma, size_t max_am)
+size_t tp_shm_eager_limit(const tp_shm_config_t *cfg, int cma, size_t ring_size, size_t max_am)
 {
     size_t want = cfg->shm_eager_limit ? cfg->shm_eager_limit
-                  : cma                ? SHM_EAGER_CMA
-                                       : SHM_EAGER_COPY;
+                  : !cma               ? SHM_EAGER_COPY
+                  : ring_size >= SHM_EAGER_BIG_RING ? ring_size / 32
+                                                    : SHM_EAGER_CMA;
     return want < max_am ? want : max_am;
 }
 
