@@ -34,20 +34,23 @@ void coll_allreduce_recdbl(coll_sched_t *s, const coll_grp_t *g, const void *sbu
     void *tmp = coll_sched_tmp(s, cnt, dt);
     void *cur = rbuf;
     int newrank = coll_fold_in(s, g, cur, tmp, count, dt, op);
+    /* On 2 ranks of a node, mid-sized vectors cross in eager chunks (coll_reduce2_chunks up
+     * to COLL_ALLREDUCE2_MAX; the messages of coll_fast2_allreduce). */
+    size_t chunks = cnt * dt->size <= COLL_ALLREDUCE2_MAX
+                        ? coll_reduce2_chunks(coll_sched_comm(s), g, cnt * dt->size, op)
+                        : 0;
 
     for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
         int dst = coll_fold_real(newrank ^ mask, rem);
         if (direct) {
-            coll_sched_send(s, sbuf, cnt, dt, grp_peer(g, dst));
-            coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, dst));
-            coll_sched_fence(s);
+            coll_reduce2_send(s, sbuf, cnt, dt, grp_peer(g, dst), chunks);
+            coll_reduce2_recv(s, rbuf, cnt, dt, grp_peer(g, dst), chunks);
             coll_sched_reduce(s, sbuf, rbuf, cnt, dt, op);
             direct = 0;
             continue;
         }
-        coll_sched_send(s, cur, cnt, dt, grp_peer(g, dst));
-        coll_sched_recv(s, tmp, cnt, dt, grp_peer(g, dst));
-        coll_sched_fence(s);
+        coll_reduce2_send(s, cur, cnt, dt, grp_peer(g, dst), chunks);
+        coll_reduce2_recv(s, tmp, cnt, dt, grp_peer(g, dst), chunks);
         if (dst > r) {
             /* tmp = mine op theirs, and tmp becomes the current vector. */
             coll_sched_reduce(s, cur, tmp, cnt, dt, op);

@@ -296,6 +296,20 @@ int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
 #define COLL_REDUCE2_MIN ((size_t)4096)
 #define COLL_REDUCE2_MAX ((size_t)256 << 10)
 size_t coll_reduce2_chunks(MPI_Comm comm, const coll_grp_t *g, size_t bytes, MPI_Op op);
+/* The allreduce of 2 ranks chunks only up to this many bytes: each rank then copies its
+ * vector through the ring and the partner's out of it, where a rendezvous reads it once by
+ * CMA; OSU 7.4 allreduce, 2 ranks, MPI_CHAR sums, medians of 5, load average 13-20: 8 KiB
+ * 1.9 against 6.4 us, 64 KiB 10.8 against 15.1, 128 KiB 19.6 against 19.7, 256 KiB 38.9
+ * against 31.1. */
+#define COLL_ALLREDUCE2_MAX ((size_t)128 << 10)
+/* A vector (cnt items of dt) to peer: one message (chunks 0), or its packed bytes in that
+ * many chunks, all sent in one round. Used by the 2-rank reduce and allreduce (recdbl). */
+void coll_reduce2_send(coll_sched_t *s, const void *mine, size_t cnt, MPI_Datatype dt, int peer,
+                       size_t chunks);
+/* The receiving side of coll_reduce2_send: the vector in dst (cnt items of dt) by the start
+ * of the next round (this fences). */
+void coll_reduce2_recv(coll_sched_t *s, void *dst, size_t cnt, MPI_Datatype dt, int peer,
+                       size_t chunks);
 /* The allreduce by exchange of every vector (crowded nodes: coll_allreduce_linear). */
 int coll_fast_allreduce_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm);

@@ -105,6 +105,60 @@ int coll_fast2_barrier(MPI_Comm comm)
     return rc ? rc : swap_end(&p, r, 0);
 }
 
+/* The vectors crossing in chunks (coll_reduce2_chunks: the messages of the recdbl schedule's
+ * coll_reduce2_send): every receive of the partner's chunks posted into theirs, then each
+ * chunk sent, and after each send the partner's chunks that have landed combined into rbuf
+ * in order; the rest once all have left. So each side copies its chunks into the ring while
+ * the other takes them out, without waiting for the partner's chunk k before sending k + 1
+ * (a lockstep stalls whenever the partner is descheduled). Chunk k of in (rbuf with
+ * MPI_IN_PLACE) has left before it is overwritten: chunks are combined only once sent.
+ * Whole items per chunk (the chunk a multiple of the item size), else the whole vector at
+ * the end. */
+static int allreduce2_chunks(const pair_t *p, const void *in, void *rbuf, void *theirs,
+                             size_t cnt, MPI_Datatype dt, MPI_Op op, size_t n)
+{
+    MPI_Request r[COLL_REDUCE2_MAX / COLL_REDUCE2_CHUNK + 1];
+    size_t bytes = cnt * dt->size;
+    int each = COLL_REDUCE2_CHUNK % dt->size == 0;
+    if (n > sizeof(r) / sizeof(r[0]))
+        return CORE_EINVAL;   /* not a size coll_reduce2_chunks chunks */
+    int rc = 0;
+    size_t posted = 0, sent = 0, done = 0;
+    for (; posted < n; posted++) {
+        size_t off = posted * COLL_REDUCE2_CHUNK;
+        size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+        if ((rc = post(p, (char *)theirs + off, len, MPI_BYTE, &r[posted])))
+            break;
+    }
+    while (rc == 0 && done < n) {
+        if (sent < n) {
+            size_t off = sent * COLL_REDUCE2_CHUNK;
+            size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+            if ((rc = send(p, (const char *)in + off, len, MPI_BYTE)))
+                break;
+            sent++;
+        }
+        /* the landed chunks among those sent, or (all sent) the next one */
+        while (rc == 0 && done < sent && (sent == n || core_req_is_complete(r[done]))) {
+            size_t off = done * COLL_REDUCE2_CHUNK;
+            size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+            if ((rc = wait(p, r[done++])) == 0 && each)
+                rc = theirs == rbuf
+                         ? core_op_apply(op, (const char *)in + off, (char *)rbuf + off,
+                                         (int)(len / dt->size), dt)
+                         : core_op_apply(op, (const char *)theirs + off, (char *)rbuf + off,
+                                         (int)(len / dt->size), dt);
+        }
+    }
+    /* After a failure (to post, send or combine) the receives left are taken back. */
+    for (; done < posted; done++)
+        drop(p, r[done]);
+    if (rc == 0 && !each)
+        rc = theirs == rbuf ? core_op_apply(op, in, rbuf, (int)cnt, dt)
+                            : core_op_apply(op, theirs, rbuf, (int)cnt, dt);
+    return rc;
+}
+
 /* Conditions: those of coll_fast_allreduce (a predefined operation, items back to back). */
 int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                          MPI_Comm comm)
@@ -126,9 +180,15 @@ int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
             return CORE_ENOMEM;
     }
     const void *in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    size_t chunks = bytes <= COLL_ALLREDUCE2_MAX
+                        ? coll_reduce2_chunks(comm, &(coll_grp_t){ 2, comm->rank, NULL }, bytes, op)
+                        : 0;
     MPI_Request r;
-    int rc = swap_start(&p, in, cnt, dt, tmp, cnt, dt, &r);
-    if (rc == 0 && (rc = swap_end(&p, r, 0)) == 0)
+    int rc = 0;
+    if (chunks)
+        rc = allreduce2_chunks(&p, in, rbuf, tmp, cnt, dt, op, chunks);
+    else if ((rc = swap_start(&p, in, cnt, dt, tmp, cnt, dt, &r)) == 0 &&
+             (rc = swap_end(&p, r, 0)) == 0)
         rc = tmp == rbuf ? core_op_apply(op, in, rbuf, count, dt)
                          : core_op_apply(op, tmp, rbuf, count, dt);
     if (scratch)

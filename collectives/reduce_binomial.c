@@ -26,10 +26,8 @@ size_t coll_reduce2_chunks(MPI_Comm comm, const coll_grp_t *g, size_t bytes, MPI
     return nodes == 1 ? (bytes + COLL_REDUCE2_CHUNK - 1) / COLL_REDUCE2_CHUNK : 0;
 }
 
-/* The leaf's vector to the root: one message, or (chunked) its packed bytes in chunks, all
- * sent in one round (coll_reduce2_chunks). */
-static void send_vector(coll_sched_t *s, const void *mine, size_t cnt, MPI_Datatype dt, int peer,
-                        size_t chunks)
+void coll_reduce2_send(coll_sched_t *s, const void *mine, size_t cnt, MPI_Datatype dt, int peer,
+                       size_t chunks)
 {
     if (!chunks) {
         coll_sched_send(s, mine, cnt, dt, peer);
@@ -50,10 +48,8 @@ static void send_vector(coll_sched_t *s, const void *mine, size_t cnt, MPI_Datat
     }
 }
 
-/* The root's side of send_vector: the vector in dst (cnt items of dt) by the start of the
- * next round. */
-static void recv_vector(coll_sched_t *s, void *dst, size_t cnt, MPI_Datatype dt, int peer,
-                        size_t chunks)
+void coll_reduce2_recv(coll_sched_t *s, void *dst, size_t cnt, MPI_Datatype dt, int peer,
+                       size_t chunks)
 {
     if (!chunks) {
         coll_sched_recv(s, dst, cnt, dt, peer);
@@ -94,7 +90,7 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
             return;
         }
         int parent = ((vr & (vr - 1)) + tree_root) % n;   /* clears the lowest set bit */
-        send_vector(s, mine, cnt, dt, grp_peer(g, parent), chunks);
+        coll_reduce2_send(s, mine, cnt, dt, grp_peer(g, parent), chunks);
         coll_sched_fence(s);
         if (r == root) {   /* not commutative, root != 0: the result comes from 0 */
             coll_sched_recv(s, rbuf, cnt, dt, grp_peer(g, 0));
@@ -121,11 +117,11 @@ void coll_reduce_binomial(coll_sched_t *s, const coll_grp_t *g, const void *sbuf
         if (op->commute && acc == mine && mine != abuf) {
             /* First child: straight into abuf, then abuf = mine op child. (Chunked only
              * here and below: 2 ranks, commutative.) */
-            recv_vector(s, abuf, cnt, dt, child, chunks);
+            coll_reduce2_recv(s, abuf, cnt, dt, child, chunks);
             coll_sched_reduce(s, mine, abuf, cnt, dt, op);
             acc = abuf;
         } else if (op->commute) {
-            recv_vector(s, in, cnt, dt, child, chunks);
+            coll_reduce2_recv(s, in, cnt, dt, child, chunks);
             coll_sched_reduce(s, in, abuf, cnt, dt, op);
             acc = abuf;
         } else {
