@@ -170,7 +170,10 @@ typedef struct vb_pool {
 
 /* A send queue's book-keeping: what each posted WQE holds, so a signaled
  * completion can retire it and every unsignaled WQE before it. Entries are
- * NULL, a vb_tx_t (tag 1) or a vb_op_t (tag 2). */
+ * NULL, a vb_tx_t (tag 1), a vb_op_t (tag 2) or, for a one-chunk RDMA or
+ * atomic posted straight from the caller's arguments (vb_rc_post_direct), the
+ * caller's tp_comp_t itself (tag 3): no op record to take, fill and give back
+ * per operation. */
 typedef struct vb_sq {
     uintptr_t *ent;
     uint32_t size, head, tail; /* head: posted, tail: retired (running counts) */
@@ -179,6 +182,8 @@ typedef struct vb_sq {
 
 #define VB_SQ_TX 1u
 #define VB_SQ_OP 2u
+#define VB_SQ_COMP 3u
+#define VB_SQ_TAG 3u
 
 /* An RDMA or copied get/put. */
 typedef struct vb_op {
@@ -551,8 +556,9 @@ static inline uint32_t vb_sq_push(vb_sq_t *q, uintptr_t ent, int *signal)
     }
     return slot;
 }
-/* Retires every WQE up to slot; fills done[] with the ops that completed. */
-unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max);
+/* Retires every WQE up to slot; fills done[] with the tagged entries (VB_SQ_OP, VB_SQ_COMP)
+ * that completed. */
+unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, uintptr_t *done, unsigned max);
 
 /* Pools (verbs_iface.c). */
 int vb_pool_init(vb_iface_t *s, vb_pool_t *pl, unsigned n, size_t bufsz);
@@ -635,6 +641,9 @@ void vb_rc_conn_msg(vb_iface_t *s, vb_peer_t *p, unsigned id, const void *hdr, s
 /* Retries handshake messages and credit returns that found no room. */
 void vb_rc_timers(vb_iface_t *s, vb_peer_t *p);
 int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op);
+/* Posts one WQE the caller filled (opcode, scatter list, remote address and key, flags),
+ * signaled, whose completion fires comp: CORE_EBUSY when the send queue is short. */
+int vb_rc_post_direct(vb_iface_t *s, vb_peer_t *p, struct ibv_send_wr *wr, tp_comp_t *comp);
 void vb_rc_post(vb_iface_t *s, vb_peer_t *p, struct ibv_send_wr *wr);
 /* Credits for the peer's SRQ buffers and our ring slots it took: to return now, in a message
  * of their own (or at the next timer tick when the queue is full). */

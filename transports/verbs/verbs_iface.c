@@ -240,7 +240,7 @@ void vb_sq_fini(vb_sq_t *q)
     q->ent = NULL;
 }
 
-CORE_HOT unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsigned max)
+CORE_HOT unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, uintptr_t *done, unsigned max)
 {
     /* one division per call, not per entry (each is a helper call under TCG) */
     uint32_t i = q->tail % q->size;
@@ -254,10 +254,11 @@ CORE_HOT unsigned vb_sq_retire(vb_sq_t *q, uint32_t slot, vb_op_t **done, unsign
         q->tail++;
         if (++i == q->size)
             i = 0;
-        if (e & VB_SQ_TX)
-            vb_tx_retired((vb_tx_t *)(e & ~(uintptr_t)3));
-        else if ((e & VB_SQ_OP) && nd < max)
-            done[nd++] = (vb_op_t *)(e & ~(uintptr_t)3);
+        unsigned tag = e & VB_SQ_TAG;
+        if (tag == VB_SQ_TX)
+            vb_tx_retired((vb_tx_t *)(e & ~(uintptr_t)VB_SQ_TAG));
+        else if (tag && nd < max)
+            done[nd++] = e;
     }
     return nd;
 }

@@ -549,6 +549,24 @@ CORE_HOT int vb_rc_post_op(vb_iface_t *s, vb_peer_t *p, vb_op_t *op)
     return 0;
 }
 
+_Static_assert(_Alignof(tp_comp_t) >= 4, "a completion's address carries the SQ tag");
+
+CORE_HOT int vb_rc_post_direct(vb_iface_t *s, vb_peer_t *p, struct ibv_send_wr *wr,
+                               tp_comp_t *comp)
+{
+    vb_rc_t *rc = p->rc;
+    if (vb_sq_free(&rc->sq) < 3)   /* as vb_rc_post_op: room left for a credit or NOP */
+        return CORE_EBUSY;
+    /* signaled: its own completion fires comp (a later one's would retire it silently) */
+    int sig = 1;
+    uint32_t slot = vb_sq_push(&rc->sq, (uintptr_t)comp | VB_SQ_COMP, &sig);
+    wr->wr_id = (uint64_t)(uint32_t)p->ep.peer << 32 | (uint64_t)slot << 3 | VB_WR_RC_SEND;
+    wr->send_flags |= IBV_SEND_SIGNALED;
+    vb_rc_post(s, p, wr);
+    s->stats.rdma++;
+    return 0;
+}
+
 /* ---- completions ---- */
 
 CORE_HOT void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc)
@@ -566,11 +584,17 @@ CORE_HOT void vb_rc_send_done(vb_iface_t *s, const struct ibv_wc *wc)
     }
     if (!p || !p->rc)
         return;
-    vb_op_t *done[2];
+    uintptr_t done[2];
     unsigned n = vb_sq_retire(&p->rc->sq, (uint32_t)(wc->wr_id >> 3) & 0x1fffffff, done, 2);
     for (unsigned i = 0; i < n; i++) {
-        tp_comp_t *comp = done[i]->comp;
-        vb_op_release(s, done[i]);
+        tp_comp_t *comp;
+        if ((done[i] & VB_SQ_TAG) == VB_SQ_COMP) {
+            comp = (tp_comp_t *)(done[i] & ~(uintptr_t)VB_SQ_TAG);
+        } else {
+            vb_op_t *op = (vb_op_t *)(done[i] & ~(uintptr_t)VB_SQ_TAG);
+            comp = op->comp;
+            vb_op_release(s, op);
+        }
         vb_comp_fire(s, comp, 0);
     }
     if (p->pending)
