@@ -27,64 +27,13 @@
 #include "mpi.h"
 
 static int rank, size;
+#include "int_views.h"
 
 static void fail(const char *what, long n, int k, long i, long got, long want)
 {
     fprintf(stderr, "coll_allreduce2: rank %d: %s n=%ld case=%d: item %ld is %ld, want %ld\n",
             rank, what, n, k, i, got, want);
     MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static int value(long i, int r)
-{
-    return (int)((i * 31 + r * 1000003L) % 2000000011L);
-}
-
-/* Whether int j of an item of extent ext bytes holds data (the vector view, 20 bytes: its
- * third int is a hole, which a user function must leave alone). */
-static int is_data(MPI_Aint ext, long j)
-{
-    return ext != 20 || j % 5 != 2;
-}
-
-static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    /* the items are ints whatever type they came as */
-    MPI_Aint lb, ext;
-    MPI_Type_get_extent(*dt, &lb, &ext);
-    long n = (long)*len * (long)ext / (long)sizeof(int);
-    for (long i = 0; i < n; i++)
-        if (is_data(ext, i))
-            ((int *)inout)[i] += ((int *)in)[i];
-}
-
-static void user_first(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    /* x op y = x, with in the lower ranks' part */
-    MPI_Aint lb, ext;
-    MPI_Type_get_extent(*dt, &lb, &ext);
-    long n = (long)*len * (long)ext / (long)sizeof(int);
-    for (long i = 0; i < n; i++)
-        if (is_data(ext, i))
-            ((int *)inout)[i] = ((int *)in)[i];
-}
-
-/* The views: 0 MPI_INT, 1 contiguous(4), 2 vector 2 x 2 stride 3 (holes), 3 contiguous(7). */
-static MPI_Datatype views[4];
-static const int per[4] = { 1, 4, 4, 7 };
-
-/* Index in the view's buffer of int i of the vector. */
-static long slot(int v, long i)
-{
-    if (v != 2)
-        return i;
-    long item = i / 4, j = i % 4;   /* an item spans 5 ints: 0 1 _ 3 4 */
-    return item * 5 + (j < 2 ? j : j + 1);
-}
-
-static long span(int v, long n)
-{
-    return v == 2 ? n / 4 * 5 : n;
 }
 
 /* Blocking or not: each rank its own on 2 ranks, where the library promises the same
@@ -197,47 +146,19 @@ static void run_floats(long n, int k)
     free(r0);
 }
 
-typedef struct { double v; int loc; } dint_t;
-
 static void run_loc(long n, int k, MPI_Op op, int maxloc, int two_int)
 {
     int nb = pick_nb(k);
     int inplace = k & 1;
     size_t esz = two_int ? 2 * sizeof(int) : sizeof(dint_t);
     char *s = malloc((size_t)n * esz), *r = malloc((size_t)n * esz);
-    for (long i = 0; i < n; i++) {
-        int val = (int)((i * 7 + rank * 13) % 17);
-        if (two_int) {
-            ((int *)s)[2 * i] = val;
-            ((int *)s)[2 * i + 1] = rank;
-        } else {
-            ((dint_t *)s)[i] = (dint_t){ val, rank };
-        }
-    }
+    loc_fill(s, n, two_int);
     if (inplace)
         memcpy(r, s, (size_t)n * esz);
     call(inplace ? MPI_IN_PLACE : s, r, (int)n, two_int ? MPI_2INT : MPI_DOUBLE_INT, op, nb);
-    for (long i = 0; i < n; i++) {
-        int best = -1, loc = -1;
-        for (int p = 0; p < size; p++) {
-            int val = (int)((i * 7 + p * 13) % 17);
-            if (loc < 0 || (maxloc ? val > best : val < best)) {
-                best = val;
-                loc = p;
-            }
-        }
-        int gv, gl;
-        if (two_int) {
-            gv = ((int *)r)[2 * i];
-            gl = ((int *)r)[2 * i + 1];
-        } else {
-            gv = (int)((dint_t *)r)[i].v;
-            gl = ((dint_t *)r)[i].loc;
-        }
-        if (gv != best || gl != loc)
-            fail(two_int ? "loc 2int" : "loc double_int", n, k, i, gv * 100L + gl,
-                 best * 100L + loc);
-    }
+    long got, want, i = loc_check(r, n, maxloc, two_int, &got, &want);
+    if (i >= 0)
+        fail(two_int ? "loc 2int" : "loc double_int", n, k, i, got, want);
     free(s);
     free(r);
 }
@@ -247,12 +168,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    views[0] = MPI_INT;
-    MPI_Type_contiguous(4, MPI_INT, &views[1]);
-    MPI_Type_vector(2, 2, 3, MPI_INT, &views[2]);
-    MPI_Type_contiguous(7, MPI_INT, &views[3]);
-    for (int v = 1; v < 4; v++)
-        MPI_Type_commit(&views[v]);
+    views_create();
     MPI_Op usum, ufirst;
     MPI_Op_create(user_sum, 1, &usum);
     MPI_Op_create(user_first, 0, &ufirst);
@@ -279,8 +195,7 @@ int main(int argc, char **argv)
             }
     MPI_Op_free(&usum);
     MPI_Op_free(&ufirst);
-    for (int v = 1; v < 4; v++)
-        MPI_Type_free(&views[v]);
+    views_free();
     if (rank == 0)
         printf("coll_allreduce2: ok\n");
     MPI_Finalize();
