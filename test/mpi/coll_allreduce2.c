@@ -7,8 +7,9 @@
  *   - its view of the vector: n MPI_INT, n/4 of contiguous(4 MPI_INT), n/4 of a vector of
  *     2 x 2 MPI_INT with holes (the schedule path), or n/7 of contiguous(7 MPI_INT) (28
  *     bytes: no divisor of the chunk, so chunks end inside an item); same signature on
- *     every rank (on 2 ranks; above, one view for all: rdmpi's crowded 3-rank allreduce of
- *     4112 bytes truncates when the ranks' counts differ, a bug of its own);
+ *     every rank (on 2 ranks, beyond what MPI asks: a reduction is called with the same
+ *     count and datatype everywhere, and the algorithms for more ranks split the vector by
+ *     the count, as Open MPI's and MPICH's do; so above 2 ranks, one view for all);
  *   - on 2 ranks, blocking MPI_Allreduce or MPI_Iallreduce + MPI_Wait (rdmpi sends the same
  *     messages for both, and this checks it does; on more ranks the same on all).
  * MPI_IN_PLACE is chosen per call, the same on every rank (MPI asks for it at all ranks).
