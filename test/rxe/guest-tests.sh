@@ -37,10 +37,13 @@ pt() {
 # (test/mpi/run's RDMPI_TEST_NPS and RDMPI_TEST_SKIP_TAGS; "-" for none). What a group covers:
 #   (+host lines run in no group but dyn: nothing in them goes differently over verbs)
 #   hybrid    the default mode, with self: every line but the algorithm sweeps (+algo, which are
-#             the same point-to-point traffic over any transport and run on the host) at np2
-#             (awake ranks, the RDMA-write rings with one peer) and at its largest count up
-#             to 4 (3-4 ranks on the guest's 2 CPUs: they sleep while they wait; 8 ranks took
-#             a minute of CI for one collective program and crossed no other path)
+#             the same point-to-point traffic over any transport and run on the host) at its
+#             largest count up to 4 (3-4 ranks on the guest's 2 CPUs: they sleep while they
+#             wait; 8 ranks took a minute of CI for one collective program and crossed no other
+#             path)
+#   hybrid2   the same mode at np2 (awake ranks, the RDMA-write rings with one peer), for the
+#             point-to-point, one-sided and blocking-collective programs (every line at np2 as
+#             well took ~3 min of CI, 68 runs, for paths these carry)
 #   ud        datagrams only (segmentation, reliability, copied get/put): each transport line
 #             (neither +algo nor +api, nor +rdma: ud has no RDMA, so every rendezvous protocol
 #             is the same copy; nor +mode: traffic the p2p lines already carry) once, at its
@@ -64,7 +67,8 @@ pt() {
 #             spawns; spawn_self, MPI_Intercomm_create across jobs, passes too but costs 20 s)
 mpi_groups() {
     cat <<'EOG'
-hybrid   hybrid self,verbs 2,max algo,host RDMPI_TEST_MAX_NP=4
+hybrid   hybrid self,verbs max   algo,host RDMPI_TEST_MAX_NP=4
+hybrid2  hybrid self,verbs 2     algo,api,host,rdma,mode -- p2p_basic p2p_order p2p_sizes p2p_large p2p_nonblocking p2p_persistent p2p_eager_edge rma_basic rma_counter thread_p2p coll_basic/auto coll_fast
 ud       ud     self,verbs max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=3
 rc       rc     verbs      max   algo,api,host,rdma,mode RDMPI_TEST_MAX_NP=3
 rc-awake rc     self,verbs max   algo,api,host,rdma RDMPI_WAIT_SLEEP=0 -- p2p_basic p2p_order p2p_nonblocking p2p_sizes/np4 coll_basic/auto,nb
@@ -315,13 +319,14 @@ mpi_two_guests() {
     # What needs two hosts, ranks alternating between the guests (--map-by node), every byte
     # over verbs in the default (hybrid) mode, each line at the largest of its rank counts:
     # identities and a ring across hosts, eager and the default rendezvous over the wire
-    # (the other protocols differ above the wire and run in one guest), a very large message, many messages in flight to
-    # remote peers, and the collectives at 4 ranks (2 per guest: 8 added 80 s and no path). The rest of the list runs in one guest,
+    # (the other protocols differ above the wire and run in one guest; p2p_sizes and p2p_large
+    # at 2 ranks, one per guest: at 4 they took 70 s), a very large message, many messages in
+    # flight to remote peers, and the collectives at 4 ranks (2 per guest: 8 added 80 s and no path). The rest of the list runs in one guest,
     # whose paths are the same but for the wire (RDMPI_RXE_PAIR_TESTS=all runs all of it here).
     # The guests' 4 CPUs share the host's 2 cores: a rank spinning on one guest takes the core
     # the other guest's kernel needs to deliver its packet, so blocked ranks sleep on the
     # completion channel (WAIT_SLEEP).
-    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes/np4 p2p_large/np4 p2p_nonblocking coll_basic/auto/np4}
+    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes/np2 p2p_large/np2 p2p_nonblocking coll_basic/auto/np4}
     [ "$sel" = all ] && sel=
     printf '#!/bin/sh\nexec "%s" --host guest1:4,guest2:4 --map-by node "$@"\n' \
         "$RDMPI_PREFIX/bin/rdmpirun" > /tmp/rdmpirun-2guests
