@@ -319,14 +319,13 @@ mpi_two_guests() {
     # What needs two hosts, ranks alternating between the guests (--map-by node), every byte
     # over verbs in the default (hybrid) mode, each line at the largest of its rank counts:
     # identities and a ring across hosts, eager and the default rendezvous over the wire
-    # (the other protocols differ above the wire and run in one guest; p2p_sizes and p2p_large
-    # at 2 ranks, one per guest: at 4 they took 70 s), a very large message, many messages in
-    # flight to remote peers, and the collectives at 4 ranks (2 per guest: 8 added 80 s and no path). The rest of the list runs in one guest,
+    # (the other protocols differ above the wire and run in one guest), a very large message,
+    # many messages in flight to remote peers, and the collectives at 4 ranks (2 per guest: 8 added 80 s and no path). The rest of the list runs in one guest,
     # whose paths are the same but for the wire (RDMPI_RXE_PAIR_TESTS=all runs all of it here).
     # The guests' 4 CPUs share the host's 2 cores: a rank spinning on one guest takes the core
     # the other guest's kernel needs to deliver its packet, so blocked ranks sleep on the
     # completion channel (WAIT_SLEEP).
-    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes/np2 p2p_large/np2 p2p_nonblocking coll_basic/auto/np4}
+    local sel=${RDMPI_RXE_PAIR_TESTS:-hello p2p_basic p2p_sizes/np4 p2p_large/np4 p2p_nonblocking coll_basic/auto/np4}
     [ "$sel" = all ] && sel=
     printf '#!/bin/sh\nexec "%s" --host guest1:4,guest2:4 --map-by node "$@"\n' \
         "$RDMPI_PREFIX/bin/rdmpirun" > /tmp/rdmpirun-2guests
