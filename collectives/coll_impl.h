@@ -293,6 +293,12 @@ int coll_fast_reduce2(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
  * for one plain message; the same on both ranks (bytes, the operation and the node layout
  * are). */
 #define COLL_REDUCE2_CHUNK ((size_t)3840)
+/* Bytes in chunk k of a vector of the given bytes (the last one may be short). */
+static inline size_t coll_reduce2_len(size_t bytes, size_t k)
+{
+    size_t off = k * COLL_REDUCE2_CHUNK;
+    return bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+}
 #define COLL_REDUCE2_MIN ((size_t)4096)
 #define COLL_REDUCE2_MAX ((size_t)256 << 10)
 size_t coll_reduce2_chunks(MPI_Comm comm, const coll_grp_t *g, size_t bytes, MPI_Op op);

@@ -460,8 +460,7 @@ static int reduce2_recv_chunks(const fast_t *f, const void *sbuf, void *rbuf, si
     int rc = 0;
     size_t posted = 0;
     for (; posted < n && rc == 0; posted++) {
-        size_t off = posted * COLL_REDUCE2_CHUNK;
-        size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+        size_t off = posted * COLL_REDUCE2_CHUNK, len = coll_reduce2_len(bytes, posted);
         if ((rc = post(f, p + off, len, MPI_BYTE, peer, &r[posted])))
             break;
     }
@@ -476,8 +475,7 @@ static int reduce2_recv_chunks(const fast_t *f, const void *sbuf, void *rbuf, si
         int wrc = wait(f, r[k]);
         rc = rc ? rc : wrc;
         if (rc == 0 && each) {
-            size_t off = k * COLL_REDUCE2_CHUNK;
-            size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+            size_t off = k * COLL_REDUCE2_CHUNK, len = coll_reduce2_len(bytes, k);
             rc = core_op_apply(op, (const char *)sbuf + off, p + off, (int)(len / dt->size), dt);
         }
     }

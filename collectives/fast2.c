@@ -125,23 +125,20 @@ static int allreduce2_chunks(const pair_t *p, const void *in, void *rbuf, void *
     int rc = 0;
     size_t posted = 0, sent = 0, done = 0;
     for (; posted < n; posted++) {
-        size_t off = posted * COLL_REDUCE2_CHUNK;
-        size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+        size_t off = posted * COLL_REDUCE2_CHUNK, len = coll_reduce2_len(bytes, posted);
         if ((rc = post(p, (char *)theirs + off, len, MPI_BYTE, &r[posted])))
             break;
     }
     while (rc == 0 && done < n) {
         if (sent < n) {
-            size_t off = sent * COLL_REDUCE2_CHUNK;
-            size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+            size_t off = sent * COLL_REDUCE2_CHUNK, len = coll_reduce2_len(bytes, sent);
             if ((rc = send(p, (const char *)in + off, len, MPI_BYTE)))
                 break;
             sent++;
         }
         /* the landed chunks among those sent, or (all sent) the next one */
         while (rc == 0 && done < sent && (sent == n || core_req_is_complete(r[done]))) {
-            size_t off = done * COLL_REDUCE2_CHUNK;
-            size_t len = bytes - off < COLL_REDUCE2_CHUNK ? bytes - off : COLL_REDUCE2_CHUNK;
+            size_t off = done * COLL_REDUCE2_CHUNK, len = coll_reduce2_len(bytes, done);
             if ((rc = wait(p, r[done++])) == 0 && each)
                 rc = theirs == rbuf
                          ? core_op_apply(op, (const char *)in + off, (char *)rbuf + off,
