@@ -106,6 +106,27 @@ void core_count_unregister(uint64_t *base)
     pthread_mutex_unlock(&reg_lock);
 }
 
+void core_count_add_shared(uint64_t *c, uint64_t n)
+{
+    uint64_t *mine = core_count_slot(c);
+    if (mine)
+        core_count_bump(mine, n);
+    else
+        __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+void core_count_add2_shared(uint64_t *c, uint64_t n, uint64_t *d, uint64_t m)
+{
+    uint64_t *mine = core_count_slot(c);
+    if (mine) {
+        core_count_bump(mine, n);
+        core_count_bump(mine + (d - c), m);
+    } else {
+        __atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+        __atomic_fetch_add(d, m, __ATOMIC_RELAXED);
+    }
+}
+
 uint64_t core_count_read(const uint64_t *c)
 {
     uint64_t v = core_count_get(c);

@@ -39,6 +39,10 @@ typedef struct tp_shm_seg_hdr {
      * senders look at the receiver's doorbell after each record (shm_bell.h). Until then
      * they skip even the fence, so a job whose ranks never sleep pays nothing. */
     _Alignas(64) _Atomic uint32_t sleepers;
+    /* Nonzero once a rank of the node rings bells without a fence (shm_bell.h,
+     * tp_shm_bell_ring_light): set before its first record; a sleeper that reads it after
+     * arming calls the membarrier that stands in for the senders' fences. */
+    _Atomic uint32_t light;
 } tp_shm_seg_hdr_t;
 
 typedef struct tp_shm_seg {
@@ -99,6 +103,7 @@ typedef struct tp_shm_config {
     size_t shm_eager_limit;     /* RDMPI_SHM_EAGER_LIMIT */
     size_t shm_ring_size;       /* RDMPI_SHM_RING_SIZE (0: sized from the node's rank count) */
     int shm_cma;                /* RDMPI_SHM_CMA: single copy through process_vm_readv */
+    int shm_bell_fence; /* RDMPI_SHM_BELL_FENCE: a fence per record (shm_bell.h) */
     size_t shm_bridge_ring;     /* RDMPI_SHM_BRIDGE_RING: bytes per ring of a bridge */
     int test_bridge_fail;       /* RDMPI_TEST_SHM_BRIDGE_FAIL: TP_SHM_TEST_FAIL_* */
 } tp_shm_config_t;
@@ -204,6 +209,7 @@ typedef struct tp_shm_iface {
     int nsender_words;
     _Atomic uint32_t *bell; /* ours: rung by peers while we sleep (shm_bell.h) */
     _Atomic uint32_t *sleepers; /* the segment header's: ring bells only once it is set */
+    int light;                  /* this process rings bells without a fence (shm_bell.h) */
     int cma_logged;  /* a CMA failure has been reported */
     char memh_token; /* what mem_reg hands out: CMA needs no registration */
     tp_shm_coop_job_t *coop; /* nlocal * TP_SHM_COOP_SLOTS, NULL when CMA is off */

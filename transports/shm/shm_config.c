@@ -21,6 +21,10 @@ static const core_config_row_t rows[] = {
     { "RDMPI_SHM_CMA", CORE_CFG_BOOL, "1",
       "single-copy large messages with process_vm_readv (0: pipelined copy)", OFF(shm_cma), 0,
       NULL },
+    { "RDMPI_SHM_BELL_FENCE", CORE_CFG_BOOL, "0",
+      "senders fence after every record before looking at the receiver's doorbell (0: no "
+      "fence where the kernel offers the global expedited membarrier, which a rank going to "
+      "sleep calls instead; not on an oversubscribed node)", OFF(shm_bell_fence), 0, NULL },
     { "RDMPI_SHM_BRIDGE_RING", CORE_CFG_SIZE, "1m",
       "bytes per ring of a bridge between two processes of different jobs of one run on one "
       "node (spawned jobs and their parents; a power of two)", OFF(shm_bridge_ring), 0, NULL,

@@ -186,6 +186,15 @@ static int shm_ready(tp_iface_t *iface)
     s->sleepers = &((tp_shm_seg_hdr_t *)s->seg.base)->sleepers;
     s->bell = tp_shm_seg_bell(s, s->me);
     tp_shm_bell_clear(s->bell);
+    /* Rings without a fence (shm_bell.h) unless the node is oversubscribed: there ranks go
+     * to sleep often, and every sleep would cost a membarrier (IPIs to the busy cores, ~25
+     * us under load), while the message rate is the scheduler's anyway. Announced in the
+     * segment (seq_cst, before any record of ours) for the sleepers. */
+    if (!s->cfg->shm_bell_fence && !s->rt->oversubscribed && tp_shm_bell_light_init() == 0) {
+        atomic_store_explicit(&((tp_shm_seg_hdr_t *)s->seg.base)->light, 1,
+                              memory_order_seq_cst);
+        s->light = 1;
+    }
     tp_shm_cma_probe(s);
     set_limits(s); /* after the probe: the eager limit depends on single copy */
     return 0;
@@ -276,8 +285,13 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     /* Until some rank of the node has slept, no fence and no look at the bell: the first
      * sleeper sets the flag before it arms its bell, so at worst a record pushed at that
      * very moment waits for the end of its bounded sleep, once per job. */
-    if (rc == 0 && atomic_load_explicit(tp_shm_iface(ep->iface)->sleepers, memory_order_relaxed))
-        tp_shm_bell_ring(e->bell);
+    tp_shm_iface_t *s = tp_shm_iface(ep->iface);
+    if (rc == 0 && atomic_load_explicit(s->sleepers, memory_order_relaxed)) {
+        if (s->light)
+            tp_shm_bell_ring_light(e->bell);
+        else
+            tp_shm_bell_ring(e->bell);
+    }
     return rc;
 }
 
@@ -444,6 +458,13 @@ static int shm_arm(tp_iface_t *iface, tp_arm_t *a)
     if (!atomic_load_explicit(s->sleepers, memory_order_relaxed))
         atomic_store_explicit(s->sleepers, 1, memory_order_seq_cst);
     tp_shm_bell_arm(s->bell);
+    /* after the arm's fence: a sender that set the flag later still fenced before its
+     * records (shm_bell.h); a failed membarrier leaves such senders unfenced: no sleep */
+    if (atomic_load_explicit(&((tp_shm_seg_hdr_t *)s->seg.base)->light, memory_order_relaxed) &&
+        tp_shm_bell_light_sleep() != 0) {
+        tp_shm_bell_clear(s->bell);
+        return CORE_EBUSY;
+    }
     new_senders(s); /* a sender sets its bit before its record, and rings after it */
     for (int i = 0; i < s->nin; i++)
         if (!s->in[i].failed && !tp_shm_ring_empty(&s->in[i].cons)) {

@@ -220,6 +220,7 @@ int tp_shm_seg_create(tp_shm_iface_t *s, size_t ring_size)
     atomic_store_explicit(&hdr->attached, 1, memory_order_relaxed);
     atomic_store_explicit(&hdr->unlinked, 0, memory_order_relaxed);
     atomic_store_explicit(&hdr->sleepers, 0, memory_order_relaxed);
+    atomic_store_explicit(&hdr->light, 0, memory_order_relaxed);
     atomic_store_explicit(&hdr->magic, TP_SHM_SEG_MAGIC, memory_order_release);
 
     s->seg.base = base;
