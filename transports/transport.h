@@ -81,6 +81,11 @@ typedef struct tp_caps {
                              is read (the buffer must stay unchanged until the completion,
                              as for any put); 0: put() always needs lmemh */
     size_t eager_limit;   /* suggested largest eager message payload */
+    size_t eager_idle_limit; /* larger messages up to this go eagerly too when everything sent
+                                on the endpoint has been delivered (flush() returns 0): a
+                                lone message, whose receiver waits, gains the round trip of
+                                a rendezvous; a stream (the channel busy) keeps the
+                                rendezvous' single copy. 0: none */
     size_t rndv_frag;     /* preferred chunk of the pipelined rendezvous over active
                              messages (at most max_am); 0: no preference */
     size_t max_rkey;      /* bytes rkey_pack writes at most */

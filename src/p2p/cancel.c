@@ -123,7 +123,7 @@ static int cancel_req_handler(void *arg, int src, const void *hdr, size_t hdr_le
     p2p_mq_unlock(mq, locked);
     if (u) {
         p2p_count_unexp(0);
-        free(u); /* an eager copy is part of it */
+        p2p_unexp_release(u); /* an eager copy is part of it */
         resp.cancelled = 1;
     }
     /* Not found: a receive took it (and answered already, before this), or the sender

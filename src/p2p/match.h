@@ -30,6 +30,8 @@ typedef struct p2p_unexp {
     uint32_t rkey_len;
     uint8_t rkey[P2P_MAX_RKEY];
     void *data;             /* eager: copy of the payload */
+    size_t cap;             /* eager: bytes the copy may hold (0: not one p2p keeps for reuse,
+                             * p2p_unexp_release) */
 } p2p_unexp_t;
 
 typedef struct p2p_mq {

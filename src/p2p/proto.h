@@ -33,6 +33,7 @@
 #ifndef RDMPI_P2P_PROTO_H
 #define RDMPI_P2P_PROTO_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include "p2p/match.h"
 #include "p2p/p2p.h"
@@ -118,6 +119,8 @@ typedef struct p2p_cancel_resp_hdr {
     uint32_t pad;        /* 0 */
 } p2p_cancel_resp_hdr_t;
 
+#define P2P_UNEXP_KEEP 16 /* copies of large unexpected messages kept for reuse */
+
 /* Shared state of the p2p layer. */
 typedef struct p2p_state {
     core_runtime_t *rt;
@@ -144,6 +147,10 @@ typedef struct p2p_state {
     MPI_Request *underway;
     int nunderway, capunderway;
     p2p_counters_t counts;                /* p2p_counters_read */
+    /* Freed copies of large unexpected eager messages, for the next ones (recv.c,
+     * unexp_alloc): taken and given back by atomic exchange, as eager handlers run outside
+     * G too. */
+    _Atomic(p2p_unexp_t *) unexp_keep[P2P_UNEXP_KEEP];
 } p2p_state_t;
 
 /* The instance hangs off the base instance (core_rt->p2p, opaque there): p2p_init makes
@@ -214,6 +221,9 @@ static inline void p2p_underway_done(MPI_Request r)
 tp_ep_t *p2p_ep_of(int peer);
 void p2p_queue_data(MPI_Request s);
 int p2p_recv_start(MPI_Request r);
+/* Frees an unexpected message taken off its queue, or keeps its eager copy for the next
+ * large one (recv.c, unexp_alloc). */
+void p2p_unexp_release(p2p_unexp_t *u);
 int p2p_send_progress(void);
 
 #endif

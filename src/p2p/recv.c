@@ -254,12 +254,65 @@ static inline int plain_recv(MPI_Request r)
            !__atomic_load_n(&r->freed, __ATOMIC_RELAXED);
 }
 
+/* The copies of large unexpected eager messages are kept for the next ones (at most
+ * P2P_UNEXP_KEEP, of at most UNEXP_KEEP_MAX bytes each), not freed: a window of large eager
+ * sends arriving before their receives (osu_bibw's, the sender running a window ahead) made
+ * malloc and free of 64 KiB each at the top of the heap, which glibc gives back to the
+ * system and faults in again (brk/trim; 128 KiB and up: mmap/munmap). With the shm eager
+ * limit at 64 KiB osu_bibw 64 KiB fell to 3-12 GB/s in most runs (2 ranks, one node),
+ * 18-29 with the heap's trimming turned off (MALLOC_TRIM_THRESHOLD_ and _TOP_PAD_ raised),
+ * 28-30 by rendezvous. Smaller copies are malloc's (its bins keep them). */
+#define UNEXP_KEEP_MIN (8u << 10)
+#define UNEXP_KEEP_MAX (256u << 10)
+
+static p2p_unexp_t *unexp_alloc(size_t len)
+{
+    if (len < UNEXP_KEEP_MIN || len > UNEXP_KEEP_MAX) {
+        p2p_unexp_t *u = malloc(sizeof(*u) + len);
+        if (u)
+            u->cap = 0;
+        return u;
+    }
+    for (int i = 0; i < P2P_UNEXP_KEEP; i++) {
+        if (!atomic_load_explicit(&P2P->unexp_keep[i], memory_order_relaxed))
+            continue;
+        /* acquire: the thread that gave it back was done with it */
+        p2p_unexp_t *u = atomic_exchange_explicit(&P2P->unexp_keep[i], NULL,
+                                                  memory_order_acquire);
+        if (u && u->cap >= len)
+            return u;
+        free(u); /* too small for this one: a bigger copy takes its place */
+    }
+    /* a power of two: messages of sizes within a factor 2 share the copies */
+    size_t cap = UNEXP_KEEP_MIN;
+    while (cap < len)
+        cap *= 2;
+    p2p_unexp_t *u = malloc(sizeof(*u) + cap);
+    if (u)
+        u->cap = cap;
+    return u;
+}
+
+void p2p_unexp_release(p2p_unexp_t *u)
+{
+    if (u && u->cap)
+        for (int i = 0; i < P2P_UNEXP_KEEP; i++) {
+            p2p_unexp_t *none = NULL;
+            if (!atomic_load_explicit(&P2P->unexp_keep[i], memory_order_relaxed) &&
+                atomic_compare_exchange_strong_explicit(&P2P->unexp_keep[i], &none, u,
+                                                        memory_order_release,
+                                                        memory_order_relaxed))
+                return;
+        }
+    free(u);
+}
+
 /* An eager message no receive matched, copied out of the transport's buffer for the
  * unexpected queue (both eager handlers, inside and outside G). */
 static p2p_unexp_t *unexp_eager(const p2p_hdr_t *h, int src, const void *payload, size_t len,
                                 uint64_t sreq)
 {
-    p2p_unexp_t *u = malloc(sizeof(*u) + len);
+    p2p_unexp_t *u = unexp_alloc(len);
     if (!u)
         core_fatal("out of memory receiving a message");
     u->src = h->src;
@@ -408,6 +461,7 @@ static int rts_handler(void *arg, int src, const void *hdr, size_t hdr_len, cons
     core_count_add2_as(&P2P->counts.arrived, 1, &P2P->counts.arrived_bytes, h.len,
                        core_handles.shared);
     u.data = NULL;
+    u.cap = 0;
     p2p_mq_t *mq = p2p_mq_get(h.m.ctx);
     int locked = p2p_mq_lock(mq); /* one step with the queueing, as in eager_handler */
     MPI_Request r = take_posted(mq, &h.m, src, &rc, "RTS");
@@ -456,7 +510,7 @@ static void recv_from_unexp(MPI_Request r, p2p_unexp_t *u)
     } else {
         p2p_rndv_recv_start(r, u);
     }
-    free(u);
+    p2p_unexp_release(u);
 }
 
 /* An unexpected message is found by a receive, probe or matched probe on comm: the source
@@ -470,7 +524,7 @@ static void check_unexp(MPI_Comm comm, p2p_unexp_t *u, int take)
     int peer = u->world_src, src = u->src;
     const char *what = u->proto == P2P_PROTO_EAGER ? "EAGER" : "RTS";
     if (take)
-        free(u);
+        p2p_unexp_release(u);
     tp_ep_t *ep = P2P->tp->eps[peer];
     char why[160];
     snprintf(why, sizeof(why), "it claims to be rank %d of %s, which is not the sender", src,
@@ -892,6 +946,8 @@ void p2p_fini(void)
 {
     if (!P2P)
         return;
+    for (int i = 0; i < P2P_UNEXP_KEEP; i++)
+        free(atomic_exchange_explicit(&P2P->unexp_keep[i], NULL, memory_order_acquire));
     for (int i = 0; i < CORE_CTX_MAX_P2P; i++) {
         p2p_mq_t *mq = P2P->mq[i];
         if (!mq)

@@ -446,6 +446,16 @@ static void rank_main(int local_rank, int cma, size_t ring_size)
               tp_shm_eager_limit(&auto_cfg, 0, 1u << 20, 4096) == 4096 &&
               tp_shm_eager_limit(cfg, 0, 1u << 20, 1u << 20) == 8192,
           "auto eager limit");
+    /* a drained ring: an 8th of a big ring, with single copy and the automatic limit only */
+    CHECK(tp_shm_eager_idle_limit(&auto_cfg, 1, 1u << 20, 1u << 20) == 131072 &&
+              tp_shm_eager_idle_limit(&auto_cfg, 1, 256u << 10, 1u << 20) == 32768 &&
+              tp_shm_eager_idle_limit(&auto_cfg, 1, 128u << 10, 1u << 20) == 0 &&
+              tp_shm_eager_idle_limit(&auto_cfg, 1, 1u << 20, 65536) == 65536 &&
+              tp_shm_eager_idle_limit(&auto_cfg, 0, 1u << 20, 1u << 20) == 0 &&
+              tp_shm_eager_idle_limit(cfg, 1, 1u << 20, 1u << 20) == 0,
+          "eager limit of a drained ring");
+    CHECK(caps->eager_idle_limit == 0, "eager_idle_limit %zu with RDMPI_SHM_EAGER_LIMIT set",
+          caps->eager_idle_limit);
     CHECK(!!(caps->flags & TP_CAP_GET) == !!(caps->flags & TP_CAP_PUT), "GET without PUT");
     CHECK(cma || !(caps->flags & TP_CAP_GET), "CMA on with RDMPI_SHM_CMA=0");
     if (cma && !(caps->flags & TP_CAP_GET))

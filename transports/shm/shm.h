@@ -112,6 +112,9 @@ enum { TP_SHM_TEST_FAIL_NONE, TP_SHM_TEST_FAIL_CREATE, TP_SHM_TEST_FAIL_ATTACH }
  * setting, or when it is 0 the default for whether single copy (cma) works and the size of
  * its rings (ring_size). */
 size_t tp_shm_eager_limit(const tp_shm_config_t *cfg, int cma, size_t ring_size, size_t max_am);
+/* tp_caps_t.eager_idle_limit of the node's rings (shm_config.c). */
+size_t tp_shm_eager_idle_limit(const tp_shm_config_t *cfg, int cma, size_t ring_size,
+                               size_t max_am);
 
 /*
  * Bridges (shm_bridge.c, shm_bseg.c; docs/dynamic.md design a): a segment of its own per

@@ -67,6 +67,8 @@ static void set_limits(tp_shm_iface_t *s)
     caps->max_am = max_am;
     caps->max_inline = 256;
     caps->eager_limit = tp_shm_eager_limit(s->cfg, (caps->flags & TP_CAP_GET) != 0, s->ring_size, max_am);
+    caps->eager_idle_limit =
+        tp_shm_eager_idle_limit(s->cfg, (caps->flags & TP_CAP_GET) != 0, s->ring_size, max_am);
     caps->max_rkey = sizeof(int32_t);
     /* the producer side of a ring is the endpoint's alone (shm_am_send): S(peer) covers it;
      * the consumer side is the engine's, P (shm_progress_outside) */
