@@ -286,31 +286,36 @@ int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
     return rc;
 }
 
-/* coll_fast2_allgather with a block in chunks (out: the own block's, in: the partner's; 0
- * for one plain message): every receive posted, then the own block sent, then its copy. */
-static int allgather2_chunks(const pair_t *p, const void *sbuf, int scount, MPI_Datatype sdt,
-                             const coll_layout_t *rl, size_t out, size_t in)
+/* A block: count items of dt at buf. */
+typedef struct blk {
+    const void *buf;
+    size_t count;
+    MPI_Datatype dt;
+} blk_t;
+
+static blk_t blk_of(const coll_layout_t *l, int i)
 {
-    int me = p->comm->rank, peer = p->peer;
-    if (sbuf == MPI_IN_PLACE) {
-        sbuf = lay_ptr(rl, me);
-        scount = lay_count(rl, me);
-        sdt = lay_dt(rl, me);
-    }
+    return (blk_t){ lay_ptr(l, i), (size_t)lay_count(l, i), lay_dt(l, i) };
+}
+
+/* One block each way with the partner, either or both in chunks (out: the chunks of the
+ * block sent, in: of the block received; 0 for one plain message): every receive posted,
+ * then the send, then the own block's copy from `from` to `to` (none when from.buf is
+ * NULL), then the waits. */
+static int swap_chunks(const pair_t *p, blk_t s, size_t out, blk_t r, size_t in, blk_t from,
+                       blk_t to)
+{
     chunks_in_t ci;
-    MPI_Request r = NULL;
-    int rc = in ? chunks_post(p, &ci, lay_ptr(rl, peer), (size_t)lay_count(rl, peer),
-                              lay_dt(rl, peer), in)
-                : post(p, lay_ptr(rl, peer), (size_t)lay_count(rl, peer), lay_dt(rl, peer), &r);
+    MPI_Request q = NULL;
+    int rc = in ? chunks_post(p, &ci, (void *)r.buf, r.count, r.dt, in)
+                : post(p, (void *)r.buf, r.count, r.dt, &q);
     if (rc == 0)
-        rc = out ? chunks_send(p, sbuf, (size_t)scount, sdt, out)
-                 : send(p, sbuf, (size_t)scount, sdt);
-    if (rc == 0 && sbuf != lay_ptr(rl, me))
-        rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, me), (size_t)lay_count(rl, me),
-                       lay_dt(rl, me));
+        rc = out ? chunks_send(p, s.buf, s.count, s.dt, out) : send(p, s.buf, s.count, s.dt);
+    if (rc == 0 && from.buf)
+        rc = coll_copy(from.buf, from.count, from.dt, (void *)to.buf, to.count, to.dt);
     if (in)
         return chunks_end(p, &ci, rc);
-    return r ? swap_end(p, r, rc) : rc;
+    return q ? swap_end(p, q, rc) : rc;
 }
 
 /* No conditions (MPI_IN_PLACE allowed, any layout: the v form too). */
@@ -323,8 +328,11 @@ int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const c
     int me = comm->rank, inplace = sbuf == MPI_IN_PLACE;
     size_t out = pair_chunks(comm, lay_bytes(rl, me), COLL_PAIR_CHUNK_MAX);
     size_t in = pair_chunks(comm, lay_bytes(rl, p.peer), COLL_PAIR_CHUNK_MAX);
-    if (out || in)
-        return allgather2_chunks(&p, sbuf, scount, sdt, rl, out, in);
+    if (out || in) {
+        blk_t own = { sbuf, (size_t)scount, sdt };
+        return swap_chunks(&p, inplace ? blk_of(rl, me) : own, out, blk_of(rl, p.peer), in,
+                           inplace ? (blk_t){ NULL, 0, NULL } : own, blk_of(rl, me));
+    }
     MPI_Request r;
     int rc = inplace ? swap_start(&p, lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me),
                                   lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer),
@@ -346,6 +354,11 @@ int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Co
     /* coll_alltoall_linear on 2 ranks: one block each way, the own block copied meanwhile */
     pair_t p = pair_begin(comm, id);
     int me = comm->rank, peer = p.peer;
+    size_t out = pair_chunks(comm, lay_bytes(sl, peer), COLL_PAIR_CHUNK_MAX);
+    size_t in = pair_chunks(comm, lay_bytes(rl, peer), COLL_PAIR_CHUNK_MAX);
+    if (out || in)
+        return swap_chunks(&p, blk_of(sl, peer), out, blk_of(rl, peer), in, blk_of(sl, me),
+                           blk_of(rl, me));
     MPI_Request r;
     int rc = swap_start(&p, lay_ptr(sl, peer), (size_t)lay_count(sl, peer), lay_dt(sl, peer),
                         lay_ptr(rl, peer), (size_t)lay_count(rl, peer), lay_dt(rl, peer), &r);
@@ -365,14 +378,27 @@ int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Data
      * the leaf copies it (a single copy, CMA, on its core) while the root copies its own
      * block, instead of the root's copy after the send (OSU 1 MiB: the two in a row). */
     pair_t p = pair_begin(comm, id);
+    size_t n = pair_chunks(comm, comm->rank != root ? (size_t)rcount * rdt->size
+                                                    : lay_bytes(sl, p.peer), COLL_PAIR_ONEWAY_MAX);
     if (comm->rank != root) {
+        chunks_in_t in;
         MPI_Request r;
-        int rc = post(&p, rbuf, (size_t)rcount, rdt, &r);
+        int rc = n ? chunks_post(&p, &in, rbuf, (size_t)rcount, rdt, n)
+                   : post(&p, rbuf, (size_t)rcount, rdt, &r);
+        if (n)
+            return chunks_end(&p, &in, rc);
         return rc ? rc : wait(&p, r);
     }
     const void *b = lay_ptr(sl, p.peer);
     size_t c = (size_t)lay_count(sl, p.peer);
     MPI_Datatype dt = lay_dt(sl, p.peer);
+    if (n) {
+        int rc = chunks_send(&p, b, c, dt, n);
+        if (rc || rbuf == MPI_IN_PLACE)
+            return rc;
+        return coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                         (size_t)rcount, rdt);
+    }
     if (rbuf == MPI_IN_PLACE)
         return send(&p, b, c, dt);
     MPI_Request s = NULL;
@@ -403,8 +429,20 @@ int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll
      * lets the leaf go one copy earlier (OSU averages the ranks' times); a short one is in
      * the ring already or on its way, and the own block's copy goes first. */
     pair_t p = pair_begin(comm, id);
+    size_t n = pair_chunks(comm, comm->rank != root ? (size_t)scount * sdt->size
+                                                    : lay_bytes(rl, p.peer), COLL_PAIR_ONEWAY_MAX);
     if (comm->rank != root)
-        return send(&p, sbuf, (size_t)scount, sdt);
+        return n ? chunks_send(&p, sbuf, (size_t)scount, sdt, n)
+                 : send(&p, sbuf, (size_t)scount, sdt);
+    if (n) {
+        chunks_in_t in;
+        int rc = chunks_post(&p, &in, lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer),
+                             lay_dt(rl, p.peer), n);
+        if (rc == 0 && sbuf != MPI_IN_PLACE)
+            rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root),
+                           (size_t)lay_count(rl, root), lay_dt(rl, root));
+        return chunks_end(&p, &in, rc);
+    }
     MPI_Request r;
     int rc = post(&p, lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer), lay_dt(rl, p.peer), &r);
     if (rc || sbuf == MPI_IN_PLACE)
@@ -422,7 +460,7 @@ int coll_fast2_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c
 {
     /* coll_bcast_binomial on 2 ranks: one message, or (pair_chunks) its chunks, which the
      * root leaves behind in the ring */
-    size_t n = pair_chunks(comm, (size_t)count * dt->size, COLL_PAIR_BCAST_MAX);
+    size_t n = pair_chunks(comm, (size_t)count * dt->size, COLL_PAIR_ONEWAY_MAX);
     if (!n)
         return coll_fast_bcast(buf, count, dt, root, comm);
     pair_t p = pair_begin(comm, COLL_BCAST);

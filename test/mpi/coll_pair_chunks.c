@@ -1,13 +1,14 @@
 /*
- * coll_pair_chunks: the blocking MPI_Bcast, MPI_Allgather and MPI_Allgatherv where each rank
- * may describe its data differently, at the sizes where 2 ranks of one node send a message
- * in eager chunks (above 32 KiB, up to 128 KiB for the broadcast and 256 KiB for an
- * allgather's block: collectives/coll_impl.h, COLL_PAIR_CHUNK)
+ * coll_pair_chunks: the blocking MPI_Bcast, MPI_Allgather(v), MPI_Alltoall(v),
+ * MPI_Scatter(v) and MPI_Gather(v) where each rank may describe its data differently, at the
+ * sizes where 2 ranks of one node send a message in eager chunks (above 32 KiB, up to
+ * 128 KiB one way, 256 KiB for a block of an exchange: collectives/coll_impl.h,
+ * COLL_PAIR_CHUNK)
  * and around them. Per call, each rank picks on its own its view of the data (int_views.h:
  * MPI_INT, contiguous(4), a vector with holes, contiguous(7), whose 28-byte items the 16 KiB
  * chunks cut); the allgathers in place or not, and allgatherv with blocks of different sizes
  * (one direction in chunks, the other one message). Every int is checked, and the holes of
- * the vector view must stay untouched. Runs at any rank count (the chunks only at 2).
+ * the vector view must stay untouched; the roots' blocks in place or not. Runs at any rank count (the chunks only at 2).
  * Exit 0 on success; prints the first difference and aborts otherwise.
  */
 #include <stdio.h>
@@ -116,6 +117,111 @@ static void run_allgather(long n, const long *ns, int k)
     free(s);
 }
 
+/* Ints in the block from rank src to rank dst: n, or with v (the v forms) v[(src + dst) % 2]
+ * (multiples of 28, so every view fits). */
+static long blk_ints(long n, const long *v, int src, int dst)
+{
+    return v ? v[(src + dst) % 2] : n;
+}
+
+/* Alltoall(v) of blk_ints ints per block; int i of the block from src to dst is
+ * value(i, src * size + dst). */
+static void run_alltoall(long n, const long *v, int k)
+{
+    int sv = pick_view(v ? 28 : n, k), rv = pick_view(v ? 28 : n, k + 1);
+    int *sc = malloc((size_t)size * sizeof(int)), *sd = malloc((size_t)size * sizeof(int));
+    int *rc = malloc((size_t)size * sizeof(int)), *rd = malloc((size_t)size * sizeof(int));
+    long st = 0, rt = 0;
+    for (int r = 0; r < size; r++) {
+        long so = blk_ints(n, v, rank, r), ri = blk_ints(n, v, r, rank);
+        sc[r] = (int)(so / per[sv]);
+        sd[r] = (int)(st / per[sv]);
+        rc[r] = (int)(ri / per[rv]);
+        rd[r] = (int)(rt / per[rv]);
+        st += so;
+        rt += ri;
+    }
+    int *s = blank(sv, st), *out = blank(rv, rt);
+    for (int r = 0, at = 0; r < size; at += (int)blk_ints(n, v, rank, r), r++)
+        for (long i = 0; i < blk_ints(n, v, rank, r); i++)
+            s[slot(sv, at + i)] = value(i, rank * size + r);
+    if (v)
+        MPI_Alltoallv(s, sc, sd, views[sv], out, rc, rd, views[rv], MPI_COMM_WORLD);
+    else
+        MPI_Alltoall(s, sc[0], views[sv], out, rc[0], views[rv], MPI_COMM_WORLD);
+    long at = 0;
+    for (int r = 0; r < size; r++) {
+        long c = blk_ints(n, v, r, rank);
+        for (long i = 0; i < c; i++)
+            if (out[slot(rv, at + i)] != value(i, r * size + rank))
+                fail(v ? "alltoallv" : "alltoall", c, k, at + i, out[slot(rv, at + i)],
+                     value(i, r * size + rank));
+        at += c;
+    }
+    check(out, rv, rt, 0, 0, 0, "alltoall holes", k);
+    free(s);
+    free(out);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+}
+
+/* Scatter(v) and gather(v) from and to root of blk_ints(n, v, r, r) ints for rank r; int
+ * i of rank r's block is value(i, 100 + r). The root in place when k & 2. */
+static void run_rooted(long n, const long *v, int root, int k)
+{
+    int bv = pick_view(v ? 28 : n, k), mv = pick_view(blk_ints(n, v, rank, rank), k + 1);
+    int inplace = rank == root && (k & 2);
+    long total = 0, mine = blk_ints(n, v, rank, rank), my_at = 0;
+    int *c = malloc((size_t)size * sizeof(int)), *d = malloc((size_t)size * sizeof(int));
+    for (int r = 0; r < size; r++) {
+        if (r == rank)
+            my_at = total;
+        c[r] = (int)(blk_ints(n, v, r, r) / per[bv]);
+        d[r] = (int)(total / per[bv]);
+        total += blk_ints(n, v, r, r);
+    }
+    /* scatter: the root's blocks out, each rank's block in */
+    int *all = blank(bv, total), *b = blank(mv, mine);
+    if (rank == root)
+        for (int r = 0, at = 0; r < size; at += (int)blk_ints(n, v, r, r), r++)
+            for (long i = 0; i < blk_ints(n, v, r, r); i++)
+                all[slot(bv, at + i)] = value(i, 100 + r);
+    void *rb = inplace ? MPI_IN_PLACE : (void *)b;
+    if (v)
+        MPI_Scatterv(all, c, d, views[bv], rb, (int)(mine / per[mv]), views[mv], root,
+                     MPI_COMM_WORLD);
+    else
+        MPI_Scatter(all, c[0], views[bv], rb, (int)(mine / per[mv]), views[mv], root,
+                    MPI_COMM_WORLD);
+    if (!inplace)
+        check(b, mv, mine, 0, mine, 100 + rank, v ? "scatterv" : "scatter", k);
+    /* gather: each rank's block back to a blank root buffer (in place: its own block there) */
+    free(all);
+    all = blank(bv, total);
+    if (inplace)
+        for (long i = 0; i < mine; i++)
+            all[slot(bv, my_at + i)] = value(i, 100 + rank);
+    for (long i = 0; i < mine; i++)
+        b[slot(mv, i)] = value(i, 100 + rank);
+    const void *sb = inplace ? MPI_IN_PLACE : (const void *)b;
+    if (v)
+        MPI_Gatherv(sb, (int)(mine / per[mv]), views[mv], all, c, d, views[bv], root,
+                    MPI_COMM_WORLD);
+    else
+        MPI_Gather(sb, (int)(mine / per[mv]), views[mv], all, c[0], views[bv], root,
+                   MPI_COMM_WORLD);
+    if (rank == root)
+        for (int r = 0, at = 0; r < size; at += (int)blk_ints(n, v, r, r), r++)
+            check(all, bv, total, at, blk_ints(n, v, r, r), 100 + r, v ? "gatherv" : "gather",
+                  k);
+    free(all);
+    free(b);
+    free(c);
+    free(d);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -133,6 +239,9 @@ int main(int argc, char **argv)
             for (int root = 0; root < size; root += size > 1 ? size - 1 : 1)
                 run_bcast(ns[a], root, k);
             run_allgather(ns[a], NULL, k);
+            run_alltoall(ns[a], NULL, k);
+            for (int root = 0; root < size; root += size > 1 ? size - 1 : 1)
+                run_rooted(ns[a], NULL, root, k);
         }
     /* allgatherv, blocks of multiples of 28 ints: 112 B, 36 KiB + 112 B, 112 KiB, 144 KiB
      * (chunks at 2 ranks), 288 KiB (one message) */
@@ -145,6 +254,9 @@ int main(int argc, char **argv)
                 b[r] = vs[a][r % 2];
             run_allgather(0, b, k);
             free(b);
+            run_alltoall(0, vs[a], k);
+            for (int root = 0; root < size; root += size > 1 ? size - 1 : 1)
+                run_rooted(0, vs[a], root, k);
         }
     views_free();
     if (rank == 0)
