@@ -328,6 +328,26 @@ int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
                          MPI_Comm comm);
 int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
                          int id, MPI_Comm comm);
+int coll_fast2_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+/* The blocking collectives of 2 ranks on one node (fast2.c: broadcast, scatter(v), gather(v),
+ * allgather(v), alltoall(v,w)) send a message of more than COLL_PAIR_CHUNK_MIN bytes, and at
+ * most COLL_PAIR_ONEWAY_MAX (one way: broadcast, scatter, gather) or COLL_PAIR_CHUNK_MAX (a
+ * block of an exchange: allgather, alltoall), as its packed bytes in chunks of
+ * COLL_PAIR_CHUNK (the last one shorter), each below the shm eager limit (32 KiB at 2
+ * local ranks), all receives posted before any chunk is sent: the sender copies chunk k + 1
+ * into the ring while the receiver takes chunk k out, where one message would be a
+ * rendezvous (a handshake, then the receiver's CMA read of the whole message once the
+ * sender has arrived). OSU 7.4, 2 ranks, medians of 3, load average ~15, 2026-12-07, one
+ * message against chunks: bcast 64 KiB 8.2 against 3.5 us (Open MPI 6.1-6.5), 128 KiB 9.4-9.9
+ * against 6.0-6.2 (8.2-8.8), 256 KiB 11.7 against 12.9 (so one message there); allgather
+ * 64 KiB blocks 13.1 against 6.2 (8.3-8.6), 128 KiB 16.6-16.8 against 11.4-11.5 (11.7-12.9),
+ * 256 KiB 26.8 against 21.9 (21.1-22.2); alltoall 64 KiB 17.9 against 7.3 (11.0), 256 KiB
+ * 38.3 against 29.2 (31.3); gather 64 KiB 12.2 against 4.2 (7.4-9.2); scatter 64 KiB 10.1
+ * against 4.1 (8.8). Nothing is combined, so a chunk may end inside an element. */
+#define COLL_PAIR_CHUNK ((size_t)16 << 10)
+#define COLL_PAIR_CHUNK_MIN ((size_t)32 << 10)
+#define COLL_PAIR_ONEWAY_MAX ((size_t)128 << 10)
+#define COLL_PAIR_CHUNK_MAX ((size_t)256 << 10)
 int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Comm comm, int id);
 int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
                       int root, MPI_Comm comm, int id);

@@ -154,7 +154,8 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     enum coll_alg alg = req ? COLL_ALG_AUTO : pick(COLL_BCAST, comm, nbytes(count, dt), count, 1);
     int serial = comm->size <= 2 || nbytes(count, dt) <= COLL_FAST_SERIAL_BYTES;
     if (serial && alg == COLL_ALG_BINOMIAL)
-        return coll_fast_bcast(buf, count, dt, root, comm);
+        return comm->size == 2 ? coll_fast2_bcast(buf, count, dt, root, comm)
+                               : coll_fast_bcast(buf, count, dt, root, comm);
     if (serial && alg == COLL_ALG_LINEAR)
         return coll_fast_bcast_linear(buf, count, dt, root, comm);
     coll_sched_t *s = create(comm, COLL_BCAST, req, dt, NULL);

@@ -2,7 +2,9 @@
  * Blocking fast paths of 2-rank communicators: the barrier, allreduce,
  * allgather(v) and alltoall(v,w) as one exchange with the partner, the
  * scatter(v) with the root's own copy beside its send, and the gather(v)
- * with the leaf's long block taken first.
+ * with the leaf's long block taken first; the broadcast's message and the
+ * allgather's blocks of a few tens of KiB in eager chunks (pair_chunks,
+ * COLL_PAIR_CHUNK in coll_impl.h).
  *
  * Why a file of their own: fast.c's paths post every receive before any
  * send, since a blocking send above the eager limit waits for its partner's
@@ -94,6 +96,97 @@ static int swap_end(const pair_t *p, MPI_Request r, int rc)
         return rc;
     }
     return wait(p, r);
+}
+
+/* How many chunks of COLL_PAIR_CHUNK a message of the given bytes between the 2 ranks of comm
+ * goes in, up to max bytes (at most COLL_PAIR_CHUNK_MAX): 0 for one plain message. The same
+ * on both ranks (the bytes and the node layout are). */
+static size_t pair_chunks(MPI_Comm comm, size_t bytes, size_t max)
+{
+    if (bytes <= COLL_PAIR_CHUNK_MIN || bytes > max)
+        return 0;
+    int nodes = 0, shared = 0;
+    coll_comm_nodes(comm, &nodes, &shared);
+    return nodes == 1 ? (bytes + COLL_PAIR_CHUNK - 1) / COLL_PAIR_CHUNK : 0;
+}
+
+static size_t chunk_len(size_t bytes, size_t k)
+{
+    size_t off = k * COLL_PAIR_CHUNK;
+    return bytes - off < COLL_PAIR_CHUNK ? bytes - off : COLL_PAIR_CHUNK;
+}
+
+/* Sends cnt items of dt at buf to the partner as n chunks of its packed bytes. */
+static int chunks_send(const pair_t *p, const void *buf, size_t cnt, MPI_Datatype dt, size_t n)
+{
+    size_t bytes = cnt * dt->size, pbytes = bytes;
+    const char *d = buf;
+    void *packed = NULL;
+    if (!core_dt_is_contig(dt)) {
+        if (!(packed = coll_scratch_get(&pbytes)))
+            return CORE_ENOMEM;
+        core_dt_pack(packed, buf, cnt, dt);
+        d = packed;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++)
+        rc = send(p, d + k * COLL_PAIR_CHUNK, chunk_len(bytes, k), MPI_BYTE);
+    if (packed)
+        coll_scratch_put(packed, pbytes);
+    return rc;
+}
+
+/* The receiving side of chunks_send: the chunks' receives, posted into the user's buffer, or
+ * into packed scratch when the datatype has holes (unpacked once all are in). */
+typedef struct chunks_in {
+    MPI_Request r[COLL_PAIR_CHUNK_MAX / COLL_PAIR_CHUNK];
+    size_t posted, cnt, bytes, pbytes;
+    void *buf, *packed;
+    MPI_Datatype dt;
+} chunks_in_t;
+
+/* Posts the n chunks of cnt items of dt into buf; on failure, chunks_end takes back those
+ * posted. */
+static int chunks_post(const pair_t *p, chunks_in_t *in, void *buf, size_t cnt,
+                       MPI_Datatype dt, size_t n)
+{
+    *in = (chunks_in_t){ .cnt = cnt, .bytes = cnt * dt->size, .buf = buf, .dt = dt };
+    in->pbytes = in->bytes;
+    if (n > sizeof(in->r) / sizeof(in->r[0]))
+        return CORE_EINVAL;   /* not a count pair_chunks gives */
+    char *d = buf;
+    if (!core_dt_is_contig(dt)) {
+        if (!(in->packed = coll_scratch_get(&in->pbytes)))
+            return CORE_ENOMEM;
+        d = in->packed;
+    }
+    for (; in->posted < n; in->posted++) {
+        int rc = post(p, d + in->posted * COLL_PAIR_CHUNK, chunk_len(in->bytes, in->posted),
+                      MPI_BYTE, &in->r[in->posted]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Waits for every chunk posted (their first error), or takes them back when rc (a local
+ * failure to post or send) is an error; then the data in place. */
+static int chunks_end(const pair_t *p, chunks_in_t *in, int rc)
+{
+    int local = rc;
+    for (size_t k = 0; k < in->posted; k++) {
+        if (local) {
+            drop(p, in->r[k]);
+            continue;
+        }
+        int wrc = wait(p, in->r[k]);
+        rc = rc ? rc : wrc;
+    }
+    if (rc == 0 && in->packed)
+        core_dt_unpack(in->buf, in->cnt, in->dt, in->packed, in->bytes);
+    if (in->packed)
+        coll_scratch_put(in->packed, in->pbytes);
+    return rc;
 }
 
 int coll_fast2_barrier(MPI_Comm comm)
@@ -193,6 +286,38 @@ int coll_fast2_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
     return rc;
 }
 
+/* A block: count items of dt at buf. */
+typedef struct blk {
+    const void *buf;
+    size_t count;
+    MPI_Datatype dt;
+} blk_t;
+
+static blk_t blk_of(const coll_layout_t *l, int i)
+{
+    return (blk_t){ lay_ptr(l, i), (size_t)lay_count(l, i), lay_dt(l, i) };
+}
+
+/* One block each way with the partner, either or both in chunks (out: the chunks of the
+ * block sent, in: of the block received; 0 for one plain message): every receive posted,
+ * then the send, then the own block's copy from `from` to `to` (none when from.buf is
+ * NULL), then the waits. */
+static int swap_chunks(const pair_t *p, blk_t s, size_t out, blk_t r, size_t in, blk_t from,
+                       blk_t to)
+{
+    chunks_in_t ci;
+    MPI_Request q = NULL;
+    int rc = in ? chunks_post(p, &ci, (void *)r.buf, r.count, r.dt, in)
+                : post(p, (void *)r.buf, r.count, r.dt, &q);
+    if (rc == 0)
+        rc = out ? chunks_send(p, s.buf, s.count, s.dt, out) : send(p, s.buf, s.count, s.dt);
+    if (rc == 0 && from.buf)
+        rc = coll_copy(from.buf, from.count, from.dt, (void *)to.buf, to.count, to.dt);
+    if (in)
+        return chunks_end(p, &ci, rc);
+    return q ? swap_end(p, q, rc) : rc;
+}
+
 /* No conditions (MPI_IN_PLACE allowed, any layout: the v form too). */
 int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const coll_layout_t *rl,
                          int id, MPI_Comm comm)
@@ -201,6 +326,13 @@ int coll_fast2_allgather(const void *sbuf, int scount, MPI_Datatype sdt, const c
      * straight into place; the own block's copy while the messages travel */
     pair_t p = pair_begin(comm, id);
     int me = comm->rank, inplace = sbuf == MPI_IN_PLACE;
+    size_t out = pair_chunks(comm, lay_bytes(rl, me), COLL_PAIR_CHUNK_MAX);
+    size_t in = pair_chunks(comm, lay_bytes(rl, p.peer), COLL_PAIR_CHUNK_MAX);
+    if (out || in) {
+        blk_t own = { sbuf, (size_t)scount, sdt };
+        return swap_chunks(&p, inplace ? blk_of(rl, me) : own, out, blk_of(rl, p.peer), in,
+                           inplace ? (blk_t){ NULL, 0, NULL } : own, blk_of(rl, me));
+    }
     MPI_Request r;
     int rc = inplace ? swap_start(&p, lay_ptr(rl, me), (size_t)lay_count(rl, me), lay_dt(rl, me),
                                   lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer),
@@ -222,6 +354,11 @@ int coll_fast2_alltoall(const coll_layout_t *sl, const coll_layout_t *rl, MPI_Co
     /* coll_alltoall_linear on 2 ranks: one block each way, the own block copied meanwhile */
     pair_t p = pair_begin(comm, id);
     int me = comm->rank, peer = p.peer;
+    size_t out = pair_chunks(comm, lay_bytes(sl, peer), COLL_PAIR_CHUNK_MAX);
+    size_t in = pair_chunks(comm, lay_bytes(rl, peer), COLL_PAIR_CHUNK_MAX);
+    if (out || in)
+        return swap_chunks(&p, blk_of(sl, peer), out, blk_of(rl, peer), in, blk_of(sl, me),
+                           blk_of(rl, me));
     MPI_Request r;
     int rc = swap_start(&p, lay_ptr(sl, peer), (size_t)lay_count(sl, peer), lay_dt(sl, peer),
                         lay_ptr(rl, peer), (size_t)lay_count(rl, peer), lay_dt(rl, peer), &r);
@@ -241,14 +378,27 @@ int coll_fast2_scatter(const coll_layout_t *sl, void *rbuf, int rcount, MPI_Data
      * the leaf copies it (a single copy, CMA, on its core) while the root copies its own
      * block, instead of the root's copy after the send (OSU 1 MiB: the two in a row). */
     pair_t p = pair_begin(comm, id);
+    size_t n = pair_chunks(comm, comm->rank != root ? (size_t)rcount * rdt->size
+                                                    : lay_bytes(sl, p.peer), COLL_PAIR_ONEWAY_MAX);
     if (comm->rank != root) {
+        chunks_in_t in;
         MPI_Request r;
-        int rc = post(&p, rbuf, (size_t)rcount, rdt, &r);
+        int rc = n ? chunks_post(&p, &in, rbuf, (size_t)rcount, rdt, n)
+                   : post(&p, rbuf, (size_t)rcount, rdt, &r);
+        if (n)
+            return chunks_end(&p, &in, rc);
         return rc ? rc : wait(&p, r);
     }
     const void *b = lay_ptr(sl, p.peer);
     size_t c = (size_t)lay_count(sl, p.peer);
     MPI_Datatype dt = lay_dt(sl, p.peer);
+    if (n) {
+        int rc = chunks_send(&p, b, c, dt, n);
+        if (rc || rbuf == MPI_IN_PLACE)
+            return rc;
+        return coll_copy(lay_ptr(sl, root), (size_t)lay_count(sl, root), lay_dt(sl, root), rbuf,
+                         (size_t)rcount, rdt);
+    }
     if (rbuf == MPI_IN_PLACE)
         return send(&p, b, c, dt);
     MPI_Request s = NULL;
@@ -279,8 +429,20 @@ int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll
      * lets the leaf go one copy earlier (OSU averages the ranks' times); a short one is in
      * the ring already or on its way, and the own block's copy goes first. */
     pair_t p = pair_begin(comm, id);
+    size_t n = pair_chunks(comm, comm->rank != root ? (size_t)scount * sdt->size
+                                                    : lay_bytes(rl, p.peer), COLL_PAIR_ONEWAY_MAX);
     if (comm->rank != root)
-        return send(&p, sbuf, (size_t)scount, sdt);
+        return n ? chunks_send(&p, sbuf, (size_t)scount, sdt, n)
+                 : send(&p, sbuf, (size_t)scount, sdt);
+    if (n) {
+        chunks_in_t in;
+        int rc = chunks_post(&p, &in, lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer),
+                             lay_dt(rl, p.peer), n);
+        if (rc == 0 && sbuf != MPI_IN_PLACE)
+            rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root),
+                           (size_t)lay_count(rl, root), lay_dt(rl, root));
+        return chunks_end(&p, &in, rc);
+    }
     MPI_Request r;
     int rc = post(&p, lay_ptr(rl, p.peer), (size_t)lay_count(rl, p.peer), lay_dt(rl, p.peer), &r);
     if (rc || sbuf == MPI_IN_PLACE)
@@ -291,4 +453,20 @@ int coll_fast2_gather(const void *sbuf, int scount, MPI_Datatype sdt, const coll
     rc = coll_copy(sbuf, (size_t)scount, sdt, lay_ptr(rl, root), (size_t)lay_count(rl, root),
                    lay_dt(rl, root));
     return late ? rc : swap_end(&p, r, rc);
+}
+
+/* No conditions. */
+int coll_fast2_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    /* coll_bcast_binomial on 2 ranks: one message, or (pair_chunks) its chunks, which the
+     * root leaves behind in the ring */
+    size_t n = pair_chunks(comm, (size_t)count * dt->size, COLL_PAIR_ONEWAY_MAX);
+    if (!n)
+        return coll_fast_bcast(buf, count, dt, root, comm);
+    pair_t p = pair_begin(comm, COLL_BCAST);
+    if (comm->rank == root)
+        return chunks_send(&p, buf, (size_t)count, dt, n);
+    chunks_in_t in;
+    int rc = chunks_post(&p, &in, buf, (size_t)count, dt, n);
+    return chunks_end(&p, &in, rc);
 }
