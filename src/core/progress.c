@@ -591,6 +591,42 @@ static inline void relax(void)
 #endif
 }
 
+/* A waiter outside the section that finds P taken yields the CPU between looks for this long
+ * before it sleeps on its request's bell. Threads of one rank that outnumber its cores take
+ * turns on them: a yield hands the core to a runnable thread (the one whose request the
+ * engine just completed) in one context switch, where a sleeper costs its completer a
+ * FUTEX_WAKE and itself a wake-up that waits for the engine's spinning to end (osu_latency_mt
+ * with 2 thread pairs on 2 cores: 15 us with sleeping at once, 3.5 us yielding). A wait that
+ * lasts longer sleeps: the CPU is left to others. */
+#define OUTSIDE_YIELD 0.0002
+/* With other threads waiting outside the section, the engine yields after this many idle
+ * passes (and after every pass that handled something): one of them may be runnable on this
+ * core, with work only it can do (send its next message). */
+#define OUTSIDE_IDLE_YIELD 16
+
+/* Whether a waiter outside the section still yields rather than sleeps (see OUTSIDE_YIELD);
+ * *until is its deadline, set at its first look. */
+static int outside_yielding(double *until)
+{
+    double now = core_wtime();
+    if (*until == 0)
+        *until = now + OUTSIDE_YIELD;
+    return now < *until;
+}
+
+/* The engine outside the section, between two passes while other threads wait outside it:
+ * leaves the CPU to them after a pass that handled something (it may have completed one of
+ * their requests) or every OUTSIDE_IDLE_YIELD idle passes. */
+static void outside_let_waiters(core_runtime_t *rt, MPI_Request req, int events, int idle)
+{
+    if (!atomic_load_explicit(&rt->cs.nowaiting, memory_order_relaxed) ||
+        (!events && idle % OUTSIDE_IDLE_YIELD != 0) ||
+        (rt->settings && rt->settings->yield_mode == CORE_YIELD_NEVER) ||
+        __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE))
+        return;
+    sched_yield();
+}
+
 /* One pass inside the section, by trylock, for the holder of P outside it: the pollers that
  * need the section and the hooks. 0 when the section was taken. */
 static int full_pass_try(core_runtime_t *rt, int *events)
@@ -632,19 +668,33 @@ int core_wait_req_outside(MPI_Request req, const char *fn)
     /* Another thread drives the engine: watch the request for a while, then sleep on it
      * outside the section until it completes or the engine is free (the leaving holder
      * rings the first sleeper). */
+    int counted = 0;
+    double yield_until = 0;
     for (int spins = 0; !core_cs_engine_claim(cs); spins++) {
+        if (!counted) {
+            atomic_fetch_add_explicit(&cs->nowaiting, 1, memory_order_relaxed);
+            counted = 1;
+        }
         if (__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE)) {
+            atomic_fetch_sub_explicit(&cs->nowaiting, 1, memory_order_relaxed);
             core_cs_wait_done_outside(cs);
             done = 1;
             goto out;
         }
         if (spins < OUTSIDE_RELAX) {
             relax();
+        } else if (outside_yielding(&yield_until)) {
+            if (rt->settings && rt->settings->yield_mode == CORE_YIELD_NEVER)
+                relax();
+            else
+                sched_yield();
         } else {
             outside_diag(&w, fn, req);
             core_cs_sleep_outside(cs, &req->bell, &req->complete, &req->sleeping);
         }
     }
+    if (counted)
+        atomic_fetch_sub_explicit(&cs->nowaiting, 1, memory_order_relaxed);
     int idle = 0, quiet = rt->oversubscribed ? 1 : OUTSIDE_QUIET;
     unsigned pass = 0;
     core_cs_pass_set_outside(1);
@@ -672,8 +722,11 @@ int core_wait_req_outside(MPI_Request req, const char *fn)
             idle = 0;
         else if (++idle >= quiet)
             sched_yield();
-        /* Threads asleep outside wait for their requests, which our passes complete (and
-         * ring); ours may come after theirs, so nothing to hand over here. */
+        /* Threads waiting outside for their requests, which our passes complete (and ring
+         * when asleep): ours may come after theirs, so P is not handed over, but a waiter
+         * whose request completed may need this core to go on. */
+        if (idle < quiet)
+            outside_let_waiters(rt, req, events, idle);
     }
     core_cs_pass_set_outside(0);
     core_cs_engine_leave_outside(cs);

@@ -35,6 +35,7 @@ void core_cs_init(core_cs_t *cs, int on)
     pthread_mutex_init(&cs->osleep_lock, NULL);
     cs->osleepers = NULL;
     atomic_init(&cs->nosleepers, 0);
+    atomic_init(&cs->nowaiting, 0);
     atomic_init(&cs->nthreads, 0);
 }
 

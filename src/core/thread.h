@@ -72,6 +72,9 @@ typedef struct core_cs {
     pthread_mutex_t osleep_lock;
     core_cs_sleeper_t *osleepers;
     atomic_int nosleepers;
+    /* Threads waiting outside the section for a request while another holds P, asleep or
+     * not (core_wait_req_outside): the holder lets them run between passes. */
+    atomic_int nowaiting;
     /* Threads that made point-to-point calls from outside the section (core_cs_note_thread):
      * from 2 on, MPI_Recv posts and waits outside it on any communicator. */
     atomic_int nthreads;
