@@ -3,7 +3,7 @@ librdmpi_la_SOURCES += \
 	src/core/copy.h src/core/errors.h src/core/log.h src/core/config.h src/core/runtime.h \
 	src/core/bootstrap.h src/core/shmname.h src/core/group.h src/core/info.h \
 	src/core/comm.h src/core/attr.h src/core/datatype.h src/core/op.h src/core/request.h src/core/progress.h src/core/hot.h src/core/futex.h src/core/lock.h \
-	src/core/memhooks.h src/core/memhooks.c src/core/patch.h src/core/patch.c \
+	src/core/memhooks.h src/core/memhooks.c src/core/procfile.h src/core/patch.h src/core/patch.c \
 	src/core/itree.h src/core/itree.c src/core/list.h src/core/secret.h src/core/secret.c \
 	src/core/handle.h src/core/handle.c src/core/thread.h src/core/thread.c src/core/count.h src/core/count.c \
 	src/core/log.c src/core/errors.c src/core/config.c src/core/bootstrap.c src/core/job.c \

@@ -28,7 +28,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -42,6 +41,7 @@
 #include "core/errors.h"
 #include "core/memhooks.h"
 #include "core/patch.h"
+#include "core/procfile.h"
 
 #define PAGE_DOWN(a) ((uintptr_t)(a) & ~(uintptr_t)(page - 1))
 #define PAGE_UP(a) (((uintptr_t)(a) + page - 1) & ~(uintptr_t)(page - 1))
@@ -410,14 +410,8 @@ static const char *install_why = "the memory hooks were never installed (the lib
 static int threads_now(void)
 {
     char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (core_procfile_read("/proc/self/status", buf, sizeof(buf)) < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
     const char *t = strstr(buf, "\nThreads:");
     return t ? atoi(t + 9) : -1;
 }

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "core/runtime.h"
 #include "core/waitslice.h"
 #include "core/hot.h"
+#include "core/procfile.h"
 
 
 double core_wtime(void)
@@ -443,14 +443,8 @@ static int others_runnable(core_runtime_t *rt, double now)
         return 0;
     rt->wait_slice_looked = now;
     char buf[128];
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (core_procfile_read("/proc/loadavg", buf, sizeof(buf)) < 0)
         return -1;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
     double a, b, c;
     int running, total;
     if (sscanf(buf, "%lf %lf %lf %d/%d", &a, &b, &c, &running, &total) != 5)
