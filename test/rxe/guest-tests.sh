@@ -202,7 +202,7 @@ peer_dead() {
 single() {
     if rxe_port_active; then
         pass rxe/boot
-        info "rxe/boot: $(uname -r), $(nproc) CPUs, rxe0 on $RXE_NETDEV, GID index $(rxe_gid_index), booted in $(cut -d' ' -f1 /proc/uptime) s"
+        info "rxe/boot: $(uname -r), $(nproc) CPUs, rxe0 on $RXE_NETDEV, GID index $(rxe_gid_index), booted in $(cut -d' ' -f1 /proc/uptime) s, entropy from $(cat /sys/class/misc/hw_random/rng_current 2>/dev/null || echo '(no hwrng)')"
     else
         fail rxe/boot "(rxe0 not PORT_ACTIVE: $(ibv_devinfo -d rxe0 2>&1 | grep -E 'state|error' | tr -s ' \t\n' ' '))"
         skip rxe/perftest "rxe0 is not active"

@@ -4,7 +4,8 @@
 #
 # Command use:
 #   vm.sh run [options] -- SCRIPT [ARGS...]   boot, run SCRIPT in each guest, power off; exit with
-#                                             SCRIPT's status (first failing guest), 124 on timeout
+#                                             SCRIPT's status (first failing guest), 124 on timeout,
+#                                             75 when a guest's kernel stalled (see RXE_STALL_LIMIT)
 #   vm.sh install-deps                        apt-get install the host packages this needs
 #   vm.sh check-deps                          exit 0 when everything is there, else list what's not
 #   vm.sh initrd                              build (or reuse) the cached initramfs, print its path
@@ -32,7 +33,8 @@
 # are shown on the host (guest 1's as they come, guest 2's at the end prefixed "[guest2] "); the
 # console logs are in the run directory under /tmp/rdmpi-rxe/ (kept when the run fails).
 # Knobs: RXE_KVER (kernel version), RXE_VM_CACHE (/tmp/rdmpi-rxe), RXE_VM_APPEND (more kernel
-# parameters, e.g. loglevel=7), RXE_KEEP=1.
+# parameters, e.g. loglevel=7), RXE_KEEP=1, RXE_STALL_LIMIT (seconds a guest CPU may be reported
+# stuck before the run is stopped with status 75, 180).
 
 RXE_VM_PACKAGES="qemu-system-x86 linux-image-amd64 busybox-static rdma-core ibverbs-providers ibverbs-utils
     perftest iproute2 kmod xz-utils util-linux"
@@ -93,7 +95,8 @@ rxe_vm_install_deps() {
 # Modules the initramfs loads, in order (the 9p root, then what the rxe setup needs).
 _rxe_vm_modules() {
     local kv=$1 m
-    for m in virtio_pci 9pnet_virtio 9p rdma_rxe virtio_net dummy; do
+    # virtio_rng: the host's entropy for the guest (see the -device below)
+    for m in virtio_pci 9pnet_virtio 9p rdma_rxe virtio_net virtio_rng dummy; do
         modprobe -S "$kv" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" { print $2 }'
     done | awk '!seen[$0]++'
 }
@@ -260,6 +263,20 @@ _rxe_vm_free_ports() {
 # rxe_vm_run [options] -- SCRIPT [ARGS...]; runs in a subshell so its traps stay its own.
 rxe_vm_run() { ( _rxe_vm_run_main "$@" ); }
 
+# _rxe_vm_stalled RUNDIR NGUESTS: prints the first guest whose console shows a kernel soft lockup
+# of at least RXE_STALL_LIMIT seconds (180) and succeeds; fails when none. The kernel reports a
+# CPU stuck from 20 s on and repeats with the growing time; a busy host makes short ones that
+# pass, a wedged emulated CPU grows without end and would hold the run until its timeout.
+_rxe_vm_stalled() {
+    local rundir=$1 n=$2 g s
+    for g in $(seq "$n"); do
+        s=$(grep -o 'soft lockup - CPU#[0-9]* stuck for [0-9]*s' "$rundir/console.$g.log" 2>/dev/null |
+            tail -n 1 | sed 's/.* for \([0-9]*\)s/\1/')
+        if [ -n "$s" ] && [ "$s" -ge "${RXE_STALL_LIMIT:-180}" ]; then echo "$g"; return 0; fi
+    done
+    return 1
+}
+
 _rxe_vm_run_main() {
     local nguests=1 tmo=600 mem=2048 smp=2 share='' keep=${RXE_KEEP:-0} install=${RDMPI_RXE_INSTALL:-0}
     local verbose=0 envs=() script
@@ -373,6 +390,9 @@ _rxe_vm_run_main() {
             net+=(-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$g,romfile=")
         fi
         : > "$rundir/console.$g.log"
+        # virtio-rng: without an entropy source the guest's getrandom() (ssh-keygen, sshd) waits
+        # for the kernel's own collector, which under TCG once left guest 1 stuck in ssh-keygen
+        # with its CPU in a soft lockup until the run's 45-min timeout (a CI run of 2026-12-07).
         # qemu64 (SSE2, cx16), not max: with AVX2 and ERMS advertised, glibc's and the kernel's
         # memcpy pick vector and rep-movsb variants that TCG emulates slowly (p2p_large at np2:
         # 31-35 s with max, 20-21 s with qemu64). RXE_QEMU_CPU overrides.
@@ -383,6 +403,7 @@ _rxe_vm_run_main() {
             -append "console=ttyS0 quiet loglevel=3 ${RXE_VM_APPEND:-} panic=-1 mitigations=off tsc=reliable no_timer_check i8042.noaux i8042.nopnp i8042.dumbkbd cryptomgr.notests rdmpi_rxe_share=$share rdmpi_rxe_guest=$g${vis:+ rdmpi_rxe_vis=$vis}" \
             -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
             -virtfs "local,path=$share,mount_tag=rxeshare,security_model=none,multidevs=remap" \
+            -object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-pci,rng=rng0 \
             "${net[@]}" > "$rundir/qemu.$g.log" 2>&1 < /dev/null &
         pids+=($!)
         if [ "$verbose" = 1 ]; then
@@ -405,7 +426,7 @@ _rxe_vm_run_main() {
     local out_tail=$!
 
     # wait: until all exit, the timeout, or 30 s after a guest failed
-    local deadline=$((start + tmo)) timedout=0 alive failed_at=
+    local deadline=$((start + tmo)) timedout=0 alive failed_at= stall_checked=$SECONDS stalled=
     while :; do
         alive=0
         for g in $(seq "$nguests"); do
@@ -419,6 +440,10 @@ _rxe_vm_run_main() {
         [ "$alive" = 0 ] && break
         now=$SECONDS
         if [ "$now" -ge "$deadline" ]; then timedout=1; break; fi
+        if [ $((now - stall_checked)) -ge 5 ]; then
+            stall_checked=$now
+            stalled=$(_rxe_vm_stalled "$rundir" "$nguests") && break
+        fi
         sleep 0.2
     done
     _rxe_vm_cleanup
@@ -455,6 +480,10 @@ _rxe_vm_run_main() {
         fi
     done
     [ "$rc" = 0 ] && [[ " ${stats[*]} " == *" 124 "* || $timedout = 1 ]] && rc=124
+    if [ -n "$stalled" ]; then
+        _rxe_log "guest$stalled: its kernel reports a CPU stuck for over ${RXE_STALL_LIMIT:-180} s (soft lockup: the emulator, not the script), killed"
+        rc=75
+    fi
     if [ "$rc" = 0 ] && [ "$keep" != 1 ]; then
         rm -rf "$rundir"
         case $share in "$rundir"/*) ;; *) rm -rf "$share/.rxe" ;; esac
