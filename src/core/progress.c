@@ -614,41 +614,19 @@ static inline void relax(void)
 #endif
 }
 
-/* A waiter outside the section that finds P taken yields the CPU between looks for this long
- * before it sleeps on its request's bell. Threads of one rank that outnumber its cores take
- * turns on them: a yield hands the core to a runnable thread (the one whose request the
- * engine just completed) in one context switch, where a sleeper costs its completer a
- * FUTEX_WAKE and itself a wake-up that waits for the engine's spinning to end (osu_latency_mt
- * with 2 thread pairs on 2 cores: 15 us with sleeping at once, 3.5 us yielding). A wait that
- * lasts longer sleeps: the CPU is left to others. */
-#define OUTSIDE_YIELD 0.0002
-/* With other threads waiting outside the section, the engine yields after this many idle
- * passes (and after every pass that handled something): one of them may be runnable on this
- * core, with work only it can do (send its next message). */
-#define OUTSIDE_IDLE_YIELD 16
-
-/* Whether a waiter outside the section still yields rather than sleeps (see OUTSIDE_YIELD);
- * *until is its deadline, set at its first look. */
-static int outside_yielding(double *until)
-{
-    double now = core_wtime();
-    if (*until == 0)
-        *until = now + OUTSIDE_YIELD;
-    return now < *until;
-}
-
-/* The engine outside the section, between two passes while other threads wait outside it:
- * leaves the CPU to them after a pass that handled something (it may have completed one of
- * their requests) or every OUTSIDE_IDLE_YIELD idle passes. */
-static void outside_let_waiters(core_runtime_t *rt, MPI_Request req, int events, int idle)
-{
-    if (!atomic_load_explicit(&rt->cs.nowaiting, memory_order_relaxed) ||
-        (!events && idle % OUTSIDE_IDLE_YIELD != 0) ||
-        (rt->settings && rt->settings->yield_mode == CORE_YIELD_NEVER) ||
-        __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE))
-        return;
-    sched_yield();
-}
+/* Threads waiting outside the section while another holds P sleep after OUTSIDE_RELAX looks,
+ * and the holder keeps the CPU: with more threads than cores (osu_latency_mt, 2 and 4 thread
+ * pairs on 2 cores), a yield to a waiter or a wake-up per completion made the pairs take turns
+ * at every round trip, a thread switch (~2 us here) each time. Instead the running pair goes
+ * on: the holder defers the ring of another thread's completed request (core_cs_defer_ring)
+ * and leaves P without ringing when its own completes (its thread comes back for the next
+ * message), and hands over only when it idles with deferred completions pending: it rings
+ * them (core_cs_ring_deferred) and waits as the others do, so that the pair whose partner
+ * runs in the other rank takes P (without that, the two ranks' holders could belong to
+ * different pairs, and every round trip waited for a bounded sleep: 400-5000 us). Medians of
+ * 3 rounds, 8 B: 2:2 4.7 -> 1.4 us, 4:4 10.2 -> 2.6 us; context switches per run (10100 round
+ * trips) 23-31 k -> 0.6-2.6 k. */
+#define OUTSIDE_HANDOFF_IDLE 20e-6
 
 /* One pass inside the section, by trylock, for the holder of P outside it: the pollers that
  * need the section and the hooks. 0 when the section was taken. */
@@ -689,10 +667,12 @@ int core_wait_req_outside(MPI_Request req, const char *fn)
     w.fn = NULL; /* set up by outside_diag once the wait is slow */
     int done = 0;
     /* Another thread drives the engine: watch the request for a while, then sleep on it
-     * outside the section until it completes or the engine is free (the leaving holder
-     * rings the first sleeper). */
-    int counted = 0;
-    double yield_until = 0;
+     * outside the section until it completes or the engine is free (the holder rings the
+     * first sleeper when it leaves without its own request complete; otherwise the bounded
+     * sleep ends it). After a handoff (below) the former holder waits here too. */
+    int counted;
+again:
+    counted = 0;
     for (int spins = 0; !core_cs_engine_claim(cs); spins++) {
         if (!counted) {
             atomic_fetch_add_explicit(&cs->nowaiting, 1, memory_order_relaxed);
@@ -706,11 +686,6 @@ int core_wait_req_outside(MPI_Request req, const char *fn)
         }
         if (spins < OUTSIDE_RELAX) {
             relax();
-        } else if (outside_yielding(&yield_until)) {
-            if (rt->settings && rt->settings->yield_mode == CORE_YIELD_NEVER)
-                relax();
-            else
-                sched_yield();
         } else {
             outside_diag(&w, fn, req);
             core_cs_sleep_outside(cs, &req->bell, &req->complete, &req->sleeping);
@@ -720,6 +695,8 @@ int core_wait_req_outside(MPI_Request req, const char *fn)
         atomic_fetch_sub_explicit(&cs->nowaiting, 1, memory_order_relaxed);
     int idle = 0, quiet = rt->oversubscribed ? 1 : OUTSIDE_QUIET;
     unsigned pass = 0;
+    int handoff = 0;
+    double idle_since = 0;
     core_cs_pass_set_outside(1);
     for (;;) {
         if (__atomic_load_n(&req->complete, __ATOMIC_ACQUIRE)) {
@@ -741,18 +718,32 @@ int core_wait_req_outside(MPI_Request req, const char *fn)
                 events += rt->pollers[i].outside(rt->pollers[i].arg);
         if (core_cs_pass_deferred())
             break;
-        if (events)
+        if (events) {
             idle = 0;
-        else if (++idle >= quiet)
+            idle_since = 0;
+        } else if (atomic_load_explicit(&cs->ndeferred, memory_order_relaxed)) {
+            double now = core_wtime();
+            if (idle_since == 0)
+                idle_since = now;
+            else if (now - idle_since > OUTSIDE_HANDOFF_IDLE) {
+                handoff = 1;
+                break;
+            }
+        }
+        if (!events && ++idle >= quiet)
             sched_yield();
-        /* Threads waiting outside for their requests, which our passes complete (and ring
-         * when asleep): ours may come after theirs, so P is not handed over, but a waiter
-         * whose request completed may need this core to go on. */
-        if (idle < quiet)
-            outside_let_waiters(rt, req, events, idle);
     }
     core_cs_pass_set_outside(0);
-    core_cs_engine_leave_outside(cs);
+    /* Our request completed: our thread is likely back for the next one soon, so the
+     * sleepers are not rung to take P over (their bounded sleep takes it when we are not) */
+    if (done || handoff)
+        core_cs_engine_leave_quiet(cs);
+    else
+        core_cs_engine_leave_outside(cs);
+    if (!done)
+        core_cs_ring_deferred(cs);
+    if (handoff)
+        goto again;
     done = done || __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE);
 out:
     if (w.fn && w.slot)
@@ -781,6 +772,7 @@ int core_test_req_outside(void)
     core_cs_pass_set_outside(0);
     clean = clean && !atomic_load_explicit(&cs->g_wants, memory_order_relaxed);
     core_cs_engine_leave_outside(cs);
+    core_cs_ring_deferred(cs); /* a test polls once: nobody may come back soon */
     return clean && !core_progress_pending(rt);
 }
 

@@ -220,7 +220,17 @@ void core_req_complete(MPI_Request req)
          * waiter's store of `sleeping` and then its read of the flag, so either it sees the
          * request complete or we see it asleep and ring it. */
         __atomic_store_n(&req->complete, CORE_REQ_COMPLETING, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&req->sleeping, __ATOMIC_SEQ_CST))
+        /* A waiter asleep outside the section (2), completed by the engine's holder in a pass
+         * outside it: the ring may wait (core_cs_defer_ring; thread.h), up to
+         * CORE_CS_DEFER_MAX completions between two rings of the deferred ones, after which
+         * they are rung at once again (a thread streaming many requests to a sleeper, as a
+         * message-rate run with 2 threads, would leave it asleep for its whole window). */
+        int sl = __atomic_load_n(&req->sleeping, __ATOMIC_SEQ_CST);
+        if (sl == 2 && core_cs_defer_ring() &&
+            atomic_fetch_add_explicit(&core_rt->cs.ndeferred, 1, memory_order_relaxed) <
+                CORE_CS_DEFER_MAX)
+            ; /* counted: rung when the holder idles or leaves P without its request */
+        else if (sl)
             core_cs_ring(&req->bell);
         /* Done with req: a waiter that saw it complete (nonzero) may hand it out at once,
          * but releases it only after this store (core_req_free), since with the progress

@@ -36,6 +36,7 @@ void core_cs_init(core_cs_t *cs, int on)
     cs->osleepers = NULL;
     atomic_init(&cs->nosleepers, 0);
     atomic_init(&cs->nowaiting, 0);
+    atomic_init(&cs->ndeferred, 0);
     atomic_init(&cs->nthreads, 0);
 }
 
@@ -189,6 +190,21 @@ void core_cs_engine_leave(core_cs_t *cs)
     ring_outside(cs);
 }
 
+/* As core_cs_engine_leave_outside, without ringing the sleepers outside the section: they
+ * wake by their bounded sleep (SLEEP_OUTSIDE_MAX) when no thread takes P again by then. */
+void core_cs_engine_leave_quiet(core_cs_t *cs)
+{
+    if (--engine_depth > 0)
+        return;
+    atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
+    if (atomic_load_explicit(&cs->nsleepers, memory_order_seq_cst) == 0)
+        return;
+    core_cs_enter(cs);
+    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
+        core_cs_ring(cs->sleepers->bell);
+    core_cs_exit(cs);
+}
+
 void core_cs_engine_leave_outside(core_cs_t *cs)
 {
     if (--engine_depth > 0)
@@ -238,6 +254,22 @@ int core_cs_pass_deferred(void)
     return d;
 }
 
+int core_cs_defer_ring(void)
+{
+    return pass_outside && engine_depth > 0;
+}
+
+void core_cs_ring_deferred(core_cs_t *cs)
+{
+    if (!atomic_exchange_explicit(&cs->ndeferred, 0, memory_order_seq_cst))
+        return;
+    pthread_mutex_lock(&cs->osleep_lock);
+    for (core_cs_sleeper_t *s = cs->osleepers; s; s = s->next)
+        if (__atomic_load_n(s->done, __ATOMIC_ACQUIRE))
+            core_cs_ring(s->bell);
+    pthread_mutex_unlock(&cs->osleep_lock);
+}
+
 void core_cs_ring(_Atomic uint32_t *bell)
 {
     atomic_fetch_add(bell, 1);
@@ -254,12 +286,20 @@ void core_cs_ring(_Atomic uint32_t *bell)
  * second): a waiter long asleep looks at its stuck-call diagnostics then (RDMPI_WAIT_WARN,
  * core_wait_asleep) and sleeps again. */
 #define SLEEP_ROUNDS 100
+/* A sleeper outside the section is not always rung: the engine's holder defers the ring of a
+ * completed request (core_cs_defer_ring) and leaves P without ringing when its own request
+ * completed (core_cs_engine_leave_quiet). Its sleeps are shorter, so that a completion or a
+ * free engine nobody rings costs at most this much (1 ms: 3 ms measured the same, 50-200 us
+ * woke the sleepers often enough to make them take turns with the running pair again). */
+#define SLEEP_OUTSIDE_MAX 0.001
 
 /* The sleep of core_cs_sleep and core_cs_sleep_outside: spins a little, then sleeps on the
  * bell (each sleep bounded) until the request is done or the engine is free. */
-static void sleep_on_bell(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done)
+static void sleep_on_bell(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
+                          double max)
 {
-    for (int i = 0; i < SLEEP_SPINS + SLEEP_ROUNDS; i++) {
+    int rounds = (int)(SLEEP_ROUNDS * SLEEP_MAX / max);
+    for (int i = 0; i < SLEEP_SPINS + rounds; i++) {
         uint32_t rung = atomic_load(bell);
         if (__atomic_load_n(done, __ATOMIC_SEQ_CST) ||
             !atomic_load_explicit(&cs->engine, memory_order_seq_cst))
@@ -267,14 +307,14 @@ static void sleep_on_bell(core_cs_t *cs, _Atomic uint32_t *bell, const volatile 
         if (i < SLEEP_SPINS)
             cpu_relax();
         else
-            core_futex_wait(bell, rung, SLEEP_MAX);
+            core_futex_wait(bell, rung, max);
     }
 }
 
 void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                    uint8_t *flag)
 {
-    core_cs_sleeper_t me = { bell, cs->sleepers };
+    core_cs_sleeper_t me = { bell, cs->sleepers, done };
     cs->sleepers = &me;
     /* seq_cst, against core_cs_engine_leave_outside's store of the engine and then its read
      * of this count (the engine's holder outside the section rings us through it). */
@@ -283,7 +323,7 @@ void core_cs_sleep(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *do
      * either it sees us asleep and rings, or we see the request complete. */
     __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
     core_lock_unlock(&cs->lock);
-    sleep_on_bell(cs, bell, done);
+    sleep_on_bell(cs, bell, done, SLEEP_MAX);
     __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
     /* Woken with the request complete, the engine has just rung us and yields the section
      * (core_cs_let_sleepers): a few trylocks spare a second sleep, in the mutex. */
@@ -304,7 +344,7 @@ unlink:;
 void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile int *done,
                            uint8_t *flag)
 {
-    core_cs_sleeper_t me = { bell, NULL };
+    core_cs_sleeper_t me = { bell, NULL, done };
     pthread_mutex_lock(&cs->osleep_lock);
     me.next = cs->osleepers;
     cs->osleepers = &me;
@@ -312,8 +352,8 @@ void core_cs_sleep_outside(core_cs_t *cs, _Atomic uint32_t *bell, const volatile
     /* seq_cst: against ring_outside (count, then P) and core_req_complete (flag, then the
      * completion), as in core_cs_sleep */
     atomic_fetch_add_explicit(&cs->nosleepers, 1, memory_order_seq_cst);
-    __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
-    sleep_on_bell(cs, bell, done);
+    __atomic_store_n(flag, 2, __ATOMIC_SEQ_CST);
+    sleep_on_bell(cs, bell, done, SLEEP_OUTSIDE_MAX);
     __atomic_store_n(flag, 0, __ATOMIC_RELAXED);
     pthread_mutex_lock(&cs->osleep_lock);
     core_cs_sleeper_t **p = &cs->osleepers;

@@ -41,6 +41,7 @@
 typedef struct core_cs_sleeper {
     _Atomic uint32_t *bell;    /* the futex word it sleeps on: its request's bell */
     struct core_cs_sleeper *next;
+    const volatile int *done;  /* its request's completion flag (outside sleepers) */
 } core_cs_sleeper_t;
 
 typedef struct core_cs {
@@ -75,6 +76,9 @@ typedef struct core_cs {
     /* Threads waiting outside the section for a request while another holds P, asleep or
      * not (core_wait_req_outside): the holder lets them run between passes. */
     atomic_int nowaiting;
+    /* Completions of outside sleepers' requests whose ring the engine's holder held back
+     * (core_cs_defer_ring): it rings them once it idles (core_cs_ring_deferred). */
+    atomic_int ndeferred;
     /* Threads that made point-to-point calls from outside the section (core_cs_note_thread):
      * from 2 on, MPI_Recv posts and waits outside it on any communicator. */
     atomic_int nthreads;
@@ -114,6 +118,19 @@ int core_cs_engine_claim(core_cs_t *cs);
 void core_cs_engine_leave(core_cs_t *cs);
 void core_cs_engine_leave_outside(core_cs_t *cs);
 void core_cs_engine_drop(core_cs_t *cs);
+/* Leaves P outside the section without ringing the sleepers outside it (the holder's own
+ * request completed, and its thread likely takes P again at once; they wake by their bounded
+ * sleep otherwise). */
+void core_cs_engine_leave_quiet(core_cs_t *cs);
+/* Whether a completion may leave its sleeper outside the section unrung for now: this thread
+ * holds P in a pass outside the section (it counts the completion in ndeferred and rings it
+ * with core_cs_ring_deferred when it idles or leaves without its own request complete). */
+int core_cs_defer_ring(void);
+/* Completions deferred so (ndeferred) beyond which they ring at once again (core_req_complete):
+ * one pending request per other thread of osu_latency_mt 4:4 stays under it. */
+#define CORE_CS_DEFER_MAX 4
+/* Rings every sleeper outside the section whose request completed, if any ring was deferred. */
+void core_cs_ring_deferred(core_cs_t *cs);
 /* Whether this thread holds P. */
 int core_cs_engine_mine(void);
 /* A pass of the progress engine without the section (core_wait_req_outside) is under way in
