@@ -352,7 +352,7 @@ CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Da
 int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               uint32_t ctx, int mode, MPI_Request *req)
 {
-    MPI_Request s = core_req_alloc(CORE_REQ_SEND);
+    MPI_Request s = core_req_get(CORE_REQ_SEND);
     if (!s)
         return CORE_ENOMEM;
     s->buf = (void *)buf;
