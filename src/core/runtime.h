@@ -96,6 +96,7 @@ typedef struct core_runtime {
     double wait_slice;         /* scheduler slice to ask for once others share our cores; 0:
                                   none (core_wait_policy) */
     int wait_slice_asked;      /* asked for it (once per process) */
+    double wait_slice_looked;  /* when the crowd rule last read the runnable count (progress.c) */
     int ncores;
     char **rank_hosts;         /* lazily looked-up hostnames, by process (core_rank_host) */
 

@@ -62,7 +62,7 @@ void mpit_cats_free(mpit_state_t *st)
 
 int PMPI_T_category_get_num(int *num_cat)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!num_cat)
         return MPI_T_ERR_INVALID;
@@ -74,7 +74,7 @@ int MPI_T_category_get_num(int *num_cat) API_ALIAS(MPI_T_category_get_num);
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
                              int *num_cvars, int *num_pvars, int *num_categories)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (cat_index < 0 || cat_index >= st->ncats)
         return MPI_T_ERR_INVALID_INDEX;
@@ -95,7 +95,7 @@ int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc
 
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!name || !cat_index)
         return MPI_T_ERR_INVALID;
@@ -126,7 +126,7 @@ static int get_list(int cat_index, int len, int indices[], int which)
 
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     return get_list(cat_index, len, indices, 0);
 }
 int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
@@ -134,7 +134,7 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     return get_list(cat_index, len, indices, 1);
 }
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
@@ -143,7 +143,7 @@ int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 /* No category has subcategories. */
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     return get_list(cat_index, len, indices, 2);
 }
 int MPI_T_category_get_categories(int cat_index, int len, int indices[])
@@ -151,7 +151,7 @@ int MPI_T_category_get_categories(int cat_index, int len, int indices[])
 
 int PMPI_T_category_changed(int *stamp)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)st;
     if (!stamp)

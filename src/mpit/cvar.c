@@ -88,7 +88,7 @@ static void describe(const core_config_param_t *p, char *buf, size_t len)
 
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!num_cvar)
         return MPI_T_ERR_INVALID;
@@ -101,7 +101,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
                          MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
                          int *bind, int *scope)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     core_config_param_t p;
     int rc = param(st, cvar_index, &p);
@@ -130,7 +130,7 @@ int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosit
 
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!name || !cvar_index)
         return MPI_T_ERR_INVALID;
@@ -145,7 +145,7 @@ int MPI_T_cvar_get_index(const char *name, int *cvar_index) API_ALIAS(MPI_T_cvar
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
                              int *count)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)obj_handle; /* every variable is bound to no object */
     core_config_param_t p;
@@ -168,7 +168,7 @@ int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle 
 
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)st;
     if (!handle || !*handle || (*handle)->magic != CVAR_MAGIC)
@@ -189,7 +189,7 @@ static int handle_param(mpit_state_t *st, MPI_T_cvar_handle h, core_config_param
 
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     core_config_param_t p;
     int rc = handle_param(st, handle, &p);
@@ -217,7 +217,7 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) API_ALIAS(MPI_T_cvar_re
 
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     core_config_param_t p;
     int rc = handle_param(st, handle, &p);
@@ -268,7 +268,7 @@ static int enum_ok(mpit_state_t *st, MPI_T_enum e)
 
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!enum_ok(st, enumtype))
         return MPI_T_ERR_INVALID_HANDLE;
@@ -282,7 +282,7 @@ int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len
 
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!enum_ok(st, enumtype))
         return MPI_T_ERR_INVALID_HANDLE;

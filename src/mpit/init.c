@@ -3,6 +3,7 @@
  * mpit.h), made by the first init and freed by the last finalize, and the
  * helpers every MPI_T call shares.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api/api.h"
@@ -12,6 +13,24 @@
 /* MPI_T's one instance pointer: MPI_T is usable with no runtime (before MPI_Init, after
  * MPI_Finalize), so its state cannot hang off the runtime's instance. */
 static mpit_state_t *mpit_state;
+/* MPI_T's own lock, taken by every MPI_T call (MPIT_API_ENTER) after the library's critical
+ * section G: MPI_T calls run before MPI_Init and after MPI_Finalize too, where there is no G,
+ * and MPI_T_init_thread grants MULTIPLE whatever MPI_Init_thread grants (MPICH's
+ * threads/mpi_t/mpit_threading calls MPI_T from 8 threads). Static for the reason
+ * mpit_state is. */
+static pthread_mutex_t mpit_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+int mpit_enter(void)
+{
+    pthread_mutex_lock(&mpit_mutex);
+    return 1;
+}
+
+void mpit_leave(const int *entered)
+{
+    if (*entered)
+        pthread_mutex_unlock(&mpit_mutex);
+}
 
 mpit_state_t *mpit_get(void)
 {
@@ -90,7 +109,7 @@ static int state_create(mpit_state_t **out)
 
 int PMPI_T_init_thread(int required, int *provided)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     if (!provided || required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
         return MPI_T_ERR_INVALID;
     if (!mpit_state) {
@@ -99,17 +118,15 @@ int PMPI_T_init_thread(int required, int *provided)
             return rc;
     }
     mpit_state->refs++;
-    /* MPI_T calls take MULTIPLE's critical section (API_ENTER) only while the library runs
-     * with MULTIPLE granted; before MPI_Init and after MPI_Finalize there is none, and
-     * MPI_T's own state (mpit_state) is not locked: SERIALIZED at most. */
-    *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    /* every MPI_T call holds mpit_mutex (MPIT_API_ENTER) */
+    *provided = required;
     return MPI_SUCCESS;
 }
 int MPI_T_init_thread(int required, int *provided) API_ALIAS(MPI_T_init_thread);
 
 int PMPI_T_finalize(void)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     if (!mpit_state)
         return MPI_T_ERR_NOT_INITIALIZED;
     if (--mpit_state->refs == 0) {

@@ -67,6 +67,15 @@ void mpit_sessions_free(mpit_state_t *st);
 int mpit_cats_build(mpit_state_t *st);
 void mpit_cats_free(mpit_state_t *st);
 
+/* The first line of every MPI_T entry point: MULTIPLE's critical section when the library
+ * runs with it (API_ENTER), then MPI_T's own mutex (init.c) until the call returns. The
+ * order is always G first, and nothing under the mutex waits for G. */
+int mpit_enter(void);
+void mpit_leave(const int *entered);
+#define MPIT_API_ENTER \
+    API_ENTER;         \
+    __attribute__((cleanup(mpit_leave))) const int mpit_entered_ = mpit_enter()
+
 #define MPIT_CHECK_INIT(st)                       \
     mpit_state_t *st = mpit_get();                \
     if (!st)                                      \

@@ -142,7 +142,7 @@ static uint64_t value(const struct rdmpi_t_pvar_handle *h)
 
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)st;
     if (!num_pvar)
@@ -157,7 +157,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
                          char *desc, int *desc_len, int *bind, int *readonly, int *continuous_,
                          int *atomic)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)st;
     if (pvar_index < 0 || pvar_index >= NROWS)
@@ -190,7 +190,7 @@ int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosit
 
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)st;
     if (!name || !pvar_index)
@@ -219,7 +219,7 @@ static int handle_ok(MPI_T_pvar_session s, MPI_T_pvar_handle h)
 
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!session)
         return MPI_T_ERR_INVALID;
@@ -256,7 +256,7 @@ void mpit_sessions_free(mpit_state_t *st)
 
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     if (!session || !session_ok(*session))
         return MPI_T_ERR_INVALID_SESSION;
@@ -274,7 +274,7 @@ int MPI_T_pvar_session_free(MPI_T_pvar_session *session) API_ALIAS(MPI_T_pvar_se
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                              MPI_T_pvar_handle *handle, int *count)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)st;
     (void)obj_handle; /* every variable is bound to no object */
@@ -303,7 +303,7 @@ int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *ob
 
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     MPIT_CHECK_INIT(st);
     (void)st;
     if (!session_ok(session))
@@ -370,7 +370,7 @@ static int each(MPI_T_pvar_session session, MPI_T_pvar_handle handle, int op)
 
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     return each(session, handle, OP_START);
 }
 int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
@@ -378,7 +378,7 @@ int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     return each(session, handle, OP_STOP);
 }
 int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
@@ -386,7 +386,7 @@ int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     return each(session, handle, OP_RESET);
 }
 int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
@@ -405,7 +405,7 @@ static int checked(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const v
 
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     int rc = checked(session, handle, buf);
     if (rc)
         return rc;
@@ -417,7 +417,7 @@ int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *
 
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     int rc = checked(session, handle, buf);
     if (rc)
         return rc;
@@ -432,7 +432,7 @@ int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const
 
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    API_ENTER;
+    MPIT_API_ENTER;
     int rc = checked(session, handle, buf);
     if (rc)
         return rc;

@@ -151,9 +151,10 @@ static int send_prepare(MPI_Request s, tp_ep_t *ep)
         return rc;
     const tp_caps_t *caps = tp_ep_caps(ep);
     /* Up to eager_idle_limit when the channel is idle: not under MULTIPLE, where another
-     * thread may be sending to that peer outside G (flush reads the producer's side). */
+     * thread may be sending to that peer outside G (backlog reads the producer's side). */
     if (s->len <= caps->eager_limit ||
-        (s->len <= caps->eager_idle_limit && !P2P->rt->cs.on && ep->iface->ops->flush(ep) == 0)) {
+        (s->len <= caps->eager_idle_limit && !P2P->rt->cs.on &&
+         ep->iface->ops->backlog && ep->iface->ops->backlog(ep) <= TP_IDLE_BACKLOG)) {
         s->proto = P2P_PROTO_EAGER;
         return 0;
     }

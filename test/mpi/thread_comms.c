@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include "mt.h"
 
-#define N 2000
+#define N 500
 #define K 64
 #define R 8
 

@@ -37,6 +37,7 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
 static int shm_progress(void *iface);
 static int shm_progress_outside(void *iface);
 static int shm_flush(tp_ep_t *ep);
+static size_t shm_backlog(tp_ep_t *ep);
 static int shm_arm(tp_iface_t *iface, tp_arm_t *a);
 
 static const tp_ops_t shm_ops = {
@@ -52,6 +53,7 @@ static const tp_ops_t shm_ops = {
     .progress = shm_progress,
     .progress_outside = shm_progress_outside,
     .flush = shm_flush,
+    .backlog = shm_backlog,
     .arm = shm_arm,
     /* no drain: nothing is owed at finalize (see below) */
 };
@@ -481,6 +483,11 @@ static int shm_flush(tp_ep_t *ep)
 {
     tp_shm_ep_t *e = (tp_shm_ep_t *)ep;
     return tp_shm_ring_drained(&e->prod) ? 0 : CORE_EBUSY;
+}
+
+static size_t shm_backlog(tp_ep_t *ep)
+{
+    return (size_t)tp_shm_ring_backlog(&((tp_shm_ep_t *)ep)->prod);
 }
 
 /* No drain op: nothing is owed at finalize. What we pushed stays readable in

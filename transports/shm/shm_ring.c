@@ -80,6 +80,13 @@ int tp_shm_ring_drained(tp_shm_prod_t *p)
     return p->tail_cache == p->head;
 }
 
+uint64_t tp_shm_ring_backlog(tp_shm_prod_t *p)
+{
+    if (p->tail_cache != p->head)
+        p->tail_cache = atomic_load_explicit(&p->ring->tail, memory_order_acquire);
+    return p->head - p->tail_cache;
+}
+
 int tp_shm_rec_decode(uint64_t h, uint64_t off, uint64_t size, tp_shm_rec_t *rec, uint64_t *rlen)
 {
     if (off >= size || (off & (TP_SHM_RING_ALIGN - 1)) != 0)

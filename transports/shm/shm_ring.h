@@ -216,6 +216,8 @@ static inline int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hd
 
 /* Whether everything pushed has been released by the consumer. */
 int tp_shm_ring_drained(tp_shm_prod_t *p);
+/* Bytes pushed that the consumer has not released yet (the cached index refreshed). */
+uint64_t tp_shm_ring_backlog(tp_shm_prod_t *p);
 
 /* Decodes the header word h of the record at byte offset off of a ring of
  * size data bytes (a power of two): 1 for a data record (rec's id, hdr_len
