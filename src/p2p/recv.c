@@ -997,4 +997,5 @@ void p2p_counters_read(p2p_counters_t *out)
     uint64_t *to = (uint64_t *)out;
     for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++) /* only uint64_t fields */
         to[i] = core_count_read(&from[i]);
+    out->sent = out->eager + out->rndv_get + out->rndv_put + out->rndv_pipe; /* count_send */
 }
