@@ -127,7 +127,9 @@ int api_class_of(int code);
     } while (0)
 
 /* Checks shared by many calls; each returns 0 or the result of api_error.
- * The test is inline and the report out of line (api_bad_*, error.c): a
+ * The test is inline (always: gcc made api_check_buf a call with a prologue, 30
+ * instructions of each 8-byte MPI_Isend and MPI_Irecv) and the report out of line
+ * (api_bad_*, error.c): a
  * send or receive of a few bytes is a few hundred instructions in all, and
  * calling five checks cost ~130 of them.
  * A handle is checked against its kind's pool (core/handle.h) before it is
@@ -148,23 +150,23 @@ int api_bad_errh(MPI_Comm comm, MPI_Errhandler e, const char *fn) __attribute__(
 int api_bad_req(MPI_Comm comm, MPI_Request r, const char *fn) __attribute__((cold));
 int api_bad_ptr(MPI_Comm comm, const char *what, const char *fn) __attribute__((cold));
 
-static inline int api_check_init(const char *fn)
+CORE_INLINE int api_check_init(const char *fn)
 {
     return api_initialized && !api_finalized ? 0 : api_bad_init(fn);
 }
 
-static inline int api_check_comm(MPI_Comm comm, const char *fn)
+CORE_INLINE int api_check_comm(MPI_Comm comm, const char *fn)
 {
     return core_handle_valid(&core_handles.comm, comm) ? 0 : api_bad_comm(comm, fn);
 }
 
-static inline int api_check_count(MPI_Comm comm, int count, const char *fn)
+CORE_INLINE int api_check_count(MPI_Comm comm, int count, const char *fn)
 {
     return count >= 0 ? 0 : api_bad_count(comm, count, fn);
 }
 
 /* A datatype to communicate with: valid and committed. */
-static inline int api_check_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
+CORE_INLINE int api_check_type(MPI_Comm comm, MPI_Datatype dt, const char *fn)
 {
     return core_handle_valid(&core_handles.dt, dt) && (dt->flags & CORE_DT_COMMITTED)
                ? 0
@@ -213,8 +215,8 @@ static inline int api_check_ptr(MPI_Comm comm, const void *p, const char *what, 
     return p ? 0 : api_bad_ptr(comm, what, fn);
 }
 
-static inline int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
-                                const char *fn)
+CORE_INLINE int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
+                              const char *fn)
 {
     API_CHECK(api_check_count(comm, count, fn));
     API_CHECK(api_check_type(comm, dt, fn));
@@ -225,7 +227,7 @@ static inline int api_check_buf(MPI_Comm comm, const void *buf, int count, MPI_D
 
 /* rank may also be MPI_PROC_NULL; any_ok admits MPI_ANY_SOURCE. On an
  * intercommunicator, ranks are ranks of the remote group. */
-static inline int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn)
+CORE_INLINE int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char *fn)
 {
     if ((rank >= 0 && rank < core_comm_peer_size(comm)) || rank == MPI_PROC_NULL ||
         (any_ok && rank == MPI_ANY_SOURCE))
@@ -234,7 +236,7 @@ static inline int api_check_rank(MPI_Comm comm, int rank, int any_ok, const char
 }
 
 /* tag may be MPI_ANY_TAG when any_ok. */
-static inline int api_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn)
+CORE_INLINE int api_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn)
 {
     return tag >= 0 || (any_ok && tag == MPI_ANY_TAG) ? 0 : api_bad_tag(comm, tag, fn);
 }

@@ -328,7 +328,7 @@ static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
                 if (f.any)
                     sts[i].MPI_ERROR = MPI_SUCCESS;
             }
-            core_req_free(r);
+            core_req_put(r);
             reqs[done++] = MPI_REQUEST_NULL;
         } else if (r == MPI_REQUEST_NULL || r->kind != CORE_REQ_GREQ) {
             finish_one(done++, reqs, sts, &f);

@@ -109,25 +109,6 @@ static __attribute__((noinline)) void cache_drain(core_req_table_t *t, req_cache
     pthread_mutex_unlock(&t->lock);
 }
 
-/* Zeroes a request up to its id (what a fresh request must read as). gcc makes the memset
- * of these 248 bytes a `rep stos`, whose start-up costs more than the stores themselves on
- * this hot path (one per nonblocking call); sixteen-byte stores written out one by one stay
- * stores (a loop would be turned back into the memset). */
-typedef uint64_t req_v16_t __attribute__((vector_size(16), aligned(8), may_alias));
-#define REQ_CLEAR_V16 (offsetof(struct rdmpi_request, id) / sizeof(req_v16_t))
-_Static_assert(REQ_CLEAR_V16 <= 16, "struct rdmpi_request outgrew req_clear");
-CORE_INLINE void req_clear(MPI_Request req)
-{
-    req_v16_t *v = (req_v16_t *)(void *)req, z = { 0, 0 };
-#define REQ_Z(i)                                                                                   \
-    if ((i) < REQ_CLEAR_V16)                                                                       \
-    v[(i) < REQ_CLEAR_V16 ? (i) : 0] = z
-    REQ_Z(0); REQ_Z(1); REQ_Z(2); REQ_Z(3); REQ_Z(4); REQ_Z(5); REQ_Z(6); REQ_Z(7);
-    REQ_Z(8); REQ_Z(9); REQ_Z(10); REQ_Z(11); REQ_Z(12); REQ_Z(13); REQ_Z(14); REQ_Z(15);
-#undef REQ_Z
-    size_t done = REQ_CLEAR_V16 * sizeof(req_v16_t);
-    memset((char *)req + done, 0, offsetof(struct rdmpi_request, id) - done);
-}
 
 MPI_Request core_req_alloc(int kind)
 {
@@ -147,7 +128,7 @@ MPI_Request core_req_alloc(int kind)
     } else if (!(req = table_grow(t))) {
         return NULL;
     }
-    req_clear(req);
+    core_req_clear(req);
     __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED); /* odd: in use */
     req->kind = (uint8_t)kind;
     req->status.MPI_SOURCE = MPI_ANY_SOURCE;

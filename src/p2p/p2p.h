@@ -27,7 +27,7 @@ extern const core_config_group_t p2p_config_group;
  * that arrived (matched or not), the unexpected ones waiting for their receive. */
 /* Only uint64_t fields: they are read one by one with relaxed atomics (core/count.h). */
 typedef struct p2p_counters {
-    uint64_t sent, sent_bytes;
+    uint64_t sent, sent_bytes;                      /* sent: not counted, the sum of */
     uint64_t eager, rndv_get, rndv_put, rndv_pipe;  /* the sends, by protocol */
     uint64_t arrived, arrived_bytes;
     uint64_t unexp_now, unexp_max;

@@ -241,6 +241,18 @@ CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
         p2p_req_hdr_t ack = { sreq };
         p2p_send_ctrl(world_src, P2P_AM_ACK, &ack, sizeof(ack));
     }
+    /* p2p_recv_done's and core_req_complete's common case inline: nothing staged or
+     * registered, no exchange with another job, no hook, not freed, no threads sharing
+     * requests. The two calls were ~45 instructions of each 8-byte arrival (callgrind,
+     * osu_mbw_mr). */
+    if (__builtin_expect(!core_handles.shared && !r->tmp && !r->memh && !r->underway &&
+                             !r->hook && !r->freed, 1)) {
+        r->wait = 0;
+        r->status.rdmpi_nbytes = (long long)n;
+        r->status.MPI_ERROR = len > n ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+        return;
+    }
     p2p_recv_done(r, n, len);
 }
 
@@ -822,7 +834,7 @@ int p2p_ctx_outside(uint32_t ctx)
 int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               uint32_t ctx, MPI_Request *req)
 {
-    MPI_Request r = core_req_alloc(CORE_REQ_RECV);
+    MPI_Request r = core_req_get(CORE_REQ_RECV);
     if (!r)
         return CORE_ENOMEM;
     r->buf = buf;
@@ -985,4 +997,5 @@ void p2p_counters_read(p2p_counters_t *out)
     uint64_t *to = (uint64_t *)out;
     for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++) /* only uint64_t fields */
         to[i] = core_count_read(&from[i]);
+    out->sent = out->eager + out->rndv_get + out->rndv_put + out->rndv_pipe; /* count_send */
 }

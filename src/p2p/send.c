@@ -180,8 +180,8 @@ CORE_INLINE void count_send(size_t len, int proto)
                   : proto == P2P_PROTO_RNDV_GET ? &P2P->counts.rndv_get
                   : proto == P2P_PROTO_RNDV_PUT ? &P2P->counts.rndv_put
                                                 : &P2P->counts.rndv_pipe;
-    core_count_add2_as(&P2P->counts.sent, 1, &P2P->counts.sent_bytes, len, core_handles.shared);
-    core_count_add(c, 1);
+    /* sent is the four by protocol summed (p2p_counters_read): one counter fewer per send */
+    core_count_add2_as(c, 1, &P2P->counts.sent_bytes, len, core_handles.shared);
 }
 
 /* What every start of a send sets before its protocol is chosen. */
@@ -353,7 +353,7 @@ CORE_INLINE int isend_eager(MPI_Request s, const void *buf, size_t count, MPI_Da
 int p2p_isend(const void *buf, size_t count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               uint32_t ctx, int mode, MPI_Request *req)
 {
-    MPI_Request s = core_req_alloc(CORE_REQ_SEND);
+    MPI_Request s = core_req_get(CORE_REQ_SEND);
     if (!s)
         return CORE_ENOMEM;
     s->buf = (void *)buf;

@@ -172,11 +172,14 @@ static int shm_ready(tp_iface_t *iface)
         if ((rc = find_segment(s, &expect)) != 0 || (rc = tp_shm_seg_attach(s, expect)) != 0)
             return rc;
     }
-    /* The ring size comes from the segment local rank 0 wrote: checked here too. */
+    /* The ring size comes from the segment local rank 0 wrote: checked here too. At least
+     * the floor (what rank 0 picks): set_limits' max_am is then positive and a record of
+     * it fits, which shm_am_send counts on (tp_shm_ring_push_fit). */
     tp_shm_cons_t probe;
-    if (tp_shm_cons_init(&probe, tp_shm_seg_ring(s, s->me, s->me), s->ring_size) != 0) {
-        core_error("shm: the segment's ring size %zu is not a power of two of at least %d",
-                   s->ring_size, TP_SHM_RING_MIN);
+    if (s->ring_size < TP_SHM_RING_FLOOR ||
+        tp_shm_cons_init(&probe, tp_shm_seg_ring(s, s->me, s->me), s->ring_size) != 0) {
+        core_error("shm: the segment's ring size %zu is not a power of two of at least %u",
+                   s->ring_size, TP_SHM_RING_FLOOR);
         return CORE_EINTERN;
     }
     s->nin = 0;
@@ -282,7 +285,8 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     const tp_caps_t *caps = &ep->iface->caps;
     if (id >= TP_AM_MAX || hdr_len > caps->max_am_hdr || len > caps->max_am)
         return CORE_EINVAL;
-    int rc = tp_shm_ring_push(&e->prod, id, hdr, hdr_len, payload, len);
+    /* the limits above keep the record within the ring's (set_limits) */
+    int rc = tp_shm_ring_push_fit(&e->prod, id, hdr, hdr_len, payload, len);
     uint64_t off = e->prod.head & e->prod.mask;
     if (off > e->fill.at) /* once (tp_shm_fill_init says when) */
         tp_shm_seg_fill(tp_shm_iface(ep->iface), e->prod.ring, &e->fill);

@@ -160,20 +160,15 @@ static inline int tp_shm_ring_has_room(tp_shm_prod_t *p, uint64_t need)
  * the room it needs. The default (prod_init) is the whole ring. */
 void tp_shm_prod_keep(tp_shm_prod_t *p, size_t bytes);
 
-/* Copies one record into the ring. Returns 0 (buffers reusable),
- * CORE_EBUSY when there is no room now, CORE_EINVAL when the record can
- * never fit (hdr_len > 255, id > 255, or larger than max_record). Inline: the
- * call and the checks its caller repeats cost a small send more than the copy. */
-static inline int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hdr,
-                                   size_t hdr_len, const void *payload, size_t len)
+/* tp_shm_ring_push for a record its caller has checked fits (hdr_len and id at most 255,
+ * the record at most max_record: shm_am_send's limits, TP_SHM_MAX_AM_HDR and a max_am of a
+ * quarter of the ring, imply them). The checks done twice were ~12 instructions of each
+ * 8-byte send (callgrind, osu_mbw_mr). 0 or CORE_EBUSY. */
+static inline int tp_shm_ring_push_fit(tp_shm_prod_t *p, unsigned id, const void *hdr,
+                                       size_t hdr_len, const void *payload, size_t len)
 {
-    if (hdr_len > 255 || id > 255 || len > p->size)
-        return CORE_EINVAL;
     uint64_t hpad = TP_SHM_ALIGN8(hdr_len);
     uint64_t rlen = tp_shm_ring_record_len(hdr_len, len);
-    if (rlen > tp_shm_ring_max_record(p->size))
-        return CORE_EINVAL;
-
     uint64_t off = p->head & p->mask;
     uint64_t to_end = p->size - off;
     int wrap = rlen > to_end;
@@ -212,6 +207,19 @@ static inline int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hd
         p->head += rlen;
     }
     return 0;
+}
+
+/* Copies one record into the ring. Returns 0 (buffers reusable),
+ * CORE_EBUSY when there is no room now, CORE_EINVAL when the record can
+ * never fit (hdr_len > 255, id > 255, or larger than max_record). Inline: the
+ * call and the checks its caller repeats cost a small send more than the copy. */
+static inline int tp_shm_ring_push(tp_shm_prod_t *p, unsigned id, const void *hdr,
+                                   size_t hdr_len, const void *payload, size_t len)
+{
+    if (hdr_len > 255 || id > 255 || len > p->size ||
+        tp_shm_ring_record_len(hdr_len, len) > tp_shm_ring_max_record(p->size))
+        return CORE_EINVAL;
+    return tp_shm_ring_push_fit(p, id, hdr, hdr_len, payload, len);
 }
 
 /* Whether everything pushed has been released by the consumer. */
