@@ -128,11 +128,7 @@ MPI_Request core_req_alloc(int kind)
     } else if (!(req = table_grow(t))) {
         return NULL;
     }
-    core_req_clear(req);
-    __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED); /* odd: in use */
-    req->kind = (uint8_t)kind;
-    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    req->status.MPI_TAG = MPI_ANY_TAG;
+    core_req_take(req, kind);
     return req;
 }
 

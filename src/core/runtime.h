@@ -191,6 +191,17 @@ CORE_INLINE void core_req_clear(MPI_Request req)
     memset((char *)req + done, 0, offsetof(struct rdmpi_request, id) - done);
 }
 
+/* A request off a free list made fresh for kind: zeroed, its id odd (in use: a new
+ * generation, so ids of its earlier uses are stale), no source or tag yet. */
+CORE_INLINE void core_req_take(MPI_Request req, int kind)
+{
+    core_req_clear(req);
+    __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED); /* odd: in use */
+    req->kind = (uint8_t)kind;
+    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    req->status.MPI_TAG = MPI_ANY_TAG;
+}
+
 /* core_req_alloc and core_req_free inline for their common case: no threads share objects
  * (the table's free list, no cache) and, when freeing, nothing to run or release (no hook,
  * free function, held datatype, not persistent). A window of 8-byte nonblocking calls
@@ -206,11 +217,7 @@ CORE_INLINE MPI_Request core_req_get(int kind)
     if (__builtin_expect(!req, 0))
         return core_req_alloc(kind);
     t->free_list = req->next;
-    core_req_clear(req);
-    __atomic_store_n(&req->id, req->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED); /* odd: in use */
-    req->kind = (uint8_t)kind;
-    req->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    req->status.MPI_TAG = MPI_ANY_TAG;
+    core_req_take(req, kind);
     return req;
 }
 CORE_INLINE void core_req_put(MPI_Request req)

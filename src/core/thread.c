@@ -190,6 +190,18 @@ void core_cs_engine_leave(core_cs_t *cs)
     ring_outside(cs);
 }
 
+/* After P was left (seq_cst store): rings the first sleeper of G's list, inside the section
+ * (the list is the section's), unless none is counted or P was taken again meanwhile. */
+static void ring_g_sleeper(core_cs_t *cs)
+{
+    if (atomic_load_explicit(&cs->nsleepers, memory_order_seq_cst) == 0)
+        return;
+    core_cs_enter(cs);
+    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
+        core_cs_ring(cs->sleepers->bell);
+    core_cs_exit(cs);
+}
+
 /* As core_cs_engine_leave_outside, without ringing the sleepers outside the section: they
  * wake by their bounded sleep (SLEEP_OUTSIDE_MAX) when no thread takes P again by then. */
 void core_cs_engine_leave_quiet(core_cs_t *cs)
@@ -197,12 +209,7 @@ void core_cs_engine_leave_quiet(core_cs_t *cs)
     if (--engine_depth > 0)
         return;
     atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
-    if (atomic_load_explicit(&cs->nsleepers, memory_order_seq_cst) == 0)
-        return;
-    core_cs_enter(cs);
-    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
-        core_cs_ring(cs->sleepers->bell);
-    core_cs_exit(cs);
+    ring_g_sleeper(cs);
 }
 
 void core_cs_engine_leave_outside(core_cs_t *cs)
@@ -214,12 +221,7 @@ void core_cs_engine_leave_outside(core_cs_t *cs)
      * (the list is the section's). P is left before the section is taken (G -> P). */
     atomic_store_explicit(&cs->engine, 0, memory_order_seq_cst);
     ring_outside(cs);
-    if (atomic_load_explicit(&cs->nsleepers, memory_order_seq_cst) == 0)
-        return;
-    core_cs_enter(cs);
-    if (cs->sleepers && !atomic_load_explicit(&cs->engine, memory_order_relaxed))
-        core_cs_ring(cs->sleepers->bell);
-    core_cs_exit(cs);
+    ring_g_sleeper(cs);
 }
 
 int core_cs_engine_mine(void)
