@@ -178,6 +178,16 @@ void core_req_free(MPI_Request req);
  * completer may still ring the waiter, then 1; core_req_free waits out the first. */
 #define CORE_REQ_COMPLETING 2
 void core_req_complete(MPI_Request req);
+/* core_req_complete's common case inline: no threads sharing requests, no hook, not freed
+ * (one release store; the call was part of ~45 instructions of each 8-byte arrival,
+ * callgrind of osu_mbw_mr). */
+static inline __attribute__((always_inline)) void core_req_complete_fast(MPI_Request req)
+{
+    if (__builtin_expect(!core_handles.shared && !req->hook && !req->freed, 1))
+        __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
+    else
+        core_req_complete(req);
+}
 /* A persistent request started again (MPI_Start), or a completed send made to wait again
  * (MPI_Cancel's question): its flag cleared, once the completer of its last round is done
  * with it. Under MULTIPLE the waiter may see it complete (CORE_REQ_COMPLETING) while the

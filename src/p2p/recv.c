@@ -99,19 +99,25 @@ static int ctrlq_progress(void)
     return events;
 }
 
-void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
+CORE_INLINE void recv_done(MPI_Request r, size_t received, size_t msg_len)
 {
     r->wait = 0;
-    if (r->tmp) {
+    if (__builtin_expect(r->tmp != NULL, 0)) {
         core_dt_unpack(r->buf, r->count, r->dt, r->tmp, received);
         free(r->tmp);
         r->tmp = NULL;
     }
-    p2p_req_dereg(r);
+    if (__builtin_expect(r->memh != NULL, 0))
+        p2p_req_dereg(r);
     r->status.rdmpi_nbytes = (long long)received;
     r->status.MPI_ERROR = msg_len > received ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     p2p_underway_done(r);
-    core_req_complete(r);
+    core_req_complete_fast(r);
+}
+
+void p2p_recv_done(MPI_Request r, size_t received, size_t msg_len)
+{
+    recv_done(r, received, msg_len);
 }
 
 tp_ep_t *p2p_ep_of(int peer)
@@ -241,19 +247,7 @@ CORE_INLINE void deliver_eager(MPI_Request r, const p2p_hdr_t *h, int world_src,
         p2p_req_hdr_t ack = { sreq };
         p2p_send_ctrl(world_src, P2P_AM_ACK, &ack, sizeof(ack));
     }
-    /* p2p_recv_done's and core_req_complete's common case inline: nothing staged or
-     * registered, no exchange with another job, no hook, not freed, no threads sharing
-     * requests. The two calls were ~45 instructions of each 8-byte arrival (callgrind,
-     * osu_mbw_mr). */
-    if (__builtin_expect(!core_handles.shared && !r->tmp && !r->memh && !r->underway &&
-                             !r->hook && !r->freed, 1)) {
-        r->wait = 0;
-        r->status.rdmpi_nbytes = (long long)n;
-        r->status.MPI_ERROR = len > n ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-        __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
-        return;
-    }
-    p2p_recv_done(r, n, len);
+    recv_done(r, n, len); /* inline: each eager arrival (osu_mbw_mr) */
 }
 
 /* Whether a posted receive may be delivered by a pass outside G: nothing to run at its
