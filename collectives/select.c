@@ -162,7 +162,12 @@ typedef struct coll_rule {
  * scatter + ring 131 against 34), and so does its rendezvous the root's copy
  * of each message out at once (every message eager, coded and measured: 35
  * against 28 at 4 ranks, 105 against 85 at 8). The loss is the rendezvous
- * and the wake-ups, not the order of the messages. */
+ * and the wake-ups, not the order of the messages. The crowded barrier at
+ * 4 ranks (two per core, quiet host, medians of 6-7, 2026-12-07): linear
+ * still, as osu_bcast 8 B after it takes 0.58 us against 6.2 after
+ * dissemination (Open MPI 1.1), though the barrier alone costs 21 against
+ * 19 (Open MPI 18); its waits stay awake there (collectives/fast.c: 15 us
+ * against Open MPI's 13). */
 static const coll_rule_t rules[] = {
     { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BARRIER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },

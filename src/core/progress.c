@@ -321,6 +321,9 @@ void core_wait_policy(core_runtime_t *rt)
      * behaves as if oversubscribed, unless RDMPI_WAIT_SLEEP says otherwise. */
     double busy_ws = rt->settings->yield_mode != CORE_YIELD_NEVER ? BUSY_SLEEP : 0;
     rt->wait_sleep_busy = rt->settings->wait_sleep < 0 ? (all ? busy_ws : 0) : rt->wait_sleep;
+    /* The slow-yield spell (see below): not for an oversubscribed job with at most two ranks
+     * per core, whose waits sleep once idle AUTO_SLEEP, slow yields included. */
+    rt->wait_spell = !rt->oversubscribed || rt->local_size > 2 * rt->ncores;
     /* MULTIPLE: a thread asleep in the transports would keep the critical section from the
      * others (and a message between two of this process's threads never wakes it). */
     /* Naps: unless told never to sleep or yield (RDMPI_WAIT_SLEEP=0, RDMPI_YIELD=never). */
@@ -375,7 +378,14 @@ void core_wait_policy(core_runtime_t *rt)
  * allreduce 8 B by direct exchange, 8 ranks on 2 cores, load average 35,
  * medians of 3: 474 us sleeping after 100 us idle, 243 after 10, 183 after
  * 1), so for SLOW_SPELL after such a yield every wait sleeps after one
- * yield, as a sleeper woken runs ahead of the busy process. With more than
+ * yield, as a sleeper woken runs ahead of the busy process; not with at
+ * most two ranks per core, though (wait_spell), where a yield hands the
+ * core to one other rank at most and a wait sleeps once idle AUTO_SLEEP,
+ * slow yields included: there the spell made nearly every wait on a loaded
+ * host (others' compilers, the ranks at nice -15) a wake-up (OSU 7.4, 4
+ * ranks on 2 cores, load average 4-10, medians of 7: alltoall 8 B 17.8
+ * against 10.6 us, Open MPI 10.6; bcast 8 B 0.41 against 0.15, Open MPI
+ * 1.1, with the barrier kept awake, collectives/fast.c). With more than
  * two ranks per core the ranks that yield to each other take the core from
  * the ones with work as well (OSU, 8 ranks on 2 cores, load 8-15, medians
  * of 3: alltoallv 1 KiB 171 against 72 us, allgather 8 B 71 against 36
@@ -506,7 +516,8 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
                     ask_short_slice(rt);
             }
             if (now - w->idle_since >= ws ||
-                (rt->wait_slow_yield > 0 && now - rt->wait_slow_yield < SLOW_SPELL))
+                (rt->wait_spell && rt->wait_slow_yield > 0 &&
+                 now - rt->wait_slow_yield < SLOW_SPELL))
                 w->sleeping = 1;
         }
         w->last_poll = now;

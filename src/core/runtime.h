@@ -92,6 +92,8 @@ typedef struct core_runtime {
                                   (core_wait_idle_slow); 0: never */
     double wait_slow_yield;    /* when a yield last gave the core to another process's time
                                   slice (core_wait_idle_slow); 0: never */
+    int wait_spell;            /* after such a yield, waits sleep after one yield for a while
+                                  (core_wait_policy) */
     core_crowd_t wait_crowd;   /* how often others took our cores lately (core/waitslice.h) */
     double wait_slice;         /* scheduler slice to ask for once others share our cores; 0:
                                   none (core_wait_policy) */
