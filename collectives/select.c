@@ -136,7 +136,11 @@ typedef struct coll_rule {
  * (osu_bcast 8 B: 0.3 against 78-120 us; 64 KiB: 9.8 against 455; 1 MiB:
  * 1.2 against 10.8 ms), linear gather (8 B: 13 against 84 us) and scatter
  * (1 KiB: 0.6 against 5.0 us); and allgather by direct exchange up to a
- * few ranks (1 KiB blocks: 381 against 502 us; 64 KiB: 4.6 against 5.5 ms).
+ * few ranks (1 KiB blocks: 381 against 502 us; 64 KiB: 4.6 against 5.5 ms), at every size:
+ * the ring's p-1 steps each wait for a neighbour (OSU 7.4, 1 MiB blocks, load average 9-10,
+ * medians of 4-5, 2026-12-07: 4 ranks 752 against 1223 us, Open MPI 1109; 8 ranks 3944
+ * against 7467, Open MPI 7331; 128 KiB blocks on 8 ranks 813 against 1675, Open MPI 677;
+ * osu_allgatherv 1 MiB, 8 ranks: 4034 against 7663, Open MPI 10063).
  * So do reduce to one rank (every rank sends to the root: only the root
  * waits) and allreduce of vectors that leave eagerly (every rank sends to
  * all and combines: each waits for the last arrival only, not log2(p)
@@ -147,7 +151,12 @@ typedef struct coll_rule {
  * steps each wait for a neighbour to be scheduled (OSU 7.4, medians of 3-4,
  * load average 13-28, 2026-12-06: 64 KiB 133 against 1078 us on 8 ranks,
  * 101 against 155 on 4; 1 MiB 5.5 against 6.3 ms on 8, 1.1 against 1.8 on
- * 4). Alltoall, crowded: all at once for short blocks (8 ranks, 8 B: 32
+ * 4). The reduction there, and a crowded reduce of long vectors on 8 or more ranks: the
+ * binomial tree, not reduce-scatter + gather, whose p-1 exchanges of pieces each wait for a
+ * partner to be scheduled, while the tree spreads the combining over both cores in log2(p)
+ * levels (OSU 7.4, 8 ranks on 2 cores, 1 MiB, load average 8-9, medians of 5-7,
+ * 2026-12-07: osu_reduce 700 against 1205 us; osu_allreduce 2048 against 2482, Open MPI
+ * 2261). Alltoall, crowded: all at once for short blocks (8 ranks, 8 B: 32
  * against 398 us for Bruck's log2(p) rounds, each waiting for a partner);
  * for 64 KiB blocks on 4 ranks the order depends on the load: pairwise won
  * at load average 30 (128 against 332 us: one rendezvous partner at a time
@@ -182,6 +191,7 @@ static const coll_rule_t rules[] = {
 
     { COLL_REDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
     { COLL_REDUCE, 0, 64 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
+    { COLL_REDUCE, 512 * KB, ANY, 8, 16, W_CROWDED, COLL_ALG_BINOMIAL },
     { COLL_REDUCE, 512 * KB, ANY, 8, 0, 0, COLL_ALG_RSAG },
     { COLL_REDUCE, 0, ANY, 0, 0, 0, COLL_ALG_BINOMIAL },
 
@@ -207,12 +217,12 @@ static const coll_rule_t rules[] = {
     { COLL_SCATTER, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
     { COLL_SCATTERV, 0, ANY, 0, 0, 0, COLL_ALG_LINEAR },
 
-    { COLL_ALLGATHER, 0, 512 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
+    { COLL_ALLGATHER, 0, ANY, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_ALLGATHER, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
     { COLL_ALLGATHER, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
     { COLL_ALLGATHER, 0, ANY, 0, 0, 0, COLL_ALG_RING },
     { COLL_ALLGATHERV, 0, ANY, 2, 2, 0, COLL_ALG_LINEAR },
-    { COLL_ALLGATHERV, 0, 512 * KB, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
+    { COLL_ALLGATHERV, 0, ANY, 3, 16, W_CROWDED, COLL_ALG_LINEAR },
     { COLL_ALLGATHERV, 0, 512 * KB, 0, 0, W_POW2, COLL_ALG_RECDBL },
     { COLL_ALLGATHERV, 0, 80 * KB, 0, 0, W_NOT_POW2, COLL_ALG_BRUCK },
     { COLL_ALLGATHERV, 0, ANY, 0, 0, 0, COLL_ALG_RING },

@@ -272,6 +272,9 @@ _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r);
 /* Local rank r's senders bitmap (nwords words), beside its doorbell; NULL if it does not fit. */
 _Atomic uint64_t *tp_shm_seg_senders(tp_shm_iface_t *s, int r, int nwords);
 tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper, uint32_t k);
+/* How many single copies local rank r is running now (shm_coop.c): the first word of its
+ * diagonal coop slots, which no copy uses (a rank never asks itself for help). */
+_Atomic uint32_t *tp_shm_seg_copying(tp_shm_iface_t *s, int r);
 
 /* shm_coop.c */
 /* Gets of at least TP_SHM_COOP_MIN bytes are copied by both sides; so are those of at least
@@ -288,6 +291,13 @@ int tp_shm_coop_get(tp_shm_ep_t *e, void *local, size_t len, uint64_t raddr, pid
 /* A HELP request (ring record TP_SHM_ID_COOP) from local rank lsrc: 0, or CORE_EPROTO
  * (reason given to core_wire_reject) when it is malformed. */
 int tp_shm_coop_help(tp_shm_iface_t *s, int lsrc, const void *hdr, size_t hdr_len);
+/* Counts a copy of ours (delta 1 before, -1 after; not the help we give) as under way, in
+ * the segment, where a peer looks before it asks us for help (tp_shm_coop_get). */
+static inline void tp_shm_copying(tp_shm_iface_t *s, int delta)
+{
+    atomic_fetch_add_explicit(tp_shm_seg_copying(s, s->me), (uint32_t)delta,
+                              memory_order_relaxed);
+}
 /* The pid of local rank lrank as it published it (its CMA card), or -1; cached. A remote key
  * or copy request naming another process is refused: a peer must not direct our CMA reads
  * and writes at a third process. */

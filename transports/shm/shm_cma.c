@@ -208,7 +208,9 @@ static int cma_copy(tp_ep_t *ep, void *local, size_t len, uint64_t raddr, const 
     memcpy(&pid, rkey, sizeof(pid));
     if (pid != tp_shm_peer_pid(s, ((tp_shm_ep_t *)ep)->lpeer))
         return CORE_EPROTO; /* a remote key of another process than the peer's */
+    tp_shm_copying(s, 1);
     int err = tp_shm_cma_move(pid, local, len, raddr, write);
+    tp_shm_copying(s, -1);
     return err ? cma_error(s, err, write, pid, ep->peer) : 0;
 }
 
@@ -237,9 +239,11 @@ void tp_shm_getq_flush(tp_shm_iface_t *s)
                               .iov_len = q->item[i].len};
     }
     ssize_t got;
+    tp_shm_copying(s, 1);
     do
         got = process_vm_readv(q->pid, l, (unsigned long)n, r, (unsigned long)n, 0);
     while (got < 0 && errno == EINTR);
+    tp_shm_copying(s, -1);
     /* A short count (a page it could not access, a signal): what it covered is in place,
      * the rest is read again one by one, which reports the error. */
     size_t done = got > 0 ? (size_t)got : 0;

@@ -360,6 +360,11 @@ tp_shm_coop_slot_t *tp_shm_seg_coop(tp_shm_iface_t *s, int requester, int helper
     return (tp_shm_coop_slot_t *)(ring + tp_shm_ring_footprint(s->ring_size)) + k;
 }
 
+_Atomic uint32_t *tp_shm_seg_copying(tp_shm_iface_t *s, int r)
+{
+    return (_Atomic uint32_t *)(void *)&tp_shm_seg_coop(s, r, r, 0)->claim;
+}
+
 /* Local rank r's doorbell (shm_bell.h): the diagonal slot, which holds no ring. */
 _Atomic uint32_t *tp_shm_seg_bell(tp_shm_iface_t *s, int r)
 {
