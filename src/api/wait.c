@@ -293,6 +293,37 @@ int PMPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 }
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) API_ALIAS(MPI_Waitall);
 
+/* Waitall's common case, before any wait (not under MULTIPLE): the leading requests that
+ * completed already (a window of eager sends, receives whose messages came during the
+ * posting) and succeeded, point-to-point, not persistent, with nothing to run at their
+ * release, handed out and released in one tight pass: their status (but MPI_ERROR, which
+ * stays the caller's until something fails) and MPI_REQUEST_NULL. The general loop's
+ * bookkeeping was ~30 instructions of each request of an 8-byte window (callgrind,
+ * osu_mbw_mr). Returns how many it finished. */
+static int finish_plain(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+    core_req_table_t *t = &core_rt->reqs;
+    if (t->shared)
+        return 0;
+    int i = 0;
+    for (; i < n; i++) {
+        MPI_Request r = reqs[i];
+        if (r == MPI_REQUEST_NULL || !core_req_is_complete(r) ||
+            (r->kind != CORE_REQ_SEND && r->kind != CORE_REQ_RECV) || r->persistent ||
+            r->dt_held || r->status.MPI_ERROR != MPI_SUCCESS || r->hook || r->free_fn ||
+            r->file)
+            break;
+        if (sts != MPI_STATUSES_IGNORE)
+            core_req_status(r, &sts[i]);
+        /* core_req_put's common case, its conditions tested above */
+        __atomic_store_n(&r->id, r->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED);
+        r->next = t->free_list;
+        t->free_list = r;
+        reqs[i] = MPI_REQUEST_NULL;
+    }
+    return i;
+}
+
 static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
 {
     API_CHECK(api_check_init("MPI_Waitall"));
@@ -306,7 +337,10 @@ static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
      * query_fn is the user's, called after the wait as before). */
     finish_state_t f = { 0, -1, { MPI_COMM_NULL, MPI_FILE_NULL } };
     int done = 0; /* reqs[0 .. done-1] finished */
-    for (int i = 0; i < n; i++) {
+    int i = 0;
+    if (!w.cs)
+        done = i = finish_plain(n, reqs, sts);
+    for (; i < n; i++) {
         MPI_Request r = reqs[i];
         if (!is_inert(r)) {
             if (w.cs) { /* MULTIPLE: the engine or asleep, request by request (progress.c) */
