@@ -315,10 +315,7 @@ static int finish_plain(int n, MPI_Request reqs[], MPI_Status sts[])
             break;
         if (sts != MPI_STATUSES_IGNORE)
             core_req_status(r, &sts[i]);
-        /* core_req_put's common case, its conditions tested above */
-        __atomic_store_n(&r->id, r->id + CORE_REQ_GEN_ONE, __ATOMIC_RELAXED);
-        r->next = t->free_list;
-        t->free_list = r;
+        core_req_put(r); /* inline: its conditions, tested above, fold away */
         reqs[i] = MPI_REQUEST_NULL;
     }
     return i;

@@ -491,6 +491,20 @@ static void nap(const core_wait_ctx_t *w)
     nanosleep(&ts, NULL);
 }
 
+/* A wait kept awake by a layer above (core_progress_awake) yields instead of sleeping for at
+ * most this long idle: a barrier whose last rank computes for seconds must not have the others
+ * spin beside it that long (on an oversubscribed node they share its core). Long beside a
+ * barrier's or a shared-word wait's usual microseconds, and a bounded sleep (10 ms) after it
+ * costs such a wait at most a tenth more. */
+#define AWAKE_MAX 0.1
+
+static int awake_over(const core_wait_ctx_t *w)
+{
+    /* idle_since is kept while sleeping (set once the wait went idle) */
+    return (w->sleeping || w->napping) && w->idle_since > 0 &&
+           core_wtime() - w->idle_since > AWAKE_MAX;
+}
+
 void core_wait_idle_slow(core_wait_ctx_t *w)
 {
     core_runtime_t *rt = core_rt;
@@ -526,7 +540,7 @@ void core_wait_idle_slow(core_wait_ctx_t *w)
      * sleeper now (then nap when the wait is that long, else yield, as a rank that may not
      * sleep would); nosleep yields instead of sleeping, which costs no wake-up, and so does a
      * wait while a layer above needs the ranks awake (core_progress_awake: no nap either). */
-    int awake = w->nosleep || rt->wait_awake > 0;
+    int awake = w->nosleep || (rt->wait_awake > 0 && !awake_over(w));
     int slept = 0;
     if ((w->sleeping || w->napping) && !awake && rt->sleep)
         slept = rt->sleep(rt->sleep_arg) != 2;

@@ -47,7 +47,7 @@ static MPI_Request scan_posted(p2p_mq_t *mq, int src, int tag, int world_src, MP
     return NULL;
 }
 
-MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
+MPI_Request p2p_mq_take_posted_scan(p2p_mq_t *mq, int src, int tag, int world_src)
 {
     MPI_Request prev = NULL;
     MPI_Request r = scan_posted(mq, src, tag, world_src, &prev);
@@ -60,16 +60,6 @@ MPI_Request p2p_mq_find_posted(p2p_mq_t *mq, int src, int tag, int world_src)
 {
     MPI_Request prev;
     return scan_posted(mq, src, tag, world_src, &prev);
-}
-
-void p2p_mq_post(p2p_mq_t *mq, MPI_Request req)
-{
-    req->next = NULL;
-    if (mq->posted_tail)
-        mq->posted_tail->next = req;
-    else
-        mq->posted_head = req;
-    mq->posted_tail = req;
 }
 
 int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req)

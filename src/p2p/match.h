@@ -93,10 +93,35 @@ static inline int p2p_src_ok(MPI_Request r, int src, int world_src)
  * world_src >= 0, the sender's world rank: if the receive that matches shows src is not
  * that rank (p2p_src_ok), it stays posted and P2P_MQ_FORGED is returned; on a by_world
  * queue such a receive belongs to another communicator and the search goes on. */
-MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src);
+MPI_Request p2p_mq_take_posted_scan(p2p_mq_t *mq, int src, int tag, int world_src);
+static inline MPI_Request p2p_mq_take_posted(p2p_mq_t *mq, int src, int tag, int world_src)
+{
+    /* The common case inline: the first posted receive is for exactly this source and tag,
+     * from that world rank (p2p_src_ok of a receive from one source), the one the scan
+     * would take; the call and its scan were ~45 instructions of each 8-byte arrival
+     * (callgrind, osu_mbw_mr). */
+    MPI_Request r = mq->posted_head;
+    if (__builtin_expect(r != NULL, 1) && r->peer == src && r->tag == tag &&
+        r->world_peer == world_src) {
+        mq->posted_head = r->next;
+        if (mq->posted_tail == r)
+            mq->posted_tail = NULL;
+        r->next = NULL;
+        return r;
+    }
+    return p2p_mq_take_posted_scan(mq, src, tag, world_src);
+}
 /* The receive p2p_mq_take_posted would take (or P2P_MQ_FORGED), left posted. */
 MPI_Request p2p_mq_find_posted(p2p_mq_t *mq, int src, int tag, int world_src);
-void p2p_mq_post(p2p_mq_t *mq, MPI_Request req);
+static inline void p2p_mq_post(p2p_mq_t *mq, MPI_Request req)
+{
+    req->next = NULL;
+    if (mq->posted_tail)
+        mq->posted_tail->next = req;
+    else
+        mq->posted_head = req;
+    mq->posted_tail = req;
+}
 /* Removes req from the posted queue; 1 if it was there. */
 int p2p_mq_unpost(p2p_mq_t *mq, MPI_Request req);
 /* First unexpected message matching (src, tag), removed when take is set. On a by_world

@@ -213,20 +213,7 @@ CORE_INLINE MPI_Request take_posted(p2p_mq_t *mq, const p2p_hdr_t *h, int world_
                                     const char *what)
 {
     *rc = 0;
-    /* The common case inline: the first posted receive is for exactly this source and tag,
-     * from the rank that sent it (p2p_src_ok of a receive from one source), which is the
-     * one p2p_mq_take_posted would take; the call and its scan were ~45 instructions of
-     * each 8-byte arrival (callgrind, osu_mbw_mr). */
-    MPI_Request r = mq->posted_head;
-    if (__builtin_expect(r != NULL, 1) && r->peer == h->src && r->tag == h->tag &&
-        r->world_peer == world_src) {
-        mq->posted_head = r->next;
-        if (mq->posted_tail == r)
-            mq->posted_tail = NULL;
-        r->next = NULL;
-        return r;
-    }
-    r = p2p_mq_take_posted(mq, h->src, h->tag, world_src);
+    MPI_Request r = p2p_mq_take_posted(mq, h->src, h->tag, world_src);
     if (__builtin_expect(r == P2P_MQ_FORGED, 0)) {
         *rc = forged_src(h, what);
         return NULL;
@@ -868,11 +855,7 @@ int p2p_irecv(void *buf, size_t count, MPI_Datatype dt, int src, int tag, MPI_Co
             if (mq && !mq->unexp_head && world < P2P->rt->size && !P2P->tp->nlost &&
                 !__atomic_load_n(&mq->outside, __ATOMIC_RELAXED)) {
                 r->world_peer = world;
-                if (mq->posted_tail)
-                    mq->posted_tail->next = r;
-                else
-                    mq->posted_head = r;
-                mq->posted_tail = r; /* r->next: NULL in a fresh request */
+                p2p_mq_post(mq, r);
                 return 0;
             }
         }
