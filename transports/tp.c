@@ -151,7 +151,8 @@ static int open_one(tp_layer_t *tp, const tp_component_t *c, int dynamic)
     if (iface->ops->progress &&
         (rc = core_progress_add_poller(tp->rt, iface->ops->progress, iface,
                                        iface->caps.flags & TP_CAP_POLL_OUTSIDE
-                                           ? iface->ops->progress_outside : NULL)) != 0)
+                                           ? iface->ops->progress_outside : NULL,
+                                       iface->ops->unread)) != 0)
         return rc;
     core_debug("transport %s open", c->name);
     return 0;

@@ -167,6 +167,10 @@ typedef struct tp_ops {
     int (*progress)(void *iface);   /* a tp_iface_t (the progress engine's poller type) */
     /* Only with TP_CAP_POLL_OUTSIDE: progress in a pass of the engine outside G (see there). */
     int (*progress_outside)(void *iface);
+    /* Only with TP_CAP_POLL_OUTSIDE, may be NULL: 1 while some peer has not yet taken
+     * everything sent to it on this interface, 0 once all have (a hint, read outside G while
+     * other threads send: the engine's holder hands P over sooner when its peers wait too). */
+    int (*unread)(void *iface);
     /* The part of progress that finds completed gets, puts and atomics (and handles what
      * shares their queue), none of the rest (rings, timers, queued sends): the cheap poll of
      * a caller that busy-waits for such a completion; it must still call progress now and

@@ -40,11 +40,11 @@ int core_progress_add_hook(core_runtime_t *rt, core_progress_hook_t fn, void *ar
 }
 
 int core_progress_add_poller(core_runtime_t *rt, int (*fn)(void *arg), void *arg,
-                             int (*outside)(void *arg))
+                             int (*outside)(void *arg), int (*unread)(void *arg))
 {
     if (rt->npollers >= CORE_MAX_POLLERS)
         return CORE_ENOMEM;
-    rt->pollers[rt->npollers] = (core_poller_t){ fn, arg, outside };
+    rt->pollers[rt->npollers] = (core_poller_t){ fn, arg, outside, outside ? unread : NULL };
     if (outside)
         __atomic_store_n(&rt->npollers_outside, rt->npollers_outside + 1, __ATOMIC_RELAXED);
     /* release: the engine's holder outside the section reads the count with acquire (an
@@ -652,6 +652,23 @@ static inline void relax(void)
  * 3 rounds, 8 B: 2:2 4.7 -> 1.4 us, 4:4 10.2 -> 2.6 us; context switches per run (10100 round
  * trips) 23-31 k -> 0.6-2.6 k. */
 #define OUTSIDE_HANDOFF_IDLE 20e-6
+/* ... and after this much when every peer has taken all we sent (no poller's unread): then
+ * nothing we sent is on its way back soon, and the other rank's holder may be idle too,
+ * holding back the ring of the thread that would answer ours while we hold back the ring of
+ * the thread its holder waits for. That state fed itself, hundreds of 20 us hand-offs per
+ * run, in some runs of osu_latency_mt 2:2 (0.4-1.0 us in runs without it, 2.2-5.5 us with:
+ * the counters of session 30). A short idle time alone ended it but cost 15-20% of the
+ * 2-thread message rate, where the peer is still reading our window when we idle. */
+#define OUTSIDE_HANDOFF_DRAINED 4e-6
+
+/* Whether some poller's peer has not taken all we sent (core_progress_add_poller's unread). */
+static int outside_unread(core_runtime_t *rt, int np)
+{
+    for (int i = 0; i < np; i++)
+        if (!rt->pollers[i].unread || rt->pollers[i].unread(rt->pollers[i].arg))
+            return 1; /* without unread: not known, so not taken for idle */
+    return 0;
+}
 
 /* One pass inside the section, by trylock, for the holder of P outside it: the pollers that
  * need the section and the hooks. 0 when the section was taken. */
@@ -750,7 +767,8 @@ again:
             double now = core_wtime();
             if (idle_since == 0)
                 idle_since = now;
-            else if (now - idle_since > OUTSIDE_HANDOFF_IDLE) {
+            else if (now - idle_since > OUTSIDE_HANDOFF_IDLE ||
+                     (now - idle_since > OUTSIDE_HANDOFF_DRAINED && !outside_unread(rt, np))) {
                 handoff = 1;
                 break;
             }

@@ -69,9 +69,10 @@ static inline unsigned core_progress_pending(const struct core_runtime *rt)
  * NULL, is what a pass of the engine outside the critical section calls instead (MULTIPLE:
  * core_wait_req_outside): it touches only its channels' consumer side and leaves a message
  * it may not handle there in the channel for a pass inside (core_cs_pass_defer). Pollers
- * without it run only in passes inside the section. */
+ * without it run only in passes inside the section. unread (with outside; may be NULL): 1
+ * while some peer has not taken everything sent to it through this poller's interface. */
 int core_progress_add_poller(struct core_runtime *rt, int (*fn)(void *arg), void *arg,
-                             int (*outside)(void *arg));
+                             int (*outside)(void *arg), int (*unread)(void *arg));
 /* fn(arg) puts an idle rank to sleep until something arrives (the transports layer sets it
  * when every interface can wake the rank; NULL: never sleep); it returns 0 after a sleep, 1
  * without sleeping when there is work, 2 when an interface cannot wake the rank now. */

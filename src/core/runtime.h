@@ -50,6 +50,8 @@ typedef struct core_poller {
     void *arg;
     int (*outside)(void *arg); /* its pass outside the critical section, or NULL: polled in
                                   passes inside it only (core_progress_add_poller) */
+    int (*unread)(void *arg);  /* with outside, or NULL: 1 while a peer has not taken all
+                                  we sent it (core_wait_req_outside's hand-off) */
 } core_poller_t;
 
 /* The keyvals (core/attr.c): user keyvals by index, the predefined attributes' values. */

@@ -87,6 +87,9 @@ typedef struct tp_shm_ep {
     int lpeer;
     int ready;
     tp_shm_fill_t fill; /* how much of the ring is mapped ahead (tp_shm_seg_fill) */
+    /* prod.head after each message sent (shm_am_send), for shm_unread: the engine's holder
+     * reads it outside G while a thread pushes under S(peer) */
+    _Atomic uint64_t pushed;
 } tp_shm_ep_t;
 
 /* One incoming ring (peer->me). */
@@ -205,6 +208,8 @@ typedef struct tp_shm_iface {
     tp_shm_seg_t seg;
     size_t ring_size;
     tp_shm_ep_t *eps; /* by local rank; eps[me] unused */
+    int *out;         /* the local ranks of the endpoints made ready, in order ... */
+    _Atomic int nout; /* ... so many (written in G, read outside it by shm_unread) */
     tp_shm_in_t *in;  /* incoming rings of the local ranks that have written to us */
     int nin;
     _Atomic uint64_t *senders; /* ours in the segment: bit k once local rank k writes to us */

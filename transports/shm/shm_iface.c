@@ -36,6 +36,7 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
                        const void *payload, size_t len);
 static int shm_progress(void *iface);
 static int shm_progress_outside(void *iface);
+static int shm_unread(void *iface);
 static int shm_flush(tp_ep_t *ep);
 static size_t shm_backlog(tp_ep_t *ep);
 static int shm_arm(tp_iface_t *iface, tp_arm_t *a);
@@ -52,6 +53,7 @@ static const tp_ops_t shm_ops = {
     .put = tp_shm_put,
     .progress = shm_progress,
     .progress_outside = shm_progress_outside,
+    .unread = shm_unread,
     .flush = shm_flush,
     .backlog = shm_backlog,
     .arm = shm_arm,
@@ -106,8 +108,9 @@ static int shm_open_iface(core_runtime_t *rt, tp_iface_t **iface_p)
     s->ring_size = tp_shm_ring_size_pick(rt, s->cfg);
     s->eps = calloc((size_t)s->nlocal, sizeof(*s->eps));
     s->in = calloc((size_t)s->nlocal, sizeof(*s->in));
+    s->out = calloc((size_t)s->nlocal, sizeof(*s->out));
     int rc = CORE_ENOMEM;
-    if (!s->eps || !s->in)
+    if (!s->eps || !s->in || !s->out)
         goto err_free;
 
     if (s->me == 0) {
@@ -130,6 +133,7 @@ err_destroy:
     tp_shm_seg_destroy(s);
 err_free:
     free(s->in);
+    free(s->out);
     free(s->eps);
     free(s);
     return rc;
@@ -224,6 +228,7 @@ static void shm_close(tp_iface_t *iface)
     free(s->pids);
     free(s->coop);
     free(s->in);
+    free(s->out);
     free(s->eps);
     free(s);
 }
@@ -265,6 +270,9 @@ static int shm_ep_create(tp_iface_t *iface, int peer, tp_ep_t **ep_p)
         ep->lpeer = lp;
         ep->bell = tp_shm_seg_bell(s, lp);
         ep->ready = 1;
+        int n = atomic_load_explicit(&s->nout, memory_order_relaxed);
+        s->out[n] = lp;
+        atomic_store_explicit(&s->nout, n + 1, memory_order_release);
     }
     *ep_p = &ep->base;
     return 0;
@@ -287,6 +295,7 @@ static int shm_am_send(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
         return CORE_EINVAL;
     /* the limits above keep the record within the ring's (set_limits) */
     int rc = tp_shm_ring_push_fit(&e->prod, id, hdr, hdr_len, payload, len);
+    atomic_store_explicit(&e->pushed, e->prod.head, memory_order_relaxed);
     uint64_t off = e->prod.head & e->prod.mask;
     if (off > e->fill.at) /* once (tp_shm_fill_init says when) */
         tp_shm_seg_fill(tp_shm_iface(ep->iface), e->prod.ring, &e->fill);
@@ -487,6 +496,23 @@ static int shm_flush(tp_ep_t *ep)
 {
     tp_shm_ep_t *e = (tp_shm_ep_t *)ep;
     return tp_shm_ring_drained(&e->prod) ? 0 : CORE_EBUSY;
+}
+
+/* Whether a local peer has records of ours to read (what shm_am_send pushed; a cooperative
+ * copy's request is not counted). Outside G, so from the shared tail and the pushed mirror,
+ * never the producer state a sending thread owns. */
+static int shm_unread(void *iface)
+{
+    tp_shm_iface_t *s = tp_shm_iface(iface);
+    int n = atomic_load_explicit(&s->nout, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        tp_shm_ep_t *e = &s->eps[s->out[i]];
+        uint64_t pushed = atomic_load_explicit(&e->pushed, memory_order_relaxed);
+        uint64_t tail = atomic_load_explicit(&e->prod.ring->tail, memory_order_relaxed);
+        if ((int64_t)(pushed - tail) > 0)
+            return 1;
+    }
+    return 0;
 }
 
 static size_t shm_backlog(tp_ep_t *ep)
