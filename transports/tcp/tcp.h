@@ -97,6 +97,8 @@ struct tp_tcp_ep {
     int retries;            /* handshakes the peer ended in a row (TP_TCP_AUTH_RETRIES) */
     int blocked;            /* am_send said busy: epoll watches for room, so that a rank
                                asleep until its send can go on is woken (tcp_arm) */
+    unsigned post_pass;     /* the interface's progress passes at our latest am_post */
+    unsigned post_run;      /* am_posts since then (tcp_iface.c: TCP_POST_ALONE) */
 };
 
 struct tp_tcp_iface {
@@ -112,6 +114,7 @@ struct tp_tcp_iface {
     tp_tcp_ep_t **eps;        /* by world rank, created on first use (by either side) */
     tp_tcp_conn_t *conns;     /* every connection, dead ones until progress frees them */
     int nconn;                /* live connections */
+    unsigned passes;          /* tcp_progress calls (wraps): am_post counts bursts by them */
     int ndead;                /* dead ones, waiting for tp_tcp_reap */
     tp_tcp_conn_t *single;    /* the only live connection, when it is up */
     size_t queue_limit;       /* queued bytes per peer before am_send says busy */

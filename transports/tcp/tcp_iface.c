@@ -60,6 +60,11 @@
  * write, and tiny segments back to back meet the receiver's delayed acknowledgement; OSU bw
  * sends 64 messages per window. */
 #define TCP_POST_BATCH (32u << 10)
+/* ...except an endpoint's first frames after each progress pass, written at once: a program
+ * that sends a message or two to each neighbour and then computes (MPI_Isend, compute,
+ * MPI_Waitall) has them on the wire during the computation, not at MPI_Waitall; a window of
+ * OSU bw posts more and keeps the rest batched. */
+#define TCP_POST_ALONE 2
 /* Rendezvous chunk: few, large writes keep a socket streaming (512 KiB gave
  * about twice the bandwidth of 64 KiB between hosts at 1 MiB and up). */
 #define TCP_RNDV_FRAG (512u << 10)
@@ -387,8 +392,12 @@ static int tcp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
     tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
     size_t size = tp_tcp_frame_size(hdr_len, len);
+    if (e->post_pass != s->passes) { /* progress ran since our last post: a new burst */
+        e->post_pass = s->passes;
+        e->post_run = 0;
+    }
     if (!e->conn || e->gone || e->bye_rcvd || tp_tcp_ep_holds(e) || len > TCP_COPY_MAX ||
-        hdr_len > TP_TCP_MAX_AM_HDR || id >= TP_AM_MAX ||
+        hdr_len > TP_TCP_MAX_AM_HDR || id >= TP_AM_MAX || ++e->post_run <= TCP_POST_ALONE ||
         tp_tcp_txq_bytes(&e->txq) + size > TCP_POST_BATCH)
         return tcp_send(ep, id, hdr, hdr_len, payload, len, 0);
     struct iovec iov[TP_TCP_FRAME_IOV];
@@ -470,6 +479,7 @@ static int tcp_progress(void *iface)
 {
     tp_tcp_iface_t *s = tp_tcp_iface(iface);
     int events = 0;
+    s->passes++;
     if (s->quiet && ++s->poll_skip % TCP_POLL_EVERY)
         return 0;
     if (++s->polls % TCP_POLL_EVERY == 0)
