@@ -101,6 +101,16 @@ static void test_handshake(void)
     pass("handshake", before);
 }
 
+/* Field by field: the entries' padding (after port) is not part of what decode fills in. */
+static int entries_equal(const core_xwire_entry_t *a, const core_xwire_entry_t *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i].uid != b[i].uid || memcmp(a[i].ip, b[i].ip, sizeof(a[i].ip)) ||
+            a[i].port != b[i].port || a[i].run != b[i].run)
+            return 0;
+    return 1;
+}
+
 static void test_table(void)
 {
     int before = failures;
@@ -114,7 +124,7 @@ static void test_table(void)
     check(core_xwire_table_runs(&t) == 0, "table", "one run counted as several");
     core_xwire_table_encode(&t, port_key, 'C', b);
     check(core_xwire_table_decode(b, n, port_key, 'C', &r, &why) == 0 && r.n == 3 &&
-          r.leader == 2 && r.run == 0x1234 && !memcmp(got, e, sizeof(e)), "table",
+          r.leader == 2 && r.run == 0x1234 && entries_equal(got, e, 3), "table",
           "a table did not decode back (%s)", why ? why : "");
     check(core_xwire_table_decode(b, n, port_key, 'A', &r, &why) == CORE_EPROTO, "table",
           "a table passed under the other role");
