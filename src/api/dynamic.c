@@ -61,6 +61,7 @@ int api_dyn_proc(const char *nspace, int rank, int ubase)
 typedef struct spawn_result {
     int rc;
     int size, ubase;
+    int requested; /* processes asked for (maxprocs summed): errcodes on every rank has as many */
     char nspace[256];
     char why[512];
 } spawn_result_t;
@@ -84,6 +85,7 @@ static int spawn_common(const core_spawn_app_t *apps, int napps, int root, MPI_C
     /* Every parent can be reached by the children before any of them starts. */
     int prc = rt_dyn_prepare();
     if (comm->rank == root) {
+        res.requested = nerr;
         if (prc) {
             res.rc = CORE_ESPAWN;
             snprintf(res.why, sizeof(res.why), "no transport reaches other jobs: %s",
@@ -97,7 +99,9 @@ static int spawn_common(const core_spawn_app_t *apps, int napps, int root, MPI_C
         return api_error(comm, rc, fn, "telling the communicator the outcome failed: %s",
                          core_strerror(rc));
     res.nspace[sizeof(res.nspace) - 1] = res.why[sizeof(res.why) - 1] = '\0';
-    for (int i = 0; errcodes && i < nerr; i++)
+    /* array_of_errcodes is an output on every rank (maxprocs is the root's only): as long
+     * as the root asked for, as MPICH and Open MPI fill it. */
+    for (int i = 0; errcodes && i < res.requested; i++)
         errcodes[i] = res.rc ? MPI_ERR_SPAWN : MPI_SUCCESS;
     if (res.rc) {
         *intercomm = MPI_COMM_NULL;
@@ -156,8 +160,7 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
         API_CHECK(check_app(comm, command, maxprocs, info, fn));
         app_info(info, &app);
     }
-    return spawn_common(&app, 1, root, comm, intercomm, array_of_errcodes,
-                        comm->rank == root ? maxprocs : 0, fn);
+    return spawn_common(&app, 1, root, comm, intercomm, array_of_errcodes, maxprocs, fn);
 }
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
