@@ -121,10 +121,14 @@ int coll_fast_barrier_linear(MPI_Comm comm)
      * 4 ranks on 2 cores, load average 4-7: some runs at 73-98 us against 13-29). A yield
      * hands the core to the one other rank there; with a busy loop per core the woken
      * sleepers lose more (osu_barrier 0.41 ms against 2.8, Open MPI 3.4; medians of 5).
-     * Quiet, medians of 9: 15.1 us against 31.0, Open MPI 12.9. More ranks per core keep
-     * sleeping: yields among them take the core from the rank that has work. */
+     * Quiet, medians of 9: 15.1 us against 31.0, Open MPI 12.9. With more ranks per core
+     * too: there every sleeper the root releases is a FUTEX_WAKE and a woken rank that may
+     * take the root's core before it sends what follows the barrier (OSU 7.4 at 8 ranks on
+     * 2 cores, medians of 4: osu_bcast 8 B 9.7 us sleeping against 0.48 awake quiet, 197
+     * against 1.2 with a busy loop per core, MPICH 4.2; 1 KiB 13.2 against 0.93 quiet, 189
+     * against 4.9 busy, MPICH 16.8; allgather and alltoall 8 B quiet 20-26 against 13-17). */
     core_runtime_t *rt = core_rt;
-    int awake = rt->oversubscribed && rt->local_size <= 2 * rt->ncores && !rt->cs.on;
+    int awake = rt->oversubscribed && !rt->cs.on;
     if (awake)
         core_progress_awake(rt, 1);
     int rc = barrier_linear(&f, comm);
