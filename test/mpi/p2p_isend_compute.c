@@ -40,8 +40,9 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         double t0 = now(), took = 0;
         if (t_rank == 0) {
-            /* A pause as between two steps of a solver: the sends below start a burst. */
-            while (now() - t0 < 0.02)
+            /* Round 0: a pause as between two steps of a solver; round 1: the sends right
+             * after the barrier, whose own frames the transport may count in the burst. */
+            while (round == 0 && now() - t0 < 0.02)
                 ;
             MPI_Request rq[2 * 64];
             int n = 0;
@@ -56,8 +57,12 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Waitall(n, rq, MPI_STATUSES_IGNORE));
         } else {
             MPI_OK(MPI_Recv(rs, SMALL, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            double t_small = now() - t0;
             MPI_OK(MPI_Recv(rm, MEDIUM, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             took = now() - t0;
+            if (took >= LIMIT)
+                fprintf(stderr, "rank %d: round %d: small message after %.3f s, medium after %.3f s\n",
+                        t_rank, round, t_small, took);
             CHECK(t_verify(rs, 0, SMALL) == SMALL, "round %d: small message corrupted", round);
             CHECK(t_verify(rm, 0, MEDIUM) == MEDIUM, "round %d: medium message corrupted", round);
         }

@@ -99,6 +99,7 @@ struct tp_tcp_ep {
                                asleep until its send can go on is woken (tcp_arm) */
     unsigned post_pass;     /* the interface's progress passes at our latest am_post */
     unsigned post_run;      /* am_posts since then (tcp_iface.c: TCP_POST_ALONE) */
+    double last_post;       /* core_wtime of the latest am_post (TCP_POST_GAP) */
 };
 
 struct tp_tcp_iface {

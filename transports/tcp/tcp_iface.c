@@ -60,11 +60,14 @@
  * write, and tiny segments back to back meet the receiver's delayed acknowledgement; OSU bw
  * sends 64 messages per window. */
 #define TCP_POST_BATCH (32u << 10)
-/* ...except an endpoint's first frames after each progress pass, written at once: a program
- * that sends a message or two to each neighbour and then computes (MPI_Isend, compute,
- * MPI_Waitall) has them on the wire during the computation, not at MPI_Waitall; a window of
- * OSU bw posts more and keeps the rest batched. */
-#define TCP_POST_ALONE 2
+/* ...except an endpoint's first frames of a burst, written at once: a program that sends a
+ * message or two to each neighbour and then computes (MPI_Isend, compute, MPI_Waitall) has
+ * them on the wire during the computation, not at MPI_Waitall. A burst ends at a progress
+ * pass or after TCP_POST_GAP without a post; its count includes the library's own frames (the
+ * release of the barrier just left, the collective just ended), hence 4. A window of OSU bw
+ * posts 64, the rest of which stays batched. */
+#define TCP_POST_ALONE 4
+#define TCP_POST_GAP 20e-6
 /* Rendezvous chunk: few, large writes keep a socket streaming (512 KiB gave
  * about twice the bandwidth of 64 KiB between hosts at 1 MiB and up). */
 #define TCP_RNDV_FRAG (512u << 10)
@@ -392,10 +395,12 @@ static int tcp_am_post(tp_ep_t *ep, unsigned id, const void *hdr, size_t hdr_len
     tp_tcp_ep_t *e = (tp_tcp_ep_t *)ep;
     tp_tcp_iface_t *s = tp_tcp_iface(ep->iface);
     size_t size = tp_tcp_frame_size(hdr_len, len);
-    if (e->post_pass != s->passes) { /* progress ran since our last post: a new burst */
+    double now = core_wtime();
+    if (e->post_pass != s->passes || now - e->last_post > TCP_POST_GAP) { /* a new burst */
         e->post_pass = s->passes;
         e->post_run = 0;
     }
+    e->last_post = now;
     if (!e->conn || e->gone || e->bye_rcvd || tp_tcp_ep_holds(e) || len > TCP_COPY_MAX ||
         hdr_len > TP_TCP_MAX_AM_HDR || id >= TP_AM_MAX || ++e->post_run <= TCP_POST_ALONE ||
         tp_tcp_txq_bytes(&e->txq) + size > TCP_POST_BATCH)
