@@ -176,7 +176,13 @@ typedef struct coll_rule {
  * still, as osu_bcast 8 B after it takes 0.58 us against 6.2 after
  * dissemination (Open MPI 1.1), though the barrier alone costs 21 against
  * 19 (Open MPI 18); its waits stay awake there (collectives/fast.c: 15 us
- * against Open MPI's 13). */
+ * against Open MPI's 13). Crowded allreduce of 256 KiB and more on up to 8 ranks: the ring
+ * after all, since the barrier's and the waits' changes (2026-12-08, OSU 7.4, medians of 3
+ * interleaved rounds): quiet, 1 MiB 502 against 1027 us for reduce + bcast on 4 ranks (Open
+ * MPI 645), 1379 against 2425 on 8 (Open MPI 1184), 256 KiB 213 against 313 on 4, 553 against
+ * 652 on 8 (64 KiB on 8: reduce + bcast 106 against 162, so not below 256 KiB); with a busy
+ * loop per core it loses to reduce + bcast (1 MiB: 5076 against 4179 on 4, 14345 against
+ * 5181 on 8) but stays well ahead of Open MPI's 14898 and 31600. */
 static const coll_rule_t rules[] = {
     { COLL_BARRIER, 0, ANY, 0, 0, W_NODES, COLL_ALG_TWO_LEVEL },
     { COLL_BARRIER, 0, ANY, 3, 0, W_CROWDED, COLL_ALG_LINEAR },
@@ -197,6 +203,7 @@ static const coll_rule_t rules[] = {
 
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_NODES | W_COMMUTE, COLL_ALG_TWO_LEVEL },
     { COLL_ALLREDUCE, 0, 4 * KB, 3, 8, W_CROWDED, COLL_ALG_LINEAR },
+    { COLL_ALLREDUCE, 256 * KB, ANY, 3, 8, W_CROWDED | W_COMMUTE | W_CHUNKS, COLL_ALG_RING },
     { COLL_ALLREDUCE, 0, ANY, 3, 16, W_CROWDED | W_COMMUTE, COLL_ALG_REDUCE_BCAST },
     { COLL_ALLREDUCE, 0, 2 * KB, 0, 0, 0, COLL_ALG_RECDBL },
     { COLL_ALLREDUCE, 0, ANY, 0, 0, W_FEW, COLL_ALG_RECDBL },
